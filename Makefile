@@ -1,0 +1,30 @@
+# The two commands of the README. Both create .venv and install what they need.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed
+
+.PHONY: run test bench install clean
+
+install: $(INSTALLED)
+
+$(INSTALLED): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed")'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(INSTALLED)
+
+run: $(INSTALLED)
+	@mkdir -p var
+	$(VENV)/bin/domino audit simulate --variant block-4 --seed $$(date +%s) -o var/demo-record.json
+	$(VENV)/bin/domino audit verify var/demo-record.json
+
+test: $(INSTALLED)
+	$(PY) -m pytest
+
+bench: $(INSTALLED)
+	$(PY) bench/rules.py --json
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .hypothesis

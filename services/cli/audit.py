@@ -1,0 +1,76 @@
+"""`domino audit`: verify and simulate match records (RECORD.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from services.audit.report import render
+from services.audit.simulate import simulate as simulate_match
+from services.audit.verify import verify as verify_record
+from services.match import record as record_format
+from services.match.rules.errors import BadOptions
+from services.match.rules.rulesets import EGYPTIAN_VARIANTS, TARGETS
+
+
+@click.group()
+def audit() -> None:
+    """Check and produce domino-record/1 match records."""
+
+
+@audit.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (RECORD.md) instead of a table.")
+def verify(file: str, as_json: bool) -> None:
+    """Replay FILE through the rules engine and report what it found.
+
+    Exit status: 0 valid, 1 an illegal deal or action (its position is printed),
+    2 a malformed file.
+    """
+    try:
+        if file == "-":
+            text = sys.stdin.buffer.read()
+        else:
+            with open(file, "rb") as fh:
+                text = fh.read()
+    except OSError as e:
+        _fail_malformed(f"cannot read {file}: {e.strerror}")
+    try:
+        record = record_format.loads(text)
+    except record_format.MalformedRecord as e:
+        _fail_malformed(str(e))
+    verdict = verify_record(record)
+    if as_json:
+        click.echo(json.dumps(verdict.to_json()))
+    else:
+        click.echo(render(record, verdict))
+    sys.exit(0 if verdict.valid else 1)
+
+
+def _fail_malformed(message: str) -> None:
+    click.echo(f"domino audit verify: {message}", err=True)
+    sys.exit(2)
+
+
+@audit.command()
+@click.option("--variant", type=click.Choice(EGYPTIAN_VARIANTS), required=True, help="Egyptian variant.")
+@click.option("--teams/--solo", default=None, help="block-4 only: teams (default) or every seat for itself.")
+@click.option("--target", type=click.Choice([str(t) for t in TARGETS]), default=None,
+              help="Match target (default: the variant's).")
+@click.option("--seed", type=int, required=True, help="Seed for the deals and the bots.")
+@click.option("--bots", default="greedy", show_default=True,
+              help="Comma-separated strategies, assigned to seats in turn (random, greedy).")
+@click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write the record (default: stdout).")
+def simulate(variant, teams, target, seed, bots, output) -> None:
+    """Play a whole match between simple bots and write its record."""
+    strategies = tuple(s.strip() for s in bots.split(","))
+    for s in strategies:
+        if s not in ("random", "greedy"):
+            raise click.BadParameter(f"unknown strategy {s!r}; choose random or greedy", param_hint="--bots")
+    try:
+        record, _ = simulate_match(variant, seed, teams, int(target) if target else None, strategies)
+    except BadOptions as e:
+        raise click.UsageError(str(e)) from None
+    output.write(record_format.dumps(record) + "\n")

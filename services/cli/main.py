@@ -1,0 +1,20 @@
+"""The `domino` command: one entry point for players, operators and auditors."""
+
+from __future__ import annotations
+
+import click
+
+from .audit import audit
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="domino")
+def cli() -> None:
+    """Online dominoes backend: services, tools and the auditor."""
+
+
+cli.add_command(audit)
+
+
+def main() -> None:
+    cli(prog_name="domino")

@@ -1,0 +1,237 @@
+"""The `domino-record/1` format (RECORD.md): reading and writing, nothing more.
+
+Parsing checks only what can be seen without playing (shape, field types, tile names);
+anything that needs the rules is the verifier's job, so it can name the exact action.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from .rules import rulesets
+from .rules.errors import BadOptions, MalformedTile
+from .rules.moves import DRAW, END_NAMES, LEFT, PASS, RIGHT, Move, play
+from .rules.state import Deal
+from .rules.tiles import NAMES, mask_of, parse_tile, tiles_in
+
+FORMAT = "domino-record/1"
+
+
+class MalformedRecord(ValueError):
+    """A record that is not a well-formed domino-record/1 (exit status 2)."""
+
+
+@dataclass
+class RecordedAction:
+    seat: int
+    move: Move
+    drawn: int = -1  # the tile a draw names
+    timeout: bool = False
+
+
+@dataclass
+class RecordedRound:
+    deal: Deal
+    actions: list[RecordedAction] = field(default_factory=list)
+    hand_order: tuple[tuple[int, ...], ...] | None = None  # hands as written, to write them back alike
+
+
+@dataclass
+class Fairness:
+    commitment: str
+    server_seed: str | None  # hex; None until revealed
+    client_seeds: list[str]
+
+
+@dataclass
+class MatchRecord:
+    rules: str
+    variant: str
+    teams: bool
+    target: int
+    seats: list[str]
+    rounds: list[RecordedRound] = field(default_factory=list)
+    fairness: Fairness | None = None
+
+    def rule_set(self) -> rulesets.RuleSet:
+        return rulesets.rule_set(self.rules, self.variant, self.teams)
+
+
+def loads(text: str | bytes) -> MatchRecord:
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise MalformedRecord(f"not JSON: {e}") from None
+    return from_json(data)
+
+
+def dumps(record: MatchRecord, indent: int | None = 2) -> str:
+    return json.dumps(to_json(record), indent=indent, ensure_ascii=False)
+
+
+def _need(obj: dict, key: str, kind, where: str):
+    if key not in obj:
+        raise MalformedRecord(f"{where} is missing the field {key!r}")
+    value = obj[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise MalformedRecord(f"{where}: {key!r} must be {_article(names)}, not {json.dumps(value)[:40]}")
+    return value
+
+
+def _article(name: str) -> str:
+    return {"str": "a string", "int": "a whole number", "bool": "true or false", "list": "a list", "dict": "an object"}.get(
+        name, name
+    )
+
+
+def _tile(text, where: str) -> int:
+    try:
+        return parse_tile(text)
+    except MalformedTile as e:
+        raise MalformedRecord(f"{where}: {e}") from None
+
+
+def from_json(data) -> MatchRecord:
+    if not isinstance(data, dict):
+        raise MalformedRecord("the record must be a JSON object")
+    fmt = _need(data, "format", str, "the record")
+    if fmt != FORMAT:
+        raise MalformedRecord(f"unknown format {fmt!r}; expected {FORMAT!r}")
+    family = _need(data, "rules", str, "the record")
+    variant = _need(data, "variant", str, "the record")
+    teams = _need(data, "teams", bool, "the record")
+    target = _need(data, "target", int, "the record")
+    seats = _need(data, "seats", list, "the record")
+    rounds = _need(data, "rounds", list, "the record")
+    try:
+        rules = rulesets.rule_set(family, variant, teams)
+        rulesets.check_target(rules, target)
+    except BadOptions as e:
+        raise MalformedRecord(str(e)) from None
+    if len(seats) != rules.seats or not all(isinstance(s, str) and s for s in seats):
+        raise MalformedRecord(f"'seats' must list {rules.seats} player ids for {variant}")
+    record = MatchRecord(family, variant, teams, target, list(seats))
+    for r, rnd in enumerate(rounds):
+        record.rounds.append(_round_from_json(rnd, r, rules))
+    if "fairness" in data:
+        record.fairness = _fairness_from_json(data["fairness"], len(seats))
+    return record
+
+
+def _round_from_json(rnd, r: int, rules: rulesets.RuleSet) -> RecordedRound:
+    where = f"round {r}"
+    if not isinstance(rnd, dict):
+        raise MalformedRecord(f"{where} must be an object")
+    hands = _need(rnd, "hands", list, where)
+    actions = _need(rnd, "actions", list, where)
+    hand_order = []
+    for s, hand in enumerate(hands):
+        if not isinstance(hand, list):
+            raise MalformedRecord(f"{where}: hand {s} must be a list of tiles")
+        hand_order.append(tuple(_tile(t, f"{where} hand {s}") for t in hand))
+    boneyard: tuple[int, ...] = ()
+    set_aside = -1
+    if rules.draws:
+        boneyard = tuple(_tile(t, f"{where} boneyard") for t in _need(rnd, "boneyard", list, where))
+    elif rules.undealt:
+        set_aside = _tile(_need(rnd, "set_aside", str, where), f"{where} set_aside")
+    masks = tuple(mask_of(h) for h in hand_order)  # the verifier checks hand_order for repeats
+    recorded = RecordedRound(Deal(masks, boneyard, set_aside), hand_order=tuple(hand_order))
+    for a, action in enumerate(actions):
+        recorded.actions.append(_action_from_json(action, f"{where} action {a}"))
+    return recorded
+
+
+def _action_from_json(action, where: str) -> RecordedAction:
+    if not isinstance(action, dict):
+        raise MalformedRecord(f"{where} must be an object")
+    seat = _need(action, "seat", int, where)
+    kinds = [k for k in ("play", "draw", "pass") if k in action]
+    if len(kinds) != 1:
+        raise MalformedRecord(f"{where} must have exactly one of 'play', 'draw' or 'pass', not {len(kinds)}")
+    timeout = action.get("timeout", False)
+    if not isinstance(timeout, bool):
+        raise MalformedRecord(f"{where}: 'timeout' must be true or false")
+    kind = kinds[0]
+    if kind == "pass":
+        if action["pass"] is not True:
+            raise MalformedRecord(f"{where}: 'pass' must be true")
+        return RecordedAction(seat, PASS, timeout=timeout)
+    if kind == "draw":
+        return RecordedAction(seat, DRAW, _tile(action["draw"], where), timeout)
+    t = _tile(action["play"], where)
+    end = action.get("end")
+    if end is None:
+        return RecordedAction(seat, play(t), timeout=timeout)
+    if end not in END_NAMES:
+        raise MalformedRecord(f"{where}: 'end' must be \"left\" or \"right\", not {json.dumps(end)[:40]}")
+    return RecordedAction(seat, play(t, LEFT if end == "left" else RIGHT), timeout=timeout)
+
+
+def _fairness_from_json(data, seats: int) -> Fairness:
+    where = "fairness"
+    if not isinstance(data, dict):
+        raise MalformedRecord("'fairness' must be an object")
+    commitment = _need(data, "commitment", str, where)
+    server_seed = data.get("server_seed")
+    if server_seed is not None:
+        if not isinstance(server_seed, str):
+            raise MalformedRecord("fairness: 'server_seed' must be a hex string")
+        try:
+            bytes.fromhex(server_seed)
+        except ValueError:
+            raise MalformedRecord("fairness: 'server_seed' must be a hex string") from None
+    client_seeds = data.get("client_seeds", [])
+    if not isinstance(client_seeds, list) or not all(isinstance(s, str) for s in client_seeds):
+        raise MalformedRecord("fairness: 'client_seeds' must be a list of strings")
+    return Fairness(commitment, server_seed, client_seeds)
+
+
+def to_json(record: MatchRecord) -> dict:
+    out = {
+        "format": FORMAT,
+        "rules": record.rules,
+        "variant": record.variant,
+        "teams": record.teams,
+        "target": record.target,
+        "seats": list(record.seats),
+        "rounds": [_round_to_json(r) for r in record.rounds],
+    }
+    if record.fairness is not None:
+        f = record.fairness
+        fairness = {"commitment": f.commitment}
+        if f.server_seed is not None:
+            fairness["server_seed"] = f.server_seed
+        fairness["client_seeds"] = list(f.client_seeds)
+        out["fairness"] = fairness
+    return out
+
+
+def _round_to_json(rnd: RecordedRound) -> dict:
+    deal = rnd.deal
+    hands = rnd.hand_order or tuple(tuple(tiles_in(h)) for h in deal.hands)
+    out: dict = {"hands": [[NAMES[t] for t in hand] for hand in hands]}
+    if deal.boneyard:
+        out["boneyard"] = [NAMES[t] for t in deal.boneyard]
+    if deal.set_aside >= 0:
+        out["set_aside"] = NAMES[deal.set_aside]
+    out["actions"] = [_action_to_json(a) for a in rnd.actions]
+    return out
+
+
+def _action_to_json(action: RecordedAction) -> dict:
+    move = action.move
+    out: dict = {"seat": action.seat}
+    if move.kind == "play":
+        out["play"] = NAMES[move.tile]
+        if move.end is not None:
+            out["end"] = END_NAMES[move.end]
+    elif move.kind == "draw":
+        out["draw"] = NAMES[action.drawn]
+    else:
+        out["pass"] = True
+    if action.timeout:
+        out["timeout"] = True
+    return out

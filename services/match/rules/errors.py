@@ -1,0 +1,61 @@
+"""Typed rule errors: each says what is wrong in words a player or auditor understands.
+
+Messages never name another seat's tiles or the boneyard order, so a service may pass
+them to any player unchanged.
+"""
+
+
+class RulesError(Exception):
+    """An action or deal that the rules do not allow."""
+
+
+class MalformedTile(ValueError):
+    """Text that does not name one of the 28 tiles (a malformed input, not a rule)."""
+
+
+class NotYourTurn(RulesError):
+    pass
+
+
+class TileNotHeld(RulesError):
+    pass
+
+
+class TileDoesNotFit(RulesError):
+    pass
+
+
+class EndRequired(RulesError):
+    pass
+
+
+class WrongLead(RulesError):
+    pass
+
+
+class MustPlay(RulesError):
+    """Drawing or passing while holding a tile that fits."""
+
+
+class MustDraw(RulesError):
+    """Passing (or playing nothing) while the boneyard still has tiles."""
+
+
+class CannotDraw(RulesError):
+    pass
+
+
+class RoundOver(RulesError):
+    pass
+
+
+class MatchOver(RulesError):
+    pass
+
+
+class BadDeal(RulesError):
+    pass
+
+
+class BadOptions(RulesError):
+    """Match options outside what the rule set allows."""

@@ -1,0 +1,114 @@
+"""The engine's values: a deal, a round in play, a finished round, a match.
+
+They are NamedTuples: immutable, cheap to build positionally, and safe to share between
+the match service, a bot's thousands of simulations and the auditor's replay.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .moves import Move
+from .rulesets import RuleSet
+
+
+class Deal(NamedTuple):
+    hands: tuple[int, ...]  # one tile mask per seat
+    boneyard: tuple[int, ...] = ()  # undealt tiles in draw order (draw games)
+    set_aside: int = -1  # the unused tile of block-3
+
+
+class Round:
+    """A round in play.
+
+    Treat it as a value: ``take_turn`` and ``apply`` return a new Round and leave theirs
+    untouched. Only a simulation that owns a copy (``copy()``) steps one in place with
+    ``turns.step``, which is how bots play thousands of rounds without copying per move.
+    """
+
+    __slots__ = ("hands", "held", "boneyard", "drawn", "set_aside", "left", "right", "turn", "lead",
+                 "history", "outcome", "dealt", "leader")
+
+    def __init__(self, deal: Deal, leader: int, lead: int) -> None:
+        self.hands = list(deal.hands)  # one tile mask per seat
+        held = 0
+        for hand in deal.hands:
+            held |= hand
+        self.held = held  # every tile in any hand
+        self.boneyard = deal.boneyard
+        self.drawn = 0  # how many boneyard tiles have been drawn
+        self.set_aside = deal.set_aside
+        self.left = -1  # open end numbers; -1 before the first play
+        self.right = -1
+        self.turn = leader  # the seat to act
+        self.lead = lead  # the tile the first play must be, or -1 for any
+        self.history = None  # (previous, seat, move), newest first
+        self.outcome: str | None = None  # "domino" or "blocked" once ended
+        self.dealt = deal
+        self.leader = leader
+
+    def copy(self) -> "Round":
+        other = _new_round(Round)
+        other.hands = self.hands[:]
+        other.held = self.held
+        other.boneyard = self.boneyard
+        other.drawn = self.drawn
+        other.set_aside = self.set_aside
+        other.left = self.left
+        other.right = self.right
+        other.turn = self.turn
+        other.lead = self.lead
+        other.history = self.history
+        other.outcome = self.outcome
+        other.dealt = self.dealt
+        other.leader = self.leader
+        return other
+
+    @property
+    def boneyard_left(self) -> int:
+        return len(self.boneyard) - self.drawn
+
+    @property
+    def last_seat(self) -> int:
+        return self.history[1]
+
+    def actions(self) -> list[tuple[int, Move]]:
+        """(seat, move) pairs in the order they were made."""
+        out = []
+        node = self.history
+        while node is not None:
+            node, seat, move = node
+            out.append((seat, move))
+        out.reverse()
+        return out
+
+
+_new_round = object.__new__
+
+
+class RoundResult(NamedTuple):
+    reason: str  # "domino" | "blocked"
+    winner: int | None  # the winning side, None for a tie
+    points: int
+    scores: tuple[int, ...]  # running totals per side after this round
+    last_seat: int  # the seat whose action ended the round
+    hands: tuple[int, ...]  # what each seat still held
+
+
+class Match(NamedTuple):
+    rules: RuleSet
+    target: int
+    scores: tuple[int, ...]  # per side
+    results: tuple[RoundResult, ...]
+    round: Round | None
+    next_leader: int | None  # who leads the next round; None: as round 1 is led
+    winner: int | None  # the side that won the match
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def round_index(self) -> int:
+        """0-based index of the current (or last) round."""
+        return len(self.results) - (1 if self.round is None or self.round.outcome else 0)
