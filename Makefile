@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 
-.PHONY: run test bench install clean
+.PHONY: run test bench install clean proto
 
 install: $(INSTALLED)
 
@@ -21,7 +21,11 @@ run: $(INSTALLED)
 	$(VENV)/bin/domino audit verify var/demo-record.json
 
 test: $(INSTALLED)
+	$(VENV)/bin/buf lint
 	$(PY) -m pytest
+
+proto: $(INSTALLED)
+	$(PY) scripts/generate_proto.py
 
 bench: $(INSTALLED)
 	$(PY) bench/rules.py --json

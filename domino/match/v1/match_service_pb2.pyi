@@ -1,0 +1,296 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class End(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    END_UNSPECIFIED: _ClassVar[End]
+    END_LEFT: _ClassVar[End]
+    END_RIGHT: _ClassVar[End]
+
+class MoveKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MOVE_KIND_UNSPECIFIED: _ClassVar[MoveKind]
+    MOVE_KIND_PLAY: _ClassVar[MoveKind]
+    MOVE_KIND_DRAW: _ClassVar[MoveKind]
+    MOVE_KIND_PASS: _ClassVar[MoveKind]
+
+class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MATCH_STATUS_UNSPECIFIED: _ClassVar[MatchStatus]
+    MATCH_STATUS_IN_PROGRESS: _ClassVar[MatchStatus]
+    MATCH_STATUS_ENDED: _ClassVar[MatchStatus]
+END_UNSPECIFIED: End
+END_LEFT: End
+END_RIGHT: End
+MOVE_KIND_UNSPECIFIED: MoveKind
+MOVE_KIND_PLAY: MoveKind
+MOVE_KIND_DRAW: MoveKind
+MOVE_KIND_PASS: MoveKind
+MATCH_STATUS_UNSPECIFIED: MatchStatus
+MATCH_STATUS_IN_PROGRESS: MatchStatus
+MATCH_STATUS_ENDED: MatchStatus
+
+class Tile(_message.Message):
+    __slots__ = ("low", "high")
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    low: int
+    high: int
+    def __init__(self, low: _Optional[int] = ..., high: _Optional[int] = ...) -> None: ...
+
+class Move(_message.Message):
+    __slots__ = ("kind", "tile", "end")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    kind: MoveKind
+    tile: Tile
+    end: End
+    def __init__(self, kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ...) -> None: ...
+
+class SeatSpec(_message.Message):
+    __slots__ = ("player_id", "client_seed")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    CLIENT_SEED_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    client_seed: str
+    def __init__(self, player_id: _Optional[str] = ..., client_seed: _Optional[str] = ...) -> None: ...
+
+class CreateMatchRequest(_message.Message):
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    rules: str
+    variant: str
+    teams: bool
+    target: int
+    turn_timer_seconds: int
+    seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ...) -> None: ...
+
+class CreateMatchResponse(_message.Message):
+    __slots__ = ("match_id", "view")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    view: MatchView
+    def __init__(self, match_id: _Optional[str] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
+
+class GetMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class GetMatchResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: MatchView
+    def __init__(self, view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
+
+class PlayTileRequest(_message.Message):
+    __slots__ = ("match_id", "request_id", "tile", "end")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    request_id: str
+    tile: Tile
+    end: End
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ...) -> None: ...
+
+class PlayTileResponse(_message.Message):
+    __slots__ = ("version", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    view: MatchView
+    def __init__(self, version: _Optional[int] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
+
+class DrawTileRequest(_message.Message):
+    __slots__ = ("match_id", "request_id")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    request_id: str
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class DrawTileResponse(_message.Message):
+    __slots__ = ("version", "tile", "view")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    tile: Tile
+    view: MatchView
+    def __init__(self, version: _Optional[int] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
+
+class ResumeSeatRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class ResumeSeatResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: MatchView
+    def __init__(self, view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
+
+class WatchMatchRequest(_message.Message):
+    __slots__ = ("match_id", "from_version")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_VERSION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    from_version: int
+    def __init__(self, match_id: _Optional[str] = ..., from_version: _Optional[int] = ...) -> None: ...
+
+class WatchMatchResponse(_message.Message):
+    __slots__ = ("event", "view")
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    event: MatchEvent
+    view: MatchView
+    def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
+
+class ExportMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class ExportMatchResponse(_message.Message):
+    __slots__ = ("record_json",)
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+
+class MatchEvent(_message.Message):
+    __slots__ = ("version", "kind", "seat", "tile", "end", "timeout", "occurred_at")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    kind: str
+    seat: int
+    tile: Tile
+    end: End
+    timeout: bool
+    occurred_at: _timestamp_pb2.Timestamp
+    def __init__(self, version: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SeatView(_message.Message):
+    __slots__ = ("player_id", "tile_count", "away")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    TILE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    AWAY_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    tile_count: int
+    away: bool
+    def __init__(self, player_id: _Optional[str] = ..., tile_count: _Optional[int] = ..., away: _Optional[bool] = ...) -> None: ...
+
+class PlacedTile(_message.Message):
+    __slots__ = ("left", "right")
+    LEFT_FIELD_NUMBER: _ClassVar[int]
+    RIGHT_FIELD_NUMBER: _ClassVar[int]
+    left: int
+    right: int
+    def __init__(self, left: _Optional[int] = ..., right: _Optional[int] = ...) -> None: ...
+
+class RoundSummary(_message.Message):
+    __slots__ = ("reason", "winner", "points", "scores")
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    winner: int
+    points: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, reason: _Optional[str] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class PublicAction(_message.Message):
+    __slots__ = ("seat", "kind", "tile", "end", "timeout")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TILE_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    kind: MoveKind
+    tile: Tile
+    end: End
+    timeout: bool
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ...) -> None: ...
+
+class MatchView(_message.Message):
+    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    YOUR_SEAT_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    LEFT_END_FIELD_NUMBER: _ClassVar[int]
+    RIGHT_END_FIELD_NUMBER: _ClassVar[int]
+    BONEYARD_COUNT_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    ROUND_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    TURN_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    LEGAL_MOVES_FIELD_NUMBER: _ClassVar[int]
+    ROUND_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    FAIRNESS_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    version: int
+    status: MatchStatus
+    rules: str
+    variant: str
+    teams: bool
+    target: int
+    turn_timer_seconds: int
+    seats: _containers.RepeatedCompositeFieldContainer[SeatView]
+    your_seat: int
+    hand: _containers.RepeatedCompositeFieldContainer[Tile]
+    line: _containers.RepeatedCompositeFieldContainer[PlacedTile]
+    left_end: int
+    right_end: int
+    boneyard_count: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    round_number: int
+    turn: int
+    turn_deadline: _timestamp_pb2.Timestamp
+    legal_moves: _containers.RepeatedCompositeFieldContainer[Move]
+    round_actions: _containers.RepeatedCompositeFieldContainer[PublicAction]
+    rounds: _containers.RepeatedCompositeFieldContainer[RoundSummary]
+    winner: int
+    fairness_commitment: str
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ...) -> None: ...
