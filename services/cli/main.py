@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from .audit import audit
+from .serve import serve
+from .token import token
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -14,6 +16,8 @@ def cli() -> None:
 
 
 cli.add_command(audit)
+cli.add_command(serve)
+cli.add_command(token)
 
 
 def main() -> None:

@@ -1,0 +1,19 @@
+"""`domino serve`: run one service in the foreground (configuration: environment, see
+services/common/config.py)."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group()
+def serve() -> None:
+    """Run a service until SIGTERM/Ctrl-C."""
+
+
+@serve.command()
+def match() -> None:
+    """The match service: the authority for every match (gRPC)."""
+    from services.match.bootstrap import main
+
+    main()

@@ -1,0 +1,47 @@
+"""Every setting of every service, read from the environment in one documented place.
+
+Each field is an environment variable: the field name upper-cased with the `DOMINO_`
+prefix (`DOMINO_JWT_SECRET`, `DOMINO_MATCH_ADDRESS`, ...). Persistence itself is chosen
+by eventsourcing's own variables (`PERSISTENCE_MODULE`, `SQLITE_DBNAME`, `POSTGRES_*`),
+passed through unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEV_SECRET = "dev-only-secret-change-me-in-production-0123456789"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DOMINO_", extra="ignore")
+
+    jwt_secret: str = Field(DEV_SECRET, description="HS256 key for player/service/auditor tokens")
+    var_dir: str = Field("var", description="where the local run keeps its SQLite file and NATS data")
+
+    match_address: str = Field("127.0.0.1:50051", description="host:port the match service listens on")
+    match_metrics_port: int = Field(9101, description="Prometheus metrics HTTP port of the match service")
+    watch_poll_seconds: float = Field(1.0, description="how often a WatchMatch stream re-reads the store")
+    timer_poll_seconds: float = Field(0.5, description="how often the turn timer follows the store")
+
+    matchmaking_address: str = Field("127.0.0.1:50052")
+    matchmaking_metrics_port: int = Field(9102)
+    bots_metrics_port: int = Field(9103)
+
+    nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
+    log_format: str = Field("json", description="'json' for machines, 'console' for people")
+    log_level: str = Field("INFO")
+    shutdown_grace_seconds: float = Field(10.0, description="how long SIGTERM waits for in-flight commands")
+
+
+def persistence_env(settings: Settings) -> dict[str, str]:
+    """eventsourcing's variables, defaulting to the SQLite file of the local run."""
+    env = {k: v for k, v in os.environ.items() if k.startswith(("PERSISTENCE_", "SQLITE_", "POSTGRES_"))}
+    if "PERSISTENCE_MODULE" not in env:
+        os.makedirs(settings.var_dir, exist_ok=True)
+        env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+        env.setdefault("SQLITE_DBNAME", os.path.join(settings.var_dir, "match.sqlite"))
+    return env

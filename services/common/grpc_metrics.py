@@ -1,0 +1,78 @@
+"""Prometheus metrics for gRPC services, recorded by a server interceptor so handlers
+and the domain never import prometheus_client."""
+
+from __future__ import annotations
+
+import time
+
+import grpc
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+
+class RpcMetrics:
+    def __init__(self, service: str, registry: CollectorRegistry | None = None) -> None:
+        kw = {"registry": registry} if registry is not None else {}
+        self.commands = Counter(f"domino_{service}_rpcs_total", "RPCs handled, by method and outcome (status code)",
+                                ["method", "code"], **kw)
+        self.latency = Histogram(f"domino_{service}_rpc_seconds", "Time to handle an RPC (streams: to first reply)",
+                                 ["method"], buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+                                 **kw)
+
+    def observe(self, method: str, code: str, seconds: float) -> None:
+        self.commands.labels(method, code).inc()
+        self.latency.labels(method).observe(seconds)
+
+
+def _code_of(context) -> str:
+    try:
+        code = context.code()
+    except Exception:
+        code = None
+    if isinstance(code, grpc.StatusCode):
+        return code.name
+    return "UNKNOWN" if code is None else str(code)
+
+
+class MetricsInterceptor(grpc.aio.ServerInterceptor):
+    def __init__(self, metrics: RpcMetrics) -> None:
+        self.metrics = metrics
+
+    async def intercept_service(self, continuation, details):
+        handler = await continuation(details)
+        if handler is None:
+            return None
+        method = details.method.rsplit("/", 1)[-1]
+        observe = self.metrics.observe
+        if handler.unary_unary:
+            inner = handler.unary_unary
+
+            async def unary(request, context):
+                start = time.perf_counter()
+                code = "OK"
+                try:
+                    return await inner(request, context)
+                except BaseException:
+                    code = _code_of(context)
+                    raise
+                finally:
+                    observe(method, code, time.perf_counter() - start)
+
+            return grpc.unary_unary_rpc_method_handler(unary, handler.request_deserializer, handler.response_serializer)
+        if handler.unary_stream:
+            inner_stream = handler.unary_stream
+
+            async def stream(request, context):
+                start = time.perf_counter()
+                code = "OK"
+                try:
+                    async for reply in inner_stream(request, context):
+                        yield reply
+                except BaseException:
+                    code = _code_of(context)
+                    raise
+                finally:
+                    observe(method, code, time.perf_counter() - start)
+
+            return grpc.unary_stream_rpc_method_handler(stream, handler.request_deserializer,
+                                                        handler.response_serializer)
+        return handler

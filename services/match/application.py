@@ -1,0 +1,182 @@
+"""Match use cases: what players, bots, matchmaking and timers ask of the match service.
+
+A thin layer: load the aggregate, ask it to act, save, and retry once more on a lost race
+(the aggregate re-checks legality against the winner's state). Request ids make commands
+idempotent; clocks and seeds are injected so tests need no sleeping.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import RecordConflictError
+
+from .domainmodel import Match, NotSeated, RequestIdReused, StaleTimeout
+from .rules import fairness
+from .rules.errors import BadOptions
+from .rules.rulesets import DEFAULT_TURN_TIMER, check_target, check_turn_timer, rule_set
+
+__all__ = ["MatchApplication", "UnknownMatch", "InvalidRequest", "NotSeated", "RequestIdReused", "StaleTimeout",
+           "ConcurrencyConflict", "Outcome", "SeatSpec"]
+
+RACE_RETRIES = 3
+
+
+class UnknownMatch(Exception):
+    pass
+
+
+class InvalidRequest(ValueError):
+    pass
+
+
+class ConcurrencyConflict(Exception):
+    """Lost the race for a match more times than it is worth retrying."""
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    player_id: str
+    client_seed: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    version: int  # the version of the event that recorded the command
+    match: Match
+    drawn: int = -1  # draws: the tile drawn
+
+
+class MatchApplication(Application[UUID]):
+    env = {"AGGREGATE_CACHE_MAXSIZE": "5000", "COMPRESSOR_TOPIC": ""}
+
+    def __init__(self, env=None, clock: Callable[[], float] = time.time,
+                 seed_source: Callable[[], bytes] = lambda: secrets.token_bytes(32)) -> None:
+        super().__init__(env)
+        self.clock = clock
+        self.seed_source = seed_source
+
+    # ---- commands ----------------------------------------------------------------------
+
+    def create_match(self, request_id: str, rules: str, variant: str, teams: bool | None, target: int | None,
+                     turn_timer: int | None, seats: list[SeatSpec]) -> Match:
+        if not request_id:
+            raise InvalidRequest("request_id is required")
+        try:
+            ruleset = rule_set(rules, variant, teams)
+            target = ruleset.default_target if target is None else target
+            check_target(ruleset, target)
+            turn_timer = DEFAULT_TURN_TIMER if turn_timer is None else turn_timer
+            check_turn_timer(turn_timer)
+        except BadOptions as e:
+            raise InvalidRequest(str(e)) from None
+        players = [s.player_id for s in seats]
+        if len(players) != ruleset.seats:
+            raise InvalidRequest(f"{variant} needs {ruleset.seats} seats, got {len(players)}")
+        if not all(players) or len(set(players)) != len(players):
+            raise InvalidRequest("every seat needs a distinct, non-empty player id")
+        match_id = Match.create_id(request_id)
+        try:
+            return self.repository.get(match_id)
+        except AggregateNotFoundError:
+            pass
+        server_seed = self.seed_source()
+        match = Match(request_id=request_id, rules=rules, variant=variant, teams=ruleset.teams, target=target,
+                      turn_timer=turn_timer, seats=players, client_seeds=[s.client_seed for s in seats],
+                      commitment=fairness.commitment(server_seed), server_seed=server_seed.hex())
+        match.begin(self.clock())
+        try:
+            self.save(match)
+        except RecordConflictError:
+            return self.repository.get(match_id)  # a concurrent retry of the same request won
+        return match
+
+    def play_tile(self, match_id: UUID, player_id: str, tile: int, end: int | None, request_id: str) -> Outcome:
+        def command(match: Match, seat: int, key: str) -> int:
+            match.play_tile(seat, tile, end, key, self.clock())
+            return -1
+
+        return self._seat_command(match_id, player_id, request_id, command)
+
+    def draw_tile(self, match_id: UUID, player_id: str, request_id: str) -> Outcome:
+        def command(match: Match, seat: int, key: str) -> int:
+            return match.draw_tile(seat, key, self.clock())
+
+        return self._seat_command(match_id, player_id, request_id, command)
+
+    def resume_seat(self, match_id: UUID, player_id: str) -> Match:
+        def attempt() -> Match:
+            match = self.get_match(match_id)
+            match.resume_seat(match.seat_of(player_id))
+            self.save(match)
+            return match
+
+        return self._retrying(attempt)
+
+    def expire_turn(self, match_id: UUID, round_number: int, turn_no: int) -> Match:
+        """Play a timed-out turn; StaleTimeout when it was already played or is not due."""
+        def attempt() -> Match:
+            match = self.get_match(match_id)
+            match.expire_turn(round_number, turn_no, self.clock())
+            self.save(match)
+            return match
+
+        return self._retrying(attempt)
+
+    # ---- queries -----------------------------------------------------------------------
+
+    def get_match(self, match_id: UUID) -> Match:
+        try:
+            return self.repository.get(match_id)
+        except AggregateNotFoundError:
+            raise UnknownMatch(f"no match {match_id}") from None
+
+    def match_at(self, match_id: UUID, version: int) -> Match:
+        try:
+            return self.repository.get(match_id, version=version)
+        except AggregateNotFoundError:
+            raise UnknownMatch(f"no match {match_id} at version {version}") from None
+
+    def events_after(self, match_id: UUID, version: int) -> Iterable:
+        return self.events.get(match_id, gt=version)
+
+    def drawn_tile(self, match_id: UUID, version: int) -> int:
+        (event,) = self.events.get(match_id, gt=version - 1, lte=version)
+        return event.tile
+
+    # ---- plumbing ----------------------------------------------------------------------
+
+    def _seat_command(self, match_id: UUID, player_id: str, request_id: str,
+                      command: Callable[[Match, int, str], int]) -> Outcome:
+        if not request_id:
+            raise InvalidRequest("request_id is required")
+        key = f"{player_id}/{request_id}"
+
+        def attempt() -> Outcome:
+            match = self.get_match(match_id)
+            seat = match.seat_of(player_id)
+            done = match.outcome_of(key)
+            if done is not None:
+                return Outcome(done, match, self._drawn_at(match_id, done))
+            drawn = command(match, seat, key)
+            self.save(match)
+            return Outcome(match.outcome_of(key), match, drawn)
+
+        return self._retrying(attempt)
+
+    def _drawn_at(self, match_id: UUID, version: int) -> int:
+        (event,) = self.events.get(match_id, gt=version - 1, lte=version)
+        return getattr(event, "tile", -1) if type(event).__name__ == "TileDrawn" else -1
+
+    def _retrying(self, attempt):
+        for _ in range(RACE_RETRIES):
+            try:
+                return attempt()
+            except RecordConflictError:
+                continue
+        raise ConcurrencyConflict("the match changed under this command repeatedly; try again")

@@ -1,0 +1,77 @@
+"""Wires the match service: store, application, gRPC server, timers, metrics, signals."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import Gauge, start_http_server
+
+from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
+from services.common import logs
+from services.common.config import Settings, persistence_env
+from services.common.grpc_metrics import MetricsInterceptor, RpcMetrics
+
+from .application import MatchApplication
+from .changes import ChangeFeed
+from .grpc_adapter import MatchServicer
+from .timers import TurnTimer
+
+log = logging.getLogger("domino.match")
+SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
+
+
+def create_server(address: str, app: MatchApplication, jwt_secret: str, changes: ChangeFeed | None = None,
+                  metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0):
+    """(server, port): a grpc.aio server with MatchService, health and reflection; bind
+    port 0 to let the OS choose (tests)."""
+    interceptors = [MetricsInterceptor(metrics)] if metrics else []
+    server = grpc.aio.server(interceptors=interceptors)
+    servicer = MatchServicer(app, jwt_secret, changes or ChangeFeed(), watch_poll_seconds)
+    match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = server.add_insecure_port(address)
+    server.health = health_servicer  # type: ignore[attr-defined]
+    return server, port
+
+
+async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
+    app = MatchApplication(env=persistence_env(settings))
+    changes = ChangeFeed()
+    metrics = RpcMetrics("match")
+    active = Gauge("domino_match_active_matches", "Matches started and not yet ended")
+    server, port = create_server(settings.match_address, app, settings.jwt_secret, changes, metrics,
+                                 settings.watch_poll_seconds)
+    timer = TurnTimer(app, on_expired=changes.publish)
+    active.set_function(lambda: len(timer.active))
+    start_http_server(settings.match_metrics_port)
+    await server.start()
+    await server.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    await server.health.set("", health_pb2.HealthCheckResponse.SERVING)
+    log.info("match service listening", extra={"port": port, "metrics_port": settings.match_metrics_port})
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    timers = asyncio.create_task(timer.run(stopping, settings.timer_poll_seconds))
+    if ready is not None:
+        ready.set()
+    await stopping.wait()
+    log.info("match service stopping: finishing in-flight commands")
+    await server.health.enter_graceful_shutdown()
+    await server.stop(settings.shutdown_grace_seconds)
+    await timers
+    app.close()
+    log.info("match service stopped")
+
+
+def main() -> None:
+    settings = Settings()
+    logs.configure(settings.log_format, settings.log_level)
+    asyncio.run(serve(settings))

@@ -1,0 +1,58 @@
+"""Wakes WatchMatch streams when their match changes.
+
+Commands on this replica publish at once; changes made elsewhere (another replica, the
+turn timer of another process) are caught by the stream's periodic re-read, so a waiter
+only ever shortens the wait, it is never needed for correctness.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from uuid import UUID
+
+
+class Waiter:
+    def __init__(self, event: asyncio.Event, waiting: set) -> None:
+        self._event = event
+        self._waiting = waiting
+
+    async def wait(self, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(self._event.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            self._waiting.discard(self._event)
+
+
+class ChangeFeed:
+    def __init__(self) -> None:
+        self._waiting: dict[UUID, set[asyncio.Event]] = defaultdict(set)
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def waiter(self, match_id: UUID) -> Waiter:
+        """Register before reading, so a change between the read and the wait is not missed."""
+        self._loop = asyncio.get_running_loop()
+        event = asyncio.Event()
+        waiting = self._waiting[match_id]
+        waiting.add(event)
+        return Waiter(event, waiting)
+
+    def publish(self, match_id: UUID) -> None:
+        """Safe to call from any thread."""
+        loop = self._loop
+        if loop is None or not self._waiting.get(match_id):
+            return
+        try:
+            loop.call_soon_threadsafe(self._wake, match_id)
+        except RuntimeError:
+            pass  # the loop has closed: nobody is waiting
+
+    def _wake(self, match_id: UUID) -> None:
+        waiting = self._waiting.get(match_id)
+        if waiting is not None:
+            for event in waiting:
+                event.set()
+            if not waiting:
+                del self._waiting[match_id]

@@ -1,0 +1,266 @@
+"""The Match aggregate: every play, draw and pass as a stored fact.
+
+State is the fold of the events through the rules engine. Public command methods ask the
+engine whether an action is legal and only then trigger its event; the event-decorated
+methods only apply. The server's own actions (forced passes, dealing the next round,
+timeouts, away seats' turns) are triggered here too, inside the command that caused them,
+so they are stored atomically with it. Deadlines and seeds are computed before an event
+is triggered and stored in it: applying an event never reads a clock or a random source.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from typing import Any
+
+from eventsourcing.domain import Aggregate, event
+
+from .rules import fairness
+from .rules.autoplay import timeout_move
+from .rules.errors import MatchOver, NotYourTurn, RulesError
+from .rules.match import apply, new_match, start_round
+from .rules.moves import DRAW, PASS, Move, legal_moves, play
+from .rules.rulesets import RuleSet, rule_set
+from .rules.state import Deal
+from .rules.state import Match as MatchState
+from .rules.tiles import mask_of, tiles_in
+
+MATCH_NAMESPACE = uuid.UUID("5b0f7a52-6a43-4d3e-9f0e-2f4c3a1d9e10")
+AWAY_AFTER_TIMEOUTS = 2
+
+
+class NotSeated(Exception):
+    """The caller has no seat at this match."""
+
+
+class StaleTimeout(Exception):
+    """A timeout for a turn that is no longer the current one, or not yet due."""
+
+
+class RequestIdReused(Exception):
+    """A request id already used for a different command."""
+
+
+class Match(Aggregate):
+    """One match, from the first deal to the last round (RULES.md §1)."""
+
+    @staticmethod
+    def create_id(request_id: str, **_: Any) -> uuid.UUID:
+        # The same creation request always names the same match, so a retry finds it.
+        return uuid.uuid5(MATCH_NAMESPACE, request_id)
+
+    @event("MatchStarted")
+    def __init__(self, request_id: str, rules: str, variant: str, teams: bool, target: int, turn_timer: int,
+                 seats: list[str], client_seeds: list[str], commitment: str, server_seed: str) -> None:
+        self.rules_name = rules
+        self.variant = variant
+        self.teams = teams
+        self.target = target
+        self.turn_timer = turn_timer
+        self.seats = tuple(seats)
+        self.client_seeds = tuple(client_seeds)
+        self.commitment = commitment
+        self.server_seed = server_seed  # secret until MatchEnded reveals it
+        self.ruleset: RuleSet = rule_set(rules, variant, teams)
+        self.state: MatchState = new_match(self.ruleset, target)
+        self.deadline: float | None = None
+        self.turn_no = 0  # plays and passes in the round: names the turn a timeout expires
+        self.timeouts_in_a_row = (0,) * len(seats)
+        self.away: frozenset[int] = frozenset()
+        self.round_timeouts: tuple[bool, ...] = ()
+        self.outcomes: dict[str, int] = {}  # request key -> version of the event that recorded it
+        self.round_announced = False  # RoundEnded stored for the last finished round
+        self.finished = False  # MatchEnded stored
+
+    def __deepcopy__(self, memo: dict) -> "Match":
+        # Events replace attributes and never mutate them, so a shallow copy (with its own
+        # pending-events list) is as safe as a deep one and costs the same at any length.
+        other = copy.copy(self)
+        other.__dict__["_pending_events"] = []
+        return other
+
+    # ---- queries ---------------------------------------------------------------------
+
+    def seat_of(self, player_id: str) -> int:
+        try:
+            return self.seats.index(player_id)
+        except ValueError:
+            raise NotSeated(f"{player_id} has no seat at this match") from None
+
+    def outcome_of(self, request_key: str) -> int | None:
+        return self.outcomes.get(request_key)
+
+    # ---- commands --------------------------------------------------------------------
+
+    def begin(self, now: float) -> None:
+        """Deal the first round (and make any forced moves that follow)."""
+        self._advance(now)
+
+    def play_tile(self, seat: int, tile: int, end: int | None, request_key: str, now: float) -> None:
+        move = play(tile, end)
+        self._check(seat, move, request_key)
+        self._resume_if_away(seat)
+        self._play(seat=seat, tile=tile, end=end, timeout=False, request_key=request_key,
+                   deadline=self._turn_deadline(now))
+        self._advance(now)
+
+    def draw_tile(self, seat: int, request_key: str, now: float) -> int:
+        rnd = self.state.round
+        self._check(seat, DRAW, request_key)
+        self._resume_if_away(seat)
+        tile = rnd.boneyard[rnd.drawn]
+        self._draw(seat=seat, tile=tile, timeout=False, request_key=request_key, deadline=self.deadline)
+        self._advance(now)
+        return tile
+
+    def resume_seat(self, seat: int) -> None:
+        if seat in self.away:
+            self._seat_returned(seat=seat)
+
+    def expire_turn(self, round_number: int, turn_no: int, now: float) -> None:
+        """The server plays the turn whose timer ran out (RULES.md §1.6)."""
+        if self.finished or self.state.round is None or self.state.round.outcome is not None:
+            raise StaleTimeout("no turn is in play")
+        if (round_number, turn_no) != (self.round_number, self.turn_no):
+            raise StaleTimeout(f"turn {round_number}/{turn_no} is not the current one")
+        if self.deadline is None or now < self.deadline:
+            raise StaleTimeout("the turn is not yet due")
+        seat = self.state.round.turn
+        self._auto_turn(seat, now)
+        if self.timeouts_in_a_row[seat] >= AWAY_AFTER_TIMEOUTS and seat not in self.away:
+            self._seat_away(seat=seat)
+        self._advance(now)
+
+    @property
+    def round_number(self) -> int:
+        """1-based number of the round in play or just ended."""
+        return len(self.state.results) + (1 if self.state.round is not None and self.state.round.outcome is None else 0)
+
+    # ---- the server's own moves --------------------------------------------------------
+
+    def _advance(self, now: float) -> None:
+        """Make every move the rules force before a player must act again: announce a
+        finished round (and the match's end), deal the next, pass for seats that cannot
+        move, and play at once for seats that are away."""
+        while not self.finished:
+            rnd = self.state.round
+            if rnd is not None and rnd.outcome is not None and not self.round_announced:
+                result = self.state.results[-1]
+                self._round_ended(reason=result.reason, winner=result.winner, points=result.points,
+                                  scores=list(result.scores))
+                if self.state.winner is not None:
+                    self._match_ended(winner=self.state.winner, scores=list(self.state.scores),
+                                      server_seed=self.server_seed)
+            elif rnd is None or rnd.outcome is not None:
+                self._deal_next(now)
+            else:
+                moves = legal_moves(rnd)
+                if len(moves) == 1 and moves[0].kind == "pass":
+                    self._turn_passed(seat=rnd.turn, timeout=False, deadline=self._turn_deadline(now))
+                elif rnd.turn in self.away:
+                    self._auto_turn(rnd.turn, now)
+                else:
+                    return
+
+    def _auto_turn(self, seat: int, now: float) -> None:
+        """Draw while the seat must, then play or pass as §1.6 says, each marked a timeout."""
+        while True:
+            rnd = self.state.round
+            move = timeout_move(rnd)
+            if move.kind == "draw":
+                self._draw(seat=seat, tile=rnd.boneyard[rnd.drawn], timeout=True, request_key="", deadline=self.deadline)
+                if self.state.round.outcome is not None:
+                    return
+                continue
+            if move.kind == "play":
+                self._play(seat=seat, tile=move.tile, end=move.end, timeout=True, request_key="",
+                           deadline=self._turn_deadline(now))
+            else:
+                self._turn_passed(seat=seat, timeout=True, deadline=self._turn_deadline(now))
+            return
+
+    def _deal_next(self, now: float) -> None:
+        index = len(self.state.results)
+        deal = fairness.fair_deal(self.ruleset, bytes.fromhex(self.server_seed), self.client_seeds, index)
+        self._round_dealt(round_index=index, hands=[tiles_in(h) for h in deal.hands], boneyard=list(deal.boneyard),
+                          set_aside=deal.set_aside, deadline=self._turn_deadline(now))
+
+    def _check(self, seat: int, move: Move, request_key: str) -> None:
+        if request_key and request_key in self.outcomes:
+            raise RequestIdReused("this request_id was already used for another command")
+        if self.finished:
+            raise MatchOver("the match is over")
+        rnd = self.state.round
+        if rnd is None or rnd.outcome is not None:
+            raise RulesError("no round is in play")
+        if seat != rnd.turn:
+            raise NotYourTurn(f"it is seat {rnd.turn}'s turn, not seat {seat}'s")
+        apply(self.state, move, seat)  # raises the rules error, if any
+
+    def _resume_if_away(self, seat: int) -> None:
+        if seat in self.away:
+            self._seat_returned(seat=seat)
+
+    def _turn_deadline(self, now: float) -> float | None:
+        return now + self.turn_timer if self.turn_timer else None
+
+    # ---- events ------------------------------------------------------------------------
+
+    @event("RoundDealt")
+    def _round_dealt(self, round_index: int, hands: list[list[int]], boneyard: list[int], set_aside: int,
+                     deadline: float | None) -> None:
+        deal = Deal(tuple(mask_of(h) for h in hands), tuple(boneyard), set_aside)
+        self.state = start_round(self.state, deal)
+        self.deadline = deadline
+        self.turn_no = 0
+        self.round_timeouts = ()
+        self.round_announced = False
+
+    @event("TilePlayed")
+    def _play(self, seat: int, tile: int, end: int | None, timeout: bool, request_key: str,
+              deadline: float | None) -> None:
+        self.state = apply(self.state, play(tile, end), seat)
+        self._after_action(seat, timeout, request_key, deadline, turn_over=True)
+
+    @event("TileDrawn")
+    def _draw(self, seat: int, tile: int, timeout: bool, request_key: str, deadline: float | None) -> None:
+        self.state = apply(self.state, DRAW, seat)
+        self._after_action(seat, timeout, request_key, deadline, turn_over=False)
+
+    @event("TurnPassed")
+    def _turn_passed(self, seat: int, timeout: bool, deadline: float | None) -> None:
+        self.state = apply(self.state, PASS, seat)
+        self._after_action(seat, timeout, "", deadline, turn_over=True, forced=not timeout)
+
+    @event("RoundEnded")
+    def _round_ended(self, reason: str, winner: int | None, points: int, scores: list[int]) -> None:
+        self.round_announced = True
+        self.deadline = None
+
+    @event("MatchEnded")
+    def _match_ended(self, winner: int, scores: list[int], server_seed: str) -> None:
+        self.finished = True
+        self.deadline = None
+
+    @event("SeatAway")
+    def _seat_away(self, seat: int) -> None:
+        self.away = self.away | {seat}
+
+    @event("SeatReturned")
+    def _seat_returned(self, seat: int) -> None:
+        self.away = self.away - {seat}
+        self.timeouts_in_a_row = self.timeouts_in_a_row[:seat] + (0,) + self.timeouts_in_a_row[seat + 1 :]
+
+    def _after_action(self, seat: int, timeout: bool, request_key: str, deadline: float | None,
+                      turn_over: bool, forced: bool = False) -> None:
+        self.round_timeouts = self.round_timeouts + (timeout,)
+        if turn_over:
+            self.turn_no += 1
+        if not forced:
+            count = self.timeouts_in_a_row[seat] + 1 if timeout else 0
+            if not timeout or turn_over:
+                self.timeouts_in_a_row = self.timeouts_in_a_row[:seat] + (count,) + self.timeouts_in_a_row[seat + 1 :]
+        self.deadline = deadline
+        if request_key:
+            self.outcomes = {**self.outcomes, request_key: self.version + 1}

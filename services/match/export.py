@@ -1,0 +1,58 @@
+"""A match's stored events rendered as a domino-record/1 (RECORD.md).
+
+An auditor's export is the whole record. A player's export keeps the format but hides
+what their seat may not see: other hands and the boneyard become tile counts, other
+seats' draws name no tile, and unrevealed seeds are left out.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .record import Fairness, MatchRecord, RecordedAction, RecordedRound, to_json
+from .rules.moves import DRAW, PASS, play
+from .rules.state import Deal
+from .rules.tiles import mask_of
+
+
+def full_record(events: Iterable) -> MatchRecord:
+    record: MatchRecord | None = None
+    revealed = None
+    for e in events:
+        kind = type(e).__name__
+        if kind == "MatchStarted":
+            record = MatchRecord(e.rules, e.variant, e.teams, e.target, list(e.seats),
+                                 fairness=Fairness(e.commitment, None, list(e.client_seeds)))
+        elif kind == "RoundDealt":
+            deal = Deal(tuple(mask_of(h) for h in e.hands), tuple(e.boneyard), e.set_aside)
+            record.rounds.append(RecordedRound(deal, hand_order=tuple(tuple(h) for h in e.hands)))
+        elif kind == "TilePlayed":
+            first = not any(a.move.kind == "play" for a in record.rounds[-1].actions)
+            move = play(e.tile, None if first else e.end)
+            record.rounds[-1].actions.append(RecordedAction(e.seat, move, timeout=e.timeout))
+        elif kind == "TileDrawn":
+            record.rounds[-1].actions.append(RecordedAction(e.seat, DRAW, e.tile, e.timeout))
+        elif kind == "TurnPassed":
+            record.rounds[-1].actions.append(RecordedAction(e.seat, PASS, timeout=e.timeout))
+        elif kind == "MatchEnded":
+            revealed = e.server_seed
+    if record is None:
+        raise ValueError("no MatchStarted event")
+    record.fairness.server_seed = revealed
+    return record
+
+
+def seat_record_json(events: Iterable, seat: int) -> dict:
+    """The record as seat ``seat`` saw it."""
+    data = to_json(full_record(events))
+    for rnd in data["rounds"]:
+        rnd["hands"] = [hand if s == seat else len(hand) for s, hand in enumerate(rnd["hands"])]
+        if "boneyard" in rnd:
+            rnd["boneyard"] = len(rnd["boneyard"])
+        if "set_aside" in rnd:
+            rnd["set_aside"] = None
+        for action in rnd["actions"]:
+            if "draw" in action and action["seat"] != seat:
+                action["draw"] = None
+    data["viewer_seat"] = seat
+    return data

@@ -1,0 +1,90 @@
+"""Turn timers that survive restarts: deadlines are data, re-read from the store.
+
+The timer follows the store's notification log from the beginning, so at start-up it
+re-arms every unfinished match's current turn, and afterwards it also sees changes made by
+other replicas. Expiring a turn is an ordinary command that names the turn it expires
+(round, turn number): when two replicas race, or the player moved just in time, the stale
+timeout is refused by the aggregate, not by luck. ``step`` is a plain function of the
+clock; the asyncio loop around it only sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import logging
+from typing import Callable
+from uuid import UUID
+
+from .application import MatchApplication, StaleTimeout, UnknownMatch
+
+log = logging.getLogger(__name__)
+
+
+class TurnTimer:
+    def __init__(self, app: MatchApplication, clock: Callable[[], float] | None = None,
+                 on_expired: Callable[[UUID], None] = lambda match_id: None) -> None:
+        self.app = app
+        self.clock = clock or app.clock
+        self.on_expired = on_expired
+        self._heap: list[tuple[float, str, int, int]] = []
+        self._position = 0  # last notification id read
+        self.expired = 0
+        self.active: set[UUID] = set()  # unfinished matches seen in the store
+
+    def arm(self, match_id: UUID) -> None:
+        match = self.app.get_match(match_id)
+        if match.finished:
+            self.active.discard(match_id)
+            return
+        self.active.add(match_id)
+        if match.deadline is None:
+            return
+        heapq.heappush(self._heap, (match.deadline, str(match_id), match.round_number, match.turn_no))
+
+    def follow_store(self, batch: int = 500) -> int:
+        """Arm every match changed since the last call; returns how many were armed."""
+        changed: set[UUID] = set()
+        while True:
+            notes = self.app.recorder.select_notifications(self._position, batch, inclusive_of_start=False)
+            for note in notes:
+                changed.add(note.originator_id)
+                self._position = note.id
+            if len(notes) < batch:
+                break
+        for match_id in changed:
+            self.arm(match_id)
+        return len(changed)
+
+    def step(self) -> int:
+        """Expire every turn whose deadline has passed; returns how many were played."""
+        now = self.clock()
+        played = 0
+        while self._heap and self._heap[0][0] <= now:
+            _, match_id, round_number, turn_no = heapq.heappop(self._heap)
+            try:
+                self.app.expire_turn(UUID(match_id), round_number, turn_no)
+            except (StaleTimeout, UnknownMatch):
+                continue
+            played += 1
+            self.expired += 1
+            self.on_expired(UUID(match_id))
+            self.arm(UUID(match_id))
+        return played
+
+    def next_deadline(self) -> float | None:
+        return self._heap[0][0] if self._heap else None
+
+    async def run(self, stopping: asyncio.Event, poll_seconds: float = 0.5) -> None:
+        while not stopping.is_set():
+            try:
+                await asyncio.to_thread(self.follow_store)
+                await asyncio.to_thread(self.step)
+            except Exception:  # a fault in one pass must not stop the timers of every match
+                log.exception("turn timer pass failed")
+            nxt = self.next_deadline()
+            delay = poll_seconds if nxt is None else min(poll_seconds, max(0.0, nxt - self.clock()))
+            try:
+                await asyncio.wait_for(stopping.wait(), delay)
+            except asyncio.TimeoutError:
+                pass
