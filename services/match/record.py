@@ -175,6 +175,8 @@ def _fairness_from_json(data, seats: int) -> Fairness:
     if not isinstance(data, dict):
         raise MalformedRecord("'fairness' must be an object")
     commitment = _need(data, "commitment", str, where)
+    if len(commitment) != 64 or any(c not in "0123456789abcdefABCDEF" for c in commitment):
+        raise MalformedRecord("fairness: 'commitment' must be a SHA-256 digest in hex (64 characters)")
     server_seed = data.get("server_seed")
     if server_seed is not None:
         if not isinstance(server_seed, str):

@@ -50,6 +50,8 @@ def step(rnd: Round, move: Move) -> None:
         if left < 0:
             if rnd.lead >= 0 and t != rnd.lead:
                 raise WrongLead(f"this round must be led with {NAMES[rnd.lead]}")
+            if move[2] is not None:
+                raise TileDoesNotFit(f"{NAMES[t]} opens the line: the first tile takes no end")
             rnd.left = left = LOW[t]
             rnd.right = right = HIGH[t]
             rnd.lead = -1

@@ -1,0 +1,203 @@
+"""The match application's behaviour, written once and run against every store.
+
+`TestWithSQLite` and `TestWithPostgres` run the same tests on a real SQLite file and a
+real PostgreSQL server; `TestInMemory` on eventsourcing's POPO store.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from services.audit.verify import verify
+from services.match.application import MatchApplication, SeatSpec, StaleTimeout
+from services.match.export import full_record
+from services.match.record import from_json, to_json
+from services.match.rules.errors import NotYourTurn
+from services.match.rules.moves import legal_moves
+from services.match.timers import TurnTimer
+from tests.service.harness import Clock
+
+PLAYERS = {"draw-2": ["ann", "bob"], "block-3": ["ann", "bob", "cat"], "block-4": ["ann", "bob", "cat", "dan"]}
+
+
+def create(app, variant="block-4", timer=0, request_id="m1", **kw):
+    return app.create_match(request_id, "egyptian", variant, kw.get("teams"), kw.get("target"), timer,
+                            [SeatSpec(p, f"seed-{p}") for p in PLAYERS[variant]])
+
+
+def act(app, match, n, choose=0):
+    """The seat to act makes its ``choose``-th legal move."""
+    rnd = match.state.round
+    move = legal_moves(rnd)[choose]
+    player = match.seats[rnd.turn]
+    if move.kind == "draw":
+        return app.draw_tile(match.id, player, f"r{n}").match
+    return app.play_tile(match.id, player, move.tile, move.end, f"r{n}").match
+
+
+def play_out(app, match):
+    n = 0
+    while not match.finished:
+        match = act(app, match, n)
+        n += 1
+    return match
+
+
+class MatchStoreContract:
+    @pytest.fixture
+    def env(self):
+        raise NotImplementedError
+
+    @pytest.fixture
+    def clock(self):
+        return Clock()
+
+    @pytest.fixture
+    def app(self, env, clock):
+        app = MatchApplication(env=env, clock=clock)
+        yield app
+        app.close()
+
+    @pytest.mark.parametrize("variant", ["draw-2", "block-3", "block-4"])
+    def test_a_whole_match_is_stored_and_its_export_verifies(self, app, variant):
+        match = play_out(app, create(app, variant, target=51))
+        record = full_record(app.events_after(match.id, 0))
+        verdict = verify(from_json(json.loads(json.dumps(to_json(record)))))
+        assert verdict.valid and verdict.complete
+        assert verdict.to_json()["scores"] == list(match.state.scores)
+        assert verdict.to_json()["winner"] == match.state.winner
+
+    def test_replaying_a_match_from_its_events_rebuilds_the_same_state(self, app):
+        match = create(app)
+        for n in range(9):
+            match = act(app, match, n)
+        again = app.match_at(match.id, match.version)  # not from the cache: a replay
+        assert again.version == match.version
+        assert again.state.scores == match.state.scores
+        assert list(again.state.round.hands) == list(match.state.round.hands)
+        assert again.state.round.actions() == match.state.round.actions()
+
+    def test_a_retried_play_returns_the_first_outcome_and_appends_nothing(self, app):
+        match = create(app)
+        rnd = match.state.round
+        move = legal_moves(rnd)[0]
+        player = match.seats[rnd.turn]
+        first = app.play_tile(match.id, player, move.tile, move.end, "same")
+        again = app.play_tile(match.id, player, move.tile, move.end, "same")
+        assert again.version == first.version
+        assert app.get_match(match.id).version == first.match.version
+
+    def test_a_refused_play_appends_nothing(self, app):
+        match = create(app)
+        rnd = match.state.round
+        idle = match.seats[(rnd.turn + 1) % 4]
+        with pytest.raises(NotYourTurn):
+            app.play_tile(match.id, idle, 0, None, "x")
+        assert app.get_match(match.id).version == match.version
+
+    def test_creating_a_match_twice_with_one_request_id_creates_it_once(self, app):
+        assert create(app, request_id="same").id == create(app, request_id="same").id
+
+    def test_forced_passes_are_recorded_by_the_server(self, app):
+        match = play_out(app, create(app, "block-4", target=151))
+        kinds = [type(e).__name__ for e in app.events_after(match.id, 0)]
+        assert "TurnPassed" in kinds
+
+    def test_a_seat_whose_timer_runs_out_is_played_for_and_marked_timeout(self, app, clock):
+        match = create(app, timer=30)
+        seat = match.state.round.turn
+        timer = TurnTimer(app)
+        timer.follow_store()
+        clock.advance(29)
+        assert timer.step() == 0
+        clock.advance(2)
+        assert timer.step() == 1
+        after = app.get_match(match.id)
+        assert after.state.round.actions()[0][0] == seat and after.round_timeouts[0]
+
+    def test_a_seat_that_times_out_twice_in_a_row_is_away_and_played_at_once(self, app, clock):
+        match = create(app, "draw-2", timer=30)
+        seat = match.state.round.turn
+        timer = TurnTimer(app)
+        for _ in range(2):
+            while app.get_match(match.id).state.round.turn != seat:
+                timer.follow_store()
+                clock.advance(31)
+                timer.step()
+            timer.follow_store()
+            clock.advance(31)
+            timer.step()
+        match = app.get_match(match.id)
+        assert seat in match.away
+        assert match.state.round.turn != seat or match.finished
+        app.resume_seat(match.id, match.seats[seat])
+        assert seat not in app.get_match(match.id).away
+
+    def test_a_stale_timeout_is_refused(self, app, clock):
+        match = create(app, timer=30)
+        turn = (match.round_number, match.turn_no)
+        match = act(app, match, 0)
+        clock.advance(31)
+        with pytest.raises(StaleTimeout):
+            app.expire_turn(match.id, *turn)
+
+    def test_unlimited_turns_never_time_out(self, app, clock):
+        match = create(app, timer=0)
+        timer = TurnTimer(app)
+        timer.follow_store()
+        clock.advance(10_000)
+        assert timer.step() == 0 and app.get_match(match.id).version == match.version
+
+
+class TestInMemory(MatchStoreContract):
+    @pytest.fixture
+    def env(self):
+        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+
+
+class RestartContract:
+    """Only durable stores survive a restart."""
+
+    def test_a_restarted_service_finds_every_match_where_it_stood(self, env, clock):
+        first = MatchApplication(env=env, clock=clock)
+        match = create(first)
+        for n in range(5):
+            match = act(first, match, n)
+        first.close()
+        restarted = MatchApplication(env=env, clock=clock)
+        try:
+            again = restarted.get_match(match.id)
+            assert again.version == match.version and again.state.round.actions() == match.state.round.actions()
+            act(restarted, again, 99)
+        finally:
+            restarted.close()
+
+    def test_an_overdue_turn_is_resolved_after_a_restart(self, env, clock):
+        first = MatchApplication(env=env, clock=clock)
+        match = create(first, timer=45)
+        first.close()  # the service stops mid-turn
+        clock.advance(60)
+        restarted = MatchApplication(env=env, clock=clock)
+        try:
+            timer = TurnTimer(restarted)
+            timer.follow_store()
+            assert timer.step() == 1
+            assert restarted.get_match(match.id).round_timeouts[0] is True
+        finally:
+            restarted.close()
+
+
+@pytest.mark.integration
+class TestWithSQLite(MatchStoreContract, RestartContract):
+    @pytest.fixture
+    def env(self, fresh_sqlite_env):
+        return fresh_sqlite_env
+
+
+@pytest.mark.integration
+class TestWithPostgres(MatchStoreContract, RestartContract):
+    @pytest.fixture
+    def env(self, fresh_postgres_env):
+        return fresh_postgres_env
