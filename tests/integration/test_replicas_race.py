@@ -1,0 +1,53 @@
+"""Two match service replicas on one PostgreSQL racing on one match: only one play lands."""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import pytest
+
+from domino.match.v1 import match_service_pb2 as pb
+from services.match.application import MatchApplication
+from tests.service.harness import Clock, auth, running_service
+
+pytestmark = pytest.mark.integration
+
+
+def test_two_replicas_racing_on_one_turn_store_exactly_one_play(fresh_postgres_env):
+    clock = Clock()
+    first, second = MatchApplication(env=fresh_postgres_env, clock=clock), MatchApplication(env=fresh_postgres_env, clock=clock)
+    try:
+        with running_service(first) as one, running_service(second) as two:
+            created = one.create()
+            match_id = created.match_id
+            for turn in range(6):
+                view = one.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("svc", "service")).view
+                player = view.seats[view.turn].player_id
+                # Both replicas have the match cached at this version before the race.
+                two.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player))
+                moves = one.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view.legal_moves
+                before = len(list(first.events_after(uuid.UUID(match_id), 0)))
+
+                def attempt(i):
+                    svc = (one, two)[i % 2]
+                    move = moves[i % len(moves)]
+                    try:
+                        svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=f"t{turn}-{i}",
+                                                             tile=move.tile, end=move.end), metadata=auth(player))
+                        return grpc.StatusCode.OK
+                    except grpc.RpcError as e:
+                        return e.code()
+
+                with ThreadPoolExecutor(8) as pool:
+                    codes = list(pool.map(attempt, range(8)))
+                assert codes.count(grpc.StatusCode.OK) == 1, codes
+                assert set(codes) <= {grpc.StatusCode.OK, grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED}
+                events = list(second.events_after(uuid.UUID(match_id), 0))[before:]
+                plays = [e for e in events if type(e).__name__ == "TilePlayed" and not e.timeout]
+                assert len(plays) == 1
+    finally:
+        first.close()
+        second.close()
+
