@@ -17,3 +17,11 @@ def match() -> None:
     from services.match.bootstrap import main
 
     main()
+
+
+@serve.command()
+def relay() -> None:
+    """The relay: publishes stored match events to NATS JetStream, in order, exactly once."""
+    from services.match.bootstrap import relay_main
+
+    relay_main()

@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     watch_poll_seconds: float = Field(1.0, description="how often a WatchMatch stream re-reads the store")
     timer_poll_seconds: float = Field(0.5, description="how often the turn timer follows the store")
 
+    relay_metrics_port: int = Field(9104, description="Prometheus metrics HTTP port of the relay")
+
     matchmaking_address: str = Field("127.0.0.1:50052")
     matchmaking_metrics_port: int = Field(9102)
     bots_metrics_port: int = Field(9103)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -15,6 +14,7 @@ from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
 from services.common import logs
 from services.common.config import Settings, persistence_env
 from services.common.grpc_metrics import MetricsInterceptor, RpcMetrics
+from services.common.lifecycle import stop_on_signals
 
 from .application import MatchApplication
 from .changes import ChangeFeed
@@ -55,10 +55,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await server.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await server.health.set("", health_pb2.HealthCheckResponse.SERVING)
     log.info("match service listening", extra={"port": port, "metrics_port": settings.match_metrics_port})
-    stopping = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stopping.set)
+    stopping = stop_on_signals()
     timers = asyncio.create_task(timer.run(stopping, settings.timer_poll_seconds))
     if ready is not None:
         ready.set()
@@ -75,3 +72,34 @@ def main() -> None:
     settings = Settings()
     logs.configure(settings.log_format, settings.log_level)
     asyncio.run(serve(settings))
+
+
+async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) -> None:
+    import nats
+    from prometheus_client import Counter
+
+    from .relay import Relay
+
+    app = MatchApplication(env=persistence_env(settings))
+    nc = await nats.connect(settings.nats_url, max_reconnect_attempts=-1)
+    published = Counter("domino_relay_published_total", "Events published to JetStream", ["duplicate"])
+    relay = Relay(app, nc.jetstream(), on_publish=lambda duplicate: published.labels(str(duplicate).lower()).inc())
+    await relay.start()
+    Gauge("domino_relay_lag_events", "Stored events not yet published").set_function(lambda: relay.stats.lag_events)
+    Gauge("domino_relay_lag_seconds", "Age of the newest event when it was published").set_function(
+        lambda: relay.stats.lag_seconds)
+    start_http_server(settings.relay_metrics_port)
+    log.info("relay started", extra={"position": relay.position, "nats": settings.nats_url})
+    stopping = stop_on_signals()
+    if ready is not None:
+        ready.set()
+    await relay.run(stopping)
+    await nc.drain()
+    app.close()
+    log.info("relay stopped")
+
+
+def relay_main() -> None:
+    settings = Settings()
+    logs.configure(settings.log_format, settings.log_level)
+    asyncio.run(serve_relay(settings))

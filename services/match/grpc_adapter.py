@@ -25,6 +25,7 @@ from .application import (
 from .changes import ChangeFeed
 from .domainmodel import Match, NotSeated
 from .export import full_record, seat_record_json
+from .public_events import event_name
 from .record import to_json
 from .rules.errors import MalformedTile, RulesError
 from .rules.moves import LEFT, RIGHT, Move
@@ -44,9 +45,6 @@ _STATUS = [
 ]
 _KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}
 _END = {None: pb.END_UNSPECIFIED, LEFT: pb.END_LEFT, RIGHT: pb.END_RIGHT}
-_EVENT_KIND = {"MatchStarted": "match_started", "RoundDealt": "round_dealt", "TilePlayed": "tile_played",
-               "TileDrawn": "tile_drawn", "TurnPassed": "turn_passed", "RoundEnded": "round_ended",
-               "MatchEnded": "match_ended", "SeatAway": "seat_away", "SeatReturned": "seat_returned"}
 
 
 class Forbidden(Exception):
@@ -274,7 +272,7 @@ def match_view(match: Match, seat: int) -> pb.MatchView:
 
 def event_pb(event, seat: int) -> pb.MatchEvent:
     kind = type(event).__name__
-    msg = pb.MatchEvent(version=event.originator_version, kind=_EVENT_KIND.get(kind, kind),
+    msg = pb.MatchEvent(version=event.originator_version, kind=event_name(event),
                         occurred_at=_timestamp(event.timestamp.timestamp()))
     if hasattr(event, "seat"):
         msg.seat = event.seat

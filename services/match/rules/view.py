@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .moves import LEFT, Move, legal_moves
+from .rulesets import RuleSet
 from .state import Match, Round
 from .tiles import HIGH, LOW, count, tiles_in
 
@@ -24,6 +25,7 @@ class PublicAction:
 
 @dataclass(frozen=True)
 class PlayerView:
+    rules: RuleSet
     seat: int
     hand: tuple[int, ...]
     line: tuple[tuple[int, int], ...]  # tiles as laid, left to right, each (left pip, right pip)
@@ -74,10 +76,11 @@ def player_view(match: Match, seat: int) -> PlayerView:
     rnd = match.round
     rounds = len(match.results) + (1 if rnd is not None and rnd.outcome is None else 0)
     if rnd is None:
-        return PlayerView(seat, (), (), None, None, (0,) * match.rules.seats, 0, match.scores, match.target,
+        return PlayerView(match.rules, seat, (), (), None, None, (0,) * match.rules.seats, 0, match.scores, match.target,
                           0, None, (), (), None, match.winner)
     live = rnd.outcome is None
     return PlayerView(
+        rules=match.rules,
         seat=seat,
         hand=tuple(tiles_in(rnd.hands[seat])),
         line=tuple(line_of(rnd)),

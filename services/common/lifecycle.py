@@ -1,0 +1,15 @@
+"""Process lifecycle shared by every service: stop cleanly on SIGTERM or Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+
+def stop_on_signals() -> asyncio.Event:
+    """An event set by SIGTERM/SIGINT, so a service can finish in-flight work and drain."""
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    return stopping

@@ -1,0 +1,120 @@
+"""The relay against a real nats-server: every stored event reaches JetStream once, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import nats
+import pytest
+
+from services.common import bus
+from services.match.application import MatchApplication
+from services.match.relay import Relay
+from tests.integration.test_match_store_contract import act, create
+
+pytestmark = pytest.mark.integration
+
+
+async def stream_messages(url: str) -> list:
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    info = await js.stream_info(bus.STREAM)
+    msgs = [await js.get_msg(bus.STREAM, seq=s) for s in range(info.state.first_seq, info.state.last_seq + 1)]
+    await nc.close()
+    return msgs
+
+
+async def fresh_stream(url: str) -> None:
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    try:
+        await js.delete_stream(bus.STREAM)
+    except nats.js.errors.NotFoundError:
+        pass
+    await nc.close()
+
+
+async def relay_until_idle(app, url: str, position: int | None = None) -> Relay:
+    nc = await nats.connect(url)
+    relay = Relay(app, nc.jetstream(), batch=7)
+    await relay.start()
+    if position is not None:
+        relay.position = position
+    while await relay.pump():
+        pass
+    await nc.close()
+    return relay
+
+
+def played(app, matches=2, actions=12):
+    ids = []
+    for m in range(matches):
+        match = create(app, request_id=f"m{m}")
+        for n in range(actions):
+            match = act(app, match, n)
+        ids.append(match.id)
+    return ids
+
+
+def test_every_stored_event_is_published_once_in_order_per_match(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = MatchApplication(env=fresh_sqlite_env)
+    ids = played(app)
+    asyncio.run(relay_until_idle(app, nats_server.url))
+    msgs = asyncio.run(stream_messages(nats_server.url))
+    events = [m for m in msgs if ".match." in m.subject]
+    for match_id in ids:
+        versions = [json.loads(m.data)["version"] for m in events if str(match_id) in m.subject]
+        assert versions == list(range(1, app.get_match(match_id).version + 1))
+    assert len({m.headers["Nats-Msg-Id"] for m in events}) == len(events)
+    app.close()
+
+
+def test_a_relay_that_sends_everything_again_is_deduplicated(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = MatchApplication(env=fresh_sqlite_env)
+    played(app, matches=1)
+    asyncio.run(relay_until_idle(app, nats_server.url))
+    before = len(asyncio.run(stream_messages(nats_server.url)))
+    again = asyncio.run(relay_until_idle(app, nats_server.url, position=0))
+    assert again.stats.published == again.stats.duplicates > 0
+    assert len(asyncio.run(stream_messages(nats_server.url))) == before
+    app.close()
+
+
+def test_a_restarted_relay_resumes_after_the_last_message_in_the_stream(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = MatchApplication(env=fresh_sqlite_env)
+    played(app, matches=1, actions=4)
+    first = asyncio.run(relay_until_idle(app, nats_server.url))
+    played_more = create(app, request_id="later")
+    act(app, played_more, 0)
+    second = asyncio.run(relay_until_idle(app, nats_server.url))
+    assert second.stats.duplicates == 0 and second.position > first.position
+    app.close()
+
+
+def test_published_events_carry_no_hands_boneyard_or_unrevealed_seed(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = MatchApplication(env=fresh_sqlite_env)
+    (match_id,) = played(app, matches=1)
+    asyncio.run(relay_until_idle(app, nats_server.url))
+    seed = app.get_match(match_id).server_seed
+    for msg in asyncio.run(stream_messages(nats_server.url)):
+        body = json.loads(msg.data)
+        assert "hands" not in body and "boneyard" not in body and seed not in msg.data.decode()
+        if body.get("event") == "tile_drawn":
+            assert "tile" not in body
+    app.close()
+
+
+def test_a_turn_message_names_the_seat_to_act(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = MatchApplication(env=fresh_sqlite_env)
+    (match_id,) = played(app, matches=1, actions=3)
+    asyncio.run(relay_until_idle(app, nats_server.url))
+    turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
+    match = app.get_match(match_id)
+    assert turns[-1]["seat"] == match.state.round.turn and turns[-1]["version"] == match.version
+    app.close()
