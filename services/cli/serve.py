@@ -25,3 +25,11 @@ def relay() -> None:
     from services.match.bootstrap import relay_main
 
     relay_main()
+
+
+@serve.command()
+def bots() -> None:
+    """The bot service: plays bot seats' turns from NATS through the match service's gRPC API."""
+    from services.bots.bootstrap import main
+
+    main()

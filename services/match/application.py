@@ -16,9 +16,10 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import RecordConflictError
 
-from .domainmodel import Match, NotSeated, RequestIdReused, StaleTimeout
+from .domainmodel import Match, NotSeated, RequestIdReused, StaleTimeout, fingerprint, request_key
 from .rules import fairness
 from .rules.errors import BadOptions
+from .rules.moves import DRAW, play
 from .rules.rulesets import DEFAULT_TURN_TIMER, check_target, check_turn_timer, rule_set
 
 __all__ = ["MatchApplication", "UnknownMatch", "InvalidRequest", "NotSeated", "RequestIdReused", "StaleTimeout",
@@ -82,9 +83,15 @@ class MatchApplication(Application[UUID]):
             raise InvalidRequest("every seat needs a distinct, non-empty player id")
         match_id = Match.create_id(request_id)
         try:
-            return self.repository.get(match_id)
+            existing = self.repository.get(match_id)
         except AggregateNotFoundError:
             pass
+        else:
+            asked = (rules, variant, ruleset.teams, target, turn_timer, tuple(players))
+            if asked != (existing.rules_name, existing.variant, existing.teams, existing.target, existing.turn_timer,
+                         existing.seats):
+                raise RequestIdReused("this request_id already created a different match")
+            return existing
         server_seed = self.seed_source()
         match = Match(request_id=request_id, rules=rules, variant=variant, teams=ruleset.teams, target=target,
                       turn_timer=turn_timer, seats=players, client_seeds=[s.client_seed for s in seats],
@@ -101,13 +108,13 @@ class MatchApplication(Application[UUID]):
             match.play_tile(seat, tile, end, key, self.clock())
             return -1
 
-        return self._seat_command(match_id, player_id, request_id, command)
+        return self._seat_command(match_id, player_id, request_id, fingerprint(play(tile, end)), command)
 
     def draw_tile(self, match_id: UUID, player_id: str, request_id: str) -> Outcome:
         def command(match: Match, seat: int, key: str) -> int:
             return match.draw_tile(seat, key, self.clock())
 
-        return self._seat_command(match_id, player_id, request_id, command)
+        return self._seat_command(match_id, player_id, request_id, fingerprint(DRAW), command)
 
     def resume_seat(self, match_id: UUID, player_id: str) -> Match:
         def attempt() -> Match:
@@ -145,27 +152,23 @@ class MatchApplication(Application[UUID]):
     def events_after(self, match_id: UUID, version: int) -> Iterable:
         return self.events.get(match_id, gt=version)
 
-    def drawn_tile(self, match_id: UUID, version: int) -> int:
-        (event,) = self.events.get(match_id, gt=version - 1, lte=version)
-        return event.tile
-
     # ---- plumbing ----------------------------------------------------------------------
 
-    def _seat_command(self, match_id: UUID, player_id: str, request_id: str,
+    def _seat_command(self, match_id: UUID, player_id: str, request_id: str, what: str,
                       command: Callable[[Match, int, str], int]) -> Outcome:
         if not request_id:
             raise InvalidRequest("request_id is required")
-        key = f"{player_id}/{request_id}"
+        key = request_key(player_id, request_id)
 
         def attempt() -> Outcome:
             match = self.get_match(match_id)
             seat = match.seat_of(player_id)
-            done = match.outcome_of(key)
+            done = match.outcome_of(key, what)
             if done is not None:
                 return Outcome(done, match, self._drawn_at(match_id, done))
             drawn = command(match, seat, key)
             self.save(match)
-            return Outcome(match.outcome_of(key), match, drawn)
+            return Outcome(match.outcome_of(key, what), match, drawn)
 
         return self._retrying(attempt)
 

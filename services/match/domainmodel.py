@@ -11,6 +11,7 @@ is triggered and stored in it: applying an event never reads a clock or a random
 from __future__ import annotations
 
 import copy
+import json
 import uuid
 from typing import Any
 
@@ -42,6 +43,16 @@ class RequestIdReused(Exception):
     """A request id already used for a different command."""
 
 
+def fingerprint(move: Move) -> str:
+    """What a request id is remembered as doing, to tell a retry from a reuse."""
+    return str(move)
+
+
+def request_key(player_id: str, request_id: str) -> str:
+    # JSON keeps any two (player, request) pairs apart, whatever characters they use.
+    return json.dumps([player_id, request_id])
+
+
 class Match(Aggregate):
     """One match, from the first deal to the last round (RULES.md §1)."""
 
@@ -69,7 +80,7 @@ class Match(Aggregate):
         self.timeouts_in_a_row = (0,) * len(seats)
         self.away: frozenset[int] = frozenset()
         self.round_timeouts: tuple[bool, ...] = ()
-        self.outcomes: dict[str, int] = {}  # request key -> version of the event that recorded it
+        self.outcomes: dict[str, tuple[int, str]] = {}  # request key -> (version that recorded it, command)
         self.round_announced = False  # RoundEnded stored for the last finished round
         self.finished = False  # MatchEnded stored
 
@@ -88,8 +99,16 @@ class Match(Aggregate):
         except ValueError:
             raise NotSeated(f"{player_id} has no seat at this match") from None
 
-    def outcome_of(self, request_key: str) -> int | None:
-        return self.outcomes.get(request_key)
+    def outcome_of(self, request_key: str, command: str) -> int | None:
+        """The version that recorded this request, if it was already carried out; a
+        request id reused for another command is refused, not answered."""
+        done = self.outcomes.get(request_key)
+        if done is None:
+            return None
+        version, recorded = done
+        if recorded != command:
+            raise RequestIdReused("this request_id was already used for a different command")
+        return version
 
     # ---- commands --------------------------------------------------------------------
 
@@ -188,7 +207,7 @@ class Match(Aggregate):
 
     def _check(self, seat: int, move: Move, request_key: str) -> None:
         if request_key and request_key in self.outcomes:
-            raise RequestIdReused("this request_id was already used for another command")
+            raise RequestIdReused("this request_id was already used for a different command")
         if self.finished:
             raise MatchOver("the match is over")
         rnd = self.state.round
@@ -221,12 +240,12 @@ class Match(Aggregate):
     def _play(self, seat: int, tile: int, end: int | None, timeout: bool, request_key: str,
               deadline: float | None) -> None:
         self.state = apply(self.state, play(tile, end), seat)
-        self._after_action(seat, timeout, request_key, deadline, turn_over=True)
+        self._after_action(seat, timeout, request_key, deadline, turn_over=True, command=fingerprint(play(tile, end)))
 
     @event("TileDrawn")
     def _draw(self, seat: int, tile: int, timeout: bool, request_key: str, deadline: float | None) -> None:
         self.state = apply(self.state, DRAW, seat)
-        self._after_action(seat, timeout, request_key, deadline, turn_over=False)
+        self._after_action(seat, timeout, request_key, deadline, turn_over=False, command=fingerprint(DRAW))
 
     @event("TurnPassed")
     def _turn_passed(self, seat: int, timeout: bool, deadline: float | None) -> None:
@@ -253,7 +272,7 @@ class Match(Aggregate):
         self.timeouts_in_a_row = self.timeouts_in_a_row[:seat] + (0,) + self.timeouts_in_a_row[seat + 1 :]
 
     def _after_action(self, seat: int, timeout: bool, request_key: str, deadline: float | None,
-                      turn_over: bool, forced: bool = False) -> None:
+                      turn_over: bool, forced: bool = False, command: str = "") -> None:
         self.round_timeouts = self.round_timeouts + (timeout,)
         if turn_over:
             self.turn_no += 1
@@ -263,4 +282,4 @@ class Match(Aggregate):
                 self.timeouts_in_a_row = self.timeouts_in_a_row[:seat] + (count,) + self.timeouts_in_a_row[seat + 1 :]
         self.deadline = deadline
         if request_key:
-            self.outcomes = {**self.outcomes, request_key: self.version + 1}
+            self.outcomes = {**self.outcomes, request_key: (self.version + 1, command)}

@@ -50,6 +50,19 @@ class Relay:
     async def start(self) -> None:
         await bus.ensure_stream(self.js)
         self.position = await self.recorded_position()
+        await self._republish_recent_turns()
+
+    async def _republish_recent_turns(self) -> None:
+        """A relay stopped between a batch's events and its turn messages left those turns
+        unsent; publish the turns of the matches its last batches touched (a turn that did
+        reach the stream is dropped as a duplicate, and answering a turn is idempotent)."""
+        lookback = 2 * self.batch
+        start = max(0, self.position - lookback)
+        notes = await asyncio.to_thread(self.app.recorder.select_notifications, start, lookback,
+                                        stop=self.position, inclusive_of_start=False)
+        last_version = {note.originator_id: note.originator_version for note in notes}
+        for match_id, version in last_version.items():
+            await self._publish_turn(match_id, version)
 
     async def recorded_position(self) -> int:
         """The notification id of the last message that reached the stream (0: none)."""

@@ -1,0 +1,55 @@
+"""Wires the bot service: NATS consumer, gRPC channel to the match service, metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import grpc
+import nats
+from prometheus_client import Counter, Histogram, start_http_server
+
+from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+from services.common import logs
+from services.common.config import Settings
+from services.common.lifecycle import stop_on_signals
+
+from .consumer import TurnConsumer
+from .player import BotPlayer
+
+log = logging.getLogger("domino.bots")
+
+
+async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
+    turns = Counter("domino_bots_turns_total", "Turn messages handled, by outcome", ["outcome"])
+    decisions = Histogram("domino_bots_decision_seconds", "Time a strategy takes to choose a move", ["strength"],
+                          buckets=(0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1))
+    errors = Counter("domino_bots_errors_total", "Turns that failed and were redelivered")
+    start_http_server(settings.bots_metrics_port)
+    channel = grpc.aio.insecure_channel(settings.match_address)
+    player = BotPlayer(pb_grpc.MatchServiceStub(channel), settings.jwt_secret,
+                       on_decision=lambda strength, seconds: decisions.labels(strength).observe(seconds))
+
+    def counted(outcome: str) -> None:
+        turns.labels(outcome).inc()
+        if outcome in ("retried", "error"):
+            errors.inc()
+
+    nc = await nats.connect(settings.nats_url, max_reconnect_attempts=-1)
+    consumer = TurnConsumer(nc.jetstream(), player, on_turn=counted)
+    await consumer.start()
+    log.info("bot service consuming turns", extra={"nats": settings.nats_url, "match": settings.match_address})
+    stopping = stop_on_signals()
+    if ready is not None:
+        ready.set()
+    await stopping.wait()
+    log.info("bot service stopping: finishing turns in hand")
+    await consumer.stop()
+    await nc.drain()
+    await channel.close()
+
+
+def main() -> None:
+    settings = Settings()
+    logs.configure(settings.log_format, settings.log_level)
+    asyncio.run(serve(settings))

@@ -1,0 +1,171 @@
+"""Runs the whole system as local processes: NATS, match, relay, matchmaking, bots.
+
+Used by `domino up` (the one-command local run) and by the system tests, which also kill
+and restart single services through it. Every service is a real process started with
+`python -m services.cli serve NAME`; its output goes to `<var>/logs/NAME.log`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from .servers import NatsServer, free_port, start_nats
+
+SERVICES = ("match", "relay", "matchmaking", "bots")
+
+
+class AlreadyRunning(RuntimeError):
+    pass
+
+
+@dataclass
+class Ports:
+    nats: int = 4222
+    match: int = 50051
+    matchmaking: int = 50052
+    match_metrics: int = 9101
+    matchmaking_metrics: int = 9102
+    bots_metrics: int = 9103
+    relay_metrics: int = 9104
+
+    @classmethod
+    def free(cls) -> "Ports":
+        return cls(*(free_port() for _ in range(7)))
+
+
+@dataclass
+class LocalSystem:
+    var_dir: Path
+    ports: Ports = field(default_factory=Ports)
+    jwt_secret: str | None = None
+    services: tuple[str, ...] = SERVICES
+    extra_env: dict[str, str] = field(default_factory=dict)
+    nats: NatsServer | None = None
+    processes: dict[str, subprocess.Popen] = field(default_factory=dict)
+    _lock: object = None
+
+    @property
+    def match_address(self) -> str:
+        return f"127.0.0.1:{self.ports.match}"
+
+    @property
+    def matchmaking_address(self) -> str:
+        return f"127.0.0.1:{self.ports.matchmaking}"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update({
+            "DOMINO_VAR_DIR": str(self.var_dir),
+            "DOMINO_NATS_URL": f"nats://127.0.0.1:{self.ports.nats}",
+            "DOMINO_MATCH_ADDRESS": self.match_address,
+            "DOMINO_MATCHMAKING_ADDRESS": self.matchmaking_address,
+            "DOMINO_MATCH_METRICS_PORT": str(self.ports.match_metrics),
+            "DOMINO_MATCHMAKING_METRICS_PORT": str(self.ports.matchmaking_metrics),
+            "DOMINO_BOTS_METRICS_PORT": str(self.ports.bots_metrics),
+            "DOMINO_RELAY_METRICS_PORT": str(self.ports.relay_metrics),
+        })
+        if "PERSISTENCE_MODULE" not in env:
+            env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+            env["SQLITE_DBNAME"] = str(self.var_dir / "match.sqlite")
+        if self.jwt_secret:
+            env["DOMINO_JWT_SECRET"] = self.jwt_secret
+        env.update(self.extra_env)
+        return env
+
+    def start(self, timeout: float = 60) -> None:
+        self.var_dir.mkdir(parents=True, exist_ok=True)
+        (self.var_dir / "logs").mkdir(exist_ok=True)
+        self._take_lock()
+        self.nats = start_nats(self.var_dir / "nats", self.ports.nats)
+        for name in self.services:
+            self.start_service(name, timeout)
+
+    def _take_lock(self) -> None:
+        lock = open(self.var_dir / "domino.lock", "a+")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise AlreadyRunning(f"the system is already running from {self.var_dir} ({lock.read().strip()})") from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"pid {os.getpid()}, match service at {self.match_address}")
+        lock.flush()
+        self._lock = lock
+
+    def start_service(self, name: str, timeout: float = 60) -> subprocess.Popen:
+        log = open(self.var_dir / "logs" / f"{name}.log", "ab")
+        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", name], env=self.env(),
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.processes[name] = proc
+        self._wait_ready(name, proc, timeout)
+        return proc
+
+    def _wait_ready(self, name: str, proc: subprocess.Popen, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{name} exited with {proc.returncode}; see {self.var_dir / 'logs' / (name + '.log')}")
+            if self._is_ready(name):
+                return
+            time.sleep(0.1)
+        raise TimeoutError(f"{name} did not become ready in {timeout} s")
+
+    def _is_ready(self, name: str) -> bool:
+        if name in ("match", "matchmaking"):
+            address = self.match_address if name == "match" else self.matchmaking_address
+            with grpc.insecure_channel(address) as channel:
+                try:
+                    reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
+                except grpc.RpcError:
+                    return False
+                return reply.status == health_pb2.HealthCheckResponse.SERVING
+        port = {"relay": self.ports.relay_metrics, "bots": self.ports.bots_metrics}[name]
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=1):
+                return True
+        except OSError:
+            return False
+
+    def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
+        proc = self.processes.pop(name)
+        proc.send_signal(sig)
+        proc.wait(30)
+
+    def stop(self) -> None:
+        """SIGTERM every service (they finish in-flight work), then NATS."""
+        for name in reversed(list(self.processes)):
+            proc = self.processes[name]
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for name, proc in list(self.processes.items()):
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.processes.clear()
+        if self.nats is not None:
+            self.nats.stop()
+            self.nats = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> "LocalSystem":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,77 @@
+"""Bots finish whole matches through real NATS and real gRPC, and survive being killed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import time
+
+import nats
+import pytest
+
+from services.common import bus
+
+from .conftest import domino_command
+
+pytestmark = pytest.mark.system
+
+
+def verified(record_json: str, tmp_path) -> dict:
+    path = tmp_path / "record.json"
+    path.write_text(record_json)
+    done = subprocess.run([domino_command(), "audit", "verify", "--json", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("variant", ["draw-2", "block-3", "block-4"])
+def test_bots_finish_a_whole_match_of_every_variant(client, variant, tmp_path):
+    match_id = client.create_bot_match(variant, f"bots-{variant}", target=51)
+    final = client.wait_until_ended(match_id)
+    verdict = verified(client.export(match_id), tmp_path)
+    assert verdict["complete"] and verdict["winner"] == final.winner
+
+
+def test_a_killed_bot_service_restarts_and_the_match_finishes_with_no_turn_played_twice(system, client, tmp_path):
+    match_id = client.create_bot_match("block-4", "kill-bots", target=151)
+    while client.view(match_id).version < 20:
+        time.sleep(0.05)
+    system.kill("bots")
+    stalled = client.view(match_id).version
+    time.sleep(0.5)
+    assert client.view(match_id).version == stalled  # nobody plays for the bots while they are down
+    system.start_service("bots")
+    client.wait_until_ended(match_id)
+    record = json.loads(client.export(match_id))
+    verified(json.dumps(record), tmp_path)
+    assert not any(a.get("timeout") for r in record["rounds"] for a in r["actions"])
+
+
+def test_a_killed_relay_restarts_and_every_event_reaches_nats_once_in_order(system, client):
+    match_ids = [client.create_bot_match("draw-2", f"relay-{i}", target=71) for i in range(3)]
+    time.sleep(0.3)
+    system.kill("relay")
+    time.sleep(0.5)
+    system.start_service("relay")
+    finals = {m: client.wait_until_ended(m) for m in match_ids}
+    time.sleep(1.0)  # the relay publishes what the last commands stored
+    events = asyncio.run(_stream_events(f"nats://127.0.0.1:{system.ports.nats}"))
+    ids = [msg_id for msg_id, _ in events]
+    assert len(ids) == len(set(ids))
+    for match_id, final in finals.items():
+        versions = [v for msg_id, v in events if msg_id.startswith(match_id)]
+        assert versions == list(range(1, final.version + 1))
+
+
+async def _stream_events(url: str) -> list[tuple[str, int]]:
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    info = await js.stream_info(bus.STREAM)
+    out = []
+    for seq in range(info.state.first_seq, info.state.last_seq + 1):
+        msg = await js.get_msg(bus.STREAM, seq=seq)
+        if ".match." in msg.subject:
+            out.append((msg.headers["Nats-Msg-Id"], json.loads(msg.data)["version"]))
+    await nc.close()
+    return out
