@@ -24,3 +24,33 @@ def heaviest_first(moves: Sequence[Move], rng: random.Random) -> Move:
 
 
 SIMPLE = {"random": random_move, "greedy": heaviest_first}
+
+
+# --- strategies that see a seat's view -------------------------------------------------------
+# A ViewStrategy is ``choose(view: PlayerView, rng) -> Move``: it gets exactly what its seat
+# may see (services.match.rules.view.player_view) and returns one of ``view.legal_moves``.
+
+ViewStrategy = Callable[["PlayerView", random.Random], Move]  # noqa: F821
+
+
+def from_moves(chooser: Chooser) -> ViewStrategy:
+    """A simple chooser as a view strategy: it looks at the legal moves only."""
+
+    def choose(view, rng: random.Random) -> Move:
+        return chooser(view.legal_moves, rng)
+
+    choose.__name__ = chooser.__name__
+    return choose
+
+
+def _strong() -> ViewStrategy:
+    from services.bots.strong import StrongBot
+
+    return StrongBot()
+
+
+STRATEGIES: dict[str, ViewStrategy] = {
+    "random": from_moves(random_move),
+    "greedy": from_moves(heaviest_first),
+    "strong": _strong(),
+}
