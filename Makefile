@@ -16,9 +16,7 @@ $(INSTALLED): pyproject.toml
 	touch $(INSTALLED)
 
 run: $(INSTALLED)
-	@mkdir -p var
-	$(VENV)/bin/domino audit simulate --variant block-4 --seed $$(date +%s) -o var/demo-record.json
-	$(VENV)/bin/domino audit verify var/demo-record.json
+	$(VENV)/bin/domino up
 
 test: $(INSTALLED)
 	$(VENV)/bin/buf lint

@@ -7,6 +7,7 @@ import click
 from .audit import audit
 from .serve import serve
 from .token import token
+from .up import up
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -18,6 +19,7 @@ def cli() -> None:
 cli.add_command(audit)
 cli.add_command(serve)
 cli.add_command(token)
+cli.add_command(up)
 
 
 def main() -> None:

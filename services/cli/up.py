@@ -1,0 +1,63 @@
+"""`domino up`: the whole system on this machine, in the foreground, until Ctrl-C."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+
+import click
+
+from services.common.config import Settings
+from services.common.supervisor import SERVICES, AlreadyRunning, LocalSystem, Ports
+
+
+@click.command()
+@click.option("--var", "var_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the SQLite store, NATS data and logs live (default: DOMINO_VAR_DIR or ./var).")
+def up(var_dir: Path | None) -> None:
+    """Start NATS (JetStream), the match service (SQLite), the relay, matchmaking and bots.
+
+    Starting again resumes every unfinished match where it stood.
+    """
+    settings = Settings()
+    var_dir = var_dir or Path(settings.var_dir)
+    system = LocalSystem(var_dir.resolve(), Ports(), services=available_services())
+    try:
+        system.start()
+    except AlreadyRunning as e:
+        raise click.ClickException(f"{e}. Use that one, or stop it first (Ctrl-C in its terminal).") from None
+    except (RuntimeError, TimeoutError) as e:
+        system.stop()
+        raise click.ClickException(str(e)) from None
+    p = system.ports
+    click.echo(f"""
+domino is up (data and logs in {var_dir}/).
+  gRPC, with reflection:  match {system.match_address}   matchmaking {system.matchmaking_address}
+  NATS (JetStream):       nats://127.0.0.1:{p.nats}
+  metrics:                match http://127.0.0.1:{p.match_metrics}/metrics
+                          relay http://127.0.0.1:{p.relay_metrics}/metrics
+                          matchmaking http://127.0.0.1:{p.matchmaking_metrics}/metrics
+                          bots http://127.0.0.1:{p.bots_metrics}/metrics
+Play:   domino play        (another terminal)
+Demo:   domino demo --variant block-4 --json
+Stop:   Ctrl-C
+""")
+    stopped = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stopped.set())
+    while not stopped.wait(1.0):
+        for name, proc in list(system.processes.items()):
+            if proc.poll() is not None:
+                click.echo(f"{name} exited ({proc.returncode}); restarting it (see {var_dir}/logs/{name}.log)", err=True)
+                system.processes.pop(name)
+                system.start_service(name)
+    click.echo("stopping...")
+    system.stop()
+    click.echo("stopped.")
+
+
+def available_services() -> tuple[str, ...]:
+    import importlib.util
+
+    return tuple(s for s in SERVICES if s != "matchmaking" or importlib.util.find_spec("services.matchmaking.bootstrap"))
