@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .audit import audit
+from .demo import demo
 from .serve import serve
 from .token import token
 from .up import up
@@ -17,6 +18,7 @@ def cli() -> None:
 
 
 cli.add_command(audit)
+cli.add_command(demo)
 cli.add_command(serve)
 cli.add_command(token)
 cli.add_command(up)
