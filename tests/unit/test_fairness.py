@@ -51,13 +51,25 @@ def test_the_documented_algorithm_is_what_runs():
     import hmac
     import json
 
-    key = hmac.new(SEED, b"domino-deal/1\x00" + json.dumps([2, ["x"]], separators=(",", ":")).encode(), "sha256").digest()
-    stream = b"".join(hmac.new(key, i.to_bytes(4, "big"), "sha256").digest() for i in range(8))
-    order, pos = list(range(28)), 0
-    for i in range(27, 0, -1):
-        while stream[pos] >= 256 - 256 % (i + 1):
-            pos += 1
-        j = stream[pos] % (i + 1)
-        pos += 1
-        order[i], order[j] = order[j], order[i]
-    assert shuffled_tiles(round_key(SEED, ["x"], 2)) == order
+    message = b"domino-deal/1\x00" + json.dumps([2, ["x"]], separators=(",", ":")).encode()
+    key = hmac.new(SEED, message, "sha256").digest()
+    attempt = 0
+    while True:
+        stream = b"".join(hmac.new(key, k.to_bytes(4, "big"), "sha256").digest() for k in (2 * attempt, 2 * attempt + 1))
+        sort_keys = [int.from_bytes(stream[2 * t : 2 * t + 2], "big") for t in range(28)]
+        if len(set(sort_keys)) == 28:
+            break
+        attempt += 1
+    assert shuffled_tiles(round_key(SEED, ["x"], 2)) == sorted(range(28), key=lambda t: sort_keys[t])
+
+
+def test_a_deal_whose_sort_keys_collide_moves_on_to_the_next_attempt():
+    collided = next(r for r in range(2000) if _collides(round_key(SEED, [], r)))
+    assert sorted(shuffled_tiles(round_key(SEED, [], collided))) == list(range(28))
+
+
+def _collides(key: bytes) -> bool:
+    import hmac
+
+    stream = hmac.new(key, (0).to_bytes(4, "big"), "sha256").digest() + hmac.new(key, (1).to_bytes(4, "big"), "sha256").digest()
+    return len({stream[2 * t : 2 * t + 2] for t in range(28)}) < 28

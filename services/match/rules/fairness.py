@@ -10,10 +10,12 @@ then check the commitment and re-derive every deal (``domino audit verify``).
 The algorithm, exactly:
 - ``round_key = HMAC-SHA256(server_seed, "domino-deal/1" || 0x00 || JSON([r, client_seeds]))``
   where JSON is compact (``separators=(",", ":")``, UTF-8, ``ensure_ascii=False``);
-- the byte stream is ``HMAC-SHA256(round_key, uint32_be(0)) || HMAC-SHA256(round_key, uint32_be(1)) || …``;
-- Fisher–Yates over tile ids 0..27 (0-0, 0-1, … 6-6): for ``i`` from 27 down to 1, take
-  the next byte ``b``, drop it if ``b >= 256 - 256 % (i + 1)``, else swap ``i`` with
-  ``b % (i + 1)``;
+- ``block(k) = HMAC-SHA256(round_key, uint32_be(k))``; attempt ``a`` reads
+  ``block(2a) || block(2a + 1)`` as 28 big-endian 16-bit sort keys, one for each tile id
+  0..27 (0-0, 0-1, … 6-6), and is used only if the 28 keys are all different (else the
+  next attempt; this happens about once in 180 deals);
+- the shuffled order is the tile ids sorted by their keys. Independent uniform keys, all
+  distinct, put every one of the 28! orders equally likely;
 - the shuffled order is dealt in runs: seat 0's hand, seat 1's, …; then the boneyard in
   draw order (draw games) or the set-aside tile (block-3).
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import struct
 
 from .errors import BadDeal
 from .rulesets import RuleSet
@@ -41,28 +44,44 @@ def round_key(server_seed: bytes, client_seeds: list[str] | tuple[str, ...], rou
 
 
 def shuffled_tiles(key: bytes) -> list[int]:
-    order = list(range(28))
-    stream = _hmac_sha256(key, b"\0\0\0\0")
-    pos = 0
-    for i, bound, limit in _STEPS:
-        while True:
-            if pos == len(stream):
-                stream += _hmac_sha256(key, (len(stream) // 32).to_bytes(4, "big"))
-            b = stream[pos]
-            pos += 1
-            if b < limit:
-                break
-        j = b % bound
-        order[i], order[j] = order[j], order[i]
-    return order
+    block = _hmac_sha256_of(key)
+    attempt = 0
+    while True:
+        keys = _SORT_KEYS.unpack_from(block(_COUNTERS[2 * attempt]) + block(_COUNTERS[2 * attempt + 1]))
+        if len(set(keys)) == 28:
+            return sorted(_TILE_IDS, key=keys.__getitem__)
+        attempt += 1
 
 
 def _hmac_sha256(key: bytes, message: bytes) -> bytes:
     return hmac.digest(key, message, "sha256")
 
 
+def _hmac_sha256_of(key: bytes):
+    """HMAC-SHA256 under one key, for many messages: RFC 2104 with the keyed inner and outer
+    hash states computed once (what ``hmac`` does inside; the same bytes, cheaper)."""
+    if len(key) > 64:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(64, b"\0")
+    inner = hashlib.sha256(key.translate(_IPAD))
+    outer = hashlib.sha256(key.translate(_OPAD))
+
+    def mac(message: bytes) -> bytes:
+        h = inner.copy()
+        h.update(message)
+        o = outer.copy()
+        o.update(h.digest())
+        return o.digest()
+
+    return mac
+
+
+_IPAD = bytes(b ^ 0x36 for b in range(256))
+_OPAD = bytes(b ^ 0x5C for b in range(256))
+_COUNTERS = tuple(k.to_bytes(4, "big") for k in range(64))
+_TILE_IDS = tuple(range(28))
+_SORT_KEYS = struct.Struct(">28H")
 _BITS = tuple(1 << t for t in range(28))
-_STEPS = tuple((i, i + 1, 256 - 256 % (i + 1)) for i in range(27, 0, -1))
 
 
 def deal_from_order(rules: RuleSet, order: list[int]) -> Deal:

