@@ -36,6 +36,7 @@ from services.audit.verify import verify
 from services.match.rules.fairness import deal
 from services.match.rules.match import new_match, start_round
 from services.match.rules.moves import legal_moves
+from services.match.rules.playout import random_playout
 from services.match.rules.rulesets import egyptian
 from services.match.rules.turns import step
 
@@ -55,6 +56,7 @@ ROUND_METRICS = {
 PEER = "peer_dominoes_random_games_per_s"
 VERIFY = "verify_events_per_s"
 OURS = "block4_teams_random_rounds_per_s"
+VIA_STEP = "block4_teams_random_rounds_per_s_via_step"
 
 
 def _key(n: int) -> bytes:
@@ -67,8 +69,11 @@ def _key(n: int) -> bytes:
 # Each timed sample returns (units done, wall seconds, CPU seconds of this process).
 
 
-def random_rounds(rules, seconds: float, rng_seed: str, key_base: int) -> tuple[int, float, float]:
-    """Whole rounds, each from a fresh seeded deal to its end, with uniformly random legal moves."""
+def random_rounds(rules, seconds: float, rng_seed: str, key_base: int, via_step: bool = False
+                  ) -> tuple[int, float, float]:
+    """Whole rounds, each from a fresh seeded deal to its end, with uniformly random legal moves:
+    by the engine's playout kernel (what bots' rollouts use), or ``via_step``: the public
+    ``legal_moves`` + ``step`` loop, which makes the very same moves (tests/unit/test_playout.py)."""
     rand = random.Random(rng_seed).random
     clock = time.perf_counter
     n = 0
@@ -77,9 +82,12 @@ def random_rounds(rules, seconds: float, rng_seed: str, key_base: int) -> tuple[
     deadline = start + seconds
     while True:
         r = start_round(new_match(rules), deal(rules, (key_base + n).to_bytes(8, "big"))).round
-        while r.outcome is None:
-            mv = legal_moves(r)
-            step(r, mv[int(rand() * len(mv))])
+        if via_step:
+            while r.outcome is None:
+                mv = legal_moves(r)
+                step(r, mv[int(rand() * len(mv))])
+        else:
+            random_playout(r, rand)
         n += 1
         now = clock()
         if now >= deadline:
@@ -227,7 +235,7 @@ def run(seconds: float, repeats: int, seed: int, cpu_clock: bool = False) -> dic
     verify_events_per_pass = sum(verify(r).events for r in records)
     peer_games(min(0.2, seconds), f"peer-warmup:{seed}")
 
-    rates: dict[str, list[float]] = {name: [] for name in (OURS, PEER, *ROUND_METRICS, VERIFY)}
+    rates: dict[str, list[float]] = {name: [] for name in (OURS, PEER, *ROUND_METRICS, VERIFY, VIA_STEP)}
     cpu_share: list[float] = []  # CPU s / wall s of each sample; well under 1 means we were preempted
 
     def record(name: str, units: int, wall_s: float, cpu_s: float) -> None:
@@ -254,6 +262,8 @@ def run(seconds: float, repeats: int, seed: int, cpu_clock: bool = False) -> dic
             if name != OURS:
                 ours(name)
         gc.collect()
+        record(VIA_STEP, *random_rounds(rule_sets[OURS], seconds, f"{VIA_STEP}:{seed}:{k}", key_base, via_step=True))
+        gc.collect()
         per_call, batch_at, wall_s, cpu_s = legal_moves_batches(batches, seconds, batch_at, cpu_clock)
         lm_ns.extend(per_call)
         cpu_share.append(cpu_s / wall_s)
@@ -272,6 +282,8 @@ def run(seconds: float, repeats: int, seed: int, cpu_clock: bool = False) -> dic
         "peer_dominoes_random_games_per_s": round(med[PEER], 1),
         "block4_vs_peer_ratio": round(ratio, 3),
         # extras
+        VIA_STEP: round(med[VIA_STEP], 1),
+        "block4_via_step_vs_peer_ratio": round(med[VIA_STEP] / med[PEER], 3),
         "block4_solo_random_rounds_per_s": round(med["block4_solo_random_rounds_per_s"], 1),
         "block4_vs_peer_ratio_paired_median": round(statistics.median(paired), 3),
         "target_ratio": TARGET_RATIO,

@@ -33,3 +33,11 @@ def bots() -> None:
     from services.bots.bootstrap import main
 
     main()
+
+
+@serve.command()
+def matchmaking() -> None:
+    """Matchmaking: private rooms, public tables and practice against bots (gRPC)."""
+    from services.matchmaking.bootstrap import main
+
+    main()

@@ -34,3 +34,15 @@ def test_random_playout_matches_legal_moves_and_step(variant, seed, moves_first)
         step(slow, moves[int(a() * len(moves))])
     random_playout(fast, b)
     assert state(fast) == state(slow)
+
+
+def test_a_compiled_playout_is_built_from_the_current_source():
+    """mypyc's extension shadows playout.py; an edit without `make install` must not go unnoticed."""
+    from pathlib import Path
+
+    import services.match.rules.playout as playout
+
+    compiled = Path(playout.__file__)
+    if compiled.suffix == ".so":
+        source = compiled.with_name("playout.py")
+        assert compiled.stat().st_mtime >= source.stat().st_mtime, "playout.py changed: run `make install`"

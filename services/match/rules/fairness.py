@@ -86,8 +86,8 @@ _BITS = tuple(1 << t for t in range(28))
 
 def deal_from_order(rules: RuleSet, order: list[int]) -> Deal:
     n, size = rules.seats, rules.hand_size
-    bits = _BITS
-    hands = tuple(sum(map(bits.__getitem__, order[s * size : (s + 1) * size])) for s in range(n))
+    bits = list(map(_BITS.__getitem__, order))
+    hands = tuple([sum(bits[start : start + size]) for start in range(0, n * size, size)])
     rest = order[n * size :]
     if rules.draws:
         return Deal(hands, tuple(rest), -1)

@@ -81,11 +81,12 @@ def apply(match: Match, move: Move, seat: int | None = None) -> Match:
 def _end_round(match: Match, rnd: Round) -> Match:
     rules = match.rules
     last_seat = rnd.last_seat
-    winner, points = rules.score_round(rules, rnd.outcome, last_seat, rnd.hands)
+    reason = rnd.outcome or ""
+    winner, points = rules.score_round(rules, reason, last_seat, rnd.hands)
     scores = match.scores
     if winner is not None:
         scores = scores[:winner] + (scores[winner] + points,) + scores[winner + 1 :]
-    result = RoundResult(rnd.outcome, winner, points, scores, last_seat, tuple(rnd.hands))
-    next_leader = rules.next_leader(rules, rnd.outcome, winner, last_seat, rnd.hands)
+    result = RoundResult(reason, winner, points, scores, last_seat, tuple(rnd.hands))
+    next_leader = rules.next_leader(rules, reason, winner, last_seat, rnd.hands)
     match_winner = winner if winner is not None and scores[winner] >= match.target else None
     return Match(rules, match.target, scores, match.results + (result,), rnd, next_leader, match_winner)

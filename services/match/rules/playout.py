@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .moves import _PLAYS_BY_FIT, DRAW, PASS, _plays_for_fit, legal_moves
+from .moves import _PLAYS_BY_FIT, DRAW, PASS, Move, _plays_for_fit, legal_moves
 from .state import Round
 from .tiles import MATCHES, OTHER_END
 from .turns import step
@@ -20,8 +20,8 @@ from .turns import step
 def random_playout(rnd: Round, rand: Callable[[], float]) -> None:
     """Finish ``rnd`` in place; each turn takes ``legal_moves(rnd)[int(rand() * n)]``."""
     if rnd.outcome is None and rnd.left < 0:
-        moves = legal_moves(rnd)
-        step(rnd, moves[int(rand() * len(moves))])
+        opening = legal_moves(rnd)
+        step(rnd, opening[int(rand() * len(opening))])
     if rnd.outcome is not None:
         return
     hands = rnd.hands
@@ -33,13 +33,13 @@ def random_playout(rnd: Round, rand: Callable[[], float]) -> None:
     left = rnd.left
     right = rnd.right
     turn = rnd.turn
-    history = rnd.history
+    history: object = rnd.history
     memo = _PLAYS_BY_FIT
-    outcome = None
+    outcome: str | None = None
     while outcome is None:
         hand = hands[turn]
         key = (hand & MATCHES[left]) << 28 | hand & MATCHES[right]
-        moves = memo.get(key)
+        moves: tuple[Move, ...] | None = memo.get(key)
         if moves is None:
             moves = _plays_for_fit(key)
         if moves:

@@ -6,7 +6,7 @@ the match service, a bot's thousands of simulations and the auditor's replay.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .moves import Move
 from .rulesets import RuleSet
@@ -42,7 +42,7 @@ class Round:
         self.right = -1
         self.turn = leader  # the seat to act
         self.lead = lead  # the tile the first play must be, or -1 for any
-        self.history = None  # (previous, seat, move), newest first
+        self.history: Any = None  # (previous, seat, move), newest first
         self.outcome: str | None = None  # "domino" or "blocked" once ended
         self.dealt = deal
         self.leader = leader
@@ -74,8 +74,8 @@ class Round:
 
     def actions(self) -> list[tuple[int, Move]]:
         """(seat, move) pairs in the order they were made."""
-        out = []
-        node = self.history
+        out: list[tuple[int, Move]] = []
+        node: Any = self.history
         while node is not None:
             node, seat, move = node
             out.append((seat, move))

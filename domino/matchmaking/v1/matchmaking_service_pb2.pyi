@@ -1,0 +1,349 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class RoomStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ROOM_STATUS_UNSPECIFIED: _ClassVar[RoomStatus]
+    ROOM_STATUS_OPEN: _ClassVar[RoomStatus]
+    ROOM_STATUS_STARTING: _ClassVar[RoomStatus]
+    ROOM_STATUS_PLAYING: _ClassVar[RoomStatus]
+    ROOM_STATUS_CLOSED: _ClassVar[RoomStatus]
+
+class TicketStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TICKET_STATUS_UNSPECIFIED: _ClassVar[TicketStatus]
+    TICKET_STATUS_WAITING: _ClassVar[TicketStatus]
+    TICKET_STATUS_SEATED: _ClassVar[TicketStatus]
+    TICKET_STATUS_CANCELLED: _ClassVar[TicketStatus]
+    TICKET_STATUS_ENDED: _ClassVar[TicketStatus]
+ROOM_STATUS_UNSPECIFIED: RoomStatus
+ROOM_STATUS_OPEN: RoomStatus
+ROOM_STATUS_STARTING: RoomStatus
+ROOM_STATUS_PLAYING: RoomStatus
+ROOM_STATUS_CLOSED: RoomStatus
+TICKET_STATUS_UNSPECIFIED: TicketStatus
+TICKET_STATUS_WAITING: TicketStatus
+TICKET_STATUS_SEATED: TicketStatus
+TICKET_STATUS_CANCELLED: TicketStatus
+TICKET_STATUS_ENDED: TicketStatus
+
+class MatchOptions(_message.Message):
+    __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds")
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    rules: str
+    variant: str
+    teams: bool
+    target: int
+    turn_timer_seconds: int
+    def __init__(self, rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ...) -> None: ...
+
+class RoomSeat(_message.Message):
+    __slots__ = ("seat", "player_id", "bot_strength", "team")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    TEAM_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    bot_strength: str
+    team: int
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., bot_strength: _Optional[str] = ..., team: _Optional[int] = ...) -> None: ...
+
+class RoomView(_message.Message):
+    __slots__ = ("room_id", "code", "host_id", "status", "options", "seats", "match_id", "version", "closed_reason")
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    HOST_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_REASON_FIELD_NUMBER: _ClassVar[int]
+    room_id: str
+    code: str
+    host_id: str
+    status: RoomStatus
+    options: MatchOptions
+    seats: _containers.RepeatedCompositeFieldContainer[RoomSeat]
+    match_id: str
+    version: int
+    closed_reason: str
+    def __init__(self, room_id: _Optional[str] = ..., code: _Optional[str] = ..., host_id: _Optional[str] = ..., status: _Optional[_Union[RoomStatus, str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[RoomSeat, _Mapping]]] = ..., match_id: _Optional[str] = ..., version: _Optional[int] = ..., closed_reason: _Optional[str] = ...) -> None: ...
+
+class TicketView(_message.Message):
+    __slots__ = ("ticket_id", "status", "rules", "variant", "teams", "requested_at", "table_id", "seat", "seats", "match_id")
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+    status: TicketStatus
+    rules: str
+    variant: str
+    teams: bool
+    requested_at: _timestamp_pb2.Timestamp
+    table_id: str
+    seat: int
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    match_id: str
+    def __init__(self, ticket_id: _Optional[str] = ..., status: _Optional[_Union[TicketStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ...) -> None: ...
+
+class CreateRoomRequest(_message.Message):
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    rules: str
+    variant: str
+    teams: bool
+    target: int
+    turn_timer_seconds: int
+    seat: int
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class CreateRoomResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class GetRoomRequest(_message.Message):
+    __slots__ = ("room_id", "code")
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    room_id: str
+    code: str
+    def __init__(self, room_id: _Optional[str] = ..., code: _Optional[str] = ...) -> None: ...
+
+class GetRoomResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class JoinRoomRequest(_message.Message):
+    __slots__ = ("code", "seat")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    seat: int
+    def __init__(self, code: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class JoinRoomResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class LeaveRoomRequest(_message.Message):
+    __slots__ = ("room_id",)
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    room_id: str
+    def __init__(self, room_id: _Optional[str] = ...) -> None: ...
+
+class LeaveRoomResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class ChangeSeatRequest(_message.Message):
+    __slots__ = ("room_id", "seat")
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    room_id: str
+    seat: int
+    def __init__(self, room_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class ChangeSeatResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class AddBotRequest(_message.Message):
+    __slots__ = ("room_id", "seat", "strength")
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    room_id: str
+    seat: int
+    strength: str
+    def __init__(self, room_id: _Optional[str] = ..., seat: _Optional[int] = ..., strength: _Optional[str] = ...) -> None: ...
+
+class AddBotResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class RemoveBotRequest(_message.Message):
+    __slots__ = ("room_id", "seat")
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    room_id: str
+    seat: int
+    def __init__(self, room_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class RemoveBotResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class UpdateRoomOptionsRequest(_message.Message):
+    __slots__ = ("room_id", "rules", "variant", "teams", "target", "turn_timer_seconds")
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    room_id: str
+    rules: str
+    variant: str
+    teams: bool
+    target: int
+    turn_timer_seconds: int
+    def __init__(self, room_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ...) -> None: ...
+
+class UpdateRoomOptionsResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class StartRoomRequest(_message.Message):
+    __slots__ = ("room_id",)
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    room_id: str
+    def __init__(self, room_id: _Optional[str] = ...) -> None: ...
+
+class StartRoomResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class WatchRoomRequest(_message.Message):
+    __slots__ = ("room_id", "from_version")
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_VERSION_FIELD_NUMBER: _ClassVar[int]
+    room_id: str
+    from_version: int
+    def __init__(self, room_id: _Optional[str] = ..., from_version: _Optional[int] = ...) -> None: ...
+
+class WatchRoomResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class RequestTableRequest(_message.Message):
+    __slots__ = ("request_id", "rules", "variant", "teams")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    rules: str
+    variant: str
+    teams: bool
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ...) -> None: ...
+
+class RequestTableResponse(_message.Message):
+    __slots__ = ("ticket",)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: TicketView
+    def __init__(self, ticket: _Optional[_Union[TicketView, _Mapping]] = ...) -> None: ...
+
+class GetTicketRequest(_message.Message):
+    __slots__ = ("ticket_id",)
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+    def __init__(self, ticket_id: _Optional[str] = ...) -> None: ...
+
+class GetTicketResponse(_message.Message):
+    __slots__ = ("ticket",)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: TicketView
+    def __init__(self, ticket: _Optional[_Union[TicketView, _Mapping]] = ...) -> None: ...
+
+class WatchTicketRequest(_message.Message):
+    __slots__ = ("ticket_id",)
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+    def __init__(self, ticket_id: _Optional[str] = ...) -> None: ...
+
+class WatchTicketResponse(_message.Message):
+    __slots__ = ("ticket",)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: TicketView
+    def __init__(self, ticket: _Optional[_Union[TicketView, _Mapping]] = ...) -> None: ...
+
+class CancelTicketRequest(_message.Message):
+    __slots__ = ("ticket_id",)
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    ticket_id: str
+    def __init__(self, ticket_id: _Optional[str] = ...) -> None: ...
+
+class CancelTicketResponse(_message.Message):
+    __slots__ = ("ticket",)
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    ticket: TicketView
+    def __init__(self, ticket: _Optional[_Union[TicketView, _Mapping]] = ...) -> None: ...
+
+class StartPracticeRequest(_message.Message):
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "strength", "turn_timer_seconds")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    rules: str
+    variant: str
+    teams: bool
+    target: int
+    strength: str
+    turn_timer_seconds: int
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., strength: _Optional[str] = ..., turn_timer_seconds: _Optional[int] = ...) -> None: ...
+
+class StartPracticeResponse(_message.Message):
+    __slots__ = ("match_id", "seat", "seats", "options")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seat: int
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    options: MatchOptions
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,130 @@
+"""Wires matchmaking: store, application, the match service's client, gRPC server, the bot
+fill and start-again timers, the NATS consumer of match ends, metrics, signals."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import Counter, start_http_server
+
+from domino.matchmaking.v1 import matchmaking_service_pb2, matchmaking_service_pb2_grpc
+from services.common import logs
+from services.common.config import Settings
+from services.common.grpc_metrics import MetricsInterceptor, RpcMetrics
+from services.common.lifecycle import stop_on_signals
+from services.match.changes import ChangeFeed
+
+from .application import MatchmakingApplication
+from .grpc_adapter import MatchmakingServicer
+from .match_client import GrpcMatchCreator
+from .metrics import PrometheusObserver
+from .settings import MatchmakingSettings, matchmaking_persistence_env
+
+log = logging.getLogger("domino.matchmaking")
+SERVICE_NAME = matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
+
+
+def create_server(address: str, app: MatchmakingApplication, jwt_secret: str, changes: ChangeFeed | None = None,
+                  metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0):
+    """(server, port): a grpc.aio server with MatchmakingService, health and reflection;
+    bind port 0 to let the OS choose (tests). Pass the same ChangeFeed the application
+    reports its changes to, so watchers wake at once."""
+    interceptors = [MetricsInterceptor(metrics)] if metrics else []
+    server = grpc.aio.server(interceptors=interceptors)
+    servicer = MatchmakingServicer(app, jwt_secret, changes or ChangeFeed(), watch_poll_seconds)
+    matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = server.add_insecure_port(address)
+    server.health = health_servicer  # type: ignore[attr-defined]
+    return server, port
+
+
+async def mark_serving(server) -> None:
+    await server.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    await server.health.set("", health_pb2.HealthCheckResponse.SERVING)
+
+
+async def run_timers(app: MatchmakingApplication, stopping: asyncio.Event, poll_seconds: float = 1.0) -> None:
+    """Fill long-waiting public tables with bots; start matches whose start was interrupted."""
+    while not stopping.is_set():
+        try:
+            await asyncio.to_thread(app.fill_waiting_tables)
+            await asyncio.to_thread(app.pending_starts.follow_store)
+            await asyncio.to_thread(app.pending_starts.step)
+        except Exception:  # a fault in one pass must not stop the next
+            log.exception("matchmaking timer pass failed")
+        try:
+            await asyncio.wait_for(stopping.wait(), poll_seconds)
+        except asyncio.TimeoutError:
+            pass
+
+
+async def follow_match_ends(app: MatchmakingApplication, nats_url: str, stopping: asyncio.Event) -> None:
+    """Consume match_ended from JetStream until stopping; (re)connects while NATS is away, so
+    seating players never waits for NATS."""
+    import nats
+
+    from .match_end_consumer import MatchEndConsumer
+
+    handled = Counter("domino_matchmaking_match_ends_total", "match_ended messages handled, by outcome", ["outcome"])
+    nc = consumer = None
+    while not stopping.is_set() and consumer is None:
+        try:
+            nc = nc or await nats.connect(nats_url, max_reconnect_attempts=-1)
+            consumer = MatchEndConsumer(nc.jetstream(), app, on_message=lambda outcome: handled.labels(outcome).inc())
+            await consumer.start()
+        except Exception as e:
+            consumer = None
+            log.warning("cannot consume match ends yet; retrying", extra={"nats": nats_url, "error": str(e)})
+            try:
+                await asyncio.wait_for(stopping.wait(), 2.0)
+            except asyncio.TimeoutError:
+                pass
+    if consumer is not None:
+        log.info("consuming match ends", extra={"nats": nats_url})
+        await stopping.wait()
+        await consumer.stop()
+    if nc is not None:
+        await nc.drain()
+
+
+async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
+    local = MatchmakingSettings()
+    changes = ChangeFeed()
+    creator = GrpcMatchCreator(settings.match_address, settings.jwt_secret)
+    app = MatchmakingApplication(env=matchmaking_persistence_env(settings), matches=creator,
+                                 table_wait_seconds=local.table_wait_seconds,
+                                 table_bot_strength=local.table_bot_strength, observer=PrometheusObserver(),
+                                 on_change=changes.publish)
+    server, port = create_server(settings.matchmaking_address, app, settings.jwt_secret, changes,
+                                 RpcMetrics("matchmaking"), settings.watch_poll_seconds)
+    start_http_server(settings.matchmaking_metrics_port)
+    await server.start()
+    await mark_serving(server)
+    log.info("matchmaking listening", extra={"port": port, "metrics_port": settings.matchmaking_metrics_port,
+                                             "match": settings.match_address})
+    stopping = stop_on_signals()
+    timers = asyncio.create_task(run_timers(app, stopping, local.matchmaking_poll_seconds))
+    ends = asyncio.create_task(follow_match_ends(app, settings.nats_url, stopping))
+    if ready is not None:
+        ready.set()
+    await stopping.wait()
+    log.info("matchmaking stopping: finishing in-flight requests")
+    await server.health.enter_graceful_shutdown()
+    await server.stop(settings.shutdown_grace_seconds)
+    await asyncio.gather(timers, ends, return_exceptions=True)
+    creator.close()
+    app.close()
+    log.info("matchmaking stopped")
+
+
+def main() -> None:
+    settings = Settings()
+    logs.configure(settings.log_format, settings.log_level)
+    asyncio.run(serve(settings))

@@ -1,0 +1,289 @@
+"""MatchmakingService over gRPC: protobuf in, application calls, protobuf out.
+
+Only this module knows about status codes (CONVENTIONS.md habit 4). Everything that can be
+checked on the request alone is checked before anything is loaded, so bad input changes
+nothing; the application and the aggregates check the rest before any event is triggered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import AsyncIterator
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
+from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
+from services.common.auth import AuthError, bearer_identity
+from services.match.changes import ChangeFeed
+from services.match.rules.rulesets import TARGETS, TURN_TIMERS
+
+from .application import MatchmakingApplication, TicketState
+from .presence import Presence
+from .rooms import Room
+from .seating import is_bot
+from .errors import (
+    ConcurrencyConflict, InvalidRequest, MatchRefused, MatchServiceUnavailable, NotAPlayer, NotHost, NotInRoom, Refused,
+    TooManyFailedJoins, UnknownRoom, UnknownTicket,
+)
+from .options import Options
+
+_STATUS = [
+    (AuthError, grpc.StatusCode.UNAUTHENTICATED),
+    (UnknownRoom, grpc.StatusCode.NOT_FOUND),
+    (UnknownTicket, grpc.StatusCode.NOT_FOUND),
+    (NotAPlayer, grpc.StatusCode.PERMISSION_DENIED),
+    (NotHost, grpc.StatusCode.PERMISSION_DENIED),
+    (NotInRoom, grpc.StatusCode.PERMISSION_DENIED),
+    (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (Refused, grpc.StatusCode.FAILED_PRECONDITION),
+    (TooManyFailedJoins, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (MatchServiceUnavailable, grpc.StatusCode.UNAVAILABLE),
+    (MatchRefused, grpc.StatusCode.INTERNAL),  # options were checked here first: a refusal is a server fault
+    (ConcurrencyConflict, grpc.StatusCode.ABORTED),
+]
+_ROOM_STATUS = {Room.OPEN: pb.ROOM_STATUS_OPEN, Room.STARTING: pb.ROOM_STATUS_STARTING,
+                Room.PLAYING: pb.ROOM_STATUS_PLAYING, Room.CLOSED: pb.ROOM_STATUS_CLOSED}
+_TICKET_STATUS = {"waiting": pb.TICKET_STATUS_WAITING, "seated": pb.TICKET_STATUS_SEATED,
+                  "cancelled": pb.TICKET_STATUS_CANCELLED, "ended": pb.TICKET_STATUS_ENDED}
+
+
+class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
+    def __init__(self, app: MatchmakingApplication, jwt_secret: str, changes: ChangeFeed,
+                 poll_seconds: float = 1.0) -> None:
+        self.app = app
+        self.secret = jwt_secret
+        self.changes = changes
+        self.poll_seconds = poll_seconds
+
+    # ---- private rooms -----------------------------------------------------------------
+
+    async def CreateRoom(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            options = _options(request)
+            seat = request.seat if request.HasField("seat") else None
+            room = await asyncio.to_thread(self.app.create_room, player, request.request_id, options, seat)
+            return pb.CreateRoomResponse(room=room_pb(room))
+
+    async def GetRoom(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            which = request.WhichOneof("room")
+            if which == "room_id":
+                room = await asyncio.to_thread(self.app.room_for, player, _uuid(request.room_id, "room_id"))
+            elif which == "code":
+                room = await asyncio.to_thread(self.app.room_by_code, player, request.code)
+            else:
+                raise InvalidRequest("room_id or code is required")
+            return pb.GetRoomResponse(room=room_pb(room))
+
+    async def JoinRoom(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            if not request.code:
+                raise InvalidRequest("code is required")
+            seat = request.seat if request.HasField("seat") else None
+            room = await asyncio.to_thread(self.app.join_room, player, request.code, seat)
+            return pb.JoinRoomResponse(room=room_pb(room))
+
+    async def LeaveRoom(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            room = await asyncio.to_thread(self.app.leave_room, player, _uuid(request.room_id, "room_id"))
+            return pb.LeaveRoomResponse(room=room_pb(room))
+
+    async def ChangeSeat(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            room = await asyncio.to_thread(self.app.change_seat, player, _uuid(request.room_id, "room_id"),
+                                           request.seat)
+            return pb.ChangeSeatResponse(room=room_pb(room))
+
+    async def AddBot(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            room_id = _uuid(request.room_id, "room_id")
+            if not request.strength:
+                raise InvalidRequest("strength is required")
+            seat = request.seat if request.HasField("seat") else None
+            room = await asyncio.to_thread(self.app.add_bot, player, room_id, seat, request.strength)
+            return pb.AddBotResponse(room=room_pb(room))
+
+    async def RemoveBot(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            room = await asyncio.to_thread(self.app.remove_bot, player, _uuid(request.room_id, "room_id"),
+                                           request.seat)
+            return pb.RemoveBotResponse(room=room_pb(room))
+
+    async def UpdateRoomOptions(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            room_id = _uuid(request.room_id, "room_id")
+            changes = {name: getattr(request, field) for name, field in
+                       (("rules", "rules"), ("variant", "variant"), ("teams", "teams"), ("target", "target"),
+                        ("turn_timer", "turn_timer_seconds")) if request.HasField(field)}
+            _check_values(changes.get("target"), changes.get("turn_timer"))
+            room = await asyncio.to_thread(self.app.update_room_options, player, room_id, **changes)
+            return pb.UpdateRoomOptionsResponse(room=room_pb(room))
+
+    async def StartRoom(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            room = await asyncio.to_thread(self.app.start_room, player, _uuid(request.room_id, "room_id"))
+            return pb.StartRoomResponse(room=room_pb(room))
+
+    async def WatchRoom(self, request, context) -> AsyncIterator[pb.WatchRoomResponse]:
+        async with _statuses(context):
+            player = self._player(context)
+            room_id = _uuid(request.room_id, "room_id")
+            if request.from_version < 0:
+                raise InvalidRequest("from_version cannot be negative")
+            room = await asyncio.to_thread(self.app.room_for, player, room_id)
+            if request.from_version > room.version:
+                raise InvalidRequest(f"from_version {request.from_version} is beyond the room's version {room.version}")
+        version = request.from_version
+        room = None if version == 0 else await asyncio.to_thread(self.app.room_at, room_id, version)
+        while True:
+            waiter = self.changes.waiter(room_id)
+            events = await asyncio.to_thread(self.app.room_events_after, room_id, version)
+            for event in events:
+                room = event.mutate(room)
+                version = room.version
+                yield pb.WatchRoomResponse(room=room_pb(room))
+            if room.status == Room.CLOSED or not room.is_member(player):
+                return  # closed, or the watcher left: the last state was sent
+            await waiter.wait(self.poll_seconds)
+
+    # ---- public tables -----------------------------------------------------------------
+
+    async def RequestTable(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            options = Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None)
+            ticket = await asyncio.to_thread(self.app.request_table, player, request.request_id, options)
+            return pb.RequestTableResponse(ticket=ticket_pb(ticket))
+
+    async def GetTicket(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            ticket = await asyncio.to_thread(self.app.ticket, player, _ticket_id(request.ticket_id))
+            return pb.GetTicketResponse(ticket=ticket_pb(ticket))
+
+    async def WatchTicket(self, request, context) -> AsyncIterator[pb.WatchTicketResponse]:
+        async with _statuses(context):
+            player = self._player(context)
+            ticket_id = _ticket_id(request.ticket_id)
+            await asyncio.to_thread(self.app.ticket, player, ticket_id)
+        presence_id = Presence.create_id(player)
+        last = None
+        while True:
+            waiter = self.changes.waiter(presence_id)
+            ticket = await asyncio.to_thread(self.app.ticket, player, ticket_id)
+            if ticket != last:
+                last = ticket
+                yield pb.WatchTicketResponse(ticket=ticket_pb(ticket))
+            if ticket.finished:
+                return
+            await waiter.wait(self.poll_seconds)
+
+    async def CancelTicket(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            ticket = await asyncio.to_thread(self.app.cancel_ticket, player, _ticket_id(request.ticket_id))
+            return pb.CancelTicketResponse(ticket=ticket_pb(ticket))
+
+    # ---- practice ----------------------------------------------------------------------
+
+    async def StartPractice(self, request, context):
+        async with _statuses(context):
+            player = self._player(context)
+            options = _options(request)
+            if not request.strength:
+                raise InvalidRequest("strength is required")
+            table = await asyncio.to_thread(self.app.start_practice, player, request.request_id, options,
+                                            request.strength)
+            return pb.StartPracticeResponse(match_id=table.match_id, seat=0, seats=table.seats,
+                                            options=options_pb(table.match_options))
+
+    # ---- request checks ----------------------------------------------------------------
+
+    def _player(self, context) -> str:
+        who = bearer_identity(context.invocation_metadata(), self.secret)
+        if who.role != "player" or is_bot(who.subject):
+            raise NotAPlayer("only players take seats through matchmaking (not bots, services or auditors)")
+        return who.subject
+
+
+def _options(request) -> Options:
+    target = request.target if request.HasField("target") else None
+    timer = request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None
+    _check_values(target, timer)
+    return Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None,
+                          target, timer)
+
+
+def _check_values(target: int | None, turn_timer: int | None) -> None:
+    if target is not None and target not in TARGETS:
+        raise InvalidRequest(f"target {target} is not offered; choose one of {', '.join(map(str, TARGETS))}")
+    if turn_timer is not None and turn_timer not in TURN_TIMERS:
+        raise InvalidRequest("turn_timer_seconds must be 30, 45, 60 or 90, or 0 for unlimited")
+
+
+def _uuid(text: str, name: str) -> uuid.UUID:
+    if not text:
+        raise InvalidRequest(f"{name} is required")
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        raise InvalidRequest(f"{name} {text[:40]!r} is not an id") from None
+
+
+def _ticket_id(text: str) -> str:
+    return str(_uuid(text, "ticket_id"))
+
+
+class _statuses:
+    """Turns typed errors into gRPC statuses with their message."""
+
+    def __init__(self, context) -> None:
+        self.context = context
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, kind, error, tb) -> bool:
+        if error is None or not isinstance(error, Exception):
+            return False
+        for cls, code in _STATUS:
+            if isinstance(error, cls):
+                await self.context.abort(code, str(error))
+        return False
+
+
+# ---- domain -> protobuf ----------------------------------------------------------------
+
+
+def options_pb(options: Options) -> pb.MatchOptions:
+    return pb.MatchOptions(rules=options.rules, variant=options.variant, teams=options.teams, target=options.target,
+                           turn_timer_seconds=options.turn_timer)
+
+
+def room_pb(room: Room) -> pb.RoomView:
+    options = room.match_options
+    seats = [pb.RoomSeat(seat=s, player_id=p, bot_strength=p.split(":")[1] if is_bot(p) else "",
+                         team=s % 2 if options.teams else -1) for s, p in enumerate(room.seats)]
+    return pb.RoomView(room_id=str(room.id), code=room.code, host_id=room.host_id, status=_ROOM_STATUS[room.status],
+                       options=options_pb(options), seats=seats, match_id=room.match_id, version=room.version,
+                       closed_reason=room.closed_reason)
+
+
+def ticket_pb(ticket: TicketState) -> pb.TicketView:
+    requested = Timestamp()
+    requested.FromNanoseconds(int(ticket.requested_at * 1e9))
+    return pb.TicketView(ticket_id=ticket.ticket_id, status=_TICKET_STATUS[ticket.status], rules=ticket.rules,
+                         variant=ticket.variant, teams=ticket.teams, requested_at=requested, table_id=ticket.table_id,
+                         seat=ticket.seat, seats=ticket.seats, match_id=ticket.match_id)

@@ -1,0 +1,56 @@
+"""The MatchCreator port over gRPC: MatchService.CreateMatch with a service token that
+matchmaking mints for itself (role `service`, subject `matchmaking`)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import grpc
+
+from domino.match.v1 import match_service_pb2 as pb
+from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+from services.common.auth import mint_token
+
+from .errors import MatchRefused, MatchServiceUnavailable
+from .match_starts import CreatedMatch
+from .options import Options
+
+SERVICE_SUBJECT = "matchmaking"
+TOKEN_TTL_SECONDS = 3600
+# The match service answered and will answer the same again: the match can never be created.
+REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION}
+
+
+class GrpcMatchCreator:
+    def __init__(self, address: str, jwt_secret: str, timeout_seconds: float = 10.0) -> None:
+        self.channel = grpc.insecure_channel(address)
+        self.stub = pb_grpc.MatchServiceStub(self.channel)
+        self.secret = jwt_secret
+        self.timeout_seconds = timeout_seconds
+        self._token = (0.0, "")
+        self._token_lock = threading.Lock()
+
+    def create_match(self, request_id: str, options: Options, seats: list[str]) -> CreatedMatch:
+        request = pb.CreateMatchRequest(
+            request_id=request_id, rules=options.rules, variant=options.variant, teams=options.teams,
+            target=options.target, turn_timer_seconds=options.turn_timer,
+            seats=[pb.SeatSpec(player_id=player) for player in seats])
+        try:
+            reply = self.stub.CreateMatch(request, metadata=self._metadata(), timeout=self.timeout_seconds)
+        except grpc.RpcError as e:
+            if e.code() in REFUSALS:
+                raise MatchRefused(e.details() or e.code().name) from None
+            raise MatchServiceUnavailable(f"CreateMatch failed: {e.code().name} {e.details() or ''}".strip()) from None
+        return CreatedMatch(reply.match_id, reply.view.status == pb.MATCH_STATUS_ENDED)
+
+    def _metadata(self) -> tuple:
+        with self._token_lock:
+            expires, token = self._token
+            if expires - time.time() < 60:
+                token = mint_token(SERVICE_SUBJECT, self.secret, "service", ttl_seconds=TOKEN_TTL_SECONDS)
+                self._token = (time.time() + TOKEN_TTL_SECONDS, token)
+        return (("authorization", f"Bearer {token}"),)
+
+    def close(self) -> None:
+        self.channel.close()

@@ -1,0 +1,192 @@
+"""Starting the match of a started room or formed table, and freeing its players at the end.
+
+A command first records the started room or formed table; only then is the match service
+asked to create the match (CreateMatch, with the deterministic request id
+`room:<id>`, `table:<id>` or `practice:<id>`, so a repeated call creates it once), and its
+id is recorded on the room or table together with a `MatchLink` from the match back to
+them. A crash between those steps loses nothing: `PendingStarts` follows the store's
+notification log, finds rooms and tables still without a match after a grace period, and
+starts them again. ``step`` is a plain function of the clock, like the match service's
+turn timer.
+
+The match service sits behind the `MatchCreator` port; its gRPC implementation is
+match_client.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from .presence import MatchLink, Presence
+from .rooms import Room
+from .seating import humans, is_bot
+from .tables import Table
+from .errors import MatchRefused, MatchServiceUnavailable
+from .options import Options
+
+if TYPE_CHECKING:
+    from .application import MatchmakingApplication
+
+log = logging.getLogger("domino.matchmaking")
+MATCH_ENDED = "match ended"
+
+
+@dataclass(frozen=True)
+class CreatedMatch:
+    match_id: str
+    ended: bool = False  # already over when it was (re)created: free its players at once
+
+
+class MatchCreator(Protocol):
+    def create_match(self, request_id: str, options: Options, seats: list[str]) -> CreatedMatch:
+        """Create (or find, for a repeated request id) the match; MatchServiceUnavailable
+        when it may work later, MatchRefused when it never will."""
+
+
+class Unavailable:
+    """The creator of an application built without a match service (pure tests)."""
+
+    def create_match(self, request_id: str, options: Options, seats: list[str]) -> CreatedMatch:
+        raise MatchServiceUnavailable("no match service is configured")
+
+
+class MatchStarts:
+    def __init__(self, app: "MatchmakingApplication", creator: MatchCreator) -> None:
+        self.app = app
+        self.creator = creator
+
+    def start(self, kind: str, source_id: UUID) -> bool:
+        """Create the match of a started room (``kind`` "room") or a formed table ("table")
+        and record it; False when there is nothing to do or it must be retried later."""
+        source = self.app.load(Room if kind == "room" else Table, source_id)
+        if source is None or not _awaits_match(source):
+            return False
+        prefix = "room" if kind == "room" else ("practice" if source.kind == Table.PRACTICE else "table")
+        try:
+            created = self.creator.create_match(f"{prefix}:{source_id}", source.match_options, list(source.seats))
+        except MatchServiceUnavailable as e:
+            log.warning("match not started yet; it will be retried", extra={"source": str(source_id), "error": str(e)})
+            return False
+        except MatchRefused as e:
+            log.error("the match service refused a match", extra={"source": str(source_id), "error": str(e)})
+            self._refused(kind, source_id, str(e))
+            return False
+        if self._assign(kind, source_id, created.match_id) and created.ended:
+            self.app.release_match(created.match_id)
+        return True
+
+    def _assign(self, kind: str, source_id: UUID, match_id: str) -> bool:
+        def attempt():
+            source = self.app.load(Room if kind == "room" else Table, source_id)
+            if source is None or not source.assign_match(match_id):
+                return None  # another replica recorded it first, or the room/table closed
+            link = MatchLink(match_id=match_id, source_kind=kind, source_id=str(source_id),
+                             players=humans(source.seats))
+            self.app.save_changes(source, link)
+            return source
+
+        source = self.app.retrying(attempt)
+        if source is None:
+            return False
+        label = "room" if kind == "room" else source.kind
+        self.app.observer.match_started(label, sum(is_bot(p) for p in source.seats))
+        return True
+
+    def _refused(self, kind: str, source_id: UUID, reason: str) -> None:
+        """A room goes back to open (the host may change it); a table closes, freeing its players."""
+        def attempt() -> None:
+            source = self.app.load(Room if kind == "room" else Table, source_id)
+            if source is None or not _awaits_match(source):
+                return
+            if kind == "room":
+                source.refuse_start(reason)
+                self.app.save_changes(source)
+                return
+            source.close(f"the match service refused the match: {reason}")
+            presences = [self.app.presence(p) for p in humans(source.seats)]
+            for presence in presences:
+                presence.release("table", str(source_id), source.closed_reason)
+            self.app.save_changes(source, *presences)
+
+        self.app.retrying(attempt)
+
+
+def release_match(app: "MatchmakingApplication", match_id: str) -> bool:
+    """The match ended: close its room or table and free its players. Idempotent; False
+    for matches matchmaking did not start (or already released)."""
+    def attempt() -> bool:
+        link = app.load(MatchLink, MatchLink.create_id(match_id))
+        if link is None or link.released:
+            return False
+        source = app.load(Room if link.source_kind == "room" else Table, UUID(link.source_id))
+        changed = [link]
+        if source is not None:
+            source.close(MATCH_ENDED)
+            changed.append(source)
+        place = "room" if link.source_kind == "room" else "table"
+        for player in link.players:
+            presence = app.load(Presence, Presence.create_id(player))
+            if presence is not None:
+                presence.release(place, link.source_id, MATCH_ENDED)
+                changed.append(presence)
+        link.release(MATCH_ENDED)
+        app.save_changes(*changed)
+        return True
+
+    return app.retrying(attempt)
+
+
+def _awaits_match(source: Room | Table) -> bool:
+    if isinstance(source, Room):
+        return source.status == Room.STARTING
+    return not source.match_id and not source.closed
+
+
+class PendingStarts:
+    """Re-starts rooms and tables whose match was never recorded (a crash, the match
+    service away). Follows the store's notification log; every replica may run one, the
+    deterministic request ids and optimistic concurrency keep the outcome single."""
+
+    TOPICS = {get_topic(Room.Started): "room", get_topic(Table.Formed): "table"}
+
+    def __init__(self, app: "MatchmakingApplication", grace_seconds: float = 10.0) -> None:
+        self.app = app
+        self.grace_seconds = grace_seconds
+        self.position = 0  # last notification id read
+        self.pending: dict[UUID, str] = {}
+
+    def follow_store(self, batch: int = 500) -> int:
+        """Note every room started and table formed since the last call."""
+        seen = 0
+        while True:
+            notes = self.app.recorder.select_notifications(self.position, batch, inclusive_of_start=False)
+            for note in notes:
+                kind = self.TOPICS.get(note.topic)
+                if kind is not None:
+                    self.pending[note.originator_id] = kind
+                    seen += 1
+                self.position = note.id
+            if len(notes) < batch:
+                return seen
+
+    def step(self, now: float | None = None) -> int:
+        """Start every pending match older than the grace period; returns how many started."""
+        now = self.app.clock() if now is None else now
+        started = 0
+        for source_id, kind in list(self.pending.items()):
+            source = self.app.load(Room if kind == "room" else Table, source_id)
+            if source is None or not _awaits_match(source):
+                del self.pending[source_id]
+                continue
+            since = source.started_at if kind == "room" else source.formed_at
+            if since is not None and now - since < self.grace_seconds:
+                continue
+            if self.app.starts.start(kind, source_id):
+                started += 1
+                del self.pending[source_id]
+        return started

@@ -1,0 +1,36 @@
+"""Matchmaking's Prometheus metrics, reported through the application's Observer hooks so
+the domain and the use cases never import prometheus_client. (RPC counts and latencies
+come from services.common.grpc_metrics.)"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+from .application import Observer
+
+WAIT_BUCKETS = (0.1, 0.5, 1, 2, 5, 10, 15, 20, 25, 30, 45, 60, 120, 300)
+
+
+class PrometheusObserver(Observer):
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        kw = {"registry": registry} if registry is not None else {}
+        self.queue_wait = Histogram("domino_matchmaking_queue_wait_seconds",
+                                    "How long players waited for a public table until it was formed",
+                                    buckets=WAIT_BUCKETS, **kw)
+        self.tables_started = Counter("domino_matchmaking_tables_started_total",
+                                      "Matches started, by kind (public, room, practice)", ["kind"], **kw)
+        self.bot_seats = Counter("domino_matchmaking_bot_seats_total",
+                                 "Seats filled by bots in the matches started, by kind", ["kind"], **kw)
+        self.races_lost = Counter("domino_matchmaking_races_lost_total",
+                                  "Commands retried because another writer (replica) saved first", **kw)
+
+    def queue_waited(self, seconds: float) -> None:
+        self.queue_wait.observe(seconds)
+
+    def match_started(self, kind: str, bot_seats: int) -> None:
+        self.tables_started.labels(kind).inc()
+        if bot_seats:
+            self.bot_seats.labels(kind).inc(bot_seats)
+
+    def race_lost(self) -> None:
+        self.races_lost.inc()

@@ -1,0 +1,150 @@
+"""Use cases of private rooms: create, look up, join by code, seats, bots, options, start.
+
+A mixin of MatchmakingApplication (application.py), which supplies the plumbing: `load`,
+`presence`, `save_changes`, `retrying` (reload and retry on a lost race), `clock`,
+`code_source` and `starts`. Every use case saves every aggregate it changed in one call.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Callable
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError
+
+from .errors import InvalidRequest, NotInRoom, UnknownRoom
+from .options import Options, check_request_id, check_strength
+from .rooms import FailedJoins, Room
+
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: easy to read aloud
+CODE_LENGTH = 8  # 31**8, about 8.5e11 codes, with failed attempts limited per player
+
+
+def new_invite_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalized_code(text: str) -> str:
+    """Invite codes are read case-insensitively and may be written with spaces or dashes."""
+    code = text.strip().upper().replace("-", "").replace(" ", "")
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+        raise InvalidRequest(f"an invite code is {CODE_LENGTH} characters from {CODE_ALPHABET}")
+    return code
+
+
+class RoomUseCases:
+    def create_room(self, player_id: str, request_id: str, options: Options, seat: int | None) -> Room:
+        check_request_id(request_id)
+
+        def attempt() -> Room:
+            presence = self.presence(player_id)
+            place = presence.place
+            if place and place["kind"] == "room" and place["request_id"] == request_id:
+                return self.room(UUID(place["id"]))  # a retry: the first outcome
+            presence.check_free()
+            code = self.code_source()
+            while self.load(Room, Room.create_id(code)) is not None:
+                code = self.code_source()  # a collision: rare, so just draw again
+            room = Room.create(code, player_id, options, seat, self.clock())
+            presence.enter_room(str(room.id), request_id)
+            self.save_changes(presence, room)
+            return room
+
+        return self.retrying(attempt)
+
+    def room(self, room_id: UUID) -> Room:
+        room = self.load(Room, room_id)
+        if room is None:
+            raise UnknownRoom(f"no room {room_id}")
+        return room
+
+    def room_for(self, player_id: str, room_id: UUID) -> Room:
+        """A room as its members may see it."""
+        room = self.room(room_id)
+        if not room.is_member(player_id):
+            raise NotInRoom("only the room's members may see it by id; others need its invite code")
+        return room
+
+    def room_at(self, room_id: UUID, version: int) -> Room:
+        try:
+            return self.repository.get(room_id, version=version)
+        except AggregateNotFoundError:
+            raise UnknownRoom(f"no room {room_id} at version {version}") from None
+
+    def room_events_after(self, room_id: UUID, version: int) -> list:
+        """The room's events after ``version``, to stream every state in order."""
+        return list(self.events.get(room_id, gt=version))
+
+    def room_by_code(self, player_id: str, code: str) -> Room:
+        return self.retrying(lambda: self._room_by_code(player_id, normalized_code(code)))
+
+    def join_room(self, player_id: str, code: str, seat: int | None) -> Room:
+        code = normalized_code(code)
+
+        def attempt() -> Room:
+            room = self._room_by_code(player_id, code)
+            presence = self.presence(player_id)
+            room.join(player_id, seat)
+            presence.enter_room(str(room.id))
+            self.save_changes(presence, room)
+            return room
+
+        return self.retrying(attempt, lock=Room.create_id(code))
+
+    def leave_room(self, player_id: str, room_id: UUID) -> Room:
+        def attempt() -> Room:
+            room = self.room(room_id)
+            members = room.members()
+            room.leave(player_id)
+            gone = members if room.status == Room.CLOSED else [player_id]
+            presences = [self.presence(p) for p in gone]
+            for presence in presences:
+                presence.release("room", str(room_id), room.closed_reason or "left the room")
+            self.save_changes(room, *presences)
+            return room
+
+        return self.retrying(attempt, lock=room_id)
+
+    def change_seat(self, player_id: str, room_id: UUID, seat: int) -> Room:
+        return self._room_command(room_id, lambda room: room.change_seat(player_id, seat))
+
+    def add_bot(self, player_id: str, room_id: UUID, seat: int | None, strength: str) -> Room:
+        check_strength(strength)
+        return self._room_command(room_id, lambda room: room.add_bot(player_id, seat, strength))
+
+    def remove_bot(self, player_id: str, room_id: UUID, seat: int) -> Room:
+        return self._room_command(room_id, lambda room: room.remove_bot(player_id, seat))
+
+    def update_room_options(self, player_id: str, room_id: UUID, **changes) -> Room:
+        return self._room_command(
+            room_id, lambda room: room.update_options(player_id, room.match_options.changed(**changes)))
+
+    def start_room(self, player_id: str, room_id: UUID) -> Room:
+        room = self._room_command(room_id, lambda room: room.start(player_id, self.clock()))
+        if room.status == Room.STARTING:
+            self.starts.start("room", room_id)
+            room = self.room(room_id)
+        return room
+
+    def _room_command(self, room_id: UUID, command: Callable[[Room], object]) -> Room:
+        def attempt() -> Room:
+            room = self.room(room_id)
+            command(room)
+            self.save_changes(room)
+            return room
+
+        return self.retrying(attempt, lock=room_id)
+
+    def _room_by_code(self, player_id: str, code: str) -> Room:
+        guard = self.load(FailedJoins, FailedJoins.create_id(player_id))
+        now = self.clock()
+        if guard is not None:
+            guard.check(now)
+        room = self.load(Room, Room.create_id(code))
+        if room is None:
+            guard = guard or FailedJoins(player_id=player_id)
+            guard.record_failure(now)
+            self.save_changes(guard)
+            raise UnknownRoom("no room has this invite code")
+        return room

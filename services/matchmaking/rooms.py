@@ -1,0 +1,256 @@
+"""Private rooms: the Room aggregate, and FailedJoins, which stops invite codes being guessed.
+
+Public command methods check the rules and raise a typed error (errors.py) before any
+event is triggered; event-decorated methods only apply. Invite codes and clock readings
+are chosen by the caller and stored in the events. State holds only JSON types.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from eventsourcing.domain import Aggregate, event
+
+from .errors import (
+    NoBotThere, NotHost, NotInRoom, RoomFull, RoomLocked, RoomNotFilled, SeatsInTheWay, SeatTaken, TooManyFailedJoins,
+)
+from .options import Options
+from .seating import bot_id, check_seat_number, humans, is_bot
+
+ROOM_NAMESPACE = uuid.UUID("0c8a3f52-41d2-4f7e-9b58-6a1f0e0d7a01")
+FAILED_JOINS_NAMESPACE = uuid.UUID("0c8a3f52-41d2-4f7e-9b58-6a1f0e0d7a05")
+
+
+class Room(Aggregate):
+    """A private room: a host, seats people and bots take, options locked by the start."""
+
+    OPEN, STARTING, PLAYING, CLOSED = "open", "starting", "playing", "closed"
+
+    @staticmethod
+    def create_id(code: str, **_: Any) -> uuid.UUID:
+        # The invite code names the room, so joining by code is a direct lookup.
+        return uuid.uuid5(ROOM_NAMESPACE, code)
+
+    @classmethod
+    def create(cls, code: str, host_id: str, options: Options, host_seat: int | None, at: float) -> "Room":
+        seat = 0 if host_seat is None else host_seat
+        check_seat_number(seat, options.seats)
+        return cls(code=code, host_id=host_id, options=options.as_dict(), host_seat=seat, at=at)
+
+    @event("Created")
+    def __init__(self, code: str, host_id: str, options: dict, host_seat: int, at: float) -> None:
+        self.code = code
+        self.host_id = host_id
+        self.options = dict(options)
+        self.seats = [""] * Options.from_dict(options).seats
+        self.seats[host_seat] = host_id
+        self.bots_added = 0  # numbers bots, so a bot id is never reused within the room
+        self.status = Room.OPEN
+        self.match_id = ""
+        self.closed_reason = ""
+        self.created_at = at
+        self.started_at: float | None = None
+
+    # ---- queries -----------------------------------------------------------------------
+
+    @property
+    def match_options(self) -> Options:
+        return Options.from_dict(self.options)
+
+    def seat_of(self, player_id: str) -> int | None:
+        return self.seats.index(player_id) if player_id in self.seats else None
+
+    def is_member(self, player_id: str) -> bool:
+        return bool(player_id) and player_id in self.seats
+
+    def members(self) -> list[str]:
+        return humans(self.seats)
+
+    # ---- commands ----------------------------------------------------------------------
+
+    def join(self, player_id: str, seat: int | None) -> None:
+        current = self.seat_of(player_id)
+        if current is not None:
+            if self.status == Room.CLOSED:
+                raise RoomLocked("cannot join: the room is closed")
+            if seat is not None and seat != current:
+                self.change_seat(player_id, seat)
+            return  # a retried join changes nothing
+        self._check_open("join")
+        self._player_joined(player_id=player_id, seat=self._free_seat(seat))
+
+    def leave(self, player_id: str) -> None:
+        seat = self._member_seat(player_id)
+        self._check_open("leave")
+        if player_id == self.host_id:
+            self._closed(reason="the host left")
+        else:
+            self._player_left(player_id=player_id, seat=seat)
+
+    def change_seat(self, player_id: str, seat: int) -> None:
+        current = self._member_seat(player_id)
+        self._check_open("change seats")
+        check_seat_number(seat, len(self.seats))
+        if seat == current:
+            return
+        self._player_moved(player_id=player_id, from_seat=current, to_seat=self._free_seat(seat))
+
+    def add_bot(self, by: str, seat: int | None, strength: str) -> None:
+        self._check_host(by, "add bots")
+        self._check_open("add bots")
+        self._bot_added(seat=self._free_seat(seat), bot_id=bot_id(strength, self.bots_added + 1))
+
+    def remove_bot(self, by: str, seat: int) -> None:
+        self._check_host(by, "remove bots")
+        self._check_open("remove bots")
+        check_seat_number(seat, len(self.seats))
+        if not is_bot(self.seats[seat]):
+            raise NoBotThere(f"seat {seat} holds no bot")
+        self._bot_removed(seat=seat, bot_id=self.seats[seat])
+
+    def update_options(self, by: str, options: Options) -> None:
+        self._check_host(by, "change the options")
+        self._check_open("change the options")
+        if options.as_dict() == self.options:
+            return
+        if any(self.seats[options.seats:]):
+            raise SeatsInTheWay(f"{options.variant} has {options.seats} seats; free seats "
+                                f"{', '.join(str(s) for s in range(options.seats, len(self.seats)) if self.seats[s])} first")
+        self._options_changed(options=options.as_dict())
+
+    def start(self, by: str, at: float) -> bool:
+        """Lock the options; False when the room had already started (a retry)."""
+        self._check_host(by, "start the match")
+        if self.status in (Room.STARTING, Room.PLAYING):
+            return False
+        self._check_open("start")
+        empty = [str(s) for s, p in enumerate(self.seats) if not p]
+        if empty:
+            raise RoomNotFilled(f"every seat must be filled to start; seat(s) {', '.join(empty)} are free")
+        self._started(at=at)
+        return True
+
+    def assign_match(self, match_id: str) -> bool:
+        if self.status != Room.STARTING:
+            return False
+        self._match_assigned(match_id=match_id)
+        return True
+
+    def refuse_start(self, reason: str) -> None:
+        if self.status == Room.STARTING:
+            self._start_refused(reason=reason)
+
+    def close(self, reason: str) -> None:
+        if self.status != Room.CLOSED:
+            self._closed(reason=reason)
+
+    # ---- checks ------------------------------------------------------------------------
+
+    def _check_host(self, player_id: str, what: str) -> None:
+        if player_id != self.host_id:
+            raise NotHost(f"only the host may {what}")
+
+    def _check_open(self, what: str) -> None:
+        if self.status == Room.CLOSED:
+            raise RoomLocked(f"cannot {what}: the room is closed")
+        if self.status != Room.OPEN:
+            raise RoomLocked(f"cannot {what}: the match has started and the room is locked")
+
+    def _member_seat(self, player_id: str) -> int:
+        seat = self.seat_of(player_id)
+        if seat is None or is_bot(player_id):
+            raise NotInRoom("you are not in this room")
+        return seat
+
+    def _free_seat(self, seat: int | None) -> int:
+        if seat is None:
+            for s, occupant in enumerate(self.seats):
+                if not occupant:
+                    return s
+            raise RoomFull("the room is full")
+        check_seat_number(seat, len(self.seats))
+        if self.seats[seat]:
+            raise SeatTaken(f"seat {seat} is taken")
+        return seat
+
+    # ---- events ------------------------------------------------------------------------
+
+    @event("PlayerJoined")
+    def _player_joined(self, player_id: str, seat: int) -> None:
+        self.seats = self.seats[:seat] + [player_id] + self.seats[seat + 1:]
+
+    @event("PlayerLeft")
+    def _player_left(self, player_id: str, seat: int) -> None:
+        self.seats = self.seats[:seat] + [""] + self.seats[seat + 1:]
+
+    @event("PlayerMoved")
+    def _player_moved(self, player_id: str, from_seat: int, to_seat: int) -> None:
+        seats = list(self.seats)
+        seats[from_seat], seats[to_seat] = "", player_id
+        self.seats = seats
+
+    @event("BotAdded")
+    def _bot_added(self, seat: int, bot_id: str) -> None:
+        self.seats = self.seats[:seat] + [bot_id] + self.seats[seat + 1:]
+        self.bots_added += 1
+
+    @event("BotRemoved")
+    def _bot_removed(self, seat: int, bot_id: str) -> None:
+        self.seats = self.seats[:seat] + [""] + self.seats[seat + 1:]
+
+    @event("OptionsChanged")
+    def _options_changed(self, options: dict) -> None:
+        self.options = dict(options)
+        size = Options.from_dict(options).seats
+        self.seats = (self.seats + [""] * size)[:size]
+
+    @event("Started")
+    def _started(self, at: float) -> None:
+        self.status = Room.STARTING
+        self.started_at = at
+
+    @event("MatchAssigned")
+    def _match_assigned(self, match_id: str) -> None:
+        self.status = Room.PLAYING
+        self.match_id = match_id
+
+    @event("StartRefused")
+    def _start_refused(self, reason: str) -> None:
+        self.status = Room.OPEN
+        self.started_at = None
+
+    @event("Closed")
+    def _closed(self, reason: str) -> None:
+        self.status = Room.CLOSED
+        self.closed_reason = reason
+
+
+class FailedJoins(Aggregate):
+    """A player's recent join attempts with unknown invite codes: too many, and joining is
+    refused for a while (so codes cannot be guessed by trying)."""
+
+    LIMIT = 10
+    WINDOW_SECONDS = 600.0
+
+    @staticmethod
+    def create_id(player_id: str, **_: Any) -> uuid.UUID:
+        return uuid.uuid5(FAILED_JOINS_NAMESPACE, player_id)
+
+    @event("Opened")
+    def __init__(self, player_id: str) -> None:
+        self.player_id = player_id
+        self.failures: list[float] = []
+
+    def check(self, now: float) -> None:
+        recent = sorted(t for t in self.failures if t > now - self.WINDOW_SECONDS)
+        if len(recent) >= self.LIMIT:
+            retry_in = recent[-self.LIMIT] + self.WINDOW_SECONDS - now
+            raise TooManyFailedJoins(f"too many unknown invite codes; try again in {max(1, round(retry_in))} s")
+
+    def record_failure(self, at: float) -> None:
+        self._join_failed(at=at)
+
+    @event("JoinFailed")
+    def _join_failed(self, at: float) -> None:
+        self.failures = [t for t in self.failures if t > at - self.WINDOW_SECONDS] + [at]

@@ -1,0 +1,184 @@
+"""Use cases of public tables and practice: ask for a table, follow and cancel a ticket,
+fill long waits with bots, play bots at once.
+
+A mixin of MatchmakingApplication (application.py), which supplies the plumbing: `load`,
+`presence`, `save_changes`, `retrying` (reload and retry on a lost race, under a
+per-queue lock within the process), `clock`, `observer` and `starts`. A queue, the table
+it forms and the players seated at it are saved in one atomic call.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from uuid import UUID
+
+from .errors import MatchRefused, MatchServiceUnavailable, RequestIdReused, TicketNotWaiting, UnknownTicket
+from .options import Options, check_request_id, check_strength, queue_kinds
+from .presence import Presence
+from .seating import bot_id
+from .tables import Formation, Queue, Table
+
+PRACTICE_NAMESPACE = uuid.UUID("0c8a3f52-41d2-4f7e-9b58-6a1f0e0d7a06")
+
+
+@dataclass(frozen=True)
+class TicketState:
+    ticket_id: str
+    status: str  # "waiting", "seated", "cancelled", "ended"
+    rules: str
+    variant: str
+    teams: bool
+    requested_at: float
+    table_id: str = ""
+    seat: int = -1
+    seats: tuple[str, ...] = ()
+    match_id: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("cancelled", "ended")
+
+
+class TableUseCases:
+    def request_table(self, player_id: str, request_id: str, options: Options) -> TicketState:
+        """Queue for a public table; seats the table at once if this fills it."""
+        check_request_id(request_id)
+        queue_id = Queue.create_id(options.rules, options.variant, options.teams)
+
+        def attempt():
+            presence = self.presence(player_id)
+            done = presence.ticket_for_request(request_id)
+            if done is not None:
+                if presence.tickets[done]["queue"] != queue_key(options):
+                    raise RequestIdReused("this request_id already asked for a different table")
+                return done, None
+            presence.check_free()
+            queue = self.load(Queue, queue_id) or Queue(rules=options.rules, variant=options.variant,
+                                                        teams=options.teams, seats=options.seats)
+            now = self.clock()
+            ticket_id = str(uuid.uuid4())
+            formation = queue.add(ticket_id, player_id, now, table_id=str(uuid.uuid4()))
+            presence.open_ticket(ticket_id, queue_key(options), request_id, now)
+            seated = self._seat(queue, formation, {player_id: presence}) if formation else []
+            self.save_changes(queue, presence, *seated)
+            return ticket_id, formation
+
+        ticket_id, formation = self.retrying(attempt, lock=queue_id)
+        if formation is not None:
+            self._formed(formation)
+        return self.ticket(player_id, ticket_id)
+
+    def ticket(self, player_id: str, ticket_id: str) -> TicketState:
+        presence = self.load(Presence, Presence.create_id(player_id))
+        record = presence.tickets.get(ticket_id) if presence is not None else None
+        if record is None:
+            raise UnknownTicket(f"you have no ticket {ticket_id}")
+        queue = record["queue"]
+        state = TicketState(ticket_id, record["status"], queue["rules"], queue["variant"], queue["teams"],
+                            record["requested_at"])
+        if not record["table_id"]:
+            return state
+        table = self.load(Table, UUID(record["table_id"]))
+        status = "ended" if record["status"] == "ended" or table.closed else record["status"]
+        return TicketState(ticket_id, status, state.rules, state.variant, state.teams, state.requested_at,
+                           record["table_id"], record["seat"], tuple(table.seats), table.match_id)
+
+    def cancel_ticket(self, player_id: str, ticket_id: str) -> TicketState:
+        state = self.ticket(player_id, ticket_id)
+        if state.status == "cancelled":
+            return state  # a retry
+        if state.status != "waiting":
+            raise TicketNotWaiting(f"ticket {ticket_id} is {state.status}" +
+                                   (f" at table {state.table_id}" if state.table_id else "") + "; it cannot be cancelled")
+        queue_id = Queue.create_id(state.rules, state.variant, state.teams)
+
+        def attempt() -> None:
+            presence = self.presence(player_id)
+            queue = self.load(Queue, queue_id)
+            presence.cancel_ticket(ticket_id)
+            queue.withdraw(ticket_id)
+            self.save_changes(queue, presence)
+
+        self.retrying(attempt, lock=queue_id)
+        return self.ticket(player_id, ticket_id)
+
+    def fill_waiting_tables(self, now: float | None = None) -> list[str]:
+        """Seat bots at every queue whose oldest player has waited the configured time;
+        returns the ids of the tables formed. The step function of the bot-fill timer."""
+        now = self.clock() if now is None else now
+        formed = []
+        for rules, variant, teams in queue_kinds():
+            queue_id = Queue.create_id(rules, variant, teams)
+
+            def attempt():
+                queue = self.load(Queue, queue_id)
+                if queue is None:
+                    return None
+                formation = queue.fill_with_bots(str(uuid.uuid4()), now, self.table_wait_seconds,
+                                                 self.table_bot_strength)
+                if formation is not None:
+                    self.save_changes(queue, *self._seat(queue, formation, {}))
+                return formation
+
+            formation = self.retrying(attempt, lock=queue_id)
+            if formation is not None:
+                self._formed(formation)
+                formed.append(formation.table_id)
+        return formed
+
+    def _seat(self, queue: Queue, formation: Formation, known: dict[str, Presence]) -> list:
+        """The table a queue formed, and its players' presences seated at it."""
+        options = Options.chosen(queue.rules, queue.variant, queue.teams)
+        table = Table(table_id=formation.table_id, kind=Table.PUBLIC, options=options.as_dict(),
+                      seats=formation.players, tickets=formation.tickets, at=formation.at)
+        changed: list = [table]
+        for seat, (ticket_id, player) in enumerate(zip(formation.tickets, formation.players)):
+            presence = known.get(player) or self.presence(player)
+            presence.seat_ticket(ticket_id, formation.table_id, seat)
+            if player not in known:
+                changed.append(presence)
+        return changed
+
+    def _formed(self, formation: Formation) -> None:
+        for seconds in formation.waits:
+            self.observer.queue_waited(seconds)
+        self.starts.start("table", UUID(formation.table_id))
+
+    # ---- practice ----------------------------------------------------------------------
+
+    def start_practice(self, player_id: str, request_id: str, options: Options, strength: str) -> Table:
+        """A match of the caller (seat 0) against bots; MatchServiceUnavailable when the
+        match could not be created yet (a retry with the same request id finishes it)."""
+        check_request_id(request_id)
+        check_strength(strength)
+        table_id = uuid.uuid5(PRACTICE_NAMESPACE, f"{len(player_id)}:{player_id}:{request_id}")
+        seats = [player_id] + [bot_id(strength, n) for n in range(1, options.seats)]
+
+        def attempt() -> Table:
+            table = self.load(Table, table_id)
+            if table is not None:
+                if (table.options, table.seats) != (options.as_dict(), seats):
+                    raise RequestIdReused("this request_id already started a different practice")
+                return table
+            presence = self.presence(player_id)
+            presence.check_free()
+            table = Table(table_id=str(table_id), kind=Table.PRACTICE, options=options.as_dict(), seats=seats,
+                          tickets=[], at=self.clock())
+            presence.enter_table(str(table_id), request_id)
+            self.save_changes(presence, table)
+            return table
+
+        table = self.retrying(attempt)
+        if not table.match_id and not table.closed:
+            self.starts.start("table", table_id)
+            table = self.load(Table, table_id)
+        if table.closed and not table.match_id:
+            raise MatchRefused(table.closed_reason)
+        if not table.match_id:
+            raise MatchServiceUnavailable("the match service is unavailable; retry with the same request_id")
+        return table
+
+
+def queue_key(options: Options) -> dict:
+    return {"rules": options.rules, "variant": options.variant, "teams": options.teams}

@@ -1,0 +1,379 @@
+"""Every matchmaking RPC refuses bad input with a clear status and stores nothing.
+
+Codes (CONVENTIONS.md habit 4): no/bad token UNAUTHENTICATED; malformed request or an
+option outside the allowed values INVALID_ARGUMENT; unknown code/room/ticket NOT_FOUND;
+not the host / not in the room PERMISSION_DENIED; full room, seat taken, unfilled room,
+options after the start, already elsewhere FAILED_PRECONDITION; too many failed joins
+RESOURCE_EXHAUSTED. Each test checks that neither matchmaking's store nor the match
+service's holds an event more than before the call. The one documented exception: a join
+with an unknown code records the failed attempt (FailedJoins), and nothing else.
+"""
+
+from __future__ import annotations
+
+import uuid
+from contextlib import contextmanager
+
+import grpc
+import pytest
+
+from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
+from services.common.auth import mint_token
+from services.matchmaking.rooms import FailedJoins
+from tests.service.harness import SECRET, auth
+
+from .test_matchmaking_smoke import running_system
+
+@pytest.fixture(scope="module")
+def system():
+    with running_system() as running:
+        yield running
+
+
+@pytest.fixture
+def names(request):
+    """Player names no other test uses (the module shares one system)."""
+    test = request.node.name.replace("[", "-").replace("]", "")
+    return lambda who: f"{who}@{test}"
+
+
+@pytest.fixture
+def room(system, names):
+    """An open block-4 room: the host at 0, a guest at 1, a bot at 2, seat 3 free."""
+    room = system.create_room(names("host"))
+    system.join(names("guest"), room.code, seat=1)
+    return system.add_bot(names("host"), room.room_id, "greedy", seat=2)
+
+
+@pytest.fixture
+def ticket(system, names):
+    return system.request_table(names("waiter"), variant="block-3")
+
+
+@contextmanager
+def nothing_stored(system):
+    before = system.stored()
+    yield
+    assert system.stored() == before, "the call stored events"
+
+
+def rejected(code: grpc.StatusCode, thunk, *words: str) -> str:
+    with pytest.raises(grpc.RpcError) as caught:
+        thunk()
+    error = caught.value
+    assert error.code() == code, f"{error.code()}: {error.details()}"
+    for word in words:
+        assert word.lower() in (error.details() or "").lower(), f"{word!r} not in {error.details()!r}"
+    return error.details()
+
+
+def first(stream):
+    try:
+        return next(stream)
+    finally:
+        stream.cancel()
+
+
+def refused(system, code, thunk, *words):
+    with nothing_stored(system):
+        return rejected(code, thunk, *words)
+
+
+# ---- every RPC: credentials and identities -------------------------------------------------
+
+def calls(system, room: pb.RoomView, ticket: pb.TicketView) -> dict:
+    """A plausible request for every RPC, given the caller's metadata."""
+    s = system.stub
+    return {
+        "CreateRoom": lambda md: s.CreateRoom(pb.CreateRoomRequest(request_id="r", variant="draw-2"), metadata=md),
+        "GetRoom": lambda md: s.GetRoom(pb.GetRoomRequest(room_id=room.room_id), metadata=md),
+        "JoinRoom": lambda md: s.JoinRoom(pb.JoinRoomRequest(code=room.code), metadata=md),
+        "LeaveRoom": lambda md: s.LeaveRoom(pb.LeaveRoomRequest(room_id=room.room_id), metadata=md),
+        "ChangeSeat": lambda md: s.ChangeSeat(pb.ChangeSeatRequest(room_id=room.room_id, seat=3), metadata=md),
+        "AddBot": lambda md: s.AddBot(pb.AddBotRequest(room_id=room.room_id, strength="greedy"), metadata=md),
+        "RemoveBot": lambda md: s.RemoveBot(pb.RemoveBotRequest(room_id=room.room_id, seat=2), metadata=md),
+        "UpdateRoomOptions": lambda md: s.UpdateRoomOptions(
+            pb.UpdateRoomOptionsRequest(room_id=room.room_id, target=51), metadata=md),
+        "StartRoom": lambda md: s.StartRoom(pb.StartRoomRequest(room_id=room.room_id), metadata=md),
+        "WatchRoom": lambda md: first(s.WatchRoom(pb.WatchRoomRequest(room_id=room.room_id), metadata=md, timeout=5)),
+        "RequestTable": lambda md: s.RequestTable(pb.RequestTableRequest(request_id="t", variant="draw-2"), metadata=md),
+        "GetTicket": lambda md: s.GetTicket(pb.GetTicketRequest(ticket_id=ticket.ticket_id), metadata=md),
+        "WatchTicket": lambda md: first(s.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket.ticket_id), metadata=md,
+                                                      timeout=5)),
+        "CancelTicket": lambda md: s.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket.ticket_id), metadata=md),
+        "StartPractice": lambda md: s.StartPractice(
+            pb.StartPracticeRequest(request_id="p", variant="draw-2", strength="greedy"), metadata=md),
+    }
+
+
+RPCS = ("CreateRoom", "GetRoom", "JoinRoom", "LeaveRoom", "ChangeSeat", "AddBot", "RemoveBot", "UpdateRoomOptions",
+        "StartRoom", "WatchRoom", "RequestTable", "GetTicket", "WatchTicket", "CancelTicket", "StartPractice")
+BAD_CREDENTIALS = {
+    "no token": ((), "missing"),
+    "not a bearer token": ((("authorization", "Token abc.def.ghi"),), "Bearer <token>"),
+    "not a jwt": ((("authorization", "Bearer not-a-jwt"),), "not valid"),
+    "expired": ((("authorization", f"Bearer {mint_token('ann', SECRET, ttl_seconds=-10)}"),), "expired"),
+    "another secret": ((("authorization", f"Bearer {mint_token('ann', 'another-secret-0123456789-0123456789')}"),),
+                       "signature"),
+}
+
+
+def test_the_service_covers_every_rpc_of_the_proto():
+    assert set(RPCS) == set(pb.DESCRIPTOR.services_by_name["MatchmakingService"].methods_by_name)
+
+
+@pytest.mark.parametrize("rpc", RPCS)
+@pytest.mark.parametrize("credentials", BAD_CREDENTIALS)
+def test_bad_credentials_are_unauthenticated(system, room, ticket, rpc, credentials):
+    metadata, words = BAD_CREDENTIALS[credentials]
+    details = refused(system, grpc.StatusCode.UNAUTHENTICATED, lambda: calls(system, room, ticket)[rpc](metadata), words)
+    assert "abc.def.ghi" not in details and "not-a-jwt" not in details
+
+
+@pytest.mark.parametrize("rpc", RPCS)
+@pytest.mark.parametrize("identity", [("bot:greedy:1", "player"), ("matchmaking", "service"), ("aud", "auditor")])
+def test_bots_services_and_auditors_take_no_seats(system, room, ticket, rpc, identity):
+    refused(system, grpc.StatusCode.PERMISSION_DENIED, lambda: calls(system, room, ticket)[rpc](auth(*identity)),
+            "only players")
+
+
+# ---- ids and codes -----------------------------------------------------------------------
+
+ROOM_RPCS = ("GetRoom", "LeaveRoom", "ChangeSeat", "AddBot", "RemoveBot", "UpdateRoomOptions", "StartRoom", "WatchRoom")
+TICKET_RPCS = ("GetTicket", "WatchTicket", "CancelTicket")
+
+
+def with_room_id(system, rpc: str, room_id: str, metadata):
+    fake = pb.RoomView(room_id=room_id, code="ZZZZZZZZ")
+    return calls(system, fake, pb.TicketView())[rpc](metadata)
+
+
+def with_ticket_id(system, rpc: str, ticket_id: str, metadata):
+    return calls(system, pb.RoomView(), pb.TicketView(ticket_id=ticket_id))[rpc](metadata)
+
+
+@pytest.mark.parametrize("rpc", ROOM_RPCS)
+@pytest.mark.parametrize("bad", ["", "room-1", "1234"])
+def test_a_malformed_room_id_is_invalid_argument(system, names, rpc, bad):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: with_room_id(system, rpc, bad, auth(names("p"))),
+            "room_id")
+
+
+@pytest.mark.parametrize("rpc", ROOM_RPCS)
+def test_an_unknown_room_is_not_found(system, names, rpc):
+    unknown = str(uuid.uuid4())
+    refused(system, grpc.StatusCode.NOT_FOUND, lambda: with_room_id(system, rpc, unknown, auth(names("p"))), "no room")
+
+
+@pytest.mark.parametrize("rpc", TICKET_RPCS)
+@pytest.mark.parametrize("bad", ["", "ticket-1"])
+def test_a_malformed_ticket_id_is_invalid_argument(system, names, rpc, bad):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: with_ticket_id(system, rpc, bad, auth(names("p"))),
+            "ticket_id")
+
+
+@pytest.mark.parametrize("rpc", TICKET_RPCS)
+def test_an_unknown_ticket_is_not_found(system, names, rpc):
+    unknown = str(uuid.uuid4())
+    refused(system, grpc.StatusCode.NOT_FOUND, lambda: with_ticket_id(system, rpc, unknown, auth(names("p"))),
+            "no ticket")
+
+
+@pytest.mark.parametrize("rpc", TICKET_RPCS)
+def test_another_players_ticket_is_not_found(system, names, ticket, rpc):
+    refused(system, grpc.StatusCode.NOT_FOUND, lambda: with_ticket_id(system, rpc, ticket.ticket_id, auth(names("p"))),
+            "no ticket")
+
+
+def test_get_room_needs_an_id_or_a_code(system, names):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.stub.GetRoom(pb.GetRoomRequest(), metadata=auth(names("p"))), "room_id or code")
+
+
+@pytest.mark.parametrize("code", ["", "ABC", "ABCDEFGHI", "ABCDEF0O", "ABCD-EF1"])
+def test_a_malformed_invite_code_is_invalid_argument(system, names, code):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.stub.JoinRoom(pb.JoinRoomRequest(code=code), metadata=auth(names("p"))), "code")
+
+
+def test_an_unknown_invite_code_is_not_found_and_records_only_the_failed_attempt(system, names):
+    before = system.stored()
+    rejected(grpc.StatusCode.NOT_FOUND,
+             lambda: system.stub.JoinRoom(pb.JoinRoomRequest(code="ZZZZ2222"), metadata=auth(names("p"))),
+             "no room has this invite code")
+    after = system.stored()
+    assert after[1] == before[1] and after[0] == before[0] + 2  # FailedJoins.Opened and .JoinFailed
+    guard = system.app.load(FailedJoins, FailedJoins.create_id(names("p")))
+    assert guard is not None and len(guard.failures) == 1
+
+
+def test_too_many_unknown_codes_refuse_even_the_right_one(system, names, room):
+    guesser = names("guesser")
+    for n in range(FailedJoins.LIMIT):
+        code = f"ZZZZ{n + 2:04d}".replace("0", "2").replace("1", "3")
+        rejected(grpc.StatusCode.NOT_FOUND,
+                 lambda: system.stub.JoinRoom(pb.JoinRoomRequest(code=code), metadata=auth(guesser)))
+    refused(system, grpc.StatusCode.RESOURCE_EXHAUSTED,
+            lambda: system.stub.JoinRoom(pb.JoinRoomRequest(code=room.code), metadata=auth(guesser)), "try again in")
+    refused(system, grpc.StatusCode.RESOURCE_EXHAUSTED,
+            lambda: system.stub.GetRoom(pb.GetRoomRequest(code=room.code), metadata=auth(guesser)), "try again in")
+    system.clock.advance(FailedJoins.WINDOW_SECONDS)
+    assert system.join(guesser, room.code).seats[3].player_id == guesser
+
+
+# ---- rooms ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fields, words", [
+    ({"variant": "draw-2"}, ["request_id"]),
+    ({"request_id": "r", "variant": ""}, ["variant"]),
+    ({"request_id": "r", "variant": "block-5"}, ["variant"]),
+    ({"request_id": "r", "rules": "chess", "variant": "block-4"}, ["rules"]),
+    ({"request_id": "r", "variant": "block-4", "target": 100}, ["target"]),
+    ({"request_id": "r", "variant": "block-4", "turn_timer_seconds": 120}, ["turn_timer"]),
+    ({"request_id": "r", "variant": "draw-2", "teams": True}, ["teams"]),
+    ({"request_id": "r", "variant": "draw-2", "seat": 2}, ["seat 2"]),
+    ({"request_id": "r" * 201, "variant": "draw-2"}, ["request_id"]),
+])
+def test_create_room_with_bad_options_is_invalid_argument(system, names, fields, words):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.stub.CreateRoom(pb.CreateRoomRequest(**fields), metadata=auth(names("p"))), *words)
+
+
+def test_a_host_cannot_create_a_second_room(system, room, names):
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION,
+            lambda: system.create_room(names("host"), request_id="another"), "already in room")
+
+
+def test_a_full_room_refuses_a_join(system, room, names):
+    system.join(names("fourth"), room.code)
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.join(names("fifth"), room.code), "full")
+
+
+def test_a_taken_seat_refuses_a_join_or_a_move(system, room, names):
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.join(names("p"), room.code, seat=2), "taken")
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.stub.ChangeSeat(
+        pb.ChangeSeatRequest(room_id=room.room_id, seat=0), metadata=auth(names("guest"))), "taken")
+
+
+@pytest.mark.parametrize("seat", [-1, 4])
+def test_a_seat_the_room_does_not_have_is_invalid_argument(system, room, names, seat):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: system.join(names("p"), room.code, seat=seat), "seat")
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: system.stub.ChangeSeat(
+        pb.ChangeSeatRequest(room_id=room.room_id, seat=seat), metadata=auth(names("guest"))), "seat")
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.add_bot(names("host"), room.room_id, "greedy", seat=seat), "seat")
+
+
+@pytest.mark.parametrize("rpc", ["GetRoom", "LeaveRoom", "ChangeSeat", "WatchRoom"])
+def test_outsiders_cannot_see_or_act_in_a_room(system, room, ticket, names, rpc):
+    refused(system, grpc.StatusCode.PERMISSION_DENIED, lambda: calls(system, room, ticket)[rpc](auth(names("p"))),
+            "not in this room" if rpc in ("LeaveRoom", "ChangeSeat") else "members")
+
+
+@pytest.mark.parametrize("rpc", ["AddBot", "RemoveBot", "UpdateRoomOptions", "StartRoom"])
+@pytest.mark.parametrize("who", ["guest", "outsider"])
+def test_only_the_host_manages_the_room(system, room, ticket, names, rpc, who):
+    refused(system, grpc.StatusCode.PERMISSION_DENIED, lambda: calls(system, room, ticket)[rpc](auth(names(who))),
+            "only the host")
+
+
+@pytest.mark.parametrize("strength", ["", "genius", "GREEDY"])
+def test_an_unknown_bot_strength_is_invalid_argument(system, room, names, strength):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.add_bot(names("host"), room.room_id, strength), "strength")
+
+
+def test_removing_a_person_or_an_empty_seat_is_refused(system, room, names):
+    for seat in (1, 3):
+        refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.stub.RemoveBot(
+            pb.RemoveBotRequest(room_id=room.room_id, seat=seat), metadata=auth(names("host"))), "no bot")
+
+
+def test_adding_a_bot_to_a_full_room_is_refused(system, room, names):
+    system.add_bot(names("host"), room.room_id)
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.add_bot(names("host"), room.room_id), "full")
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"target": 50}, ["target"]), ({"turn_timer_seconds": 20}, ["turn_timer"]), ({"variant": "block-9"}, ["variant"]),
+    ({"variant": "draw-2", "teams": True}, ["teams"]), ({"rules": "chess"}, ["rules"]),
+])
+def test_options_outside_the_allowed_values_are_invalid_argument(system, room, names, fields, words):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: system.stub.UpdateRoomOptions(
+        pb.UpdateRoomOptionsRequest(room_id=room.room_id, **fields), metadata=auth(names("host"))), *words)
+
+
+def test_a_variant_whose_seats_are_occupied_is_refused(system, room, names):
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.stub.UpdateRoomOptions(
+        pb.UpdateRoomOptionsRequest(room_id=room.room_id, variant="draw-2"), metadata=auth(names("host"))),
+        "free seats 2")
+
+
+def test_starting_an_unfilled_room_is_refused(system, room, names):
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.start(names("host"), room.room_id),
+            "every seat", "3")
+
+
+def test_after_the_start_options_and_seats_are_locked(system, room, ticket, names):
+    system.add_bot(names("host"), room.room_id)
+    system.start(names("host"), room.room_id)
+    host, guest = auth(names("host")), auth(names("guest"))
+    for rpc, metadata in (("UpdateRoomOptions", host), ("AddBot", host), ("RemoveBot", host), ("LeaveRoom", guest),
+                          ("ChangeSeat", guest)):
+        refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: calls(system, room, ticket)[rpc](metadata),
+                "started")
+
+
+@pytest.mark.parametrize("from_version", [-1, 99])
+def test_watch_room_from_an_impossible_version_is_invalid_argument(system, room, names, from_version):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: first(system.stub.WatchRoom(
+        pb.WatchRoomRequest(room_id=room.room_id, from_version=from_version), metadata=auth(names("host")),
+        timeout=5)), "from_version")
+
+
+# ---- tables and practice -------------------------------------------------------------------
+
+@pytest.mark.parametrize("fields, words", [
+    ({"variant": "draw-2"}, ["request_id"]),
+    ({"request_id": "t", "variant": "block-5"}, ["variant"]),
+    ({"request_id": "t", "variant": "block-3", "teams": True}, ["teams"]),
+    ({"request_id": "t", "rules": "chess", "variant": "block-3"}, ["rules"]),
+])
+def test_request_table_with_bad_options_is_invalid_argument(system, names, fields, words):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.stub.RequestTable(pb.RequestTableRequest(**fields), metadata=auth(names("p"))), *words)
+
+
+def test_a_second_ticket_or_a_room_while_waiting_is_refused(system, ticket, names):
+    waiter = names("waiter")
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION,
+            lambda: system.request_table(waiter, variant="draw-2", request_id="another"), "already waiting")
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.create_room(waiter), "already waiting")
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.stub.StartPractice(
+        pb.StartPracticeRequest(request_id="p", variant="draw-2", strength="greedy"), metadata=auth(waiter)),
+        "already waiting")
+
+
+def test_a_request_id_reused_for_another_table_is_invalid_argument(system, ticket, names):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.request_table(names("waiter"), variant="draw-2", request_id="table-1"), "request_id")
+
+
+def test_a_seated_ticket_cannot_be_cancelled(system, names):
+    tickets = [system.request_table(names(p), variant="draw-2") for p in ("a", "b")]
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.stub.CancelTicket(
+        pb.CancelTicketRequest(ticket_id=tickets[0].ticket_id), metadata=auth(names("a"))), "seated")
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"variant": "draw-2", "strength": "greedy"}, ["request_id"]),
+    ({"request_id": "p", "variant": "draw-2"}, ["strength"]),
+    ({"request_id": "p", "variant": "draw-2", "strength": "genius"}, ["strength"]),
+    ({"request_id": "p", "variant": "draw-2", "strength": "greedy", "target": 52}, ["target"]),
+    ({"request_id": "p", "variant": "draw-2", "strength": "greedy", "turn_timer_seconds": 5}, ["turn_timer"]),
+    ({"request_id": "p", "variant": "draw-2", "strength": "greedy", "teams": True}, ["teams"]),
+    ({"request_id": "p", "variant": "", "strength": "greedy"}, ["variant"]),
+])
+def test_start_practice_with_bad_options_is_invalid_argument(system, names, fields, words):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.stub.StartPractice(pb.StartPracticeRequest(**fields), metadata=auth(names("p"))), *words)

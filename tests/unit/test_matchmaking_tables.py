@@ -1,0 +1,319 @@
+"""Public tables, presence, practice and the match lifecycle, in memory.
+
+The aggregates are exercised through the application on the in-memory store; the match
+service is replaced at its port (MatchCreator) by a recording fake, the one seam that is
+mocked here. The same behaviours run over gRPC against a real match service in
+tests/service/test_matchmaking_*.py.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from prometheus_client import CollectorRegistry
+
+from services.matchmaking.application import MatchmakingApplication
+from services.matchmaking.presence import MatchLink, Presence
+from services.matchmaking.tables import Queue, Table
+from services.matchmaking.errors import (
+    AlreadyElsewhere, InvalidRequest, MatchRefused, MatchServiceUnavailable, RequestIdReused, TicketNotWaiting,
+    UnknownTicket,
+)
+from services.matchmaking.match_starts import CreatedMatch
+from services.matchmaking.metrics import PrometheusObserver
+from services.matchmaking.options import Options
+
+BLOCK_4 = Options.chosen("egyptian", "block-4")
+DRAW_2 = Options.chosen("egyptian", "draw-2")
+
+
+class Clock:
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class FakeMatches:
+    """Records CreateMatch calls; the same request id always names the same match."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Options, tuple[str, ...]]] = []
+        self.down = False
+        self.refusal = ""
+        self.ended = False
+
+    def create_match(self, request_id, options, seats):
+        self.calls.append((request_id, options, tuple(seats)))
+        if self.down:
+            raise MatchServiceUnavailable("the match service is down")
+        if self.refusal:
+            raise MatchRefused(self.refusal)
+        return CreatedMatch(str(uuid.uuid5(uuid.NAMESPACE_URL, request_id)), self.ended)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def matches():
+    return FakeMatches()
+
+
+@pytest.fixture
+def app(clock, matches):
+    app = MatchmakingApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, matches=matches, clock=clock)
+    yield app
+    app.close()
+
+
+def notifications(app) -> int:
+    return app.recorder.max_notification_id() or 0
+
+
+# ---- tickets and tables ----------------------------------------------------------------
+
+
+def test_four_players_asking_for_the_same_table_are_seated_together_in_order(app, matches):
+    tickets = [app.request_table(p, "r1", BLOCK_4) for p in ("ann", "bob", "cat", "dan")]
+    assert [t.status for t in tickets[:3]] == ["waiting"] * 3
+    seated = [app.ticket(p, t.ticket_id) for p, t in zip(("ann", "bob", "cat", "dan"), tickets)]
+    assert {t.status for t in seated} == {"seated"}
+    assert seated[0].seats == ("ann", "bob", "cat", "dan") and [t.seat for t in seated] == [0, 1, 2, 3]
+    assert len({t.match_id for t in seated}) == 1 and seated[0].match_id
+    (request_id, options, seats), = matches.calls
+    assert request_id == f"table:{seated[0].table_id}" and options == BLOCK_4 and seats == seated[0].seats
+
+
+def test_tables_of_different_kinds_never_mix(app):
+    app.request_table("ann", "r1", BLOCK_4)
+    app.request_table("bob", "r1", Options.chosen("egyptian", "block-4", teams=False))
+    drawn = app.request_table("cat", "r1", DRAW_2)
+    assert drawn.status == "waiting"
+    assert app.request_table("dan", "r1", DRAW_2).status == "seated"
+
+
+def test_a_repeated_request_id_returns_the_same_ticket(app):
+    first = app.request_table("ann", "r1", BLOCK_4)
+    assert app.request_table("ann", "r1", BLOCK_4) == first
+
+
+def test_a_request_id_reused_for_another_table_is_refused(app):
+    app.request_table("ann", "r1", BLOCK_4)
+    with pytest.raises(RequestIdReused):
+        app.request_table("ann", "r1", DRAW_2)
+
+
+def test_a_player_holding_a_ticket_cannot_hold_a_second(app):
+    app.request_table("ann", "r1", BLOCK_4)
+    before = notifications(app)
+    with pytest.raises(AlreadyElsewhere, match="waiting for a table"):
+        app.request_table("ann", "r2", DRAW_2)
+    assert notifications(app) == before
+
+
+def test_a_player_in_a_room_cannot_ask_for_a_table_nor_the_other_way_round(app):
+    app.create_room("ann", "c1", BLOCK_4, None)
+    with pytest.raises(AlreadyElsewhere, match="in room"):
+        app.request_table("ann", "r1", BLOCK_4)
+    app.request_table("bob", "r1", BLOCK_4)
+    with pytest.raises(AlreadyElsewhere, match="waiting"):
+        app.create_room("bob", "c1", BLOCK_4, None)
+
+
+def test_a_cancelled_ticket_leaves_the_queue_and_frees_the_player(app):
+    ticket = app.request_table("ann", "r1", BLOCK_4)
+    assert app.cancel_ticket("ann", ticket.ticket_id).status == "cancelled"
+    assert app.cancel_ticket("ann", ticket.ticket_id).status == "cancelled"  # a retry
+    assert app.load(Queue, Queue.create_id("egyptian", "block-4", True)).waiting == []
+    assert app.request_table("ann", "r2", BLOCK_4).status == "waiting"
+
+
+def test_a_seated_ticket_cannot_be_cancelled(app):
+    tickets = [app.request_table(p, "r1", DRAW_2) for p in ("ann", "bob")]
+    before = notifications(app)
+    with pytest.raises(TicketNotWaiting, match="seated"):
+        app.cancel_ticket("ann", tickets[0].ticket_id)
+    assert notifications(app) == before
+
+
+def test_a_ticket_is_visible_to_its_owner_only(app):
+    ticket = app.request_table("ann", "r1", BLOCK_4)
+    with pytest.raises(UnknownTicket):
+        app.ticket("bob", ticket.ticket_id)
+
+
+# ---- bots fill the wait ----------------------------------------------------------------
+
+
+def test_bots_fill_a_table_only_after_the_wait(app, clock):
+    ticket = app.request_table("ann", "r1", BLOCK_4)
+    clock.now += 19.9
+    assert app.fill_waiting_tables() == []
+    clock.now += 0.1
+    (table_id,) = app.fill_waiting_tables()
+    seated = app.ticket("ann", ticket.ticket_id)
+    assert seated.table_id == table_id and seated.match_id
+    assert seated.seats == ("ann", "bot:greedy:1", "bot:greedy:2", "bot:greedy:3")
+
+
+def test_bots_join_everyone_who_is_waiting(clock, matches):
+    app = MatchmakingApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, matches=matches, clock=clock,
+                                 table_wait_seconds=5, table_bot_strength="strong")
+    app.request_table("ann", "r1", BLOCK_4)
+    clock.now += 3
+    bob = app.request_table("bob", "r1", BLOCK_4)
+    clock.now += 2
+    app.fill_waiting_tables()
+    assert app.ticket("bob", bob.ticket_id).seats == ("ann", "bob", "bot:strong:1", "bot:strong:2")
+
+
+def test_an_unknown_bot_strength_is_invalid(app):
+    with pytest.raises(InvalidRequest, match="strength"):
+        app.start_practice("ann", "p1", BLOCK_4, "genius")
+
+
+# ---- practice --------------------------------------------------------------------------
+
+
+def test_practice_seats_the_caller_against_bots_and_starts_the_match(app, matches):
+    table = app.start_practice("ann", "p1", Options.chosen("", "block-3", None, 51, 0), "random")
+    assert table.seats == ["ann", "bot:random:1", "bot:random:2"] and table.match_id
+    assert matches.calls[0][0] == f"practice:{table.id}"
+    assert app.start_practice("ann", "p1", Options.chosen("", "block-3", None, 51, 0), "random").match_id == table.match_id
+    assert len(matches.calls) == 1
+
+
+def test_practice_with_the_match_service_away_is_unavailable_and_finished_by_a_retry(app, matches):
+    matches.down = True
+    with pytest.raises(MatchServiceUnavailable):
+        app.start_practice("ann", "p1", DRAW_2, "greedy")
+    matches.down = False
+    assert app.start_practice("ann", "p1", DRAW_2, "greedy").match_id
+
+
+# ---- interrupted starts ------------------------------------------------------------------
+
+
+def test_a_table_whose_match_was_not_created_is_started_by_the_follower_after_a_grace(app, matches, clock):
+    matches.down = True
+    tickets = [app.request_table(p, "r1", DRAW_2) for p in ("ann", "bob")]
+    assert app.ticket("ann", tickets[0].ticket_id).match_id == ""
+    matches.down = False
+    assert app.pending_starts.follow_store() == 1
+    assert app.pending_starts.step() == 0  # within the grace period the first attempt may still finish
+    clock.now += app.pending_starts.grace_seconds
+    assert app.pending_starts.step() == 1
+    assert app.ticket("ann", tickets[0].ticket_id).match_id
+    assert [c[0] for c in matches.calls] == [matches.calls[0][0]] * 2  # the same request id both times
+    assert app.pending_starts.step() == 0 and not app.pending_starts.pending
+
+
+def test_a_started_room_whose_match_was_not_created_is_started_by_the_follower(app, matches, clock):
+    room = app.create_room("ann", "c1", DRAW_2, None)
+    app.add_bot("ann", room.id, None, "greedy")
+    matches.down = True
+    assert app.start_room("ann", room.id).status == "starting"
+    matches.down = False
+    app.pending_starts.follow_store()
+    clock.now += 60
+    assert app.pending_starts.step() == 1
+    assert app.room(room.id).status == "playing"
+
+
+def test_a_refused_table_closes_and_frees_its_players(app, matches):
+    matches.refusal = "no such variant"
+    tickets = [app.request_table(p, "r1", DRAW_2) for p in ("ann", "bob")]
+    assert app.ticket("ann", tickets[0].ticket_id).status == "ended"
+    assert app.presence("ann").place is None and app.presence("bob").place is None
+
+
+def test_a_refused_room_start_reopens_the_room(app, matches):
+    room = app.create_room("ann", "c1", DRAW_2, None)
+    app.add_bot("ann", room.id, None, "greedy")
+    matches.refusal = "no"
+    assert app.start_room("ann", room.id).status == "open"
+
+
+# ---- the end of a match ------------------------------------------------------------------
+
+
+def test_the_end_of_a_match_closes_its_room_and_frees_its_players(app):
+    room = app.create_room("ann", "c1", BLOCK_4, None)
+    app.join_room("bob", room.code, None)
+    app.add_bot("ann", room.id, None, "greedy")
+    app.add_bot("ann", room.id, None, "greedy")
+    match_id = app.start_room("ann", room.id).match_id
+    assert app.release_match(match_id)
+    assert app.room(room.id).status == "closed" and app.room(room.id).closed_reason == "match ended"
+    assert app.presence("ann").place is None and app.presence("bob").place is None
+    before = notifications(app)
+    assert not app.release_match(match_id)  # a redelivery changes nothing
+    assert notifications(app) == before
+
+
+def test_the_end_of_a_match_ends_its_tickets(app):
+    tickets = [app.request_table(p, "r1", DRAW_2) for p in ("ann", "bob")]
+    match_id = app.ticket("ann", tickets[0].ticket_id).match_id
+    app.release_match(match_id)
+    assert app.ticket("bob", tickets[1].ticket_id).status == "ended"
+    assert app.request_table("bob", "r2", DRAW_2).status == "waiting"
+
+
+def test_the_end_of_a_match_matchmaking_did_not_start_is_ignored(app):
+    before = notifications(app)
+    assert not app.release_match(str(uuid.uuid4()))
+    assert notifications(app) == before
+
+
+def test_a_match_already_over_when_it_is_recorded_frees_its_players_at_once(app, matches):
+    matches.ended = True
+    table = app.start_practice("ann", "p1", DRAW_2, "greedy")
+    assert app.load(MatchLink, MatchLink.create_id(table.match_id)).released
+    assert app.presence("ann").place is None
+
+
+# ---- storage and metrics -------------------------------------------------------------------
+
+
+def test_presence_keeps_the_last_twenty_tickets(app):
+    for n in range(25):
+        ticket = app.request_table("ann", f"r{n}", BLOCK_4)
+        app.cancel_ticket("ann", ticket.ticket_id)
+    assert len(app.load(Presence, Presence.create_id("ann")).tickets) == Presence.KEPT_TICKETS
+
+
+def test_metrics_count_waits_tables_and_bot_seats(clock, matches):
+    registry = CollectorRegistry()
+    app = MatchmakingApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, matches=matches, clock=clock,
+                                 observer=PrometheusObserver(registry))
+    app.request_table("ann", "r1", BLOCK_4)
+    clock.now += 30
+    app.fill_waiting_tables()
+    app.start_practice("bob", "p1", DRAW_2, "greedy")
+    value = registry.get_sample_value
+    assert value("domino_matchmaking_queue_wait_seconds_count") == 1
+    assert value("domino_matchmaking_queue_wait_seconds_sum") == 30
+    assert value("domino_matchmaking_tables_started_total", {"kind": "public"}) == 1
+    assert value("domino_matchmaking_tables_started_total", {"kind": "practice"}) == 1
+    assert value("domino_matchmaking_bot_seats_total", {"kind": "public"}) == 3
+    assert value("domino_matchmaking_bot_seats_total", {"kind": "practice"}) == 1
+
+
+def test_a_table_records_its_match_once(app):
+    table = Table(table_id=str(uuid.uuid4()), kind=Table.PUBLIC, options=DRAW_2.as_dict(), seats=["a", "b"],
+                  tickets=["t1", "t2"], at=0.0)
+    assert table.assign_match("m1") and not table.assign_match("m2")
+    table.close("match ended")
+    assert table.closed and table.match_id == "m1"
+
+
+def test_a_practice_the_match_service_refuses_is_closed_and_frees_the_player(app, matches):
+    matches.refusal = "no"
+    with pytest.raises(MatchRefused):
+        app.start_practice("ann", "p1", DRAW_2, "greedy")
+    assert app.presence("ann").place is None
