@@ -207,7 +207,7 @@ def console_scripts() -> set[str]:
 
 
 #: The settings classes whose fields are the services' environment variables.
-SETTINGS_CLASSES = ("services.common.config:Settings", "services.matchmaking.settings:MatchmakingSettings")
+SETTINGS_CLASSES = ("services.common.config:Settings",)
 
 
 def settings_classes() -> list[Any]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 STREAM = "DOMINO"
 STREAM_SUBJECTS = ["domino.v1.>"]
 DUPLICATE_WINDOW_SECONDS = 120
+MAX_AGE_SECONDS = 7 * 24 * 3600  # consumers that are away longer than a week start afresh
 NOTIFICATION_HEADER = "Domino-Notification-Id"
 ALL_MATCH_EVENTS = "domino.v1.match.>"
 ALL_TURNS = "domino.v1.turn.>"
@@ -40,11 +41,14 @@ def turn_msg_id(match_id, version: int) -> str:
     return f"{match_id}:turn:{version}"
 
 
-async def ensure_stream(js) -> None:
+async def ensure_stream(js, replicas: int | None = None) -> None:
     """Create the stream, or leave an existing one as it is."""
     from nats.js.errors import NotFoundError
+
+    from .config import Settings
 
     try:
         await js.stream_info(STREAM)
     except NotFoundError:
-        await js.add_stream(name=STREAM, subjects=STREAM_SUBJECTS, duplicate_window=DUPLICATE_WINDOW_SECONDS)
+        await js.add_stream(name=STREAM, subjects=STREAM_SUBJECTS, duplicate_window=DUPLICATE_WINDOW_SECONDS,
+                            num_replicas=replicas or Settings().nats_stream_replicas, max_age=MAX_AGE_SECONDS)

@@ -29,11 +29,17 @@ class Settings(BaseSettings):
 
     relay_metrics_port: int = Field(9104, description="Prometheus metrics HTTP port of the relay")
 
-    matchmaking_address: str = Field("127.0.0.1:50052")
+    matchmaking_address: str = Field("127.0.0.1:50052", description="host:port matchmaking listens on")
     matchmaking_metrics_port: int = Field(9102)
+    table_wait_seconds: float = Field(20.0, description="how long the first player at a public table waits "
+                                                        "before empty seats are filled with bots")
+    table_bot_strength: str = Field("greedy", description="strength of the bots that fill public tables")
+    matchmaking_poll_seconds: float = Field(1.0, description="how often the bot fill and the re-start of "
+                                                             "interrupted match starts run")
     bots_metrics_port: int = Field(9103)
 
     nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
+    nats_stream_replicas: int = Field(1, description="replicas of the DOMINO stream (3 on a 3-node cluster)")
     log_format: str = Field("json", description="'json' for machines, 'console' for people")
     log_level: str = Field("INFO")
     shutdown_grace_seconds: float = Field(10.0, description="how long SIGTERM waits for in-flight commands")

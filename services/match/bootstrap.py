@@ -17,7 +17,7 @@ from services.common.grpc_metrics import MetricsInterceptor, RpcMetrics
 from services.common.lifecycle import stop_on_signals
 
 from .application import MatchApplication
-from .changes import ChangeFeed
+from services.common.changes import ChangeFeed
 from .grpc_adapter import MatchServicer
 from .timers import TurnTimer
 

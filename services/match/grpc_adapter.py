@@ -22,7 +22,7 @@ from services.common.auth import AuthError, Identity, bearer_identity
 from .application import (
     ConcurrencyConflict, InvalidRequest, MatchApplication, RequestIdReused, SeatSpec, StaleTimeout, UnknownMatch,
 )
-from .changes import ChangeFeed
+from services.common.changes import ChangeFeed
 from .domainmodel import Match, NotSeated
 from .export import full_record, seat_record_json
 from .public_events import event_name

@@ -16,13 +16,13 @@ from services.common import logs
 from services.common.config import Settings
 from services.common.grpc_metrics import MetricsInterceptor, RpcMetrics
 from services.common.lifecycle import stop_on_signals
-from services.match.changes import ChangeFeed
+from services.common.changes import ChangeFeed
 
 from .application import MatchmakingApplication
 from .grpc_adapter import MatchmakingServicer
 from .match_client import GrpcMatchCreator
 from .metrics import PrometheusObserver
-from .settings import MatchmakingSettings, matchmaking_persistence_env
+from .settings import matchmaking_persistence_env
 
 log = logging.getLogger("domino.matchmaking")
 SERVICE_NAME = matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
@@ -95,12 +95,11 @@ async def follow_match_ends(app: MatchmakingApplication, nats_url: str, stopping
 
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
-    local = MatchmakingSettings()
     changes = ChangeFeed()
     creator = GrpcMatchCreator(settings.match_address, settings.jwt_secret)
     app = MatchmakingApplication(env=matchmaking_persistence_env(settings), matches=creator,
-                                 table_wait_seconds=local.table_wait_seconds,
-                                 table_bot_strength=local.table_bot_strength, observer=PrometheusObserver(),
+                                 table_wait_seconds=settings.table_wait_seconds,
+                                 table_bot_strength=settings.table_bot_strength, observer=PrometheusObserver(),
                                  on_change=changes.publish)
     server, port = create_server(settings.matchmaking_address, app, settings.jwt_secret, changes,
                                  RpcMetrics("matchmaking"), settings.watch_poll_seconds)
@@ -110,7 +109,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     log.info("matchmaking listening", extra={"port": port, "metrics_port": settings.matchmaking_metrics_port,
                                              "match": settings.match_address})
     stopping = stop_on_signals()
-    timers = asyncio.create_task(run_timers(app, stopping, local.matchmaking_poll_seconds))
+    timers = asyncio.create_task(run_timers(app, stopping, settings.matchmaking_poll_seconds))
     ends = asyncio.create_task(follow_match_ends(app, settings.nats_url, stopping))
     if ready is not None:
         ready.set()

@@ -17,7 +17,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from services.common.auth import AuthError, bearer_identity
-from services.match.changes import ChangeFeed
+from services.common.changes import ChangeFeed
 from services.match.rules.rulesets import TARGETS, TURN_TIMERS
 
 from .application import MatchmakingApplication, TicketState

@@ -1,24 +1,10 @@
-"""Matchmaking's own settings (environment, `DOMINO_` prefix), beside the shared ones in
-services/common/config.py, and where its events are stored."""
+"""Where matchmaking's events are stored (its settings are in services/common/config.py)."""
 
 from __future__ import annotations
 
 import os
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
-
 from services.common.config import Settings, persistence_env
-
-
-class MatchmakingSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="DOMINO_", extra="ignore")
-
-    table_wait_seconds: float = Field(20.0, description="how long the first player at a public table waits "
-                                                        "before empty seats are filled with bots")
-    table_bot_strength: str = Field("greedy", description="strength of the bots that fill public tables")
-    matchmaking_poll_seconds: float = Field(1.0, description="how often the bot fill and the re-start of "
-                                                             "interrupted match starts run")
 
 
 def matchmaking_persistence_env(settings: Settings) -> dict[str, str]:

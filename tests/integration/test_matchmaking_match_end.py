@@ -21,7 +21,7 @@ from services.match.relay import Relay
 from services.match.timers import TurnTimer
 from services.matchmaking.match_end_consumer import MatchEndConsumer
 from tests.service.harness import auth
-from tests.service.test_matchmaking_smoke import running_system
+from tests.service.matchmaking_harness import running_system
 
 pytestmark = pytest.mark.integration
 

@@ -20,13 +20,13 @@ from prometheus_client import CollectorRegistry
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from services.match.application import MatchApplication
-from services.match.changes import ChangeFeed
+from services.common.changes import ChangeFeed
 from services.matchmaking.application import MatchmakingApplication
 from services.matchmaking.tables import Queue
 from services.matchmaking.match_client import GrpcMatchCreator
 from services.matchmaking.metrics import PrometheusObserver
 from tests.service.harness import SECRET, Clock, auth, running_service
-from tests.service.test_matchmaking_smoke import SERVICE, running_matchmaking
+from tests.service.matchmaking_harness import SERVICE, running_matchmaking
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common.auth import mint_token
 from services.match.application import MatchApplication
 from services.match.bootstrap import create_server
-from services.match.changes import ChangeFeed
+from services.common.changes import ChangeFeed
 
 SECRET = "test-secret-0123456789-0123456789-abcdef"
 

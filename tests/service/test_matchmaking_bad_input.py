@@ -22,7 +22,7 @@ from services.common.auth import mint_token
 from services.matchmaking.rooms import FailedJoins
 from tests.service.harness import SECRET, auth
 
-from .test_matchmaking_smoke import running_system
+from .matchmaking_harness import running_system
 
 @pytest.fixture(scope="module")
 def system():

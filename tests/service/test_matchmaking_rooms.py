@@ -17,7 +17,7 @@ from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.matchmaking.application import CODE_ALPHABET, CODE_LENGTH
 from tests.service.harness import auth
 
-from .test_matchmaking_smoke import running_system
+from .matchmaking_harness import running_system
 
 
 @pytest.fixture

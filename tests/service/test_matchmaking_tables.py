@@ -11,7 +11,7 @@ from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from tests.service.harness import auth
 
-from .test_matchmaking_smoke import running_system
+from .matchmaking_harness import running_system
 
 
 @pytest.fixture

@@ -66,8 +66,8 @@ def var_dir():
 
 @pytest.fixture
 def system(var_dir):
-    with LocalSystem(var_dir, Ports.free(), jwt_secret=SECRET, services=("match", "relay", "bots"),
-                     extra_env={"DOMINO_LOG_FORMAT": "json"}) as running:
+    with LocalSystem(var_dir, Ports.free(), jwt_secret=SECRET,
+                     extra_env={"DOMINO_LOG_FORMAT": "json", "DOMINO_TABLE_WAIT_SECONDS": "1"}) as running:
         yield running
 
 

@@ -1,0 +1,109 @@
+"""Matchmaking over real gRPC on loopback, in front of a real in-process MatchService:
+`running_matchmaking` serves a MatchmakingApplication in a background event loop, and
+`running_system` starts a match service and matchmaking wired to it by the real gRPC client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from prometheus_client import CollectorRegistry
+
+from domino.match.v1 import match_service_pb2 as match_pb
+from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
+from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
+from services.common.grpc_metrics import RpcMetrics
+from services.match.application import MatchApplication
+from services.common.changes import ChangeFeed
+from services.matchmaking.application import MatchmakingApplication
+from services.matchmaking.bootstrap import SERVICE_NAME, create_server, mark_serving
+from services.matchmaking.match_client import GrpcMatchCreator
+from tests.service.harness import SECRET, Clock, Service, auth, running_service
+
+POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+SERVICE = auth("ops", "service")
+
+
+@contextmanager
+def running_matchmaking(app: MatchmakingApplication, changes: ChangeFeed, watch_poll_seconds: float = 0.2,
+                        metrics: RpcMetrics | None = None):
+    """The port of a MatchmakingService serving ``app``; ``app`` reports changes to ``changes``."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    async def start():
+        server, port = create_server("127.0.0.1:0", app, SECRET, changes, metrics, watch_poll_seconds)
+        await server.start()
+        await mark_serving(server)
+        return server, port
+
+    server, port = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
+    try:
+        yield port
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+@dataclass
+class System:
+    clock: Clock
+    match: Service  # the real match service (tests.service.harness)
+    app: MatchmakingApplication
+    stub: pb_grpc.MatchmakingServiceStub
+    port: int
+
+    def match_view(self, match_id: str) -> match_pb.MatchView:
+        return self.match.stub.GetMatch(match_pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view
+
+    def stored(self) -> tuple[int, int]:
+        """(matchmaking's, the match service's) stored events."""
+        return self.app.recorder.max_notification_id() or 0, self.match.app.recorder.max_notification_id() or 0
+
+    # ---- calls as a player -------------------------------------------------------------
+
+    def create_room(self, host: str, variant: str = "block-4", request_id: str = "room-1", **options) -> pb.RoomView:
+        return self.stub.CreateRoom(pb.CreateRoomRequest(request_id=request_id, variant=variant, **options),
+                                    metadata=auth(host)).room
+
+    def join(self, player: str, code: str, **seat) -> pb.RoomView:
+        return self.stub.JoinRoom(pb.JoinRoomRequest(code=code, **seat), metadata=auth(player)).room
+
+    def add_bot(self, host: str, room_id: str, strength: str = "greedy", **seat) -> pb.RoomView:
+        return self.stub.AddBot(pb.AddBotRequest(room_id=room_id, strength=strength, **seat), metadata=auth(host)).room
+
+    def start(self, host: str, room_id: str) -> pb.RoomView:
+        return self.stub.StartRoom(pb.StartRoomRequest(room_id=room_id), metadata=auth(host)).room
+
+    def request_table(self, player: str, variant: str = "block-4", request_id: str = "table-1",
+                      **teams) -> pb.TicketView:
+        return self.stub.RequestTable(pb.RequestTableRequest(request_id=request_id, variant=variant, **teams),
+                                      metadata=auth(player)).ticket
+
+    def ticket(self, player: str, ticket_id: str) -> pb.TicketView:
+        return self.stub.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id), metadata=auth(player)).ticket
+
+
+@contextmanager
+def running_system(metrics: RpcMetrics | None = None, **app_options):
+    """A real match service (in memory, fixed seed) and matchmaking wired to it over gRPC."""
+    clock = Clock()
+    seed = hashlib.sha256(b"matchmaking service tests").digest()
+    match_app = MatchApplication(env=POPO, clock=clock, seed_source=lambda: seed)
+    with running_service(match_app) as match:
+        creator = GrpcMatchCreator(f"127.0.0.1:{match.port}", SECRET)
+        changes = ChangeFeed()
+        app = MatchmakingApplication(env=POPO, matches=creator, clock=clock, on_change=changes.publish, **app_options)
+        with running_matchmaking(app, changes, metrics=metrics) as port:
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                yield System(clock, match, app, pb_grpc.MatchmakingServiceStub(channel), port)
+        creator.close()

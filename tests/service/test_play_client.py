@@ -1,0 +1,91 @@
+"""`domino play`'s client against a real MatchService on loopback (in-process, in memory):
+the game loop over real gRPC, and the command through its input stream."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from rich.console import Console
+
+from domino.match.v1 import match_service_pb2 as pb
+from services.client.api import MatchApi
+from services.client.game import Game, GameOptions
+from services.client.inbox import Inbox
+from services.client.terminal import Output
+from services.match.application import MatchApplication
+
+from .harness import SECRET, auth, running_service, token
+
+
+@pytest.fixture
+def svc():
+    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with running_service(app, watch_poll_seconds=0.1) as service:
+        yield service
+
+
+def play_first_legal_moves(svc, match_id: str, player: str, stop: threading.Event) -> None:
+    """Another player at the table, acting from their own view."""
+    n = 0
+    while not stop.is_set():
+        view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view
+        if view.status == pb.MATCH_STATUS_ENDED:
+            return
+        if view.turn != view.your_seat or not view.legal_moves:
+            time.sleep(0.01)
+            continue
+        move = view.legal_moves[0]
+        n += 1
+        if move.kind == pb.MOVE_KIND_DRAW:
+            svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=f"{player}-{n}"), metadata=auth(player))
+        else:
+            svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=f"{player}-{n}", tile=move.tile,
+                                                 end=move.end), metadata=auth(player))
+
+
+def test_the_client_plays_a_whole_match_over_grpc_following_the_stream(svc):
+    match_id = svc.create(variant="draw-2", players=("ann", "bob"), target=51, turn_timer_seconds=0).match_id
+    stop = threading.Event()
+    bob = threading.Thread(target=play_first_legal_moves, args=(svc, match_id, "bob", stop), daemon=True)
+    bob.start()
+    api = MatchApi(f"127.0.0.1:{svc.port}", token("ann"))
+    file = io.StringIO()
+    out = Output(Console(file=file, width=100, color_system=None, highlight=False), redraw=False)
+    inbox = Inbox()
+    inbox.put("eof")  # nobody types: --auto plays
+    ended = []
+    try:
+        final = Game(api, inbox, out, GameOptions(auto=True, tick=0), on_end=ended.append).run(match_id)
+    finally:
+        stop.set()
+        bob.join(10)
+        api.close()
+    public = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("ops", "service")).view
+    assert public.status == pb.MATCH_STATUS_ENDED and final.version == public.version
+    assert final.winner == public.winner and ended == [match_id]
+    assert "Match over" in file.getvalue()
+
+
+def test_the_command_reads_its_input_stream_and_refuses_moves_out_of_turn(svc, tmp_path):
+    created = svc.create(variant="draw-2", players=("ann", "bob"), target=51, turn_timer_seconds=0)
+    match_id = created.match_id
+    leader = created.view.turn
+    me = created.view.seats[1 - leader].player_id  # the player who waits for the first move
+    env = dict(os.environ, DOMINO_JWT_SECRET=SECRET, DOMINO_MATCH_ADDRESS=f"127.0.0.1:{svc.port}",
+               DOMINO_VAR_DIR=str(tmp_path), NO_COLOR="1")
+    done = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", me, "--resume", match_id],
+                          input="1\n?\nq\n", capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "It is not your turn: waiting for" in done.stdout
+    assert "d draws from the boneyard" in done.stdout
+    assert f"Come back with: domino play --resume {match_id}" in done.stdout
+    assert "\x1b[2J" not in done.stdout  # a pipe gets screens one after another, not redraws
+    again = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", "nobody", "--resume", match_id],
+                           input="", capture_output=True, text=True, env=env, timeout=30)
+    assert again.returncode == 1 and "nobody has no seat at this match" in again.stderr

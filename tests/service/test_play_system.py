@@ -1,0 +1,248 @@
+"""`domino play` end to end: the real local system (NATS, match, relay, bots, matchmaking as
+processes, like `domino up`) and the real command in a pseudo-terminal, typed at like a
+player would."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import grpc
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+from domino.match.v1 import match_service_pb2 as pb  # noqa: E402
+from domino.match.v1 import match_service_pb2_grpc as pb_grpc  # noqa: E402
+from services.common.auth import mint_token  # noqa: E402
+from services.common.supervisor import LocalSystem, Ports  # noqa: E402
+
+pytestmark = pytest.mark.system
+
+SECRET = "play-test-secret-0123456789-abcdefghijklmn"
+HAS_MATCHMAKING = importlib.util.find_spec("services.matchmaking.bootstrap") is not None
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\r")
+HAND = re.compile(r"(\d+)\)\[(\d)\|(\d)\]([←→↔★]?)")
+MATCH_ID = re.compile(r"match ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+
+
+@pytest.fixture(scope="module")
+def system():
+    var = Path(tempfile.mkdtemp(prefix="domino-play-"))
+    services = ("match", "relay", "bots") + (("matchmaking",) if HAS_MATCHMAKING else ())
+    local = LocalSystem(var / "system", Ports.free(), jwt_secret=SECRET, services=services,
+                        extra_env={"DOMINO_TABLE_WAIT_SECONDS": "30", "DOMINO_WATCH_POLL_SECONDS": "0.2",
+                                   "DOMINO_SHUTDOWN_GRACE_SECONDS": "1"})
+    local.start()
+    try:
+        yield local
+    finally:
+        local.stop()
+        shutil.rmtree(var, ignore_errors=True)
+
+
+class Term:
+    """`domino play ARGS` in a pseudo-terminal. A thread keeps reading its output (a
+    terminal nobody reads from fills up and blocks the client); ``expect`` searches that
+    output with the colours and cursor moves taken out."""
+
+    def __init__(self, system: LocalSystem, *args: str) -> None:
+        env = dict(os.environ, DOMINO_JWT_SECRET=SECRET, DOMINO_MATCH_ADDRESS=system.match_address,
+                   DOMINO_MATCHMAKING_ADDRESS=system.matchmaking_address, DOMINO_VAR_DIR=str(system.var_dir / "client"),
+                   TERM="xterm-256color")
+        env.pop("NO_COLOR", None)
+        self.child = pexpect.spawn(sys.executable, ["-m", "services.cli", "play", *args], env=env,
+                                   dimensions=(50, 120), encoding="utf-8", timeout=30)
+        self.child.delaybeforesend = None
+        self.text = ""
+        self.raw = []
+        self.cond = threading.Condition()
+        self.eof = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                chunk = self.child.read_nonblocking(65536, timeout=1)
+            except pexpect.TIMEOUT:
+                continue
+            except (pexpect.EOF, OSError):
+                with self.cond:
+                    self.eof = True
+                    self.cond.notify_all()
+                return
+            with self.cond:
+                self.raw.append(chunk)
+                self.text += ANSI.sub("", chunk)
+                self.cond.notify_all()
+
+    def expect(self, pattern: str, timeout: float = 30) -> re.Match:
+        """The first match of ``pattern`` in the output not consumed yet; what came before
+        it is ``self.before``, and the search goes on after it."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                found = rx.search(self.text)
+                if found:
+                    self.before, self.text = self.text[:found.start()], self.text[found.end():]
+                    return found
+                if self.eof or time.monotonic() > deadline:
+                    raise AssertionError(f"{pattern!r} not seen ({'exited' if self.eof else 'timed out'}); "
+                                         f"output ends with:\n{self.text[-2500:]}")
+                self.cond.wait(0.5)
+
+    def sendline(self, text: str) -> None:
+        self.child.sendline(text)
+
+    def kill(self) -> None:
+        self.child.kill(signal.SIGKILL)
+        self.wait_exit()
+
+    def wait_exit(self, timeout: float = 30) -> int | None:
+        with self.cond:
+            self.cond.wait_for(lambda: self.eof, timeout)
+        self.child.close()
+        return self.child.exitstatus
+
+
+class Service:
+    def __init__(self, system: LocalSystem) -> None:
+        self.channel = grpc.insecure_channel(system.match_address)
+        self.stub = pb_grpc.MatchServiceStub(self.channel)
+        self.metadata = (("authorization", f"Bearer {mint_token('ops', SECRET, 'service')}"),)
+
+    def view(self, match_id: str) -> pb.MatchView:
+        return self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=self.metadata, timeout=10).view
+
+    def practice(self, player: str, variant: str = "draw-2", target: int = 51) -> str:
+        """Without matchmaking: the match it would start (the player against greedy bots)."""
+        seats = [pb.SeatSpec(player_id=player)] + [pb.SeatSpec(player_id=f"bot:greedy:{i}")
+                                                   for i in range(1, {"draw-2": 2, "block-3": 3}[variant])]
+        return self.stub.CreateMatch(pb.CreateMatchRequest(request_id=str(uuid.uuid4()), rules="egyptian",
+                                                           variant=variant, target=target, seats=seats),
+                                     metadata=self.metadata, timeout=10).match_id
+
+
+@pytest.fixture(scope="module")
+def service(system):
+    s = Service(system)
+    yield s
+    s.channel.close()
+
+
+def practice(system, service, player: str, *args: str) -> tuple[Term, str]:
+    """`domino play --practice` (or, without matchmaking, --resume of the same kind of match)."""
+    if HAS_MATCHMAKING:
+        term = Term(system, "--player", player, "--practice", "--variant", "draw-2", "--bots", "greedy",
+                    "--target", "51", *args)
+    else:
+        term = Term(system, "--player", player, "--resume", service.practice(player), *args)
+    return term, term.expect(MATCH_ID.pattern).group(1)
+
+
+def test_a_player_types_their_way_through_a_whole_match_against_greedy_bots(system, service):
+    term, match_id = practice(system, service, "alice")
+    moves = asked_for_an_end = 0
+    while term.expect(r"> |Match over — ").group(0) == "> ":
+        screen = term.before[term.before.rfind("Your hand"):]
+        if "fits both ends: l (left" in screen:
+            asked_for_an_end += 1
+            term.sendline("r")
+            continue
+        playable = [(number, mark) for number, _a, _b, mark in HAND.findall(screen) if mark]
+        if "Nothing fits: d to draw." in screen:
+            term.sendline("d")
+        elif playable:
+            term.sendline(playable[0][0])  # a tile that fits both ends goes without one: the client asks
+        else:
+            raise AssertionError(f"a prompt with nothing to do:\n{term.before[-2500:]}")
+        moves += 1
+    term.expect(r"Final scores: you \d+ · bot greedy 1 \d+")
+    term.expect(r"ended: ")
+    assert term.wait_exit() == 0
+    final = service.view(match_id)
+    assert final.status == pb.MATCH_STATUS_ENDED and moves >= 5
+    record = [a for a in final.round_actions if a.seat == 0]
+    assert record and not any(a.timeout for a in record)  # alice's turns were all typed in time
+
+
+def test_a_killed_client_resumes_its_match_from_the_menu_and_by_id(system, service):
+    term, match_id = practice(system, service, "bruno", "--auto", "--delay", "0.05")
+    start = service.view(match_id).version
+    wait_until(lambda: service.view(match_id).version >= start + 4)
+    term.kill()
+    stopped = service.view(match_id)
+    assert stopped.status == pb.MATCH_STATUS_IN_PROGRESS
+    time.sleep(0.3)
+    assert service.view(match_id).version == stopped.version  # bruno's turn waits for bruno
+
+    menu = Term(system, "--player", "bruno", "--auto", "--delay", "0.05")
+    menu.expect(r"r\) Resume your match \(draw-2, round \d+")
+    menu.expect(r"Choose .*\(r\):")
+    menu.sendline("")
+    assert menu.expect(MATCH_ID.pattern).group(1) == match_id
+    wait_until(lambda: service.view(match_id).version >= stopped.version + 4)
+    menu.kill()
+    later = service.view(match_id)
+    assert later.status == pb.MATCH_STATUS_IN_PROGRESS
+
+    back = Term(system, "--player", "bruno", "--resume", match_id, "--auto")
+    back.expect(r"Match over — ")
+    back.expect(r"ended: ")
+    assert back.wait_exit() == 0
+    final = service.view(match_id)
+    assert final.status == pb.MATCH_STATUS_ENDED and final.version > later.version
+    assert not any(a.timeout for a in final.round_actions)
+
+
+def wait_until(condition, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not HAS_MATCHMAKING, reason="matchmaking is not there yet")
+def test_friends_meet_in_a_private_room_by_its_code_and_play_it_out(system, service):
+    host = Term(system, "--player", "hana", "--create", "--variant", "block-3", "--target", "51", "--auto")
+    code = host.expect(r"Invite code\s+([A-Z0-9]{8})").group(1)
+    host.expect("> ")
+    host.sendline("b 2 strong")
+    host.expect(r"2\s+bot strong \d")
+    guest = Term(system, "--player", "gus", "--join", code, "--auto")
+    guest.expect("Waiting for the host to start")
+    host.expect(r"1\s+gus")
+    host.sendline("s")
+    match_id = host.expect(MATCH_ID.pattern).group(1)
+    assert guest.expect(MATCH_ID.pattern).group(1) == match_id
+    for term in (host, guest):
+        term.expect(r"Match over — ", timeout=60)
+        assert term.wait_exit() == 0
+    final = service.view(match_id)
+    assert final.status == pb.MATCH_STATUS_ENDED
+    assert [s.player_id for s in final.seats][:2] == ["hana", "gus"]
+
+
+@pytest.mark.skipif(not HAS_MATCHMAKING, reason="matchmaking is not there yet")
+def test_two_players_asking_for_a_public_table_sit_at_the_same_match(system, service):
+    first = Term(system, "--player", "tom", "--table", "--variant", "draw-2")
+    first.expect("Looking for players")
+    second = Term(system, "--player", "tess", "--table", "--variant", "draw-2")
+    ids = {first.expect(MATCH_ID.pattern).group(1), second.expect(MATCH_ID.pattern).group(1)}
+    assert len(ids) == 1
+    players = {s.player_id for s in service.view(ids.pop()).seats}
+    assert players == {"tom", "tess"}
+    for term in (first, second):
+        term.sendline("q")
+        term.expect("Come back with: domino play --resume")
+        assert term.wait_exit() == 0
