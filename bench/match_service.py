@@ -40,6 +40,7 @@ yappi`` (``pip install yappi``) writes a pstat file (deterministic, much slower)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import asyncio
 import itertools
 import json
@@ -57,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+from services.common.config import SQLITE_MODULE
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin" if (ROOT / ".venv" / "bin" / "domino").exists() else Path(sys.executable).parent
@@ -387,13 +389,19 @@ async def measure_commands(target: str, secret: str, inflight: int, seconds: flo
     """Run ``inflight`` drivers for warmup + seconds; statistics of the commands that
     completed inside the measured window, and CPU per command of the named processes."""
     stats = Stats()
-    async with grpc.aio.insecure_channel(target) as channel:
-        client = Client(channel, secret, uuid.uuid4().hex[:12])
+    # One connection per server worker: SO_REUSEPORT spreads connections, not requests.
+    channels = [grpc.aio.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
+                for _ in range(SERVER_WORKERS)]
+    async with contextlib.AsyncExitStack() as stack:
+        for channel in channels:
+            await stack.enter_async_context(channel)
+        run = uuid.uuid4().hex[:12]
+        clients = [Client(channel, secret, f"{run}c{k}") for k, channel in enumerate(channels)]
         start = time.perf_counter()
         t_lo = start + warmup
         t_hi = t_lo + seconds
         window = (t_lo, t_hi)
-        tasks = [asyncio.create_task(drive(client, i, stats, window, t_hi)) for i in range(inflight)]
+        tasks = [asyncio.create_task(drive(clients[i % len(clients)], i, stats, window, t_hi)) for i in range(inflight)]
 
         async def sample_cpu_at(when: float) -> dict[str, float]:
             await asyncio.sleep(max(0.0, when - time.perf_counter()))
@@ -550,7 +558,7 @@ async def store_phase(store: str, args, tmp: Path, results: dict, echo: EchoBase
         cpu_pids["postgres"] = (pg.pid, True)
         log(f"  embedded PostgreSQL up in {time.perf_counter() - t:.1f} s", args.json)
     else:
-        env.update({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(tmp / "match.sqlite")})
+        env.update({"PERSISTENCE_MODULE": SQLITE_MODULE, "SQLITE_DBNAME": str(tmp / "match.sqlite")})
     port = free_port()
     env.update({
         "DOMINO_MATCH_ADDRESS": f"127.0.0.1:{port}",
@@ -558,6 +566,7 @@ async def store_phase(store: str, args, tmp: Path, results: dict, echo: EchoBase
         "DOMINO_JWT_SECRET": secret,
         "DOMINO_VAR_DIR": str(tmp / "var"),
         "DOMINO_SHUTDOWN_GRACE_SECONDS": "2",
+        "DOMINO_MATCH_WORKERS": str(SERVER_WORKERS),
     })
     for item in args.server_env:  # experiments: e.g. AGGREGATE_CACHE_FASTFORWARD=n, PYTHONOPTIMIZE=1
         key, _, value = item.partition("=")
@@ -573,7 +582,7 @@ async def store_phase(store: str, args, tmp: Path, results: dict, echo: EchoBase
         server_pid = child.pid
         if args.profile_server == "pyspy":  # py-spy's child is the server
             server_pid = _python_child(child.pid) or child.pid
-        cpu_pids["server"] = (server_pid, False)
+        cpu_pids["server"] = (server_pid, SERVER_WORKERS > 1)  # workers are children of the first
         for inflight in args.inflight:
             if inflight == 50 and echo is not None:
                 await echo.sample(50, results)
@@ -689,6 +698,7 @@ async def run(args) -> dict:
     results: dict = {
         "bench": "match_service",
         "python": platform.python_version(),
+        "server_workers": SERVER_WORKERS,
         "grpcio": grpc.__version__,
         "cpus": os.cpu_count(),
         "seconds": args.seconds,
@@ -731,6 +741,9 @@ def _finite(value):
     return value
 
 
+SERVER_WORKERS = 1
+
+
 def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--serve-echo":
         asyncio.run(_echo_server_main(int(sys.argv[2])))
@@ -749,6 +762,9 @@ def main() -> None:
                    help="long block-4 matches (target 151) per store for late/early; 0 skips (default 3)")
     p.add_argument("--stores", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"])
     p.add_argument("--inflight", nargs="+", type=int, default=[1, 50], help="in-flight levels (default 1 50)")
+    p.add_argument("--server-workers", type=int, default=1,
+                   help="match service processes sharing the port (DOMINO_MATCH_WORKERS); the client opens one "
+                        "connection per worker")
     p.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
                    help="extra environment for the match server (repeatable), for experiments")
     p.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
@@ -760,6 +776,8 @@ def main() -> None:
     p.add_argument("--profile-native", action="store_true", help="py-spy: include native (C/Cython) frames")
     p.add_argument("--profile-rate", type=int, default=250, help="py-spy samples per second (default 250)")
     args = p.parse_args()
+    global SERVER_WORKERS
+    SERVER_WORKERS = args.server_workers
     if args.profile_server != "none":
         Path(args.profile_dir).mkdir(parents=True, exist_ok=True)
         args.profile_dir = str(Path(args.profile_dir).resolve())

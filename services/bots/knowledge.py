@@ -182,9 +182,9 @@ class Knowledge:
         caps = tuple(g.size for g in groups)
         if sum(caps) != len(tiles):
             self.total = 0
-            self._table = {}
+            self._steps = []
             return
-        # table[(i, caps)] = ways to place tiles i.. into groups with capacities caps.
+        # ways(i, caps) = the number of ways to place tiles i.. into groups with capacities caps.
         table: dict[tuple, int] = {}
         m = len(tiles)
         opts_list = self.options
@@ -205,31 +205,53 @@ class Knowledge:
             return total
 
         self.total = ways(0, caps)
-        self._table = table
-        self._caps = caps
+        # For the walk: each reachable state -> its choices as (cumulative probability, group,
+        # next state), states numbered; a sample is then a few float comparisons per tile.
+        index: dict[tuple, int] = {}
+        steps: list = []
+
+        def build(i: int, cap: tuple) -> int:
+            key = (i, cap)
+            k = index.get(key)
+            if k is not None:
+                return k
+            k = index[key] = len(steps)
+            steps.append(None)
+            if i == m:
+                return k
+            total = table[key]
+            choices = []
+            acc = 0
+            for g in opts_list[i]:
+                if cap[g]:
+                    nxt = cap[:g] + (cap[g] - 1,) + cap[g + 1 :]
+                    w = table.get((i + 1, nxt), 0)
+                    if w:
+                        acc += w
+                        choices.append((acc / total, g, build(i + 1, nxt)))
+            steps[k] = tuple(choices)
+            return k
+
+        self._steps = steps
+        if self.total:
+            build(0, caps)
 
     def sample(self, rng: random.Random) -> list[int]:
         """Masks of unseen tiles, one per group, uniformly among consistent assignments."""
-        table = self._table
-        cap = self._caps
+        steps = self._steps
         out = [0] * len(self.groups)
-        randbelow = rng.randrange
-        i = 0
-        for t, opts in zip(self.tiles, self.options):
-            i1 = i + 1
-            if len(opts) == 1:
-                g = opts[0]
+        rand = rng.random
+        k = 0
+        for t in self.tiles:
+            choices = steps[k]
+            if len(choices) == 1:
+                _, g, k = choices[0]
             else:
-                r = randbelow(table[(i, cap)])
-                for g in opts:
-                    if cap[g]:
-                        w = table.get((i1, cap[:g] + (cap[g] - 1,) + cap[g + 1 :]), 0)
-                        if r < w:
-                            break
-                        r -= w
-            cap = cap[:g] + (cap[g] - 1,) + cap[g + 1 :]
+                r = rand()
+                for p, g, k in choices:
+                    if r < p:
+                        break
             out[g] |= 1 << t
-            i = i1
         return out
 
     def sample_deal(self, rng: random.Random) -> tuple[list[int], list[int], int]:
@@ -280,3 +302,40 @@ def round_from_view(view, hands: list[int], boneyard: list[int], aside: int) -> 
     elif view.legal_moves and len(view.legal_moves) == 1 and view.legal_moves[0].end is None:
         rnd.lead = view.legal_moves[0].tile
     return rnd
+
+
+def play_evidence(view) -> list[tuple[int, int, int, int]]:
+    """The other seats' past free choices, for weighing sampled deals by a model of play.
+
+    One entry per play by another seat whose hand at that moment is known given its
+    current hand: (seat, tile played, mask of tiles that fitted the ends then, tiles that
+    seat played from then on, this one included). Plays followed by a draw of the same
+    seat are left out (the hand then is not its current hand plus later plays), as is a
+    forced round-1 lead.
+    """
+    me = view.seat
+    entries = []
+    left = right = -1
+    for a in view.actions:
+        if a.kind == "play":
+            t = a.tile
+            if left < 0:
+                fits = -1 if getattr(view, "round_number", 0) == 1 else ALL_TILES
+                left, right = LOW[t], HIGH[t]
+            else:
+                fits = MATCHES[left] | MATCHES[right]
+                if a.end == LEFT:
+                    left = OTHER_END[t][left]
+                else:
+                    right = OTHER_END[t][right]
+            if a.seat != me and fits != -1:
+                entries.append([a.seat, t, fits, 0, True])
+        elif a.kind == "draw":
+            for e in entries:
+                if e[0] == a.seat:
+                    e[4] = False
+        if a.kind == "play":
+            for e in entries:
+                if e[0] == a.seat:
+                    e[3] |= 1 << a.tile
+    return [(s, t, fits, later) for s, t, fits, later, ok in entries if ok]

@@ -27,11 +27,12 @@ import random
 import time
 from dataclasses import dataclass
 
-from services.match.rules.moves import DRAW, PASS, PLAY_LEFT, PLAY_RIGHT, Move
-from services.match.rules.tiles import BIT_TILE, HIGH, MATCHES, PIPS, TILE_COUNT
+from services.match.rules.moves import DRAW, OPEN, PASS, PLAY_LEFT, PLAY_RIGHT, Move
+from services.match.rules.playout import random_playout
+from services.match.rules.tiles import BIT_TILE, HIGH, LOW, MATCHES, PIPS, TILE_COUNT
 from services.match.rules.turns import step
 
-from .knowledge import Knowledge, round_from_view
+from .knowledge import Knowledge, play_evidence, round_from_view
 
 # Tiles, heaviest first (pip sum, then the higher pip): the greedy order.
 _HEAVY_ORDER = tuple(sorted(range(TILE_COUNT), key=lambda t: (PIPS[t], HIGH[t]), reverse=True))
@@ -40,6 +41,7 @@ _heaviest_cache: dict[int, int] = {}
 
 
 def heaviest(fit: int) -> int:
+    """The greedy choice among the tiles in ``fit``: highest pip sum, then higher pip."""
     t = _heaviest_cache.get(fit)
     if t is None:
         for b in _HEAVY_BITS:
@@ -51,10 +53,37 @@ def heaviest(fit: int) -> int:
     return t
 
 
-def rollout(rnd, rand, eps: float) -> None:
+_preferred_caches: dict[float, dict[int, int]] = {}
+
+
+def preferred_picker(double_bonus: float):
+    """Like ``heaviest`` with doubles counted ``double_bonus`` pips heavier."""
+    if not double_bonus:
+        return heaviest
+    order = tuple(1 << t for t in sorted(range(TILE_COUNT), key=lambda t: (PIPS[t] + (double_bonus if LOW[t] == HIGH[t] else 0), HIGH[t]), reverse=True))
+    cache = _preferred_caches.setdefault(double_bonus, {})
+
+    def pick(fit: int) -> int:
+        t = cache.get(fit)
+        if t is None:
+            for b in order:
+                if fit & b:
+                    t = BIT_TILE[b]
+                    break
+            if len(cache) < 1 << 16:
+                cache[fit] = t
+        return t
+
+    return pick
+
+
+def rollout(rnd, rand, eps: float, pick=heaviest) -> None:
     """Play ``rnd`` to its end in place: heaviest fitting tile, a random one with prob eps."""
     hands = rnd.hands
     boneyard = rnd.boneyard
+    if rnd.outcome is None and rnd.left < 0:  # the round's first play: any tile (or the lead)
+        t = rnd.lead if rnd.lead >= 0 else pick(hands[rnd.turn])
+        step(rnd, OPEN[t])
     while rnd.outcome is None:
         hand = hands[rnd.turn]
         left = rnd.left
@@ -71,17 +100,22 @@ def rollout(rnd, rand, eps: float) -> None:
                 k -= 1
             t = BIT_TILE[fit & -fit]
         else:
-            t = heaviest(fit)
+            t = pick(fit)
         step(rnd, PLAY_LEFT[t] if ml >> t & 1 else PLAY_RIGHT[t])
 
 
 @dataclass
 class StrongConfig:
     samples: int = 64  # determinizations per decision
+    max_rollouts: int = 1000  # fewer determinizations when samples * moves would exceed this
     eps: float = 0.2  # rollout noise
     points_weight: float = 0.5  # utility = (1 - w) * sign + w * points / POINT_SCALE
     deadline: float | None = 0.2  # seconds; None: no cap (fully reproducible)
     point_scale: float = 40.0
+    model_eps: float = 0.0  # >0: weigh sampled deals by how likely noisy-greedy play makes the seen plays
+    policy: str = "greedy"  # rollouts: "greedy" (noisy greedy, above) or "random" (engine's random_playout)
+    double_bonus: float = 0.0  # rollouts: doubles count this many pips heavier
+    oversample: int = 4  # candidate deals drawn per determinization kept, when weighing
 
 
 class StrongBot:
@@ -114,16 +148,21 @@ class StrongBot:
         wpts = w / cfg.point_scale
         eps = cfg.eps
         roll_rng = random.Random()
+        pick = preferred_picker(cfg.double_bonus)
+        random_policy = cfg.policy == "random"
+        deals = self._determinizations(view, know, rng)
         done = 0
-        for k in range(cfg.samples):
-            hands, boneyard, aside = know.sample_deal(rng)
+        for hands, boneyard, aside in deals:
             base = round_from_view(view, hands, boneyard, aside)
             seed = rng.getrandbits(64)
             for j, m in enumerate(moves):
                 r = base.copy()
                 step(r, m)
                 roll_rng.seed(seed)
-                rollout(r, roll_rng.random, eps)
+                if random_policy:
+                    random_playout(r, roll_rng.random)
+                else:
+                    rollout(r, roll_rng.random, eps, pick)
                 winner, points = score_round(rules, r.outcome, r.history[1], r.hands)
                 if winner is None:
                     continue
@@ -134,6 +173,45 @@ class StrongBot:
                 break
         best = max(range(nmoves), key=lambda j: (totals[j], -j))
         return moves[best]
+
+
+    def _determinizations(self, view, know: Knowledge, rng: random.Random) -> list:
+        """``samples`` deals consistent with the view; with ``model_eps`` > 0, drawn from
+        ``oversample`` times as many uniform ones in proportion to how likely the other
+        seats' seen plays are if each plays its heaviest fitting tile, or any fitting tile
+        with probability ``model_eps``."""
+        cfg = self.config
+        n = max(8, min(cfg.samples, cfg.max_rollouts // len(view.legal_moves)))
+        if cfg.model_eps <= 0:
+            return [know.sample_deal(rng) for _ in range(n)]
+        evidence = play_evidence(view)
+        if not evidence:
+            return [know.sample_deal(rng) for _ in range(n)]
+        pool = [know.sample_deal(rng) for _ in range(n * cfg.oversample)]
+        me = cfg.model_eps
+        weights = []
+        for hands, _, _ in pool:
+            w = 1.0
+            for seat, t, fits, later in evidence:
+                f = (hands[seat] | later) & fits
+                k = f.bit_count()
+                if k > 1:
+                    w *= me / k + (1.0 - me if heaviest(f) == t else 0.0)
+            weights.append(w)
+        total = sum(weights)
+        # systematic resampling: n picks, each deal about n * weight / total times
+        out = []
+        step_w = total / n
+        u = rng.random() * step_w
+        acc = 0.0
+        i = -1
+        for _ in range(n):
+            while acc <= u and i + 1 < len(pool):
+                i += 1
+                acc += weights[i]
+            out.append(pool[i])
+            u += step_w
+        return out
 
 
 def make_strong(**kw) -> StrongBot:

@@ -6,6 +6,7 @@ import click
 
 from .audit import audit
 from .demo import demo
+from .play import play
 from .serve import serve
 from .token import token
 from .up import up
@@ -19,6 +20,7 @@ def cli() -> None:
 
 cli.add_command(audit)
 cli.add_command(demo)
+cli.add_command(play)
 cli.add_command(serve)
 cli.add_command(token)
 cli.add_command(up)

@@ -13,6 +13,8 @@ import os
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
+EMBEDDED_SQLITE = (SQLITE_MODULE, "eventsourcing.sqlite")
 DEV_SECRET = "dev-only-secret-change-me-in-production-0123456789"
 
 
@@ -23,7 +25,10 @@ class Settings(BaseSettings):
     var_dir: str = Field("var", description="where the local run keeps its SQLite file and NATS data")
 
     match_address: str = Field("127.0.0.1:50051", description="host:port the match service listens on")
-    match_metrics_port: int = Field(9101, description="Prometheus metrics HTTP port of the match service")
+    match_metrics_port: int = Field(9101, description="Prometheus metrics HTTP port of the match service "
+                                                      "(worker i of several serves on this port + i)")
+    match_workers: int = Field(1, description="match service processes sharing its port (SO_REUSEPORT): one "
+                                              "Python process uses one core; in Kubernetes scale pods instead")
     watch_poll_seconds: float = Field(1.0, description="how often a WatchMatch stream re-reads the store")
     timer_poll_seconds: float = Field(0.5, description="how often the turn timer follows the store")
 
@@ -50,6 +55,6 @@ def persistence_env(settings: Settings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k.startswith(("PERSISTENCE_", "SQLITE_", "POSTGRES_"))}
     if "PERSISTENCE_MODULE" not in env:
         os.makedirs(settings.var_dir, exist_ok=True)
-        env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+        env["PERSISTENCE_MODULE"] = SQLITE_MODULE
         env.setdefault("SQLITE_DBNAME", os.path.join(settings.var_dir, "match.sqlite"))
     return env

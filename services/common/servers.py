@@ -20,6 +20,7 @@ import warnings
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
+from .config import SQLITE_MODULE
 
 __all__ = [
     "NatsServer",
@@ -50,7 +51,7 @@ def sqlite_env(path: Path) -> dict[str, str]:
     recorder cannot ``subscribe`` (followers must poll the notification log).
     """
     return {
-        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "PERSISTENCE_MODULE": SQLITE_MODULE,
         "SQLITE_DBNAME": str(path),
     }
 

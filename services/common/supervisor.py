@@ -21,6 +21,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from .servers import NatsServer, free_port, start_nats
+from .config import SQLITE_MODULE
 
 SERVICES = ("match", "relay", "matchmaking", "bots")
 
@@ -76,7 +77,7 @@ class LocalSystem:
             "DOMINO_RELAY_METRICS_PORT": str(self.ports.relay_metrics),
         })
         if "PERSISTENCE_MODULE" not in env:
-            env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+            env["PERSISTENCE_MODULE"] = SQLITE_MODULE
             env["SQLITE_DBNAME"] = str(self.var_dir / "match.sqlite")
         if self.jwt_secret:
             env["DOMINO_JWT_SECRET"] = self.jwt_secret

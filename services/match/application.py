@@ -7,6 +7,7 @@ idempotent; clocks and seeds are injected so tests need no sleeping.
 
 from __future__ import annotations
 
+import copy
 import secrets
 import time
 from dataclasses import dataclass
@@ -175,6 +176,18 @@ class MatchApplication(Application[UUID]):
     def _drawn_at(self, match_id: UUID, version: int) -> int:
         (event,) = self.events.get(match_id, gt=version - 1, lte=version)
         return getattr(event, "tile", -1) if type(event).__name__ == "TileDrawn" else -1
+
+    def save(self, *objs, **kwargs):
+        """Also keeps the cached copy current: the library refreshes its cache after a save
+        only without fast-forward, and fast-forward (which keeps several replicas honest)
+        would otherwise re-read and re-apply this command's own events on the next load."""
+        recordings = super().save(*objs, **kwargs)
+        cache = self.repository.cache
+        if cache is not None:
+            for obj in objs:
+                if isinstance(obj, Match):
+                    cache.put(obj.id, copy.deepcopy(obj))
+        return recordings
 
     def _retrying(self, attempt):
         for _ in range(RACE_RETRIES):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -20,6 +22,7 @@ from .application import MatchApplication
 from services.common.changes import ChangeFeed
 from .grpc_adapter import MatchServicer
 from .timers import TurnTimer
+from services.common.config import EMBEDDED_SQLITE
 
 log = logging.getLogger("domino.match")
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
@@ -31,7 +34,8 @@ def create_server(address: str, app: MatchApplication, jwt_secret: str, changes:
     port 0 to let the OS choose (tests)."""
     interceptors = [MetricsInterceptor(metrics)] if metrics else []
     server = grpc.aio.server(interceptors=interceptors)
-    servicer = MatchServicer(app, jwt_secret, changes or ChangeFeed(), watch_poll_seconds)
+    embedded = app.env.get("PERSISTENCE_MODULE", "") in (*EMBEDDED_SQLITE, "eventsourcing.popo", "")
+    servicer = MatchServicer(app, jwt_secret, changes or ChangeFeed(), watch_poll_seconds, store_blocks=not embedded)
     match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -71,7 +75,22 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
 def main() -> None:
     settings = Settings()
     logs.configure(settings.log_format, settings.log_level)
-    asyncio.run(serve(settings))
+    workers = []
+    for worker in range(1, settings.match_workers):
+        # Fork before any gRPC server or event loop exists, as gRPC requires.
+        pid = os.fork()
+        if pid == 0:
+            worker_settings = settings.model_copy(update={"match_metrics_port": settings.match_metrics_port + worker})
+            asyncio.run(serve(worker_settings))
+            os._exit(0)
+        workers.append(pid)
+    try:
+        asyncio.run(serve(settings))
+    finally:
+        for pid in workers:  # the first process got the signal; the others stop with it
+            os.kill(pid, signal.SIGTERM)
+        for pid in workers:
+            os.waitpid(pid, 0)
 
 
 async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) -> None:

@@ -1,8 +1,8 @@
 """Turn timers that survive restarts: deadlines are data, re-read from the store.
 
-The timer follows the store's notification log from the beginning, so at start-up it
-re-arms every unfinished match's current turn, and afterwards it also sees changes made by
-other replicas. Expiring a turn is an ordinary command that names the turn it expires
+The timer follows the store's notification log from the beginning, reading the deadline
+each event carries, so at start-up it re-arms every unfinished match's current turn, and
+afterwards it also sees changes made by other replicas. Expiring a turn is an ordinary command that names the turn it expires
 (round, turn number): when two replicas race, or the player moved just in time, the stale
 timeout is refused by the aggregate, not by luck. ``step`` is a plain function of the
 clock; the asyncio loop around it only sleeps.
@@ -27,49 +27,48 @@ class TurnTimer:
         self.app = app
         self.clock = clock or app.clock
         self.on_expired = on_expired
-        self._heap: list[tuple[float, str, int, int]] = []
+        self._heap: list[tuple[float, str]] = []
         self._position = 0  # last notification id read
         self.expired = 0
         self.active: set[UUID] = set()  # unfinished matches seen in the store
 
-    def arm(self, match_id: UUID) -> None:
-        match = self.app.get_match(match_id)
-        if match.finished:
-            self.active.discard(match_id)
-            return
-        self.active.add(match_id)
-        if match.deadline is None:
-            return
-        heapq.heappush(self._heap, (match.deadline, str(match_id), match.round_number, match.turn_no))
-
     def follow_store(self, batch: int = 500) -> int:
-        """Arm every match changed since the last call; returns how many were armed."""
-        changed: set[UUID] = set()
+        """Arm the deadlines that the events stored since the last call carry; returns how
+        many events were read. Deadlines are data in the events, so nothing is loaded."""
+        read = 0
         while True:
             notes = self.app.recorder.select_notifications(self._position, batch, inclusive_of_start=False)
             for note in notes:
-                changed.add(note.originator_id)
                 self._position = note.id
+                event = self.app.mapper.to_domain_event(note)
+                kind = type(event).__name__
+                if kind == "MatchStarted":
+                    self.active.add(event.originator_id)
+                elif kind == "MatchEnded":
+                    self.active.discard(event.originator_id)
+                deadline = getattr(event, "deadline", None)
+                if deadline is not None:
+                    heapq.heappush(self._heap, (deadline, str(event.originator_id)))
+            read += len(notes)
             if len(notes) < batch:
-                break
-        for match_id in changed:
-            self.arm(match_id)
-        return len(changed)
+                return read
 
     def step(self) -> int:
         """Expire every turn whose deadline has passed; returns how many were played."""
         now = self.clock()
         played = 0
         while self._heap and self._heap[0][0] <= now:
-            _, match_id, round_number, turn_no = heapq.heappop(self._heap)
+            deadline, match_id = heapq.heappop(self._heap)
             try:
-                self.app.expire_turn(UUID(match_id), round_number, turn_no)
+                match = self.app.get_match(UUID(match_id))
+                if match.finished or match.deadline != deadline:
+                    continue  # that turn was played in time; a later deadline is armed
+                self.app.expire_turn(match.id, match.round_number, match.turn_no)
             except (StaleTimeout, UnknownMatch):
                 continue
             played += 1
             self.expired += 1
-            self.on_expired(UUID(match_id))
-            self.arm(UUID(match_id))
+            self.on_expired(match.id)
         return played
 
     def next_deadline(self) -> float | None:

@@ -74,7 +74,7 @@ class StoreContract:
         app.close()
 
     def test_uses_the_configured_store(self, app: Counters, env: dict[str, str]) -> None:
-        assert type(app.recorder).__module__ == env["PERSISTENCE_MODULE"]
+        assert type(app.factory).__module__ == env["PERSISTENCE_MODULE"]
 
     def test_saved_aggregate_reloads_in_another_application(
         self, app: Counters, env: dict[str, str]

@@ -1,0 +1,179 @@
+"""The public gRPC API as the client uses it: bearer token on every call, statuses turned
+into ``ApiError`` with the server's own message, commands retried with their request id
+while the server cannot be reached (a retry with the same request_id changes nothing)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+
+import grpc
+import jwt
+
+from domino.match.v1 import match_service_pb2 as pb
+from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
+from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
+
+CALL_TIMEOUT = 10.0
+RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+class ApiError(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str, address: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.address = address
+
+    @property
+    def unreachable(self) -> bool:
+        return self.code in RETRYABLE
+
+    def __str__(self) -> str:
+        if self.code == grpc.StatusCode.UNAVAILABLE:
+            return f"cannot reach {self.address or 'the server'} (is `domino up` running?)"
+        return self.message or self.code.name
+
+
+def subject_of(token: str) -> str:
+    """The player id a token speaks for (read, not verified: the server verifies it)."""
+    try:
+        return jwt.decode(token, options={"verify_signature": False}).get("sub", "")
+    except jwt.PyJWTError:
+        return ""
+
+
+def request_id() -> str:
+    return str(uuid.uuid4())
+
+
+class _Stub:
+    def __init__(self, address: str, token: str, retries: int = 5, retry_pause: float = 0.5) -> None:
+        self.address = address
+        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.channel = grpc.insecure_channel(address)
+        self.retries = retries
+        self.retry_pause = retry_pause
+
+    def call(self, method, request, retry: bool = False):
+        """One unary call; with ``retry`` (idempotent calls) UNAVAILABLE is retried."""
+        attempts = self.retries if retry else 1
+        for attempt in range(attempts):
+            try:
+                return method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
+            except grpc.RpcError as e:
+                error = ApiError(e.code(), e.details() or "", self.address)
+                if not (error.unreachable and attempt + 1 < attempts):
+                    raise error from None
+                time.sleep(self.retry_pause * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def stream(self, method, request):
+        return method(request, metadata=self.metadata)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+class MatchApi(_Stub):
+    def __init__(self, address: str, token: str, **kw) -> None:
+        super().__init__(address, token, **kw)
+        self.stub = pb_grpc.MatchServiceStub(self.channel)
+
+    def get(self, match_id: str) -> pb.MatchView:
+        return self.call(self.stub.GetMatch, pb.GetMatchRequest(match_id=match_id), retry=True).view
+
+    def play(self, match_id: str, tile: tuple[int, int], end: int, rid: str | None = None) -> pb.PlayTileResponse:
+        request = pb.PlayTileRequest(match_id=match_id, request_id=rid or request_id(),
+                                     tile=pb.Tile(low=tile[1], high=tile[0]), end=end)
+        return self.call(self.stub.PlayTile, request, retry=True)
+
+    def draw(self, match_id: str, rid: str | None = None) -> pb.DrawTileResponse:
+        request = pb.DrawTileRequest(match_id=match_id, request_id=rid or request_id())
+        return self.call(self.stub.DrawTile, request, retry=True)
+
+    def resume(self, match_id: str) -> pb.MatchView:
+        return self.call(self.stub.ResumeSeat, pb.ResumeSeatRequest(match_id=match_id), retry=True).view
+
+    def watch(self, match_id: str, from_version: int):
+        """The WatchMatch call (iterate it; ``cancel()`` ends it)."""
+        return self.stream(self.stub.WatchMatch, pb.WatchMatchRequest(match_id=match_id, from_version=from_version))
+
+
+class MatchmakingApi(_Stub):
+    def __init__(self, address: str, token: str, **kw) -> None:
+        super().__init__(address, token, **kw)
+        self.stub = mm_grpc.MatchmakingServiceStub(self.channel)
+
+    def start_practice(self, variant: str, strength: str, teams: bool | None = None, target: int | None = None,
+                       turn_timer: int | None = None) -> mm.StartPracticeResponse:
+        request = mm.StartPracticeRequest(request_id=request_id(), rules="egyptian", variant=variant, strength=strength)
+        _optional(request, teams=teams, target=target, turn_timer_seconds=turn_timer)
+        return self.call(self.stub.StartPractice, request, retry=True)
+
+    def request_table(self, variant: str, teams: bool | None = None) -> mm.TicketView:
+        request = mm.RequestTableRequest(request_id=request_id(), rules="egyptian", variant=variant)
+        _optional(request, teams=teams)
+        return self.call(self.stub.RequestTable, request, retry=True).ticket
+
+    def get_ticket(self, ticket_id: str) -> mm.TicketView:
+        return self.call(self.stub.GetTicket, mm.GetTicketRequest(ticket_id=ticket_id), retry=True).ticket
+
+    def watch_ticket(self, ticket_id: str):
+        return self.stream(self.stub.WatchTicket, mm.WatchTicketRequest(ticket_id=ticket_id))
+
+    def cancel_ticket(self, ticket_id: str) -> mm.TicketView:
+        return self.call(self.stub.CancelTicket, mm.CancelTicketRequest(ticket_id=ticket_id), retry=True).ticket
+
+    def create_room(self, variant: str, teams: bool | None = None, target: int | None = None,
+                    turn_timer: int | None = None, seat: int | None = None) -> mm.RoomView:
+        request = mm.CreateRoomRequest(request_id=request_id(), rules="egyptian", variant=variant)
+        _optional(request, teams=teams, target=target, turn_timer_seconds=turn_timer, seat=seat)
+        return self.call(self.stub.CreateRoom, request, retry=True).room
+
+    def room_by_code(self, code: str) -> mm.RoomView:
+        return self.call(self.stub.GetRoom, mm.GetRoomRequest(code=code)).room
+
+    def room(self, room_id: str) -> mm.RoomView:
+        return self.call(self.stub.GetRoom, mm.GetRoomRequest(room_id=room_id), retry=True).room
+
+    def join_room(self, code: str, seat: int | None = None) -> mm.RoomView:
+        request = mm.JoinRoomRequest(code=code)
+        _optional(request, seat=seat)
+        return self.call(self.stub.JoinRoom, request).room
+
+    def leave_room(self, room_id: str) -> mm.RoomView:
+        return self.call(self.stub.LeaveRoom, mm.LeaveRoomRequest(room_id=room_id)).room
+
+    def change_seat(self, room_id: str, seat: int) -> mm.RoomView:
+        return self.call(self.stub.ChangeSeat, mm.ChangeSeatRequest(room_id=room_id, seat=seat)).room
+
+    def add_bot(self, room_id: str, strength: str, seat: int | None = None) -> mm.RoomView:
+        request = mm.AddBotRequest(room_id=room_id, strength=strength)
+        _optional(request, seat=seat)
+        return self.call(self.stub.AddBot, request).room
+
+    def remove_bot(self, room_id: str, seat: int) -> mm.RoomView:
+        return self.call(self.stub.RemoveBot, mm.RemoveBotRequest(room_id=room_id, seat=seat)).room
+
+    def start_room(self, room_id: str) -> mm.RoomView:
+        return self.call(self.stub.StartRoom, mm.StartRoomRequest(room_id=room_id), retry=True).room
+
+    def watch_room(self, room_id: str, from_version: int = 0):
+        return self.stream(self.stub.WatchRoom, mm.WatchRoomRequest(room_id=room_id, from_version=from_version))
+
+
+def _optional(request, **fields) -> None:
+    for name, value in fields.items():
+        if value is not None:
+            setattr(request, name, value)
+
+
+def stream_items(call) -> Iterator:
+    """Iterate a server stream, raising ApiError instead of grpc.RpcError."""
+    try:
+        yield from call
+    except grpc.RpcError as e:
+        raise ApiError(e.code(), e.details() or "") from None

@@ -1,0 +1,338 @@
+"""`domino play` put together: the menu, the waits before a match (practice, public
+table, private room) and the match itself, all reading the same inbox."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import grpc
+from rich.text import Text
+
+from domino.match.v1 import match_service_pb2 as pb
+from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
+
+from . import menu, render, tiles
+from .api import ApiError, MatchApi, MatchmakingApi
+from .game import ClientError, Game, GameOptions
+from .inbox import Inbox, Pump
+from .store import LastMatch
+from .terminal import Output
+
+
+class InputClosed(Exception):
+    pass
+
+
+@dataclass
+class Choices:
+    """What the command line already decided (None: ask when it matters)."""
+    variant: str | None = None
+    teams: bool | None = None
+    target: int | None = None
+    turn_timer: int | None = None
+    strength: str | None = None
+    seat: int | None = None
+    fill_bots: bool = False
+    start_when_full: bool = False
+
+
+@dataclass
+class App:
+    player: str
+    match: MatchApi
+    matchmaking: MatchmakingApi
+    inbox: Inbox
+    out: Output
+    store: LastMatch
+    game_options: GameOptions = field(default_factory=GameOptions)
+    choices: Choices = field(default_factory=Choices)
+    clock: object = time.time
+    interactive: bool = False  # the menu is in charge: answers are typed, closed input ends the client
+
+    # ---- entry points ---------------------------------------------------------------
+
+    def menu(self) -> int:
+        """The interactive menu, until the player quits."""
+        self.interactive = True
+        while True:
+            self.out.fresh()
+            self.out.say(render.banner(self.player, self.match.address, self.matchmaking.address))
+            items = list(menu.MAIN)
+            resumable = self._resumable()
+            if resumable is not None:
+                items.insert(0, ("r", f"Resume your match ({_describe(resumable)})"))
+            self.out.say(render.menu(items))
+            keys = [k for k, _ in items]
+            answer = self.ask("Choose", keys, "r" if resumable is not None else "1")
+            try:
+                if answer == "q":
+                    return 0
+                if answer == "r":
+                    self.play_match(resumable.match_id)
+                elif answer == "1":
+                    self.practice()
+                elif answer == "2":
+                    self.table()
+                elif answer == "3":
+                    self.create_room()
+                elif answer == "4":
+                    self.join_room()
+            except ApiError as e:
+                self.out.say(Text(f"{e}", style="bold red"))
+                if e.code == grpc.StatusCode.UNAVAILABLE:
+                    return 1
+            self.pause()
+
+    def practice(self) -> pb.MatchView | None:
+        variant = self._variant()
+        teams = self._teams(variant)
+        strength = self._strength()
+        target = self._target()
+        self.out.say(f"Starting a {variant} practice match against {strength} bots…", style="dim")
+        started = self.matchmaking.start_practice(variant, strength, teams, target, self.choices.turn_timer)
+        return self.play_match(started.match_id)
+
+    def table(self) -> pb.MatchView | None:
+        variant = self._variant()
+        teams = self._teams(variant)
+        ticket = self.matchmaking.request_table(variant, teams)
+        match_id = self._wait_for_table(ticket)
+        return self.play_match(match_id) if match_id else None
+
+    def create_room(self) -> pb.MatchView | None:
+        variant = self._variant()
+        teams = self._teams(variant)
+        target = self._target()
+        room = self.matchmaking.create_room(variant, teams, target, self.choices.turn_timer, self.choices.seat)
+        match_id = self._room(room)
+        return self.play_match(match_id) if match_id else None
+
+    def join_room(self, code: str | None = None) -> pb.MatchView | None:
+        typed = not code
+        while not code:
+            self.out.ask("Invite code:")
+            code = menu.clean_code(self._line())
+        room = self.matchmaking.room_by_code(code)
+        seat = self.choices.seat
+        free = [s.seat for s in room.seats if not s.player_id]
+        if seat is None and typed and len(free) > 1:
+            self.out.say(render.room_screen(room, self.player))
+            answer = self.ask("Which seat?", [str(s) for s in free], str(free[0]))
+            seat = int(answer)
+        room = self.matchmaking.join_room(code, seat)
+        match_id = self._room(room)
+        return self.play_match(match_id) if match_id else None
+
+    def play_match(self, match_id: str) -> pb.MatchView | None:
+        game = Game(self.match, self.inbox, self.out, self.game_options, clock=self.clock,
+                    on_join=self.store.save, on_end=self.store.clear)
+        final = game.run(match_id)
+        self.out.fresh()
+        if final is None:
+            self.out.say(f"You left the table; your seat stays. Come back with: domino play --resume {match_id}",
+                         style="bold", soft_wrap=True)
+        else:
+            self.out.say(render.result_line(final), soft_wrap=True)
+        return final
+
+    # ---- waiting for a table --------------------------------------------------------
+
+    def _wait_for_table(self, ticket: mm.TicketView) -> str | None:
+        pump = Pump(self.inbox, "ticket", lambda last: self.matchmaking.watch_ticket(ticket.ticket_id)).start()
+        try:
+            while True:
+                if ticket.match_id and ticket.status == mm.TICKET_STATUS_SEATED:
+                    return ticket.match_id
+                if ticket.status in (mm.TICKET_STATUS_CANCELLED, mm.TICKET_STATUS_ENDED):
+                    self.out.say(f"The ticket was {render.TICKET_STATUS[ticket.status]}.")
+                    return None
+                self.out.screen(render.ticket_screen(ticket, self.clock()), with_prompt=True)
+                event = self.inbox.get(timeout=1.0)
+                if event is None:
+                    continue
+                if event.kind == "ticket" and event.source is pump:
+                    ticket = event.value.ticket
+                elif event.kind == "line" and event.value.strip().lower() in ("q", "quit", "cancel"):
+                    ticket = self._cancel(ticket)
+                elif event.kind == "eof" and not self._scripted():
+                    ticket = self._cancel(ticket)
+                elif event.kind == "stream-error" and event.source is pump:
+                    ticket = self.matchmaking.get_ticket(ticket.ticket_id)
+                elif event.kind == "ticket-end" and event.source is pump:
+                    ticket = self.matchmaking.get_ticket(ticket.ticket_id)
+        except KeyboardInterrupt:
+            self._cancel(ticket)
+            raise
+        finally:
+            pump.stop()
+
+    def _cancel(self, ticket: mm.TicketView) -> mm.TicketView:
+        try:
+            return self.matchmaking.cancel_ticket(ticket.ticket_id)
+        except ApiError as e:
+            self.out.say(Text(str(e), style="bold red"))
+            return self.matchmaking.get_ticket(ticket.ticket_id)
+
+    # ---- private rooms --------------------------------------------------------------
+
+    def _room(self, room: mm.RoomView) -> str | None:
+        room_id = room.room_id
+        pump = Pump(self.inbox, "room", lambda last: self.matchmaking.watch_room(room_id, 0)).start()
+        message = ""
+        host = room.host_id == self.player
+        filled = False
+        try:
+            while True:
+                if room.status == mm.ROOM_STATUS_PLAYING and room.match_id:
+                    return room.match_id
+                if room.status == mm.ROOM_STATUS_CLOSED:
+                    self.out.say(render.room_screen(room, self.player))
+                    return None
+                if host and self.choices.fill_bots and not filled and room.status == mm.ROOM_STATUS_OPEN:
+                    filled = True
+                    for seat in [s.seat for s in room.seats if not s.player_id]:
+                        room = self._newer(room, self.matchmaking.add_bot(room_id, self.choices.strength or "greedy",
+                                                                          seat))
+                if (host and self.choices.start_when_full and room.status == mm.ROOM_STATUS_OPEN
+                        and all(s.player_id for s in room.seats)):
+                    room = self._newer(room, self.matchmaking.start_room(room_id))
+                    continue
+                self.out.screen(render.room_screen(room, self.player, message), with_prompt=True)
+                event = self.inbox.get()
+                message = ""
+                if event.kind == "room" and event.source is pump:
+                    room = self._newer(room, event.value.room)
+                elif event.kind in ("room-end", "stream-error") and event.source is pump:
+                    room = self._newer(room, self.matchmaking.room(room_id))
+                elif event.kind == "eof" and not self._scripted():
+                    self._leave(room)
+                    raise InputClosed()
+                elif event.kind == "line":
+                    room, message = self._room_command(room, event.value)
+        except KeyboardInterrupt:
+            self._leave(room)
+            raise
+        finally:
+            pump.stop()
+
+    def _room_command(self, room: mm.RoomView, line: str) -> tuple[mm.RoomView, str]:
+        command = menu.parse_room_command(line)
+        try:
+            if command.action == "quit":
+                return self._leave(room), "You left the room."
+            if command.action == "start":
+                return self._newer(room, self.matchmaking.start_room(room.room_id)), "Starting…"
+            if command.action == "bot":
+                return self._newer(room, self.matchmaking.add_bot(room.room_id, command.strength or "greedy",
+                                                                  command.seat)), ""
+            if command.action == "kick":
+                return self._newer(room, self.matchmaking.remove_bot(room.room_id, command.seat)), ""
+            if command.action == "move":
+                return self._newer(room, self.matchmaking.change_seat(room.room_id, command.seat)), ""
+            if command.action == "refresh":
+                return self._newer(room, self.matchmaking.room(room.room_id)), ""
+            return room, command.message
+        except ApiError as e:
+            return room, f"Refused: {e}"
+
+    def _leave(self, room: mm.RoomView) -> mm.RoomView:
+        try:
+            left = self.matchmaking.leave_room(room.room_id)
+        except ApiError:
+            return room
+        if left.status != mm.ROOM_STATUS_CLOSED:
+            # still open for the others: this player's part in it is over
+            left = mm.RoomView()
+            left.CopyFrom(room)
+            left.status = mm.ROOM_STATUS_CLOSED
+            left.closed_reason = "you left"
+        return left
+
+    @staticmethod
+    def _newer(room: mm.RoomView, other: mm.RoomView) -> mm.RoomView:
+        return other if other.version >= room.version or other.status == mm.ROOM_STATUS_CLOSED else room
+
+    # ---- questions ------------------------------------------------------------------
+
+    def _scripted(self) -> bool:
+        """Started with a mode on the command line: closed input does not end a wait."""
+        return not self.interactive
+
+    def _line(self) -> str:
+        while True:
+            event = self.inbox.get()
+            if event.kind == "line":
+                return event.value
+            if event.kind == "eof":
+                raise InputClosed()
+
+    def ask(self, label: str, choices, default: str | None) -> str:
+        while True:
+            self.out.ask(f"{label} [{'/'.join(str(c) for c in choices)}]" + (f" ({default})" if default else "") + ":")
+            answer = menu.pick(self._line(), choices, default)
+            if answer is not None:
+                return answer
+            self.out.say(f"Please answer one of: {', '.join(str(c) for c in choices)}.", style="red")
+
+    def ask_choice(self, label: str, choices, default: str) -> str:
+        while True:
+            self.out.ask(menu.question(label, choices, default) + ":")
+            answer = menu.pick(self._line(), choices, default)
+            if answer is not None:
+                return answer
+            self.out.say(f"Please pick 1–{len(choices)} or type a name.", style="red")
+
+    def pause(self) -> None:
+        self.out.ask(Text("Press Enter for the menu.", style="dim"))
+        self._line()
+
+    # Started with a mode on the command line, what it left open takes its default;
+    # from the menu, it is asked.
+
+    def _variant(self) -> str:
+        if self.choices.variant or not self.interactive:
+            return self.choices.variant or "draw-2"
+        return self.ask_choice("Variant", menu.VARIANTS, "draw-2")
+
+    def _strength(self) -> str:
+        if self.choices.strength or not self.interactive:
+            return self.choices.strength or "greedy"
+        return self.ask_choice("Bots' strength", menu.STRENGTHS, "greedy")
+
+    def _teams(self, variant: str) -> bool | None:
+        if variant != "block-4":
+            return None
+        if self.choices.teams is not None or self.choices.variant or not self.interactive:
+            return self.choices.teams
+        return self.ask_choice("Play", ("teams", "solo"), "teams") == "teams"
+
+    def _target(self) -> int | None:
+        if self.choices.target is not None or self.choices.variant or not self.interactive:
+            return self.choices.target
+        answer = self.ask_choice("Play to", [str(t) for t in menu.TARGETS] + ["default"], "default")
+        return None if answer == "default" else int(answer)
+
+    def _resumable(self) -> pb.MatchView | None:
+        match_id = self.store.load()
+        if not match_id:
+            return None
+        try:
+            view = self.match.get(match_id)
+        except ApiError as e:
+            if e.code in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
+                          grpc.StatusCode.INVALID_ARGUMENT):
+                self.store.clear(match_id)
+            return None
+        if tiles.is_ended(view) or view.your_seat < 0:
+            self.store.clear(match_id)
+            return None
+        return view
+
+
+def _describe(view: pb.MatchView) -> str:
+    scores = " – ".join(str(s) for s in view.scores)
+    return f"{view.variant}, round {view.round_number}, scores {scores}"
+
+
+__all__ = ["App", "Choices", "ClientError", "InputClosed"]

@@ -1,0 +1,152 @@
+"""Typed lines to commands, checked against the view the player was looking at.
+
+The client never sends a move it can tell is illegal: every Play or Draw that comes out of
+here is one of the view's legal moves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from domino.match.v1 import match_service_pb2 as pb
+
+from . import tiles
+from .tiles import LEFT, RIGHT, Tile
+
+
+@dataclass(frozen=True)
+class Play:
+    tile: Tile
+    end: int  # tiles.LEFT, tiles.RIGHT or tiles.ANY (the round's first tile)
+
+
+@dataclass(frozen=True)
+class Draw:
+    pass
+
+
+@dataclass(frozen=True)
+class ChooseEnd:
+    """The tile fits both ends: ask which one."""
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class Quit:
+    pass
+
+
+@dataclass(frozen=True)
+class Help:
+    pass
+
+
+@dataclass(frozen=True)
+class Refresh:
+    pass
+
+
+@dataclass(frozen=True)
+class Invalid:
+    message: str
+
+
+Command = Play | Draw | ChooseEnd | Quit | Help | Refresh | Invalid
+
+_ENDS = {"l": LEFT, "left": LEFT, "<": LEFT, "r": RIGHT, "right": RIGHT, ">": RIGHT}
+_NUMBER = re.compile(r"^(\d+)\s*([a-z<>]*)$")
+_PIPS = re.compile(r"^([0-6])\s*[-|/:]\s*([0-6])\s*([a-z<>]*)$")
+
+HELP = """\
+On your turn type the number of a tile in your hand, e.g. 3.
+  When the tile fits both ends, add the end: 3 l (left) or 3 r (right);
+  without it you will be asked. You may also name the tile itself: 6-4 r.
+  d draws from the boneyard (only when no tile of yours fits).
+Any time: Enter refreshes the screen, ? shows this help, q leaves the table
+(your seat stays; `domino play --resume MATCH_ID` brings you back)."""
+
+
+def parse_end(line: str) -> int | None:
+    return _ENDS.get(line.strip().lower())
+
+
+def parse_move(line: str, view: pb.MatchView) -> Command:
+    text = line.strip().lower()
+    if text in ("", "."):
+        return Refresh()
+    if text in ("q", "quit", "exit"):
+        return Quit()
+    if text in ("?", "h", "help"):
+        return Help()
+    if not tiles.is_my_turn(view):
+        if tiles.is_ended(view):
+            return Invalid("The match is over.")
+        return Invalid(f"It is not your turn: waiting for {tiles.seat_name(view, view.turn)}.")
+    legal = tiles.plays(view)
+    if text in ("d", "draw"):
+        if tiles.can_draw(view):
+            return Draw()
+        if legal:
+            return Invalid("You cannot draw while a tile of yours fits: "
+                           + ", ".join(tiles.show(t) for t in tiles.hand(view) if t in legal) + ".")
+        return Invalid("There is nothing to draw.")
+    tile, end_text = _tile_and_end(text, view)
+    if isinstance(tile, Invalid):
+        return tile
+    ends = legal.get(tile)
+    if not ends:
+        if tiles.can_draw(view):
+            return Invalid(f"{tiles.show(tile)} does not fit; nothing in your hand does, so draw with d.")
+        return Invalid(f"{tiles.show(tile)} does not fit the line"
+                       + _open_ends_text(view) + ".")
+    if end_text:
+        end = _ENDS.get(end_text)
+        if end is None:
+            return Invalid(f"Unknown end {end_text!r}: use l (left) or r (right).")
+        if tiles.ANY in ends:
+            return Play(tile, tiles.ANY)  # the first tile of a round goes on no end
+        if end not in ends:
+            return Invalid(f"{tiles.show(tile)} does not fit the {tiles.END_NAMES[end]} end"
+                           + _open_ends_text(view) + ".")
+        return Play(tile, end)
+    end = tiles.default_end(view, ends)
+    if end is None:
+        return ChooseEnd(tile)
+    return Play(tile, end)
+
+
+def _tile_and_end(text: str, view: pb.MatchView) -> tuple[Tile | Invalid, str]:
+    held = tiles.hand(view)
+    match = _PIPS.match(text)
+    if match:
+        a, b = int(match.group(1)), int(match.group(2))
+        tile = (max(a, b), min(a, b))
+        if tile not in held:
+            return Invalid(f"You do not hold {tiles.show(tile)}."), ""
+        return tile, match.group(3)
+    match = _NUMBER.match(text)
+    if match:
+        number = int(match.group(1))
+        if not 1 <= number <= len(held):
+            return Invalid(f"Pick a tile number from 1 to {len(held)}."), ""
+        return held[number - 1], match.group(2)
+    return Invalid(f"{text!r} is not a move. Type a tile number (e.g. 2 or 2 l), d to draw, ? for help."), ""
+
+
+def _open_ends_text(view: pb.MatchView) -> str:
+    if view.left_end < 0:
+        return ""
+    return f" (open ends: {view.left_end} left, {view.right_end} right)"
+
+
+def auto_move(view: pb.MatchView) -> Play | Draw | None:
+    """The first legal move, as `--auto` plays it; None when the caller has nothing to do."""
+    if not tiles.is_my_turn(view):
+        return None
+    move = view.legal_moves[0]
+    if move.kind == pb.MOVE_KIND_DRAW:
+        return Draw()
+    if move.kind == pb.MOVE_KIND_PLAY:
+        return Play(tiles.tile_of(move.tile), move.end)
+    return None

@@ -1,0 +1,160 @@
+"""One queue for everything the client waits on: lines the player typed and items the
+servers streamed. Each source runs in a daemon thread and only ever puts into the queue,
+so the loops stay single-threaded and a test can put events in by hand."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import queue
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import grpc
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # "line", "eof", or a stream's kind ("view", "room", "ticket", "link", "stream-error", ...)
+    value: Any = None
+    source: object = None  # the Pump that sent it (loops ignore pumps they have stopped)
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self.queue: queue.Queue[Event] = queue.Queue()
+        self.closed_input = False
+
+    def put(self, kind: str, value: Any = None, source: object = None) -> None:
+        self.queue.put(Event(kind, value, source))
+
+    def get(self, timeout: float | None = None) -> Event | None:
+        try:
+            return self.queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def pending(self) -> list[Event]:
+        out = []
+        while True:
+            try:
+                out.append(self.queue.get_nowait())
+            except queue.Empty:
+                return out
+
+    # ---- typed lines ----------------------------------------------------------------
+
+    def read_lines(self, stream) -> threading.Thread:
+        """Feed the stream's lines in as "line" events, then "eof". A real file descriptor
+        is read with os.read, so the thread never holds the stdin object's lock (which
+        would upset the interpreter's shutdown while the thread waits for a line)."""
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = None
+        target = self._read_fd if fd is not None else self._read_stream
+        thread = threading.Thread(target=target, args=(fd if fd is not None else stream,), daemon=True,
+                                  name="domino-input")
+        thread.start()
+        return thread
+
+    def _read_fd(self, fd: int) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        buffer = ""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if buffer:
+                    self.put("line", buffer)
+                self.closed_input = True
+                self.put("eof")
+                return
+            buffer += decoder.decode(chunk)
+            while "\n" in buffer:
+                line, buffer = buffer.split("\n", 1)
+                self.put("line", line.rstrip("\r"))
+
+    def _read_stream(self, stream) -> None:
+        for line in iter(stream.readline, ""):
+            self.put("line", line.rstrip("\r\n"))
+        self.closed_input = True
+        self.put("eof")
+
+
+class Pump:
+    """Streams a server call into the inbox, opening it again after a lost connection.
+
+    ``open_call(last)`` opens the stream given the last item seen (None at first), so a
+    reconnect resumes where it stopped; each item goes in as ``(kind, item)``. Lost
+    connections put ``("link", "lost")`` and then ``("link", "back")``; other errors
+    ``("stream-error", ApiError-like message)``; a stream the server ended, ``(kind + "-end")``.
+    """
+
+    def __init__(self, inbox: Inbox, kind: str, open_call: Callable[[Any], Any], max_pause: float = 5.0,
+                 reopen_when_done: Callable[[Any], bool] = lambda last: False) -> None:
+        self.inbox = inbox
+        self.kind = kind
+        self.open_call = open_call
+        self.max_pause = max_pause
+        self.reopen_when_done = reopen_when_done
+        self.stopped = threading.Event()
+        self.call = None
+        self.last = None
+        self.thread = threading.Thread(target=self._run, daemon=True, name=f"domino-{kind}")
+
+    def start(self) -> "Pump":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopped.set()
+        call = self.call
+        if call is not None:
+            call.cancel()
+
+    def _run(self) -> None:
+        pause = 0.25
+        lost = False
+        while not self.stopped.is_set():
+            try:
+                self.call = self.open_call(self.last)
+                if self.stopped.is_set():
+                    self.call.cancel()
+                    return
+                for item in self.call:
+                    if lost:
+                        self.inbox.put("link", "back", self)
+                        lost = False
+                    pause = 0.25
+                    self.last = item
+                    self.inbox.put(self.kind, item, self)
+                if lost:
+                    self.inbox.put("link", "back", self)
+                    lost = False
+                if not self.reopen_when_done(self.last):
+                    self.inbox.put(self.kind + "-end", self.last, self)
+                    return
+            except grpc.RpcError as e:
+                if self.stopped.is_set() or e.code() == grpc.StatusCode.CANCELLED:
+                    return
+                if e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
+                                grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
+                    if not lost:
+                        self.inbox.put("link", "lost", self)
+                        lost = True
+                    self.stopped.wait(pause)
+                    pause = min(self.max_pause, pause * 2)
+                    continue
+                self.inbox.put("stream-error", e.details() or e.code().name, self)
+                return
+            except Exception as e:  # noqa: BLE001 - a broken pump must not pass silently
+                if self.stopped.is_set():
+                    return
+                self.inbox.put("stream-error", str(e), self)
+                return
+            time.sleep(0)

@@ -1,0 +1,97 @@
+"""Menus and lobby commands: typed answers to choices, pure and checked."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+VARIANTS = ("draw-2", "block-3", "block-4")
+STRENGTHS = ("random", "greedy", "strong")
+TARGETS = (51, 71, 101, 151)
+TURN_TIMERS = (30, 45, 60, 90, 0)
+SEATS = {"draw-2": 2, "block-3": 3, "block-4": 4}
+
+MAIN = [
+    ("1", "Practise against bots"),
+    ("2", "Play at a public table"),
+    ("3", "Create a private room (invite friends with a code)"),
+    ("4", "Join a room with a code"),
+    ("q", "Quit"),
+]
+
+
+def pick(answer: str, choices: list[str] | tuple, default: str | None = None) -> str | None:
+    """The choice an answer names: its number (1-based), the choice itself, or an
+    unambiguous beginning of it; Enter alone takes the default. None when unclear."""
+    text = answer.strip().lower()
+    if not text:
+        return default
+    names = [str(c) for c in choices]
+    if text.isdigit() and text not in names and 1 <= int(text) <= len(names):
+        return names[int(text) - 1]
+    if text in (n.lower() for n in names):
+        return next(n for n in names if n.lower() == text)
+    starts = [n for n in names if n.lower().startswith(text)]
+    return starts[0] if len(starts) == 1 else None
+
+
+def question(label: str, choices: list[str] | tuple, default: str | None) -> str:
+    listed = "  ".join(f"{i}) {c}" for i, c in enumerate(choices, 1))
+    return f"{label}  {listed}" + (f"  [{default}]" if default is not None else "")
+
+
+def yes(answer: str, default: bool = True) -> bool | None:
+    text = answer.strip().lower()
+    if not text:
+        return default
+    if text in ("y", "yes"):
+        return True
+    if text in ("n", "no"):
+        return False
+    return None
+
+
+@dataclass(frozen=True)
+class RoomCommand:
+    action: str  # "bot", "kick", "move", "start", "quit", "refresh", "invalid"
+    seat: int | None = None
+    strength: str | None = None
+    message: str = ""
+
+
+def parse_room_command(line: str) -> RoomCommand:
+    words = line.strip().lower().split()
+    if not words:
+        return RoomCommand("refresh")
+    head, rest = words[0], words[1:]
+    if head in ("q", "quit", "leave"):
+        return RoomCommand("quit")
+    if head in ("s", "start"):
+        return RoomCommand("start")
+    if head in ("?", "h", "help"):
+        return RoomCommand("invalid", message="b [SEAT] [random|greedy|strong] adds a bot, k SEAT removes a bot, "
+                                             "m SEAT moves you, s starts, q leaves.")
+    if head in ("b", "bot"):
+        seat, strength = None, None
+        for word in rest:
+            if word.isdigit():
+                seat = int(word)
+            else:
+                strength = pick(word, STRENGTHS)
+                if strength is None:
+                    return RoomCommand("invalid", message=f"A bot is {', '.join(STRENGTHS)}, not {word!r}.")
+        return RoomCommand("bot", seat, strength)
+    if head in ("k", "kick", "m", "move", "seat"):
+        if len(rest) != 1 or not rest[0].isdigit():
+            return RoomCommand("invalid", message=f"Say which seat: {head} SEAT.")
+        return RoomCommand("kick" if head.startswith("k") else "move", int(rest[0]))
+    return RoomCommand("invalid", message=f"{line.strip()!r}? b adds a bot, k SEAT removes one, m SEAT moves you, "
+                                          "s starts, q leaves.")
+
+
+_CODE = re.compile(r"[^A-Za-z0-9]")
+
+
+def clean_code(text: str) -> str:
+    """Invite codes may be typed in any case, with spaces or dashes."""
+    return _CODE.sub("", text).upper()
