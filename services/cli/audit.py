@@ -74,3 +74,29 @@ def simulate(variant, teams, target, seed, bots, output) -> None:
     except BadOptions as e:
         raise click.UsageError(str(e)) from None
     output.write(record_format.dumps(record) + "\n")
+
+
+@audit.command()
+@click.argument("match_id")
+@click.option("--address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS, the local run).")
+@click.option("--token", default=None, envvar="DOMINO_TOKEN",
+              help="An auditor's bearer token (default: one minted with DOMINO_JWT_SECRET, for local use).")
+@click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write the record (default: stdout).")
+def export(match_id: str, address: str | None, token: str | None, output) -> None:
+    """Export a finished match's domino-record/1 (ExportMatch, auditor role)."""
+    import grpc
+
+    from domino.match.v1 import match_service_pb2 as pb
+    from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+    from services.common.auth import mint_token
+    from services.common.config import Settings
+
+    settings = Settings()
+    token = token or mint_token("domino-audit", settings.jwt_secret, "auditor", ttl_seconds=300)
+    with grpc.insecure_channel(address or settings.match_address) as channel:
+        try:
+            reply = pb_grpc.MatchServiceStub(channel).ExportMatch(
+                pb.ExportMatchRequest(match_id=match_id), metadata=(("authorization", f"Bearer {token}"),), timeout=30)
+        except grpc.RpcError as e:
+            raise click.ClickException(f"{e.code().name}: {e.details()}") from None
+    output.write(json.dumps(json.loads(reply.record_json), indent=2) + "\n")
