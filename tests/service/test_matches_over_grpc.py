@@ -98,3 +98,17 @@ def test_the_view_names_the_turn_deadline_when_the_timer_runs(svc):
     view = created.view
     assert view.turn_timer_seconds == 30
     assert view.turn_deadline.seconds == int(svc.app.clock()) + 30
+
+
+def test_the_service_answers_health_checks_and_reflection(svc):
+    import grpc as grpc_lib
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    with grpc_lib.insecure_channel(f"127.0.0.1:{svc.port}") as channel:
+        health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+        assert health.status in (health_pb2.HealthCheckResponse.SERVING, health_pb2.HealthCheckResponse.UNKNOWN)
+        replies = reflection_pb2_grpc.ServerReflectionStub(channel).ServerReflectionInfo(
+            iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+        names = {s.name for reply in replies for s in reply.list_services_response.service}
+    assert "domino.match.v1.MatchService" in names and "grpc.health.v1.Health" in names
