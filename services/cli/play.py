@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 
 from services.client.api import ApiError, MatchApi, MatchmakingApi, subject_of
-from services.client.app import App, Choices, InputClosed
+from services.client.app import App, Choices, InputClosed, explain
 from services.client.game import ClientError, GameOptions
 from services.client.inbox import Inbox
 from services.client.menu import STRENGTHS, TARGETS, TURN_TIMERS, VARIANTS, clean_code
@@ -119,7 +119,7 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
         else:
             status = app.menu()
     except ApiError as e:
-        raise click.ClickException(str(e)) from None
+        raise click.ClickException(explain(e)) from None
     except ClientError as e:
         raise click.ClickException(str(e)) from None
     except InputClosed:

@@ -18,6 +18,10 @@ from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
 CALL_TIMEOUT = 10.0
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+# A player waits at the screen: after an outage, try the server again every two seconds at
+# most (gRPC's default backoff grows to two minutes).
+CHANNEL_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 250), ("grpc.min_reconnect_backoff_ms", 250),
+                   ("grpc.max_reconnect_backoff_ms", 2000)]
 
 
 class ApiError(Exception):
@@ -50,10 +54,10 @@ def request_id() -> str:
 
 
 class _Stub:
-    def __init__(self, address: str, token: str, retries: int = 5, retry_pause: float = 0.5) -> None:
+    def __init__(self, address: str, token: str, retries: int = 4, retry_pause: float = 0.25) -> None:
         self.address = address
         self.metadata = (("authorization", f"Bearer {token}"),)
-        self.channel = grpc.insecure_channel(address)
+        self.channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
         self.retries = retries
         self.retry_pause = retry_pause
 
@@ -82,8 +86,8 @@ class MatchApi(_Stub):
         super().__init__(address, token, **kw)
         self.stub = pb_grpc.MatchServiceStub(self.channel)
 
-    def get(self, match_id: str) -> pb.MatchView:
-        return self.call(self.stub.GetMatch, pb.GetMatchRequest(match_id=match_id), retry=True).view
+    def get(self, match_id: str, retry: bool = True) -> pb.MatchView:
+        return self.call(self.stub.GetMatch, pb.GetMatchRequest(match_id=match_id), retry=retry).view
 
     def play(self, match_id: str, tile: tuple[int, int], end: int, rid: str | None = None) -> pb.PlayTileResponse:
         request = pb.PlayTileRequest(match_id=match_id, request_id=rid or request_id(),

@@ -79,9 +79,11 @@ class App:
                 elif answer == "4":
                     self.join_room()
             except ApiError as e:
-                self.out.say(Text(f"{e}", style="bold red"))
+                self.out.say(Text(explain(e), style="bold red"))
                 if e.code == grpc.StatusCode.UNAVAILABLE:
                     return 1
+            except ClientError as e:
+                self.out.say(Text(str(e), style="bold red"))
             self.pause()
 
     def practice(self) -> pb.MatchView | None:
@@ -140,6 +142,7 @@ class App:
 
     def _wait_for_table(self, ticket: mm.TicketView) -> str | None:
         pump = Pump(self.inbox, "ticket", lambda last: self.matchmaking.watch_ticket(ticket.ticket_id)).start()
+        shown = None
         try:
             while True:
                 if ticket.match_id and ticket.status == mm.TICKET_STATUS_SEATED:
@@ -147,7 +150,9 @@ class App:
                 if ticket.status in (mm.TICKET_STATUS_CANCELLED, mm.TICKET_STATUS_ENDED):
                     self.out.say(f"The ticket was {render.TICKET_STATUS[ticket.status]}.")
                     return None
-                self.out.screen(render.ticket_screen(ticket, self.clock()), with_prompt=True)
+                if self.out.redraw or ticket != shown:  # redrawn, the seconds waited count up
+                    self.out.screen(render.ticket_screen(ticket, self.clock()), with_prompt=True)
+                    shown = ticket
                 event = self.inbox.get(timeout=1.0)
                 if event is None:
                     continue
@@ -178,7 +183,8 @@ class App:
 
     def _room(self, room: mm.RoomView) -> str | None:
         room_id = room.room_id
-        pump = Pump(self.inbox, "room", lambda last: self.matchmaking.watch_room(room_id, 0)).start()
+        pump = Pump(self.inbox, "room",
+                    lambda last: self.matchmaking.watch_room(room_id, last.room.version if last else 0)).start()
         message = ""
         host = room.host_id == self.player
         filled = False
@@ -204,7 +210,10 @@ class App:
                 if event.kind == "room" and event.source is pump:
                     room = self._newer(room, event.value.room)
                 elif event.kind in ("room-end", "stream-error") and event.source is pump:
-                    room = self._newer(room, self.matchmaking.room(room_id))
+                    try:
+                        room = self._newer(room, self.matchmaking.room(room_id))
+                    except ApiError as e:  # no longer a member: the room is over for this player
+                        room = _closed(room, str(e))
                 elif event.kind == "eof" and not self._scripted():
                     self._leave(room)
                     raise InputClosed()
@@ -242,11 +251,7 @@ class App:
         except ApiError:
             return room
         if left.status != mm.ROOM_STATUS_CLOSED:
-            # still open for the others: this player's part in it is over
-            left = mm.RoomView()
-            left.CopyFrom(room)
-            left.status = mm.ROOM_STATUS_CLOSED
-            left.closed_reason = "you left"
+            return _closed(room, "you left")  # still open for the others, over for this player
         return left
 
     @staticmethod
@@ -330,9 +335,28 @@ class App:
         return view
 
 
+def _closed(room: mm.RoomView, reason: str) -> mm.RoomView:
+    closed = mm.RoomView()
+    closed.CopyFrom(room)
+    closed.status = mm.ROOM_STATUS_CLOSED
+    closed.closed_reason = reason
+    return closed
+
+
+def explain(error: ApiError) -> str:
+    """The server's message, with what to do about the usual refusals."""
+    text = str(error)
+    if error.code == grpc.StatusCode.FAILED_PRECONDITION and "already" in error.message:
+        text += (". A match of yours that is still being played can be resumed: r in the menu, or "
+                 "domino play --resume last; a room you are in, with domino play --join CODE.")
+    elif error.code == grpc.StatusCode.NOT_FOUND and "code" in error.message.lower():
+        text += ". Check the invite code."
+    return text
+
+
 def _describe(view: pb.MatchView) -> str:
     scores = " – ".join(str(s) for s in view.scores)
     return f"{view.variant}, round {view.round_number}, scores {scores}"
 
 
-__all__ = ["App", "Choices", "ClientError", "InputClosed"]
+__all__ = ["App", "Choices", "ClientError", "InputClosed", "explain"]

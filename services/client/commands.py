@@ -82,6 +82,8 @@ def parse_move(line: str, view: pb.MatchView) -> Command:
     if not tiles.is_my_turn(view):
         if tiles.is_ended(view):
             return Invalid("The match is over.")
+        if view.turn == view.your_seat:
+            return Invalid("Nothing of yours fits: the server passes for you.")
         return Invalid(f"It is not your turn: waiting for {tiles.seat_name(view, view.turn)}.")
     legal = tiles.plays(view)
     if text in ("d", "draw"):

@@ -51,7 +51,8 @@ class Game:
         self.pending: tiles.Tile | None = None
         self.dirty = True
         self.pump: Pump | None = None
-        self.poll = False
+        self.poll = False  # the stream failed for good: GetMatch every second instead
+        self.lost = False  # the stream's connection is down; it is being opened again
         self.auto_tried = -1
 
     # ---- the loop -------------------------------------------------------------------
@@ -67,7 +68,7 @@ class Game:
             self._resume()
         if not tiles.is_ended(view):
             self.pump = Pump(self.inbox, "view", self._open_watch,
-                             reopen_when_done=lambda last: not tiles.is_ended(self.view)).start()
+                             reopen_when_done=lambda last: last is None or not tiles.is_ended(last.view)).start()
         try:
             return self._loop()
         finally:
@@ -101,7 +102,7 @@ class Game:
                 return None
 
     def _tick(self) -> float | None:
-        if self.poll:
+        if self.poll or self.lost:
             return 1.0
         if self.options.auto:
             return 1.0 if self.options.tick else None
@@ -110,7 +111,9 @@ class Game:
         return None
 
     def _on_tick(self) -> None:
-        if self.poll:
+        if self.lost:
+            self._check_link()
+        elif self.poll:
             self._refresh()
         if not tiles.is_my_turn(self.view) or self.options.auto:
             self.dirty = bool(self.options.tick)
@@ -147,13 +150,11 @@ class Game:
                 return Quit
         elif event.kind == "link" and event.source is self.pump:
             if event.value == "lost":
+                self.lost = True
                 self.message = Text("Connection to the match service lost — reconnecting…", style="bold red")
-            else:
-                self.message = Text("Reconnected.", style="green")
-                self._refresh()
-                if self.view.seats[self.view.your_seat].away and not tiles.is_ended(self.view):
-                    self._resume()
-            self.dirty = True
+                self.dirty = True
+            elif self.lost:
+                self._check_link()
         elif event.kind == "stream-error" and event.source is self.pump:
             self.message = Text(f"Lost the match stream ({event.value}); checking every second.", style="red")
             self.poll = True
@@ -193,10 +194,12 @@ class Game:
             if not line.strip():
                 self.message = "Cancelled."
                 return None
-        if line.strip() and self.shown is not None and tiles.hand(self.shown) != tiles.hand(self.view):
+        command = commands.parse_move(line, self.view)
+        moving = isinstance(command, (Play, Draw, ChooseEnd, Invalid))
+        if moving and self.shown is not None and tiles.hand(self.shown) != tiles.hand(self.view):
+            # the numbers typed were those of the hand on screen, which has changed since
             self.message = Text("The table changed while you typed — look again.", style="bold yellow")
             return None
-        command = commands.parse_move(line, self.view)
         if isinstance(command, Quit):
             return Quit
         if isinstance(command, Help):
@@ -230,9 +233,13 @@ class Game:
             self.dirty = True
             return True
         except ApiError as e:
-            self.message = Text(("Could not send your move: " if e.unreachable else "The server refused: ") + str(e),
-                                style="bold red")
-            self._refresh()
+            if e.unreachable:
+                # nothing was done (or it will show in the stream): try again once back
+                self.message = Text(f"Could not send your move: {e}. Try again in a moment.", style="bold red")
+                self.lost = True  # checked every second; an automatic move is chosen again once back
+            else:
+                self.message = Text(f"The server refused: {e}", style="bold red")
+                self._refresh()
             self.dirty = True
             return False
 
@@ -250,6 +257,21 @@ class Game:
             self.poll = False if self.pump is None or self.pump.thread.is_alive() else self.poll
         except ApiError:
             pass
+
+    def _check_link(self) -> None:
+        """While the stream is lost, a plain call tells when the service is back; the seat,
+        if the server marked it away meanwhile, is taken back at once."""
+        try:
+            view = self.api.get(self.view.match_id, retry=False)
+        except ApiError:
+            return
+        self.lost = False
+        self.auto_tried = -1  # a move that could not be sent is chosen again
+        self._update(view)
+        self.message = Text("Reconnected.", style="green")
+        if not tiles.is_ended(self.view) and self.view.seats[self.view.your_seat].away:
+            self._resume()
+        self.dirty = True
 
     def _resume(self) -> None:
         try:

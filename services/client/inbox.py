@@ -8,7 +8,6 @@ import codecs
 import os
 import queue
 import threading
-import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -25,7 +24,6 @@ class Event:
 class Inbox:
     def __init__(self) -> None:
         self.queue: queue.Queue[Event] = queue.Queue()
-        self.closed_input = False
 
     def put(self, kind: str, value: Any = None, source: object = None) -> None:
         self.queue.put(Event(kind, value, source))
@@ -71,7 +69,6 @@ class Inbox:
             if not chunk:
                 if buffer:
                     self.put("line", buffer)
-                self.closed_input = True
                 self.put("eof")
                 return
             buffer += decoder.decode(chunk)
@@ -82,7 +79,6 @@ class Inbox:
     def _read_stream(self, stream) -> None:
         for line in iter(stream.readline, ""):
             self.put("line", line.rstrip("\r\n"))
-        self.closed_input = True
         self.put("eof")
 
 
@@ -139,6 +135,7 @@ class Pump:
                 if not self.reopen_when_done(self.last):
                     self.inbox.put(self.kind + "-end", self.last, self)
                     return
+                self.stopped.wait(pause)  # the server ended it early (a restart): open it again
             except grpc.RpcError as e:
                 if self.stopped.is_set() or e.code() == grpc.StatusCode.CANCELLED:
                     return
@@ -157,4 +154,3 @@ class Pump:
                     return
                 self.inbox.put("stream-error", str(e), self)
                 return
-            time.sleep(0)

@@ -210,6 +210,8 @@ def status_text(view: pb.MatchView, now: float, auto: bool = False) -> Text:
         return text
     if view.turn < 0:
         return Text("Between rounds…", style="dim")
+    if view.turn == view.your_seat:
+        return Text("Nothing of yours fits: you pass.", style="dim")
     text = Text(f"Waiting for {tiles.seat_name(view, view.turn)}", style="bold")
     text.append(f" — {left}.  (q leaves, Enter refreshes)", style="dim")
     return text

@@ -32,7 +32,7 @@ class Output:
             body = (CLEAR_LINE + "\n").join(lines)
             tall = len(lines) >= self.console.height
             prefix = "\x1b[2J" + HOME if self._first or tall else HOME
-            self.console.file.write(prefix + body + (CLEAR_LINE + CLEAR_BELOW if not with_prompt else CLEAR_BELOW))
+            self.console.file.write(prefix + body + CLEAR_BELOW)
             self.console.file.flush()
         else:
             if not self._first:
@@ -42,8 +42,8 @@ class Output:
                 self.prompt()
         self._first = False
 
-    def say(self, text: str | Text, style: str = "", soft_wrap: bool = False) -> None:
-        self.console.print(text if isinstance(text, Text) else Text(text, style=style), soft_wrap=soft_wrap)
+    def say(self, text: str | RenderableType, style: str = "", soft_wrap: bool = False) -> None:
+        self.console.print(Text(text, style=style) if isinstance(text, str) else text, soft_wrap=soft_wrap)
 
     def ask(self, question: str | Text) -> None:
         """A question whose answer is read from the inbox."""

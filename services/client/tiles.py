@@ -30,8 +30,10 @@ def is_ended(view: pb.MatchView) -> bool:
 
 
 def is_my_turn(view: pb.MatchView) -> bool:
+    """The caller has a move to choose. A seat that can only pass has none: the server
+    passes for it (the stream may show that moment before the pass)."""
     return (not is_ended(view) and view.your_seat >= 0 and view.turn == view.your_seat
-            and len(view.legal_moves) > 0)
+            and any(m.kind in (pb.MOVE_KIND_PLAY, pb.MOVE_KIND_DRAW) for m in view.legal_moves))
 
 
 def plays(view: pb.MatchView) -> dict[Tile, set[int]]:

@@ -1,0 +1,128 @@
+"""The menu and the room lobby of `domino play` with fake services: typed lines in, calls out."""
+
+from __future__ import annotations
+
+import io
+
+import grpc
+from rich.console import Console
+
+from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
+from services.client.api import ApiError
+from services.client.app import App, Choices
+from services.client.game import GameOptions
+from services.client.inbox import Inbox
+from services.client.store import LastMatch
+from services.client.terminal import Output
+
+
+class FakeMatchmaking:
+    address = "fake:2"
+
+    def __init__(self) -> None:
+        self.calls: list = []
+        self.room_view = mm.RoomView(room_id="r-1", code="K7M2PQ4X", host_id="ann", status=mm.ROOM_STATUS_OPEN,
+                                     version=1, options=mm.MatchOptions(rules="egyptian", variant="block-3",
+                                                                        target=51, turn_timer_seconds=45))
+        for seat, player in enumerate(["ann", "", ""]):
+            self.room_view.seats.add(seat=seat, player_id=player, team=-1)
+
+    def _changed(self) -> mm.RoomView:
+        self.room_view.version += 1
+        out = mm.RoomView()
+        out.CopyFrom(self.room_view)
+        return out
+
+    def create_room(self, variant, teams, target, turn_timer, seat):
+        self.calls.append(("create", variant, teams, target, turn_timer, seat))
+        return self._changed()
+
+    def watch_room(self, room_id, from_version):
+        class Idle:
+            def __iter__(self):
+                return iter(())
+
+            def cancel(self):
+                pass
+        return Idle()
+
+    def room(self, room_id):
+        return self._changed()
+
+    def add_bot(self, room_id, strength, seat=None):
+        self.calls.append(("bot", strength, seat))
+        free = [s for s in self.room_view.seats if not s.player_id]
+        target = next(s for s in free if seat is None or s.seat == seat)
+        target.player_id, target.bot_strength = f"bot:{strength}:{target.seat}", strength
+        return self._changed()
+
+    def remove_bot(self, room_id, seat):
+        self.calls.append(("kick", seat))
+        raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, f"seat {seat} has no bot")
+
+    def start_room(self, room_id):
+        self.calls.append(("start",))
+        if not all(s.player_id for s in self.room_view.seats):
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, "every seat must be filled to start")
+        self.room_view.status, self.room_view.match_id = mm.ROOM_STATUS_PLAYING, "m-1"
+        return self._changed()
+
+    def leave_room(self, room_id):
+        self.calls.append(("leave",))
+        self.room_view.status, self.room_view.closed_reason = mm.ROOM_STATUS_CLOSED, "the host left"
+        return self._changed()
+
+
+def app_for(lines: list[str], tmp_path, **choices) -> tuple[App, FakeMatchmaking, io.StringIO, list]:
+    inbox = Inbox()
+    for line in lines:
+        inbox.put("line", line)
+    inbox.put("eof")
+    file = io.StringIO()
+    out = Output(Console(file=file, width=100, color_system=None, highlight=False), redraw=False)
+    fake = FakeMatchmaking()
+    played: list = []
+    app = App("ann", match=None, matchmaking=fake, inbox=inbox, out=out, store=LastMatch(tmp_path, "ann"),
+              game_options=GameOptions(tick=0), choices=Choices(**choices))
+    app.play_match = played.append
+    return app, fake, file, played
+
+
+def test_the_host_fills_the_room_from_the_lobby_and_starts_it(tmp_path):
+    app, fake, screen, played = app_for(["s", "b 1 random", "k 1", "hmm", "b", "s"], tmp_path, variant="block-3")
+    app.create_room()
+    assert played == ["m-1"]
+    assert fake.calls == [("create", "block-3", None, None, None, None), ("start",), ("bot", "random", 1),
+                          ("kick", 1), ("bot", "greedy", None), ("start",)]
+    text = screen.getvalue()
+    assert "Invite code   K7M2PQ4X" in text
+    assert "Refused: every seat must be filled to start" in text
+    assert "Refused: seat 1 has no bot" in text
+    assert "'hmm'? b adds a bot" in text
+
+
+def test_fill_bots_and_start_when_full_need_no_typing(tmp_path):
+    app, fake, _, played = app_for([], tmp_path, variant="block-3", strength="strong", fill_bots=True,
+                                   start_when_full=True)
+    app.create_room()
+    assert played == ["m-1"]
+    assert fake.calls[1:] == [("bot", "strong", 1), ("bot", "strong", 2), ("start",)]
+
+
+def test_leaving_the_lobby_closes_the_hosts_room(tmp_path):
+    app, fake, screen, played = app_for(["q"], tmp_path, variant="block-3")
+    assert app.create_room() is None and played == []
+    assert fake.calls[-1] == ("leave",)
+    assert "The room is closed: the host left." in screen.getvalue()
+
+
+def test_the_menu_asks_for_what_the_command_line_left_open(tmp_path):
+    app, fake, screen, _ = app_for(["3", "block-4", "solo", "101", "q", "", "q"], tmp_path)
+    app._resumable = lambda: None
+    app.match = type("M", (), {"address": "fake:1"})()
+    assert app.menu() == 0
+    assert fake.calls == [("create", "block-4", False, 101, None, None), ("leave",)]
+    text = screen.getvalue()
+    assert "Variant  1) draw-2  2) block-3  3) block-4  [draw-2]:" in text
+    assert "Play  1) teams  2) solo  [teams]:" in text
+    assert "3) Create a private room" in text and "Press Enter for the menu." in text
