@@ -29,7 +29,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from services.match.rules import fairness
 from services.match.rules.match import apply, new_match, start_round
@@ -53,7 +53,7 @@ def resolve(spec: str):
         raise ValueError(f"strategy {name!r} takes no options")
     from services.bots.strong import StrongBot, StrongConfig
 
-    kw = {}
+    kw: dict[str, Any] = {}
     defaults = StrongConfig()
     for item in opts.split(","):
         key, _, value = item.partition("=")
@@ -62,8 +62,6 @@ def resolve(spec: str):
             raise ValueError(f"strong has no option {key!r}")
         if value.lower() in ("none", ""):
             kw[key] = None
-        elif isinstance(getattr(defaults, key), str):
-            kw[key] = value
         elif isinstance(getattr(defaults, key), int) and not isinstance(getattr(defaults, key), bool):
             kw[key] = int(value)
         else:
@@ -133,7 +131,7 @@ def play_round(rules, deal, strategies: list[Callable], rngs: list[random.Random
     m = start_round(new_match(rules), deal)
     clock = time.perf_counter
     thread_clock = time.thread_time
-    while m.round.outcome is None:
+    while m.round is not None and m.round.outcome is None:
         seat = m.round.turn
         view = player_view(m, seat)
         if len(view.legal_moves) > 1:

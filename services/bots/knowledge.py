@@ -9,18 +9,20 @@ constraints on where each unseen tile may be:
 - a **draw** (draw-2) shows the same about the drawer's hand just before it drew; the
   drawn tile is unknown, but if the seat draws again at the same ends it did not fit
   either; the tile a seat plays straight after drawing is the tile it drew last;
-- in round 1 the opening tile is forced (RULES.md §1.4): a double lead shows no hand
-  holds a higher double; a non-double lead shows no hand holds any double or a tile
-  ranked above it; the rest are in the boneyard / set-aside tile;
+- in round 1 the opening tile is forced (RULES.md §1.4): a double lead shows no hand was
+  dealt a higher double; a non-double lead shows no hand was dealt any double or a tile
+  ranked above it; those were in the boneyard (and may have been drawn since) or are the
+  set-aside tile;
 - the sizes: each seat's tile count, the boneyard's size (draw-2, order unknown) and the
   one set-aside tile (block-3).
 
-Hidden tiles are held in *slots*. In block games a seat's tiles all share one set of
-void numbers (its passes). In draw-2 a tile drawn later was not in the hand at earlier
-passes and draws, so an opponent's hand is a few slot groups with nested void sets; when
-it plays a tile whose slot is ambiguous we assume the most constrained slot it fits went,
-which leaves weaker (never stronger) constraints than the truth, so no consistent deal is
-ruled out.
+Hidden tiles are held in *slots*, each with the mask of tiles it may be. In block games a
+seat's slots are all alike (dealt, and cut by its passes). In draw-2 a tile drawn later was
+neither dealt nor in the hand at earlier passes and draws, so an opponent's hand is a few
+slot groups with nested masks (older slots are never less constrained); when it plays a
+tile whose slot is ambiguous we assume the most constrained slot that allows it went, which
+leaves weaker (never stronger) constraints than the truth, so no consistent deal is ruled
+out.
 
 ``Knowledge.sample`` draws a deal uniformly among all assignments of the unseen tiles to
 the slot groups that satisfy these constraints (exact: a counting table is built once per
@@ -36,7 +38,6 @@ from services.match.rules.moves import LEFT
 from services.match.rules.state import Deal, Round
 from services.match.rules.tiles import (
     ALL_TILES,
-    DOUBLES,
     HIGH,
     LOW,
     MATCHES,
@@ -46,20 +47,8 @@ from services.match.rules.tiles import (
     tiles_in,
 )
 
-# A tile's numbers as a 7-bit set.
-NUMBERS = tuple((1 << LOW[t]) | (1 << HIGH[t]) for t in range(TILE_COUNT))
-_DOUBLES_MASK = sum(1 << t for t in DOUBLES)
 # The round-1 lead order: doubles high to low, then tiles by pip sum, then the higher pip.
 _RANK = {t: (1, LOW[t]) if LOW[t] == HIGH[t] else (0, PIPS[t] * 8 + HIGH[t]) for t in range(TILE_COUNT)}
-
-
-def allowed_for_voids(voids: int) -> int:
-    """Mask of the tiles showing none of the numbers in the 7-bit set ``voids``."""
-    banned = 0
-    for n in range(7):
-        if voids >> n & 1:
-            banned |= MATCHES[n]
-    return ALL_TILES & ~banned
 
 
 @dataclass
@@ -70,7 +59,6 @@ class Group:
     seat: int
     size: int
     allowed: int
-    voids: int = 0  # the numbers this group's tiles are known not to show (hands only)
 
 
 class Inconsistent(ValueError):
@@ -100,13 +88,22 @@ class Knowledge:
         own = 0
         for t in view.hand:
             own |= 1 << t
+        # Tiles no dealt hand held, from the forced opening lead of round 1.
+        not_dealt = 0
+        first = next((a for a in view.actions if a.kind == "play"), None)
+        if use_lead and first is not None and getattr(view, "round_number", 0) == 1 and rules.undealt:
+            rank = _RANK[first.tile]
+            for t in range(TILE_COUNT):
+                if _RANK[t] > rank:
+                    not_dealt |= 1 << t
         # Replay the public actions: ends at each moment, played tiles, each seat's slots.
-        # slots[s] is a list of void sets, oldest (dealt) first.
-        slots: list[list[int]] = [[0] * rules.hand_size for _ in range(n)]
+        # slots[s] lists the tiles that seat holds as masks of what each may be, oldest
+        # (dealt) first; later slots are drawn tiles, never more constrained than older ones.
+        dealt_slot = ALL_TILES & ~not_dealt
+        slots: list[list[int]] = [[dealt_slot] * rules.hand_size for _ in range(n)]
         played = 0
         left = right = -1
         prev = None
-        lead_tile = -1
         for a in view.actions:
             s = a.seat
             if a.kind == "play":
@@ -114,7 +111,6 @@ class Knowledge:
                 played |= 1 << t
                 if left < 0:
                     left, right = LOW[t], HIGH[t]
-                    lead_tile = t
                 elif a.end == LEFT:
                     left = OTHER_END[t][left]
                 else:
@@ -122,20 +118,14 @@ class Knowledge:
                 if s != me:
                     _remove_slot(slots[s], t, prev is not None and prev.seat == s and prev.kind == "draw")
             else:
-                void = (1 << left) | (1 << right) if left >= 0 else 0
-                sl = slots[s]
-                for i in range(len(sl)):
-                    sl[i] |= void
+                if left >= 0:
+                    keep = ~(MATCHES[left] | MATCHES[right])
+                    sl = slots[s]
+                    for i in range(len(sl)):
+                        sl[i] &= keep
                 if a.kind == "draw" and s != me:
-                    sl.append(0)
+                    slots[s].append(ALL_TILES)
             prev = a
-        # Tiles no hand can hold, from the forced opening lead of round 1.
-        not_in_hands = 0
-        if use_lead and lead_tile >= 0 and getattr(view, "round_number", 0) == 1 and rules.undealt:
-            rank = _RANK[lead_tile]
-            for t in range(TILE_COUNT):
-                if _RANK[t] > rank:
-                    not_in_hands |= 1 << t
         groups: list[Group] = []
         for s in range(n):
             if s == me:
@@ -143,11 +133,11 @@ class Knowledge:
             sl = slots[s]
             if len(sl) != view.tile_counts[s]:  # cannot happen for a consistent view
                 sl = _fit_length(sl, view.tile_counts[s])
-            by_void: dict[int, int] = {}
+            by_allowed: dict[int, int] = {}
             for v in sl:
-                by_void[v] = by_void.get(v, 0) + 1
-            for v, k in sorted(by_void.items()):
-                groups.append(Group(s, k, allowed_for_voids(v) & ~not_in_hands, v))
+                by_allowed[v] = by_allowed.get(v, 0) + 1
+            for v, k in sorted(by_allowed.items()):
+                groups.append(Group(s, k, v))
         if rules.draws:
             if view.boneyard_count:
                 groups.append(Group(-1, view.boneyard_count, ALL_TILES))
@@ -160,7 +150,6 @@ class Knowledge:
             # Drop every void: sizes alone are always satisfiable.
             for g in groups:
                 g.allowed = ALL_TILES
-                g.voids = 0
             know = cls(n, me, own, played, groups, rules.draws)
             if know.total == 0:
                 raise Inconsistent("the view's tile counts do not add up")
@@ -279,18 +268,17 @@ def _remove_slot(slots: list[int], tile: int, just_drew: bool) -> None:
     if just_drew:
         slots.pop()  # the tile drawn last is the only one that fits
         return
-    nums = NUMBERS[tile]
-    best = -1
-    for i, v in enumerate(slots):  # oldest first: void sets shrink along the list
-        if not v & nums:
-            best = i
-            break
-    slots.pop(best if best >= 0 else len(slots) - 1)
+    bit = 1 << tile
+    for i, allowed in enumerate(slots):  # oldest first: the most constrained
+        if allowed & bit:
+            slots.pop(i)
+            return
+    slots.pop()
 
 
 def _fit_length(slots: list[int], n: int) -> list[int]:
-    slots = sorted(slots)[:n]
-    return slots + [0] * (n - len(slots))
+    slots = slots[-n:] if n else []
+    return [ALL_TILES] * (n - len(slots)) + slots
 
 
 def round_from_view(view, hands: list[int], boneyard: list[int], aside: int) -> Round:

@@ -1,0 +1,318 @@
+"""The strong bot: legal, blind to hidden tiles, instant when forced, and its sampled deals
+respect everything the public history shows."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from services.bots import knowledge as knowledge_module
+from services.bots.arena import deal_key
+from services.bots.knowledge import Knowledge
+from services.bots.strategies import STRATEGIES
+from services.bots.strong import StrongBot, StrongConfig
+from services.match.rules import fairness
+from services.match.rules.match import apply, new_match, start_round
+from services.match.rules.moves import LEFT
+from services.match.rules.rulesets import egyptian
+from services.match.rules.state import Deal
+from services.match.rules.tiles import ALL_TILES, DOUBLES, HIGH, LOW, MATCHES, OTHER_END, tiles_in
+from services.match.rules.view import player_view
+
+VARIANTS = [("block-4", None), ("block-4", False), ("block-3", None), ("draw-2", None)]
+GREEDY = STRATEGIES["greedy"]
+
+
+def small_bot(samples: int = 6) -> StrongBot:
+    return StrongBot(StrongConfig(samples=samples, deadline=None))
+
+
+def greedy_views(rules, key: bytes, rng_seed: int = 0):
+    """(match, view of the seat to act) at every turn of one round played greedily, noisily."""
+    m = start_round(new_match(rules), fairness.deal(rules, key))
+    rng = random.Random(rng_seed)
+    while m.round.outcome is None:
+        seat = m.round.turn
+        view = player_view(m, seat)
+        yield m, view
+        moves = view.legal_moves
+        move = moves[rng.randrange(len(moves))] if rng.random() < 0.3 else GREEDY(view, rng)
+        m = apply(m, move)
+
+
+# --- legality --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant,teams", VARIANTS)
+def test_strong_only_ever_plays_legal_moves(variant, teams):
+    rules = egyptian(variant, teams)
+    bot = small_bot()
+    rng = random.Random(1)
+    for i in range(2):
+        m = start_round(new_match(rules), fairness.deal(rules, deal_key(123, i)))
+        while m.round.outcome is None:
+            view = player_view(m, m.round.turn)
+            move = bot(view, rng)
+            assert move in view.legal_moves
+            m = apply(m, move, view.seat)
+
+
+def test_strong_is_registered_with_the_simple_strategies():
+    assert {"random", "greedy", "strong"} <= set(STRATEGIES)
+    rules = egyptian("block-4")
+    _, view = next((m, v) for m, v in greedy_views(rules, b"reg") if len(v.legal_moves) > 1)
+    for choose in STRATEGIES.values():
+        assert choose(view, random.Random(0)) in view.legal_moves
+
+
+# --- blind to hidden information ------------------------------------------------------------
+
+
+def _redeal_hidden(rules, m, seat: int, rng: random.Random):
+    """Another deal with the same public history as ``m`` and the same hand for ``seat``,
+    but the other seats' unplayed tiles (and the boneyard) shuffled among them; the history
+    is replayed on it. None when the replay is not legal for that shuffle."""
+    rnd = m.round
+    deal = rnd.dealt
+    actions = rnd.actions()
+    if any(move.kind == "draw" for _, move in actions):
+        return None  # keep to positions where no tile has come from the boneyard
+    played = [0] * rules.seats
+    for s, move in actions:
+        if move.kind == "play":
+            played[s] |= 1 << move.tile
+    hidden = []
+    for s in range(rules.seats):
+        if s != seat:
+            hidden += tiles_in(deal.hands[s] & ~played[s])
+    hidden += list(deal.boneyard) + ([deal.set_aside] if deal.set_aside >= 0 else [])
+    rng.shuffle(hidden)
+    hands = list(deal.hands)
+    for s in range(rules.seats):
+        if s != seat:
+            k = (deal.hands[s] & ~played[s]).bit_count()
+            hands[s] = played[s] | sum(1 << t for t in hidden[:k])
+            hidden = hidden[k:]
+    boneyard = tuple(hidden[: len(deal.boneyard)])
+    aside = hidden[len(deal.boneyard)] if deal.set_aside >= 0 else -1
+    other = Deal(tuple(hands), boneyard, aside)
+    try:
+        m2 = start_round(new_match(rules), other)
+        if m2.round.turn != rnd.leader:
+            return None
+        for s, move in actions:
+            m2 = apply(m2, move, s)
+    except Exception:
+        return None
+    return m2 if m2.round.hands != rnd.hands else None
+
+
+@pytest.mark.parametrize("variant,teams", VARIANTS)
+def test_the_same_view_gives_the_same_choice_whatever_is_hidden_behind_it(variant, teams):
+    rules = egyptian(variant, teams)
+    bot = small_bot(8)
+    checked = 0
+    for i in range(30):
+        for m, view in greedy_views(rules, deal_key(7, i), i):
+            if len(view.legal_moves) < 2 or not view.actions:
+                continue
+            rng = random.Random(i)
+            for _ in range(50):
+                m2 = _redeal_hidden(rules, m, view.seat, rng)
+                if m2 is not None:
+                    break
+            if m2 is None:
+                continue
+            view2 = player_view(m2, view.seat)
+            assert view2 == view
+            assert bot(view, random.Random(42)) == bot(view2, random.Random(42))
+            checked += 1
+            break
+        if checked >= 4:
+            break
+    assert checked >= 4
+
+
+# --- forced moves ---------------------------------------------------------------------------
+
+
+def test_a_forced_move_is_taken_at_once_without_searching(monkeypatch):
+    def boom(*a, **k):
+        raise AssertionError("searched a forced move")
+
+    monkeypatch.setattr(knowledge_module.Knowledge, "from_view", boom)
+    rules = egyptian("draw-2")
+    bot = StrongBot()  # the default budget: a search would be slow and would hit ``boom``
+    forced = 0
+    for i in range(5):
+        for _, view in greedy_views(rules, deal_key(5, i), i):
+            if len(view.legal_moves) == 1:
+                assert bot(view, random.Random(0)) == view.legal_moves[0]
+                forced += 1
+    assert forced > 10
+
+
+# --- determinizations respect the public constraints ------------------------------------------
+
+
+def _events(view):
+    """(seat, kind, ends-number mask, index) for passes and draws; the lead tile."""
+    out = []
+    left = right = -1
+    lead = -1
+    for i, a in enumerate(view.actions):
+        if a.kind == "play":
+            if left < 0:
+                left, right, lead = LOW[a.tile], HIGH[a.tile], a.tile
+            elif a.end == LEFT:
+                left = OTHER_END[a.tile][left]
+            else:
+                right = OTHER_END[a.tile][right]
+        else:
+            out.append((a.seat, a.kind, MATCHES[left] | MATCHES[right], i))
+    return out, lead
+
+
+def _truth_is_possible(know: Knowledge, rnd) -> bool:
+    """The real hidden tiles fit the groups' sizes and allowed tiles (bipartite matching)."""
+    slots = []
+    for gi, g in enumerate(know.groups):
+        slots += [gi] * g.size
+    truth = []
+    for s in range(know.seats):
+        if s != know.seat:
+            truth += [(t, s) for t in tiles_in(rnd.hands[s])]
+    truth += [(t, -1) for t in rnd.boneyard[rnd.drawn:]]
+    if rnd.set_aside >= 0:
+        truth.append((rnd.set_aside, -2))
+    if len(truth) != len(slots):
+        return False
+    match: dict[int, int] = {}
+
+    def augment(i, seen):
+        t, owner = truth[i]
+        for j, gi in enumerate(slots):
+            g = know.groups[gi]
+            if g.seat == owner and g.allowed >> t & 1 and j not in seen:
+                seen.add(j)
+                if j not in match or augment(match[j], seen):
+                    match[j] = i
+                    return True
+        return False
+
+    return all(augment(i, set()) for i in range(len(truth)))
+
+
+@pytest.mark.parametrize("variant,teams", VARIANTS)
+def test_sampled_deals_respect_counts_played_tiles_and_voids(variant, teams):
+    rules = egyptian(variant, teams)
+    rng = random.Random(3)
+    voids_seen = 0
+    positions = 0
+    for i in range(12):
+        for m, view in greedy_views(rules, deal_key(11, i), i):
+            positions += 1
+            if positions % 3:
+                continue
+            rnd = m.round
+            me = view.seat
+            know = Knowledge.from_view(view)
+            assert know.total > 0
+            assert _truth_is_possible(know, rnd)
+            own = sum(1 << t for t in view.hand)
+            played = sum(1 << a.tile for a in view.actions if a.kind == "play")
+            events, lead = _events(view)
+            higher_doubles = sum(1 << d for d in DOUBLES if lead in DOUBLES and d > lead)
+            for _ in range(15):
+                hands, boneyard, aside = know.sample_deal(rng)
+                assert hands[me] == own
+                assert [h.bit_count() for h in hands] == list(view.tile_counts)
+                assert len(boneyard) == view.boneyard_count
+                assert (aside >= 0) == (variant == "block-3")
+                every = played
+                for h in hands + [1 << t for t in boneyard] + ([1 << aside] if aside >= 0 else []):
+                    assert not every & h  # each tile in one place only
+                    every |= h
+                assert every == ALL_TILES
+                for s, h in enumerate(hands):
+                    if s != me and not any(a.kind == "draw" and a.seat == s for a in view.actions):
+                        assert not h & higher_doubles  # the round-1 lead was the highest double dealt
+                for s, kind, ends, idx in events:
+                    if s == me:
+                        continue
+                    voids_seen += 1
+                    draws_after = sum(1 for a in view.actions[idx:] if a.seat == s and a.kind == "draw")
+                    matching = (hands[s] & ends).bit_count()
+                    if rules.draws:
+                        # only tiles drawn since can show those numbers
+                        assert matching <= draws_after
+                    else:
+                        assert matching == 0
+    assert voids_seen > 0
+
+
+@pytest.mark.parametrize("variant,teams", VARIANTS)
+def test_the_real_hidden_tiles_are_always_a_possible_deal(variant, teams):
+    """The inference never rules out the truth (e.g. a high double in draw-2's boneyard at
+    the lead may be drawn later), at every turn of many rounds."""
+    rules = egyptian(variant, teams)
+    for i in range(40):
+        for m, view in greedy_views(rules, deal_key(13, i), i):
+            know = Knowledge.from_view(view)
+            assert _truth_is_possible(know, m.round), (i, view.actions)
+
+
+def test_a_pass_in_block4_empties_the_passer_of_both_numbers_in_every_sample():
+    rules = egyptian("block-4")
+    for i in range(40):
+        for m, view in greedy_views(rules, deal_key(21, i), i):
+            passes = [a for a in view.actions if a.kind == "pass" and a.seat != view.seat]
+            if passes and len(view.legal_moves) > 1:
+                know = Knowledge.from_view(view)
+                events, _ = _events(view)
+                rng = random.Random(0)
+                for _ in range(100):
+                    hands, _, _ = know.sample_deal(rng)
+                    for s, _, ends, _ in events:
+                        if s != view.seat:
+                            assert not hands[s] & ends
+                return
+    pytest.fail("no position with a pass was found")
+
+
+def test_a_free_lead_in_a_later_round_is_searched_and_legal():
+    rules = egyptian("block-4")
+    m = start_round(new_match(rules), fairness.deal(rules, deal_key(1, 0)))
+    rng = random.Random(0)
+    while m.round.outcome is None:
+        m = apply(m, GREEDY(player_view(m, m.round.turn), rng))
+    assert m.next_leader is not None, "this deal's first round must have a winner, who leads freely"
+    m = start_round(m, fairness.deal(rules, deal_key(1, 1)))
+    view = player_view(m, m.round.turn)
+    assert view.round_number == 2 and len(view.legal_moves) == 7
+    assert small_bot()(view, random.Random(1)) in view.legal_moves
+
+
+def test_weighing_by_seen_plays_favours_deals_where_others_played_greedily():
+    """Deals kept for the search explain the other seats' plays as heaviest-first more
+    often than uniformly sampled deals do (and are all consistent: they come from the sampler)."""
+    from services.bots.knowledge import play_evidence
+    from services.bots.strong import heaviest
+
+    rules = egyptian("block-4")
+    bot = StrongBot(StrongConfig(samples=200, model_eps=0.1, deadline=None))
+    uniform = kept = 0
+    for i in range(6):
+        views = [v for _, v in greedy_views(rules, deal_key(31, i), i) if len(v.legal_moves) > 1]
+        view = views[len(views) // 2]
+        evidence = play_evidence(view)
+        know = Knowledge.from_view(view)
+        rng = random.Random(i)
+
+        def greedy_explains(hands):
+            return all(heaviest((hands[s] | later) & fits) == t for s, t, fits, later in evidence)
+
+        uniform += sum(greedy_explains(know.sample_deal(rng)[0]) for _ in range(200))
+        kept += sum(greedy_explains(d[0]) for d in bot.determinizations(view, know, rng))
+    assert kept > uniform * 1.2
