@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .audit import audit
+from .bots import bots
 from .demo import demo
 from .play import play
 from .serve import serve
@@ -19,6 +20,7 @@ def cli() -> None:
 
 
 cli.add_command(audit)
+cli.add_command(bots)
 cli.add_command(demo)
 cli.add_command(play)
 cli.add_command(serve)
