@@ -23,6 +23,7 @@ from .application import (
     ConcurrencyConflict, InvalidRequest, MatchApplication, RequestIdReused, SeatSpec, StaleTimeout, UnknownMatch,
 )
 from services.common.changes import ChangeFeed
+from services.common.grpc_status import statuses
 from .domainmodel import Match, NotSeated
 from .export import full_record, seat_record_json
 from .public_events import event_name
@@ -32,8 +33,13 @@ from .rules.moves import LEFT, RIGHT, Move
 from .rules.tiles import HIGH, LOW, tile as tile_id
 from .rules.view import player_view
 
+class Forbidden(Exception):
+    """The caller's role may not do this."""
+
+
 _STATUS = [
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
+    (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
     (UnknownMatch, grpc.StatusCode.NOT_FOUND),
     (NotSeated, grpc.StatusCode.PERMISSION_DENIED),
     (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
@@ -45,10 +51,6 @@ _STATUS = [
 ]
 _KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}
 _END = {None: pb.END_UNSPECIFIED, LEFT: pb.END_LEFT, RIGHT: pb.END_RIGHT}
-
-
-class Forbidden(Exception):
-    pass
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
@@ -200,24 +202,8 @@ def _tile(msg: pb.Tile) -> int:
     return tile_id(msg.low, msg.high)
 
 
-class _statuses:
-    """Turns the domain's typed errors into gRPC statuses with their message."""
-
-    def __init__(self, context) -> None:
-        self.context = context
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, kind, error, tb) -> bool:
-        if error is None or not isinstance(error, Exception):
-            return False
-        if isinstance(error, Forbidden):
-            await self.context.abort(grpc.StatusCode.PERMISSION_DENIED, str(error))
-        for cls, code in _STATUS:
-            if isinstance(error, cls):
-                await self.context.abort(code, str(error))
-        return False
+def _statuses(context) -> statuses:
+    return statuses(context, _STATUS)
 
 
 # ---- domain -> protobuf ----------------------------------------------------------------

@@ -18,6 +18,7 @@ from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from services.common.auth import AuthError, bearer_identity
 from services.common.changes import ChangeFeed
+from services.common.grpc_status import statuses
 from services.match.rules.rulesets import TARGETS, TURN_TIMERS
 
 from .application import MatchmakingApplication, TicketState
@@ -246,22 +247,8 @@ def _ticket_id(text: str) -> str:
     return str(_uuid(text, "ticket_id"))
 
 
-class _statuses:
-    """Turns typed errors into gRPC statuses with their message."""
-
-    def __init__(self, context) -> None:
-        self.context = context
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, kind, error, tb) -> bool:
-        if error is None or not isinstance(error, Exception):
-            return False
-        for cls, code in _STATUS:
-            if isinstance(error, cls):
-                await self.context.abort(code, str(error))
-        return False
+def _statuses(context) -> statuses:
+    return statuses(context, _STATUS)
 
 
 # ---- domain -> protobuf ----------------------------------------------------------------

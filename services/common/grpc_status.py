@@ -1,0 +1,28 @@
+"""Typed errors to gRPC statuses: each adapter lists its own mapping, this applies it."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import grpc
+
+
+class statuses:
+    """``async with statuses(context, MAPPING):`` aborts the call with the status mapped to
+    the first matching error class, and the error's own message; anything unmapped
+    propagates (gRPC answers UNKNOWN and the server logs it)."""
+
+    def __init__(self, context, mapping: Sequence[tuple[type[BaseException], grpc.StatusCode]]) -> None:
+        self.context = context
+        self.mapping = mapping
+
+    async def __aenter__(self) -> "statuses":
+        return self
+
+    async def __aexit__(self, kind, error, tb) -> bool:
+        if error is None or not isinstance(error, Exception):
+            return False
+        for cls, code in self.mapping:
+            if isinstance(error, cls):
+                await self.context.abort(code, str(error))
+        return False
