@@ -33,6 +33,20 @@ __all__ = [
 ]
 
 
+class _StoppedOnExit:
+    """`with start_…(…) as server:` stops the server on the way out."""
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port the kernel just considered free.
 
@@ -56,7 +70,7 @@ def sqlite_env(path: Path) -> dict[str, str]:
     }
 
 
-class PostgresServer:
+class PostgresServer(_StoppedOnExit):
     """A running embedded PostgreSQL, reachable only through its Unix socket.
 
     The server listens on no TCP address, so parallel servers never fight over a
@@ -158,17 +172,6 @@ class PostgresServer:
                     f"could not stop PostgreSQL in {self.data_dir}; see {self.data_dir / 'log'}"
                 ) from exc
 
-    def __enter__(self) -> PostgresServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
     def __repr__(self) -> str:
         return f"PostgresServer(data_dir={self.data_dir}, socket_dir={self.socket_dir}, pid={self.pid})"
 
@@ -219,7 +222,7 @@ def nats_server_executable() -> str:
     )
 
 
-class NatsServer:
+class NatsServer(_StoppedOnExit):
     """A ``nats-server`` child process with JetStream, storing its data on disk."""
 
     def __init__(
@@ -272,17 +275,6 @@ class NatsServer:
                 self.process.wait()
         if not self._log_file.closed:
             self._log_file.close()
-
-    def __enter__(self) -> NatsServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def __repr__(self) -> str:
         return f"NatsServer(url={self.url}, pid={self.pid}, data_dir={self.data_dir})"
