@@ -12,9 +12,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from prometheus_client import CollectorRegistry
 
 from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
@@ -23,7 +20,7 @@ from services.common.grpc_metrics import RpcMetrics
 from services.match.application import MatchApplication
 from services.common.changes import ChangeFeed
 from services.matchmaking.application import MatchmakingApplication
-from services.matchmaking.bootstrap import SERVICE_NAME, create_server, mark_serving
+from services.matchmaking.bootstrap import create_server, mark_serving
 from services.matchmaking.match_client import GrpcMatchCreator
 from tests.service.harness import SECRET, Clock, Service, auth, running_service
 

@@ -13,7 +13,7 @@ from services.common.grpc_metrics import RpcMetrics
 from services.matchmaking.bootstrap import SERVICE_NAME
 from tests.service.harness import auth
 
-from .matchmaking_harness import POPO, SERVICE, running_system
+from .matchmaking_harness import running_system
 
 # ---- smoke -------------------------------------------------------------------------------
 

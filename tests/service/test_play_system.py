@@ -17,7 +17,6 @@ import tempfile
 import termios
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import grpc

@@ -69,7 +69,5 @@ def test_a_deal_whose_sort_keys_collide_moves_on_to_the_next_attempt():
 
 
 def _collides(key: bytes) -> bool:
-    import hmac
-
     stream = hashlib.sha256(key + (0).to_bytes(4, "big")).digest() + hashlib.sha256(key + (1).to_bytes(4, "big")).digest()
     return len({stream[2 * t : 2 * t + 2] for t in range(28)}) < 28
