@@ -33,7 +33,6 @@ from typing import Any, Callable
 
 from services.match.rules import fairness
 from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.moves import legal_moves
 from services.match.rules.rulesets import egyptian
 from services.match.rules.view import player_view
 

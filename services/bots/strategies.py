@@ -10,6 +10,7 @@ from typing import Callable, Sequence
 
 from services.match.rules.moves import LEFT, Move
 from services.match.rules.tiles import HIGH, PIPS
+from services.match.rules.view import PlayerView
 
 Chooser = Callable[[Sequence[Move], random.Random], Move]
 
@@ -30,7 +31,7 @@ SIMPLE = {"random": random_move, "greedy": heaviest_first}
 # A ViewStrategy is ``choose(view: PlayerView, rng) -> Move``: it gets exactly what its seat
 # may see (services.match.rules.view.player_view) and returns one of ``view.legal_moves``.
 
-ViewStrategy = Callable[["PlayerView", random.Random], Move]  # noqa: F821
+ViewStrategy = Callable[[PlayerView, random.Random], Move]
 
 
 def from_moves(chooser: Chooser) -> ViewStrategy:
