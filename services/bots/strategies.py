@@ -8,8 +8,8 @@ from __future__ import annotations
 import random
 from typing import Callable, Sequence
 
-from services.match.rules.moves import LEFT, Move
-from services.match.rules.tiles import HIGH, PIPS
+from services.match.rules import autoplay
+from services.match.rules.moves import Move
 from services.match.rules.view import PlayerView
 
 Chooser = Callable[[Sequence[Move], random.Random], Move]
@@ -20,8 +20,9 @@ def random_move(moves: Sequence[Move], rng: random.Random) -> Move:
 
 
 def heaviest_first(moves: Sequence[Move], rng: random.Random) -> Move:
-    """"Bota gorda": get rid of the heaviest tile while you can."""
-    return max(moves, key=lambda m: (m.kind == "play", PIPS[m.tile], HIGH[m.tile], m.end in (LEFT, None)))
+    """"Bota gorda": get rid of the heaviest tile while you can (the order the server's
+    own timeout play uses, RULES.md §1.6)."""
+    return max(moves, key=autoplay.heaviest_first)
 
 
 SIMPLE = {"random": random_move, "greedy": heaviest_first}
