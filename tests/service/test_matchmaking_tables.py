@@ -76,8 +76,16 @@ def test_a_watched_ticket_that_is_cancelled_ends_its_stream(system):
     stream = system.stub.WatchTicket(pb.WatchTicketRequest(ticket_id=ticket.ticket_id), metadata=auth("ann"),
                                      timeout=20)
     seen = []
-    reader = threading.Thread(target=lambda: seen.extend(r.ticket.status for r in stream))
+    first = threading.Event()
+
+    def read():
+        for reply in stream:
+            seen.append(reply.ticket.status)
+            first.set()
+
+    reader = threading.Thread(target=read)
     reader.start()
+    assert first.wait(20), "the stream sent nothing"  # cancel only once the watch has begun
     cancelled = system.stub.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket.ticket_id), metadata=auth("ann"))
     reader.join(20)
     assert cancelled.ticket.status == pb.TICKET_STATUS_CANCELLED
