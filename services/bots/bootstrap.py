@@ -10,9 +10,8 @@ import nats
 from prometheus_client import Counter, Histogram, start_http_server
 
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common import logs
 from services.common.config import Settings
-from services.common.lifecycle import stop_on_signals
+from services.common.lifecycle import run_service, stop_on_signals
 
 from .consumer import TurnConsumer
 from .player import BotPlayer
@@ -50,6 +49,4 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
 
 
 def main() -> None:
-    settings = Settings()
-    logs.configure(settings.log_format, settings.log_level)
-    asyncio.run(serve(settings))
+    run_service(serve)

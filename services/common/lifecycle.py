@@ -13,3 +13,14 @@ def stop_on_signals() -> asyncio.Event:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     return stopping
+
+
+def run_service(serve) -> None:
+    """The body of every service's `main`: settings from the environment, logs, then
+    ``serve(settings)`` until a signal stops it."""
+    from . import logs
+    from .config import Settings
+
+    settings = Settings()
+    logs.configure(settings.log_format, settings.log_level)
+    asyncio.run(serve(settings))

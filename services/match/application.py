@@ -21,7 +21,7 @@ from .domainmodel import Match, NotSeated, RequestIdReused, StaleTimeout, finger
 from .rules import fairness
 from .rules.errors import BadOptions
 from .rules.moves import DRAW, play
-from .rules.rulesets import DEFAULT_TURN_TIMER, check_target, check_turn_timer, rule_set
+from .rules.rulesets import match_options
 
 __all__ = ["MatchApplication", "UnknownMatch", "InvalidRequest", "NotSeated", "RequestIdReused", "StaleTimeout",
            "ConcurrencyConflict", "Outcome", "SeatSpec"]
@@ -70,11 +70,7 @@ class MatchApplication(Application[UUID]):
         if not request_id:
             raise InvalidRequest("request_id is required")
         try:
-            ruleset = rule_set(rules, variant, teams)
-            target = ruleset.default_target if target is None else target
-            check_target(ruleset, target)
-            turn_timer = DEFAULT_TURN_TIMER if turn_timer is None else turn_timer
-            check_turn_timer(turn_timer)
+            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer)
         except BadOptions as e:
             raise InvalidRequest(str(e)) from None
         players = [s.player_id for s in seats]

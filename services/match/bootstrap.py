@@ -16,7 +16,7 @@ from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
 from services.common import logs
 from services.common.config import Settings, persistence_env
 from services.common.grpc_metrics import MetricsInterceptor, RpcMetrics
-from services.common.lifecycle import stop_on_signals
+from services.common.lifecycle import run_service, stop_on_signals
 
 from .application import MatchApplication
 from services.common.changes import ChangeFeed
@@ -119,6 +119,4 @@ async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) ->
 
 
 def relay_main() -> None:
-    settings = Settings()
-    logs.configure(settings.log_format, settings.log_level)
-    asyncio.run(serve_relay(settings))
+    run_service(serve_relay)

@@ -33,6 +33,7 @@ from .rules.moves import LEFT, RIGHT, Move
 from .rules.tiles import HIGH, LOW, tile as tile_id
 from .rules.view import player_view
 
+
 class Forbidden(Exception):
     """The caller's role may not do this."""
 

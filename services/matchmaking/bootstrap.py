@@ -12,10 +12,9 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import Counter, start_http_server
 
 from domino.matchmaking.v1 import matchmaking_service_pb2, matchmaking_service_pb2_grpc
-from services.common import logs
 from services.common.config import Settings
 from services.common.grpc_metrics import MetricsInterceptor, RpcMetrics
-from services.common.lifecycle import stop_on_signals
+from services.common.lifecycle import run_service, stop_on_signals
 from services.common.changes import ChangeFeed
 
 from .application import MatchmakingApplication
@@ -124,6 +123,4 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
 
 
 def main() -> None:
-    settings = Settings()
-    logs.configure(settings.log_format, settings.log_level)
-    asyncio.run(serve(settings))
+    run_service(serve)

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 
 from services.match.rules.errors import BadOptions
 from services.match.rules.rulesets import (
-    DEFAULT_TURN_TIMER, EGYPTIAN_VARIANTS, FAMILIES, check_target, check_turn_timer, rule_set,
+    EGYPTIAN_VARIANTS, FAMILIES, match_options, rule_set,
 )
 
 from services.bots.strategies import STRATEGIES
@@ -32,11 +32,7 @@ class Options:
         """Checked options; unset ones take the variant's defaults. InvalidOptions otherwise."""
         rules = rules or DEFAULT_RULES
         try:
-            ruleset = rule_set(rules, variant, teams)
-            target = ruleset.default_target if target is None else target
-            check_target(ruleset, target)
-            turn_timer = DEFAULT_TURN_TIMER if turn_timer is None else turn_timer
-            check_turn_timer(turn_timer)
+            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer)
         except BadOptions as e:
             raise InvalidOptions(str(e)) from None
         return cls(rules, variant, ruleset.teams, target, turn_timer)

@@ -98,3 +98,15 @@ def check_target(rules: RuleSet, target: int) -> None:
 def check_turn_timer(seconds: int) -> None:
     if seconds not in TURN_TIMERS:
         raise BadOptions("turn timer must be 30, 45, 60 or 90 seconds, or 0 for unlimited")
+
+
+def match_options(family: str, variant: str, teams: bool | None = None, target: int | None = None,
+                  turn_timer: int | None = None) -> tuple[RuleSet, int, int]:
+    """The host's options, checked, with unset ones taking the variant's defaults:
+    (rule set, target, turn timer in seconds, 0 for unlimited). BadOptions otherwise."""
+    rules = rule_set(family, variant, teams)
+    target = rules.default_target if target is None else target
+    check_target(rules, target)
+    turn_timer = DEFAULT_TURN_TIMER if turn_timer is None else turn_timer
+    check_turn_timer(turn_timer)
+    return rules, target, turn_timer
