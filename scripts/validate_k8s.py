@@ -564,8 +564,8 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
 
     # ---- PostgreSQL: in the overlay, or external by configuration
     pg_host = config.get("POSTGRES_HOST", "")
-    if config.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
-        err("ConfigMap/domino-config", "PERSISTENCE_MODULE must be eventsourcing.postgres")
+    if config.get("PERSISTENCE_MODULE") != "services.common.postgres_store":
+        err("ConfigMap/domino-config", "PERSISTENCE_MODULE must be services.common.postgres_store")
     if pg_host in services:
         if not any(selects({"matchLabels": services[pg_host]["spec"].get("selector") or {}}, pod_labels(wl))
                    for wl in statefulsets.values()):

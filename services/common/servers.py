@@ -20,7 +20,7 @@ import warnings
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
-from .config import SQLITE_MODULE
+from .config import POSTGRES_MODULE, SQLITE_MODULE
 
 __all__ = [
     "NatsServer",
@@ -102,7 +102,7 @@ class PostgresServer(_StoppedOnExit):
         server trusts local connections, hence the empty string.
         """
         return {
-            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "PERSISTENCE_MODULE": POSTGRES_MODULE,
             "POSTGRES_DBNAME": dbname,
             "POSTGRES_HOST": str(self.socket_dir),
             "POSTGRES_PORT": str(self.port),
