@@ -11,7 +11,7 @@ import copy
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -19,7 +19,7 @@ from eventsourcing.persistence import RecordConflictError
 
 from .domainmodel import Match, NotSeated, RequestIdReused, StaleTimeout, fingerprint, request_key
 from .rules import fairness
-from .rules.errors import BadOptions
+from .rules.errors import BadOptions, RulesError
 from .rules.moves import DRAW, play
 from .rules.rulesets import match_options
 
@@ -27,6 +27,7 @@ __all__ = ["MatchApplication", "UnknownMatch", "InvalidRequest", "NotSeated", "R
            "ConcurrencyConflict", "Outcome", "SeatSpec"]
 
 RACE_RETRIES = 3
+T = TypeVar("T")
 
 
 class UnknownMatch(Exception):
@@ -114,8 +115,8 @@ class MatchApplication(Application[UUID]):
         return self._seat_command(match_id, player_id, request_id, fingerprint(DRAW), command)
 
     def resume_seat(self, match_id: UUID, player_id: str) -> Match:
-        def attempt() -> Match:
-            match = self.get_match(match_id)
+        def attempt(fresh: bool) -> Match:
+            match = self._for_command(match_id, fresh)
             match.resume_seat(match.seat_of(player_id))
             self.save(match)
             return match
@@ -124,8 +125,8 @@ class MatchApplication(Application[UUID]):
 
     def expire_turn(self, match_id: UUID, round_number: int, turn_no: int) -> Match:
         """Play a timed-out turn; StaleTimeout when it was already played or is not due."""
-        def attempt() -> Match:
-            match = self.get_match(match_id)
+        def attempt(fresh: bool) -> Match:
+            match = self._for_command(match_id, fresh)
             match.expire_turn(round_number, turn_no, self.clock())
             self.save(match)
             return match
@@ -157,8 +158,8 @@ class MatchApplication(Application[UUID]):
             raise InvalidRequest("request_id is required")
         key = request_key(player_id, request_id)
 
-        def attempt() -> Outcome:
-            match = self.get_match(match_id)
+        def attempt(fresh: bool) -> Outcome:
+            match = self._for_command(match_id, fresh)
             seat = match.seat_of(player_id)
             done = match.outcome_of(key, what)
             if done is not None:
@@ -185,10 +186,29 @@ class MatchApplication(Application[UUID]):
                     cache.put(obj.id, copy.deepcopy(obj))
         return recordings
 
-    def _retrying(self, attempt):
+    def _for_command(self, match_id: UUID, fresh: bool) -> Match:
+        """The cached match as this replica last saved or read it, without asking the store
+        whether another replica has moved it on (almost always it has not); ``fresh`` asks."""
+        cache = self.repository.cache
+        if not fresh and cache is not None:
+            try:
+                return copy.deepcopy(cache.get(match_id))
+            except KeyError:
+                pass
+        return self.get_match(match_id)
+
+    def _retrying(self, attempt: Callable[[bool], T]) -> T:
+        """Try a command on the cached match first. A stale copy can store nothing (its
+        events' versions are already taken, so the save conflicts), and what it refuses is
+        asked again of the stored match before the refusal is believed."""
+        fresh = False
         for _ in range(RACE_RETRIES):
             try:
-                return attempt()
+                return attempt(fresh)
             except RecordConflictError:
-                continue
+                fresh = True
+            except (RulesError, StaleTimeout):
+                if fresh:
+                    raise
+                fresh = True
         raise ConcurrencyConflict("the match changed under this command repeatedly; try again")

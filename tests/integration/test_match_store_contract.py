@@ -189,15 +189,55 @@ class RestartContract:
             restarted.close()
 
 
+class ReplicasContract:
+    """Two service replicas on one store, each holding its own cached copy of a match."""
+
+    @pytest.fixture
+    def replicas(self, env, clock):
+        first, second = MatchApplication(env=env, clock=clock), MatchApplication(env=env, clock=clock)
+        yield first, second
+        first.close()
+        second.close()
+
+    def test_a_replica_whose_copy_is_behind_accepts_the_next_seats_play(self, replicas):
+        first, second = replicas
+        match = create(first)
+        second.get_match(match.id)  # cached at this version
+        moved_on = act(first, match, 0)
+        after = act(second, moved_on, 1)
+        assert after.version > moved_on.version
+        assert first.get_match(match.id).version == after.version
+
+    def test_a_replica_whose_copy_is_behind_refuses_a_play_out_of_turn_and_stores_nothing(self, replicas):
+        first, second = replicas
+        match = create(first)
+        second.get_match(match.id)
+        moved_on = act(first, match, 0)
+        with pytest.raises(NotYourTurn):
+            act(second, match, 1)  # the seat that has just played, as if it were still its turn
+        assert first.get_match(match.id).version == moved_on.version
+
+    def test_a_retry_sent_to_the_other_replica_returns_the_first_outcome(self, replicas):
+        first, second = replicas
+        match = create(first)
+        second.get_match(match.id)
+        rnd = match.state.round
+        move = legal_moves(rnd)[0]
+        player = match.seats[rnd.turn]
+        done = first.play_tile(match.id, player, move.tile, move.end, "once")
+        again = second.play_tile(match.id, player, move.tile, move.end, "once")
+        assert again.version == done.version and second.get_match(match.id).version == done.match.version
+
+
 @pytest.mark.integration
-class TestWithSQLite(MatchStoreContract, RestartContract):
+class TestWithSQLite(MatchStoreContract, RestartContract, ReplicasContract):
     @pytest.fixture
     def env(self, fresh_sqlite_env):
         return fresh_sqlite_env
 
 
 @pytest.mark.integration
-class TestWithPostgres(MatchStoreContract, RestartContract):
+class TestWithPostgres(MatchStoreContract, RestartContract, ReplicasContract):
     @pytest.fixture
     def env(self, fresh_postgres_env):
         return fresh_postgres_env
