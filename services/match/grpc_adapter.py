@@ -13,7 +13,6 @@ import uuid
 from typing import AsyncIterator
 
 import grpc
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
@@ -26,12 +25,11 @@ from services.common.changes import ChangeFeed
 from services.common.grpc_status import statuses
 from .domainmodel import Match, NotSeated
 from .export import full_record, seat_record_json
-from .public_events import event_name
+from .messages import event_pb, match_view, tile_pb
 from .record import to_json
 from .rules.errors import MalformedTile, RulesError
-from .rules.moves import LEFT, RIGHT, Move
-from .rules.tiles import HIGH, LOW, tile as tile_id
-from .rules.view import player_view
+from .rules.moves import LEFT, RIGHT
+from .rules.tiles import tile as tile_id
 
 
 class Forbidden(Exception):
@@ -50,8 +48,6 @@ _STATUS = [
     (StaleTimeout, grpc.StatusCode.FAILED_PRECONDITION),
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
 ]
-_KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}
-_END = {None: pb.END_UNSPECIFIED, LEFT: pb.END_LEFT, RIGHT: pb.END_RIGHT}
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
@@ -205,79 +201,3 @@ def _tile(msg: pb.Tile) -> int:
 
 def _statuses(context) -> statuses:
     return statuses(context, _STATUS)
-
-
-# ---- domain -> protobuf ----------------------------------------------------------------
-
-
-def tile_pb(t: int) -> pb.Tile | None:
-    return pb.Tile(low=LOW[t], high=HIGH[t]) if t >= 0 else None
-
-
-def move_pb(move: Move) -> pb.Move:
-    return pb.Move(kind=_KIND[move.kind], tile=tile_pb(move.tile), end=_END[move.end])
-
-
-def _timestamp(seconds: float | None) -> Timestamp | None:
-    if seconds is None:
-        return None
-    ts = Timestamp()
-    ts.FromNanoseconds(int(seconds * 1e9))
-    return ts
-
-
-def match_view(match: Match, seat: int) -> pb.MatchView:
-    """What ``seat`` may see (-1: the public view, no hand)."""
-    view = player_view(match.state, max(seat, 0))
-    rnd = match.state.round
-    in_play = rnd is not None and rnd.outcome is None and not match.finished
-    actions = [
-        pb.PublicAction(seat=a.seat, kind=_KIND[a.kind], tile=tile_pb(a.tile), end=_END[a.end],
-                        timeout=i < len(match.round_timeouts) and match.round_timeouts[i])
-        for i, a in enumerate(view.actions)
-    ]
-    winner = match.state.winner if match.finished else None
-    return pb.MatchView(
-        match_id=str(match.id),
-        version=match.version,
-        status=pb.MATCH_STATUS_ENDED if match.finished else pb.MATCH_STATUS_IN_PROGRESS,
-        rules=match.rules_name,
-        variant=match.variant,
-        teams=match.teams,
-        target=match.target,
-        turn_timer_seconds=match.turn_timer,
-        seats=[pb.SeatView(player_id=p, tile_count=view.tile_counts[s] if rnd else 0, away=s in match.away)
-               for s, p in enumerate(match.seats)],
-        your_seat=seat,
-        hand=[tile_pb(t) for t in view.hand] if seat >= 0 else [],
-        line=[pb.PlacedTile(left=a, right=b) for a, b in view.line],
-        left_end=-1 if view.left_end is None else view.left_end,
-        right_end=-1 if view.right_end is None else view.right_end,
-        boneyard_count=view.boneyard_count,
-        scores=list(match.state.scores),
-        round_number=view.round_number,
-        turn=rnd.turn if in_play else -1,
-        turn_deadline=_timestamp(match.deadline) if in_play else None,
-        legal_moves=[move_pb(m) for m in view.legal_moves] if seat >= 0 and in_play else [],
-        round_actions=actions,
-        rounds=[pb.RoundSummary(reason=r.reason, winner=-1 if r.winner is None else r.winner, points=r.points,
-                                scores=list(r.scores)) for r in match.state.results],
-        winner=-1 if winner is None else winner,
-        fairness_commitment=match.commitment,
-    )
-
-
-def event_pb(event, seat: int) -> pb.MatchEvent:
-    kind = type(event).__name__
-    msg = pb.MatchEvent(version=event.originator_version, kind=event_name(event),
-                        occurred_at=_timestamp(event.timestamp.timestamp()))
-    if hasattr(event, "seat"):
-        msg.seat = event.seat
-    if hasattr(event, "timeout"):
-        msg.timeout = event.timeout
-    if kind == "TilePlayed":
-        msg.tile.CopyFrom(tile_pb(event.tile))
-        msg.end = _END[event.end]
-    elif kind == "TileDrawn" and event.seat == seat:
-        msg.tile.CopyFrom(tile_pb(event.tile))
-    return msg

@@ -8,15 +8,16 @@ sees a partner's hand, the boneyard's order, or the set-aside tile before the ro
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from typing import NamedTuple
 
 from .moves import LEFT, Move, legal_moves
 from .rulesets import RuleSet
-from .state import Match, Round
+from .state import Match
 from .tiles import HIGH, LOW, count, tiles_in
 
 
-@dataclass(frozen=True)
-class PublicAction:
+class PublicAction(NamedTuple):
     seat: int
     kind: str  # "play" | "draw" | "pass"
     tile: int = -1  # plays only
@@ -43,11 +44,11 @@ class PlayerView:
     winner: int | None
 
 
-def line_of(rnd: Round) -> list[tuple[int, int]]:
+def line_of(actions: list[tuple[int, Move]]) -> list[tuple[int, int]]:
     """The line left to right, each tile oriented so touching halves match."""
     line: list[tuple[int, int]] = []
     left = right = -1
-    for _, move in rnd.actions():
+    for _, move in actions:
         if move.kind != "play":
             continue
         t = move.tile
@@ -65,11 +66,13 @@ def line_of(rnd: Round) -> list[tuple[int, int]]:
     return line
 
 
-def public_actions(rnd: Round) -> tuple[PublicAction, ...]:
-    return tuple(
-        PublicAction(seat, move.kind, move.tile, move.end) if move.kind == "play" else PublicAction(seat, move.kind)
-        for seat, move in rnd.actions()
-    )
+@cache
+def _public(seat: int, move: Move) -> PublicAction:
+    return PublicAction(seat, move.kind, move.tile, move.end) if move.kind == "play" else PublicAction(seat, move.kind)
+
+
+def public_actions(actions: list[tuple[int, Move]]) -> tuple[PublicAction, ...]:
+    return tuple(_public(seat, move) for seat, move in actions)
 
 
 def player_view(match: Match, seat: int) -> PlayerView:
@@ -79,11 +82,12 @@ def player_view(match: Match, seat: int) -> PlayerView:
         return PlayerView(match.rules, seat, (), (), None, None, (0,) * match.rules.seats, 0, match.scores, match.target,
                           0, None, (), (), None, match.winner)
     live = rnd.outcome is None
+    actions = rnd.actions()
     return PlayerView(
         rules=match.rules,
         seat=seat,
         hand=tuple(tiles_in(rnd.hands[seat])),
-        line=tuple(line_of(rnd)),
+        line=tuple(line_of(actions)),
         left_end=rnd.left if rnd.left >= 0 else None,
         right_end=rnd.right if rnd.right >= 0 else None,
         tile_counts=tuple(count(h) for h in rnd.hands),
@@ -93,7 +97,7 @@ def player_view(match: Match, seat: int) -> PlayerView:
         round_number=rounds,
         turn=rnd.turn if live else None,
         legal_moves=tuple(legal_moves(rnd)) if live and rnd.turn == seat else (),
-        actions=public_actions(rnd),
+        actions=public_actions(actions),
         round_outcome=rnd.outcome,
         winner=match.winner,
     )

@@ -1,0 +1,107 @@
+"""Domain state as MatchService protobuf messages.
+
+Every reply to a play carries the player's whole view, so building it is on the hot path.
+A view is mostly tiles, placed tiles, moves and round actions, each from a small finite
+set: those messages are built once and copied into each view (a copy is done in C and
+costs a fraction of building the message field by field in Python).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from domino.match.v1 import match_service_pb2 as pb
+
+from .domainmodel import Match
+from .public_events import event_name
+from .rules.moves import LEFT, RIGHT, Move
+from .rules.tiles import HIGH, LOW, TILE_COUNT
+from .rules.view import player_view
+
+_KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}
+_END = {None: pb.END_UNSPECIFIED, LEFT: pb.END_LEFT, RIGHT: pb.END_RIGHT}
+_TILES = tuple(pb.Tile(low=LOW[t], high=HIGH[t]) for t in range(TILE_COUNT))
+
+
+def tile_pb(t: int) -> pb.Tile | None:
+    return _TILES[t] if t >= 0 else None
+
+
+@cache
+def move_pb(move: Move) -> pb.Move:
+    return pb.Move(kind=_KIND[move.kind], tile=tile_pb(move.tile), end=_END[move.end])
+
+
+@cache
+def _placed(left: int, right: int) -> pb.PlacedTile:
+    return pb.PlacedTile(left=left, right=right)
+
+
+@cache
+def _action(seat: int, kind: str, tile: int, end: int | None, timeout: bool) -> pb.PublicAction:
+    return pb.PublicAction(seat=seat, kind=_KIND[kind], tile=tile_pb(tile), end=_END[end], timeout=timeout)
+
+
+def timestamp(seconds: float | None) -> Timestamp | None:
+    if seconds is None:
+        return None
+    ts = Timestamp()
+    ts.FromNanoseconds(int(seconds * 1e9))
+    return ts
+
+
+def match_view(match: Match, seat: int) -> pb.MatchView:
+    """What ``seat`` may see (-1: the public view, no hand)."""
+    view = player_view(match.state, max(seat, 0))
+    rnd = match.state.round
+    in_play = rnd is not None and rnd.outcome is None and not match.finished
+    timeouts = match.round_timeouts
+    actions = [_action(a.seat, a.kind, a.tile, a.end, i < len(timeouts) and timeouts[i])
+               for i, a in enumerate(view.actions)]
+    winner = match.state.winner if match.finished else None
+    return pb.MatchView(
+        match_id=str(match.id),
+        version=match.version,
+        status=pb.MATCH_STATUS_ENDED if match.finished else pb.MATCH_STATUS_IN_PROGRESS,
+        rules=match.rules_name,
+        variant=match.variant,
+        teams=match.teams,
+        target=match.target,
+        turn_timer_seconds=match.turn_timer,
+        seats=[pb.SeatView(player_id=p, tile_count=view.tile_counts[s] if rnd else 0, away=s in match.away)
+               for s, p in enumerate(match.seats)],
+        your_seat=seat,
+        hand=[_TILES[t] for t in view.hand] if seat >= 0 else [],
+        line=[_placed(a, b) for a, b in view.line],
+        left_end=-1 if view.left_end is None else view.left_end,
+        right_end=-1 if view.right_end is None else view.right_end,
+        boneyard_count=view.boneyard_count,
+        scores=list(match.state.scores),
+        round_number=view.round_number,
+        turn=rnd.turn if in_play else -1,
+        turn_deadline=timestamp(match.deadline) if in_play else None,
+        legal_moves=[move_pb(m) for m in view.legal_moves] if seat >= 0 and in_play else [],
+        round_actions=actions,
+        rounds=[pb.RoundSummary(reason=r.reason, winner=-1 if r.winner is None else r.winner, points=r.points,
+                                scores=list(r.scores)) for r in match.state.results],
+        winner=-1 if winner is None else winner,
+        fairness_commitment=match.commitment,
+    )
+
+
+def event_pb(event, seat: int) -> pb.MatchEvent:
+    kind = type(event).__name__
+    msg = pb.MatchEvent(version=event.originator_version, kind=event_name(event),
+                        occurred_at=timestamp(event.timestamp.timestamp()))
+    if hasattr(event, "seat"):
+        msg.seat = event.seat
+    if hasattr(event, "timeout"):
+        msg.timeout = event.timeout
+    if kind == "TilePlayed":
+        msg.tile.CopyFrom(tile_pb(event.tile))
+        msg.end = _END[event.end]
+    elif kind == "TileDrawn" and event.seat == seat:
+        msg.tile.CopyFrom(tile_pb(event.tile))
+    return msg
