@@ -1,13 +1,21 @@
 """End-to-end benchmark of the match service over gRPC, against SQLite and PostgreSQL.
 
-    .venv/bin/python bench/match_service.py            # human-readable summary (~2-3 minutes)
+    .venv/bin/python bench/match_service.py            # human-readable summary (~4 minutes)
     .venv/bin/python bench/match_service.py --json     # one JSON object on stdout
-    .venv/bin/python bench/match_service.py --seconds 5 --long-matches 2   # a quick run
+    .venv/bin/python bench/match_service.py --seconds 5 --rounds 2 --long-matches 1   # a quick run
 
 The match service runs as a separate process (``.venv/bin/domino serve match``, configured
-by environment exactly as in production), one per store, on a free port; embedded
-PostgreSQL (``services.common.servers.start_postgres``) is started in a temporary directory
-and stopped afterwards. This process is only the client (grpc.aio, one channel).
+by environment exactly as in production), one per store, each on its own free port; embedded
+PostgreSQL (``services.common.servers.start_postgres``) is started in a temporary directory.
+All servers (echo included) are started first and stay up for the whole run, then stopped.
+This process is only the client (grpc.aio, one channel).
+
+Order (the machine is noisy, so the ratios are measured paired and interleaved, as in
+bench/rules.py): echo and each store at 1 in flight once; then ``--rounds`` rounds, each
+measuring echo and every store at the other in-flight levels (normally 50) in an order that
+rotates every round (echo, sqlite, postgres; sqlite, postgres, echo; ...); then late/early
+per store. Figures at 50 in flight are medians over the rounds; a ratio is the median of the
+per-round ratios (each round's store over the same round's echo or SQLite figure).
 
 What it measures (see bench/README.md for every key):
 
@@ -496,17 +504,15 @@ async def measure_echo(target: str, inflight: int, seconds: float, warmup: float
 # phases
 
 
-class EchoBaseline:
-    """The echo server, up for the whole run, so that 50-in-flight echo samples can be
-    taken at the start and right before each store's 50-in-flight measurement (the machine
-    is noisy; the ratio uses the median of these samples)."""
+class EchoServer:
+    """The bare echo server, up for the whole run (its samples are interleaved with the
+    stores' measurements; see run)."""
 
     def __init__(self, args, tmp: Path) -> None:
         self.args = args
         self.tmp = tmp
         self.child: Child | None = None
         self.target = ""
-        self.samples50: list[dict] = []
 
     async def start(self) -> None:
         from services.common.servers import free_port
@@ -517,93 +523,98 @@ class EchoBaseline:
         self.target = f"127.0.0.1:{port}"
         await wait_echo(self.target, self.child)
 
-    async def sample(self, inflight: int, results: dict) -> None:
+    async def measure(self, inflight: int) -> dict:
         args = self.args
         r = await measure_echo(self.target, inflight, args.echo_seconds, args.warmup, b"x" * args.echo_bytes,
                                self.child.pid if self.child else None)
         log(f"  echo in-flight {inflight}: {r['per_s']:.0f}/s p50 {r['p50_ms']:.2f} ms, "
             f"server CPU {r['server_cpu_ms_per_request']:.3f} ms/request", args.json)
-        if inflight == 1:
-            results["echo_inflight1_per_s"] = r["per_s"]
-            results["echo_inflight1_p50_ms"] = r["p50_ms"]
-            return
-        self.samples50.append(r)
-        results["echo_inflight50_per_s"] = statistics.median(s["per_s"] for s in self.samples50)
-        results["echo_inflight50_p50_ms"] = statistics.median(s["p50_ms"] for s in self.samples50)
-        results["echo_inflight50_p99_ms"] = statistics.median(s["p99_ms"] for s in self.samples50)
-        for k in ("server_cpu_ms_per_request", "client_cpu_ms_per_request"):
-            results[f"echo_inflight50_{k}"] = statistics.median(s[k] for s in self.samples50)
-        results["echo_inflight50_samples_per_s"] = [round(s["per_s"], 1) for s in self.samples50]
+        return r
 
     def stop(self) -> None:
         if self.child is not None:
             self.child.stop()
+            self.child = None
 
 
-async def store_phase(store: str, args, tmp: Path, results: dict, echo: EchoBaseline | None) -> None:
-    from services.common.servers import free_port, start_postgres
+class MatchServer:
+    """One store's match server (``domino serve match``, configured by environment; for
+    ``postgres`` also its embedded PostgreSQL), up for the whole run."""
 
-    secret = "bench-" + uuid.uuid4().hex
-    pg = None
-    cpu_pids: dict[str, tuple[int, bool]] = {}
-    env = dict(os.environ)
-    for k in list(env):
-        if k.startswith(("PERSISTENCE_", "SQLITE_", "POSTGRES_", "DOMINO_")):
-            del env[k]
-    if store == "postgres":
+    def __init__(self, store: str, args, tmp: Path) -> None:
+        self.store = store
+        self.args = args
+        self.tmp = tmp
+        self.secret = "bench-" + uuid.uuid4().hex
+        self.pg = None
+        self.child: Child | None = None
+        self.target = ""
+        self.cpu_pids: dict[str, tuple[int, bool]] = {}
+
+    async def start(self) -> None:
+        from services.common.servers import free_port, start_postgres
+
+        args, store, tmp = self.args, self.store, self.tmp
+        env = dict(os.environ)
+        for k in list(env):
+            if k.startswith(("PERSISTENCE_", "SQLITE_", "POSTGRES_", "DOMINO_")):
+                del env[k]
+        if store == "postgres":
+            t = time.perf_counter()
+            self.pg = start_postgres(tmp / "pgdata")
+            self.pg.create_database("bench_match")
+            env.update(self.pg.eventsourcing_env("bench_match"))
+            self.cpu_pids["postgres"] = (self.pg.pid, True)
+            log(f"  embedded PostgreSQL up in {time.perf_counter() - t:.1f} s", args.json)
+        else:
+            env.update({"PERSISTENCE_MODULE": SQLITE_MODULE, "SQLITE_DBNAME": str(tmp / "match.sqlite")})
+        port = free_port()
+        env.update({
+            "DOMINO_MATCH_ADDRESS": f"127.0.0.1:{port}",
+            "DOMINO_MATCH_METRICS_PORT": str(free_port()),
+            "DOMINO_JWT_SECRET": self.secret,
+            "DOMINO_VAR_DIR": str(tmp / f"var_{store}"),
+            "DOMINO_SHUTDOWN_GRACE_SECONDS": "2",
+            "DOMINO_MATCH_WORKERS": str(SERVER_WORKERS),
+        })
+        for item in args.server_env:  # experiments: e.g. AGGREGATE_CACHE_FASTFORWARD=n, PYTHONOPTIMIZE=1
+            key, _, value = item.partition("=")
+            env[key] = value
+        self.child = Child(server_command(store, args), env, tmp / f"match_{store}.log",
+                           wrapped=args.profile_server == "pyspy")
+        self.target = f"127.0.0.1:{port}"
         t = time.perf_counter()
-        pg = start_postgres(tmp / "pgdata")
-        pg.create_database("bench_match")
-        env.update(pg.eventsourcing_env("bench_match"))
-        cpu_pids["postgres"] = (pg.pid, True)
-        log(f"  embedded PostgreSQL up in {time.perf_counter() - t:.1f} s", args.json)
-    else:
-        env.update({"PERSISTENCE_MODULE": SQLITE_MODULE, "SQLITE_DBNAME": str(tmp / "match.sqlite")})
-    port = free_port()
-    env.update({
-        "DOMINO_MATCH_ADDRESS": f"127.0.0.1:{port}",
-        "DOMINO_MATCH_METRICS_PORT": str(free_port()),
-        "DOMINO_JWT_SECRET": secret,
-        "DOMINO_VAR_DIR": str(tmp / "var"),
-        "DOMINO_SHUTDOWN_GRACE_SECONDS": "2",
-        "DOMINO_MATCH_WORKERS": str(SERVER_WORKERS),
-    })
-    for item in args.server_env:  # experiments: e.g. AGGREGATE_CACHE_FASTFORWARD=n, PYTHONOPTIMIZE=1
-        key, _, value = item.partition("=")
-        env[key] = value
-    child = None
-    try:
-        child = Child(server_command(store, args), env, tmp / f"match_{store}.log",
-                      wrapped=args.profile_server == "pyspy")
-        target = f"127.0.0.1:{port}"
-        t = time.perf_counter()
-        await wait_healthy(target, child)
+        await wait_healthy(self.target, self.child)
         log(f"  {store}: match service SERVING after {time.perf_counter() - t:.1f} s", args.json)
-        server_pid = child.pid
+        server_pid = self.child.pid
         if args.profile_server == "pyspy":  # py-spy's child is the server
-            server_pid = _python_child(child.pid) or child.pid
-        cpu_pids["server"] = (server_pid, SERVER_WORKERS > 1)  # workers are children of the first
-        for inflight in args.inflight:
-            if inflight == 50 and echo is not None:
-                await echo.sample(50, results)
-            r = await measure_commands(target, secret, inflight, args.seconds, args.warmup, cpu_pids)
-            for k, v in r.items():
-                results[f"{store}_inflight{inflight}_{k}"] = v
-            log(f"  {store} in-flight {inflight}: {r['commands_per_s']:.0f} commands/s, p50 {r['p50_ms']:.2f} ms, "
-                f"p99 {r['p99_ms']:.2f} ms, server CPU {r['server_cpu_ms_per_command']:.2f} ms/command"
-                + (f", postgres CPU {r['postgres_cpu_ms_per_command']:.2f} ms/command" if pg else "")
-                + (f", errors {r['error_codes']}" if r.get("errors") else ""), args.json)
-        if args.long_matches > 0:
-            r = await measure_late_early(target, secret, args.long_matches)
-            for k, v in r.items():
-                results[f"{store}_{k}"] = v
-            log(f"  {store} late/early: {r['late_over_early_cost']:.2f} (early p50 {r['early_p50_ms']:.2f} ms, "
-                f"late p50 {r['late_p50_ms']:.2f} ms; commands per match {r['long_match_commands']})", args.json)
-    finally:
-        if child is not None:
-            child.stop()
-        if pg is not None:
-            pg.stop()
+            server_pid = _python_child(self.child.pid) or self.child.pid
+        self.cpu_pids["server"] = (server_pid, SERVER_WORKERS > 1)  # workers are children of the first
+
+    async def measure(self, inflight: int) -> dict:
+        args = self.args
+        r = await measure_commands(self.target, self.secret, inflight, args.seconds, args.warmup, self.cpu_pids)
+        log(f"  {self.store} in-flight {inflight}: {r['commands_per_s']:.0f} commands/s, p50 {r['p50_ms']:.2f} ms, "
+            f"p99 {r['p99_ms']:.2f} ms, server CPU {r['server_cpu_ms_per_command']:.2f} ms/command"
+            + (f", postgres CPU {r['postgres_cpu_ms_per_command']:.2f} ms/command" if self.pg else "")
+            + (f", errors {r['error_codes']}" if r.get("errors") else ""), args.json)
+        return r
+
+    async def late_early(self) -> dict:
+        r = await measure_late_early(self.target, self.secret, self.args.long_matches)
+        log(f"  {self.store} late/early: {r['late_over_early_cost']:.2f} (early p50 {r['early_p50_ms']:.2f} ms, "
+            f"late p50 {r['late_p50_ms']:.2f} ms; commands per match {r['long_match_commands']})", self.args.json)
+        return r
+
+    def stop(self) -> None:
+        try:
+            if self.child is not None:
+                self.child.stop()
+                self.child = None
+        finally:
+            if self.pg is not None:
+                self.pg.stop()
+                self.pg = None
 
 
 def _python_child(pid: int) -> int | None:
@@ -618,25 +629,67 @@ def _python_child(pid: int) -> int | None:
     return None
 
 
-def summarize(results: dict, args) -> None:
-    def ratio(a: str, b: str) -> float | None:
-        if a in results and b in results and results[b]:
-            return results[a] / results[b]
-        return None
+SUMMED = ("commands", "draws", "matches_finished", "errors")
+
+
+def _median(values) -> float:
+    """Median of the values that are not NaN; NaN when there are none."""
+    finite = [v for v in values if v == v]
+    return statistics.median(finite) if finite else float("nan")
+
+
+def over_rounds(samples: list[dict], rate: str) -> dict:
+    """One figure per key from a measurement's per-round samples: counts summed, error codes
+    merged, everything else the median; plus the rates per round (``samples_per_s``)."""
+    out: dict = {}
+    for k in dict.fromkeys(k for s in samples for k in s):
+        if k == "error_codes":
+            codes: dict[str, int] = {}
+            for s in samples:
+                for code, n in s.get(k, {}).items():
+                    codes[code] = codes.get(code, 0) + n
+            out[k] = codes
+        elif k in SUMMED:
+            out[k] = sum(s.get(k, 0) for s in samples)
+        else:
+            out[k] = _median(s[k] for s in samples if k in s)
+    out["samples_per_s"] = [round(s[rate], 1) for s in samples]
+    return out
+
+
+def summarize(results: dict, args, rounds: dict[int, dict[str, list[dict]]]) -> None:
+    """Ratios and targets. ``rounds[N][who]`` holds the per-round samples at N in flight
+    (``who`` is "echo" or a store), index i of every list from the same round i."""
+
+    def paired(num: list[dict], num_key: str, den: list[dict], den_key: str) -> list[float]:
+        return [a[num_key] / b[den_key] for a, b in zip(num, den) if b[den_key]]
+
+    def ratios(name: str, per_round: list[float], num: str, den: str) -> float | None:
+        if not per_round:
+            return None
+        results[name] = statistics.median(per_round)  # the median of the paired (per-round) ratios
+        results[name + "_per_round"] = [round(r, 3) for r in per_round]
+        if results.get(den):
+            results[name + "_of_medians"] = results[num] / results[den]
+        return results[name]
 
     checks = []
-    for store in args.stores:
-        r = ratio(f"{store}_inflight50_commands_per_s", "echo_inflight50_per_s")
-        if r is not None:
-            results[f"{store}_vs_echo_inflight50"] = r
-            results[f"{store}_meets_echo_target"] = r >= TARGET_ECHO_RATIO
-            checks.append(r >= TARGET_ECHO_RATIO)
+    for n, by in rounds.items():
+        for store in args.stores:
+            if "echo" in by and store in by:
+                r = ratios(f"{store}_vs_echo_inflight{n}", paired(by[store], "commands_per_s", by["echo"], "per_s"),
+                           f"{store}_inflight{n}_commands_per_s", f"echo_inflight{n}_per_s")
+                if r is not None and n == 50:
+                    results[f"{store}_meets_echo_target"] = r >= TARGET_ECHO_RATIO
+                    checks.append(r >= TARGET_ECHO_RATIO)
+        if "sqlite" in by and "postgres" in by:
+            r = ratios(f"postgres_vs_sqlite_inflight{n}",
+                       paired(by["postgres"], "commands_per_s", by["sqlite"], "commands_per_s"),
+                       f"postgres_inflight{n}_commands_per_s", f"sqlite_inflight{n}_commands_per_s")
+            if r is not None and n == 50:
+                results["meets_postgres_target"] = r >= TARGET_POSTGRES_OVER_SQLITE
     if checks:
         results["meets_echo_target"] = all(checks)
-    r = ratio("postgres_inflight50_commands_per_s", "sqlite_inflight50_commands_per_s")
-    if r is not None:
-        results["postgres_vs_sqlite_inflight50"] = r
-        results["meets_postgres_target"] = r >= TARGET_POSTGRES_OVER_SQLITE
     late = [results[f"{s}_late_over_early_cost"] for s in args.stores if f"{s}_late_over_early_cost" in results]
     if late:
         for s in args.stores:
@@ -651,14 +704,22 @@ def summarize(results: dict, args) -> None:
 def human(results: dict, args) -> str:
     def f(key: str, fmt: str = "{:.1f}") -> str:
         v = results.get(key)
-        return "-" if v is None else fmt.format(v)
+        return "-" if v is None or v != v else fmt.format(v)
 
-    lines = ["Match service over gRPC (client: this process; server and echo: separate processes)", ""]
-    lines.append(f"echo: in-flight 1 {f('echo_inflight1_per_s', '{:.0f}')}/s p50 {f('echo_inflight1_p50_ms', '{:.2f}')} ms;"
-                 f" in-flight 50 {f('echo_inflight50_per_s', '{:.0f}')}/s (samples {results.get('echo_inflight50_samples_per_s')}),"
-                 f" server CPU {f('echo_inflight50_server_cpu_ms_per_request', '{:.2f}')} ms/request,"
-                 f" client CPU {f('echo_inflight50_client_cpu_ms_per_request', '{:.2f}')} ms/request")
+    levels = round_levels(args)
+    lines = ["Match service over gRPC (client: this process; servers and echo: separate processes, all up "
+             "for the whole run)", ""]
+    if "echo_inflight1_per_s" in results:
+        lines.append(f"echo: in-flight 1 {f('echo_inflight1_per_s', '{:.0f}')}/s p50 {f('echo_inflight1_p50_ms', '{:.2f}')} ms")
+    for n in levels:
+        if f"echo_inflight{n}_per_s" in results:
+            lines.append(f"echo: in-flight {n} {f(f'echo_inflight{n}_per_s', '{:.0f}')}/s (median; per round "
+                         f"{results.get(f'echo_inflight{n}_samples_per_s')}), server CPU "
+                         f"{f(f'echo_inflight{n}_server_cpu_ms_per_request', '{:.2f}')} ms/request, client CPU "
+                         f"{f(f'echo_inflight{n}_client_cpu_ms_per_request', '{:.2f}')} ms/request")
     lines.append("")
+    lines.append(f"in-flight {', '.join(map(str, levels))}: medians over {results.get('rounds')} interleaved rounds"
+                 if levels else "")
     lines.append(f"{'store':9} {'in-flight':>9} {'cmds/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'srv CPU ms/cmd':>15} "
                  f"{'pg CPU ms/cmd':>14} {'client CPU':>11} {'GetMatch/cmd':>13}")
     for store in args.stores:
@@ -671,6 +732,17 @@ def human(results: dict, args) -> str:
                          f"{f(p + 'postgres_cpu_ms_per_command', '{:.2f}'):>14} "
                          f"{f(p + 'client_cpu_ms_per_command', '{:.2f}'):>11} "
                          f"{f(p + 'getmatch_per_command', '{:.2f}'):>13}")
+    for n in levels:
+        lines.append("")
+        lines.append(f"per round at {n} in flight (commands/s; echo requests/s):")
+        for who in ["echo", *args.stores]:
+            key = f"echo_inflight{n}_samples_per_s" if who == "echo" else f"{who}_inflight{n}_samples_per_s"
+            if key in results:
+                lines.append(f"  {who:9} {results[key]}")
+        for key in [*(f"{s}_vs_echo_inflight{n}" for s in args.stores), f"postgres_vs_sqlite_inflight{n}"]:
+            if key in results:
+                lines.append(f"  {key.replace(f'_inflight{n}', '').replace('_vs_', '/'):16} {results[key + '_per_round']}"
+                             f" -> median {f(key, '{:.3f}')} (ratio of medians {f(key + '_of_medians', '{:.3f}')})")
     lines.append("")
     for store in args.stores:
         if f"{store}_late_over_early_cost" in results:
@@ -678,7 +750,7 @@ def human(results: dict, args) -> str:
                          f"{f(store + '_late_over_early_cost', '{:.2f}')} (early p50 {f(store + '_early_p50_ms', '{:.2f}')} ms,"
                          f" late p50 {f(store + '_late_p50_ms', '{:.2f}')} ms)")
     lines.append("")
-    lines.append("Targets (from the issue):")
+    lines.append("Targets (from the issue; ratios: median of the per-round ratios):")
 
     def verdict(key: str) -> str:
         v = results.get(key)
@@ -686,12 +758,17 @@ def human(results: dict, args) -> str:
 
     for store in args.stores:
         lines.append(f"  {store} commands/s at 50 in flight >= {TARGET_ECHO_RATIO}x echo: "
-                     f"{f(store + '_vs_echo_inflight50', '{:.3f}')}x  {verdict(store + '_meets_echo_target')}")
+                     f"{f(store + '_vs_echo_inflight50', '{:.3f}x')}  {verdict(store + '_meets_echo_target')}")
     lines.append(f"  late/early cost <= {TARGET_LATE_OVER_EARLY}: {f('late_over_early_cost', '{:.2f}')} (worse store)  "
                  f"{verdict('meets_late_early_target')}")
     lines.append(f"  PostgreSQL >= {TARGET_POSTGRES_OVER_SQLITE}x SQLite at 50 in flight: "
-                 f"{f('postgres_vs_sqlite_inflight50', '{:.3f}')}x  {verdict('meets_postgres_target')}")
+                 f"{f('postgres_vs_sqlite_inflight50', '{:.3f}x')}  {verdict('meets_postgres_target')}")
     return "\n".join(lines)
+
+
+def round_levels(args) -> list[int]:
+    """The in-flight levels measured in the interleaved rounds: all but 1."""
+    return [n for n in args.inflight if n != 1]
 
 
 async def run(args) -> dict:
@@ -706,25 +783,62 @@ async def run(args) -> dict:
         "echo_seconds": args.echo_seconds,
         "echo_bytes": args.echo_bytes,
         "long_matches": args.long_matches,
+        "rounds": args.rounds,
     }
     results["loadavg_1m_before"] = os.getloadavg()[0]
     started = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="bench-match-"))
-    echo = None if args.no_echo else EchoBaseline(args, tmp)
+    echo = None if args.no_echo else EchoServer(args, tmp)
+    servers = {store: MatchServer(store, args, tmp) for store in args.stores}
+    participants = (["echo"] if echo is not None else []) + list(servers)
+    levels = round_levels(args)
+    rounds: dict[int, dict[str, list[dict]]] = {n: {who: [] for who in participants} for n in levels}
     try:
+        # every server up first, for the whole run (an idle match server costs almost nothing)
         if echo is not None:
             log("echo ...", args.json)
             await echo.start()
-            await echo.sample(1, results)
-            await echo.sample(50, results)
-        for store in args.stores:
+        for store, server in servers.items():
             log(f"{store} ...", args.json)
-            await store_phase(store, args, tmp, results, echo)
-    finally:
+            await server.start()
+        # 1 in flight: once each
         if echo is not None:
-            echo.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
-    summarize(results, args)
+            r = await echo.measure(1)
+            results["echo_inflight1_per_s"] = r["per_s"]
+            results["echo_inflight1_p50_ms"] = r["p50_ms"]
+        if 1 in args.inflight:
+            for store, server in servers.items():
+                for k, v in (await server.measure(1)).items():
+                    results[f"{store}_inflight1_{k}"] = v
+        # the other levels: interleaved rounds, the order rotating each round, so that the
+        # machine's drift hits echo and stores alike and each round's ratios are paired
+        for i in range(args.rounds if levels else 0):
+            order = participants[i % len(participants):] + participants[:i % len(participants)]
+            log(f"round {i + 1}/{args.rounds}: {', '.join(order)}", args.json)
+            for n in levels:
+                for who in order:
+                    server = echo if who == "echo" else servers[who]
+                    rounds[n][who].append(await server.measure(n))
+        for n, by in rounds.items():
+            for who, samples in by.items():
+                if samples:
+                    rate = "per_s" if who == "echo" else "commands_per_s"
+                    for k, v in over_rounds(samples, rate).items():
+                        results[f"{who}_inflight{n}_{k}"] = v
+        if args.long_matches > 0:
+            for store, server in servers.items():
+                log(f"{store} late/early ...", args.json)
+                for k, v in (await server.late_early()).items():
+                    results[f"{store}_{k}"] = v
+    finally:
+        try:
+            for server in reversed(servers.values()):
+                server.stop()
+        finally:
+            if echo is not None:
+                echo.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
+    summarize(results, args, rounds)
     results["wall_seconds"] = time.perf_counter() - started
     results["loadavg_1m_after"] = os.getloadavg()[0]
     return results
@@ -762,6 +876,9 @@ def main() -> None:
                    help="long block-4 matches (target 151) per store for late/early; 0 skips (default 3)")
     p.add_argument("--stores", nargs="+", choices=["sqlite", "postgres"], default=["sqlite", "postgres"])
     p.add_argument("--inflight", nargs="+", type=int, default=[1, 50], help="in-flight levels (default 1 50)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="interleaved rounds of the in-flight levels other than 1: echo and each store in an order "
+                        "rotating each round; medians reported (default 3)")
     p.add_argument("--server-workers", type=int, default=1,
                    help="match service processes sharing the port (DOMINO_MATCH_WORKERS); the client opens one "
                         "connection per worker")
@@ -776,6 +893,10 @@ def main() -> None:
     p.add_argument("--profile-native", action="store_true", help="py-spy: include native (C/Cython) frames")
     p.add_argument("--profile-rate", type=int, default=250, help="py-spy samples per second (default 250)")
     args = p.parse_args()
+    if args.rounds < 1:
+        p.error("--rounds must be at least 1")
+    args.stores = list(dict.fromkeys(args.stores))
+    args.inflight = list(dict.fromkeys(args.inflight))
     global SERVER_WORKERS
     SERVER_WORKERS = args.server_workers
     if args.profile_server != "none":
