@@ -1,13 +1,18 @@
-"""The production store: eventsourcing's PostgreSQL, with each append in one round trip.
+"""The production store: eventsourcing's PostgreSQL, with appends committed in groups.
 
 eventsourcing keeps the notification log gap-free in commit order (the relay and the turn
 timers follow it by position) by taking an EXCLUSIVE lock on the events table for every
-append. Its default path takes that lock in a client-side transaction: the lock is held
-while the INSERT's result travels back to Python and the COMMIT travels out again, so
-under load every append in the cluster waits on another process's thread scheduling.
-Here the lock, the NOTIFY and the INSERT run inside one server-side function called as a
-single autocommitted statement: the same ordering guarantee, held only for as long as the
-database itself needs.
+append and holding it until the commit. Its default path takes that lock in a client-side
+transaction, so the lock is held while results and the COMMIT travel between Python and the
+server; and because the commit's WAL flush happens under the lock, appends can never share
+a flush. Under load every append in the cluster queues behind one disk sync at a time.
+
+Here one server-side function takes the lock, NOTIFYs, and inserts the events of every
+append waiting in this process, each append in its own subtransaction so that a version
+conflict refuses only that append. It runs as one autocommitted statement: the same
+ordering guarantee, one round trip and one WAL flush for the whole group. Threads that
+append while a group is in flight wait for it and form the next group (leader/follower),
+so a lone append is never delayed.
 
 Use it with `PERSISTENCE_MODULE=services.common.postgres_store` and eventsourcing's own
 `POSTGRES_*` variables.
@@ -15,10 +20,11 @@ Use it with `PERSISTENCE_MODULE=services.common.postgres_store` and eventsourcin
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Sequence
 
 from eventsourcing import postgres  # a module, not its names: eventsourcing wants one factory class here
-from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, StoredEvent
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
@@ -27,28 +33,53 @@ from psycopg.sql import SQL, Identifier
 _CREATE_LOCK_KEY = 0x646F6D696E6F  # "domino"
 
 
-class OrderedInsertRecorder(postgres.PostgresApplicationRecorder):
+class _Append:
+    __slots__ = ("events", "ids", "error", "done")
+
+    def __init__(self, events: Sequence[StoredEvent]) -> None:
+        self.events = events
+        self.ids: list[int] = []
+        self.error: Exception | None = None
+        self.done = False
+
+
+class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
     def __init__(self, datastore: postgres.PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
         super().__init__(datastore, events_table_name=events_table_name)
         schema = Identifier(self.datastore.schema)
-        function = Identifier(f"{self.events_table_name}_append")
+        function = Identifier(f"{self.events_table_name}_append_groups")
         table = Identifier(self.events_table_name)
         self.create_append_function = SQL(
-            "CREATE OR REPLACE FUNCTION {schema}.{function}(events {schema}.{event}[]) "
-            "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ "
+            "CREATE OR REPLACE FUNCTION {schema}.{function}("
+            "ids uuid[], versions bigint[], topics text[], states bytea[], groups int[]) "
+            "RETURNS TABLE (append_group int, appended_id bigint) LANGUAGE plpgsql AS $BODY$ "
+            "DECLARE g int; inserted bigint[]; "
             "BEGIN "
             "SET LOCAL lock_timeout = '{lock_timeout}s'; "
             "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
             "NOTIFY {channel}; "
-            "RETURN QUERY INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
-            "SELECT originator_id, originator_version, topic, state FROM unnest(events) "
-            "RETURNING notification_id; "
+            "FOR g IN SELECT DISTINCT x FROM unnest(groups) AS x ORDER BY x LOOP "
+            "  BEGIN "
+            "    WITH ins AS ("
+            "      INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
+            "      SELECT u.i, u.v, u.t, u.s FROM unnest(ids, versions, topics, states, groups) "
+            "        WITH ORDINALITY AS u(i, v, t, s, grp, n) WHERE u.grp = g ORDER BY u.n "
+            "      RETURNING {table}.notification_id) "
+            "    SELECT array_agg(ins.notification_id ORDER BY ins.notification_id) INTO inserted FROM ins; "
+            "    RETURN QUERY SELECT g, unnest(inserted); "
+            "  EXCEPTION WHEN unique_violation THEN "
+            "    RETURN QUERY SELECT g, NULL::bigint; "
+            "  END; "
+            "END LOOP; "
             "END; $BODY$"
-        ).format(schema=schema, function=function, event=Identifier(self.stored_event_type_name), table=table,
-                 lock_timeout=self.datastore.lock_timeout, channel=Identifier(self.channel_name))
-        self.call_append_function = SQL("SELECT * FROM {schema}.{function}((%s))").format(schema=schema,
-                                                                                          function=function)
-        self.append_column = f"{self.events_table_name}_append"
+        ).format(schema=schema, function=function, table=table, lock_timeout=self.datastore.lock_timeout,
+                 channel=Identifier(self.channel_name))
+        self.call_append_function = SQL(
+            "SELECT * FROM {schema}.{function}(%s::uuid[], %s::bigint[], %s::text[], %s::bytea[], %s::int[])"
+        ).format(schema=schema, function=function)
+        self._group_lock = threading.Condition()
+        self._waiting: list[_Append] = []
+        self._in_flight = False
 
     def create_table(self) -> None:
         super().create_table()
@@ -56,16 +87,58 @@ class OrderedInsertRecorder(postgres.PostgresApplicationRecorder):
             curs.execute(SQL("SELECT pg_advisory_xact_lock({0})").format(_CREATE_LOCK_KEY))
             curs.execute(self.create_append_function, prepare=False)
 
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         if not stored_events:
             return []
-        rows = [self.construct_pg_stored_event(e.originator_id, e.originator_version, e.topic, e.state)
-                for e in stored_events]
+        mine = _Append(stored_events)
+        with self._group_lock:
+            self._waiting.append(mine)
+            while self._in_flight and not mine.done:
+                self._group_lock.wait()
+            if not mine.done:  # lead the next group: everything waiting, this append included
+                group, self._waiting = self._waiting, []
+                self._in_flight = True
+        if not mine.done:
+            try:
+                self._commit_group(group)
+            finally:
+                with self._group_lock:
+                    self._in_flight = False
+                    self._group_lock.notify_all()
+        if mine.error is not None:
+            raise mine.error
+        return mine.ids
+
+    def _commit_group(self, group: list[_Append]) -> None:
+        try:
+            rows = self._call_append(group)
+        except Exception as error:
+            for append in group:
+                append.error, append.done = error, True
+            return
+        for index, notification_id in rows:
+            if notification_id is None:
+                group[index].error = IntegrityError(
+                    "an event with one of these versions is already stored (another writer got there first)")
+            else:
+                group[index].ids.append(notification_id)
+        for append in group:
+            append.done = True
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def _call_append(self, group: list[_Append]) -> list[tuple[int, int | None]]:
+        ids, versions, topics, states, groups = [], [], [], [], []
+        for index, append in enumerate(group):
+            for e in append.events:
+                ids.append(e.originator_id)
+                versions.append(e.originator_version)
+                topics.append(e.topic)
+                states.append(e.state)
+                groups.append(index)
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self.call_append_function, (rows,), prepare=True)
-            return [row[self.append_column] for row in curs.fetchall()]
+            curs.execute(self.call_append_function, (ids, versions, topics, states, groups), prepare=True)
+            return [(row["append_group"], row["appended_id"]) for row in curs.fetchall()]
 
 
 class Factory(postgres.PostgresFactory):
-    application_recorder_class = OrderedInsertRecorder
+    application_recorder_class = GroupCommitRecorder

@@ -1,4 +1,4 @@
-"""The PostgreSQL store's one-round-trip append keeps eventsourcing's guarantees, on a real server."""
+"""The PostgreSQL store's grouped appends keep eventsourcing's guarantees, on a real server."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
-from services.common.postgres_store import OrderedInsertRecorder
+from services.common.postgres_store import GroupCommitRecorder
 
 
 class Ledger(Application):
@@ -37,8 +37,8 @@ def stored(originator: uuid.UUID, version: int) -> StoredEvent:
     return StoredEvent(originator_id=originator, originator_version=version, topic="t", state=b"{}")
 
 
-def test_the_configured_store_uses_the_one_round_trip_append(ledger):
-    assert isinstance(ledger.recorder, OrderedInsertRecorder)
+def test_the_configured_store_uses_the_grouped_append(ledger):
+    assert isinstance(ledger.recorder, GroupCommitRecorder)
 
 
 def test_append_returns_the_notification_ids_it_was_given_in_order(ledger):
@@ -78,3 +78,76 @@ def test_append_waits_for_the_events_table_lock_so_ids_commit_in_order(ledger, c
         holder.commit()
     appender.join(timeout=30)
     assert done.is_set()
+
+
+def hold_table(connect, ledger):
+    """A transaction holding ROW SHARE on the events table: appends wait until it commits."""
+    holder = connect()
+    holder.execute(f"LOCK TABLE {ledger.recorder.events_table_name} IN ROW SHARE MODE")
+    return holder
+
+
+def wait_until(predicate, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_appends_that_arrive_while_one_is_in_flight_commit_together_in_one_round_trip(ledger, connect, monkeypatch):
+    recorder = ledger.recorder
+    calls = []
+    real_call = recorder._call_append
+    monkeypatch.setattr(recorder, "_call_append", lambda group: calls.append(len(group)) or real_call(group))
+    results: dict[int, object] = {}
+
+    def append(n: int) -> None:
+        results[n] = recorder.insert_events([stored(uuid.uuid4(), 1), stored(uuid.uuid4(), 1)])
+
+    holder = hold_table(connect, ledger)
+    threads = [threading.Thread(target=append, args=(n,)) for n in range(4)]
+    threads[0].start()
+    wait_until(lambda: calls)  # the first append is in flight, waiting on the lock
+    for t in threads[1:]:
+        t.start()
+    wait_until(lambda: len(recorder._waiting) == 3)
+    holder.commit()
+    holder.close()
+    for t in threads:
+        t.join(timeout=30)
+    assert calls == [1, 3]
+    ids = [i for n in range(4) for i in results[n]]
+    assert len(ids) == 8 and len(set(ids)) == 8
+    assert sorted(n.id for n in recorder.select_notifications(start=None, limit=20)) == sorted(ids)
+
+
+def test_a_conflicting_append_in_a_group_is_refused_alone(ledger, connect):
+    recorder = ledger.recorder
+    taken = uuid.uuid4()
+    recorder.insert_events([stored(taken, 1)])
+    outcomes: dict[str, object] = {}
+
+    def append(name: str, events) -> None:
+        try:
+            outcomes[name] = recorder.insert_events(events)
+        except IntegrityError as e:
+            outcomes[name] = e
+
+    holder = hold_table(connect, ledger)
+    first = threading.Thread(target=append, args=("first", [stored(uuid.uuid4(), 1)]))
+    first.start()
+    wait_until(lambda: recorder._in_flight)
+    fresh = uuid.uuid4()
+    group = [threading.Thread(target=append, args=("conflict", [stored(taken, 2), stored(taken, 1)])),
+             threading.Thread(target=append, args=("fresh", [stored(fresh, 1), stored(fresh, 2)]))]
+    for t in group:
+        t.start()
+    wait_until(lambda: len(recorder._waiting) == 2)
+    holder.commit()
+    holder.close()
+    for t in (first, *group):
+        t.join(timeout=30)
+    assert isinstance(outcomes["conflict"], IntegrityError)
+    assert len(outcomes["fresh"]) == 2 and len(outcomes["first"]) == 1
+    assert [e.originator_version for e in recorder.select_events(taken)] == [1]
+    assert [e.originator_version for e in recorder.select_events(fresh)] == [1, 2]
