@@ -552,7 +552,7 @@ class MatchServer:
         self.cpu_pids: dict[str, tuple[int, bool]] = {}
 
     async def start(self) -> None:
-        from services.common.servers import free_port, start_postgres
+        from services.common.servers import free_ports, start_postgres
 
         args, store, tmp = self.args, self.store, self.tmp
         env = dict(os.environ)
@@ -568,10 +568,10 @@ class MatchServer:
             log(f"  embedded PostgreSQL up in {time.perf_counter() - t:.1f} s", args.json)
         else:
             env.update({"PERSISTENCE_MODULE": SQLITE_MODULE, "SQLITE_DBNAME": str(tmp / "match.sqlite")})
-        port = free_port()
+        port, metrics_port = free_ports(2)
         env.update({
             "DOMINO_MATCH_ADDRESS": f"127.0.0.1:{port}",
-            "DOMINO_MATCH_METRICS_PORT": str(free_port()),
+            "DOMINO_MATCH_METRICS_PORT": str(metrics_port),
             "DOMINO_JWT_SECRET": self.secret,
             "DOMINO_VAR_DIR": str(tmp / f"var_{store}"),
             "DOMINO_SHUTDOWN_GRACE_SECONDS": "2",

@@ -8,6 +8,7 @@ processes only when called; importing this module has no side effects.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -26,6 +27,7 @@ __all__ = [
     "NatsServer",
     "PostgresServer",
     "free_port",
+    "free_ports",
     "nats_server_executable",
     "sqlite_env",
     "start_nats",
@@ -56,6 +58,16 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
+    """``count`` distinct free ports: all are held open until all are chosen, so the kernel
+    cannot hand out one port twice (as separate ``free_port`` calls may)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) for _ in range(count)]
+        for sock in socks:
+            sock.bind((host, 0))
+        return [int(sock.getsockname()[1]) for sock in socks]
 
 
 def sqlite_env(path: Path) -> dict[str, str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from .servers import NatsServer, free_port, start_nats
+from .servers import NatsServer, free_ports, start_nats
 from .config import SQLITE_MODULE
 
 SERVICES = ("match", "relay", "matchmaking", "bots")
@@ -42,7 +42,7 @@ class Ports:
 
     @classmethod
     def free(cls) -> "Ports":
-        return cls(*(free_port() for _ in range(7)))
+        return cls(*free_ports(7))
 
 
 @dataclass
@@ -88,9 +88,13 @@ class LocalSystem:
         self.var_dir.mkdir(parents=True, exist_ok=True)
         (self.var_dir / "logs").mkdir(exist_ok=True)
         self._take_lock()
-        self.nats = start_nats(self.var_dir / "nats", self.ports.nats)
-        for name in self.services:
-            self.start_service(name, timeout)
+        try:
+            self.nats = start_nats(self.var_dir / "nats", self.ports.nats)
+            for name in self.services:
+                self.start_service(name, timeout)
+        except BaseException:
+            self.stop()  # leave nothing running behind a failed start
+            raise
 
     def _take_lock(self) -> None:
         lock = open(self.var_dir / "domino.lock", "a+")
