@@ -28,8 +28,7 @@ from eventsourcing.persistence import IntegrityError, InterfaceError, Operationa
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
-# Serialises concurrent replicas creating the function: CREATE OR REPLACE FUNCTION is not
-# safe to run twice at once.
+# Serialises replicas creating the tables and the function.
 _CREATE_LOCK_KEY = 0x646F6D696E6F  # "domino"
 
 
@@ -82,10 +81,16 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
         self._in_flight = False
 
     def create_table(self) -> None:
-        super().create_table()
-        with self.datastore.transaction(commit=True) as curs:
-            curs.execute(SQL("SELECT pg_advisory_xact_lock({0})").format(_CREATE_LOCK_KEY))
-            curs.execute(self.create_append_function, prepare=False)
+        """Under a lock: replicas (or worker processes) starting together would otherwise race
+        in CREATE ... IF NOT EXISTS and CREATE OR REPLACE, which PostgreSQL does not make safe."""
+        with self.datastore.get_connection() as conn:
+            conn.execute(SQL("SELECT pg_advisory_lock({0})").format(_CREATE_LOCK_KEY))
+            try:
+                super().create_table()
+                with self.datastore.transaction(commit=True) as curs:
+                    curs.execute(self.create_append_function, prepare=False)
+            finally:
+                conn.execute(SQL("SELECT pg_advisory_unlock({0})").format(_CREATE_LOCK_KEY))
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         if not stored_events:

@@ -151,3 +151,25 @@ def test_a_conflicting_append_in_a_group_is_refused_alone(ledger, connect):
     assert len(outcomes["fresh"]) == 2 and len(outcomes["first"]) == 1
     assert [e.originator_version for e in recorder.select_events(taken)] == [1]
     assert [e.originator_version for e in recorder.select_events(fresh)] == [1, 2]
+
+
+def test_replicas_starting_together_on_an_empty_database_all_start(fresh_postgres_env):
+    barrier = threading.Barrier(4)
+    errors: list[Exception] = []
+    apps: list[Ledger] = []
+
+    def start() -> None:
+        barrier.wait()
+        try:
+            apps.append(Ledger(env=fresh_postgres_env))
+        except Exception as e:  # noqa: BLE001 - the failure is what this test looks for
+            errors.append(e)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    for app in apps:
+        app.close()
+    assert errors == [] and len(apps) == 4
