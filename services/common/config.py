@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
 EMBEDDED_SQLITE = (SQLITE_MODULE, "eventsourcing.sqlite")
-POSTGRES_MODULE = "services.common.postgres_store"  # eventsourcing's PostgreSQL, each append one round trip
+POSTGRES_MODULE = "services.common.postgres_store"  # eventsourcing's PostgreSQL, appends committed in groups
 DEV_SECRET = "dev-only-secret-change-me-in-production-0123456789"
 
 
