@@ -68,7 +68,7 @@ def test_append_waits_for_the_events_table_lock_so_ids_commit_in_order(ledger, c
         appender.start()
         with connect() as observer:
             waiting = 0
-            for _ in range(200):
+            for _ in range(600):
                 waiting = observer.execute("SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = %s::regclass",
                                            (table,)).fetchone()[0]
                 if waiting:
