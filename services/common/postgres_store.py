@@ -117,9 +117,11 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
     def _commit_group(self, group: list[_Append]) -> None:
         try:
             rows = self._call_append(group)
-        except Exception as error:
+        except BaseException as error:  # every append in the group learns of it, never silence
             for append in group:
                 append.error, append.done = error, True
+            if not isinstance(error, Exception):
+                raise
             return
         for index, notification_id in rows:
             if notification_id is None:
