@@ -45,6 +45,8 @@ class _Append:
 class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
     def __init__(self, datastore: postgres.PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
         super().__init__(datastore, events_table_name=events_table_name)
+        # the library's own insert function (POSTGRES_ENABLE_DB_FUNCTIONS) is never called here
+        del self.sql_create_statements[self.create_insert_function_statement_index]
         schema = Identifier(self.datastore.schema)
         function = Identifier(f"{self.events_table_name}_append_groups")
         table = Identifier(self.events_table_name)

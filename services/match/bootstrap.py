@@ -7,22 +7,19 @@ import logging
 import os
 import signal
 
-import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from prometheus_client import Gauge, start_http_server
 
 from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
 from services.common import logs
-from services.common.config import Settings, persistence_env
-from services.common.grpc_metrics import MetricsInterceptor, RpcMetrics
+from services.common.changes import ChangeFeed
+from services.common.config import EMBEDDED_SQLITE, Settings, persistence_env
+from services.common.grpc_metrics import RpcMetrics
+from services.common.grpc_server import drain, mark_serving, new_server
 from services.common.lifecycle import run_service, stop_on_signals
 
 from .application import MatchApplication
-from services.common.changes import ChangeFeed
 from .grpc_adapter import MatchServicer
 from .timers import TurnTimer
-from services.common.config import EMBEDDED_SQLITE
 
 log = logging.getLogger("domino.match")
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
@@ -30,19 +27,11 @@ SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].ful
 
 def create_server(address: str, app: MatchApplication, jwt_secret: str, changes: ChangeFeed | None = None,
                   metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0):
-    """(server, port): a grpc.aio server with MatchService, health and reflection; bind
-    port 0 to let the OS choose (tests)."""
-    interceptors = [MetricsInterceptor(metrics)] if metrics else []
-    server = grpc.aio.server(interceptors=interceptors)
+    """(server, port): MatchService on the common gRPC server (health, reflection, metrics)."""
     embedded = app.env.get("PERSISTENCE_MODULE", "") in (*EMBEDDED_SQLITE, "eventsourcing.popo", "")
     servicer = MatchServicer(app, jwt_secret, changes or ChangeFeed(), watch_poll_seconds, store_blocks=not embedded)
-    match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server)
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(address)
-    server.health = health_servicer  # type: ignore[attr-defined]
-    return server, port
+    return new_server(address, SERVICE_NAME,
+                      lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server), metrics)
 
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
@@ -56,8 +45,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     active.set_function(lambda: len(timer.active))
     start_http_server(settings.match_metrics_port)
     await server.start()
-    await server.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-    await server.health.set("", health_pb2.HealthCheckResponse.SERVING)
+    await mark_serving(server)
     log.info("match service listening", extra={"port": port, "metrics_port": settings.match_metrics_port})
     stopping = stop_on_signals()
     timers = asyncio.create_task(timer.run(stopping, settings.timer_poll_seconds))
@@ -65,8 +53,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
         ready.set()
     await stopping.wait()
     log.info("match service stopping: finishing in-flight commands")
-    await server.health.enter_graceful_shutdown()
-    await server.stop(settings.shutdown_grace_seconds)
+    await drain(server, settings.shutdown_grace_seconds)
     await timers
     app.close()
     log.info("match service stopped")

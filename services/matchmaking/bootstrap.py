@@ -6,14 +6,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from prometheus_client import Counter, start_http_server
 
 from domino.matchmaking.v1 import matchmaking_service_pb2, matchmaking_service_pb2_grpc
 from services.common.config import Settings
-from services.common.grpc_metrics import MetricsInterceptor, RpcMetrics
+from services.common.grpc_metrics import RpcMetrics
+from services.common.grpc_server import drain, mark_serving, new_server
 from services.common.lifecycle import run_service, stop_on_signals
 from services.common.changes import ChangeFeed
 
@@ -29,24 +27,13 @@ SERVICE_NAME = matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingS
 
 def create_server(address: str, app: MatchmakingApplication, jwt_secret: str, changes: ChangeFeed | None = None,
                   metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0):
-    """(server, port): a grpc.aio server with MatchmakingService, health and reflection;
-    bind port 0 to let the OS choose (tests). Pass the same ChangeFeed the application
-    reports its changes to, so watchers wake at once."""
-    interceptors = [MetricsInterceptor(metrics)] if metrics else []
-    server = grpc.aio.server(interceptors=interceptors)
+    """(server, port): MatchmakingService on the common gRPC server (health, reflection,
+    metrics). Pass the same ChangeFeed the application reports its changes to, so watchers
+    wake at once."""
     servicer = MatchmakingServicer(app, jwt_secret, changes or ChangeFeed(), watch_poll_seconds)
-    matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server)
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(address)
-    server.health = health_servicer  # type: ignore[attr-defined]
-    return server, port
-
-
-async def mark_serving(server) -> None:
-    await server.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-    await server.health.set("", health_pb2.HealthCheckResponse.SERVING)
+    return new_server(
+        address, SERVICE_NAME,
+        lambda server: matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server), metrics)
 
 
 async def run_timers(app: MatchmakingApplication, stopping: asyncio.Event, poll_seconds: float = 1.0) -> None:
@@ -114,8 +101,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
         ready.set()
     await stopping.wait()
     log.info("matchmaking stopping: finishing in-flight requests")
-    await server.health.enter_graceful_shutdown()
-    await server.stop(settings.shutdown_grace_seconds)
+    await drain(server, settings.shutdown_grace_seconds)
     await asyncio.gather(timers, ends, return_exceptions=True)
     creator.close()
     app.close()

@@ -20,7 +20,8 @@ from services.common.grpc_metrics import RpcMetrics
 from services.match.application import MatchApplication
 from services.common.changes import ChangeFeed
 from services.matchmaking.application import MatchmakingApplication
-from services.matchmaking.bootstrap import create_server, mark_serving
+from services.common.grpc_server import mark_serving
+from services.matchmaking.bootstrap import create_server
 from services.matchmaking.match_client import GrpcMatchCreator
 from tests.service.harness import SECRET, Clock, Service, auth, running_service
 
