@@ -20,6 +20,8 @@ Use it with `PERSISTENCE_MODULE=services.common.postgres_store` and eventsourcin
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
 from typing import Any, Sequence
 
@@ -50,21 +52,22 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
         schema = Identifier(self.datastore.schema)
         function = Identifier(f"{self.events_table_name}_append_groups")
         table = Identifier(self.events_table_name)
+        # One JSON text parameter: psycopg dumps it in C, where five typed arrays cost it
+        # more Python than the rest of the append (about 0.2 ms an append).
         self.create_append_function = SQL(
-            "CREATE OR REPLACE FUNCTION {schema}.{function}("
-            "ids uuid[], versions bigint[], topics text[], states bytea[], groups int[]) "
+            "CREATE OR REPLACE FUNCTION {schema}.{function}(appends text) "
             "RETURNS TABLE (append_group int, appended_id bigint) LANGUAGE plpgsql AS $BODY$ "
-            "DECLARE g int; inserted bigint[]; "
+            "DECLARE g int; inserted bigint[]; doc jsonb := appends::jsonb; "
             "BEGIN "
             "SET LOCAL lock_timeout = '{lock_timeout}s'; "
             "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
             "NOTIFY {channel}; "
-            "FOR g IN SELECT DISTINCT x FROM unnest(groups) AS x ORDER BY x LOOP "
+            "FOR g IN SELECT DISTINCT (e->>0)::int FROM jsonb_array_elements(doc) AS e ORDER BY 1 LOOP "
             "  BEGIN "
             "    WITH ins AS ("
             "      INSERT INTO {schema}.{table} (originator_id, originator_version, topic, state) "
-            "      SELECT u.i, u.v, u.t, u.s FROM unnest(ids, versions, topics, states, groups) "
-            "        WITH ORDINALITY AS u(i, v, t, s, grp, n) WHERE u.grp = g ORDER BY u.n "
+            "      SELECT (x.e->>1)::{id_type}, (x.e->>2)::bigint, x.e->>3, decode(x.e->>4, 'base64') "
+            "      FROM jsonb_array_elements(doc) WITH ORDINALITY AS x(e, n) WHERE (x.e->>0)::int = g ORDER BY x.n "
             "      RETURNING {table}.notification_id) "
             "    SELECT array_agg(ins.notification_id ORDER BY ins.notification_id) INTO inserted FROM ins; "
             "    RETURN QUERY SELECT g, unnest(inserted); "
@@ -74,10 +77,9 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
             "END LOOP; "
             "END; $BODY$"
         ).format(schema=schema, function=function, table=table, lock_timeout=self.datastore.lock_timeout,
-                 channel=Identifier(self.channel_name))
-        self.call_append_function = SQL(
-            "SELECT * FROM {schema}.{function}(%s::uuid[], %s::bigint[], %s::text[], %s::bytea[], %s::int[])"
-        ).format(schema=schema, function=function)
+                 channel=Identifier(self.channel_name), id_type=SQL(self.datastore.originator_id_type))
+        self.call_append_function = SQL("SELECT * FROM {schema}.{function}(%s)").format(schema=schema,
+                                                                                         function=function)
         self._group_lock = threading.Condition()
         self._waiting: list[_Append] = []
         self._in_flight = False
@@ -136,16 +138,11 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def _call_append(self, group: list[_Append]) -> list[tuple[int, int | None]]:
-        ids, versions, topics, states, groups = [], [], [], [], []
-        for index, append in enumerate(group):
-            for e in append.events:
-                ids.append(e.originator_id)
-                versions.append(e.originator_version)
-                topics.append(e.topic)
-                states.append(e.state)
-                groups.append(index)
+        appends = json.dumps([[index, str(e.originator_id), e.originator_version, e.topic,
+                               base64.b64encode(e.state).decode("ascii")]
+                              for index, append in enumerate(group) for e in append.events])
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self.call_append_function, (ids, versions, topics, states, groups), prepare=True)
+            curs.execute(self.call_append_function, (appends,), prepare=True)
             return [(row["append_group"], row["appended_id"]) for row in curs.fetchall()]
 
 
