@@ -26,7 +26,7 @@ import threading
 from typing import Any, Sequence
 
 from eventsourcing import postgres  # a module, not its names: eventsourcing wants one factory class here
-from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, StoredEvent
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, PersistenceError, StoredEvent
 from eventsourcing.utils import retry
 from psycopg.sql import SQL, Identifier
 
@@ -35,13 +35,19 @@ _CREATE_LOCK_KEY = 0x646F6D696E6F  # "domino"
 
 
 class _Append:
-    __slots__ = ("events", "ids", "error", "done")
+    __slots__ = ("events", "ids", "error", "finished", "leads", "wake")
 
     def __init__(self, events: Sequence[StoredEvent]) -> None:
         self.events = events
         self.ids: list[int] = []
-        self.error: Exception | None = None
-        self.done = False
+        self.error: BaseException | None = None
+        self.finished = False
+        self.leads = False  # this append's thread commits the next group
+        self.wake = threading.Event()
+
+    def finish(self, error: BaseException | None = None) -> None:
+        self.error, self.finished = error, True
+        self.wake.set()
 
 
 class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
@@ -80,7 +86,7 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
                  channel=Identifier(self.channel_name), id_type=SQL(self.datastore.originator_id_type))
         self.call_append_function = SQL("SELECT * FROM {schema}.{function}(%s)").format(schema=schema,
                                                                                          function=function)
-        self._group_lock = threading.Condition()
+        self._group_lock = threading.Lock()
         self._waiting: list[_Append] = []
         self._in_flight = False
 
@@ -102,39 +108,51 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
         mine = _Append(stored_events)
         with self._group_lock:
             self._waiting.append(mine)
-            while self._in_flight and not mine.done:
-                self._group_lock.wait()
-            if not mine.done:  # lead the next group: everything waiting, this append included
-                group, self._waiting = self._waiting, []
-                self._in_flight = True
-        if not mine.done:
-            try:
-                self._commit_group(group)
-            finally:
-                with self._group_lock:
-                    self._in_flight = False
-                    self._group_lock.notify_all()
+            if not self._in_flight:
+                self._in_flight = mine.leads = True
+        if not mine.leads:
+            mine.wake.wait()  # until its group is done, or it is handed the lead
+        if not mine.finished:
+            self._lead()
         if mine.error is not None:
             raise mine.error
         return mine.ids
 
+    def _lead(self) -> None:
+        """Commit everything waiting (the leader's own append included), then hand the lead
+        to the first append that arrived meanwhile: each thread wakes once and no leader
+        is kept serving others."""
+        with self._group_lock:
+            group, self._waiting = self._waiting, []
+        try:
+            self._commit_group(group)
+        finally:
+            for append in group:
+                if not append.finished:  # interrupted: never leave a caller without an answer
+                    append.finish(PersistenceError("the append was interrupted"))
+            with self._group_lock:
+                if self._waiting:
+                    self._waiting[0].leads = True
+                    self._waiting[0].wake.set()
+                else:
+                    self._in_flight = False
+
     def _commit_group(self, group: list[_Append]) -> None:
         try:
             rows = self._call_append(group)
-        except BaseException as error:  # every append in the group learns of it, never silence
+        except Exception as error:
             for append in group:
-                append.error, append.done = error, True
-            if not isinstance(error, Exception):
-                raise
+                append.finish(error)
             return
+        errors: dict[int, BaseException] = {}
         for index, notification_id in rows:
             if notification_id is None:
-                group[index].error = IntegrityError(
+                errors[index] = IntegrityError(
                     "an event with one of these versions is already stored (another writer got there first)")
             else:
                 group[index].ids.append(notification_id)
-        for append in group:
-            append.done = True
+        for index, append in enumerate(group):
+            append.finish(errors.get(index))
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def _call_append(self, group: list[_Append]) -> list[tuple[int, int | None]]:

@@ -173,3 +173,22 @@ def test_replicas_starting_together_on_an_empty_database_all_start(fresh_postgre
     for app in apps:
         app.close()
     assert errors == [] and len(apps) == 4
+
+
+def test_many_threads_appending_at_once_each_get_their_own_ids_and_every_event_is_stored(ledger):
+    recorder = ledger.recorder
+    got: dict[int, list[int]] = {}
+
+    def append_many(n: int) -> None:
+        originator = uuid.uuid4()
+        got[n] = [i for v in range(1, 41) for i in recorder.insert_events([stored(originator, v)])]
+
+    threads = [threading.Thread(target=append_many, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    ids = [i for n in range(8) for i in got[n]]
+    assert len(ids) == 320 and len(set(ids)) == 320
+    assert all(got[n] == sorted(got[n]) for n in range(8))
+    assert len(recorder.select_notifications(start=None, limit=1000)) == 320
