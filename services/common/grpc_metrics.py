@@ -17,10 +17,18 @@ class RpcMetrics:
         self.latency = Histogram(f"domino_{service}_rpc_seconds", "Time to handle an RPC (streams: to first reply)",
                                  ["method"], buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
                                  **kw)
+        self._counted: dict[tuple[str, str], object] = {}  # labelled children, looked up once
+        self._timed: dict[str, object] = {}
 
     def observe(self, method: str, code: str, seconds: float) -> None:
-        self.commands.labels(method, code).inc()
-        self.latency.labels(method).observe(seconds)
+        counted = self._counted.get((method, code))
+        if counted is None:
+            counted = self._counted[method, code] = self.commands.labels(method, code)
+        timed = self._timed.get(method)
+        if timed is None:
+            timed = self._timed[method] = self.latency.labels(method)
+        counted.inc()
+        timed.observe(seconds)
 
 
 def _code_of(context) -> str:
@@ -36,12 +44,20 @@ def _code_of(context) -> str:
 class MetricsInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, metrics: RpcMetrics) -> None:
         self.metrics = metrics
+        self._wrapped: dict[str, tuple[object, object]] = {}  # method -> (its handler, the wrapped one)
 
     async def intercept_service(self, continuation, details):
         handler = await continuation(details)
         if handler is None:
             return None
-        method = details.method.rsplit("/", 1)[-1]
+        known = self._wrapped.get(details.method)
+        if known is not None and known[0] is handler:  # wrap each method's handler once, not per call
+            return known[1]
+        wrapped = self._wrap(handler, details.method.rsplit("/", 1)[-1])
+        self._wrapped[details.method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler, method: str):
         observe = self.metrics.observe
         if handler.unary_unary:
             inner = handler.unary_unary
