@@ -12,7 +12,9 @@ append waiting in this process, each append in its own subtransaction so that a 
 conflict refuses only that append. It runs as one autocommitted statement: the same
 ordering guarantee, one round trip and one WAL flush for the whole group. Threads that
 append while a group is in flight wait for it and form the next group (leader/follower),
-so a lone append is never delayed.
+so a lone append is never delayed. Callers on an event loop (the match service's gRPC
+handlers) use `append_async`: the same function and grouping on an asyncio connection, so
+a command needs no worker thread at all.
 
 Use it with `PERSISTENCE_MODULE=services.common.postgres_store` and eventsourcing's own
 `POSTGRES_*` variables.
@@ -20,6 +22,7 @@ Use it with `PERSISTENCE_MODULE=services.common.postgres_store` and eventsourcin
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import threading
@@ -28,6 +31,7 @@ from typing import Any, Sequence
 from eventsourcing import postgres  # a module, not its names: eventsourcing wants one factory class here
 from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, PersistenceError, StoredEvent
 from eventsourcing.utils import retry
+import psycopg
 from psycopg.sql import SQL, Identifier
 
 # Serialises replicas creating the tables and the function.
@@ -87,6 +91,9 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
         self.call_append_function = SQL("SELECT * FROM {schema}.{function}(%s)").format(schema=schema,
                                                                                          function=function)
         self._group_lock = threading.Lock()
+        self._async_waiting: list[tuple[Sequence[StoredEvent], asyncio.Future[list[int]]]] = []
+        self._async_committer: asyncio.Task[None] | None = None
+        self._async_connection: psycopg.AsyncConnection | None = None
         self._waiting: list[_Append] = []
         self._in_flight = False
 
@@ -144,24 +151,78 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
             for append in group:
                 append.finish(error)
             return
-        errors: dict[int, BaseException] = {}
-        for index, notification_id in rows:
-            if notification_id is None:
-                errors[index] = IntegrityError(
-                    "an event with one of these versions is already stored (another writer got there first)")
+        for append, outcome in zip(group, _outcomes(len(group), rows)):
+            if isinstance(outcome, IntegrityError):
+                append.finish(outcome)
             else:
-                group[index].ids.append(notification_id)
-        for index, append in enumerate(group):
-            append.finish(errors.get(index))
+                append.ids = outcome
+                append.finish()
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def _call_append(self, group: list[_Append]) -> list[tuple[int, int | None]]:
-        appends = json.dumps([[index, str(e.originator_id), e.originator_version, e.topic,
-                               base64.b64encode(e.state).decode("ascii")]
-                              for index, append in enumerate(group) for e in append.events])
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self.call_append_function, (appends,), prepare=True)
+            curs.execute(self.call_append_function, (_document([a.events for a in group]),), prepare=True)
             return [(row["append_group"], row["appended_id"]) for row in curs.fetchall()]
+
+    # ---- the same grouped append for callers on an event loop ----------------------------
+
+    async def append_async(self, stored_events: Sequence[StoredEvent]) -> list[int]:
+        """No thread: one task commits whatever has gathered while the previous group was in
+        flight, on its own connection."""
+        future: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
+        self._async_waiting.append((stored_events, future))
+        if self._async_committer is None or self._async_committer.done():
+            self._async_committer = asyncio.create_task(self._commit_async())
+        return await future
+
+    async def _commit_async(self) -> None:
+        while self._async_waiting:
+            group, self._async_waiting = self._async_waiting, []
+            try:
+                rows = await self._call_append_async([events for events, _ in group])
+            except Exception as error:  # noqa: BLE001 - every caller in the group gets it
+                outcomes: list = [PersistenceError(f"the append failed: {error}")] * len(group)
+            else:
+                outcomes = _outcomes(len(group), rows)
+            for (_, future), outcome in zip(group, outcomes):
+                if future.done():  # its caller gave up (the append may still have been stored)
+                    continue
+                if isinstance(outcome, BaseException):
+                    future.set_exception(outcome)
+                else:
+                    future.set_result(outcome)
+
+    async def _call_append_async(self, groups: list[Sequence[StoredEvent]]) -> list[tuple[int, int | None]]:
+        if self._async_connection is None or self._async_connection.closed:
+            params = self.datastore.pool.kwargs
+            self._async_connection = await psycopg.AsyncConnection.connect(
+                autocommit=True, **{k: params[k] for k in ("dbname", "host", "port", "user", "password")})
+        cursor = await self._async_connection.execute(self.call_append_function, (_document(groups),), prepare=True)
+        return [(index, notification_id) for index, notification_id in await cursor.fetchall()]
+
+    async def aclose(self) -> None:
+        if self._async_connection is not None:
+            await self._async_connection.close()
+
+
+def _document(groups: Sequence[Sequence[StoredEvent]]) -> str:
+    """The appends as the append function's one JSON parameter: [group, id, version, topic, state]."""
+    return json.dumps([[index, str(e.originator_id), e.originator_version, e.topic,
+                        base64.b64encode(e.state).decode("ascii")]
+                       for index, events in enumerate(groups) for e in events])
+
+
+def _outcomes(count: int, rows: Sequence[tuple[int, int | None]]) -> list[list[int] | IntegrityError]:
+    """Per group: its notification ids, or the conflict that refused it."""
+    ids: list[list[int]] = [[] for _ in range(count)]
+    refused: set[int] = set()
+    for index, notification_id in rows:
+        if notification_id is None:
+            refused.add(index)
+        else:
+            ids[index].append(notification_id)
+    return [IntegrityError("an event with one of these versions is already stored (another writer got there "
+                           "first)") if index in refused else ids[index] for index in range(count)]
 
 
 class Factory(postgres.PostgresFactory):

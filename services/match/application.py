@@ -3,15 +3,21 @@
 A thin layer: load the aggregate, ask it to act, save, and retry once more on a lost race
 (the aggregate re-checks legality against the winner's state). Request ids make commands
 idempotent; clocks and seeds are injected so tests need no sleeping.
+
+A seat command is written once, as steps that yield what it needs from the store (`Load`,
+`DrawnAt`, `Save`) and receive the answers. `perform` answers them here and now;
+`perform_async` answers them on the event loop, appending through the store's asynchronous
+path when it has one (PostgreSQL), so a command costs no thread hand-off.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, TypeVar
+from typing import Callable, Generator, Iterable, TypeVar, Union
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
@@ -46,6 +52,27 @@ class ConcurrencyConflict(Exception):
 class SeatSpec:
     player_id: str
     client_seed: str = ""
+
+
+@dataclass(frozen=True)
+class Load:
+    """Read the match from the store (fast-forwarding this replica's copy)."""
+    match_id: UUID
+
+
+@dataclass(frozen=True)
+class DrawnAt:
+    """The tile drawn by the event at ``version`` (-1 if it was no draw)."""
+    match_id: UUID
+    version: int
+
+
+@dataclass(frozen=True)
+class Save:
+    match: Match
+
+
+Steps = Generator[Union[Load, DrawnAt, Save], object, T]
 
 
 @dataclass(frozen=True)
@@ -102,6 +129,10 @@ class MatchApplication(Application[UUID]):
         return match
 
     def play_tile(self, match_id: UUID, player_id: str, tile: int, end: int | None, request_id: str) -> Outcome:
+        return self.perform(self.play_tile_steps(match_id, player_id, tile, end, request_id))
+
+    def play_tile_steps(self, match_id: UUID, player_id: str, tile: int, end: int | None,
+                        request_id: str) -> Steps[Outcome]:
         def command(match: Match, seat: int, key: str) -> int:
             match.play_tile(seat, tile, end, key, self.clock())
             return -1
@@ -109,29 +140,78 @@ class MatchApplication(Application[UUID]):
         return self._seat_command(match_id, player_id, request_id, fingerprint(play(tile, end)), command)
 
     def draw_tile(self, match_id: UUID, player_id: str, request_id: str) -> Outcome:
+        return self.perform(self.draw_tile_steps(match_id, player_id, request_id))
+
+    def draw_tile_steps(self, match_id: UUID, player_id: str, request_id: str) -> Steps[Outcome]:
         def command(match: Match, seat: int, key: str) -> int:
             return match.draw_tile(seat, key, self.clock())
 
         return self._seat_command(match_id, player_id, request_id, fingerprint(DRAW), command)
 
     def resume_seat(self, match_id: UUID, player_id: str) -> Match:
-        def attempt(fresh: bool) -> Match:
-            match = self._for_command(match_id, fresh)
+        return self.perform(self.resume_seat_steps(match_id, player_id))
+
+    def resume_seat_steps(self, match_id: UUID, player_id: str) -> Steps[Match]:
+        def attempt(fresh: bool) -> Steps[Match]:
+            match = yield from self._load(match_id, fresh)
             match.resume_seat(match.seat_of(player_id))
-            self.save(match)
+            yield Save(match)
             return match
 
         return self._retrying(attempt)
 
     def expire_turn(self, match_id: UUID, round_number: int, turn_no: int) -> Match:
         """Play a timed-out turn; StaleTimeout when it was already played or is not due."""
-        def attempt(fresh: bool) -> Match:
-            match = self._for_command(match_id, fresh)
+        def attempt(fresh: bool) -> Steps[Match]:
+            match = yield from self._load(match_id, fresh)
             match.expire_turn(round_number, turn_no, self.clock())
-            self.save(match)
+            yield Save(match)
             return match
 
-        return self._retrying(attempt)
+        return self.perform(self._retrying(attempt))
+
+    # ---- running a command's steps -------------------------------------------------------
+
+    def perform(self, steps: Steps[T]) -> T:
+        """Run a command, answering its steps from the store here and now."""
+        return _drive(steps, self._answer)
+
+    async def perform_async(self, steps: Steps[T]) -> T:
+        """Run a command on the event loop: its own work runs here, a save goes through the
+        store's asynchronous append when there is one, anything else to a worker thread."""
+        append = getattr(self.recorder, "append_async", None)
+
+        async def answer(request: Union[Load, DrawnAt, Save]) -> object:
+            if isinstance(request, Save) and append is not None:
+                match = request.match
+                await append([self.mapper.to_stored_event(e) for e in match.collect_events()])
+                self._remember(match)
+                return None
+            return await asyncio.to_thread(self._answer, request)
+
+        reply: _Reply = _Reply()
+        while True:
+            request = reply.into(steps)
+            if isinstance(request, _Finished):
+                return request.value
+            try:
+                reply = _Reply(await answer(request))
+            except Exception as e:  # handed to the steps, which retry or raise it
+                reply = _Reply(error=e)
+
+    async def aclose(self) -> None:
+        """Close what the store opened on the event loop (PostgreSQL's asynchronous append)."""
+        closer = getattr(self.recorder, "aclose", None)
+        if closer is not None:
+            await closer()
+
+    def _answer(self, request: Union[Load, DrawnAt, Save]) -> object:
+        if isinstance(request, Save):
+            return self.save(request.match)
+        if isinstance(request, Load):
+            return self.get_match(request.match_id)
+        (event,) = self.events.get(request.match_id, gt=request.version - 1, lte=request.version)
+        return getattr(event, "tile", -1) if type(event).__name__ == "TileDrawn" else -1
 
     # ---- queries -----------------------------------------------------------------------
 
@@ -153,33 +233,27 @@ class MatchApplication(Application[UUID]):
     # ---- plumbing ----------------------------------------------------------------------
 
     def _seat_command(self, match_id: UUID, player_id: str, request_id: str, what: str,
-                      command: Callable[[Match, int, str], int]) -> Outcome:
+                      command: Callable[[Match, int, str], int]) -> Steps[Outcome]:
         if not request_id:
             raise InvalidRequest("request_id is required")
         key = request_key(player_id, request_id)
 
-        def attempt(fresh: bool) -> Outcome:
-            match = self._for_command(match_id, fresh)
+        def attempt(fresh: bool) -> Steps[Outcome]:
+            match = yield from self._load(match_id, fresh)
             seat = match.seat_of(player_id)
             done = match.outcome_of(key, what)
             if done is not None:
-                return Outcome(done, match, self._drawn_at(match_id, done))
+                drawn = yield DrawnAt(match_id, done)
+                return Outcome(done, match, drawn)
             drawn = command(match, seat, key)
-            self.save(match)
+            yield Save(match)
             return Outcome(match.outcome_of(key, what), match, drawn)
 
-        return self._retrying(attempt)
-
-    def _drawn_at(self, match_id: UUID, version: int) -> int:
-        (event,) = self.events.get(match_id, gt=version - 1, lte=version)
-        return getattr(event, "tile", -1) if type(event).__name__ == "TileDrawn" else -1
+        return (yield from self._retrying(attempt))
 
     def save(self, *matches: Match, **kwargs):
         """Application.save, minus its runtime Protocol checks (on Python 3.11 they cost more
-        than the rest of a save), plus keeping the cached copy current: the library refreshes
-        its cache after a save only without fast-forward, and fast-forward (which keeps
-        several replicas honest) would otherwise re-read and re-apply this command's own
-        events on the next load."""
+        than the rest of a save), plus keeping the cached copy current."""
         processing_event: ProcessingEvent[UUID] = ProcessingEvent()
         for match in matches:
             processing_event.events.extend(match.collect_events())
@@ -188,13 +262,18 @@ class MatchApplication(Application[UUID]):
         recordings = self._record(processing_event)
         self._take_snapshots(processing_event)
         self._notify(recordings)
-        cache = self.repository.cache
-        if cache is not None:
-            for match in matches:
-                cache.put(match.id, copy.deepcopy(match))
+        for match in matches:
+            self._remember(match)
         return recordings
 
-    def _for_command(self, match_id: UUID, fresh: bool) -> Match:
+    def _remember(self, match: Match) -> None:
+        """The library refreshes its cache after a save only without fast-forward, and
+        fast-forward (which keeps several replicas honest) would otherwise re-read and
+        re-apply this command's own events on the next load."""
+        if self.repository.cache is not None:
+            self.repository.cache.put(match.id, copy.deepcopy(match))
+
+    def _load(self, match_id: UUID, fresh: bool) -> Steps[Match]:
         """The cached match as this replica last saved or read it, without asking the store
         whether another replica has moved it on (almost always it has not); ``fresh`` asks."""
         cache = self.repository.cache
@@ -203,16 +282,16 @@ class MatchApplication(Application[UUID]):
                 return copy.deepcopy(cache.get(match_id))
             except KeyError:
                 pass
-        return self.get_match(match_id)
+        return (yield Load(match_id))
 
-    def _retrying(self, attempt: Callable[[bool], T]) -> T:
+    def _retrying(self, attempt: Callable[[bool], Steps[T]]) -> Steps[T]:
         """Try a command on the cached match first. A stale copy can store nothing (its
         events' versions are already taken, so the save conflicts), and what it refuses is
         asked again of the stored match before the refusal is believed."""
         fresh = False
         for _ in range(RACE_RETRIES):
             try:
-                return attempt(fresh)
+                return (yield from attempt(fresh))
             except RecordConflictError:
                 fresh = True
             except (RulesError, StaleTimeout):
@@ -220,3 +299,34 @@ class MatchApplication(Application[UUID]):
                     raise
                 fresh = True
         raise ConcurrencyConflict("the match changed under this command repeatedly; try again")
+
+
+@dataclass(frozen=True)
+class _Finished:
+    value: object
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """The store's answer to a step: a value, or the error to raise inside the steps."""
+    value: object = None
+    error: Exception | None = None
+
+    def into(self, steps: Steps) -> Union[Load, DrawnAt, Save, _Finished]:
+        """Hand this answer to the steps: their next request, or their result."""
+        try:
+            return steps.throw(self.error) if self.error is not None else steps.send(self.value)
+        except StopIteration as done:
+            return _Finished(done.value)
+
+
+def _drive(steps: Steps[T], answer: Callable[[Union[Load, DrawnAt, Save]], object]) -> T:
+    reply = _Reply()
+    while True:
+        request = reply.into(steps)
+        if isinstance(request, _Finished):
+            return request.value  # type: ignore[return-value]
+        try:
+            reply = _Reply(answer(request))
+        except Exception as e:  # handed to the steps, which retry or raise it
+            reply = _Reply(error=e)

@@ -55,6 +55,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     log.info("match service stopping: finishing in-flight commands")
     await drain(server, settings.shutdown_grace_seconds)
     await timers
+    await app.aclose()
     app.close()
     log.info("match service stopped")
 

@@ -67,6 +67,13 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             return await asyncio.to_thread(call, *args)
         return call(*args)
 
+    async def _command(self, steps):
+        """A command on the event loop: with an embedded store all of it; with PostgreSQL
+        its own work here and its reads and appends awaited (MatchApplication.perform_async)."""
+        if self.store_blocks:
+            return await self.app.perform_async(steps)
+        return self.app.perform(steps)
+
     # ---- RPCs --------------------------------------------------------------------------
 
     async def CreateMatch(self, request, context):
@@ -100,7 +107,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             end = {pb.END_UNSPECIFIED: None, pb.END_LEFT: LEFT, pb.END_RIGHT: RIGHT}.get(request.end, "bad")
             if end == "bad":
                 raise InvalidRequest(f"unknown end {request.end}")
-            outcome = await self._run(self.app.play_tile, match_id, who.subject, tile, end, request.request_id)
+            outcome = await self._command(self.app.play_tile_steps(match_id, who.subject, tile, end, request.request_id))
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
             return pb.PlayTileResponse(version=outcome.version, view=match_view(outcome.match, seat))
@@ -110,7 +117,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             who = self._identity(context)
             match_id = _match_id(request.match_id)
             _request_id(request.request_id)
-            outcome = await self._run(self.app.draw_tile, match_id, who.subject, request.request_id)
+            outcome = await self._command(self.app.draw_tile_steps(match_id, who.subject, request.request_id))
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
             return pb.DrawTileResponse(version=outcome.version, tile=tile_pb(outcome.drawn),
@@ -120,7 +127,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         async with _statuses(context):
             who = self._identity(context)
             match_id = _match_id(request.match_id)
-            match = await self._run(self.app.resume_seat, match_id, who.subject)
+            match = await self._command(self.app.resume_seat_steps(match_id, who.subject))
             self.changes.publish(match_id)
             return pb.ResumeSeatResponse(view=match_view(match, match.seat_of(who.subject)))
 

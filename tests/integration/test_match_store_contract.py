@@ -6,6 +6,7 @@ real PostgreSQL server; `TestInMemory` on eventsourcing's POPO store.
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -35,6 +36,29 @@ def act(app, match, n, choose=0):
     if move.kind == "draw":
         return app.draw_tile(match.id, player, f"r{n}").match
     return app.play_tile(match.id, player, move.tile, move.end, f"r{n}").match
+
+
+async def act_on_loop(app, match, n, choose=0):
+    """``act``, performed on an event loop as the gRPC handlers do."""
+    rnd = match.state.round
+    move = legal_moves(rnd)[choose]
+    player = match.seats[rnd.turn]
+    if move.kind == "draw":
+        steps = app.draw_tile_steps(match.id, player, f"r{n}")
+    else:
+        steps = app.play_tile_steps(match.id, player, move.tile, move.end, f"r{n}")
+    return (await app.perform_async(steps)).match
+
+
+def on_loop(app, body):
+    """Run ``body()`` on one event loop, then close what the store opened on it."""
+    async def main():
+        try:
+            return await body()
+        finally:
+            await app.aclose()
+
+    return asyncio.run(main())
 
 
 def play_out(app, match):
@@ -229,15 +253,72 @@ class ReplicasContract:
         assert again.version == done.version and second.get_match(match.id).version == done.match.version
 
 
+class EventLoopContract:
+    """Commands performed on an event loop (MatchApplication.perform_async) behave as when
+    performed directly: on PostgreSQL they append through the store's asynchronous path."""
+
+    def test_a_whole_match_performed_on_an_event_loop_is_stored_and_its_export_verifies(self, app):
+        async def body():
+            match = create(app, "draw-2", target=51)
+            n = 0
+            while not match.finished:
+                match = await act_on_loop(app, match, n)
+                n += 1
+            return match
+
+        match = on_loop(app, body)
+        verdict = verify(from_json(json.loads(json.dumps(to_json(full_record(app.events_after(match.id, 0)))))))
+        assert verdict.valid and verdict.complete and verdict.to_json()["scores"] == list(match.state.scores)
+
+    def test_on_an_event_loop_a_replica_whose_copy_is_behind_accepts_the_next_seats_play(self, env, clock):
+        first, second = MatchApplication(env=env, clock=clock), MatchApplication(env=env, clock=clock)
+        try:
+            match = create(first)
+            second.get_match(match.id)  # cached at this version
+            moved_on = act(first, match, 0)
+            after = on_loop(second, lambda: act_on_loop(second, moved_on, 1))
+            assert after.version > moved_on.version and first.get_match(match.id).version == after.version
+        finally:
+            first.close()
+            second.close()
+
+    def test_on_an_event_loop_a_replica_whose_copy_is_behind_refuses_a_play_out_of_turn(self, env, clock):
+        first, second = MatchApplication(env=env, clock=clock), MatchApplication(env=env, clock=clock)
+        try:
+            match = create(first)
+            second.get_match(match.id)
+            moved_on = act(first, match, 0)
+            with pytest.raises(NotYourTurn):
+                on_loop(second, lambda: act_on_loop(second, match, 1))
+            assert first.get_match(match.id).version == moved_on.version
+        finally:
+            first.close()
+            second.close()
+
+    def test_on_an_event_loop_a_retried_play_returns_the_first_outcome_and_appends_nothing(self, app):
+        match = create(app)
+        rnd = match.state.round
+        move = legal_moves(rnd)[0]
+        player = match.seats[rnd.turn]
+
+        async def twice():
+            first = await app.perform_async(app.play_tile_steps(match.id, player, move.tile, move.end, "same"))
+            again = await app.perform_async(app.play_tile_steps(match.id, player, move.tile, move.end, "same"))
+            return first, again
+
+        first, again = on_loop(app, twice)
+        assert again.version == first.version and app.get_match(match.id).version == first.match.version
+
+
 @pytest.mark.integration
-class TestWithSQLite(MatchStoreContract, RestartContract, ReplicasContract):
+class TestWithSQLite(MatchStoreContract, RestartContract, ReplicasContract, EventLoopContract):
     @pytest.fixture
     def env(self, fresh_sqlite_env):
         return fresh_sqlite_env
 
 
 @pytest.mark.integration
-class TestWithPostgres(MatchStoreContract, RestartContract, ReplicasContract):
+class TestWithPostgres(MatchStoreContract, RestartContract, ReplicasContract, EventLoopContract):
     @pytest.fixture
     def env(self, fresh_postgres_env):
         return fresh_postgres_env

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 import uuid
@@ -192,3 +193,23 @@ def test_many_threads_appending_at_once_each_get_their_own_ids_and_every_event_i
     assert len(ids) == 320 and len(set(ids)) == 320
     assert all(got[n] == sorted(got[n]) for n in range(8))
     assert len(recorder.select_notifications(start=None, limit=1000)) == 320
+
+
+def test_appends_on_an_event_loop_commit_in_groups_and_a_conflict_is_refused_alone(ledger):
+    recorder = ledger.recorder
+    taken = uuid.uuid4()
+    recorder.insert_events([stored(taken, 1)])
+
+    async def main():
+        appends = [recorder.append_async([stored(uuid.uuid4(), 1), stored(uuid.uuid4(), 1)]) for _ in range(20)]
+        appends.append(recorder.append_async([stored(taken, 1)]))
+        try:
+            return await asyncio.gather(*appends, return_exceptions=True)
+        finally:
+            await recorder.aclose()
+
+    *fine, conflict = asyncio.run(main())
+    assert isinstance(conflict, IntegrityError)
+    ids = [i for pair in fine for i in pair]
+    assert len(ids) == 40 and len(set(ids)) == 40
+    assert len(recorder.select_notifications(start=None, limit=100)) == 41

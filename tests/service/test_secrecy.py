@@ -477,11 +477,9 @@ def test_a_player_cannot_read_or_act_in_another_match(svc):
 
 
 def test_a_request_id_cannot_replay_another_players_draw(svc):
-    """Request keys are "<player>/<request_id>", so ann's "x/q1" is the key of "ann/x"'s "q1".
-
-    Known bug (services/match/application.py, _seat_command): ann's DrawTile is answered
-    with the outcome stored for the other player's draw, tile included, and not applied.
-    """
+    """Were request keys "<player>/<request_id>", ann's "x/q1" would be the key of "ann/x"'s
+    "q1", and ann's DrawTile would be answered with the other player's draw, tile included
+    (domainmodel.request_key keeps the two apart)."""
     players = ("ann", "ann/x")
     mid = svc.create(variant="draw-2", players=players, request_id="slashes").match_id
     for n in range(300):
