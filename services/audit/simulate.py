@@ -1,4 +1,4 @@
-"""Whole matches between simple bots, written as domino-record/1.
+"""Whole matches of any rule family between simple bots, written as domino-record/1.
 
 Deterministic for a given seed (the seeds below are derived from it and revealed in the
 record), so a simulated record is a reproducible fixture for tests, demos and auditors.
@@ -14,7 +14,7 @@ from services.match.record import Fairness, MatchRecord, RecordedAction, Recorde
 from services.match.rules import fairness
 from services.match.rules.match import apply, new_match, start_round
 from services.match.rules.moves import legal_moves
-from services.match.rules.rulesets import egyptian
+from services.match.rules.rulesets import rule_set
 from services.match.rules.state import Match
 
 MAX_ROUNDS = 1000  # a run of tied rounds this long does not happen, but a loop must end
@@ -26,21 +26,28 @@ def simulated_seeds(seed: int, seats: int) -> tuple[bytes, list[str]]:
     return server_seed, client_seeds
 
 
-def simulate(variant: str, seed: int, teams: bool | None = None, target: int | None = None,
-             strategies: tuple[str, ...] = ("greedy",)) -> tuple[MatchRecord, Match]:
-    rules = egyptian(variant, teams)
-    match = new_match(rules, target)
-    server_seed, client_seeds = simulated_seeds(seed, rules.seats)
-    choosers = [SIMPLE[strategies[s % len(strategies)]] for s in range(rules.seats)]
+def simulate(variant: str | None, seed: int, teams: bool | None = None, target: int | None = None,
+             strategies: tuple[str, ...] = ("greedy",), rules: str = "egyptian", seats: int | None = None,
+             options: dict | None = None) -> tuple[MatchRecord, Match]:
+    """A whole match of any family (``rules``), its seats played by ``strategies`` in turn."""
+    ruleset = rule_set(rules, variant, teams, seats, options)
+    match = new_match(ruleset, target)
+    server_seed, client_seeds = simulated_seeds(seed, ruleset.seats)
+    choosers = [SIMPLE[strategies[s % len(strategies)]] for s in range(ruleset.seats)]
     rng = random.Random(seed)
     record = MatchRecord(
-        "egyptian", variant, rules.teams, match.target, [f"bot:{strategies[s % len(strategies)]}:{s}" for s in range(rules.seats)],
+        rules, variant or None, ruleset.teams, match.target,
+        [f"bot:{strategies[s % len(strategies)]}:{s}" for s in range(ruleset.seats)],
         fairness=Fairness(fairness.commitment(server_seed), server_seed.hex(), client_seeds),
+        options=ruleset.options._asdict() if ruleset.options is not None else None,
     )
-    while match.winner is None and len(record.rounds) < MAX_ROUNDS:
-        deal = fairness.fair_deal(rules, server_seed, client_seeds, len(record.rounds))
+    writes_leaders = rules != "egyptian"
+    while not match.over and len(record.rounds) < MAX_ROUNDS:
+        deal = fairness.fair_deal(ruleset, server_seed, client_seeds, len(record.rounds))
         match = start_round(match, deal)
-        played = RecordedRound(deal)
+        redealt = match.round.outcome == "redeal"
+        played = RecordedRound(deal._replace(chance=-1), leader=match.round.leader if writes_leaders else None,
+                               redeal=True if redealt else None)
         record.rounds.append(played)
         while match.round.outcome is None:
             rnd = match.round

@@ -1,8 +1,9 @@
-"""Replays a match record through the rules engine and says what it found (RECORD.md).
+"""Replays a match record through the rules engine and says what it found (docs/record.md).
 
 The verifier trusts nothing in the record: it re-deals from the written hands, re-derives
-them from the revealed seeds when there are any, replays every action through the same
-engine the match service runs, and stops at the first action the rules refuse.
+them (and any leader drawn by chance) from the revealed seeds when there are any, checks
+each round's written leader and redeal mark against the rules, replays every action
+through the same engine the match service runs, and stops at the first fault.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ from __future__ import annotations
 import hmac
 from dataclasses import dataclass, field
 
-from services.match.record import MatchRecord, RecordedRound
+from services.match.record import MatchRecord, RecordedAction, RecordedRound
 from services.match.rules import fairness
 from services.match.rules.autoplay import timeout_move
-from services.match.rules.errors import BadDeal, NotYourTurn, RulesError
-from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.state import Match
+from services.match.rules.errors import BadDeal, NotYourTurn, RulesError, TileDoesNotFit
+from services.match.rules.match import apply, leads_by_chance, new_match, start_round
+from services.match.rules.moves import END_NAMES
+from services.match.rules.state import Match, RoundResult
 from services.match.rules.tiles import NAMES
 
 
@@ -47,10 +49,21 @@ class Verdict:
             f = self.fault
             return {"valid": False, "error": {"round": f.round, "action": f.action, "message": f.message}}
         m = self.match
-        rounds = [
-            {"reason": r.reason, "winner": r.winner, "points": r.points, "scores": list(r.scores)} for r in m.results
-        ]
-        return {"valid": True, "complete": self.complete, "rounds": rounds, "scores": list(m.scores), "winner": m.winner}
+        family = m.rules.family
+        out = {"valid": True, "complete": self.complete, "rounds": [round_json(family, r) for r in m.results],
+               "scores": list(m.scores), "winner": m.winner if m.over else None}
+        if family == "goat" and m.over:
+            out["goats"] = list(m.goats)
+        return out
+
+
+def round_json(family: str, result: RoundResult) -> dict:
+    out = {"reason": result.reason, "winner": result.winner, "points": result.points, "scores": list(result.scores)}
+    if family == "all-fives":
+        out["play_points"] = [list(p) for p in result.play_points]
+    elif family == "goat":
+        out.update(written=list(result.written), remembered=list(result.remembered), pot=result.pot)
+    return out
 
 
 class _Stop(Exception):
@@ -73,25 +86,48 @@ def _replay(record: MatchRecord, verdict: Verdict) -> None:
     verdict.match = match
     seed = _revealed_seed(record)
     for r, rnd in enumerate(record.rounds):
-        if match.winner is not None:
+        if match.over:
             raise _Stop(Fault(r, None, "the match had already ended; no round may follow"))
         if match.round is not None and match.round.outcome is None:
             raise _Stop(Fault(r - 1, None, "the round stops before its end, but another round follows"))
-        _check_written_hands(rnd, r)
-        if seed is not None:
-            expected = fairness.fair_deal(rules, seed, record.fairness.client_seeds, r)
-            if expected != rnd.deal:
-                raise _Stop(Fault(r, None, "the deal is not the one the revealed seeds give"))
-        try:
-            match = start_round(match, rnd.deal)
-        except RulesError as e:
-            raise _Stop(Fault(r, None, f"bad deal: {e}")) from None
-        verdict.leaders.append(match.round.turn)
+        match = _deal(match, rnd, r, seed, record)
+        verdict.leaders.append(match.round.leader)
+        verdict.match = match
         for a, action in enumerate(rnd.actions):
             match = _replay_action(match, action, r, a)
             verdict.match = match
             verdict.events += 1
-        verdict.match = match
+
+
+def _deal(match: Match, rnd: RecordedRound, r: int, seed: bytes | None, record: MatchRecord) -> Match:
+    """Start round ``r`` as written, checking its deal, its leader and its redeal mark."""
+    rules = match.rules
+    _check_written_hands(rnd, r)
+    by_chance = leads_by_chance(match)
+    if by_chance and rnd.leader is None:
+        raise _Stop(Fault(r, None, "this round's leader is drawn by chance, so the record must name it ('leader')"))
+    if seed is not None:
+        expected = fairness.fair_deal(rules, seed, record.fairness.client_seeds, r)
+        if expected._replace(chance=-1) != rnd.deal:
+            raise _Stop(Fault(r, None, "the deal is not the one the revealed seeds give"))
+        if by_chance and expected.chance != rnd.leader:
+            raise _Stop(Fault(r, None, f"the revealed seeds draw seat {expected.chance} to lead, not seat {rnd.leader}"))
+    try:
+        match = start_round(match, rnd.deal._replace(chance=rnd.leader if by_chance else -1))
+    except RulesError as e:
+        raise _Stop(Fault(r, None, f"bad deal: {e}")) from None
+    leader = match.round.leader
+    if rnd.leader is not None and rnd.leader != leader:
+        raise _Stop(Fault(r, None, f"the rules have seat {leader} lead this round, not seat {rnd.leader}"))
+    redealt = match.round.outcome == "redeal"
+    if redealt and not rnd.redeal:
+        raise _Stop(Fault(r, None, "this deal must be redealt (a hand with five or more doubles, or six or more "
+                                   "tiles showing one number), so the round must be marked 'redeal'"))
+    if rnd.redeal and not redealt:
+        raise _Stop(Fault(r, None, "this round is marked 'redeal', but the rules do not redeal this deal"))
+    if redealt and rnd.actions:
+        raise _Stop(Fault(r, 0, "a redealt round has no actions"))
+    return match
 
 
 def _revealed_seed(record: MatchRecord) -> bytes | None:
@@ -110,13 +146,16 @@ def _check_written_hands(rnd: RecordedRound, r: int) -> None:
             raise _Stop(Fault(r, None, f"bad deal: seat {seat}'s hand lists a tile twice"))
 
 
-def _replay_action(match: Match, action, r: int, a: int) -> Match:
+def _replay_action(match: Match, action: RecordedAction, r: int, a: int) -> Match:
     rnd = match.round
     try:
         if rnd.outcome is not None:
             raise RulesError(f"the round had already ended ({rnd.outcome}); no action may follow")
         if action.seat != rnd.turn:
             raise NotYourTurn(f"it is seat {rnd.turn}'s turn, not seat {action.seat}'s")
+        if action.unknown_end is not None:
+            ends = END_NAMES if rnd.four_ends else END_NAMES[:2]
+            raise TileDoesNotFit(f"{action.unknown_end!r} is not an end of this line ({', '.join(ends)})")
         move = action.move
         after = apply(match, move)
         if move.kind == "draw" and action.drawn != rnd.boneyard[rnd.drawn]:

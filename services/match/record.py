@@ -1,7 +1,8 @@
-"""The `domino-record/1` format (RECORD.md): reading and writing, nothing more.
+"""The `domino-record/1` format (docs/record.md): reading and writing, nothing more.
 
-Parsing checks only what can be seen without playing (shape, field types, tile names);
-anything that needs the rules is the verifier's job, so it can name the exact action.
+Parsing checks only what can be seen without playing (shape, field types, tile names, the
+rule set's options); anything that needs the rules is the verifier's job, so it can name
+the exact round or action.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .rules import rulesets
 from .rules.errors import BadOptions, MalformedTile
-from .rules.moves import DRAW, END_NAMES, LEFT, PASS, RIGHT, Move, play
+from .rules.moves import DRAW, END_NAMES, END_OF_NAME, PASS, Move, play
 from .rules.state import Deal
 from .rules.tiles import NAMES, mask_of, parse_tile, tiles_in
 
@@ -28,6 +29,7 @@ class RecordedAction:
     move: Move
     drawn: int = -1  # the tile a draw names
     timeout: bool = False
+    unknown_end: str | None = None  # an `end` that names no end at all: the verifier's fault to report
 
 
 @dataclass
@@ -35,6 +37,8 @@ class RecordedRound:
     deal: Deal
     actions: list[RecordedAction] = field(default_factory=list)
     hand_order: tuple[tuple[int, ...], ...] | None = None  # hands as written, to write them back alike
+    leader: int | None = None  # the seat written as leading, if any
+    redeal: bool | None = None  # as written, if written
 
 
 @dataclass
@@ -47,15 +51,16 @@ class Fairness:
 @dataclass
 class MatchRecord:
     rules: str
-    variant: str
+    variant: str | None
     teams: bool
     target: int
     seats: list[str]
     rounds: list[RecordedRound] = field(default_factory=list)
     fairness: Fairness | None = None
+    options: dict | None = None  # Goat's four options, as played
 
     def rule_set(self) -> rulesets.RuleSet:
-        return rulesets.rule_set(self.rules, self.variant, self.teams)
+        return rulesets.rule_set(self.rules, self.variant, self.teams, len(self.seats), self.options)
 
 
 def loads(text: str | bytes) -> MatchRecord:
@@ -100,24 +105,42 @@ def from_json(data) -> MatchRecord:
     if fmt != FORMAT:
         raise MalformedRecord(f"unknown format {fmt!r}; expected {FORMAT!r}")
     family = _need(data, "rules", str, "the record")
-    variant = _need(data, "variant", str, "the record")
-    teams = _need(data, "teams", bool, "the record")
-    target = _need(data, "target", int, "the record")
+    if family not in rulesets.FAMILY_NAMES:
+        raise MalformedRecord(f"unknown rules {family!r}; a record names one of {', '.join(rulesets.FAMILY_NAMES)}")
+    egyptian = family == "egyptian"
+    if egyptian or family == "goat":
+        variant: str | None = _need(data, "variant", str, "the record")
+    elif data.get("variant") is not None:
+        raise MalformedRecord(f"{family} has no variants: 'variant' must be null or absent")
+    else:
+        variant = None
+    teams = _need(data, "teams", bool, "the record") if egyptian or "teams" in data else None
+    target = _need(data, "target", int, "the record") if family != "goat" or "target" in data else None
     seats = _need(data, "seats", list, "the record")
     rounds = _need(data, "rounds", list, "the record")
+    if not all(isinstance(s, str) and s for s in seats):
+        raise MalformedRecord("'seats' must list the players' ids, each a non-empty string")
+    options = _need(data, "options", dict, "the record") if family == "goat" else None
+    if options is not None and set(options) != set(_GOAT_OPTIONS):
+        raise MalformedRecord(f"'options' must hold exactly {', '.join(_GOAT_OPTIONS)}")
     try:
-        rules = rulesets.rule_set(family, variant, teams)
+        rules = rulesets.rule_set(family, variant, teams, None if egyptian else len(seats), options)
+        target = rules.default_target if target is None else target
         rulesets.check_target(rules, target)
     except BadOptions as e:
         raise MalformedRecord(str(e)) from None
-    if len(seats) != rules.seats or not all(isinstance(s, str) and s for s in seats):
-        raise MalformedRecord(f"'seats' must list {rules.seats} player ids for {variant}")
-    record = MatchRecord(family, variant, teams, target, list(seats))
+    if len(seats) != rules.seats:
+        raise MalformedRecord(f"'seats' must list {rules.seats} player ids for {rules.name}")
+    record = MatchRecord(family, variant, rules.teams, target, list(seats),
+                         options=rules.options._asdict() if options is not None else None)
     for r, rnd in enumerate(rounds):
         record.rounds.append(_round_from_json(rnd, r, rules))
     if "fairness" in data:
         record.fairness = _fairness_from_json(data["fairness"], len(seats))
     return record
+
+
+_GOAT_OPTIONS = ("zero_zero", "redeal", "remembered", "fish")
 
 
 def _round_from_json(rnd, r: int, rules: rulesets.RuleSet) -> RecordedRound:
@@ -133,12 +156,15 @@ def _round_from_json(rnd, r: int, rules: rulesets.RuleSet) -> RecordedRound:
         hand_order.append(tuple(_tile(t, f"{where} hand {s}") for t in hand))
     boneyard: tuple[int, ...] = ()
     set_aside = -1
-    if rules.draws:
+    if rules.draws or rules.family != "egyptian":
         boneyard = tuple(_tile(t, f"{where} boneyard") for t in _need(rnd, "boneyard", list, where))
     elif rules.undealt:
         set_aside = _tile(_need(rnd, "set_aside", str, where), f"{where} set_aside")
+    leader = _need(rnd, "leader", int, where) if "leader" in rnd else None
+    redeal = _need(rnd, "redeal", bool, where) if "redeal" in rnd else None
     masks = tuple(mask_of(h) for h in hand_order)  # the verifier checks hand_order for repeats
-    recorded = RecordedRound(Deal(masks, boneyard, set_aside), hand_order=tuple(hand_order))
+    recorded = RecordedRound(Deal(masks, boneyard, set_aside), hand_order=tuple(hand_order), leader=leader,
+                             redeal=redeal)
     for a, action in enumerate(actions):
         recorded.actions.append(_action_from_json(action, f"{where} action {a}"))
     return recorded
@@ -165,9 +191,11 @@ def _action_from_json(action, where: str) -> RecordedAction:
     end = action.get("end")
     if end is None:
         return RecordedAction(seat, play(t), timeout=timeout)
-    if end not in END_NAMES:
-        raise MalformedRecord(f"{where}: 'end' must be \"left\" or \"right\", not {json.dumps(end)[:40]}")
-    return RecordedAction(seat, play(t, LEFT if end == "left" else RIGHT), timeout=timeout)
+    if not isinstance(end, str):
+        raise MalformedRecord(f"{where}: 'end' must be a string naming an end, not {json.dumps(end)[:40]}")
+    if end not in END_OF_NAME:
+        return RecordedAction(seat, play(t), timeout=timeout, unknown_end=end)
+    return RecordedAction(seat, play(t, END_OF_NAME[end]), timeout=timeout)
 
 
 def _fairness_from_json(data, seats: int) -> Fairness:
@@ -192,15 +220,14 @@ def _fairness_from_json(data, seats: int) -> Fairness:
 
 
 def to_json(record: MatchRecord) -> dict:
-    out = {
-        "format": FORMAT,
-        "rules": record.rules,
-        "variant": record.variant,
-        "teams": record.teams,
-        "target": record.target,
-        "seats": list(record.seats),
-        "rounds": [_round_to_json(r) for r in record.rounds],
-    }
+    out: dict = {"format": FORMAT, "rules": record.rules}
+    if record.variant is not None:
+        out["variant"] = record.variant
+    out.update({"teams": record.teams, "target": record.target, "seats": list(record.seats)})
+    if record.options is not None:
+        out["options"] = dict(record.options)
+    every_boneyard = record.rules != "egyptian"
+    out["rounds"] = [_round_to_json(r, every_boneyard) for r in record.rounds]
     if record.fairness is not None:
         f = record.fairness
         fairness = {"commitment": f.commitment}
@@ -211,14 +238,18 @@ def to_json(record: MatchRecord) -> dict:
     return out
 
 
-def _round_to_json(rnd: RecordedRound) -> dict:
+def _round_to_json(rnd: RecordedRound, every_boneyard: bool) -> dict:
     deal = rnd.deal
     hands = rnd.hand_order or tuple(tuple(tiles_in(h)) for h in deal.hands)
     out: dict = {"hands": [[NAMES[t] for t in hand] for hand in hands]}
-    if deal.boneyard:
+    if deal.boneyard or every_boneyard:
         out["boneyard"] = [NAMES[t] for t in deal.boneyard]
     if deal.set_aside >= 0:
         out["set_aside"] = NAMES[deal.set_aside]
+    if rnd.leader is not None:
+        out["leader"] = rnd.leader
+    if rnd.redeal is not None:
+        out["redeal"] = rnd.redeal
     out["actions"] = [_action_to_json(a) for a in rnd.actions]
     return out
 
@@ -230,6 +261,8 @@ def _action_to_json(action: RecordedAction) -> dict:
         out["play"] = NAMES[move.tile]
         if move.end is not None:
             out["end"] = END_NAMES[move.end]
+        elif action.unknown_end is not None:
+            out["end"] = action.unknown_end
     elif move.kind == "draw":
         out["draw"] = NAMES[action.drawn]
     else:

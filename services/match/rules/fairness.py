@@ -19,7 +19,15 @@ The algorithm, exactly:
 - the shuffled order is the tile ids sorted by their keys. Independent uniform keys, all
   distinct, put every one of the 28! orders equally likely;
 - the shuffled order is dealt in runs: seat 0's hand, seat 1's, …; then the boneyard in
-  draw order (draw games) or the set-aside tile (block-3).
+  draw order (draw games) or the set-aside tile (block-3);
+- in families whose leader is drawn by chance (All Fives, Sports), the seat drawn comes from
+  a sequence of big-endian uint32 values: first the last 8 bytes of the accepted attempt's
+  64-byte stream (which the sort keys do not use), read as two values; then, should both be
+  refused, ``leader_block(k) = SHA-256(round_key || "domino-leader/1" || uint32_be(k))``
+  for k = 0, 1, …, each read as eight values. The first value ``v`` below
+  ``2**32 - 2**32 % seats`` gives seat ``v % seats``, so every seat is equally likely (with
+  2 or 4 seats no value is ever refused; with 3, one value in 2**32). A round's draw is part
+  of its deal whether or not the rules use it that round.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from .rulesets import RuleSet
 from .state import Deal
 
 DOMAIN = b"domino-deal/1\x00"
+LEADER_DOMAIN = b"domino-leader/1"
 
 
 def commitment(server_seed: bytes) -> str:
@@ -46,13 +55,34 @@ def round_key(server_seed: bytes, client_seeds: list[str] | tuple[str, ...], rou
 
 
 def shuffled_tiles(key: bytes) -> list[int]:
+    return _shuffle(key)[0]
+
+
+def _shuffle(key: bytes) -> tuple[list[int], bytes]:
+    """The shuffled order, and the attempt's 64-byte stream."""
     attempt = 0
     while True:
         stream = _sha256(key + _COUNTERS[2 * attempt]).digest() + _sha256(key + _COUNTERS[2 * attempt + 1]).digest()
         keys = _SORT_KEYS.unpack_from(stream)
         if len(set(keys)) == 28:
-            return sorted(_TILE_IDS, key=keys.__getitem__)
+            return sorted(_TILE_IDS, key=keys.__getitem__), stream
         attempt += 1
+
+
+def chance_leader(key: bytes, seats: int, stream: bytes | None = None) -> int:
+    """The seat a round key draws by chance (see the module's algorithm)."""
+    if stream is None:
+        stream = _shuffle(key)[1]
+    limit = 2**32 - 2**32 % seats
+    for v in _SPARE_VALUES.unpack_from(stream, 56):
+        if v < limit:
+            return v % seats
+    k = 0
+    while True:
+        for v in _LEADER_VALUES.unpack(_sha256(key + LEADER_DOMAIN + k.to_bytes(4, "big")).digest()):
+            if v < limit:
+                return v % seats
+        k += 1
 
 
 def _hmac_sha256(key: bytes, message: bytes) -> bytes:
@@ -63,6 +93,8 @@ _sha256 = hashlib.sha256
 _COUNTERS = tuple(k.to_bytes(4, "big") for k in range(64))
 _TILE_IDS = tuple(range(28))
 _SORT_KEYS = struct.Struct(">28H")
+_LEADER_VALUES = struct.Struct(">8I")
+_SPARE_VALUES = struct.Struct(">2I")
 _BITS = tuple(1 << t for t in range(28))
 
 
@@ -74,13 +106,17 @@ def deal_from_order(rules: RuleSet, order: list[int]) -> Deal:
     if rules.draws:
         return Deal(hands, tuple(rest), -1)
     if len(rest) > 1:
-        raise BadDeal(f"{rules.variant} deals every tile but at most one")
+        raise BadDeal(f"{rules.name} deals every tile but at most one")
     return Deal(hands, (), rest[0] if rest else -1)
 
 
 def deal(rules: RuleSet, key: bytes) -> Deal:
     """The deal a round key gives (see the module's algorithm)."""
-    return deal_from_order(rules, shuffled_tiles(key))
+    order, stream = _shuffle(key)
+    dealt = deal_from_order(rules, order)
+    if rules.chance:
+        return dealt._replace(chance=chance_leader(key, rules.seats, stream))
+    return dealt
 
 
 def fair_deal(rules: RuleSet, server_seed: bytes, client_seeds, round_index: int) -> Deal:

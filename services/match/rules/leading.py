@@ -1,4 +1,6 @@
-"""Who leads a round, and with which tile (RULES.md §1.4)."""
+"""Who leads a round, and with which tile: the Egyptian rules (docs/rules.md §1.4), which
+All Fives and Sports reuse after a won round, and the pieces the other families' round-1
+rules are made of ("the first of these tiles that anyone holds")."""
 
 from __future__ import annotations
 
@@ -6,7 +8,17 @@ from .tiles import DOUBLES, HIGH, PIPS, pip_total
 
 # Every tile, best lead first: highest pip sum, equal sums by the higher pip.
 _BY_SUM_THEN_HIGH = sorted(range(28), key=lambda t: (PIPS[t], HIGH[t]), reverse=True)
+BY_SUM_THEN_HIGH = tuple(_BY_SUM_THEN_HIGH)
 _DOUBLES_MASK = sum(1 << t for t in DOUBLES)
+
+
+def first_held(hands, order) -> tuple[int, int] | None:
+    """(seat, tile) for the first tile of ``order`` that some hand holds; None if none does."""
+    for t in order:
+        for seat, hand in enumerate(hands):
+            if hand >> t & 1:
+                return seat, t
+    return None
 
 
 def highest_double_or_tile(hands: tuple[int, ...]) -> tuple[int, int]:

@@ -1,4 +1,4 @@
-"""A match: rounds dealt one after another until a side reaches the target (RULES.md §1.5).
+"""A match: rounds dealt one after another until the rule set's match end (docs/rules.md).
 
 Dealing needs a seed, which the engine never invents: the caller passes each round's Deal
 to ``start_round`` (see ``fairness``), and ``apply`` plays one move of the round in play.
@@ -9,7 +9,8 @@ from __future__ import annotations
 from .errors import BadDeal, MatchOver, RulesError
 from .moves import Move
 from .rulesets import RuleSet, check_target
-from .state import Deal, Match, Round, RoundResult
+from .spinner import SpinnerRound
+from .state import Accounts, Deal, Match, Round, RoundResult
 from .tiles import ALL_TILES, NAMES
 from .turns import take_turn
 
@@ -17,30 +18,32 @@ from .turns import take_turn
 def new_match(rules: RuleSet, target: int | None = None) -> Match:
     target = rules.default_target if target is None else target
     check_target(rules, target)
-    return Match(rules, target, (0,) * rules.sides, (), None, None, None)
+    sides = rules.sides
+    accounts = Accounts((0,) * sides, (False,) * sides) if rules.tally is not None else None
+    return Match(rules, target, (0,) * sides, (), None, None, None, False, accounts)
 
 
 def check_deal(rules: RuleSet, deal: Deal) -> None:
-    """The deal holds each of the 28 tiles once, in the variant's shape."""
+    """The deal holds each of the 28 tiles once, in the rule set's shape."""
     hands = deal.hands
     if len(hands) != rules.seats:
-        raise BadDeal(f"{rules.variant} deals {rules.seats} hands, not {len(hands)}")
+        raise BadDeal(f"{rules.name} deals {rules.seats} hands, not {len(hands)}")
     dealt = 0
     for hand in hands:
         dealt |= hand
     sizes = [hand.bit_count() for hand in hands]
     if sizes.count(rules.hand_size) != rules.seats:
         seat = next(s for s, size in enumerate(sizes) if size != rules.hand_size)
-        raise BadDeal(f"seat {seat} was dealt {sizes[seat]} tiles; {rules.variant} deals {rules.hand_size}")
+        raise BadDeal(f"seat {seat} was dealt {sizes[seat]} tiles; {rules.name} deals {rules.hand_size}")
     if dealt.bit_count() != rules.seats * rules.hand_size:
         raise BadDeal("a tile was dealt twice")
     if rules.draws:
         if deal.set_aside >= 0:
-            raise BadDeal(f"{rules.variant} sets no tile aside")
+            raise BadDeal(f"{rules.name} sets no tile aside")
         undealt = deal.boneyard
     else:
         if deal.boneyard:
-            raise BadDeal(f"{rules.variant} has no boneyard")
+            raise BadDeal(f"{rules.name} has no boneyard")
         undealt = () if deal.set_aside < 0 else (deal.set_aside,)
     for t in undealt:
         if dealt >> t & 1:
@@ -50,43 +53,80 @@ def check_deal(rules: RuleSet, deal: Deal) -> None:
         raise BadDeal("the deal does not hold each of the 28 tiles exactly once")
 
 
+def leads_by_chance(match: Match) -> bool:
+    """Whether the next round's leader is the seat the deal draws by chance."""
+    return match.rules.chance and match.next_leader is None
+
+
 def start_round(match: Match, deal: Deal) -> Match:
-    if match.winner is not None:
+    if match.over:
         raise MatchOver("the match is over; no more rounds are dealt")
     if match.round is not None and match.round.outcome is None:
         raise RulesError("the current round has not ended")
     rules = match.rules
     check_deal(rules, deal)
     if match.next_leader is None:
-        leader, lead = rules.opening_leader(deal.hands)
+        if rules.chance and not 0 <= deal.chance < rules.seats:
+            raise BadDeal(f"this round's leader is drawn by chance: the deal must name a seat from 0 to {rules.seats - 1}")
+        leader, lead = rules.opening_leader(deal)
     else:
         leader, lead = match.next_leader, -1
-    rnd = Round(deal, leader, lead)
-    return Match(rules, match.target, match.scores, match.results, rnd, match.next_leader, None)
+    if rules.four_ends:
+        rnd: Round = SpinnerRound(deal, leader, lead, rules.barred, tuple(map(rules.side_of, range(rules.seats))))
+    else:
+        rnd = Round(deal, leader, lead, rules.barred)
+    if rules.redeal is not None and rules.redeal(deal.hands):
+        return _redealt(match, rnd)
+    return Match(rules, match.target, match.scores, match.results, rnd, match.next_leader, None, False,
+                 match.accounts)
+
+
+def _redealt(match: Match, rnd: Round) -> Match:
+    """A deal the rules throw in (Goat's redeal): the round ends at once and nothing
+    changes but the count of rounds; the next deal is led as this one would have been."""
+    rnd.outcome = "redeal"
+    accounts = match.accounts
+    result = RoundResult("redeal", None, 0, match.scores, -1, tuple(rnd.hands), (),
+                         (0,) * match.rules.sides, accounts.remembered if accounts else (), accounts.pot if accounts else 0)
+    return Match(match.rules, match.target, match.scores, match.results + (result,), rnd, match.next_leader, None,
+                 False, accounts)
 
 
 def apply(match: Match, move: Move, seat: int | None = None) -> Match:
-    """Play one move of the round in play; score the round, and maybe the match, if it ends."""
-    if match.winner is not None:
+    """Play one move of the round in play; score the play, the round and maybe the match."""
+    if match.over:
         raise MatchOver("the match is over")
-    rnd = match.round
-    if rnd is None:
+    before = match.round
+    if before is None:
         raise RulesError("no round has been dealt yet")
-    rnd = take_turn(rnd, move, seat)
+    rnd = take_turn(before, move, seat)
+    scores = match.scores
+    if len(rnd.play_points) != len(before.play_points):
+        _, side, points = rnd.play_points[-1]
+        scores = scores[:side] + (scores[side] + points,) + scores[side + 1 :]
     if rnd.outcome is None:
-        return Match(match.rules, match.target, match.scores, match.results, rnd, match.next_leader, None)
-    return _end_round(match, rnd)
+        return Match(match.rules, match.target, scores, match.results, rnd, match.next_leader, None, False,
+                     match.accounts)
+    return _end_round(match, rnd, scores)
 
 
-def _end_round(match: Match, rnd: Round) -> Match:
+def _end_round(match: Match, rnd: Round, scores: tuple[int, ...]) -> Match:
     rules = match.rules
     last_seat = rnd.last_seat
     reason = rnd.outcome or ""
-    winner, points = rules.score_round(rules, reason, last_seat, rnd.hands)
-    scores = match.scores
-    if winner is not None:
-        scores = scores[:winner] + (scores[winner] + points,) + scores[winner + 1 :]
-    result = RoundResult(reason, winner, points, scores, last_seat, tuple(rnd.hands))
+    accounts = match.accounts
+    if rules.tally is not None:
+        written, accounts = rules.tally(rules, reason, last_seat, rnd.hands, accounts)
+        winner, points = rules.side_of(last_seat), sum(written)
+        scores = tuple(s + w for s, w in zip(scores, written))
+        result = RoundResult(reason, winner, points, scores, last_seat, tuple(rnd.hands), (), written,
+                             accounts.remembered, accounts.pot)
+    else:
+        winner, points = rules.score_round(rules, reason, last_seat, rnd.hands)
+        if winner is not None:
+            scores = scores[:winner] + (scores[winner] + points,) + scores[winner + 1 :]
+        result = RoundResult(reason, winner, points, scores, last_seat, tuple(rnd.hands), rnd.play_points)
     next_leader = rules.next_leader(rules, reason, winner, last_seat, rnd.hands)
-    match_winner = winner if winner is not None and scores[winner] >= match.target else None
-    return Match(rules, match.target, scores, match.results + (result,), rnd, next_leader, match_winner)
+    match_winner, over, goats = rules.match_end(rules, scores, match.target)
+    return Match(rules, match.target, scores, match.results + (result,), rnd, next_leader, match_winner, over,
+                 accounts, goats)

@@ -1,38 +1,51 @@
 """Rule sets as data plus the few functions that differ between families.
 
-The core (moves, transitions, the match loop) reads only these fields, so another family
-of RULES.md (All Fives, Goat, Classic, Sports) is a new RuleSet with its own leader and
-scoring functions, not a rewrite.
+The core (moves, transitions, the match loop) reads only these fields; each family of
+docs/rules.md is one module of ``families/`` that builds its RuleSet (``egyptian``,
+``all_fives``, ``goat``, ``classic``, ``sports``) with its own leader, scoring and
+match-end functions.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from .errors import BadOptions
 
-TARGETS = (51, 71, 101, 151)
 TURN_TIMERS = (30, 45, 60, 90, 0)  # seconds; 0 is unlimited
 DEFAULT_TURN_TIMER = 45
+FAMILY_NAMES = ("egyptian", "all-fives", "goat", "classic", "sports")
 
 
 @dataclass(frozen=True)
 class RuleSet:
     family: str
-    variant: str
+    variant: str  # "" for a family without variants
     seats: int
     hand_size: int
     draws: bool  # undealt tiles form a boneyard to draw from
     teams: bool
     default_target: int
     targets: tuple[int, ...]
-    # (hands) -> (seat, tile): who leads when nobody earned the lead, and with what.
+    # (deal) -> (seat, tile or -1 for any): who leads when nobody earned the lead, and with what.
     opening_leader: Callable = field(repr=False, compare=False)
     # (rules, reason, last_seat, hands) -> (winner side | None, points)
     score_round: Callable = field(repr=False, compare=False)
-    # (rules, reason, winner side | None, last_seat, hands) -> seat | None
+    # (rules, reason, winner side | None, last_seat, hands) -> seat | None (None: as round 1 is led)
     next_leader: Callable = field(repr=False, compare=False)
+    # (rules, scores, target) -> (winner side | None, over, goats)
+    match_end: Callable = field(repr=False, compare=False)
+    # Goat: (rules, reason, last_seat, hands, accounts) -> (written, accounts); None: score_round decides
+    tally: Callable | None = field(default=None, repr=False, compare=False)
+    # Goat with the redeal option: (hands) -> whether the deal must be redealt
+    redeal: Callable | None = field(default=None, repr=False, compare=False)
+    # Sports: (round) -> seconds the seat to act has for its move
+    move_timer: Callable | None = field(default=None, repr=False, compare=False)
+    chance: bool = False  # round 1 and the round after a tie are led by a seat drawn by chance
+    four_ends: bool = False  # the first double is a spinner with up and down sides (All Fives)
+    barred: int = 0  # tiles that may never open a round
+    options: Any = None  # Goat's GoatOptions
 
     @property
     def sides(self) -> int:
@@ -48,46 +61,58 @@ class RuleSet:
     def undealt(self) -> int:
         return 28 - self.seats * self.hand_size
 
-
-EGYPTIAN_VARIANTS = ("draw-2", "block-3", "block-4")
+    @property
+    def name(self) -> str:
+        """How messages name the rule set: the Egyptian variant, else the family (and variant)."""
+        if self.family == "egyptian":
+            return self.variant
+        return f"{self.family} {self.variant}" if self.variant else self.family
 
 
 def egyptian(variant: str, teams: bool | None = None) -> RuleSet:
-    """RULES.md §1. ``teams`` applies to block-4 only (default: teams)."""
-    from . import leading, scoring
+    from .families import egyptian as family
 
-    shapes = {"draw-2": (2, 7, True, 71), "block-3": (3, 9, False, 101), "block-4": (4, 7, False, 101)}
-    if variant not in shapes:
-        raise BadOptions(f"unknown egyptian variant {variant!r}; choose one of {', '.join(EGYPTIAN_VARIANTS)}")
-    seats, hand_size, draws, default_target = shapes[variant]
-    if teams is None:
-        teams = variant == "block-4"
-    if teams and variant != "block-4":
-        raise BadOptions(f"{variant} is played solo; teams need four players (block-4)")
-    return RuleSet(
-        family="egyptian",
-        variant=variant,
-        seats=seats,
-        hand_size=hand_size,
-        draws=draws,
-        teams=teams,
-        default_target=default_target,
-        targets=TARGETS,
-        opening_leader=leading.highest_double_or_tile,
-        score_round=scoring.egyptian_round_points,
-        next_leader=leading.egyptian_next_leader,
-    )
+    return family.rule_set(variant, teams)
 
 
-FAMILIES = {"egyptian": egyptian}
+def rule_set(family: str, variant: str | None = None, teams: bool | None = None, seats: int | None = None,
+             options: dict | None = None) -> RuleSet:
+    """The rule set a host (or a record) names; BadOptions says what is allowed otherwise."""
+    from .families import all_fives, classic, goat, sports
+    from .families import egyptian as egyptian_family
+
+    if family == "egyptian":
+        if options:
+            raise BadOptions("egyptian has no options")
+        rules = egyptian_family.rule_set(variant or "", teams)
+        if seats is not None and seats != rules.seats:
+            raise BadOptions(f"{rules.variant} is played by {rules.seats}, not {seats}")
+        return rules
+    if family == "goat":
+        return goat.rule_set(variant or "", seats, teams, options)
+    makers = {"all-fives": all_fives.rule_set, "classic": classic.rule_set, "sports": sports.rule_set}
+    if family not in makers:
+        raise BadOptions(f"unknown rules {family!r}; this server plays: {', '.join(FAMILY_NAMES)}")
+    if variant:
+        raise BadOptions(f"{family} has no variants")
+    if options:
+        raise BadOptions(f"{family} has no options")
+    return makers[family](seats, teams)
 
 
-def rule_set(family: str, variant: str, teams: bool | None = None) -> RuleSet:
-    try:
-        make = FAMILIES[family]
-    except KeyError:
-        raise BadOptions(f"unknown rules {family!r}; this server plays: {', '.join(FAMILIES)}") from None
-    return make(variant, teams)
+def check_seats(family: str, seats: int | None, allowed: tuple[int, ...], default: int) -> int:
+    if seats is None:
+        return default
+    if seats not in allowed:
+        raise BadOptions(f"{family} is played by {' or '.join(map(str, allowed))} players, not {seats}")
+    return seats
+
+
+def check_teams(family: str, seats: int, teams: bool | None) -> bool:
+    """Teams (0+2 against 1+3) are a host option at four seats; solo is the default."""
+    if teams and seats != 4:
+        raise BadOptions(f"{family} is played in teams only by 4 players")
+    return bool(teams)
 
 
 def check_target(rules: RuleSet, target: int) -> None:
@@ -100,13 +125,20 @@ def check_turn_timer(seconds: int) -> None:
         raise BadOptions("turn timer must be 30, 45, 60 or 90 seconds, or 0 for unlimited")
 
 
-def match_options(family: str, variant: str, teams: bool | None = None, target: int | None = None,
-                  turn_timer: int | None = None) -> tuple[RuleSet, int, int]:
-    """The host's options, checked, with unset ones taking the variant's defaults:
+def match_options(family: str, variant: str | None, teams: bool | None = None, target: int | None = None,
+                  turn_timer: int | None = None, seats: int | None = None,
+                  options: dict | None = None) -> tuple[RuleSet, int, int]:
+    """The host's options, checked, with unset ones taking the rule set's defaults:
     (rule set, target, turn timer in seconds, 0 for unlimited). BadOptions otherwise."""
-    rules = rule_set(family, variant, teams)
+    rules = rule_set(family, variant, teams, seats, options)
     target = rules.default_target if target is None else target
     check_target(rules, target)
     turn_timer = DEFAULT_TURN_TIMER if turn_timer is None else turn_timer
     check_turn_timer(turn_timer)
     return rules, target, turn_timer
+
+
+# The Egyptian family's lists, where the services and the CLI have always read them.
+EGYPTIAN_VARIANTS = ("draw-2", "block-3", "block-4")
+TARGETS = (51, 71, 101, 151)
+FAMILIES = FAMILY_NAMES

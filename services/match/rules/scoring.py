@@ -1,8 +1,24 @@
-"""Points for a finished round (RULES.md §1.5)."""
+"""Points for a finished round and the end of a match: the Egyptian rules (docs/rules.md
+§1.5) and the pieces other families share (side totals, rounding to five, "the highest
+total past the target wins")."""
 
 from __future__ import annotations
 
 from .tiles import pip_total
+
+
+def side_totals(rules, hands, value=pip_total) -> list[int]:
+    """Each side's total of ``value`` over its seats' hands (a seat is its own side solo)."""
+    totals = [0] * rules.sides
+    for seat, hand in enumerate(hands):
+        totals[rules.side_of(seat)] += value(hand)
+    return totals
+
+
+def lowest_side(totals: list[int]) -> int | None:
+    """The side with the strictly lowest total; None when two or more share it (a tie)."""
+    lowest = min(totals)
+    return None if totals.count(lowest) > 1 else totals.index(lowest)
 
 
 def egyptian_round_points(rules, reason: str, last_seat: int, hands) -> tuple[int | None, int]:
@@ -13,14 +29,26 @@ def egyptian_round_points(rules, reason: str, last_seat: int, hands) -> tuple[in
     only the other team's hands, never the partner's. block-3's set-aside tile is not in
     any hand, so it counts for nobody.
     """
-    side_pips = [0] * rules.sides
-    for seat, hand in enumerate(hands):
-        side_pips[rules.side_of(seat)] += pip_total(hand)
+    side_pips = side_totals(rules, hands)
     if reason == "domino":
         winner = rules.side_of(last_seat)
     else:
-        lowest = min(side_pips)
-        if side_pips.count(lowest) > 1:
+        winner = lowest_side(side_pips)
+        if winner is None:
             return None, 0
-        winner = side_pips.index(lowest)
     return winner, sum(side_pips) - side_pips[winner]
+
+
+def round_to_five(points: int) -> int:
+    """To the nearest multiple of 5: a remainder of 1-2 rounds down, 3-4 up (7 -> 5, 8 -> 10)."""
+    return (points + 2) // 5 * 5
+
+
+def highest_past_target(rules, scores, target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+    """(winner, over, goats): once a side has reached the target, the highest total wins;
+    equal highest totals play another round. Egyptian scores one side a round, so there
+    this is simply "the side that reaches the target wins"."""
+    top = max(scores)
+    if top < target or scores.count(top) > 1:
+        return None, False, ()
+    return scores.index(top), True, ()

@@ -16,6 +16,7 @@ class Deal(NamedTuple):
     hands: tuple[int, ...]  # one tile mask per seat
     boneyard: tuple[int, ...] = ()  # undealt tiles in draw order (draw games)
     set_aside: int = -1  # the unused tile of block-3
+    chance: int = -1  # the seat drawn by chance to lead, in families that draw one (fairness.py)
 
 
 class Round:
@@ -27,9 +28,12 @@ class Round:
     """
 
     __slots__ = ("hands", "held", "boneyard", "drawn", "set_aside", "left", "right", "turn", "lead",
-                 "history", "outcome", "dealt", "leader")
+                 "history", "outcome", "dealt", "leader", "barred")
 
-    def __init__(self, deal: Deal, leader: int, lead: int) -> None:
+    four_ends = False  # a line with a spinner (spinner.SpinnerRound) is played by its own rules
+    play_points: tuple[tuple[int, int, int], ...] = ()  # points scored during play (All Fives only)
+
+    def __init__(self, deal: Deal, leader: int, lead: int, barred: int = 0) -> None:
         self.hands = list(deal.hands)  # one tile mask per seat
         held = 0
         for hand in deal.hands:
@@ -42,8 +46,9 @@ class Round:
         self.right = -1
         self.turn = leader  # the seat to act
         self.lead = lead  # the tile the first play must be, or -1 for any
+        self.barred = barred  # tiles that may never open the round (Classic's 0-0)
         self.history: Any = None  # (previous, seat, move), newest first
-        self.outcome: str | None = None  # "domino" or "blocked" once ended
+        self.outcome: str | None = None  # "domino", "blocked" or "redeal" once ended
         self.dealt = deal
         self.leader = leader
 
@@ -62,6 +67,7 @@ class Round:
         other.outcome = self.outcome
         other.dealt = self.dealt
         other.leader = self.leader
+        other.barred = self.barred
         return other
 
     @property
@@ -87,26 +93,41 @@ _new_round = object.__new__
 
 
 class RoundResult(NamedTuple):
-    reason: str  # "domino" | "blocked"
-    winner: int | None  # the winning side, None for a tie
-    points: int
+    reason: str  # "domino" | "blocked" | "redeal"
+    winner: int | None  # the winning side, None for a tie (Goat: the side that went out or fished)
+    points: int  # what the round's end scored (Goat: the sum of ``written``)
     scores: tuple[int, ...]  # running totals per side after this round
-    last_seat: int  # the seat whose action ended the round
+    last_seat: int  # the seat whose action ended the round (-1 for a redeal)
     hands: tuple[int, ...]  # what each seat still held
+    play_points: tuple[tuple[int, int, int], ...] = ()  # All Fives: (action index, side, points)
+    written: tuple[int, ...] = ()  # Goat: what each side wrote this round
+    remembered: tuple[int, ...] = ()  # Goat: each side's remembered points after it
+    pot: int = 0  # Goat, fish "one": the pot carried to the next round
+
+
+class Accounts(NamedTuple):
+    """Goat's per-side memory between rounds (docs/rules.md, Goat)."""
+
+    remembered: tuple[int, ...]
+    opened: tuple[bool, ...]
+    pot: int = 0
 
 
 class Match(NamedTuple):
     rules: RuleSet
     target: int
-    scores: tuple[int, ...]  # per side
+    scores: tuple[int, ...]  # per side, play points of the round in play included
     results: tuple[RoundResult, ...]
     round: Round | None
     next_leader: int | None  # who leads the next round; None: as round 1 is led
-    winner: int | None  # the side that won the match
+    winner: int | None  # the side that won the match (Goat: the lowest total, None if shared)
+    over: bool = False
+    accounts: Accounts | None = None  # Goat only
+    goats: tuple[int, ...] = ()  # Goat: the sides that lost the match
 
     @property
     def is_over(self) -> bool:
-        return self.winner is not None
+        return self.over
 
     @property
     def round_index(self) -> int:

@@ -1,8 +1,9 @@
-"""What one action does to a round in play (RULES.md §1.2, §1.3).
+"""What one action does to a round in play (docs/rules.md, "The line" and "A turn").
 
 ``step`` is the one place the rules of a turn live: it checks the move, changes the round
 in place, and ends the round the moment it must (a domino, or a position in which no seat
 can play and nothing can be drawn). ``take_turn`` is its pure face for everyone else.
+A line with a spinner (All Fives) has four ends and its own step, ``spinner.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from .errors import (
     TileNotHeld,
     WrongLead,
 )
-from .moves import LEFT, Move
+from typing import cast
+
+from .moves import END_NAMES, LEFT, RIGHT, Move
+from .spinner import SpinnerRound
 from .state import Round
 from .tiles import HIGH, LOW, MATCHES, NAMES, OTHER_END
 
@@ -35,6 +39,8 @@ def take_turn(rnd: Round, move: Move, seat: int | None = None) -> Round:
 
 def step(rnd: Round, move: Move) -> None:
     """Apply ``move`` by the seat to act, in place; raises (changing nothing) if illegal."""
+    if rnd.four_ends:
+        return cast(SpinnerRound, rnd).step(move)
     if rnd.outcome is not None:
         raise RoundOver(f"the round has already ended ({rnd.outcome})")
     turn = rnd.turn
@@ -50,6 +56,8 @@ def step(rnd: Round, move: Move) -> None:
         if left < 0:
             if rnd.lead >= 0 and t != rnd.lead:
                 raise WrongLead(f"this round must be led with {NAMES[rnd.lead]}")
+            if rnd.barred & bit:
+                raise WrongLead(f"{NAMES[t]} may not lead a round")
             if move[2] is not None:
                 raise TileDoesNotFit(f"{NAMES[t]} opens the line: the first tile takes no end")
             rnd.left = left = LOW[t]
@@ -60,13 +68,15 @@ def step(rnd: Round, move: Move) -> None:
                 raise TileDoesNotFit(f"{NAMES[t]} does not fit the left end ({left})")
             rnd.left = left = OTHER_END[t][left]
             right = rnd.right
-        else:
+        elif move[2] == RIGHT:
             right = rnd.right
-            if move[2] is None:
-                raise EndRequired(f"say which end {NAMES[t]} goes on (left or right)")
             if not MATCHES[right] & bit:
                 raise TileDoesNotFit(f"{NAMES[t]} does not fit the right end ({right})")
             rnd.right = right = OTHER_END[t][right]
+        elif move[2] is None:
+            raise EndRequired(f"say which end {NAMES[t]} goes on (left or right)")
+        else:
+            raise TileDoesNotFit(f"this line has only a left and a right end, no {_end_name(move[2])} end")
         hands[turn] = hand ^ bit
         rnd.held = held = rnd.held ^ bit
         rnd.history = (rnd.history, turn, move)
@@ -98,6 +108,10 @@ def step(rnd: Round, move: Move) -> None:
         rnd.turn = 0 if turn == len(hands) else turn
     else:
         raise RulesError(f"unknown move {kind!r}")
+
+
+def _end_name(end) -> str:
+    return END_NAMES[end] if end in range(len(END_NAMES)) else repr(end)
 
 
 def _must_not_fit(rnd: Round, hand: int, what: str) -> None:

@@ -1,7 +1,9 @@
-"""Exactly what one seat may see of a match, and nothing more (DESIGN.md "Who may see").
+"""Exactly what one seat may see of a match, and nothing more.
 
 A seat sees its own hand, the line, every seat's tile count, the boneyard's size, scores,
-whose turn it is and its own legal moves. It sees that others drew, never what; it never
+whose turn it is and its own legal moves; in All Fives also the spinner's sides, what the
+open ends add up to and the points each play scored; in Goat every side's remembered
+points, which accounts are open and the pot. It sees that others drew, never what; it never
 sees a partner's hand, the boneyard's order, or the set-aside tile before the round ends.
 """
 
@@ -9,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
-from .moves import LEFT, Move, legal_moves
+from .moves import DOWN, LEFT, RIGHT, UP, Move, legal_moves
 from .rulesets import RuleSet
+from .spinner import SpinnerRound
 from .state import Match
 from .tiles import HIGH, LOW, count, tiles_in
 
@@ -42,28 +45,68 @@ class PlayerView:
     actions: tuple[PublicAction, ...]  # this round's, in order
     round_outcome: str | None
     winner: int | None
+    # All Fives: the spinner's sides (None while closed), each arm from the spinner outwards
+    # as (inner pip, outer pip), where the spinner lies in ``line``, what the open ends add up
+    # to, and every scoring play of this round as (action index, side, points).
+    up_end: int | None = None
+    down_end: int | None = None
+    up_line: tuple[tuple[int, int], ...] = ()
+    down_line: tuple[tuple[int, int], ...] = ()
+    spinner_at: int | None = None
+    ends_total: int = 0
+    play_points: tuple[tuple[int, int, int], ...] = ()
+    # Goat: per side, what it remembers and whether its account is open; the pot carried.
+    remembered: tuple[int, ...] = ()
+    opened: tuple[bool, ...] = ()
+    pot: int = 0
+    over: bool = False
+    goats: tuple[int, ...] = ()
 
 
-def line_of(actions: list[tuple[int, Move]]) -> list[tuple[int, int]]:
-    """The line left to right, each tile oriented so touching halves match."""
+class Layout(NamedTuple):
+    line: tuple[tuple[int, int], ...]
+    up_line: tuple[tuple[int, int], ...] = ()
+    down_line: tuple[tuple[int, int], ...] = ()
+    spinner_at: int | None = None
+
+
+def line_of(actions: list[tuple[int, Move]], spinner: bool = False) -> Layout:
+    """The line left to right, each tile oriented so touching halves match; with
+    ``spinner`` (All Fives) the first double's place in it and its up and down arms."""
     line: list[tuple[int, int]] = []
-    left = right = -1
+    arms: dict[int, list[tuple[int, int]]] = {UP: [], DOWN: []}
+    ends = {LEFT: -1, RIGHT: -1}
+    spinner_at: int | None = None
+    spinner_pip = -1
     for _, move in actions:
         if move.kind != "play":
             continue
         t = move.tile
+        end = cast(int, move.end)
+        becomes_spinner = spinner and spinner_at is None and LOW[t] == HIGH[t]
         if not line:
             line.append((LOW[t], HIGH[t]))
-            left, right = LOW[t], HIGH[t]
-        elif move.end == LEFT:
-            other = HIGH[t] if LOW[t] == left else LOW[t]
-            line.insert(0, (other, left))
-            left = other
+            ends = {LEFT: LOW[t], RIGHT: HIGH[t]}
+            if becomes_spinner:
+                spinner_at, spinner_pip = 0, LOW[t]
+            continue
+        if end in (LEFT, RIGHT):
+            number = ends[end]
+            other = HIGH[t] if LOW[t] == number else LOW[t]
+            ends[end] = other
+            if end == LEFT:
+                line.insert(0, (other, number))
+                if spinner_at is not None:
+                    spinner_at += 1
+            else:
+                line.append((number, other))
+            if becomes_spinner:
+                spinner_at, spinner_pip = (0 if end == LEFT else len(line) - 1), number
         else:
-            other = HIGH[t] if LOW[t] == right else LOW[t]
-            line.append((right, other))
-            right = other
-    return line
+            arm = arms[end]
+            number = arm[-1][1] if arm else spinner_pip
+            arm.append((number, HIGH[t] if LOW[t] == number else LOW[t]))
+    return Layout(tuple(line), tuple(arms[UP]), tuple(arms[DOWN]), spinner_at)
 
 
 @cache
@@ -77,17 +120,30 @@ def public_actions(actions: list[tuple[int, Move]]) -> tuple[PublicAction, ...]:
 
 def player_view(match: Match, seat: int) -> PlayerView:
     rnd = match.round
+    rules = match.rules
     rounds = len(match.results) + (1 if rnd is not None and rnd.outcome is None else 0)
+    accounts = match.accounts
+    goat: dict[str, Any] = {} if accounts is None else {"remembered": accounts.remembered, "opened": accounts.opened,
+                                         "pot": accounts.pot}
     if rnd is None:
-        return PlayerView(match.rules, seat, (), (), None, None, (0,) * match.rules.seats, 0, match.scores, match.target,
-                          0, None, (), (), None, match.winner)
+        return PlayerView(rules, seat, (), (), None, None, (0,) * rules.seats, 0, match.scores, match.target,
+                          0, None, (), (), None, match.winner, over=match.over, goats=match.goats, **goat)
     live = rnd.outcome is None
     actions = rnd.actions()
+    spinner: dict[str, Any] = {}
+    if rnd.four_ends:
+        four = cast(SpinnerRound, rnd)
+        layout = line_of(actions, spinner=True)
+        spinner = {"up_end": four.up if four.up >= 0 else None, "down_end": four.down if four.down >= 0 else None,
+                   "up_line": layout.up_line, "down_line": layout.down_line, "spinner_at": layout.spinner_at,
+                   "ends_total": four.total, "play_points": four.play_points}
+    else:
+        layout = line_of(actions)
     return PlayerView(
-        rules=match.rules,
+        rules=rules,
         seat=seat,
         hand=tuple(tiles_in(rnd.hands[seat])),
-        line=tuple(line_of(actions)),
+        line=layout.line,
         left_end=rnd.left if rnd.left >= 0 else None,
         right_end=rnd.right if rnd.right >= 0 else None,
         tile_counts=tuple(count(h) for h in rnd.hands),
@@ -100,4 +156,8 @@ def player_view(match: Match, seat: int) -> PlayerView:
         actions=public_actions(actions),
         round_outcome=rnd.outcome,
         winner=match.winner,
+        over=match.over,
+        goats=match.goats,
+        **spinner,
+        **goat,
     )

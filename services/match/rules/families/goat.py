@@ -1,0 +1,181 @@
+"""Goat, the game where points are bad (docs/rules.md §3): the ``gamezz`` and ``koza`` rule
+sets and their options, round scores written or remembered, the fish and its pot, and the
+goat who reaches 101.
+
+A round's scores are the pips each seat still holds, except that the seat that went out
+or made the block (the fisherman) writes 0. What a side then writes depends on the
+options, which is all of ``tally``; the ranking and the 101 limit use written totals only.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..errors import BadOptions
+from ..leading import BY_SUM_THEN_HIGH, first_held
+from ..rulesets import RuleSet, check_seats, check_teams
+from ..scoring import lowest_side
+from ..state import Accounts
+from ..tiles import DOUBLES, MATCHES, pip_total
+
+FAMILY = "goat"
+VARIANTS = ("gamezz", "koza")
+SEATS = (2, 3, 4)
+LIMIT = 101  # a side whose written total reaches this loses: the goat
+REMEMBERED_UP_TO = 12  # a round score this small is remembered, not written, while an account is closed
+ZERO_ZERO_VALUES = (0, 10, 25)
+FISH_RULES = ("all", "one")
+_DOUBLES_MASK = sum(1 << t for t in DOUBLES)
+_ZERO_ZERO = 1 << DOUBLES[0]
+
+
+class GoatOptions(NamedTuple):
+    zero_zero: int  # what a hand holding only 0-0 counts
+    redeal: bool  # a hand of 5+ doubles, or 6+ tiles showing one number, is dealt again
+    remembered: bool  # small round scores are remembered until the side's account opens
+    fish: str  # "all": every side writes; "one": the highest round score writes the whole sum
+
+
+PRESETS = {
+    "gamezz": GoatOptions(zero_zero=0, redeal=False, remembered=False, fish="all"),
+    "koza": GoatOptions(zero_zero=10, redeal=True, remembered=True, fish="all"),
+}
+
+# Round 1 leads, best first. gamezz: 0-0, then the doubles 6-6 down to 1-1, then the
+# heaviest tile. koza: the doubles 1-1 up to 6-6, then 0-0, then the heaviest tile.
+ROUND_ONE_ORDER = {
+    "gamezz": (DOUBLES[0],) + tuple(reversed(DOUBLES[1:])) + BY_SUM_THEN_HIGH,
+    "koza": DOUBLES[1:] + (DOUBLES[0],) + BY_SUM_THEN_HIGH,
+}
+
+
+def options(variant: str, given: dict | None = None) -> GoatOptions:
+    """The variant's preset with the host's changes, each checked."""
+    if variant not in PRESETS:
+        raise BadOptions(f"unknown goat variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+    chosen = PRESETS[variant]._asdict()
+    for name, value in (given or {}).items():
+        if name not in chosen:
+            raise BadOptions(f"goat has no option {name!r}; its options are {', '.join(GoatOptions._fields)}")
+        if name == "zero_zero" and (isinstance(value, bool) or value not in ZERO_ZERO_VALUES):
+            raise BadOptions(f"zero_zero must be one of {', '.join(map(str, ZERO_ZERO_VALUES))}, not {value!r}")
+        if name in ("redeal", "remembered") and not isinstance(value, bool):
+            raise BadOptions(f"{name} must be true or false, not {value!r}")
+        if name == "fish" and value not in FISH_RULES:
+            raise BadOptions(f"fish must be one of {', '.join(FISH_RULES)}, not {value!r}")
+        chosen[name] = value
+    return GoatOptions(**chosen)
+
+
+def rule_set(variant: str, seats: int | None = None, teams: bool | None = None,
+             given_options: dict | None = None) -> RuleSet:
+    chosen = options(variant, given_options)
+    seats = check_seats(FAMILY, seats, SEATS, 4)
+    order = ROUND_ONE_ORDER[variant]
+    return RuleSet(
+        family=FAMILY,
+        variant=variant,
+        seats=seats,
+        hand_size=7,
+        draws=True,
+        teams=check_teams(FAMILY, seats, teams),
+        default_target=LIMIT,
+        targets=(LIMIT,),
+        opening_leader=lambda deal: first_held(deal.hands, order),  # every deal holds some tile of the order
+        score_round=round_points,
+        next_leader=out_or_fisherman_leads,
+        match_end=match_end,
+        tally=tally,
+        redeal=calls_for_redeal if chosen.redeal else None,
+        options=chosen,
+    )
+
+
+def out_or_fisherman_leads(rules, reason: str, winner: int | None, last_seat: int, hands) -> int:
+    """The player who went out, or who made the block, leads the next round with any tile."""
+    return last_seat
+
+
+def calls_for_redeal(hands) -> bool:
+    """A hand with five or more doubles, or six or more tiles showing one number (a double
+    counts once)."""
+    c0, c1, c2, c3 = _NUMBER_COUNTS
+    for hand in hands:
+        if (hand & _DOUBLES_MASK).bit_count() >= 5:
+            return True
+        counts = c0[hand & 127] + c1[hand >> 7 & 127] + c2[hand >> 14 & 127] + c3[hand >> 21 & 127]
+        if (counts + _ADD_TWO) & _HIGH_BITS:  # some number's count reached 6
+            return True
+    return False
+
+
+# How many tiles of a mask show each number, packed 4 bits a number (at most 7 each) and
+# tabulated 7 tiles at a time, so a hand's seven counts are four lookups and three adds.
+_NUMBER_COUNTS = tuple(
+    tuple(sum(((v >> i & 1) and (MATCHES[n] >> (c * 7 + i) & 1)) << 4 * n for n in range(7) for i in range(7))
+          for v in range(128))
+    for c in range(4)
+)
+_ADD_TWO = sum(2 << 4 * n for n in range(7))
+_HIGH_BITS = sum(8 << 4 * n for n in range(7))
+
+
+def hand_value(rules: RuleSet, hand: int) -> int:
+    return rules.options.zero_zero if hand == _ZERO_ZERO else pip_total(hand)
+
+
+def round_scores(rules: RuleSet, last_seat: int, hands) -> list[int]:
+    """Each side's round score: its seats' hands, the seat that ended the round writing 0."""
+    scores = [0] * rules.sides
+    for seat, hand in enumerate(hands):
+        if seat != last_seat:
+            scores[rules.side_of(seat)] += hand_value(rules, hand)
+    return scores
+
+
+def round_points(rules: RuleSet, reason: str, last_seat: int, hands) -> tuple[int, int]:
+    """(the side that ended the round, what the other sides score against themselves)."""
+    return rules.side_of(last_seat), sum(round_scores(rules, last_seat, hands))
+
+
+def tally(rules: RuleSet, reason: str, last_seat: int, hands, accounts: Accounts) -> tuple[tuple[int, ...], Accounts]:
+    """What each side writes this round, and the accounts after it."""
+    opts = rules.options
+    scores = round_scores(rules, last_seat, hands)
+    sides = len(scores)
+    remembered = list(accounts.remembered)
+    opened = list(accounts.opened)
+    pot = accounts.pot
+    ender = rules.side_of(last_seat)
+    remembered[ender] = 0  # the side that went out or fished loses what it remembered
+    top = max(scores)
+    highest = scores.index(top) if scores.count(top) == 1 else None
+    written = [0] * sides
+    if reason == "blocked" and opts.fish == "one":
+        if highest is None:  # the whole sum carries, as the pot, to the next round
+            return tuple(written), Accounts(tuple(remembered), tuple(opened), pot + sum(scores))
+        written[highest] = sum(scores) + remembered[highest] + pot
+        opened[highest] = True
+        return tuple(written), Accounts((0,) * sides, tuple(opened), 0)
+    for side, score in enumerate(scores):
+        if not opts.remembered or opened[side]:
+            written[side] = score
+        elif score <= REMEMBERED_UP_TO:
+            remembered[side] += score
+        else:
+            written[side] = score + remembered[side]
+            remembered[side] = 0
+            opened[side] = True
+    if pot and highest is not None:  # the pot goes to the highest round score, opening nothing
+        written[highest] += pot
+        pot = 0
+    return tuple(written), Accounts(tuple(remembered), tuple(opened), pot)
+
+
+def match_end(rules: RuleSet, scores, target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+    """Once a side has written ``target`` (101) or more, the match is over: the highest
+    total is the goat (equal highest: all of them) and the lowest wins (equal: nobody)."""
+    top = max(scores)
+    if top < target:
+        return None, False, ()
+    return lowest_side(list(scores)), True, tuple(s for s, v in enumerate(scores) if v == top)

@@ -1,0 +1,72 @@
+"""Sports domino (docs/rules.md §5): two pairs, no boneyard, the winning pair scores every
+hand's pips, a leader drawn by chance in round 1 and after a tie, and a per-move timer."""
+
+from __future__ import annotations
+
+from ..errors import BadOptions
+from ..leading import egyptian_next_leader
+from ..moves import legal_moves
+from ..rulesets import RuleSet, check_seats
+from ..scoring import highest_past_target, lowest_side, side_totals
+from ..turns import take_turn
+
+FAMILY = "sports"
+TARGETS = (100, 150, 200, 250)
+DEFAULT_TARGET = 200
+ONE_PLAY_SECONDS = 5
+SEVERAL_PLAYS_SECONDS = 20
+BLOCKING_PLAY_SECONDS = 60
+
+
+def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
+    check_seats(FAMILY, seats, (4,), 4)
+    if teams is False:
+        raise BadOptions("sports is played by two pairs (teams)")
+    return RuleSet(
+        family=FAMILY,
+        variant="",
+        seats=4,
+        hand_size=7,
+        draws=False,
+        teams=True,
+        default_target=DEFAULT_TARGET,
+        targets=TARGETS,
+        opening_leader=drawn_leader,
+        score_round=round_points,
+        next_leader=egyptian_next_leader,
+        match_end=highest_past_target,
+        move_timer=move_seconds,
+        chance=True,
+    )
+
+
+def drawn_leader(deal) -> tuple[int, int]:
+    """Round 1 and the round after a tie: the seat drawn by chance, with any tile."""
+    return deal.chance, -1
+
+
+def round_points(rules, reason: str, last_seat: int, hands) -> tuple[int | None, int]:
+    """The pair that went out (blocked: the pair with strictly fewer pips) scores the pips
+    left in all four hands, its own partner's included; equal pairs tie."""
+    pairs = side_totals(rules, hands)
+    winner = rules.side_of(last_seat) if reason == "domino" else lowest_side(pairs)
+    if winner is None:
+        return None, 0
+    return winner, sum(pairs)
+
+
+def move_seconds(rnd) -> int:
+    """The seat to act's time for its move: 60 s when one of its plays would block the round,
+    else 5 s for a single play and 20 s for several (a tile that fits two ends showing the
+    same number is one play); 0 when it has no play (it draws or passes at once)."""
+    plays = [m for m in legal_moves(rnd) if m.kind == "play"]
+    if not plays:
+        return 0
+    if any(take_turn(rnd, move).outcome == "blocked" for move in plays):
+        return BLOCKING_PLAY_SECONDS
+    distinct = {(m.tile, _end_number(rnd, m.end)) for m in plays}
+    return ONE_PLAY_SECONDS if len(distinct) == 1 else SEVERAL_PLAYS_SECONDS
+
+
+def _end_number(rnd, end: int | None) -> int:
+    return -1 if end is None else (rnd.left, rnd.right)[end]
