@@ -37,14 +37,21 @@ from services.match.rules.fairness import deal
 from services.match.rules.match import new_match, start_round
 from services.match.rules.moves import legal_moves
 from services.match.rules.playout import random_playout
-from services.match.rules.rulesets import egyptian
+from services.match.rules.rulesets import egyptian, rule_set
 from services.match.rules.turns import step
 
 TARGET_RATIO = 5.0  # the engine's goal: block-4 teams random rounds at least 5x the peer's games
+FAMILY_TARGET_RATIO = 3.0  # every other family's random rounds at least 3x the peer's games
 LEGAL_MOVES_BATCH = 1000  # calls per timed batch of legal_moves
 POSITION_ROUNDS = 300  # random rounds per variant from which legal_moves positions are taken
 VERIFY_SEEDS = 10  # simulated matches per variant for the verifier
-VERIFY_VARIANTS = (("block-4", None), ("block-4", False), ("draw-2", None), ("block-3", None))
+# simulate() keywords of the records the verifier replays: every family
+VERIFY_RULE_SETS = (
+    dict(variant="block-4"), dict(variant="block-4", teams=False), dict(variant="draw-2"), dict(variant="block-3"),
+    dict(rules="all-fives", variant=None, teams=True), dict(rules="goat", variant="koza", teams=True),
+    dict(rules="goat", variant="gamezz", teams=True), dict(rules="classic", variant=None),
+    dict(rules="sports", variant=None),
+)
 
 # metric name -> (variant, teams)
 ROUND_METRICS = {
@@ -52,6 +59,14 @@ ROUND_METRICS = {
     "block4_solo_random_rounds_per_s": ("block-4", False),
     "draw2_random_rounds_per_s": ("draw-2", None),
     "block3_random_rounds_per_s": ("block-3", None),
+}
+# metric name -> rule_set() arguments: the other families at 4 seats, in teams where the family allows
+FAMILY_METRICS = {
+    "all_fives_random_rounds_per_s": ("all-fives", None, True, 4),
+    "goat_koza_random_rounds_per_s": ("goat", "koza", True, 4),
+    "goat_gamezz_random_rounds_per_s": ("goat", "gamezz", True, 4),
+    "classic_random_rounds_per_s": ("classic", None, False, 4),
+    "sports_random_rounds_per_s": ("sports", None, True, 4),
 }
 PEER = "peer_dominoes_random_games_per_s"
 VERIFY = "verify_events_per_s"
@@ -186,12 +201,12 @@ def loop_overhead_ns(batches: list[list]) -> float:
 
 def simulated_records(seed: int) -> list:
     records = []
-    for variant, teams in VERIFY_VARIANTS:
+    for keywords in VERIFY_RULE_SETS:
         for s in range(VERIFY_SEEDS):
-            record, _ = simulate(variant, seed * 1000 + s, teams=teams)
+            record, _ = simulate(seed=seed * 1000 + s, **keywords)
             verdict = verify(record)
             if not verdict.valid:
-                raise SystemExit(f"bench: a simulated {variant} record does not verify: {verdict.fault}")
+                raise SystemExit(f"bench: a simulated {keywords} record does not verify: {verdict.fault}")
             records.append(record)
     return records
 
@@ -225,6 +240,7 @@ def run(seconds: float, repeats: int, seed: int, cpu_clock: bool = False) -> dic
     began = time.perf_counter()
     load_before = _loadavg()
     rule_sets = {name: egyptian(variant, teams) for name, (variant, teams) in ROUND_METRICS.items()}
+    rule_sets.update({name: rule_set(*args) for name, args in FAMILY_METRICS.items()})
 
     # Setup, untimed: positions for legal_moves (this also warms its memo), simulated records,
     # and a short warm-up of the peer.
@@ -235,7 +251,7 @@ def run(seconds: float, repeats: int, seed: int, cpu_clock: bool = False) -> dic
     verify_events_per_pass = sum(verify(r).events for r in records)
     peer_games(min(0.2, seconds), f"peer-warmup:{seed}")
 
-    rates: dict[str, list[float]] = {name: [] for name in (OURS, PEER, *ROUND_METRICS, VERIFY, VIA_STEP)}
+    rates: dict[str, list[float]] = {name: [] for name in (OURS, PEER, *ROUND_METRICS, *FAMILY_METRICS, VERIFY, VIA_STEP)}
     cpu_share: list[float] = []  # CPU s / wall s of each sample; well under 1 means we were preempted
 
     def record(name: str, units: int, wall_s: float, cpu_s: float) -> None:
@@ -258,7 +274,7 @@ def run(seconds: float, repeats: int, seed: int, cpu_clock: bool = False) -> dic
         # ours and the peer back to back, alternating which goes first
         for measure in (ours, peer) if k % 2 == 0 else (peer, ours):
             measure()
-        for name in ROUND_METRICS:
+        for name in (*ROUND_METRICS, *FAMILY_METRICS):
             if name != OURS:
                 ours(name)
         gc.collect()
@@ -281,6 +297,11 @@ def run(seconds: float, repeats: int, seed: int, cpu_clock: bool = False) -> dic
         "verify_events_per_s": round(med[VERIFY], 1),
         "peer_dominoes_random_games_per_s": round(med[PEER], 1),
         "block4_vs_peer_ratio": round(ratio, 3),
+        **{name: round(med[name], 1) for name in FAMILY_METRICS},
+        "family_vs_peer_ratios": {name.removesuffix("_random_rounds_per_s"): round(med[name] / med[PEER], 3)
+                                  for name in FAMILY_METRICS},
+        "family_target_ratio": FAMILY_TARGET_RATIO,
+        "families_meet_target": all(med[name] / med[PEER] >= FAMILY_TARGET_RATIO for name in FAMILY_METRICS),
         # extras
         VIA_STEP: round(med[VIA_STEP], 1),
         "block4_via_step_vs_peer_ratio": round(med[VIA_STEP] / med[PEER], 3),
@@ -325,10 +346,15 @@ def summary(r: dict) -> str:
         f"  draw-2          {r['draw2_random_rounds_per_s']:>10,.0f} random rounds/s",
         f"  block-3         {r['block3_random_rounds_per_s']:>10,.0f} random rounds/s",
         f"  legal_moves     {r['legal_moves_ns']:>10,.0f} ns/call (bare loop {r['legal_moves_loop_overhead_ns']:.0f} ns)",
-        f"  verify          {r['verify_events_per_s']:>10,.0f} actions/s",
+        *(f"  {name.removesuffix('_random_rounds_per_s'):<15} {r[name]:>10,.0f} random rounds/s"
+          f"  ({r['family_vs_peer_ratios'][name.removesuffix('_random_rounds_per_s')]:.2f}x the peer)"
+          for name in FAMILY_METRICS),
+        f"  verify          {r['verify_events_per_s']:>10,.0f} actions/s (records of every family)",
         f"peer: dominoes {r['dominoes_version']} {r['peer_dominoes_random_games_per_s']:>8,.0f} random games/s",
         f"  block-4 teams / peer = {r['block4_vs_peer_ratio']:.2f}x (paired {r['block4_vs_peer_ratio_paired_median']:.2f}x):"
         f" {verdict} the {r['target_ratio']:g}x target",
+        f"  every other family {'meets' if r['families_meet_target'] else 'MISSES'} the"
+        f" {r['family_target_ratio']:g}x target",
     ]
     if r["cpu_share_min"] < 0.9:
         hint = "; try --clock cpu" if r["clock"] == "wall" else ""

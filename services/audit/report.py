@@ -1,8 +1,11 @@
-"""The human-readable account `domino audit verify` prints without --json."""
+"""The human-readable account `domino audit verify` prints without --json: one line a
+round, with the family's own columns (All Fives: points scored during play; Goat: what
+each side wrote and remembers, and the pot)."""
 
 from __future__ import annotations
 
 from services.match.record import MatchRecord
+from services.match.rules.state import RoundResult
 
 from .verify import Verdict
 
@@ -15,10 +18,40 @@ def side_name(record: MatchRecord, side: int | None) -> str:
     return f"seat {side} ({record.seats[side]})"
 
 
+def _slashed(values) -> str:
+    return " / ".join(map(str, values))
+
+
+def _title(record: MatchRecord) -> str:
+    rules = record.rules + (f" {record.variant}" if record.variant else "")
+    options = ""
+    if record.options:
+        options = " (" + ", ".join(f"{k}={str(v).lower()}" for k, v in record.options.items()) + ")"
+    return (f"{rules}{options} {'teams' if record.teams else 'solo'}, target {record.target}: "
+            + ", ".join(f"{i}={name}" for i, name in enumerate(record.seats)))
+
+
+def _family_columns(family: str) -> str:
+    if family == "all-fives":
+        return f"  {'in play':>7}"
+    if family == "goat":
+        return f"  {'written':<14} {'remembered':<14} {'pot':>4}"
+    return ""
+
+
+def _family_cells(family: str, res: RoundResult) -> str:
+    if family == "all-fives":
+        return f"  {sum(p for _, _, p in res.play_points):>7}"
+    if family == "goat":
+        return f"  {_slashed(res.written):<14} {_slashed(res.remembered):<14} {res.pot:>4}"
+    return ""
+
+
 def render(record: MatchRecord, verdict: Verdict) -> str:
-    lines = [f"{record.rules} {record.variant} {'teams' if record.teams else 'solo'}, target {record.target}: "
-             + ", ".join(f"{i}={name}" for i, name in enumerate(record.seats))]
-    header = f"{'round':>5}  {'led by':<22} {'ended':<8} {'winner':<30} {'points':>6}  scores"
+    family = record.rules
+    won = "ended by" if family == "goat" else "winner"
+    lines = [_title(record)]
+    header = f"{'round':>5}  {'led by':<22} {'ended':<8} {won:<30} {'points':>6}{_family_columns(family)}  scores"
     lines.append(header)
     lines.append("-" * len(header))
     results = verdict.match.results if verdict.match else ()
@@ -26,9 +59,9 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
         led = f"seat {leader} ({record.seats[leader]})"
         if r < len(results):
             res = results[r]
-            winner = side_name(record, res.winner) if res.winner is not None else "tie"
-            lines.append(f"{r:>5}  {led:<22} {res.reason:<8} {winner:<30} {res.points:>6}  "
-                         + " / ".join(map(str, res.scores)))
+            winner = side_name(record, res.winner) if res.winner is not None else ("-" if res.reason == "redeal" else "tie")
+            lines.append(f"{r:>5}  {led:<22} {res.reason:<8} {winner:<30} {res.points:>6}{_family_cells(family, res)}  "
+                         + _slashed(res.scores))
         else:
             lines.append(f"{r:>5}  {led:<22} {'(in play)':<8}")
     lines.append("")
@@ -39,6 +72,12 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
         return "\n".join(lines)
     m = verdict.match
     status = "complete" if verdict.complete else "stops mid-round"
-    lines.append(f"VALID ({status}); {verdict.events} actions replayed; scores " + " / ".join(map(str, m.scores)))
-    lines.append(f"match winner: {side_name(record, m.winner)}" if m.winner is not None else "match winner: none yet")
+    lines.append(f"VALID ({status}); {verdict.events} actions replayed; scores " + _slashed(m.scores))
+    if not m.over:
+        lines.append("match winner: none yet")
+    elif family == "goat":
+        winner = side_name(record, m.winner) if m.winner is not None else "none (tied for lowest)"
+        lines.append(f"match winner: {winner}; goat: " + ", ".join(side_name(record, g) for g in m.goats))
+    else:
+        lines.append(f"match winner: {side_name(record, m.winner)}")
     return "\n".join(lines)

@@ -3,7 +3,7 @@
 Every deal comes from a seeded key (``fairness.deal``) and is played several times with the
 same hands in the same seats, only the strategies moving between seats, so the luck of the
 deal cancels and what is left is how the strategies play. Each play is one round, from the
-deal to its end, led by the round-1 rule (RULES.md §1.4).
+deal to its end, led by the round-1 rule (docs/rules.md §1.4).
 
 Seatings per deal:
 

@@ -9,7 +9,7 @@ constraints on where each unseen tile may be:
 - a **draw** (draw-2) shows the same about the drawer's hand just before it drew; the
   drawn tile is unknown, but if the seat draws again at the same ends it did not fit
   either; the tile a seat plays straight after drawing is the tile it drew last;
-- in round 1 the opening tile is forced (RULES.md §1.4): a double lead shows no hand was
+- in round 1 the opening tile is forced (docs/rules.md §1.4): a double lead shows no hand was
   dealt a higher double; a non-double lead shows no hand was dealt any double or a tile
   ranked above it; those were in the boneyard (and may have been drawn since) or are the
   set-aside tile;

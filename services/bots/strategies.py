@@ -21,7 +21,7 @@ def random_move(moves: Sequence[Move], rng: random.Random) -> Move:
 
 def heaviest_first(moves: Sequence[Move], rng: random.Random) -> Move:
     """"Bota gorda": get rid of the heaviest tile while you can (the order the server's
-    own timeout play uses, RULES.md §1.6)."""
+    own timeout play uses, docs/rules.md §1.6)."""
     return max(moves, key=autoplay.heaviest_first)
 
 

@@ -1,4 +1,4 @@
-"""`domino audit`: verify and simulate match records (RECORD.md)."""
+"""`domino audit`: verify and simulate match records (docs/record.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from services.audit.simulate import simulate as simulate_match
 from services.audit.verify import verify as verify_record
 from services.match import record as record_format
 from services.match.rules.errors import BadOptions
-from services.match.rules.rulesets import EGYPTIAN_VARIANTS, TARGETS
+from services.match.rules.rulesets import EGYPTIAN_VARIANTS, FAMILY_NAMES
 
 
 @click.group()
@@ -22,7 +22,7 @@ def audit() -> None:
 
 @audit.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (RECORD.md) instead of a table.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (docs/record.md) instead of a table.")
 def verify(file: str, as_json: bool) -> None:
     """Replay FILE through the rules engine and report what it found.
 
@@ -55,25 +55,49 @@ def _fail_malformed(message: str) -> None:
 
 
 @audit.command()
-@click.option("--variant", type=click.Choice(EGYPTIAN_VARIANTS), required=True, help="Egyptian variant.")
-@click.option("--teams/--solo", default=None, help="block-4 only: teams (default) or every seat for itself.")
-@click.option("--target", type=click.Choice([str(t) for t in TARGETS]), default=None,
-              help="Match target (default: the variant's).")
+@click.option("--rules", "family", type=click.Choice(FAMILY_NAMES), default="egyptian", show_default=True,
+              help="Rule family.")
+@click.option("--variant", default=None, help="egyptian: draw-2, block-3 or block-4; goat: gamezz or koza.")
+@click.option("--seats", type=int, default=None, help="Players, where the family lets the host choose (2-4).")
+@click.option("--teams/--solo", default=None, help="Four players in two teams (0+2 against 1+3), or each for itself.")
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
+              help="A goat option: zero_zero=0|10|25, redeal=true|false, remembered=true|false, fish=all|one.")
+@click.option("--target", type=int, default=None, help="Match target (default: the rule set's).")
 @click.option("--seed", type=int, required=True, help="Seed for the deals and the bots.")
 @click.option("--bots", default="greedy", show_default=True,
               help="Comma-separated strategies, assigned to seats in turn (random, greedy).")
 @click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write the record (default: stdout).")
-def simulate(variant, teams, target, seed, bots, output) -> None:
+def simulate(family, variant, seats, teams, options, target, seed, bots, output) -> None:
     """Play a whole match between simple bots and write its record."""
     strategies = tuple(s.strip() for s in bots.split(","))
     for s in strategies:
         if s not in ("random", "greedy"):
             raise click.BadParameter(f"unknown strategy {s!r}; choose random or greedy", param_hint="--bots")
+    if family == "egyptian" and variant is None:
+        raise click.UsageError(f"egyptian needs --variant ({', '.join(EGYPTIAN_VARIANTS)})")
     try:
-        record, _ = simulate_match(variant, seed, teams, int(target) if target else None, strategies)
+        record, _ = simulate_match(variant, seed, teams, target, strategies, family, seats, _options(options))
     except BadOptions as e:
         raise click.UsageError(str(e)) from None
     output.write(record_format.dumps(record) + "\n")
+
+
+def _options(pairs: tuple[str, ...]) -> dict | None:
+    """NAME=VALUE pairs, with true/false (or on/off) read as booleans and digits as numbers."""
+    if not pairs:
+        return None
+    options: dict = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name:
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
+        value: object = text
+        if text.lower() in ("true", "on", "false", "off"):
+            value = text.lower() in ("true", "on")
+        elif text.isdigit():
+            value = int(text)
+        options[name.strip()] = value
+    return options
 
 
 @audit.command()

@@ -54,7 +54,7 @@ def request_key(player_id: str, request_id: str) -> str:
 
 
 class Match(Aggregate):
-    """One match, from the first deal to the last round (RULES.md §1)."""
+    """One match, from the first deal to the last round (docs/rules.md §1)."""
 
     @staticmethod
     def create_id(request_id: str, **_: Any) -> uuid.UUID:
@@ -138,7 +138,7 @@ class Match(Aggregate):
             self._seat_returned(seat=seat)
 
     def expire_turn(self, round_number: int, turn_no: int, now: float) -> None:
-        """The server plays the turn whose timer ran out (RULES.md §1.6)."""
+        """The server plays the turn whose timer ran out (docs/rules.md §1.6)."""
         if self.finished or self.state.round is None or self.state.round.outcome is not None:
             raise StaleTimeout("no turn is in play")
         if (round_number, turn_no) != (self.round_number, self.turn_no):

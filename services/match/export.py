@@ -1,4 +1,4 @@
-"""A match's stored events rendered as a domino-record/1 (RECORD.md).
+"""A match's stored events rendered as a domino-record/1 (docs/record.md).
 
 An auditor's export is the whole record. A player's export keeps the format but hides
 what their seat may not see: other hands and the boneyard become tile counts, other

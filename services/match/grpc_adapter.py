@@ -1,7 +1,7 @@
 """MatchService over gRPC: protobuf in, application calls, protobuf out.
 
 Only this module knows about status codes: typed errors from the domain and the
-application are mapped here (CONVENTIONS.md habit 4), and every check that can be made on
+application are mapped here (docs/design.md, "Errors"), and every check that can be made on
 the request alone happens before anything is loaded, so bad input changes nothing.
 """
 

@@ -1,5 +1,5 @@
 """Typed errors of matchmaking's domain and use cases. Only the gRPC adapter maps them to
-status codes (CONVENTIONS.md habit 4); their messages are safe to show the caller."""
+status codes (docs/design.md, "Errors"); their messages are safe to show the caller."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ class InvalidRequest(MatchmakingError, ValueError):
 
 
 class InvalidOptions(InvalidRequest):
-    """Options outside the allowed values (RULES.md §1.1)."""
+    """Options outside the allowed values (docs/rules.md §1.1)."""
 
 
 class BadSeat(InvalidRequest):

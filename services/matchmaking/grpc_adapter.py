@@ -1,6 +1,6 @@
 """MatchmakingService over gRPC: protobuf in, application calls, protobuf out.
 
-Only this module knows about status codes (CONVENTIONS.md habit 4). Everything that can be
+Only this module knows about status codes (docs/design.md, "Errors"). Everything that can be
 checked on the request alone is checked before anything is loaded, so bad input changes
 nothing; the application and the aggregates check the rest before any event is triggered.
 """

@@ -1,5 +1,5 @@
 """What a request may ask for: the options a match is played with, checked against the
-rules engine's own lists (RULES.md §1.1: target 51/71/101/151; turn timer 30/45/60/90 s or
+rules engine's own lists (docs/rules.md §1.1: target 51/71/101/151; turn timer 30/45/60/90 s or
 0 = unlimited, default 45; block-4 in teams or solo), bot strengths and request ids."""
 
 from __future__ import annotations

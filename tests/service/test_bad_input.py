@@ -1,6 +1,6 @@
 """Every RPC rejects bad input with the right status code, says what is wrong, and stores nothing.
 
-CONVENTIONS.md habit 4 maps errors to codes: no/bad token -> UNAUTHENTICATED, malformed
+docs/design.md ("Errors") maps errors to codes: no/bad token -> UNAUTHENTICATED, malformed
 request -> INVALID_ARGUMENT, unknown id -> NOT_FOUND, not yours -> PERMISSION_DENIED, rule
 violation -> FAILED_PRECONDITION. Each test names one behaviour; each checks that the store
 holds exactly the events it held before the call (per match and in the whole notification log).

@@ -1,6 +1,6 @@
 """Every matchmaking RPC refuses bad input with a clear status and stores nothing.
 
-Codes (CONVENTIONS.md habit 4): no/bad token UNAUTHENTICATED; malformed request or an
+Codes (docs/design.md, "Errors"): no/bad token UNAUTHENTICATED; malformed request or an
 option outside the allowed values INVALID_ARGUMENT; unknown code/room/ticket NOT_FOUND;
 not the host / not in the room PERMISSION_DENIED; full room, seat taken, unfilled room,
 options after the start, already elsewhere FAILED_PRECONDITION; too many failed joins

@@ -1,6 +1,6 @@
 """No response, stream message or error tells a player what their seat may not see.
 
-DESIGN.md, "Who may see and do what": a player never receives another seat's hand (a
+docs/design.md, "Who may see what": a player never receives another seat's hand (a
 teammate's included), the boneyard's content or order, or the unrevealed server seed.
 
 Whole matches are played over gRPC, each player choosing the first legal move of their own

@@ -1,4 +1,4 @@
-"""`domino audit verify` and `domino audit simulate` (RECORD.md "What `domino audit verify` does").
+"""`domino audit verify` and `domino audit simulate` (docs/record.md "What `domino audit verify` does").
 
 Exit status 0: a valid record; 1: an illegal deal or action, at its position; 2: a malformed
 file, with a one-line message and no traceback. Most tests run the click command in

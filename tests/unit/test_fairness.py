@@ -71,3 +71,53 @@ def test_a_deal_whose_sort_keys_collide_moves_on_to_the_next_attempt():
 def _collides(key: bytes) -> bool:
     stream = hashlib.sha256(key + (0).to_bytes(4, "big")).digest() + hashlib.sha256(key + (1).to_bytes(4, "big")).digest()
     return len({stream[2 * t : 2 * t + 2] for t in range(28)}) < 28
+
+
+# --- the seat drawn by chance (All Fives and Sports) -----------------------------------------
+
+from services.match.rules.fairness import chance_leader, deal as deal_of_key  # noqa: E402
+from services.match.rules.rulesets import rule_set  # noqa: E402
+
+
+def test_families_that_draw_a_leader_deal_one_with_every_round():
+    for family, seats in (("all-fives", 2), ("all-fives", 3), ("all-fives", 4), ("sports", 4)):
+        rules = rule_set(family, seats=seats)
+        assert all(0 <= fair_deal(rules, SEED, ["a"], r).chance < seats for r in range(50))
+
+
+def test_families_whose_leader_the_rules_name_draw_no_leader():
+    for rules in (egyptian("block-4"), rule_set("goat", "koza"), rule_set("classic", seats=3)):
+        assert fair_deal(rules, SEED, ["a"], 0).chance == -1
+
+
+def test_the_chance_leader_is_re_derived_from_the_same_seeds():
+    rules = rule_set("sports")
+    assert fair_deal(rules, SEED, ["a", "b", "c", "d"], 4).chance == chance_leader(round_key(SEED, ["a", "b", "c", "d"], 4), 4)
+
+
+def test_drawing_a_leader_does_not_change_the_deal_of_the_tiles():
+    four_solo, sports = rule_set("all-fives", seats=4), rule_set("sports")
+    for r in range(10):
+        a, b = fair_deal(four_solo, SEED, ["x"], r), fair_deal(sports, SEED, ["x"], r)
+        assert a.hands == b.hands and a.chance == b.chance
+
+
+def test_the_chance_leader_is_each_seat_about_equally_often():
+    for seats in (2, 3, 4):
+        counts = Counter(chance_leader(n.to_bytes(4, "big"), seats) for n in range(6000))
+        assert set(counts) == set(range(seats))
+        assert all(abs(c - 6000 / seats) < 6 * (6000 / seats) ** 0.5 for c in counts.values()), counts
+
+
+def test_a_refused_value_moves_on_to_the_leader_blocks():
+    """With 3 seats a value of 2**32 - 1 is refused (it would favour seat 0); the next one is read."""
+    stream = bytes(56) + (2**32 - 1).to_bytes(4, "big") + (7).to_bytes(4, "big")
+    assert chance_leader(b"key", 3, stream) == 7 % 3
+    both_refused = bytes(56) + (2**32 - 1).to_bytes(4, "big") * 2
+    assert chance_leader(b"key", 3, both_refused) in (0, 1, 2)
+
+
+def test_a_deal_from_a_raw_key_draws_its_leader_from_that_key():
+    rules = rule_set("all-fives", seats=3)
+    key = b"\x00" * 8
+    assert deal_of_key(rules, key).chance == chance_leader(key, 3)

@@ -1,4 +1,4 @@
-"""The fast random playout ends every round exactly where legal_moves + step do."""
+"""The fast random playout ends every round of every family exactly where legal_moves + step do."""
 
 import random
 
@@ -8,20 +8,29 @@ from services.match.rules.fairness import deal
 from services.match.rules.match import new_match, start_round
 from services.match.rules.moves import legal_moves
 from services.match.rules.playout import random_playout
-from services.match.rules.rulesets import egyptian
+from services.match.rules.rulesets import rule_set
 from services.match.rules.turns import step
 
-VARIANTS = [("draw-2", None), ("block-3", None), ("block-4", True), ("block-4", False)]
+# (rules, variant, teams, seats, options): every family, every seat shape
+RULE_SETS = [("egyptian", "draw-2", None, None, None), ("egyptian", "block-3", None, None, None),
+             ("egyptian", "block-4", True, None, None), ("egyptian", "block-4", False, None, None),
+             ("all-fives", None, False, 2, None), ("all-fives", None, False, 3, None),
+             ("all-fives", None, False, 4, None), ("all-fives", None, True, 4, None),
+             ("goat", "gamezz", False, 2, None), ("goat", "koza", False, 3, None), ("goat", "koza", True, 4, None),
+             ("classic", None, False, 2, None), ("classic", None, False, 3, None), ("classic", None, False, 4, None),
+             ("sports", None, True, 4, None)]
 
 
 def state(rnd):
-    return (list(rnd.hands), rnd.held, rnd.drawn, rnd.left, rnd.right, rnd.turn, rnd.outcome, rnd.actions())
+    spinner = (rnd.up, rnd.down, rnd.spinner, rnd.pending, rnd.values, rnd.total, rnd.play_points, rnd.made) \
+        if rnd.four_ends else ()
+    return (list(rnd.hands), rnd.held, rnd.drawn, rnd.left, rnd.right, rnd.turn, rnd.outcome, rnd.actions(), spinner)
 
 
-@settings(max_examples=300, derandomize=True, deadline=None)
-@given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32), moves_first=st.integers(0, 12))
-def test_random_playout_matches_legal_moves_and_step(variant, seed, moves_first):
-    rules = egyptian(*variant)
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(spec=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**32), moves_first=st.integers(0, 12))
+def test_random_playout_matches_legal_moves_and_step(spec, seed, moves_first):
+    rules = rule_set(*spec)
     rnd = start_round(new_match(rules), deal(rules, seed.to_bytes(8, "big"))).round
     warm = random.Random(seed)
     for _ in range(moves_first):  # start from the opening or from mid-round

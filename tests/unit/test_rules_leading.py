@@ -1,4 +1,4 @@
-"""RULES.md §1.4: who leads each round."""
+"""docs/rules.md §1.4: who leads each round."""
 
 from services.match.rules.leading import egyptian_next_leader, highest_double_or_tile
 from services.match.rules.match import apply, new_match, start_round

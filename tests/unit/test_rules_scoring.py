@@ -1,4 +1,4 @@
-"""RULES.md §1.5: the end of a round, points, and the end of the match."""
+"""docs/rules.md §1.5: the end of a round, points, and the end of the match."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""RULES.md §1.6: what the server plays for a seat whose timer ran out."""
+"""docs/rules.md §1.6: what the server plays for a seat whose timer ran out."""
 
 from services.match.rules.autoplay import timeout_move
 from services.match.rules.moves import DRAW, LEFT, PASS, RIGHT, play

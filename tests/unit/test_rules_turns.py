@@ -1,4 +1,4 @@
-"""RULES.md §1.2 (the line) and §1.3 (a turn)."""
+"""docs/rules.md §1.2 (the line) and §1.3 (a turn)."""
 
 import pytest
 

@@ -130,7 +130,7 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ExportMatch(self, request, context):
-        """The match as a domino-record/1 JSON document (RECORD.md).
+        """The match as a domino-record/1 JSON document (docs/record.md).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

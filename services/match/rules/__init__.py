@@ -1,4 +1,4 @@
-"""The pure rules engine: RULES.md as values and functions (no I/O, clock or randomness).
+"""The pure rules engine: docs/rules.md as values and functions (no I/O, clock or randomness).
 
 Typical use::
 

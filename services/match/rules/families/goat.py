@@ -54,10 +54,12 @@ def options(variant: str, given: dict | None = None) -> GoatOptions:
     if variant not in PRESETS:
         raise BadOptions(f"unknown goat variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     chosen = PRESETS[variant]._asdict()
+    if given is not None and not isinstance(given, dict):
+        raise BadOptions("goat options are given by name (zero_zero, redeal, remembered, fish)")
     for name, value in (given or {}).items():
         if name not in chosen:
             raise BadOptions(f"goat has no option {name!r}; its options are {', '.join(GoatOptions._fields)}")
-        if name == "zero_zero" and (isinstance(value, bool) or value not in ZERO_ZERO_VALUES):
+        if name == "zero_zero" and (type(value) is not int or value not in ZERO_ZERO_VALUES):
             raise BadOptions(f"zero_zero must be one of {', '.join(map(str, ZERO_ZERO_VALUES))}, not {value!r}")
         if name in ("redeal", "remembered") and not isinstance(value, bool):
             raise BadOptions(f"{name} must be true or false, not {value!r}")

@@ -1,0 +1,88 @@
+"""Instructions per random round of each rule set, counted by valgrind's callgrind.
+
+    .venv/bin/python bench/rules_instructions.py --json            # this checkout
+    PYTHONPATH=/path/to/other/install .venv/bin/python bench/rules_instructions.py --json
+
+Wall-clock rates on a shared 2-core VM swing by tens of per cent from one second to the
+next (bench/rules.py reports medians, but a 5% change hides in that noise). Instructions
+are repeatable: the same code, inputs and interpreter count the same whatever else the
+machine does. Each figure is (instructions of N rounds - instructions of 0 rounds) / N, so
+start-up and imports cancel out; comparing two checkouts is running this once in each
+(for a compiled install of another commit, ``pip install --no-deps --target DIR CHECKOUT``
+and put DIR first on PYTHONPATH).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+RULE_SETS = {  # name: rule_set() arguments
+    "block4_teams": ("egyptian", "block-4", True, None),
+    "block3": ("egyptian", "block-3", None, None),
+    "draw2": ("egyptian", "draw-2", None, None),
+    "all_fives": ("all-fives", None, True, 4),
+    "goat_koza": ("goat", "koza", True, 4),
+    "classic": ("classic", None, False, 4),
+    "sports": ("sports", None, True, 4),
+}
+
+CHILD = """
+import json, random, sys
+from services.match.rules.fairness import deal
+from services.match.rules.match import new_match, start_round
+from services.match.rules.playout import random_playout
+from services.match.rules.rulesets import rule_set
+args = json.loads(sys.argv[1])
+while args[-1] is None:  # an older engine's rule_set(family, variant, teams) takes Egyptian's arguments
+    args.pop()
+rules = rule_set(*args)
+rand = random.Random(1).random
+for n in range(int(sys.argv[2])):
+    random_playout(start_round(new_match(rules), deal(rules, n.to_bytes(8, "big"))).round, rand)
+"""
+
+
+def instructions(args: tuple, rounds: int) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={os.path.join(tmp, 'cg')}",
+             sys.executable, "-c", CHILD, json.dumps(args), str(rounds)],
+            capture_output=True, text=True, timeout=600, check=True,
+        )
+    found = re.search(r"Collected\s*:\s*(\d+)", out.stderr)
+    if not found:
+        raise SystemExit(f"bench: callgrind printed no total:\n{out.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Instructions per random round, by callgrind.")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--rounds", type=int, default=2000, help="rounds per rule set (default 2000)")
+    parser.add_argument("--only", nargs="*", choices=sorted(RULE_SETS), help="rule sets to count (default: all)")
+    args = parser.parse_args(argv)
+    if not shutil.which("valgrind"):
+        raise SystemExit("bench: valgrind is not installed")
+    import services.match.rules as engine
+
+    result: dict = {"engine": os.path.dirname(engine.__file__), "rounds": args.rounds}
+    for name in args.only or RULE_SETS:
+        base = instructions(RULE_SETS[name], 0)
+        result[f"{name}_instructions_per_round"] = (instructions(RULE_SETS[name], args.rounds) - base) // args.rounds
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:<40} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
