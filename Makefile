@@ -20,6 +20,7 @@ run: $(INSTALLED)
 
 test: $(INSTALLED)
 	$(VENV)/bin/buf lint
+	$(VENV)/bin/buf breaking --against api-baseline/domino-v1.binpb
 	$(PY) -m pytest
 
 proto: $(INSTALLED)

@@ -1,21 +1,39 @@
-"""Strategy A against strategy B, in-process on the pure engine, in duplicate format.
+"""Strategy A against strategy B, in-process on the pure engine, in duplicate format, in
+any rule family of docs/rules.md.
 
-Every deal comes from a seeded key (``fairness.deal``) and is played several times with the
-same hands in the same seats, only the strategies moving between seats, so the luck of the
-deal cancels and what is left is how the strategies play. Each play is one round, from the
-deal to its end, led by the round-1 rule (docs/rules.md §1.4).
+Every deal comes from a seeded key (``fairness.deal``, which also draws All Fives' and
+Sports' chance leader) and is played several times with the same hands in the same seats,
+only the strategies moving between seats, so the luck of the deal cancels and what is left
+is how the strategies play. Each play is one round, from the deal to its end, led as round
+1 is (docs/rules.md: by the family's round-1 rule, or by the seat drawn by chance). A Goat
+deal that calls for a redeal is thrown in and followed by the next deal of the same play
+(keys ``deal_key(seed, i, 1)``, ...), exactly as in a match.
 
-Seatings per deal:
+Seatings per deal, for any seat count:
 
-- block-4 teams: A holds team 0 (seats 0+2) and B team 1 (seats 1+3); then swapped.
-- draw-2 (two seats): A in seat 0, B in seat 1; then swapped.
-- solo with n >= 3 seats (block-3, block-4 solo): A alone in seat k against B in every
-  other seat, for each k; then B alone in seat k against A everywhere else, for each k
-  (2n plays; for block-3 that is every way to split the seats between A and B).
+- teams (block-4, All Fives / Goat with teams, Sports): A holds team 0 (seats 0+2) and B team
+  1 (seats 1+3); then swapped.
+- two seats: A in seat 0, B in seat 1; then swapped.
+- solo with n >= 3 seats: A alone in seat k against B in every other seat, for each k; then
+  B alone in seat k against A everywhere else, for each k (2n plays; for three seats that is
+  every way to split the seats between A and B).
 
-A "win" for A is a decided (non-tied) round won by a seat that A plays. Every seating
+Who *won* a round, per family (``round_outcome``):
+
+- Egyptian, Classic, Sports: the side ``rules.score_round`` names (a domino, or the lowest
+  blocked hand or pair); its points are what that round end scores.
+- All Fives: the side that scored strictly the most points in the round, points during play
+  and the round end's together (a domino with few points left can lose the round to the
+  side that scored more on the way); equal tops are a tie.
+- Goat: points are bad, so the side with strictly the lowest *round score* (its hands'
+  value, 0 for the seat that went out or fished) wins; equal lowest are a tie. Round scores,
+  not written points: with ``remembered`` on, small scores are not written yet, which would
+  make most rounds look tied. The points reported for Goat are those round scores (lower is
+  better).
+
+A "win" for A is a decided (non-tied) round won by a side that A plays. Every seating
 appears with its mirror image, so two equal strategies win 50% of decided rounds in
-expectation, in every variant; the report also gives the 1-vs-rest win rates of solo
+expectation, in every family; the report also gives the 1-vs-rest win rates of solo
 games against their fair share 1/n.
 
 Each strategy's decision time is measured with ``time.perf_counter`` around every
@@ -32,11 +50,21 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from services.match.rules import fairness
+from services.match.rules.families import goat
 from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.rulesets import egyptian
+from services.match.rules.rulesets import rule_set
 from services.match.rules.view import player_view
 
 Z95 = 1.959963984540054
+
+
+def arena_rules(rules: str = "egyptian", variant: str | None = None, teams: bool | None = None,
+                seats: int | None = None, options: dict | None = None):
+    """The RuleSet an arena plays; Egyptian without a variant is block-4, as it always was.
+    Raises ``BadOptions`` with the engine's own words for anything it does not offer."""
+    if rules == "egyptian" and not variant:
+        variant = "block-4"
+    return rule_set(rules, variant, teams, seats, options)
 
 
 def resolve(spec: str):
@@ -65,7 +93,7 @@ def resolve(spec: str):
             kw[key] = int(value)
         else:
             kw[key] = float(value)
-    return StrongBot(StrongConfig(**kw))
+    return StrongBot(**kw)  # the family's tuned configuration with these changes
 
 
 def seatings(rules) -> list[tuple[int, ...]]:
@@ -80,8 +108,10 @@ def seatings(rules) -> list[tuple[int, ...]]:
     return alone + rest
 
 
-def deal_key(seed: int, index: int) -> bytes:
-    return hashlib.sha256(f"domino-arena/1:{seed}:{index}".encode()).digest()
+def deal_key(seed: int, index: int, redeal: int = 0) -> bytes:
+    """The key of deal ``index``; ``redeal`` > 0 names the deals that follow thrown-in ones."""
+    text = f"domino-arena/1:{seed}:{index}" + (f":redeal:{redeal}" if redeal else "")
+    return hashlib.sha256(text.encode()).digest()
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -112,9 +142,11 @@ class PlayResult:
     deal: int
     a_seats: tuple[int, ...]
     winner_side: int | None
-    points: int
+    points: int  # the winner's points (Goat: its round score)
     a_won: bool | None  # None for a tie
     reason: str
+    a_points: int = 0  # what A's seats scored this round (Goat: their round scores, bad)
+    b_points: int = 0
 
 
 @dataclass
@@ -124,10 +156,38 @@ class Tally:
     cpu: dict[str, list[float]] = field(default_factory=lambda: {"a": [], "b": []})
 
 
-def play_round(rules, deal, strategies: list[Callable], rngs: list[random.Random], labels: list[str],
+def round_outcome(rules, result) -> tuple[int | None, list[int]]:
+    """(the side that won the round or None for a tie, each side's points) by the family's
+    notion of winning a round (see the module's docstring)."""
+    sides = rules.sides
+    if rules.tally is not None:  # Goat: the lowest round score wins
+        scores = goat.round_scores(rules, result.last_seat, result.hands)
+        low = min(scores)
+        return (scores.index(low) if scores.count(low) == 1 else None), scores
+    points = [0] * sides
+    if result.winner is not None:
+        points[result.winner] += result.points
+    if not rules.four_ends:
+        return result.winner, points
+    for _, side, scored in result.play_points:  # All Fives: the most points in the round wins
+        points[side] += scored
+    top = max(points)
+    return (points.index(top) if points.count(top) == 1 else None), points
+
+
+def first_round(rules, seed: int, index: int):
+    """A new match with deal ``index``'s round in play (thrown-in deals followed by the next)."""
+    m = start_round(new_match(rules), fairness.deal(rules, deal_key(seed, index)))
+    redeal = 0
+    while m.round.outcome == "redeal":
+        redeal += 1
+        m = start_round(m, fairness.deal(rules, deal_key(seed, index, redeal)))
+    return m
+
+
+def play_round(m, strategies: list[Callable], rngs: list[random.Random], labels: list[str],
                times: dict[str, list[float]], cpu: dict[str, list[float]] | None = None):
-    """One round of ``deal`` with ``strategies[seat]``; returns the finished Match."""
-    m = start_round(new_match(rules), deal)
+    """Play the round in play of match ``m`` with ``strategies[seat]``; returns the Match after it."""
     clock = time.perf_counter
     thread_clock = time.thread_time
     while m.round is not None and m.round.outcome is None:
@@ -146,46 +206,55 @@ def play_round(rules, deal, strategies: list[Callable], rngs: list[random.Random
     return m
 
 
-def run_deals(a_spec: str, b_spec: str, variant: str, teams: bool | None, seed: int, indices,
-              progress: Callable[[int], None] | None = None) -> Tally:
-    rules = egyptian(variant, teams)
+def run_deals(a_spec: str, b_spec: str, variant: str | None, teams: bool | None, seed: int, indices,
+              progress: Callable[[int], None] | None = None, rules: str = "egyptian", seats: int | None = None,
+              options: dict | None = None) -> Tally:
+    ruleset = arena_rules(rules, variant, teams, seats, options)
     a, b = resolve(a_spec), resolve(b_spec)
     tally = Tally()
-    plans = seatings(rules)
+    plans = seatings(ruleset)
+    n = ruleset.seats
     for done, i in enumerate(indices, 1):
-        deal = fairness.deal(rules, deal_key(seed, i))
+        start = first_round(ruleset, seed, i)
         for p, a_seats in enumerate(plans):
-            strategies = [a if s in a_seats else b for s in range(rules.seats)]
-            labels = ["a" if s in a_seats else "b" for s in range(rules.seats)]
-            rngs = [random.Random(f"domino-arena/1:{seed}:{i}:{p}:{s}") for s in range(rules.seats)]
-            m = play_round(rules, deal, strategies, rngs, labels, tally.times, tally.cpu)
+            strategies = [a if s in a_seats else b for s in range(n)]
+            labels = ["a" if s in a_seats else "b" for s in range(n)]
+            rngs = [random.Random(f"domino-arena/1:{seed}:{i}:{p}:{s}") for s in range(n)]
+            m = play_round(start, strategies, rngs, labels, tally.times, tally.cpu)
             res = m.results[-1]
-            won = None if res.winner is None else any(rules.side_of(s) == res.winner for s in a_seats)
-            tally.plays.append(PlayResult(i, tuple(a_seats), res.winner, res.points, won, res.reason))
+            winner, points = round_outcome(ruleset, res)
+            a_sides = {ruleset.side_of(s) for s in a_seats}
+            won = None if winner is None else winner in a_sides
+            a_points = sum(points[side] for side in a_sides)
+            tally.plays.append(PlayResult(i, tuple(a_seats), winner, 0 if winner is None else points[winner], won,
+                                          res.reason, a_points, sum(points) - a_points))
         if progress is not None:
             progress(done)
     return tally
 
 
 def _worker(args):
-    a_spec, b_spec, variant, teams, seed, indices = args
-    return run_deals(a_spec, b_spec, variant, teams, seed, indices)
+    a_spec, b_spec, variant, teams, seed, indices, rules, seats, options = args
+    return run_deals(a_spec, b_spec, variant, teams, seed, indices, None, rules, seats, options)
 
 
-def arena(a_spec: str, b_spec: str, variant: str, teams: bool | None = None, deals: int = 100, seed: int = 0,
-          jobs: int = 1, progress: Callable[[int], None] | None = None) -> dict:
-    """Play ``deals`` deals in duplicate format and report as a JSON-ready dict."""
-    rules = egyptian(variant, teams)
+def arena(a_spec: str, b_spec: str, variant: str | None = None, teams: bool | None = None, deals: int = 100,
+          seed: int = 0, jobs: int = 1, progress: Callable[[int], None] | None = None, rules: str = "egyptian",
+          seats: int | None = None, options: dict | None = None) -> dict:
+    """Play ``deals`` deals of ``rules`` (a family name) in duplicate format and report as a
+    JSON-ready dict."""
+    ruleset = arena_rules(rules, variant, teams, seats, options)
     resolve(a_spec), resolve(b_spec)  # fail early on a bad name
     start = time.perf_counter()
     if jobs <= 1:
-        tally = run_deals(a_spec, b_spec, variant, teams, seed, range(deals), progress)
+        tally = run_deals(a_spec, b_spec, variant, teams, seed, range(deals), progress, rules, seats, options)
     else:
         import multiprocessing as mp
 
         chunks = [list(range(j, deals, jobs)) for j in range(jobs)]
         with mp.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_worker, [(a_spec, b_spec, variant, teams, seed, c) for c in chunks])
+            parts = pool.map(_worker, [(a_spec, b_spec, variant, teams, seed, c, rules, seats, options)
+                                       for c in chunks])
         tally = Tally()
         for part in parts:
             tally.plays.extend(part.plays)
@@ -193,7 +262,13 @@ def arena(a_spec: str, b_spec: str, variant: str, teams: bool | None = None, dea
                 tally.times[k].extend(part.times[k])
                 tally.cpu[k].extend(part.cpu[k])
         tally.plays.sort(key=lambda r: r.deal)
-    return report(rules, a_spec, b_spec, seed, deals, tally, time.perf_counter() - start, jobs)
+    return report(ruleset, a_spec, b_spec, seed, deals, tally, time.perf_counter() - start, jobs)
+
+
+WON_BY = {
+    "all-fives": "strictly the most points in the round (points during play and at its end)",
+    "goat": "strictly the lowest round score (points are bad)",
+}
 
 
 def report(rules, a_spec, b_spec, seed, deals, tally: Tally, elapsed: float, jobs: int = 1) -> dict:
@@ -202,8 +277,6 @@ def report(rules, a_spec, b_spec, seed, deals, tally: Tally, elapsed: float, job
     decided = [p for p in plays if p.a_won is not None]
     a_wins = sum(1 for p in decided if p.a_won)
     lo, hi = wilson(a_wins, len(decided))
-    a_points = sum(p.points for p in decided if p.a_won)
-    b_points = sum(p.points for p in decided if not p.a_won)
     # Per deal: A's wins minus B's wins over the deal's plays (duplicate scoring).
     net: dict[int, int] = {}
     for p in decided:
@@ -211,8 +284,13 @@ def report(rules, a_spec, b_spec, seed, deals, tally: Tally, elapsed: float, job
     out = {
         "a": a_spec,
         "b": b_spec,
+        "rules": rules.family,
         "variant": rules.variant,
+        "seats": rules.seats,
         "teams": rules.teams,
+        "options": rules.options._asdict() if rules.options is not None else None,
+        "won_by": WON_BY.get(rules.family, "the side the round's end scores for (rules.score_round)"),
+        "points_are": "round scores, bad" if rules.tally is not None else "scored",
         "seed": seed,
         "deals": deals,
         "format": _format_name(rules),
@@ -224,8 +302,8 @@ def report(rules, a_spec, b_spec, seed, deals, tally: Tally, elapsed: float, job
         "b_wins": len(decided) - a_wins,
         "a_win_rate": round(a_wins / len(decided), 4) if decided else None,
         "a_win_rate_ci95": [round(lo, 4), round(hi, 4)],
-        "a_points_per_round": round(a_points / rounds, 3) if rounds else None,
-        "b_points_per_round": round(b_points / rounds, 3) if rounds else None,
+        "a_points_per_round": round(sum(p.a_points for p in plays) / rounds, 3) if rounds else None,
+        "b_points_per_round": round(sum(p.b_points for p in plays) / rounds, 3) if rounds else None,
         "deals_a_ahead": sum(1 for v in net.values() if v > 0),
         "deals_b_ahead": sum(1 for v in net.values() if v < 0),
         "decision_ms": {"a": {"strategy": a_spec, **timing_summary(tally.times["a"])},

@@ -2,23 +2,32 @@
 
 A bot sees its own hand, the line, every seat's tile count, the boneyard's size and the
 round's public actions (``PlayerView``). From those alone this module derives hard
-constraints on where each unseen tile may be:
+constraints on where each unseen tile may be, in every rule family of docs/rules.md:
 
 - a tile on the line, or in the bot's own hand, is in nobody else's hand;
-- a **pass** shows that the seat then held no tile showing either open-end number;
-- a **draw** (draw-2) shows the same about the drawer's hand just before it drew; the
-  drawn tile is unknown, but if the seat draws again at the same ends it did not fit
-  either; the tile a seat plays straight after drawing is the tile it drew last;
-- in round 1 the opening tile is forced (docs/rules.md §1.4): a double lead shows no hand was
-  dealt a higher double; a non-double lead shows no hand was dealt any double or a tile
-  ranked above it; those were in the boneyard (and may have been drawn since) or are the
-  set-aside tile;
-- the sizes: each seat's tile count, the boneyard's size (draw-2, order unknown) and the
-  one set-aside tile (block-3).
+- a **pass** shows that the seat then held no tile showing any open end's number: ``left``
+  and ``right``, and in All Fives ``up`` and ``down`` too once the spinner's sides are open;
+- a **draw** (any game with a boneyard or bazaar, of any size) shows the same about the
+  drawer's hand just before it drew; the drawn tile is unknown, but if the seat draws again
+  at the same ends it did not fit either; the tile a seat plays straight after drawing is
+  the tile it drew last;
+- a **forced lead**: where the family's round-1 rule names the tile to lead with (Egyptian:
+  the highest double, else the heaviest tile; Goat: gamezz's or koza's order; Classic: the
+  highest double but never 0-0, else the heaviest tile), a lead shows that no hand was dealt
+  a tile the rule ranks above it; those were in the boneyard (and may have been drawn since)
+  or are the set-aside tile. Only a round led by that rule says so: round 1, or in Goat a
+  deal after redeals while no round has been played (``led_by_rule``). All Fives and Sports
+  draw round 1's leader by chance, who leads any tile, and a round's winner leads any tile:
+  no inference then;
+- Goat with ``redeal``: the deal in play was not thrown in, so no hand was dealt five doubles
+  or six tiles of a number (checked for the seats whose dealt hand is known: those that
+  never drew; a sampled deal that breaks it is drawn again);
+- the sizes: each seat's tile count, the boneyard's size (order unknown) and the one
+  set-aside tile (block-3).
 
 Hidden tiles are held in *slots*, each with the mask of tiles it may be. In block games a
-seat's slots are all alike (dealt, and cut by its passes). In draw-2 a tile drawn later was
-neither dealt nor in the hand at earlier passes and draws, so an opponent's hand is a few
+seat's slots are all alike (dealt, and cut by its passes). In draw games a tile drawn later
+was neither dealt nor in the hand at earlier passes and draws, so an opponent's hand is a few
 slot groups with nested masks (older slots are never less constrained); when it plays a
 tile whose slot is ambiguous we assume the most constrained slot that allows it went, which
 leaves weaker (never stronger) constraints than the truth, so no consistent deal is ruled
@@ -27,6 +36,10 @@ out.
 ``Knowledge.sample`` draws a deal uniformly among all assignments of the unseen tiles to
 the slot groups that satisfy these constraints (exact: a counting table is built once per
 decision, then each sample is a walk through it).
+
+``Line`` replays the public plays into the open ends (and All Fives' spinner, with what
+each end counts), which is also what ``round_from_view`` needs to rebuild the engine's
+round, and ``play_evidence`` what a model of the other seats' play needs.
 """
 
 from __future__ import annotations
@@ -34,10 +47,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from services.match.rules.moves import LEFT
+from services.match.rules.families import classic, goat
+from services.match.rules.leading import BY_SUM_THEN_HIGH
+from services.match.rules.moves import DRAW, LEFT, OPEN, PASS, PLAY_ON, RIGHT, UP
+from services.match.rules.spinner import BOTH_SIDES, SpinnerRound
 from services.match.rules.state import Deal, Round
 from services.match.rules.tiles import (
     ALL_TILES,
+    DOUBLES,
     HIGH,
     LOW,
     MATCHES,
@@ -47,8 +64,175 @@ from services.match.rules.tiles import (
     tiles_in,
 )
 
-# The round-1 lead order: doubles high to low, then tiles by pip sum, then the higher pip.
-_RANK = {t: (1, LOW[t]) if LOW[t] == HIGH[t] else (0, PIPS[t] * 8 + HIGH[t]) for t in range(TILE_COUNT)}
+# Egyptian round 1 (docs/rules.md §1.4): the highest double, else the heaviest tile (6-3 before 5-4).
+EGYPTIAN_ORDER = tuple(reversed(DOUBLES)) + BY_SUM_THEN_HIGH
+# HEAVIER[t]: the tiles the §1.6 order (pip sum, then the higher pip) puts before t.
+HEAVIER = tuple(sum(1 << u for u in range(TILE_COUNT) if (PIPS[u], HIGH[u]) > (PIPS[t], HIGH[t]))
+                for t in range(TILE_COUNT))
+
+
+# --- the line -----------------------------------------------------------------------------
+
+
+class Line:
+    """The open ends the public plays leave: ``left``/``right`` (-1 before the first play)
+    and, on a line with a spinner (All Fives, docs/rules.md §2), the spinner's number, its
+    sides still waiting for a tile, ``up``/``down`` (-1 while closed) and what each of the
+    four ends counts. The names are ``SpinnerRound``'s, so ``play_points_of`` reads either."""
+
+    __slots__ = ("four_ends", "left", "right", "up", "down", "spinner", "pending", "values")
+
+    def __init__(self, four_ends: bool = False) -> None:
+        self.four_ends = four_ends
+        self.left = self.right = self.up = self.down = self.spinner = -1
+        self.pending = 0
+        self.values: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    @classmethod
+    def of(cls, view) -> "Line":
+        line = cls(view.rules.four_ends)
+        for a in view.actions:
+            if a.kind == "play":
+                line.play(a.tile, a.end)
+        return line
+
+    def fitting(self) -> int:
+        """The tiles that fit some open end (none before the first play)."""
+        if self.left < 0:
+            return 0
+        fit = MATCHES[self.left] | MATCHES[self.right]
+        if self.up >= 0:
+            fit |= MATCHES[self.up] | MATCHES[self.down]
+        return fit
+
+    def play(self, t: int, end: int | None) -> None:
+        double = LOW[t] == HIGH[t]
+        if self.left < 0:
+            self.left, self.right = LOW[t], HIGH[t]
+            if self.four_ends:
+                weight = 2 if double else 1
+                self.values = (LOW[t] * weight, HIGH[t] * weight, 0, 0)
+                if double:
+                    self.spinner, self.pending = LOW[t], BOTH_SIDES
+            return
+        end = LEFT if end is None else end
+        number = (self.left, self.right, self.up, self.down)[end]
+        outer = OTHER_END[t][number]
+        if end == LEFT:
+            self.left = outer
+        elif end == RIGHT:
+            self.right = outer
+        elif end == UP:
+            self.up = outer
+        else:
+            self.down = outer
+        if not self.four_ends:
+            return
+        values = list(self.values)
+        values[end] = outer * 2 if double else outer
+        self.values = (values[0], values[1], values[2], values[3])
+        if end <= RIGHT:
+            if double and self.spinner < 0:
+                self.spinner, self.pending = number, 1 << end
+            elif self.pending & 1 << end:
+                self.pending &= ~(1 << end)
+                if not self.pending:
+                    self.up = self.down = self.spinner
+
+
+def play_points_of(line, t: int, end: int | None) -> int:
+    """What laying ``t`` on ``end`` scores at once in All Fives: the open ends' new sum when it
+    is a positive multiple of five, else 0 (docs/rules.md §2, "Counting the ends"). ``line``
+    is a ``Line`` or a ``SpinnerRound``; ``end`` is None for the round's first tile."""
+    if line.left < 0:
+        total = LOW[t] + HIGH[t]  # the lone first tile counts once
+    else:
+        number = (line.left, line.right, line.up, line.down)[end]
+        outer = OTHER_END[t][number]
+        v = line.values
+        total = v[0] + v[1] + v[2] + v[3] - v[end] + (outer * 2 if LOW[t] == HIGH[t] else outer)
+    return total if total % 5 == 0 else 0
+
+
+def best_play_points(line, t: int) -> int:
+    """The most ``t`` can score at once on any open end it fits (All Fives)."""
+    if line.left < 0:
+        return play_points_of(line, t, None)
+    best = 0
+    bit = 1 << t
+    for end, number in enumerate((line.left, line.right, line.up, line.down)):
+        if number >= 0 and MATCHES[number] & bit:
+            best = max(best, play_points_of(line, t, end))
+    return best
+
+
+def preferred_over(line, fits: int, t: int) -> int:
+    """The tiles of ``fits`` that greedy play (``strategies``: in All Fives the most points
+    now, then the heaviest tile; elsewhere the heaviest tile) takes before ``t``."""
+    if not line.four_ends:
+        return fits & HEAVIER[t]
+    key = (best_play_points(line, t), PIPS[t], HIGH[t])
+    better = 0
+    for u in tiles_in(fits):
+        if (best_play_points(line, u), PIPS[u], HIGH[u]) > key:
+            better |= 1 << u
+    return better
+
+
+# --- forced leads ---------------------------------------------------------------------------
+
+
+def round_one_order(rules) -> tuple[int, ...] | None:
+    """The order of tiles whose first one dealt must lead a round led by the family's
+    round-1 rule; None where that leader leads any tile (drawn by chance)."""
+    if rules.chance:
+        return None
+    if rules.family == "egyptian":
+        return EGYPTIAN_ORDER
+    if rules.family == "goat":
+        return goat.ROUND_ONE_ORDER[rules.variant]
+    if rules.family == "classic":
+        return classic.OPENING_ORDER
+    return None
+
+
+def led_by_rule(view) -> bool:
+    """Whether the round in view was led by its family's round-1 rule, with a forced tile.
+
+    Round 1 always is. In Goat with ``redeal`` a thrown-in deal counts as a round, and the
+    deal after it is led as the thrown-in one would have been: by the rule, while no round
+    has been played. The view shows no past rounds, only their traces: a played round leaves
+    a written score, a remembered one, an opened account or a pot, except in the freak
+    round whose only counted hand is a lone 0-0 worth 0 (two seats, ``zero_zero`` 0), which
+    we accept to misread. Rounds after a tie are led by the rule too, but a view cannot tell
+    a tie from a win, so they are not used.
+    """
+    rules = view.rules
+    if round_one_order(rules) is None:
+        return False
+    number = getattr(view, "round_number", 0)
+    if number == 1:
+        return True
+    if number > 1 and rules.family == "goat" and rules.redeal is not None:
+        return not (any(view.scores) or any(view.remembered) or any(view.opened) or view.pot)
+    return False
+
+
+def not_dealt_by_lead(view) -> int:
+    """Tiles no hand was dealt, as the forced lead of a round led by the rule shows."""
+    first = next((a for a in view.actions if a.kind == "play"), None)
+    if first is None or not led_by_rule(view):
+        return 0
+    order = round_one_order(view.rules)
+    before = 0
+    for t in order:
+        if t == first.tile:
+            return before
+        before |= 1 << t
+    return 0
+
+
+# --- the constraints and the sampler ------------------------------------------------------
 
 
 @dataclass
@@ -68,7 +252,8 @@ class Inconsistent(ValueError):
 class Knowledge:
     """The constraints one view puts on the unseen tiles, and a uniform sampler over them."""
 
-    def __init__(self, seats: int, seat: int, own: int, played: int, groups: list[Group], draws: bool) -> None:
+    def __init__(self, seats: int, seat: int, own: int, played: int, groups: list[Group], draws: bool,
+                 redeal=None, dealt_known: dict[int, int] | None = None) -> None:
         self.seats = seats
         self.seat = seat
         self.own = own
@@ -76,6 +261,10 @@ class Knowledge:
         self.unknown = ALL_TILES & ~own & ~played
         self.draws = draws
         self.groups = groups
+        # Goat's redeal test, and for seats that never drew the tiles they played (their
+        # dealt hand is then their current hand plus those).
+        self.redeal = redeal
+        self.dealt_known = dealt_known or {}
         self._prepare()
 
     # --- building from a view -----------------------------------------------------------
@@ -88,43 +277,38 @@ class Knowledge:
         own = 0
         for t in view.hand:
             own |= 1 << t
-        # Tiles no dealt hand held, from the forced opening lead of round 1.
-        not_dealt = 0
-        first = next((a for a in view.actions if a.kind == "play"), None)
-        if use_lead and first is not None and getattr(view, "round_number", 0) == 1 and rules.undealt:
-            rank = _RANK[first.tile]
-            for t in range(TILE_COUNT):
-                if _RANK[t] > rank:
-                    not_dealt |= 1 << t
+        # Tiles no dealt hand held, from a forced lead.
+        not_dealt = not_dealt_by_lead(view) if use_lead else 0
         # Replay the public actions: ends at each moment, played tiles, each seat's slots.
         # slots[s] lists the tiles that seat holds as masks of what each may be, oldest
         # (dealt) first; later slots are drawn tiles, never more constrained than older ones.
         dealt_slot = ALL_TILES & ~not_dealt
         slots: list[list[int]] = [[dealt_slot] * rules.hand_size for _ in range(n)]
         played = 0
-        left = right = -1
+        played_by = [0] * n
+        drew = [False] * n
+        line = Line(rules.four_ends)
         prev = None
         for a in view.actions:
             s = a.seat
             if a.kind == "play":
                 t = a.tile
                 played |= 1 << t
-                if left < 0:
-                    left, right = LOW[t], HIGH[t]
-                elif a.end == LEFT:
-                    left = OTHER_END[t][left]
-                else:
-                    right = OTHER_END[t][right]
+                played_by[s] |= 1 << t
+                line.play(t, a.end)
                 if s != me:
                     _remove_slot(slots[s], t, prev is not None and prev.seat == s and prev.kind == "draw")
             else:
-                if left >= 0:
-                    keep = ~(MATCHES[left] | MATCHES[right])
+                fit = line.fitting()
+                if fit:
+                    keep = ~fit
                     sl = slots[s]
                     for i in range(len(sl)):
                         sl[i] &= keep
-                if a.kind == "draw" and s != me:
-                    slots[s].append(ALL_TILES)
+                if a.kind == "draw":
+                    drew[s] = True
+                    if s != me:
+                        slots[s].append(ALL_TILES)
             prev = a
         groups: list[Group] = []
         for s in range(n):
@@ -143,14 +327,16 @@ class Knowledge:
                 groups.append(Group(-1, view.boneyard_count, ALL_TILES))
         elif rules.undealt:
             groups.append(Group(-2, rules.undealt, ALL_TILES))
-        know = cls(n, me, own, played, groups, rules.draws)
+        redeal = rules.redeal
+        known = {s: played_by[s] for s in range(n) if not drew[s]} if redeal is not None else None
+        know = cls(n, me, own, played, groups, rules.draws, redeal, known)
         if know.total == 0:
             if use_lead:
                 return cls.from_view(view, use_lead=False)
             # Drop every void: sizes alone are always satisfiable.
             for g in groups:
                 g.allowed = ALL_TILES
-            know = cls(n, me, own, played, groups, rules.draws)
+            know = cls(n, me, own, played, groups, rules.draws, redeal, known)
             if know.total == 0:
                 raise Inconsistent("the view's tile counts do not add up")
         return know
@@ -243,22 +429,38 @@ class Knowledge:
             out[g] |= 1 << t
         return out
 
-    def sample_deal(self, rng: random.Random) -> tuple[list[int], list[int], int]:
-        """(every seat's current hand, boneyard tiles in a random order, set-aside tile or -1)."""
-        masks = self.sample(rng)
-        hands = [0] * self.seats
-        hands[self.seat] = self.own
-        boneyard: list[int] = []
-        aside = -1
-        for g, mask in zip(self.groups, masks):
-            if g.seat >= 0:
-                hands[g.seat] |= mask
-            elif g.seat == -1:
-                boneyard = tiles_in(mask)
-                rng.shuffle(boneyard)
-            else:
-                aside = tiles_in(mask)[0]
+    def sample_deal(self, rng: random.Random, shuffled: bool = True) -> tuple[list[int], list[int], int]:
+        """(every seat's current hand, boneyard tiles in a random order, set-aside tile or -1);
+        with ``shuffled`` False the boneyard is in ascending order, for the caller to shuffle
+        if it keeps the deal."""
+        for _ in range(_REDEAL_TRIES):
+            masks = self.sample(rng)
+            hands = [0] * self.seats
+            hands[self.seat] = self.own
+            boneyard: list[int] = []
+            aside = -1
+            for g, mask in zip(self.groups, masks):
+                if g.seat >= 0:
+                    hands[g.seat] |= mask
+                elif g.seat == -1:
+                    boneyard = tiles_in(mask)
+                    if shuffled:
+                        rng.shuffle(boneyard)
+                else:
+                    aside = tiles_in(mask)[0]
+            if self.redeal is None or not self._thrown_in(hands):
+                break
         return hands, boneyard, aside
+
+    def _thrown_in(self, hands: list[int]) -> bool:
+        """Whether the sampled deal's known dealt hands call for a redeal (Goat)."""
+        known = self.dealt_known
+        return self.redeal(tuple(hands[s] | known[s] for s in known))
+
+
+# Rejection sampling for Goat's redeal condition gives up (keeping the last sample) after
+# this many tries; a thrown-in hand is rare, so this never happens with a consistent view.
+_REDEAL_TRIES = 64
 
 
 def _remove_slot(slots: list[int], tile: int, just_drew: bool) -> None:
@@ -281,49 +483,85 @@ def _fit_length(slots: list[int], n: int) -> list[int]:
     return [ALL_TILES] * (n - len(slots)) + slots
 
 
+
+def history_of(view):
+    """The engine's history chain ``(previous, seat, move)`` for the view's public actions
+    (a draw is recorded without its tile, as the engine records it)."""
+    history = None
+    for a in view.actions:
+        if a.kind == "play":
+            move = OPEN[a.tile] if a.end is None else PLAY_ON[a.end][a.tile]
+        else:
+            move = DRAW if a.kind == "draw" else PASS
+        history = (history, a.seat, move)
+    return history
+
+
 def round_from_view(view, hands: list[int], boneyard: list[int], aside: int) -> Round:
-    """A Round at the view's position with the sampled hidden tiles, ready to ``step``."""
-    rnd = Round(Deal(tuple(hands), tuple(boneyard), aside), view.turn, -1)
-    if view.left_end is not None:
-        rnd.left = view.left_end
-        rnd.right = view.right_end
-    elif view.legal_moves and len(view.legal_moves) == 1 and view.legal_moves[0].end is None:
-        rnd.lead = view.legal_moves[0].tile
+    """The engine's Round at the view's position with the sampled hidden tiles, ready to
+    ``step``: the same line, turn, history and, in All Fives, the same spinner, open-end
+    values, total, play points and action count (a ``SpinnerRound``). Its deal is the
+    current hands with the undrawn boneyard (nothing drawn yet)."""
+    rules = view.rules
+    actions = view.actions
+    deal = Deal(tuple(hands), tuple(boneyard), aside)
+    leader = actions[0].seat if actions else view.turn
+    lead = -1
+    if not any(a.kind == "play" for a in actions):
+        moves = view.legal_moves
+        if len(moves) == 1 and moves[0].kind == "play" and moves[0].end is None:
+            lead = moves[0].tile
+    rnd: Round
+    if rules.four_ends:
+        four = SpinnerRound(deal, leader, lead, rules.barred, tuple(map(rules.side_of, range(rules.seats))))
+        line = Line.of(view)
+        four.left, four.right, four.up, four.down = line.left, line.right, line.up, line.down
+        four.spinner, four.pending, four.values = line.spinner, line.pending, line.values
+        four.total = view.ends_total
+        four.play_points = tuple(view.play_points)
+        four.made = len(actions)
+        rnd = four
+    else:
+        rnd = Round(deal, leader, lead, rules.barred)
+        if view.left_end is not None:
+            rnd.left = view.left_end
+            rnd.right = view.right_end
+    rnd.turn = view.turn
+    rnd.history = history_of(view)
     return rnd
 
 
-def play_evidence(view) -> list[tuple[int, int, int, int]]:
+def play_evidence(view) -> list[tuple[int, int, int, int, int]]:
     """The other seats' past free choices, for weighing sampled deals by a model of play.
 
     One entry per play by another seat whose hand at that moment is known given its
     current hand: (seat, tile played, mask of tiles that fitted the ends then, tiles that
-    seat played from then on, this one included). Plays followed by a draw of the same
+    seat played from then on, this one included, the tiles of the fitting ones that greedy
+    play would have taken first, ``preferred_over``). Plays followed by a draw of the same
     seat are left out (the hand then is not its current hand plus later plays), as is a
-    forced round-1 lead.
+    lead forced by the round-1 rule.
     """
     me = view.seat
+    rules = view.rules
+    forced = led_by_rule(view)
     entries = []
-    left = right = -1
+    line = Line(rules.four_ends)
     for a in view.actions:
         if a.kind == "play":
             t = a.tile
-            if left < 0:
-                fits = -1 if getattr(view, "round_number", 0) == 1 else ALL_TILES
-                left, right = LOW[t], HIGH[t]
+            if line.left < 0:
+                fits = -1 if forced else ALL_TILES & ~rules.barred
             else:
-                fits = MATCHES[left] | MATCHES[right]
-                if a.end == LEFT:
-                    left = OTHER_END[t][left]
-                else:
-                    right = OTHER_END[t][right]
+                fits = line.fitting()
             if a.seat != me and fits != -1:
-                entries.append([a.seat, t, fits, 0, True])
+                entries.append([a.seat, t, fits, 0, preferred_over(line, fits, t), True])
+            line.play(t, a.end)
         elif a.kind == "draw":
             for e in entries:
                 if e[0] == a.seat:
-                    e[4] = False
+                    e[5] = False
         if a.kind == "play":
             for e in entries:
                 if e[0] == a.seat:
                     e[3] |= 1 << a.tile
-    return [(s, t, fits, later) for s, t, fits, later, ok in entries if ok]
+    return [(s, t, fits, later, better) for s, t, fits, later, better, ok in entries if ok]

@@ -1,6 +1,18 @@
-"""Simple bot strategies: each picks one of the legal moves, nothing else.
+"""Simple bot strategies, and the registry of every strategy by name.
 
-They see only the moves their seat may make, so they can never use hidden information.
+``random`` plays any legal move. ``greedy`` is one simple rule per family of docs/rules.md:
+
+- **All Fives**: the play that scores the most points now (the open ends adding up to a
+  positive multiple of five after it, §2), then the heaviest tile, ties as §1.6 (the higher
+  pip, then the first end of ``left``, ``right``, ``up``, ``down``);
+- **Goat**: shed the heaviest tile (§1.6's order): points left in hand are bad;
+- **Egyptian, Classic, Sports**: the heaviest tile (§1.6's order), the pips an opponent
+  would score.
+
+``SIMPLE`` holds the choosers that see the legal moves only; ``SIMPLE["greedy"]`` is always
+§1.6's timeout choice (the audit simulator and a property test rely on that), whatever the
+family. ``STRATEGIES`` holds the view strategies (``choose(view, rng) -> Move``), which is
+what bots and the arena play; matchmaking reads its names.
 """
 
 from __future__ import annotations
@@ -11,6 +23,8 @@ from typing import Callable, Sequence
 from services.match.rules import autoplay
 from services.match.rules.moves import Move
 from services.match.rules.view import PlayerView
+
+from .knowledge import Line, play_points_of
 
 Chooser = Callable[[Sequence[Move], random.Random], Move]
 
@@ -45,6 +59,16 @@ def from_moves(chooser: Chooser) -> ViewStrategy:
     return choose
 
 
+def greedy(view, rng: random.Random) -> Move:
+    """The family's greedy rule (see the module's docstring)."""
+    moves = view.legal_moves
+    if len(moves) == 1 or not view.rules.four_ends:
+        return heaviest_first(moves, rng)
+    line = Line.of(view)
+    return max(moves, key=lambda m: (play_points_of(line, m.tile, m.end) if m.kind == "play" else 0,
+                                     autoplay.heaviest_first(m)))
+
+
 def _strong() -> ViewStrategy:
     from services.bots.strong import StrongBot
 
@@ -53,6 +77,6 @@ def _strong() -> ViewStrategy:
 
 STRATEGIES: dict[str, ViewStrategy] = {
     "random": from_moves(random_move),
-    "greedy": from_moves(heaviest_first),
+    "greedy": greedy,
     "strong": _strong(),
 }

@@ -1,49 +1,75 @@
-"""The strong bot: determinized Monte Carlo search over the tiles its seat cannot see.
+"""The strong bot: determinized Monte Carlo search over the tiles its seat cannot see, in
+every rule family of docs/rules.md.
 
 It reads the seat's ``PlayerView`` and nothing else. For each decision with a choice:
 
 1. **What is known.** ``Knowledge.from_view`` turns the public history into hard
    constraints on the unseen tiles: tiles played, every seat's tile count, the numbers a
-   seat was shown to lack by a pass or a draw, the forced round-1 lead, the boneyard
-   (draw-2, order unknown) or the set-aside tile (block-3); it then samples deals
-   *uniformly* among all that satisfy them (exact, via a counting table).
+   seat was shown to lack by a pass or a draw (every open end, All Fives' ``up`` and
+   ``down`` included), a lead forced by the family's round-1 rule, the boneyard or bazaar
+   (order unknown) or the set-aside tile (block-3); it then samples deals *uniformly* among
+   all that satisfy them (exact, via a counting table).
 2. **What is likely.** With ``model_eps`` > 0 it draws ``oversample`` times more such
    deals and keeps ``samples`` of them in proportion to how likely each makes the other
-   seats' past free choices under the rollout policy (play the heaviest fitting tile, or
-   any fitting tile with probability ``model_eps``): a deal in which a seat passed over a
-   heavier tile it could have played is less likely than one in which it could not.
+   seats' past free choices under the rollout policy (the family's greedy rule, or any
+   fitting tile with probability ``model_eps``): a deal in which a seat passed over a tile
+   greedy play prefers is less likely than one in which it could not play it.
 3. **Search.** In every kept deal (a determinization) the position is rebuilt as an engine
-   ``Round``; each candidate move is applied with ``turns.step`` and the round is played
-   out on the same engine by every seat with the rollout policy: the heaviest fitting
-   tile, or with probability ``eps`` a random fitting tile (draw / pass when nothing
-   fits). All candidates share the deal and the rollout's random stream (common random
-   numbers), so their difference is the move's, not the luck's.
-4. **Value.** A finished rollout is scored for the bot's side (its team in block-4 teams):
-   ``±((1 - w) + w * points / point_scale)`` for a win / loss, 0 for a tie, ``w =
-   points_weight``: winning the round and the points it carries both count. The candidate
-   with the best mean is played.
+   round (``round_from_view``: a ``SpinnerRound`` in All Fives); each candidate move is
+   applied with ``turns.step`` and the round is played out on the same engine by every seat
+   with the rollout policy: the family's greedy rule (``strategies``: in All Fives the play
+   that scores most now, then the heaviest tile; elsewhere the heaviest tile), or with
+   probability ``eps`` a random fitting tile (draw / pass when nothing fits). All
+   candidates share the deal and the rollout's random stream (common random numbers), so
+   their difference is the move's, not the luck's.
+4. **Value.** A finished rollout is scored for the bot's side (its team in teams) with the
+   family's own scoring, ``w = points_weight``, ``s = point_scale``:
+
+   - Egyptian, Classic, Sports: ``rules.score_round``; ``±((1 - w) + w * points / s)`` for a
+     win / loss, 0 for a tie.
+   - All Fives: each side's points of the round, those scored during play (for and
+     against, the rollout's play points after the decision added to the view's) plus the
+     round end's; ``(1 - w) * sign + w * (mine - the others' mean) / s``, ``sign`` +1 when
+     the side scored strictly most, -1 when another side did, 0 for a shared top.
+   - Goat (points are bad): each side's *cost*, what ``rules.tally`` makes it write this
+     round given the view's accounts, plus ``remembered_weight`` times what it adds to its
+     remembered points (with ``remembered`` on, a score of 12 or less is only written later
+     if the account opens, so it costs a fraction; losing remembered points by going out
+     or fishing earns that fraction back). A pot carried by a tied fish goes to a future
+     highest score, alike for every side, so it is left out. ``(1 - w) * sign + w *
+     (the others' mean cost - mine) / s``, ``sign`` +1 when the side has strictly the lowest
+     round score, -1 when another side has, 0 for a shared lowest.
+
+   The candidate with the best mean is played.
 
 Budget: ``samples`` determinizations (a fixed count, so a seeded rng gives the same move)
 capped at ``max_rollouts`` rollouts per decision (fewer determinizations for a choice of
 many moves); the wall-clock ``deadline`` is only a safety net on a loaded machine. A
-forced move (one legal move) is returned at once, without searching.
+forced move (one legal move) is returned at once, without searching. Each family plays with
+its own tuned ``StrongConfig`` (``FAMILY_CONFIGS``) unless one is given.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable
 
-from services.match.rules.moves import DRAW, OPEN, PASS, PLAY_LEFT, PLAY_RIGHT, Move
-from services.match.rules.tiles import BIT_TILE, HIGH, MATCHES, PIPS, TILE_COUNT
+from services.match.rules.families import goat
+from services.match.rules.moves import DRAW, OPEN, PASS, PLAY_LEFT, PLAY_ON, PLAY_RIGHT, Move
+from services.match.rules.state import Accounts
+from services.match.rules.tiles import BIT_TILE, HIGH, LOW, MATCHES, OTHER_END, PIPS, TILE_COUNT
 from services.match.rules.turns import step
 
-from .knowledge import Knowledge, play_evidence, round_from_view
+from .knowledge import Knowledge, best_play_points, play_evidence, round_from_view
 
 # Tiles, heaviest first (pip sum, then the higher pip): the greedy order.
 _HEAVY_BITS = tuple(1 << t for t in sorted(range(TILE_COUNT), key=lambda t: (PIPS[t], HIGH[t]), reverse=True))
 _heaviest_cache: dict[int, int] = {}
+# A tile's rank in that order, for All Fives' greedy key (points first).
+_WEIGHT = tuple(PIPS[t] * 8 + HIGH[t] for t in range(TILE_COUNT))
+_DOUBLE = tuple(LOW[t] == HIGH[t] for t in range(TILE_COUNT))
 
 
 def heaviest(fit: int) -> int:
@@ -61,51 +87,313 @@ def heaviest(fit: int) -> int:
     return t
 
 
+def _random_tile(fit: int, rand) -> int:
+    k = int(rand() * fit.bit_count())
+    while k:
+        fit &= fit - 1
+        k -= 1
+    return BIT_TILE[fit & -fit]
+
+
 def rollout(rnd, rand, eps: float) -> None:
-    """Play ``rnd`` to its end in place with ``turns.step``: each seat plays its heaviest
-    fitting tile (on the left end if it fits both), or with probability ``eps`` a random
-    fitting tile; it draws or passes when nothing fits."""
-    hands = rnd.hands
-    boneyard = rnd.boneyard
+    """Play ``rnd`` to its end in place: each seat plays its heaviest fitting tile (on the
+    left end if it fits both), or with probability ``eps`` a random fitting tile; it draws
+    or passes when nothing fits. A line with a spinner (All Fives) is played by
+    ``spinner_rollout``.
+
+    This is ``turns.step`` with the round held in local variables for the whole rollout
+    (as ``playout.random_playout`` does for random play), several times faster than a
+    ``step`` per move; tests/unit/test_bots_rollout.py checks that it ends every round
+    exactly where the same policy played with ``legal_moves`` and ``step`` does."""
+    if rnd.four_ends:
+        spinner_rollout(rnd, rand, eps)
+        return
     if rnd.outcome is None and rnd.left < 0:  # the round's first play: the lead, or any tile
-        step(rnd, OPEN[rnd.lead if rnd.lead >= 0 else heaviest(hands[rnd.turn])])
-    while rnd.outcome is None:
-        hand = hands[rnd.turn]
-        ml = MATCHES[rnd.left]
-        fit = hand & (ml | MATCHES[rnd.right])
-        if not fit:
-            step(rnd, DRAW if rnd.drawn < len(boneyard) else PASS)
-            continue
-        if fit & (fit - 1) and rand() < eps:
-            k = int(rand() * fit.bit_count())
-            while k:
-                fit &= fit - 1
-                k -= 1
-            t = BIT_TILE[fit & -fit]
+        step(rnd, OPEN[rnd.lead if rnd.lead >= 0 else heaviest(rnd.hands[rnd.turn] & ~rnd.barred)])
+    if rnd.outcome is not None:
+        return
+    hands = rnd.hands
+    seats = len(hands)
+    boneyard = rnd.boneyard
+    undrawn = len(boneyard)
+    drawn = rnd.drawn
+    held = rnd.held
+    left = rnd.left
+    right = rnd.right
+    turn = rnd.turn
+    history = rnd.history
+    outcome = None
+    while outcome is None:
+        hand = hands[turn]
+        ml = MATCHES[left]
+        fit = hand & (ml | MATCHES[right])
+        if fit:
+            if fit & (fit - 1) and rand() < eps:
+                t = _random_tile(fit, rand)
+            else:
+                t = heaviest(fit)
+            if ml >> t & 1:
+                left = OTHER_END[t][left]
+                move = PLAY_LEFT[t]
+            else:
+                right = OTHER_END[t][right]
+                move = PLAY_RIGHT[t]
+            bit = 1 << t
+            hands[turn] = hand ^ bit
+            held ^= bit
+            history = (history, turn, move)
+            if hand == bit:
+                outcome = "domino"
+            elif drawn == undrawn and not held & (MATCHES[left] | MATCHES[right]):
+                outcome = "blocked"
+            turn = turn + 1 if turn + 1 < seats else 0
+        elif drawn < undrawn:
+            bit = 1 << boneyard[drawn]
+            hands[turn] = hand | bit
+            held |= bit
+            drawn += 1
+            history = (history, turn, DRAW)
+            if drawn == undrawn and not held & (MATCHES[left] | MATCHES[right]):
+                outcome = "blocked"
         else:
-            t = heaviest(fit)
-        step(rnd, PLAY_LEFT[t] if ml >> t & 1 else PLAY_RIGHT[t])
+            history = (history, turn, PASS)
+            turn = turn + 1 if turn + 1 < seats else 0
+    rnd.drawn = drawn
+    rnd.held = held
+    rnd.left = left
+    rnd.right = right
+    rnd.turn = turn
+    rnd.history = history
+    rnd.outcome = outcome
+
+
+def spinner_rollout(rnd, rand, eps: float) -> None:
+    """``rollout`` on All Fives' four ends (``SpinnerRound.step`` in local variables): each
+    seat makes the play that scores most now, then the heaviest tile, ties to the first end
+    of ``left``, ``right``, ``up``, ``down`` (the greedy rule), or with probability ``eps`` a
+    random fitting tile on the first end it fits; it draws or passes when nothing fits."""
+    if rnd.outcome is None and rnd.left < 0:
+        if rnd.lead >= 0:
+            rnd.step(OPEN[rnd.lead])
+        else:
+            hand = rnd.hands[rnd.turn] & ~rnd.barred
+            rnd.step(OPEN[max((t for t in range(TILE_COUNT) if hand >> t & 1),
+                              key=lambda t: (best_play_points(rnd, t), _WEIGHT[t]))])
+    if rnd.outcome is not None:
+        return
+    hands = rnd.hands
+    seats = len(hands)
+    boneyard = rnd.boneyard
+    undrawn = len(boneyard)
+    drawn = rnd.drawn
+    held = rnd.held
+    left, right, up, down = rnd.left, rnd.right, rnd.up, rnd.down
+    spinner = rnd.spinner
+    pending = rnd.pending
+    lv, rv, uv, dv = rnd.values
+    total = rnd.total
+    made = rnd.made
+    play_points = rnd.play_points
+    seat_side = rnd.seat_side
+    turn = rnd.turn
+    history = rnd.history
+    outcome = None
+    while outcome is None:
+        hand = hands[turn]
+        fl = hand & MATCHES[left]
+        fr = hand & MATCHES[right]
+        if up >= 0:
+            fu = hand & MATCHES[up]
+            fd = hand & MATCHES[down]
+        else:
+            fu = fd = 0
+        fit = fl | fr | fu | fd
+        if fit:
+            if fit & (fit - 1) and rand() < eps:
+                t = _random_tile(fit, rand)
+                bit = 1 << t
+                end = 0 if fl & bit else 1 if fr & bit else 2 if fu & bit else 3
+            else:
+                base = lv + rv + uv + dv
+                best = -1
+                end = t = 0
+                for e, f, number, ve in ((0, fl, left, lv), (1, fr, right, rv), (2, fu, up, uv), (3, fd, down, dv)):
+                    rest = base - ve
+                    while f:
+                        b = f & -f
+                        f ^= b
+                        u = BIT_TILE[b]
+                        outer = OTHER_END[u][number]
+                        after = rest + (outer + outer if _DOUBLE[u] else outer)
+                        key = ((after if after % 5 == 0 else 0) * 64 + _WEIGHT[u]) * 4 + 3 - e
+                        if key > best:
+                            best, end, t = key, e, u
+                bit = 1 << t
+            number = (left, right, up, down)[end]
+            outer = OTHER_END[t][number]
+            double = _DOUBLE[t]
+            value = outer + outer if double else outer
+            if end == 0:
+                left, lv = outer, value
+            elif end == 1:
+                right, rv = outer, value
+            elif end == 2:
+                up, uv = outer, value
+            else:
+                down, dv = outer, value
+            if end <= 1:
+                if double and spinner < 0:
+                    spinner, pending = number, 1 << end
+                elif pending & 1 << end:
+                    pending &= ~(1 << end)
+                    if not pending:
+                        up = down = spinner
+            total = lv + rv + uv + dv
+            hands[turn] = hand ^ bit
+            held ^= bit
+            if total and total % 5 == 0:
+                play_points += ((made, seat_side[turn], total),)
+            history = (history, turn, PLAY_ON[end][t])
+            made += 1
+            if hand == bit:
+                outcome = "domino"
+            elif drawn == undrawn and not held & _fitting(left, right, up, down):
+                outcome = "blocked"
+            turn = turn + 1 if turn + 1 < seats else 0
+        elif drawn < undrawn:
+            bit = 1 << boneyard[drawn]
+            hands[turn] = hand | bit
+            held |= bit
+            drawn += 1
+            history = (history, turn, DRAW)
+            made += 1
+            if drawn == undrawn and not held & _fitting(left, right, up, down):
+                outcome = "blocked"
+        else:
+            history = (history, turn, PASS)
+            made += 1
+            turn = turn + 1 if turn + 1 < seats else 0
+    rnd.drawn = drawn
+    rnd.held = held
+    rnd.left, rnd.right, rnd.up, rnd.down = left, right, up, down
+    rnd.spinner = spinner
+    rnd.pending = pending
+    rnd.values = (lv, rv, uv, dv)
+    rnd.total = total
+    rnd.made = made
+    rnd.play_points = play_points
+    rnd.turn = turn
+    rnd.history = history
+    rnd.outcome = outcome
+
+
+def _fitting(left: int, right: int, up: int, down: int) -> int:
+    fit = MATCHES[left] | MATCHES[right]
+    if up >= 0:
+        fit |= MATCHES[up] | MATCHES[down]
+    return fit
 
 
 @dataclass
 class StrongConfig:
     samples: int = 256  # determinizations per decision
     max_rollouts: int = 1000  # fewer determinizations when samples * moves would exceed this
-    eps: float = 0.2  # rollout noise: a random fitting tile instead of the heaviest
+    eps: float = 0.2  # rollout noise: a random fitting tile instead of the greedy one
     model_eps: float = 0.3  # weigh deals by the seen plays under noisy greedy; 0: uniform deals
     oversample: int = 4  # deals drawn per deal kept, when weighing
     points_weight: float = 0.5  # value = (1 - w) * win/loss sign + w * points / point_scale
     point_scale: float = 40.0
+    remembered_weight: float = 0.5  # Goat: what a remembered point costs, against a written one
     deadline: float | None = 0.15  # seconds of wall clock, a safety net; None: no cap
 
 
+# Each family's tuned configuration (docs: the arena figures in the report that chose them).
+FAMILY_CONFIGS: dict[str, StrongConfig] = {
+    "egyptian": StrongConfig(),
+    "all-fives": StrongConfig(),
+    "goat": StrongConfig(),
+    "classic": StrongConfig(),
+    "sports": StrongConfig(),
+}
+
+
+def round_value(view, cfg: StrongConfig) -> Callable[[object], float]:
+    """How good a finished rollout round is for the view's side, by its family's scoring
+    (see the module's docstring, "Value")."""
+    rules = view.rules
+    side = rules.side_of(view.seat)
+    wsign = 1.0 - cfg.points_weight
+    wpts = cfg.points_weight / cfg.point_scale
+    score_round = rules.score_round
+    sides = rules.sides
+    others = sides - 1
+    if rules.four_ends:
+        before = [0] * sides
+        for _, s, points in view.play_points:
+            before[s] += points
+        known = len(view.play_points)
+
+        def all_fives(r) -> float:
+            totals = before[:]
+            for _, s, points in r.play_points[known:]:
+                totals[s] += points
+            winner, points = score_round(rules, r.outcome, r.history[1], r.hands)
+            if winner is not None:
+                totals[winner] += points
+            mine = totals[side]
+            top = max(t for s, t in enumerate(totals) if s != side)
+            sign = 1.0 if mine > top else -1.0 if mine < top else 0.0
+            return wsign * sign + wpts * (mine - (sum(totals) - mine) / others)
+
+        return all_fives
+    if rules.tally is not None:
+        tally = rules.tally
+        accounts = Accounts(tuple(view.remembered), tuple(view.opened), view.pot)
+        held = accounts.remembered
+        alpha = cfg.remembered_weight
+
+        def goat_value(r) -> float:
+            last = r.history[1]
+            written, after = tally(rules, r.outcome, last, r.hands, accounts)
+            costs = [w + alpha * (a - b) for w, a, b in zip(written, after.remembered, held)]
+            scores = goat.round_scores(rules, last, r.hands)
+            mine = scores[side]
+            low = min(t for s, t in enumerate(scores) if s != side)
+            sign = 1.0 if mine < low else -1.0 if mine > low else 0.0
+            cost = costs[side]
+            return wsign * sign + wpts * ((sum(costs) - cost) / others - cost)
+
+        return goat_value
+
+    def by_round_score(r) -> float:
+        winner, points = score_round(rules, r.outcome, r.history[1], r.hands)
+        if winner is None:
+            return 0.0
+        u = wsign + wpts * points
+        return u if winner == side else -u
+
+    return by_round_score
+
+
 class StrongBot:
-    """``choose(view, rng) -> Move``; stateless, so one instance may serve every seat."""
+    """``choose(view, rng) -> Move``; stateless, so one instance may serve every seat.
+
+    ``StrongBot(config)`` plays ``config`` in every family; ``StrongBot(**changes)`` plays
+    each family's ``FAMILY_CONFIGS`` entry with ``changes`` applied."""
 
     name = "strong"
 
-    def __init__(self, config: StrongConfig | None = None, **kw) -> None:
-        self.config = config or StrongConfig(**kw)
+    def __init__(self, config: StrongConfig | None = None, **changes) -> None:
+        if changes:
+            StrongConfig(**changes)  # fail now on an unknown name
+        self.config = config
+        self.changes = changes
+
+    def config_for(self, rules) -> StrongConfig:
+        if self.config is not None:
+            return self.config
+        base = FAMILY_CONFIGS.get(rules.family, StrongConfig())
+        return replace(base, **self.changes) if self.changes else base
 
     def __call__(self, view, rng: random.Random) -> Move:
         return self.choose(view, rng)
@@ -116,18 +404,14 @@ class StrongBot:
             return moves[0]
         if not moves:
             raise ValueError("it is not this seat's turn")
-        cfg = self.config
+        cfg = self.config_for(view.rules)
         deadline = None if cfg.deadline is None else time.perf_counter() + cfg.deadline
-        rules = view.rules
-        side = rules.side_of(view.seat)
-        score_round = rules.score_round
         know = Knowledge.from_view(view)
+        value = round_value(view, cfg)
         totals = [0.0] * len(moves)
-        wsign = 1.0 - cfg.points_weight
-        wpts = cfg.points_weight / cfg.point_scale
         eps = cfg.eps
         roll_rng = random.Random()
-        for hands, boneyard, aside in self.determinizations(view, know, rng):
+        for hands, boneyard, aside in self.determinizations(view, know, rng, cfg):
             base = round_from_view(view, hands, boneyard, aside)
             seed = rng.getrandbits(64)
             for j, m in enumerate(moves):
@@ -135,33 +419,30 @@ class StrongBot:
                 step(r, m)
                 roll_rng.seed(seed)
                 rollout(r, roll_rng.random, eps)
-                winner, points = score_round(rules, r.outcome, r.history[1], r.hands)
-                if winner is not None:
-                    u = wsign + wpts * points
-                    totals[j] += u if winner == side else -u
+                totals[j] += value(r)
             if deadline is not None and time.perf_counter() > deadline:
                 break
         best = max(range(len(moves)), key=lambda j: (totals[j], -j))
         return moves[best]
 
-    def determinizations(self, view, know: Knowledge, rng: random.Random) -> list:
+    def determinizations(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig | None = None) -> list:
         """Deals ``(hands, boneyard, set-aside)`` to search, consistent with the view."""
-        cfg = self.config
+        cfg = cfg or self.config_for(view.rules)
         n = max(8, min(cfg.samples, cfg.max_rollouts // len(view.legal_moves)))
         evidence = play_evidence(view) if cfg.model_eps > 0 else None
         if not evidence:
             return [know.sample_deal(rng) for _ in range(n)]
-        pool = [know.sample_deal(rng) for _ in range(n * cfg.oversample)]
+        pool = [know.sample_deal(rng, shuffled=False) for _ in range(n * cfg.oversample)]
         me = cfg.model_eps
         keep = 1.0 - me
         weights = []
         for hands, _, _ in pool:
             w = 1.0
-            for seat, t, fits, later in evidence:
+            for seat, _, fits, later, better in evidence:
                 f = (hands[seat] | later) & fits  # what that seat could play then
                 k = f.bit_count()
                 if k > 1:
-                    w *= me / k + (keep if heaviest(f) == t else 0.0)
+                    w *= me / k + (0.0 if f & better else keep)
             weights.append(w)
         # systematic resampling: n deals, each kept about n * weight / total times
         spacing = sum(weights) / n
@@ -174,6 +455,10 @@ class StrongBot:
             while acc <= u and i < last:
                 i += 1
                 acc += weights[i]
-            out.append(pool[i])
+            hands, boneyard, aside = pool[i]
+            if len(boneyard) > 1:  # the order only for the deals kept, each its own
+                boneyard = boneyard[:]
+                rng.shuffle(boneyard)
+            out.append((hands, boneyard, aside))
             u += spacing
         return out

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from services.match.rules.rulesets import EGYPTIAN_VARIANTS
+from services.match.rules.rulesets import FAMILY_NAMES
 
 
 @click.group()
@@ -15,27 +15,62 @@ def bots() -> None:
     """Bot strategies: compare them on the pure engine."""
 
 
+def option_value(text: str):
+    """An ``--option`` value as JSON would have it: true/false, a number, else the text."""
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text.strip()
+
+
+def parse_options(items: tuple[str, ...]) -> dict | None:
+    options = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{item!r}: write options as NAME=VALUE", param_hint="--option")
+        options[name.strip()] = option_value(value)
+    return options or None
+
+
 @bots.command()
 @click.option("--a", "a_spec", required=True, metavar="STRATEGY",
               help="Strategy A: random, greedy or strong (strong takes options: strong:samples=32,eps=0.2).")
 @click.option("--b", "b_spec", required=True, metavar="STRATEGY", help="Strategy B, as --a.")
-@click.option("--variant", type=click.Choice(EGYPTIAN_VARIANTS), default="block-4", show_default=True)
-@click.option("--teams/--solo", default=None, help="block-4 only: teams (default) or solo.")
+@click.option("--rules", "family", type=click.Choice(FAMILY_NAMES), default="egyptian", show_default=True,
+              help="The rule family.")
+@click.option("--variant", default=None,
+              help="egyptian: draw-2, block-3 or block-4 (default block-4); goat: gamezz or koza.")
+@click.option("--seats", type=int, default=None, help="Players, where the family offers a choice (2, 3 or 4).")
+@click.option("--teams/--solo", default=None, help="Teams (0+2 against 1+3) or solo, where the family offers both.")
+@click.option("--option", "option_items", multiple=True, metavar="NAME=VALUE",
+              help="A family option (goat: zero_zero=25, redeal=true, remembered=false, fish=one); repeatable.")
 @click.option("--deals", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes (decision times are only one-core figures with 1).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--progress", is_flag=True, help="Report progress on stderr.")
-def arena(a_spec: str, b_spec: str, variant: str, teams: bool | None, deals: int, seed: int, jobs: int,
-          as_json: bool, progress: bool) -> None:
+def arena(a_spec: str, b_spec: str, family: str, variant: str | None, seats: int | None, teams: bool | None,
+          option_items: tuple[str, ...], deals: int, seed: int, jobs: int, as_json: bool, progress: bool) -> None:
     """Play A against B on DEALS seeded deals in duplicate format (each deal replayed with
-    the seats swapped), one round per play, and report A's win rate among decided rounds."""
+    the seats swapped), one round per play, and report A's win rate among decided rounds
+    (All Fives: the most points in the round, play points included; Goat: the lowest round
+    score)."""
     from services.bots.arena import arena as run_arena
-    from services.bots.arena import resolve
+    from services.bots.arena import arena_rules, resolve
+    from services.match.rules.errors import BadOptions
 
-    if teams is not None and variant != "block-4":
+    if family == "egyptian" and teams is not None and variant not in (None, "block-4"):
         raise click.UsageError(f"--teams/--solo applies to block-4 only; {variant} is played solo")
+    options = parse_options(option_items)
+    try:
+        arena_rules(family, variant, teams, seats, options)
+    except BadOptions as e:
+        raise click.UsageError(str(e)) from None
     for spec in (a_spec, b_spec):
         try:
             resolve(spec)
@@ -46,18 +81,22 @@ def arena(a_spec: str, b_spec: str, variant: str, teams: bool | None, deals: int
         if done % max(1, deals // 20) == 0 or done == deals:
             click.echo(f"{done}/{deals} deals", err=True)
 
-    result = run_arena(a_spec, b_spec, variant, teams, deals, seed, jobs, tick if progress else None)
+    result = run_arena(a_spec, b_spec, variant, teams, deals, seed, jobs, tick if progress else None, family, seats,
+                       options)
     if as_json:
         json.dump(result, sys.stdout)
         sys.stdout.write("\n")
         return
     d = result["decision_ms"]
     lo, hi = result["a_win_rate_ci95"]
-    click.echo(f"{result['a']} (A) vs {result['b']} (B), {result['variant']}"
+    name = " ".join(x for x in (result["rules"], result["variant"]) if x)
+    click.echo(f"{result['a']} (A) vs {result['b']} (B), {name}, {result['seats']} seats"
                f"{' teams' if result['teams'] else ' solo'}, {deals} deals, seed {seed}, {result['format']}")
     click.echo(f"rounds {result['rounds']}, decided {result['decided']}, A wins {result['a_wins']}: "
                f"{result['a_win_rate']:.1%} (95% CI {lo:.1%}-{hi:.1%})" if result["decided"] else "no decided rounds")
-    click.echo(f"points per round: A {result['a_points_per_round']}, B {result['b_points_per_round']}")
+    click.echo(f"a round is won by {result['won_by']}")
+    click.echo(f"points per round ({result['points_are']}): A {result['a_points_per_round']}, "
+               f"B {result['b_points_per_round']}")
     for k in ("a", "b"):
         t = d[k]
         if t["count"]:

@@ -94,16 +94,19 @@ class MatchApplication(Application[UUID]):
     # ---- commands ----------------------------------------------------------------------
 
     def create_match(self, request_id: str, rules: str, variant: str, teams: bool | None, target: int | None,
-                     turn_timer: int | None, seats: list[SeatSpec]) -> Match:
+                     turn_timer: int | None, seats: list[SeatSpec], options: dict | None = None) -> Match:
         if not request_id:
             raise InvalidRequest("request_id is required")
+        players = [s.player_id for s in seats]
+        seat_count = None if rules == "egyptian" else len(players)
         try:
-            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer)
+            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer, seat_count,
+                                                        options)
         except BadOptions as e:
             raise InvalidRequest(str(e)) from None
-        players = [s.player_id for s in seats]
         if len(players) != ruleset.seats:
-            raise InvalidRequest(f"{variant} needs {ruleset.seats} seats, got {len(players)}")
+            raise InvalidRequest(f"{ruleset.name} needs {ruleset.seats} seats, got {len(players)}")
+        played_options = ruleset.options._asdict() if ruleset.options is not None else None
         if not all(players) or len(set(players)) != len(players):
             raise InvalidRequest("every seat needs a distinct, non-empty player id")
         match_id = Match.create_id(request_id)
@@ -112,15 +115,16 @@ class MatchApplication(Application[UUID]):
         except AggregateNotFoundError:
             pass
         else:
-            asked = (rules, variant, ruleset.teams, target, turn_timer, tuple(players))
+            asked = (rules, variant, ruleset.teams, target, turn_timer, tuple(players), played_options)
             if asked != (existing.rules_name, existing.variant, existing.teams, existing.target, existing.turn_timer,
-                         existing.seats):
+                         existing.seats, existing.options):
                 raise RequestIdReused("this request_id already created a different match")
             return existing
         server_seed = self.seed_source()
         match = Match(request_id=request_id, rules=rules, variant=variant, teams=ruleset.teams, target=target,
                       turn_timer=turn_timer, seats=players, client_seeds=[s.client_seed for s in seats],
-                      commitment=fairness.commitment(server_seed), server_seed=server_seed.hex())
+                      commitment=fairness.commitment(server_seed), server_seed=server_seed.hex(),
+                      options=played_options)
         match.begin(self.clock())
         try:
             self.save(match)

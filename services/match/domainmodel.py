@@ -20,7 +20,7 @@ from eventsourcing.domain import Aggregate, event
 from .rules import fairness
 from .rules.autoplay import timeout_move
 from .rules.errors import MatchOver, NotYourTurn, RulesError
-from .rules.match import apply, new_match, start_round
+from .rules.match import apply, leads_by_chance, new_match, start_round
 from .rules.moves import DRAW, PASS, Move, legal_moves, play
 from .rules.rulesets import RuleSet, rule_set
 from .rules.state import Deal
@@ -54,7 +54,7 @@ def request_key(player_id: str, request_id: str) -> str:
 
 
 class Match(Aggregate):
-    """One match, from the first deal to the last round (docs/rules.md §1)."""
+    """One match of any rule family, from the first deal to the last round (docs/rules.md)."""
 
     @staticmethod
     def create_id(request_id: str, **_: Any) -> uuid.UUID:
@@ -63,7 +63,8 @@ class Match(Aggregate):
 
     @event("MatchStarted")
     def __init__(self, request_id: str, rules: str, variant: str, teams: bool, target: int, turn_timer: int,
-                 seats: list[str], client_seeds: list[str], commitment: str, server_seed: str) -> None:
+                 seats: list[str], client_seeds: list[str], commitment: str, server_seed: str,
+                 options: dict | None = None) -> None:
         self.rules_name = rules
         self.variant = variant
         self.teams = teams
@@ -73,7 +74,8 @@ class Match(Aggregate):
         self.client_seeds = tuple(client_seeds)
         self.commitment = commitment
         self.server_seed = server_seed  # secret until MatchEnded reveals it
-        self.ruleset: RuleSet = rule_set(rules, variant, teams)
+        self.options = options  # Goat's, as played
+        self.ruleset: RuleSet = rule_set(rules, variant, teams, None if rules == "egyptian" else len(seats), options)
         self.state: MatchState = new_match(self.ruleset, target)
         self.deadline: float | None = None
         self.turn_no = 0  # plays and passes in the round: names the turn a timeout expires
@@ -118,10 +120,10 @@ class Match(Aggregate):
 
     def play_tile(self, seat: int, tile: int, end: int | None, request_key: str, now: float) -> None:
         move = play(tile, end)
-        self._check(seat, move, request_key)
+        after = self._check(seat, move, request_key)
         self._resume_if_away(seat)
         self._play(seat=seat, tile=tile, end=end, timeout=False, request_key=request_key,
-                   deadline=self._turn_deadline(now))
+                   deadline=self._turn_deadline(now, after))
         self._advance(now)
 
     def draw_tile(self, seat: int, request_key: str, now: float) -> int:
@@ -167,16 +169,17 @@ class Match(Aggregate):
             if rnd is not None and rnd.outcome is not None and not self.round_announced:
                 result = self.state.results[-1]
                 self._round_ended(reason=result.reason, winner=result.winner, points=result.points,
-                                  scores=list(result.scores))
-                if self.state.winner is not None:
+                                  scores=list(result.scores), play_points=[list(p) for p in result.play_points],
+                                  written=list(result.written), remembered=list(result.remembered), pot=result.pot)
+                if self.state.over:
                     self._match_ended(winner=self.state.winner, scores=list(self.state.scores),
-                                      server_seed=self.server_seed)
+                                      server_seed=self.server_seed, goats=list(self.state.goats))
             elif rnd is None or rnd.outcome is not None:
                 self._deal_next(now)
             else:
                 moves = legal_moves(rnd)
                 if len(moves) == 1 and moves[0].kind == "pass":
-                    self._turn_passed(seat=rnd.turn, timeout=False, deadline=self._turn_deadline(now))
+                    self._turn_passed(seat=rnd.turn, timeout=False, deadline=self._deadline_after(PASS, now))
                 elif rnd.turn in self.away:
                     self._auto_turn(rnd.turn, now)
                 else:
@@ -194,18 +197,21 @@ class Match(Aggregate):
                 continue
             if move.kind == "play":
                 self._play(seat=seat, tile=move.tile, end=move.end, timeout=True, request_key="",
-                           deadline=self._turn_deadline(now))
+                           deadline=self._deadline_after(move, now))
             else:
-                self._turn_passed(seat=seat, timeout=True, deadline=self._turn_deadline(now))
+                self._turn_passed(seat=seat, timeout=True, deadline=self._deadline_after(PASS, now))
             return
 
     def _deal_next(self, now: float) -> None:
         index = len(self.state.results)
         deal = fairness.fair_deal(self.ruleset, bytes.fromhex(self.server_seed), self.client_seeds, index)
+        dealt = start_round(self.state, deal)
         self._round_dealt(round_index=index, hands=[tiles_in(h) for h in deal.hands], boneyard=list(deal.boneyard),
-                          set_aside=deal.set_aside, deadline=self._turn_deadline(now))
+                          set_aside=deal.set_aside, deadline=self._turn_deadline(now, dealt),
+                          leader=dealt.round.leader)
 
-    def _check(self, seat: int, move: Move, request_key: str) -> None:
+    def _check(self, seat: int, move: Move, request_key: str) -> MatchState:
+        """The match after ``move``, or the rules error that refuses it."""
         if request_key and request_key in self.outcomes:
             raise RequestIdReused("this request_id was already used for a different command")
         if self.finished:
@@ -215,21 +221,46 @@ class Match(Aggregate):
             raise RulesError("no round is in play")
         if seat != rnd.turn:
             raise NotYourTurn(f"it is seat {rnd.turn}'s turn, not seat {seat}'s")
-        apply(self.state, move, seat)  # raises the rules error, if any
+        return apply(self.state, move, seat)
 
     def _resume_if_away(self, seat: int) -> None:
         if seat in self.away:
             self._seat_returned(seat=seat)
 
-    def _turn_deadline(self, now: float) -> float | None:
-        return now + self.turn_timer if self.turn_timer else None
+    def _turn_deadline(self, now: float, after: MatchState) -> float | None:
+        """When the turn that follows runs out: the host's timer, or the rule set's own for
+        each move (Sports), which depends on the position ``after`` the action."""
+        move_timer = self.ruleset.move_timer
+        if move_timer is None:
+            return now + self.turn_timer if self.turn_timer else None
+        rnd = after.round
+        if rnd is None or rnd.outcome is not None:
+            return None
+        seconds = move_timer(rnd)
+        return now + seconds if seconds else None
+
+    def _deadline_after(self, move: Move, now: float) -> float | None:
+        if self.ruleset.move_timer is None:
+            return now + self.turn_timer if self.turn_timer else None
+        return self._turn_deadline(now, apply(self.state, move))
+
+    @property
+    def turn_seconds(self) -> int:
+        """What the seat to act was given for this turn; 0 for unlimited or no turn."""
+        rnd = self.state.round
+        if self.ruleset.move_timer is None:
+            return self.turn_timer
+        if rnd is None or rnd.outcome is not None:
+            return 0
+        return self.ruleset.move_timer(rnd)
 
     # ---- events ------------------------------------------------------------------------
 
     @event("RoundDealt")
     def _round_dealt(self, round_index: int, hands: list[list[int]], boneyard: list[int], set_aside: int,
-                     deadline: float | None) -> None:
-        deal = Deal(tuple(mask_of(h) for h in hands), tuple(boneyard), set_aside)
+                     deadline: float | None, leader: int = -1) -> None:
+        chance = leader if leads_by_chance(self.state) else -1
+        deal = Deal(tuple(mask_of(h) for h in hands), tuple(boneyard), set_aside, chance)
         self.state = start_round(self.state, deal)
         self.deadline = deadline
         self.turn_no = 0
@@ -253,12 +284,14 @@ class Match(Aggregate):
         self._after_action(seat, timeout, "", deadline, turn_over=True, forced=not timeout)
 
     @event("RoundEnded")
-    def _round_ended(self, reason: str, winner: int | None, points: int, scores: list[int]) -> None:
+    def _round_ended(self, reason: str, winner: int | None, points: int, scores: list[int],
+                     play_points: list | None = None, written: list | None = None, remembered: list | None = None,
+                     pot: int = 0) -> None:
         self.round_announced = True
         self.deadline = None
 
     @event("MatchEnded")
-    def _match_ended(self, winner: int, scores: list[int], server_seed: str) -> None:
+    def _match_ended(self, winner: int | None, scores: list[int], server_seed: str, goats: list | None = None) -> None:
         self.finished = True
         self.deadline = None
 

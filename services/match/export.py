@@ -21,11 +21,16 @@ def full_record(events: Iterable) -> MatchRecord:
     for e in events:
         kind = type(e).__name__
         if kind == "MatchStarted":
-            record = MatchRecord(e.rules, e.variant, e.teams, e.target, list(e.seats),
-                                 fairness=Fairness(e.commitment, None, list(e.client_seeds)))
+            record = MatchRecord(e.rules, e.variant or None, e.teams, e.target, list(e.seats),
+                                 fairness=Fairness(e.commitment, None, list(e.client_seeds)),
+                                 options=getattr(e, "options", None))
         elif kind == "RoundDealt":
             deal = Deal(tuple(mask_of(h) for h in e.hands), tuple(e.boneyard), e.set_aside)
-            record.rounds.append(RecordedRound(deal, hand_order=tuple(tuple(h) for h in e.hands)))
+            leader = getattr(e, "leader", -1)
+            record.rounds.append(RecordedRound(deal, hand_order=tuple(tuple(h) for h in e.hands),
+                                               leader=leader if record.rules != "egyptian" and leader >= 0 else None))
+        elif kind == "RoundEnded" and e.reason == "redeal":
+            record.rounds[-1].redeal = True
         elif kind == "TilePlayed":
             first = not any(a.move.kind == "play" for a in record.rounds[-1].actions)
             move = play(e.tile, None if first else e.end)
@@ -48,7 +53,7 @@ def seat_record_json(events: Iterable, seat: int) -> dict:
     for rnd in data["rounds"]:
         rnd["hands"] = [hand if s == seat else len(hand) for s, hand in enumerate(rnd["hands"])]
         if "boneyard" in rnd:
-            rnd["boneyard"] = len(rnd["boneyard"])
+            rnd["boneyard"] = len(rnd["boneyard"])  # how many, never which or in what order
         if "set_aside" in rnd:
             rnd["set_aside"] = None
         for action in rnd["actions"]:

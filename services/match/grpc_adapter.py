@@ -28,7 +28,7 @@ from .export import full_record, seat_record_json
 from .messages import event_pb, match_view, tile_pb
 from .record import to_json
 from .rules.errors import MalformedTile, RulesError
-from .rules.moves import LEFT, RIGHT
+from . import ends
 from .rules.tiles import tile as tile_id
 
 
@@ -86,7 +86,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 self.app.create_match, request.request_id, request.rules, request.variant,
                 request.teams if request.HasField("teams") else None,
                 request.target if request.HasField("target") else None,
-                request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None, seats)
+                request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None, seats,
+                goat_options(request))
             return pb.CreateMatchResponse(match_id=str(match.id), view=match_view(match, -1))
 
     async def GetMatch(self, request, context):
@@ -104,9 +105,10 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             if not request.HasField("tile"):
                 raise InvalidRequest("tile is required")
             tile = _tile(request.tile)
-            end = {pb.END_UNSPECIFIED: None, pb.END_LEFT: LEFT, pb.END_RIGHT: RIGHT}.get(request.end, "bad")
-            if end == "bad":
-                raise InvalidRequest(f"unknown end {request.end}")
+            try:
+                end = ends.from_pb(request.end)
+            except ValueError as e:
+                raise InvalidRequest(str(e)) from None
             outcome = await self._command(self.app.play_tile_steps(match_id, who.subject, tile, end, request.request_id))
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
@@ -149,7 +151,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             for event in events:
                 folded = event.mutate(folded)
                 version = event.originator_version
-                yield pb.WatchMatchResponse(event=event_pb(event, seat), view=match_view(folded, seat))
+                yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=match_view(folded, seat))
             if folded is not None and folded.finished:
                 return
             await waiter.wait(self.poll_seconds)
@@ -208,3 +210,12 @@ def _tile(msg: pb.Tile) -> int:
 
 def _statuses(context) -> statuses:
     return statuses(context, _STATUS)
+
+
+def goat_options(request) -> dict | None:
+    """The Goat options a CreateMatch sets (None: the variant's preset; outside Goat any set
+    option is refused by the rule set, naming the family)."""
+    if not request.HasField("goat_options"):
+        return None
+    given = request.goat_options
+    return {name: getattr(given, name) for name in ("zero_zero", "redeal", "remembered", "fish") if given.HasField(name)}

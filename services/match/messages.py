@@ -17,13 +17,14 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from domino.match.v1 import match_service_pb2 as pb
 
 from .domainmodel import Match
+from .ends import TO_PB as _END
 from .public_events import event_name
-from .rules.moves import LEFT, RIGHT, Move
+from .rules.moves import Move
+from .rules.state import RoundResult
 from .rules.tiles import HIGH, LOW, TILE_COUNT
 from .rules.view import player_view
 
 _KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}
-_END = {None: pb.END_UNSPECIFIED, LEFT: pb.END_LEFT, RIGHT: pb.END_RIGHT}
 _TILES = tuple(pb.Tile(low=LOW[t], high=HIGH[t]) for t in range(TILE_COUNT))
 _IN_HAND = tuple(pb.MatchView(hand=[tile]).SerializeToString() for tile in _TILES)
 
@@ -44,9 +45,29 @@ def _on_line(left: int, right: int) -> bytes:
 
 
 @cache
-def _round_action(seat: int, kind: str, tile: int, end: int | None, timeout: bool) -> bytes:
-    msg = pb.PublicAction(seat=seat, kind=_KIND[kind], tile=tile_pb(tile), end=_END[end], timeout=timeout)
+def _on_arm(field: str, inner: int, outer: int) -> bytes:
+    return pb.MatchView(**{field: [pb.PlacedTile(left=inner, right=outer)]}).SerializeToString()
+
+
+@cache
+def _round_action(seat: int, kind: str, tile: int, end: int | None, timeout: bool, points: int = 0) -> bytes:
+    msg = pb.PublicAction(seat=seat, kind=_KIND[kind], tile=tile_pb(tile), end=_END[end], timeout=timeout,
+                          points=points)
     return pb.MatchView(round_actions=[msg]).SerializeToString()
+
+
+def round_summary(result: RoundResult, sides: int) -> pb.RoundSummary:
+    in_play = [0] * sides
+    for _, side, points in result.play_points:
+        in_play[side] += points
+    return pb.RoundSummary(reason=result.reason, winner=-1 if result.winner is None else result.winner,
+                           points=result.points, scores=list(result.scores),
+                           points_in_play=in_play if result.play_points else [], written=list(result.written),
+                           remembered=list(result.remembered), pot=result.pot)
+
+
+def goat_options_pb(options: dict | None) -> pb.GoatOptions | None:
+    return pb.GoatOptions(**options) if options else None
 
 
 def timestamp(seconds: float | None) -> Timestamp | None:
@@ -82,15 +103,27 @@ def match_view(match: Match, seat: int) -> pb.MatchView:
         round_number=view.round_number,
         turn=rnd.turn if in_play else -1,
         turn_deadline=timestamp(match.deadline) if in_play else None,
-        rounds=[pb.RoundSummary(reason=r.reason, winner=-1 if r.winner is None else r.winner, points=r.points,
-                                scores=list(r.scores)) for r in match.state.results],
+        rounds=[round_summary(r, match.ruleset.sides) for r in match.state.results],
         winner=-1 if winner is None else winner,
         fairness_commitment=match.commitment,
+        up_end=-1 if view.up_end is None else view.up_end,
+        down_end=-1 if view.down_end is None else view.down_end,
+        spinner_index=-1 if view.spinner_at is None else view.spinner_at,
+        ends_total=view.ends_total,
+        remembered=list(view.remembered),
+        accounts_open=list(view.opened),
+        pot=view.pot,
+        goats=list(match.state.goats) if match.finished else [],
+        goat_options=goat_options_pb(match.options),
+        turn_seconds=match.turn_seconds if in_play else 0,
     )
     timeouts = match.round_timeouts
-    parts = [_round_action(a.seat, a.kind, a.tile, a.end, i < len(timeouts) and timeouts[i])
+    scored = {index: points for index, _, points in view.play_points}
+    parts = [_round_action(a.seat, a.kind, a.tile, a.end, i < len(timeouts) and timeouts[i], scored.get(i, 0))
              for i, a in enumerate(view.actions)]
     parts += [_on_line(a, b) for a, b in view.line]
+    parts += [_on_arm("up_line", a, b) for a, b in view.up_line]
+    parts += [_on_arm("down_line", a, b) for a, b in view.down_line]
     if seat >= 0:
         parts += [_IN_HAND[t] for t in view.hand]
         if in_play:
@@ -99,7 +132,8 @@ def match_view(match: Match, seat: int) -> pb.MatchView:
     return msg
 
 
-def event_pb(event, seat: int) -> pb.MatchEvent:
+def event_pb(event, seat: int, match: Match | None = None) -> pb.MatchEvent:
+    """``event`` as ``seat`` may see it; with the ``match`` it left, a play's points too."""
     kind = type(event).__name__
     msg = pb.MatchEvent(version=event.originator_version, kind=event_name(event),
                         occurred_at=timestamp(event.timestamp.timestamp()))
@@ -110,6 +144,9 @@ def event_pb(event, seat: int) -> pb.MatchEvent:
     if kind == "TilePlayed":
         msg.tile.CopyFrom(tile_pb(event.tile))
         msg.end = _END[event.end]
+        rnd = match.state.round if match is not None else None
+        if rnd is not None and rnd.play_points and rnd.play_points[-1][0] == len(match.round_timeouts) - 1:
+            msg.points = rnd.play_points[-1][2]
     elif kind == "TileDrawn" and event.seat == seat:
         msg.tile.CopyFrom(tile_pb(event.tile))
     return msg

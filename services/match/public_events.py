@@ -7,13 +7,14 @@ server seed (until MatchEnded reveals it) are never copied out.
 from __future__ import annotations
 
 PUBLIC_FIELDS = {
-    "MatchStarted": ("rules", "variant", "teams", "target", "turn_timer", "seats", "client_seeds", "commitment"),
-    "RoundDealt": ("round_index", "deadline"),
+    "MatchStarted": ("rules", "variant", "teams", "target", "turn_timer", "seats", "client_seeds", "commitment",
+                     "options"),
+    "RoundDealt": ("round_index", "deadline", "leader"),
     "TilePlayed": ("seat", "tile", "end", "timeout", "deadline"),
     "TileDrawn": ("seat", "timeout", "deadline"),
     "TurnPassed": ("seat", "timeout", "deadline"),
-    "RoundEnded": ("reason", "winner", "points", "scores"),
-    "MatchEnded": ("winner", "scores", "server_seed"),
+    "RoundEnded": ("reason", "winner", "points", "scores", "play_points", "written", "remembered", "pot"),
+    "MatchEnded": ("winner", "scores", "server_seed", "goats"),
     "SeatAway": ("seat",),
     "SeatReturned": ("seat",),
 }
@@ -31,7 +32,7 @@ def public_event(event) -> dict:
     out = {"match_id": str(event.originator_id), "version": event.originator_version, "event": EVENT_NAMES[kind],
            "occurred_at": event.timestamp.isoformat()}
     for name in PUBLIC_FIELDS[kind]:
-        value = getattr(event, name)
+        value = getattr(event, name, None)  # events stored before a field existed lack it
         out[name] = list(value) if isinstance(value, tuple) else value
     if kind == "RoundDealt":
         out["tile_counts"] = [len(hand) for hand in event.hands]

@@ -28,6 +28,23 @@ def create(app, variant="block-4", timer=0, request_id="m1", **kw):
                             [SeatSpec(p, f"seed-{p}") for p in PLAYERS[variant]])
 
 
+# The other families: (rules, variant, teams, target, seats, goat options)
+FAMILIES = {
+    "all-fives 2": ("all-fives", "", False, 100, 2, None),
+    "all-fives teams": ("all-fives", "", True, 100, 4, None),
+    "goat koza 3 fish one": ("goat", "koza", False, None, 3, {"fish": "one", "zero_zero": 25}),
+    "goat gamezz teams": ("goat", "gamezz", True, None, 4, None),
+    "classic 4": ("classic", "", False, 100, 4, None),
+    "sports": ("sports", "", True, 100, 4, None),
+}
+
+
+def create_family(app, name, timer=0, request_id="f1"):
+    rules, variant, teams, target, seats, options = FAMILIES[name]
+    return app.create_match(request_id, rules, variant, teams, target, timer,
+                            [SeatSpec(p, f"seed-{p}") for p in ["ann", "bob", "cat", "dan"][:seats]], options)
+
+
 def act(app, match, n, choose=0):
     """The seat to act makes its ``choose``-th legal move."""
     rnd = match.state.round
@@ -92,6 +109,20 @@ class MatchStoreContract:
         assert verdict.valid and verdict.complete
         assert verdict.to_json()["scores"] == list(match.state.scores)
         assert verdict.to_json()["winner"] == match.state.winner
+
+    @pytest.mark.parametrize("name", FAMILIES)
+    def test_a_whole_match_of_every_family_is_stored_and_its_export_verifies(self, app, name):
+        match = play_out(app, create_family(app, name))
+        data = json.loads(json.dumps(to_json(full_record(app.events_after(match.id, 0)))))
+        verdict = verify(from_json(data))
+        assert verdict.valid and verdict.complete, verdict.to_json()
+        report = verdict.to_json()
+        assert report["scores"] == list(match.state.scores) and report["winner"] == match.state.winner
+        assert data["rules"] == FAMILIES[name][0]
+        if data["rules"] == "goat":
+            assert report["goats"] == list(match.state.goats) and data["options"] == match.options
+        again = app.match_at(match.id, match.version)  # a replay of the stored events
+        assert again.state.scores == match.state.scores and again.state.results == match.state.results
 
     def test_replaying_a_match_from_its_events_rebuilds_the_same_state(self, app):
         match = create(app)

@@ -47,9 +47,12 @@ class Service:
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.stub = pb_grpc.MatchServiceStub(self.channel)
 
-    def create(self, variant="block-4", players=("ann", "bob", "cat", "dan"), request_id="create-1", **options):
+    def create(self, variant="block-4", players=("ann", "bob", "cat", "dan"), request_id="create-1", rules="egyptian",
+               **options):
         seats = [pb.SeatSpec(player_id=p, client_seed=f"seed-{p}") for p in players]
-        request = pb.CreateMatchRequest(request_id=request_id, rules="egyptian", variant=variant, seats=seats, **options)
+        if isinstance(options.get("goat_options"), dict):
+            options["goat_options"] = pb.GoatOptions(**options["goat_options"])
+        request = pb.CreateMatchRequest(request_id=request_id, rules=rules, variant=variant, seats=seats, **options)
         return self.stub.CreateMatch(request, metadata=auth("matchmaking", "service"))
 
 

@@ -30,7 +30,7 @@ from services.match.rules.tiles import HIGH, LOW, NAMES, tile as tile_id, tiles_
 
 from .harness import Clock, auth, running_service
 
-PLAYERS = {"draw-2": ("ann", "bob"), "block-3": ("ann", "bob", "cat"), "block-4": ("ann", "bob", "cat", "dan")}
+PLAYERS = ("ann", "bob", "cat", "dan")
 SERVICE = auth("matchmaking", "service")
 TILE_NAME = re.compile(r"(?<![0-9])([0-6])-([0-6])(?![0-9])")
 
@@ -139,7 +139,7 @@ class Received:
 class PlayedMatch:
     svc: object
     match_id: str
-    variant: str
+    name: str
     players: tuple[str, ...]
     seed_hex: str
     received: list[Received] = field(default_factory=list)
@@ -210,13 +210,12 @@ def bad_moves(svc, played: PlayedMatch, view_of: dict[str, pb.MatchView], actor:
         break  # one waiting player per turn is enough
 
 
-def play_recorded_match(svc, variant: str, target: int = 51, teams: bool | None = None) -> PlayedMatch:
-    players = PLAYERS[variant]
-    options = {"target": target} if teams is None else {"target": target, "teams": teams}
-    created = svc.create(variant=variant, players=players, request_id=f"secrecy-{variant}-{teams}", **options)
+def play_recorded_match(svc, name: str, seats: int, **options) -> PlayedMatch:
+    players = PLAYERS[:seats]
+    created = svc.create(players=players, request_id=f"secrecy-{name}", **options)
     match_id = created.match_id
     match = svc.app.get_match(uuid.UUID(match_id))
-    played = PlayedMatch(svc, match_id, variant, players, match.server_seed)
+    played = PlayedMatch(svc, match_id, name, players, match.server_seed)
     played.received.append(Received("CreateMatch", -1, created, created.view.version))
     threads = []
     for seat, player in enumerate(players):
@@ -268,12 +267,19 @@ def play_recorded_match(svc, variant: str, target: int = 51, teams: bool | None 
 
 # ---- the matches ----------------------------------------------------------------------------
 
-MATCHES = {
-    "draw-2": dict(variant="draw-2", target=151),  # several rounds: a draw-2 round often scores 51
-    "block-4 teams": dict(variant="block-4", teams=True),
-    "block-4 solo": dict(variant="block-4", teams=False),
-    "block-3": dict(variant="block-3"),
+MATCHES = {  # every family: the draw games with a boneyard, the block games without
+    "draw-2": dict(variant="draw-2", seats=2, target=151),  # several rounds: a draw-2 round often scores 51
+    "block-4 teams": dict(variant="block-4", seats=4, teams=True, target=51),
+    "block-4 solo": dict(variant="block-4", seats=4, teams=False, target=51),
+    "block-3": dict(variant="block-3", seats=3, target=51),
+    "all-fives 3": dict(rules="all-fives", variant="", seats=3, target=100),
+    "all-fives teams": dict(rules="all-fives", variant="", seats=4, teams=True, target=100),
+    "goat koza 2": dict(rules="goat", variant="koza", seats=2, goat_options={"fish": "one"}),
+    "goat gamezz teams": dict(rules="goat", variant="gamezz", seats=4, teams=True),
+    "classic 3": dict(rules="classic", variant="", seats=3, target=100),
+    "sports": dict(rules="sports", variant="", seats=4, target=100),
 }
+DRAW_GAMES = {"draw-2", "all-fives 3", "goat koza 2", "classic 3"}
 
 
 @pytest.fixture(scope="module", params=list(MATCHES))
@@ -281,7 +287,7 @@ def played(request):
     seed = hashlib.sha256(f"test_secrecy {request.param}".encode()).digest()
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock(), seed_source=lambda: seed)
     with running_service(app, watch_poll_seconds=0.05) as svc:
-        yield play_recorded_match(svc, **MATCHES[request.param])
+        yield play_recorded_match(svc, request.param, **MATCHES[request.param])
 
 
 def messages(played: PlayedMatch):
@@ -308,7 +314,7 @@ def parts(msg, version: int) -> list[tuple[object, int]]:
 def test_the_match_was_played_to_the_end_with_every_kind_of_message(played):
     kinds = {r.where for r in played.received}
     assert {"GetMatch", "PlayTileResponse", "ExportMatch", "ExportMatch(end)", "error"} <= kinds
-    if played.variant == "draw-2":
+    if played.name in DRAW_GAMES:
         assert "DrawTileResponse" in kinds
     for seat, stream in played.streams.items():
         versions = [m.event.version for m in stream]
@@ -395,7 +401,7 @@ def check_player_export(played: PlayedMatch, r: Received) -> None:
                 assert isinstance(hand, list), where
             else:
                 assert type(hand) is int, f"{where}: seat {s}'s hand is {hand!r}"
-        if played.variant == "draw-2":
+        if played.name in DRAW_GAMES or "boneyard" in rnd:
             assert type(rnd["boneyard"]) is int, f"{where}: boneyard is {rnd['boneyard']!r}"
         else:
             assert not isinstance(rnd.get("boneyard"), list), where

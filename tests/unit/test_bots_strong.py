@@ -311,7 +311,7 @@ def test_weighing_by_seen_plays_favours_deals_where_others_played_greedily():
         rng = random.Random(i)
 
         def greedy_explains(hands):
-            return all(heaviest((hands[s] | later) & fits) == t for s, t, fits, later in evidence)
+            return all(heaviest((hands[s] | later) & fits) == t for s, t, fits, later, _ in evidence)
 
         uniform += sum(greedy_explains(know.sample_deal(rng)[0]) for _ in range(200))
         kept += sum(greedy_explains(d[0]) for d in bot.determinizations(view, know, rng))

@@ -15,6 +15,8 @@ class End(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     END_UNSPECIFIED: _ClassVar[End]
     END_LEFT: _ClassVar[End]
     END_RIGHT: _ClassVar[End]
+    END_UP: _ClassVar[End]
+    END_DOWN: _ClassVar[End]
 
 class MoveKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -31,6 +33,8 @@ class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
 END_UNSPECIFIED: End
 END_LEFT: End
 END_RIGHT: End
+END_UP: End
+END_DOWN: End
 MOVE_KIND_UNSPECIFIED: MoveKind
 MOVE_KIND_PLAY: MoveKind
 MOVE_KIND_DRAW: MoveKind
@@ -65,8 +69,20 @@ class SeatSpec(_message.Message):
     client_seed: str
     def __init__(self, player_id: _Optional[str] = ..., client_seed: _Optional[str] = ...) -> None: ...
 
+class GoatOptions(_message.Message):
+    __slots__ = ("zero_zero", "redeal", "remembered", "fish")
+    ZERO_ZERO_FIELD_NUMBER: _ClassVar[int]
+    REDEAL_FIELD_NUMBER: _ClassVar[int]
+    REMEMBERED_FIELD_NUMBER: _ClassVar[int]
+    FISH_FIELD_NUMBER: _ClassVar[int]
+    zero_zero: int
+    redeal: bool
+    remembered: bool
+    fish: str
+    def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
+
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -74,6 +90,7 @@ class CreateMatchRequest(_message.Message):
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -81,7 +98,8 @@ class CreateMatchRequest(_message.Message):
     target: int
     turn_timer_seconds: int
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ...) -> None: ...
+    goat_options: GoatOptions
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "view")
@@ -182,7 +200,7 @@ class ExportMatchResponse(_message.Message):
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("version", "kind", "seat", "tile", "end", "timeout", "occurred_at")
+    __slots__ = ("version", "kind", "seat", "tile", "end", "timeout", "occurred_at", "points")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -190,6 +208,7 @@ class MatchEvent(_message.Message):
     END_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
     version: int
     kind: str
     seat: int
@@ -197,7 +216,8 @@ class MatchEvent(_message.Message):
     end: End
     timeout: bool
     occurred_at: _timestamp_pb2.Timestamp
-    def __init__(self, version: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    points: int
+    def __init__(self, version: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., points: _Optional[int] = ...) -> None: ...
 
 class SeatView(_message.Message):
     __slots__ = ("player_id", "tile_count", "away")
@@ -218,33 +238,43 @@ class PlacedTile(_message.Message):
     def __init__(self, left: _Optional[int] = ..., right: _Optional[int] = ...) -> None: ...
 
 class RoundSummary(_message.Message):
-    __slots__ = ("reason", "winner", "points", "scores")
+    __slots__ = ("reason", "winner", "points", "scores", "points_in_play", "written", "remembered", "pot")
     REASON_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    POINTS_IN_PLAY_FIELD_NUMBER: _ClassVar[int]
+    WRITTEN_FIELD_NUMBER: _ClassVar[int]
+    REMEMBERED_FIELD_NUMBER: _ClassVar[int]
+    POT_FIELD_NUMBER: _ClassVar[int]
     reason: str
     winner: int
     points: int
     scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, reason: _Optional[str] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    points_in_play: _containers.RepeatedScalarFieldContainer[int]
+    written: _containers.RepeatedScalarFieldContainer[int]
+    remembered: _containers.RepeatedScalarFieldContainer[int]
+    pot: int
+    def __init__(self, reason: _Optional[str] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., points_in_play: _Optional[_Iterable[int]] = ..., written: _Optional[_Iterable[int]] = ..., remembered: _Optional[_Iterable[int]] = ..., pot: _Optional[int] = ...) -> None: ...
 
 class PublicAction(_message.Message):
-    __slots__ = ("seat", "kind", "tile", "end", "timeout")
+    __slots__ = ("seat", "kind", "tile", "end", "timeout", "points")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     TILE_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: MoveKind
     tile: Tile
     end: End
     timeout: bool
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ...) -> None: ...
+    points: int
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., points: _Optional[int] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment")
+    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment", "up_end", "down_end", "up_line", "down_line", "spinner_index", "ends_total", "remembered", "accounts_open", "pot", "goats", "goat_options", "turn_seconds")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -269,6 +299,18 @@ class MatchView(_message.Message):
     ROUNDS_FIELD_NUMBER: _ClassVar[int]
     WINNER_FIELD_NUMBER: _ClassVar[int]
     FAIRNESS_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    UP_END_FIELD_NUMBER: _ClassVar[int]
+    DOWN_END_FIELD_NUMBER: _ClassVar[int]
+    UP_LINE_FIELD_NUMBER: _ClassVar[int]
+    DOWN_LINE_FIELD_NUMBER: _ClassVar[int]
+    SPINNER_INDEX_FIELD_NUMBER: _ClassVar[int]
+    ENDS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    REMEMBERED_FIELD_NUMBER: _ClassVar[int]
+    ACCOUNTS_OPEN_FIELD_NUMBER: _ClassVar[int]
+    POT_FIELD_NUMBER: _ClassVar[int]
+    GOATS_FIELD_NUMBER: _ClassVar[int]
+    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     version: int
     status: MatchStatus
@@ -293,4 +335,16 @@ class MatchView(_message.Message):
     rounds: _containers.RepeatedCompositeFieldContainer[RoundSummary]
     winner: int
     fairness_commitment: str
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ...) -> None: ...
+    up_end: int
+    down_end: int
+    up_line: _containers.RepeatedCompositeFieldContainer[PlacedTile]
+    down_line: _containers.RepeatedCompositeFieldContainer[PlacedTile]
+    spinner_index: int
+    ends_total: int
+    remembered: _containers.RepeatedScalarFieldContainer[int]
+    accounts_open: _containers.RepeatedScalarFieldContainer[bool]
+    pot: int
+    goats: _containers.RepeatedScalarFieldContainer[int]
+    goat_options: GoatOptions
+    turn_seconds: int
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ..., up_end: _Optional[int] = ..., down_end: _Optional[int] = ..., up_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., down_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., spinner_index: _Optional[int] = ..., ends_total: _Optional[int] = ..., remembered: _Optional[_Iterable[int]] = ..., accounts_open: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., goats: _Optional[_Iterable[int]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., turn_seconds: _Optional[int] = ...) -> None: ...

@@ -36,19 +36,35 @@ TICKET_STATUS_SEATED: TicketStatus
 TICKET_STATUS_CANCELLED: TicketStatus
 TICKET_STATUS_ENDED: TicketStatus
 
+class GoatOptions(_message.Message):
+    __slots__ = ("zero_zero", "redeal", "remembered", "fish")
+    ZERO_ZERO_FIELD_NUMBER: _ClassVar[int]
+    REDEAL_FIELD_NUMBER: _ClassVar[int]
+    REMEMBERED_FIELD_NUMBER: _ClassVar[int]
+    FISH_FIELD_NUMBER: _ClassVar[int]
+    zero_zero: int
+    redeal: bool
+    remembered: bool
+    fish: str
+    def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
+
 class MatchOptions(_message.Message):
-    __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds")
+    __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options")
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     rules: str
     variant: str
     teams: bool
     target: int
     turn_timer_seconds: int
-    def __init__(self, rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ...) -> None: ...
+    seats: int
+    goat_options: GoatOptions
+    def __init__(self, rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
 
 class RoomSeat(_message.Message):
     __slots__ = ("seat", "player_id", "bot_strength", "team")
@@ -85,12 +101,13 @@ class RoomView(_message.Message):
     def __init__(self, room_id: _Optional[str] = ..., code: _Optional[str] = ..., host_id: _Optional[str] = ..., status: _Optional[_Union[RoomStatus, str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[RoomSeat, _Mapping]]] = ..., match_id: _Optional[str] = ..., version: _Optional[int] = ..., closed_reason: _Optional[str] = ...) -> None: ...
 
 class TicketView(_message.Message):
-    __slots__ = ("ticket_id", "status", "rules", "variant", "teams", "requested_at", "table_id", "seat", "seats", "match_id")
+    __slots__ = ("ticket_id", "status", "rules", "variant", "teams", "seat_count", "requested_at", "table_id", "seat", "seats", "match_id")
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -101,15 +118,16 @@ class TicketView(_message.Message):
     rules: str
     variant: str
     teams: bool
+    seat_count: int
     requested_at: _timestamp_pb2.Timestamp
     table_id: str
     seat: int
     seats: _containers.RepeatedScalarFieldContainer[str]
     match_id: str
-    def __init__(self, ticket_id: _Optional[str] = ..., status: _Optional[_Union[TicketStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, ticket_id: _Optional[str] = ..., status: _Optional[_Union[TicketStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seat_count: _Optional[int] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ...) -> None: ...
 
 class CreateRoomRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat", "seats", "goat_options")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -117,6 +135,8 @@ class CreateRoomRequest(_message.Message):
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -124,7 +144,9 @@ class CreateRoomRequest(_message.Message):
     target: int
     turn_timer_seconds: int
     seat: int
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat: _Optional[int] = ...) -> None: ...
+    seats: int
+    goat_options: GoatOptions
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
 
 class CreateRoomResponse(_message.Message):
     __slots__ = ("room",)
@@ -217,20 +239,24 @@ class RemoveBotResponse(_message.Message):
     def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
 
 class UpdateRoomOptionsRequest(_message.Message):
-    __slots__ = ("room_id", "rules", "variant", "teams", "target", "turn_timer_seconds")
+    __slots__ = ("room_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options")
     ROOM_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     room_id: str
     rules: str
     variant: str
     teams: bool
     target: int
     turn_timer_seconds: int
-    def __init__(self, room_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ...) -> None: ...
+    seats: int
+    goat_options: GoatOptions
+    def __init__(self, room_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
 
 class UpdateRoomOptionsResponse(_message.Message):
     __slots__ = ("room",)
@@ -265,16 +291,18 @@ class WatchRoomResponse(_message.Message):
     def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
 
 class RequestTableRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams")
+    __slots__ = ("request_id", "rules", "variant", "teams", "seats")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
     teams: bool
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ...) -> None: ...
+    seats: int
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seats: _Optional[int] = ...) -> None: ...
 
 class RequestTableResponse(_message.Message):
     __slots__ = ("ticket",)
@@ -319,7 +347,7 @@ class CancelTicketResponse(_message.Message):
     def __init__(self, ticket: _Optional[_Union[TicketView, _Mapping]] = ...) -> None: ...
 
 class StartPracticeRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "strength", "turn_timer_seconds")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "strength", "turn_timer_seconds", "seats", "goat_options")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -327,6 +355,8 @@ class StartPracticeRequest(_message.Message):
     TARGET_FIELD_NUMBER: _ClassVar[int]
     STRENGTH_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -334,7 +364,9 @@ class StartPracticeRequest(_message.Message):
     target: int
     strength: str
     turn_timer_seconds: int
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., strength: _Optional[str] = ..., turn_timer_seconds: _Optional[int] = ...) -> None: ...
+    seats: int
+    goat_options: GoatOptions
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., strength: _Optional[str] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
 
 class StartPracticeResponse(_message.Message):
     __slots__ = ("match_id", "seat", "seats", "options")

@@ -1,0 +1,207 @@
+"""Every rule family over real gRPC: created with its options, played to the end from each
+player's own view, shown as the family needs (docs/rules.md), exported and re-verified by
+`domino audit verify`; and the family options CreateMatch refuses."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import uuid
+
+import grpc
+import pytest
+
+from domino.match.v1 import match_service_pb2 as pb
+from services.match.application import MatchApplication
+
+from .harness import Clock, auth, running_service
+from .test_matches_over_grpc import domino_command
+
+PLAYERS = ("ann", "bob", "cat", "dan")
+FAMILIES = {  # name: CreateMatch fields
+    "all-fives 2": dict(rules="all-fives", variant="", players=PLAYERS[:2], target=100),
+    "all-fives teams": dict(rules="all-fives", variant="", players=PLAYERS, teams=True, target=100),
+    "goat koza 3": dict(rules="goat", variant="koza", players=PLAYERS[:3], goat_options={"fish": "one"}),
+    "goat gamezz teams": dict(rules="goat", variant="gamezz", players=PLAYERS, teams=True),
+    "classic 3": dict(rules="classic", variant="", players=PLAYERS[:3], target=100),
+    "sports": dict(rules="sports", variant="", players=PLAYERS, target=100, turn_timer_seconds=90),
+}
+
+
+@pytest.fixture
+def svc():
+    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock())
+    with running_service(app) as service:
+        yield service
+
+
+def act(svc, match_id: str, view: pb.MatchView, n: int) -> pb.MatchView:
+    player = view.seats[view.turn].player_id
+    mine = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view
+    move = mine.legal_moves[-1]  # the last legal move: the up and down ends come last
+    if move.kind == pb.MOVE_KIND_DRAW:
+        return svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=f"q{n}"), metadata=auth(player)).view
+    return svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=f"q{n}", tile=move.tile, end=move.end),
+                             metadata=auth(player)).view
+
+
+def play_whole_match(svc, match_id: str, check=lambda view: None) -> pb.MatchView:
+    view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("observer", "service")).view
+    n = 0
+    while view.status != pb.MATCH_STATUS_ENDED:
+        check(view)
+        view = act(svc, match_id, view, n)
+        n += 1
+        assert n < 3000, "the match does not end"
+    return view
+
+
+def verified(svc, match_id: str, tmp_path) -> tuple[dict, dict]:
+    exported = svc.stub.ExportMatch(pb.ExportMatchRequest(match_id=match_id),
+                                    metadata=auth("auditor-1", "auditor")).record_json
+    path = tmp_path / "record.json"
+    path.write_text(exported)
+    done = subprocess.run([domino_command(), "audit", "verify", "--json", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(exported), json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_a_whole_match_of_every_family_over_grpc_exports_a_record_that_verifies(svc, tmp_path, name):
+    created = svc.create(request_id=name, **FAMILIES[name])
+    final = play_whole_match(svc, created.match_id)
+    record, verdict = verified(svc, created.match_id, tmp_path)
+    assert verdict["valid"] and verdict["complete"]
+    assert verdict["scores"] == list(final.scores)
+    assert verdict["winner"] == (None if final.winner < 0 else final.winner)
+    assert record["rules"] == FAMILIES[name]["rules"] and len(record["seats"]) == len(FAMILIES[name]["players"])
+    if record["rules"] == "goat":
+        assert verdict["goats"] == list(final.goats) and final.goats
+        assert all(final.scores[g] >= 101 for g in final.goats)
+
+
+def test_an_all_fives_view_adds_up_every_play_and_round_into_the_scores(svc):
+    created = svc.create(request_id="fives", **FAMILIES["all-fives teams"])
+    seen_open = []
+
+    def check(view: pb.MatchView) -> None:
+        ended = sum(r.points + sum(r.points_in_play) for r in view.rounds)
+        in_round = sum(a.points for a in view.round_actions)
+        assert sum(view.scores) == ended + in_round
+        assert all(a.points % 5 == 0 for a in view.round_actions)
+        if view.up_end >= 0:
+            seen_open.append(view)
+            assert view.spinner_index >= 0 and view.down_end >= 0
+        else:
+            assert not view.up_line and not view.down_line
+
+    final = play_whole_match(svc, created.match_id, check)
+    assert seen_open, "no round of the match opened the spinner's sides"
+    assert any(view.up_line or view.down_line for view in seen_open), "no tile was laid on up or down"
+    assert final.status == pb.MATCH_STATUS_ENDED
+
+
+def test_a_watch_stream_of_all_fives_names_the_points_each_play_scored(svc):
+    created = svc.create(request_id="fives-watch", **FAMILIES["all-fives 2"])
+    final = play_whole_match(svc, created.match_id)
+    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=created.match_id), metadata=auth("ann"))
+    updates = list(stream)
+    assert [u.event.version for u in updates] == list(range(1, final.version + 1))
+    scoring = [u for u in updates if u.event.points]
+    assert scoring and all(u.event.kind == "tile_played" and u.event.points % 5 == 0 for u in scoring)
+    for u in scoring:
+        last = u.view.round_actions[-1] if u.view.round_actions else None
+        if last is not None and last.kind == pb.MOVE_KIND_PLAY and last.tile == u.event.tile:
+            assert last.points == u.event.points
+
+
+def test_a_goat_view_shows_accounts_the_pot_options_and_the_goat(svc):
+    created = svc.create(request_id="goat", **FAMILIES["goat koza 3"])
+    assert created.view.goat_options == pb.GoatOptions(zero_zero=10, redeal=True, remembered=True, fish="one")
+
+    def check(view: pb.MatchView) -> None:
+        assert len(view.remembered) == len(view.accounts_open) == 3
+        assert not view.goats
+        for r in view.rounds:
+            assert r.points == sum(r.written) and len(r.remembered) == 3
+
+    final = play_whole_match(svc, created.match_id, check)
+    scores = list(final.scores)
+    assert final.goats and max(scores) >= 101
+    assert final.winner == (scores.index(min(scores)) if scores.count(min(scores)) == 1 else -1)
+
+
+def test_sports_times_each_move_itself_instead_of_the_hosts_timer(svc):
+    created = svc.create(request_id="sports", **FAMILIES["sports"])
+    clock = svc.app.clock
+    timed = []
+
+    def check(view: pb.MatchView) -> None:
+        assert view.turn_seconds in (5, 20, 60)
+        assert view.turn_deadline.seconds == int(clock()) + view.turn_seconds
+        timed.append(view.turn_seconds)
+
+    play_whole_match(svc, created.match_id, check)
+    assert created.view.turn_timer_seconds == 90 and 90 not in timed
+    assert {5, 20} <= set(timed)
+
+
+def test_a_sports_turn_that_runs_out_is_played_as_section_1_6_says(svc):
+    created = svc.create(request_id="sports-timeout", **FAMILIES["sports"])
+    view = created.view
+    svc.app.clock.advance(view.turn_seconds + 1)
+    match = svc.app.expire_turn(uuid.UUID(created.match_id), view.round_number, 0)
+    assert match.round_timeouts[0] is True
+
+
+# ---- options CreateMatch refuses ------------------------------------------------------------------
+
+
+def refused(svc, code, words, **fields):
+    with pytest.raises(grpc.RpcError) as caught:
+        svc.create(request_id=f"bad-{len(words)}-{sorted(fields)}", **fields)
+    assert caught.value.code() == code, caught.value.details()
+    for word in words:
+        assert word in caught.value.details(), caught.value.details()
+
+
+@pytest.mark.parametrize("fields,words", [
+    (dict(rules="all-fives", variant="", players=PLAYERS[:1]), ["2 or 3 or 4"]),
+    (dict(rules="all-fives", variant="", players=PLAYERS[:3], teams=True), ["teams only by 4"]),
+    (dict(rules="all-fives", variant="", players=PLAYERS, target=101), ["100, 150, 200, 250"]),
+    (dict(rules="all-fives", variant="straight", players=PLAYERS), ["no variants"]),
+    (dict(rules="goat", variant="", players=PLAYERS), ["gamezz, koza"]),
+    (dict(rules="goat", variant="koza", players=PLAYERS, goat_options={"fish": "two"}), ["all, one"]),
+    (dict(rules="goat", variant="koza", players=PLAYERS, goat_options={"zero_zero": 5}), ["0, 10, 25"]),
+    (dict(rules="goat", variant="koza", players=PLAYERS, target=100), ["101"]),
+    (dict(rules="classic", variant="", players=PLAYERS, teams=True), ["solo"]),
+    (dict(rules="classic", variant="", players=PLAYERS, target=250), ["100, 200, 300, 400, 500"]),
+    (dict(rules="sports", variant="", players=PLAYERS[:2]), ["4"]),
+    (dict(rules="sports", variant="", players=PLAYERS, teams=False), ["pairs"]),
+    (dict(rules="egyptian", variant="block-4", players=PLAYERS, goat_options={"fish": "one"}), ["no options"]),
+    (dict(rules="chess", variant="", players=PLAYERS), ["egyptian, all-fives, goat, classic, sports"]),
+], ids=["one-seat", "teams-of-three", "fives-target", "fives-variant", "goat-no-variant", "goat-fish",
+        "goat-zero-zero", "goat-target", "classic-teams", "classic-target", "sports-two", "sports-solo",
+        "egyptian-goat-options", "unknown-rules"])
+def test_create_match_refuses_a_familys_invalid_options_naming_the_allowed_values(svc, fields, words):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, words, **fields)
+
+
+def test_playing_up_before_the_spinner_opens_is_a_rule_violation(svc):
+    created = svc.create(request_id="early-up", **FAMILIES["all-fives 2"])
+    view = created.view
+    player = view.seats[view.turn].player_id
+    mine = svc.stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id), metadata=auth(player)).view
+    opening = mine.legal_moves[0]
+    after = svc.stub.PlayTile(pb.PlayTileRequest(match_id=created.match_id, request_id="o", tile=opening.tile),
+                              metadata=auth(player)).view
+    nxt = after.seats[after.turn].player_id
+    theirs = svc.stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id), metadata=auth(nxt)).view
+    hand_tile = theirs.hand[0]
+    with pytest.raises(grpc.RpcError) as caught:
+        svc.stub.PlayTile(pb.PlayTileRequest(match_id=created.match_id, request_id="up", tile=hand_tile, end=pb.END_UP),
+                          metadata=auth(nxt))
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "spinner" in caught.value.details()
+    again = svc.stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id), metadata=auth(nxt)).view
+    assert again.version == after.version
