@@ -19,7 +19,7 @@ from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from services.common.auth import AuthError, bearer_identity
 from services.common.changes import ChangeFeed
 from services.common.grpc_status import statuses
-from services.match.rules.rulesets import TARGETS, TURN_TIMERS
+from services.match.rules.rulesets import TURN_TIMERS
 
 from .application import MatchmakingApplication, TicketState
 from .presence import Presence
@@ -126,8 +126,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             room_id = _uuid(request.room_id, "room_id")
             changes = {name: getattr(request, field) for name, field in
                        (("rules", "rules"), ("variant", "variant"), ("teams", "teams"), ("target", "target"),
-                        ("turn_timer", "turn_timer_seconds")) if request.HasField(field)}
-            _check_values(changes.get("target"), changes.get("turn_timer"))
+                        ("turn_timer", "turn_timer_seconds"), ("seats", "seats")) if request.HasField(field)}
+            if request.HasField("goat_options"):
+                changes["goat_options"] = _goat_options(request.goat_options)
+            _check_values(changes.get("turn_timer"))
             room = await asyncio.to_thread(self.app.update_room_options, player, room_id, **changes)
             return pb.UpdateRoomOptionsResponse(room=room_pb(room))
 
@@ -164,7 +166,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def RequestTable(self, request, context):
         async with _statuses(context):
             player = self._player(context)
-            options = Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None)
+            options = Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None,
+                                     seats=request.seats if request.HasField("seats") else None)
             ticket = await asyncio.to_thread(self.app.request_table, player, request.request_id, options)
             return pb.RequestTableResponse(ticket=ticket_pb(ticket))
 
@@ -220,16 +223,21 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
 
 
 def _options(request) -> Options:
+    """The options a request asks for, checked by the rules engine (InvalidOptions names the
+    allowed values)."""
     target = request.target if request.HasField("target") else None
     timer = request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None
-    _check_values(target, timer)
+    _check_values(timer)
     return Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None,
-                          target, timer)
+                          target, timer, request.seats if request.HasField("seats") else None,
+                          _goat_options(request.goat_options) if request.HasField("goat_options") else None)
 
 
-def _check_values(target: int | None, turn_timer: int | None) -> None:
-    if target is not None and target not in TARGETS:
-        raise InvalidRequest(f"target {target} is not offered; choose one of {', '.join(map(str, TARGETS))}")
+def _goat_options(given: pb.GoatOptions) -> dict:
+    return {name: getattr(given, name) for name in ("zero_zero", "redeal", "remembered", "fish") if given.HasField(name)}
+
+
+def _check_values(turn_timer: int | None) -> None:
     if turn_timer is not None and turn_timer not in TURN_TIMERS:
         raise InvalidRequest("turn_timer_seconds must be 30, 45, 60 or 90, or 0 for unlimited")
 
@@ -256,7 +264,8 @@ def _statuses(context) -> statuses:
 
 def options_pb(options: Options) -> pb.MatchOptions:
     return pb.MatchOptions(rules=options.rules, variant=options.variant, teams=options.teams, target=options.target,
-                           turn_timer_seconds=options.turn_timer)
+                           turn_timer_seconds=options.turn_timer, seats=options.seats,
+                           goat_options=pb.GoatOptions(**options.goat) if options.goat else None)
 
 
 def room_pb(room: Room) -> pb.RoomView:
@@ -273,4 +282,4 @@ def ticket_pb(ticket: TicketState) -> pb.TicketView:
     requested.FromNanoseconds(int(ticket.requested_at * 1e9))
     return pb.TicketView(ticket_id=ticket.ticket_id, status=_TICKET_STATUS[ticket.status], rules=ticket.rules,
                          variant=ticket.variant, teams=ticket.teams, requested_at=requested, table_id=ticket.table_id,
-                         seat=ticket.seat, seats=ticket.seats, match_id=ticket.match_id)
+                         seat=ticket.seat, seats=ticket.seats, match_id=ticket.match_id, seat_count=ticket.seat_count)

@@ -35,7 +35,8 @@ class GrpcMatchCreator:
         request = pb.CreateMatchRequest(
             request_id=request_id, rules=options.rules, variant=options.variant, teams=options.teams,
             target=options.target, turn_timer_seconds=options.turn_timer,
-            seats=[pb.SeatSpec(player_id=player) for player in seats])
+            seats=[pb.SeatSpec(player_id=player) for player in seats],
+            goat_options=pb.GoatOptions(**options.goat) if options.goat else None)
         try:
             reply = self.stub.CreateMatch(request, metadata=self._metadata(), timeout=self.timeout_seconds)
         except grpc.RpcError as e:

@@ -1,21 +1,24 @@
 """What a request may ask for: the options a match is played with, checked against the
-rules engine's own lists (docs/rules.md §1.1: target 51/71/101/151; turn timer 30/45/60/90 s or
-0 = unlimited, default 45; block-4 in teams or solo), bot strengths and request ids."""
+rules engine's own lists (docs/rules.md: every family, its seats, teams, targets, the turn
+timer and Goat's options), bot strengths and request ids."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
 from services.match.rules.errors import BadOptions
-from services.match.rules.rulesets import (
-    EGYPTIAN_VARIANTS, FAMILIES, match_options, rule_set,
-)
+from services.match.rules.families import goat
+from services.match.rules.rulesets import EGYPTIAN_VARIANTS, FAMILY_NAMES, match_options, rule_set
 
 from services.bots.strategies import STRATEGIES
 
 from .errors import InvalidOptions, InvalidRequest
 
 DEFAULT_RULES = "egyptian"
+# Seat shapes a family lets the host choose: (seats, teams)
+SHAPES = {"all-fives": ((2, False), (3, False), (4, False), (4, True)), "goat": ((2, False), (3, False), (4, False),
+                                                                                 (4, True)),
+          "classic": ((2, False), (3, False), (4, False)), "sports": ((4, True),)}
 
 
 @dataclass(frozen=True)
@@ -25,53 +28,75 @@ class Options:
     teams: bool
     target: int
     turn_timer: int
+    seats: int = 0  # the number of seats (0 in options stored before it was kept: the variant's)
+    goat: dict | None = None  # Goat's four options as played; None outside Goat
 
     @classmethod
     def chosen(cls, rules: str, variant: str, teams: bool | None = None, target: int | None = None,
-               turn_timer: int | None = None) -> "Options":
-        """Checked options; unset ones take the variant's defaults. InvalidOptions otherwise."""
+               turn_timer: int | None = None, seats: int | None = None, goat_options: dict | None = None) -> "Options":
+        """Checked options; unset ones take the rule set's defaults. InvalidOptions otherwise."""
         rules = rules or DEFAULT_RULES
         try:
-            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer)
+            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer, seats, goat_options)
         except BadOptions as e:
             raise InvalidOptions(str(e)) from None
-        return cls(rules, variant, ruleset.teams, target, turn_timer)
+        played = ruleset.options._asdict() if ruleset.options is not None else None
+        return cls(rules, variant or "", ruleset.teams, target, turn_timer, ruleset.seats, played)
 
     def changed(self, rules: str | None = None, variant: str | None = None, teams: bool | None = None,
-                target: int | None = None, turn_timer: int | None = None) -> "Options":
-        """These options with the given ones changed. A new variant without ``teams`` takes
-        that variant's default (teams for block-4); target and timer carry over."""
+                target: int | None = None, turn_timer: int | None = None, seats: int | None = None,
+                goat_options: dict | None = None) -> "Options":
+        """These options with the given ones changed. Another family starts from its own
+        defaults (variant, seats, teams, target); another variant or seat count without
+        ``teams`` takes its default (teams for block-4); Goat's options carry over within a
+        variant and take the new preset with another; the timer carries over."""
+        same_family = rules is None or rules == self.rules
         rules = rules or self.rules
-        variant = variant or self.variant
-        if teams is None and (rules, variant) == (self.rules, self.variant):
+        if not same_family:
+            variant = variant or ""
+        variant = self.variant if variant is None else variant
+        if same_family and seats is None and rules != "egyptian":
+            seats = self.seats
+        if teams is None and same_family and (variant, seats) == (self.variant, self.seats):
             teams = self.teams
-        return Options.chosen(rules, variant, teams, self.target if target is None else target,
-                              self.turn_timer if turn_timer is None else turn_timer)
+        if same_family and variant == self.variant and self.goat is not None:
+            goat_options = {**self.goat, **(goat_options or {})}
+        if target is None and same_family:
+            target = self.target  # a family's targets are the same for all its variants and seats
+        return Options.chosen(rules, variant, teams, target, self.turn_timer if turn_timer is None else turn_timer,
+                              seats, goat_options)
 
     @property
-    def seats(self) -> int:
-        return rule_set(self.rules, self.variant, self.teams).seats
+    def name(self) -> str:
+        return rule_set(self.rules, self.variant, self.teams, None if self.rules == "egyptian" else self.seats,
+                        self.goat).name
 
     def as_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> "Options":
+        data = dict(data)
+        if not data.get("seats"):
+            data["seats"] = rule_set(data["rules"], data["variant"], data["teams"]).seats
         return cls(**data)
 
 
-def queue_kinds() -> list[tuple[str, str, bool]]:
-    """Every (rules, variant, teams) a public table can be asked for."""
+def queue_kinds() -> list[tuple[str, str, bool, int]]:
+    """Every (rules, variant, teams, seats) a public table can be asked for: one queue each."""
     kinds = []
-    for rules in FAMILIES:
-        variants = EGYPTIAN_VARIANTS if rules == "egyptian" else ()
-        for variant in variants:
-            for teams in (True, False):
-                try:
-                    rule_set(rules, variant, teams)
-                except BadOptions:
-                    continue
-                kinds.append((rules, variant, teams))
+    for rules in FAMILY_NAMES:
+        if rules == "egyptian":
+            for variant in EGYPTIAN_VARIANTS:
+                for teams in (True, False):
+                    try:
+                        kinds.append((rules, variant, teams, rule_set(rules, variant, teams).seats))
+                    except BadOptions:
+                        continue
+            continue
+        for variant in goat.VARIANTS if rules == "goat" else ("",):
+            for seats, teams in SHAPES[rules]:
+                kinds.append((rules, variant, teams, seats))
     return kinds
 
 

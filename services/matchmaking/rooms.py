@@ -115,7 +115,7 @@ class Room(Aggregate):
         if options.as_dict() == self.options:
             return
         if any(self.seats[options.seats:]):
-            raise SeatsInTheWay(f"{options.variant} has {options.seats} seats; free seats "
+            raise SeatsInTheWay(f"{options.name} has {options.seats} seats; free seats "
                                 f"{', '.join(str(s) for s in range(options.seats, len(self.seats)) if self.seats[s])} first")
         self._options_changed(options=options.as_dict())
 

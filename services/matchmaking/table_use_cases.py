@@ -34,6 +34,7 @@ class TicketState:
     seat: int = -1
     seats: tuple[str, ...] = ()
     match_id: str = ""
+    seat_count: int = 0
 
     @property
     def finished(self) -> bool:
@@ -44,7 +45,7 @@ class TableUseCases:
     def request_table(self, player_id: str, request_id: str, options: Options) -> TicketState:
         """Queue for a public table; seats the table at once if this fills it."""
         check_request_id(request_id)
-        queue_id = Queue.create_id(options.rules, options.variant, options.teams)
+        queue_id = Queue.create_id(options.rules, options.variant, options.teams, options.seats)
 
         def attempt():
             presence = self.presence(player_id)
@@ -75,14 +76,15 @@ class TableUseCases:
         if record is None:
             raise UnknownTicket(f"you have no ticket {ticket_id}")
         queue = record["queue"]
+        seat_count = queue.get("seats") or Options.chosen(queue["rules"], queue["variant"], queue["teams"]).seats
         state = TicketState(ticket_id, record["status"], queue["rules"], queue["variant"], queue["teams"],
-                            record["requested_at"])
+                            record["requested_at"], seat_count=seat_count)
         if not record["table_id"]:
             return state
         table = self.load(Table, UUID(record["table_id"]))
         status = "ended" if record["status"] == "ended" or table.closed else record["status"]
         return TicketState(ticket_id, status, state.rules, state.variant, state.teams, state.requested_at,
-                           record["table_id"], record["seat"], tuple(table.seats), table.match_id)
+                           record["table_id"], record["seat"], tuple(table.seats), table.match_id, seat_count)
 
     def cancel_ticket(self, player_id: str, ticket_id: str) -> TicketState:
         state = self.ticket(player_id, ticket_id)
@@ -91,7 +93,7 @@ class TableUseCases:
         if state.status != "waiting":
             raise TicketNotWaiting(f"ticket {ticket_id} is {state.status}" +
                                    (f" at table {state.table_id}" if state.table_id else "") + "; it cannot be cancelled")
-        queue_id = Queue.create_id(state.rules, state.variant, state.teams)
+        queue_id = Queue.create_id(state.rules, state.variant, state.teams, state.seat_count)
 
         def attempt() -> None:
             presence = self.presence(player_id)
@@ -108,8 +110,8 @@ class TableUseCases:
         returns the ids of the tables formed. The step function of the bot-fill timer."""
         now = self.clock() if now is None else now
         formed = []
-        for rules, variant, teams in queue_kinds():
-            queue_id = Queue.create_id(rules, variant, teams)
+        for rules, variant, teams, seats in queue_kinds():
+            queue_id = Queue.create_id(rules, variant, teams, seats)
 
             def attempt():
                 queue = self.load(Queue, queue_id)
@@ -129,7 +131,7 @@ class TableUseCases:
 
     def _seat(self, queue: Queue, formation: Formation, known: dict[str, Presence]) -> list:
         """The table a queue formed, and its players' presences seated at it."""
-        options = Options.chosen(queue.rules, queue.variant, queue.teams)
+        options = Options.chosen(queue.rules, queue.variant, queue.teams, seats=queue.seats)
         table = Table(table_id=formation.table_id, kind=Table.PUBLIC, options=options.as_dict(),
                       seats=formation.players, tickets=formation.tickets, at=formation.at)
         changed: list = [table]
@@ -181,4 +183,4 @@ class TableUseCases:
 
 
 def queue_key(options: Options) -> dict:
-    return {"rules": options.rules, "variant": options.variant, "teams": options.teams}
+    return {"rules": options.rules, "variant": options.variant, "teams": options.teams, "seats": options.seats}

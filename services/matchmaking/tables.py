@@ -33,11 +33,14 @@ class Formation:
 
 
 class Queue(Aggregate):
-    """The players waiting for one kind of public table (rules, variant, teams)."""
+    """The players waiting for one kind of public table (rules, variant, teams, seats)."""
 
     @staticmethod
-    def create_id(rules: str, variant: str, teams: bool, **_: Any) -> uuid.UUID:
-        return uuid.uuid5(QUEUE_NAMESPACE, f"{rules}/{variant}/{'teams' if teams else 'solo'}")
+    def create_id(rules: str, variant: str, teams: bool, seats: int = 0, **_: Any) -> uuid.UUID:
+        kind = f"{rules}/{variant}/{'teams' if teams else 'solo'}"
+        if rules != "egyptian":  # an Egyptian variant fixes its seats (and kept these ids before others came)
+            kind += f"/{seats}"
+        return uuid.uuid5(QUEUE_NAMESPACE, kind)
 
     @event("Opened")
     def __init__(self, rules: str, variant: str, teams: bool, seats: int) -> None:

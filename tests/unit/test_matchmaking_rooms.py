@@ -37,8 +37,8 @@ def pending(r: Room) -> list[str]:
 
 
 def test_options_default_to_the_variants_target_and_a_45_second_timer():
-    assert Options.chosen("", "draw-2") == Options("egyptian", "draw-2", False, 71, 45)
-    assert Options.chosen("egyptian", "block-4") == Options("egyptian", "block-4", True, 101, 45)
+    assert Options.chosen("", "draw-2") == Options("egyptian", "draw-2", False, 71, 45, 2)
+    assert Options.chosen("egyptian", "block-4") == Options("egyptian", "block-4", True, 101, 45, 4)
 
 
 @pytest.mark.parametrize("target", [51, 71, 101, 151])
@@ -73,7 +73,7 @@ def test_unknown_variant_and_rules_are_invalid():
 
 def test_a_new_variant_takes_its_own_teams_default_and_keeps_target_and_timer():
     options = Options.chosen("egyptian", "block-4", False, 151, 90).changed(variant="draw-2")
-    assert options == Options("egyptian", "draw-2", False, 151, 90)
+    assert options == Options("egyptian", "draw-2", False, 151, 90, 2)
     assert Options.chosen("egyptian", "draw-2").changed(variant="block-4").teams is True
 
 
