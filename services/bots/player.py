@@ -15,7 +15,7 @@ from typing import Callable
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common.auth import mint_token
-from services.match.rules.moves import LEFT, RIGHT
+from services.match.ends import TO_PB as END_TO_PB
 from services.match.rules.tiles import HIGH, LOW
 
 from .strategies import STRATEGIES
@@ -65,7 +65,7 @@ class BotPlayer:
                 reply = await self.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=request_id),
                                                  metadata=metadata)
             else:
-                end = {None: pb.END_UNSPECIFIED, LEFT: pb.END_LEFT, RIGHT: pb.END_RIGHT}[move.end]
+                end = END_TO_PB[move.end]
                 reply = await self.stub.PlayTile(
                     pb.PlayTileRequest(match_id=match_id, request_id=request_id,
                                        tile=pb.Tile(low=LOW[move.tile], high=HIGH[move.tile]), end=end),

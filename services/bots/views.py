@@ -7,12 +7,11 @@ here cannot see more than a person at that seat.
 from __future__ import annotations
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.match.rules.moves import DRAW, LEFT, PASS, RIGHT, Move, play
+from services.match.ends import FROM_PB as _END
+from services.match.rules.moves import DRAW, PASS, Move, play
 from services.match.rules.rulesets import rule_set
 from services.match.rules.tiles import tile
 from services.match.rules.view import PlayerView, PublicAction
-
-_END = {pb.END_UNSPECIFIED: None, pb.END_LEFT: LEFT, pb.END_RIGHT: RIGHT}
 _KIND = {pb.MOVE_KIND_PLAY: "play", pb.MOVE_KIND_DRAW: "draw", pb.MOVE_KIND_PASS: "pass"}
 
 
@@ -28,13 +27,27 @@ def move_from_pb(msg: pb.Move) -> Move:
     return play(_tile(msg.tile), _END[msg.end])
 
 
+def _rule_set(view: pb.MatchView):
+    options = None
+    if view.HasField("goat_options"):
+        given = view.goat_options
+        options = {n: getattr(given, n) for n in ("zero_zero", "redeal", "remembered", "fish") if given.HasField(n)}
+    return rule_set(view.rules, view.variant, view.teams, None if view.rules == "egyptian" else len(view.seats),
+                    options)
+
+
+def _optional(end: int) -> int | None:
+    return None if end < 0 else end
+
+
 def view_from_pb(view: pb.MatchView) -> PlayerView:
     actions = tuple(
         PublicAction(a.seat, _KIND[a.kind], _tile(a.tile) if a.kind == pb.MOVE_KIND_PLAY else -1, _END[a.end])
         for a in view.round_actions
     )
+    scored = tuple((i, _rules_side(view, a.seat), a.points) for i, a in enumerate(view.round_actions) if a.points)
     return PlayerView(
-        rules=rule_set(view.rules, view.variant, view.teams),
+        rules=_rule_set(view),
         seat=view.your_seat,
         hand=tuple(sorted(_tile(t) for t in view.hand)),
         line=tuple((p.left, p.right) for p in view.line),
@@ -50,4 +63,20 @@ def view_from_pb(view: pb.MatchView) -> PlayerView:
         actions=actions,
         round_outcome=None,
         winner=None if view.winner < 0 else view.winner,
+        up_end=_optional(view.up_end),
+        down_end=_optional(view.down_end),
+        up_line=tuple((p.left, p.right) for p in view.up_line),
+        down_line=tuple((p.left, p.right) for p in view.down_line),
+        spinner_at=_optional(view.spinner_index),
+        ends_total=view.ends_total,
+        play_points=scored,
+        remembered=tuple(view.remembered),
+        opened=tuple(view.accounts_open),
+        pot=view.pot,
+        over=view.status == pb.MATCH_STATUS_ENDED,
+        goats=tuple(view.goats),
     )
+
+
+def _rules_side(view: pb.MatchView, seat: int) -> int:
+    return seat % 2 if view.teams else seat

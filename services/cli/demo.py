@@ -1,4 +1,4 @@
-"""`domino demo`: one whole bot-only match on a running system, then its record."""
+"""`domino demo`: one whole bot-only match of any family on a running system, then its record."""
 
 from __future__ import annotations
 
@@ -16,33 +16,41 @@ from services.audit.verify import verify
 from services.common.auth import mint_token
 from services.common.config import Settings
 from services.match import record as record_format
-from services.match.rules.rulesets import EGYPTIAN_VARIANTS, TARGETS
-
-SEATS = {"draw-2": 2, "block-3": 3, "block-4": 4}
+from services.match.rules.errors import BadOptions
+from services.match.rules.rulesets import FAMILY_NAMES, rule_set
 
 
 @click.command()
-@click.option("--variant", type=click.Choice(EGYPTIAN_VARIANTS), default="block-4", show_default=True)
-@click.option("--teams/--solo", default=None, help="block-4 only: teams (default) or solo.")
-@click.option("--target", type=click.Choice([str(t) for t in TARGETS]), default=None)
+@click.option("--rules", "family", type=click.Choice(FAMILY_NAMES), default="egyptian", show_default=True)
+@click.option("--variant", default=None, help="egyptian: draw-2, block-3, block-4 (default block-4); goat: gamezz, "
+                                              "koza (default koza).")
+@click.option("--seats", type=click.IntRange(2, 4), default=None, help="Players, where the family lets it vary.")
+@click.option("--teams/--solo", default=None, help="Four seats in two teams (0+2 against 1+3), or each for itself.")
+@click.option("--target", type=int, default=None, help="Match target (default: the rule set's).")
 @click.option("--bots", "strength", type=click.Choice(["random", "greedy", "strong"]), default="greedy",
               show_default=True, help="Strength of every seat.")
 @click.option("--address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS, the local run).")
 @click.option("--timeout", type=float, default=300, show_default=True, help="Seconds to wait for the match to end.")
 @click.option("--json", "as_json", is_flag=True, help="Print the exported domino-record/1 only.")
-def demo(variant, teams, target, strength, address, timeout, as_json) -> None:
-    """Play one whole match with every seat a bot, wait for its end, print its record."""
+def demo(family, variant, seats, teams, target, strength, address, timeout, as_json) -> None:
+    """Play one whole match of any family with every seat a bot, wait for its end, print its record."""
+    variant = variant or {"egyptian": "block-4", "goat": "koza"}.get(family, "")
+    try:
+        ruleset = rule_set(family, variant, teams, seats if family != "egyptian" else None)
+    except BadOptions as e:
+        raise click.UsageError(str(e)) from None
     settings = Settings()
     address = address or settings.match_address
     service = (("authorization", f"Bearer {mint_token('domino-demo', settings.jwt_secret, 'service')}"),)
     auditor = (("authorization", f"Bearer {mint_token('domino-demo', settings.jwt_secret, 'auditor')}"),)
-    seats = [pb.SeatSpec(player_id=f"bot:{strength}:{i}", client_seed=uuid.uuid4().hex) for i in range(SEATS[variant])]
-    request = pb.CreateMatchRequest(request_id=f"demo:{uuid.uuid4()}", rules="egyptian", variant=variant, seats=seats,
+    players = [pb.SeatSpec(player_id=f"bot:{strength}:{i}", client_seed=uuid.uuid4().hex)
+               for i in range(ruleset.seats)]
+    request = pb.CreateMatchRequest(request_id=f"demo:{uuid.uuid4()}", rules=family, variant=variant, seats=players,
                                     turn_timer_seconds=0)
     if teams is not None:
         request.teams = teams
     if target:
-        request.target = int(target)
+        request.target = target
     with grpc.insecure_channel(address) as channel:
         stub = pb_grpc.MatchServiceStub(channel)
         try:
@@ -60,6 +68,8 @@ def demo(variant, teams, target, strength, address, timeout, as_json) -> None:
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.UNAVAILABLE:
                 raise click.ClickException(f"no match service at {address}; start the system with `domino up`") from None
+            if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                raise click.UsageError(e.details()) from None
             raise click.ClickException(f"{e.code().name}: {e.details()}") from None
     if as_json:
         click.echo(json.dumps(json.loads(exported.record_json), indent=2))

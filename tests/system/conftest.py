@@ -30,10 +30,12 @@ class Client:
         self.channel = grpc.insecure_channel(system.match_address)
         self.stub = pb_grpc.MatchServiceStub(self.channel)
 
-    def create_bot_match(self, variant: str, request_id: str, strength: str = "greedy", **options) -> str:
-        seats = [pb.SeatSpec(player_id=f"bot:{strength}:{i}", client_seed=f"s{i}") for i in range(PLAYERS[variant])]
-        reply = self.stub.CreateMatch(pb.CreateMatchRequest(request_id=request_id, rules="egyptian", variant=variant,
-                                                            seats=seats, turn_timer_seconds=0, **options),
+    def create_bot_match(self, variant: str, request_id: str, strength: str = "greedy", rules: str = "egyptian",
+                         seats: int | None = None, **options) -> str:
+        count = seats or PLAYERS[variant]
+        players = [pb.SeatSpec(player_id=f"bot:{strength}:{i}", client_seed=f"s{i}") for i in range(count)]
+        reply = self.stub.CreateMatch(pb.CreateMatchRequest(request_id=request_id, rules=rules, variant=variant,
+                                                            seats=players, turn_timer_seconds=0, **options),
                                       metadata=metadata("matchmaking", "service"))
         return reply.match_id
 

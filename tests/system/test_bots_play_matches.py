@@ -10,9 +10,10 @@ import time
 import nats
 import pytest
 
+from domino.match.v1 import match_service_pb2 as pb
 from services.common import bus
 
-from .conftest import domino_command
+from .conftest import SECRET, domino_command
 
 pytestmark = pytest.mark.system
 
@@ -31,6 +32,28 @@ def test_bots_finish_a_whole_match_of_every_variant(client, variant, tmp_path):
     final = client.wait_until_ended(match_id)
     verdict = verified(client.export(match_id), tmp_path)
     assert verdict["complete"] and verdict["winner"] == final.winner
+
+
+FAMILIES = {  # bots of every strength play every family through `domino up`'s processes
+    "all-fives 3 strong": dict(rules="all-fives", variant="", seats=3, target=100, strength="strong"),
+    "goat koza teams": dict(rules="goat", variant="koza", seats=4, teams=True, strength="random",
+                            goat_options=pb.GoatOptions(fish="one")),
+    "classic 2": dict(rules="classic", variant="", seats=2, target=100, strength="greedy"),
+    "sports": dict(rules="sports", variant="", seats=4, target=100, strength="strong"),
+}
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_bots_finish_a_whole_match_of_every_family_that_exports_and_verifies(client, name, tmp_path):
+    match_id = client.create_bot_match(request_id=f"bots-{name}", **FAMILIES[name])
+    final = client.wait_until_ended(match_id, timeout=240)
+    record = json.loads(client.export(match_id))
+    verdict = verified(json.dumps(record), tmp_path)
+    assert verdict["complete"] and verdict["scores"] == list(final.scores)
+    assert record["rules"] == FAMILIES[name]["rules"]
+    assert not any(a.get("timeout") for r in record["rounds"] for a in r["actions"])
+    if record["rules"] == "goat":
+        assert verdict["goats"] == list(final.goats)
 
 
 def test_a_killed_bot_service_restarts_and_the_match_finishes_with_no_turn_played_twice(system, client, tmp_path):
@@ -75,3 +98,18 @@ async def _stream_events(url: str) -> list[tuple[str, int]]:
             out.append((msg.headers["Nats-Msg-Id"], json.loads(msg.data)["version"]))
     await nc.close()
     return out
+
+
+@pytest.mark.parametrize("args", [["--rules", "all-fives", "--seats", "2", "--target", "100"],
+                                  ["--rules", "goat", "--variant", "gamezz", "--seats", "3", "--bots", "random"]],
+                         ids=["all-fives", "goat"])
+def test_domino_demo_plays_a_whole_bot_match_of_a_family_and_prints_its_record(system, args, tmp_path):
+    env = {"DOMINO_MATCH_ADDRESS": system.match_address, "DOMINO_JWT_SECRET": SECRET, "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([domino_command(), "demo", *args, "--json", "--timeout", "200"], capture_output=True,
+                          text=True, env=env, timeout=240)
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert record["rules"] == args[1] and len(record["seats"]) == int(args[args.index("--seats") + 1])
+    verdict = verified(done.stdout, tmp_path)
+    assert verdict["complete"]
+    assert verdict["goats"] if record["rules"] == "goat" else verdict["winner"] is not None
