@@ -1,0 +1,32 @@
+"""Whole matches of every rule family over real gRPC, stored on SQLite and on PostgreSQL,
+exported and re-verified by `domino audit verify` (the store and the wire together)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.match.application import MatchApplication
+from tests.service.harness import Clock, running_service
+from tests.service.test_families_over_grpc import FAMILIES, play_whole_match, verified
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def svc(request):
+    env = request.getfixturevalue("fresh_sqlite_env" if request.param == "sqlite" else "fresh_postgres_env")
+    app = MatchApplication(env=env, clock=Clock())
+    try:
+        with running_service(app) as service:
+            yield service
+    finally:
+        app.close()
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_a_whole_match_of_every_family_on_each_store_exports_a_record_that_verifies(svc, tmp_path, name):
+    created = svc.create(request_id=name, **FAMILIES[name])
+    final = play_whole_match(svc, created.match_id)
+    record, verdict = verified(svc, created.match_id, tmp_path)
+    assert verdict["valid"] and verdict["complete"] and verdict["scores"] == list(final.scores)
+    assert record["rules"] == FAMILIES[name]["rules"]
