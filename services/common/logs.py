@@ -1,4 +1,9 @@
-"""Structured logs (structlog): JSON lines for machines, colours for people."""
+"""Structured logs (structlog): JSON lines for machines, colours for people.
+
+Records from the standard ``logging`` module (all of ours) keep their ``extra=`` fields as
+keys of the line, and an exception's traceback is rendered as text, so a log search finds
+both.
+"""
 
 from __future__ import annotations
 
@@ -16,10 +21,11 @@ def configure(fmt: str = "json", level: str = "INFO") -> None:
         logger_factory=structlog.stdlib.LoggerFactory(),
         cache_logger_on_first_use=True,
     )
+    tracebacks = [structlog.processors.format_exc_info] if fmt == "json" else []
     handler = logging.StreamHandler()
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
-        foreign_pre_chain=shared,
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *tracebacks, renderer],
+        foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder()],
     ))
     root = logging.getLogger()
     root.handlers[:] = [handler]
