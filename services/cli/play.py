@@ -13,7 +13,9 @@ from services.client.api import ApiError, MatchApi, MatchmakingApi, subject_of
 from services.client.app import App, Choices, InputClosed, explain
 from services.client.game import ClientError, GameOptions
 from services.client.inbox import Inbox
-from services.client.menu import STRENGTHS, TARGETS, TURN_TIMERS, VARIANTS, clean_code
+from services.client import families
+from services.client.families import RULES, SEAT_COUNTS, VARIANTS, Setup
+from services.client.menu import STRENGTHS, TURN_TIMERS, clean_code
 from services.client.store import LastMatch
 from services.client.terminal import Output
 from services.common.auth import mint_token
@@ -25,6 +27,29 @@ def _default_player() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no login name (containers): a fixed one will do
         return "player"
+
+
+def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool) -> Setup:
+    """The family and options the command line names, checked together (UsageError says
+    what does not fit). Started with a mode, unnamed ones take the defaults; from the menu
+    they are asked."""
+    if rules and variant and families.rules_of(variant) != rules:
+        raise click.UsageError(f"--variant {variant} is not a variant of {rules}")
+    options: dict = {}
+    for given in goat_options:
+        try:
+            name, value = families.parse_goat_option(given)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--option") from None
+        options[name] = value
+    family = rules or families.rules_of(variant) or ("goat" if options else None)
+    if family is None and not scripted:
+        return Setup("", "", seats, teams, target)  # the menu asks the family, then checks
+    setup = families.settled(Setup(family or "egyptian", variant or "", seats, teams, target, options or None))
+    problem = families.problem(setup)
+    if problem:
+        raise click.UsageError(problem)
+    return setup
 
 
 @click.command()
@@ -42,9 +67,20 @@ def _default_player() -> str:
 @click.option("--join", "code", default=None, metavar="CODE", help="Join the private room with this invite code.")
 @click.option("--resume", "resume", default=None, metavar="MATCH_ID",
               help="Go back to a match (after a crash or a lost connection); 'last' for your last one.")
-@click.option("--variant", type=click.Choice(VARIANTS), default=None, help="draw-2, block-3 or block-4.")
-@click.option("--teams/--solo", default=None, help="block-4 only: teams (the default) or every seat for itself.")
-@click.option("--target", type=click.Choice([str(t) for t in TARGETS]), default=None, help="Points to win.")
+@click.option("--rules", type=click.Choice(RULES), default=None,
+              help="The family: egyptian (the default), all-fives, goat, classic or sports.")
+@click.option("--variant", type=click.Choice(VARIANTS), default=None,
+              help="egyptian: draw-2, block-3, block-4; goat: gamezz, koza (names the family too).")
+@click.option("--seats", type=click.Choice([str(n) for n in SEAT_COUNTS]), default=None,
+              help="Players, where the family lets it vary (all-fives, goat, classic: 2-4; default 4).")
+@click.option("--teams/--solo", default=None,
+              help="Four seats as two teams (0+2 against 1+3): block-4 (its default), all-fives, goat.")
+@click.option("--target", type=int, default=None,
+              help="Points to win: egyptian 51/71/101/151, all-fives and sports 100/150/200/250, classic 100-500 "
+                   "by 100 (goat: always 101).")
+@click.option("--option", "goat_options", multiple=True, metavar="NAME=VALUE",
+              help="Goat's options over the variant's preset: zero_zero=0|10|25, redeal=on|off, remembered=on|off, "
+                   "fish=all|one (repeatable).")
 @click.option("--turn-timer", type=click.Choice([str(t) for t in TURN_TIMERS]), default=None,
               help="Seconds per turn, 0 for none (practice and rooms; default 45).")
 @click.option("--bots", "strength", type=click.Choice(STRENGTHS), default=None,
@@ -56,8 +92,9 @@ def _default_player() -> str:
 @click.option("--delay", type=float, default=0.0, show_default=True, help="Seconds before each automatic move.")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-redraw", is_flag=True, help="Print screens one after another instead of redrawing in place.")
-def play(player, token, match_address, matchmaking_address, var_dir, mode, code, resume, variant, teams, target,
-         turn_timer, strength, seat, fill_bots, start_when_full, auto, delay, no_color, no_redraw) -> None:
+def play(player, token, match_address, matchmaking_address, var_dir, mode, code, resume, rules, variant, seats, teams,
+         target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full, auto, delay, no_color,
+         no_redraw) -> None:
     """Play dominoes in the terminal: practice against bots, public tables, private rooms.
 
     With no mode it shows a menu (and offers to resume your unfinished match). Start the
@@ -67,6 +104,8 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
     Examples:
       domino play --player alice
       domino play --practice --variant block-4 --bots strong
+      domino play --practice --rules all-fives --seats 2 --target 100
+      domino play --practice --rules goat --variant koza --seats 3 --option fish=one
       domino play --create --variant draw-2          (share the invite code)
       domino play --join K7M2PQ4X
       domino play --resume last
@@ -78,6 +117,7 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
         raise click.UsageError("choose one of --practice, --table, --create, --join and --resume")
     if (fill_bots or start_when_full) and mode != "create":
         raise click.UsageError("--fill-bots and --start-when-full go with --create")
+    choices = _choices(rules, variant, int(seats) if seats else None, teams, target, goat_options, scripted=bool(mode))
     if token:
         player = subject_of(token)
         if not player:
@@ -97,7 +137,9 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
     matchmaking_api = MatchmakingApi(matchmaking_address, token)
     app = App(player, match_api, matchmaking_api, inbox, out, store,
               GameOptions(auto=auto, delay=delay, tick=1.0 if out.redraw else 0.0),
-              Choices(variant=variant, teams=teams, target=int(target) if target else None,
+              Choices(rules=choices.rules or None, variant=choices.variant or None,
+                      seats=choices.seats, teams=choices.teams, target=choices.target,
+                      goat_options=choices.goat_options,
                       turn_timer=int(turn_timer) if turn_timer is not None else None, strength=strength, seat=seat,
                       fill_bots=fill_bots, start_when_full=start_when_full))
     match_id = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 
 import grpc
 import jwt
@@ -15,6 +16,8 @@ from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
+
+from .families import Setup
 
 CALL_TIMEOUT = 10.0
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
@@ -111,15 +114,16 @@ class MatchmakingApi(_Stub):
         super().__init__(address, token, **kw)
         self.stub = mm_grpc.MatchmakingServiceStub(self.channel)
 
-    def start_practice(self, variant: str, strength: str, teams: bool | None = None, target: int | None = None,
-                       turn_timer: int | None = None) -> mm.StartPracticeResponse:
-        request = mm.StartPracticeRequest(request_id=request_id(), rules="egyptian", variant=variant, strength=strength)
-        _optional(request, teams=teams, target=target, turn_timer_seconds=turn_timer)
+    def start_practice(self, setup: Setup, strength: str, turn_timer: int | None = None) -> mm.StartPracticeResponse:
+        request = mm.StartPracticeRequest(request_id=request_id(), strength=strength)
+        _setup(request, setup)
+        _optional(request, turn_timer_seconds=turn_timer)
         return self.call(self.stub.StartPractice, request, retry=True)
 
-    def request_table(self, variant: str, teams: bool | None = None) -> mm.TicketView:
-        request = mm.RequestTableRequest(request_id=request_id(), rules="egyptian", variant=variant)
-        _optional(request, teams=teams)
+    def request_table(self, setup: Setup) -> mm.TicketView:
+        """Public tables play the family's default target and Goat options."""
+        request = mm.RequestTableRequest(request_id=request_id())
+        _setup(request, replace(setup, target=None, goat_options=None))
         return self.call(self.stub.RequestTable, request, retry=True).ticket
 
     def get_ticket(self, ticket_id: str) -> mm.TicketView:
@@ -131,11 +135,22 @@ class MatchmakingApi(_Stub):
     def cancel_ticket(self, ticket_id: str) -> mm.TicketView:
         return self.call(self.stub.CancelTicket, mm.CancelTicketRequest(ticket_id=ticket_id), retry=True).ticket
 
-    def create_room(self, variant: str, teams: bool | None = None, target: int | None = None,
-                    turn_timer: int | None = None, seat: int | None = None) -> mm.RoomView:
-        request = mm.CreateRoomRequest(request_id=request_id(), rules="egyptian", variant=variant)
-        _optional(request, teams=teams, target=target, turn_timer_seconds=turn_timer, seat=seat)
+    def create_room(self, setup: Setup, turn_timer: int | None = None, seat: int | None = None) -> mm.RoomView:
+        request = mm.CreateRoomRequest(request_id=request_id())
+        _setup(request, setup)
+        _optional(request, turn_timer_seconds=turn_timer, seat=seat)
         return self.call(self.stub.CreateRoom, request, retry=True).room
+
+    def update_room_options(self, room_id: str, rules: str | None = None, variant: str | None = None,
+                            seats: int | None = None, teams: bool | None = None, target: int | None = None,
+                            turn_timer: int | None = None, goat_options: dict | None = None) -> mm.RoomView:
+        """Host only, before the start: changes the options given; the others stay."""
+        request = mm.UpdateRoomOptionsRequest(room_id=room_id)
+        _optional(request, rules=rules, variant=variant, seats=seats, teams=teams, target=target,
+                  turn_timer_seconds=turn_timer)
+        if goat_options:
+            request.goat_options.CopyFrom(mm.GoatOptions(**goat_options))
+        return self.call(self.stub.UpdateRoomOptions, request).room
 
     def room_by_code(self, code: str) -> mm.RoomView:
         return self.call(self.stub.GetRoom, mm.GetRoomRequest(code=code)).room
@@ -173,6 +188,18 @@ def _optional(request, **fields) -> None:
     for name, value in fields.items():
         if value is not None:
             setattr(request, name, value)
+
+
+def _setup(request, setup: Setup) -> None:
+    """The family and its options into a CreateRoom, RequestTable or StartPractice request;
+    unset ones are left out, so the server takes its defaults."""
+    request.rules = setup.rules
+    request.variant = setup.variant
+    _optional(request, seats=setup.seats, teams=setup.teams)
+    if hasattr(request, "target"):
+        _optional(request, target=setup.target)
+    if setup.goat_options and hasattr(request, "goat_options"):
+        request.goat_options.CopyFrom(mm.GoatOptions(**setup.goat_options))
 
 
 def stream_items(call) -> Iterator:

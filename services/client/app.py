@@ -4,7 +4,7 @@ table, private room) and the match itself, all reading the same inbox."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import grpc
 from rich.text import Text
@@ -12,8 +12,9 @@ from rich.text import Text
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 
-from . import menu, render, tiles
+from . import families, lobby_screens, menu, rounds, tiles
 from .api import ApiError, MatchApi, MatchmakingApi
+from .families import Setup
 from .game import ClientError, Game, GameOptions
 from .inbox import Inbox, Pump
 from .store import LastMatch
@@ -27,9 +28,12 @@ class InputClosed(Exception):
 @dataclass
 class Choices:
     """What the command line already decided (None: ask when it matters)."""
+    rules: str | None = None
     variant: str | None = None
+    seats: int | None = None
     teams: bool | None = None
     target: int | None = None
+    goat_options: dict | None = None
     turn_timer: int | None = None
     strength: str | None = None
     seat: int | None = None
@@ -57,12 +61,12 @@ class App:
         self.interactive = True
         while True:
             self.out.fresh()
-            self.out.say(render.banner(self.player, self.match.address, self.matchmaking.address))
+            self.out.say(lobby_screens.banner(self.player, self.match.address, self.matchmaking.address))
             items = list(menu.MAIN)
             resumable = self._resumable()
             if resumable is not None:
                 items.insert(0, ("r", f"Resume your match ({_describe(resumable)})"))
-            self.out.say(render.menu(items))
+            self.out.say(lobby_screens.menu(items))
             keys = [k for k, _ in items]
             answer = self.ask("Choose", keys, "r" if resumable is not None else "1")
             try:
@@ -87,26 +91,19 @@ class App:
             self.pause()
 
     def practice(self) -> pb.MatchView | None:
-        variant = self._variant()
-        teams = self._teams(variant)
+        setup = self.setup()
         strength = self._strength()
-        target = self._target()
-        self.out.say(f"Starting a {variant} practice match against {strength} bots…", style="dim")
-        started = self.matchmaking.start_practice(variant, strength, teams, target, self.choices.turn_timer)
+        self.out.say(f"Starting practice: {_setup_name(setup)}, against {strength} bots…", style="dim")
+        started = self.matchmaking.start_practice(setup, strength, self.choices.turn_timer)
         return self.play_match(started.match_id)
 
     def table(self) -> pb.MatchView | None:
-        variant = self._variant()
-        teams = self._teams(variant)
-        ticket = self.matchmaking.request_table(variant, teams)
+        ticket = self.matchmaking.request_table(self.setup(public=True))
         match_id = self._wait_for_table(ticket)
         return self.play_match(match_id) if match_id else None
 
     def create_room(self) -> pb.MatchView | None:
-        variant = self._variant()
-        teams = self._teams(variant)
-        target = self._target()
-        room = self.matchmaking.create_room(variant, teams, target, self.choices.turn_timer, self.choices.seat)
+        room = self.matchmaking.create_room(self.setup(), self.choices.turn_timer, self.choices.seat)
         match_id = self._room(room)
         return self.play_match(match_id) if match_id else None
 
@@ -119,7 +116,7 @@ class App:
         seat = self.choices.seat
         free = [s.seat for s in room.seats if not s.player_id]
         if seat is None and typed and len(free) > 1:
-            self.out.say(render.room_screen(room, self.player))
+            self.out.say(lobby_screens.room_screen(room, self.player))
             answer = self.ask("Which seat?", [str(s) for s in free], str(free[0]))
             seat = int(answer)
         room = self.matchmaking.join_room(code, seat)
@@ -135,7 +132,7 @@ class App:
             self.out.say(f"You left the table; your seat stays. Come back with: domino play --resume {match_id}",
                          style="bold", soft_wrap=True)
         else:
-            self.out.say(render.result_line(final), soft_wrap=True)
+            self.out.say(rounds.result_line(final), soft_wrap=True)
         return final
 
     # ---- waiting for a table --------------------------------------------------------
@@ -148,10 +145,10 @@ class App:
                 if ticket.match_id and ticket.status == mm.TICKET_STATUS_SEATED:
                     return ticket.match_id
                 if ticket.status in (mm.TICKET_STATUS_CANCELLED, mm.TICKET_STATUS_ENDED):
-                    self.out.say(f"The ticket was {render.TICKET_STATUS[ticket.status]}.")
+                    self.out.say(f"The ticket was {lobby_screens.TICKET_STATUS[ticket.status]}.")
                     return None
                 if self.out.redraw or ticket != shown:  # redrawn, the seconds waited count up
-                    self.out.screen(render.ticket_screen(ticket, self.clock()), with_prompt=True)
+                    self.out.screen(lobby_screens.ticket_screen(ticket, self.clock()), with_prompt=True)
                     shown = ticket
                 event = self.inbox.get(timeout=1.0)
                 if event is None:
@@ -193,7 +190,7 @@ class App:
                 if room.status == mm.ROOM_STATUS_PLAYING and room.match_id:
                     return room.match_id
                 if room.status == mm.ROOM_STATUS_CLOSED:
-                    self.out.say(render.room_screen(room, self.player))
+                    self.out.say(lobby_screens.room_screen(room, self.player))
                     return None
                 if host and self.choices.fill_bots and not filled and room.status == mm.ROOM_STATUS_OPEN:
                     filled = True
@@ -204,7 +201,7 @@ class App:
                         and all(s.player_id for s in room.seats)):
                     room = self._newer(room, self.matchmaking.start_room(room_id))
                     continue
-                self.out.screen(render.room_screen(room, self.player, message), with_prompt=True)
+                self.out.screen(lobby_screens.room_screen(room, self.player, message), with_prompt=True)
                 event = self.inbox.get()
                 message = ""
                 if event.kind == "room" and event.source is pump:
@@ -239,11 +236,20 @@ class App:
                 return self._newer(room, self.matchmaking.remove_bot(room.room_id, command.seat)), ""
             if command.action == "move":
                 return self._newer(room, self.matchmaking.change_seat(room.room_id, command.seat)), ""
+            if command.action == "options":
+                return self._newer(room, self._change_options(room, command.options)), "Options changed."
             if command.action == "refresh":
                 return self._newer(room, self.matchmaking.room(room.room_id)), ""
             return room, command.message
         except ApiError as e:
             return room, f"Refused: {e}"
+
+    def _change_options(self, room: mm.RoomView, changes) -> mm.RoomView:
+        given = dict(changes)
+        goat = {name: given.pop(name) for name in list(given) if name in families.GOAT_VALUES}
+        if "timer" in given:
+            given["turn_timer"] = given.pop("timer")
+        return self.matchmaking.update_room_options(room.room_id, goat_options=goat or None, **given)
 
     def _leave(self, room: mm.RoomView) -> mm.RoomView:
         try:
@@ -292,31 +298,57 @@ class App:
         self.out.ask(Text("Press Enter for the menu.", style="dim"))
         self._line()
 
-    # Started with a mode on the command line, what it left open takes its default;
-    # from the menu, it is asked.
+    # Started with a mode on the command line, what it left open takes the server's default;
+    # from the menu it is asked, unless the command line named the family or the variant
+    # (then the rest is decided too).
 
-    def _variant(self) -> str:
-        if self.choices.variant or not self.interactive:
-            return self.choices.variant or "draw-2"
-        return self.ask_choice("Variant", menu.VARIANTS, "draw-2")
+    def setup(self, public: bool = False) -> Setup:
+        """The family and its options for a match (``public``: a table, which plays the
+        family's default target and Goat options). ClientError when they do not go together."""
+        c = self.choices
+        asking = self.interactive and c.rules is None and c.variant is None
+        rules = c.rules or families.rules_of(c.variant) or (self._family() if asking else "egyptian")
+        family = families.family(rules)
+        variant = c.variant or ""
+        if not variant and family.variants and asking and not (rules == "egyptian" and c.seats):
+            variant = self.ask_choice("Variant", family.variants, family.default_variant)
+        setup = families.settled(Setup(rules, variant, c.seats, c.teams, c.target, c.goat_options))
+        if setup.seats is None and len(family.seats) > 1 and asking:
+            answer = self.ask_choice("Seats", [str(n) for n in family.seats], str(family.default_seats))
+            setup = replace(setup, seats=int(answer))
+        if setup.teams is None and asking and (families.teams_question(rules, setup.seat_count)):
+            default = "teams" if families.default_teams(rules, setup.variant) else "solo"
+            setup = replace(setup, teams=self.ask_choice("Play", ("teams", "solo"), default) == "teams")
+        if not public and setup.target is None and asking and len(family.targets) > 1:
+            answer = self.ask_choice("Play to", [str(t) for t in family.targets],
+                                     str(families.default_target(rules, setup.variant)))
+            setup = replace(setup, target=int(answer))
+        if not public and family.goat and setup.goat_options is None and asking:
+            setup = replace(setup, goat_options=self._goat_options(setup.variant))
+        problem = families.problem(setup)
+        if problem:
+            raise ClientError(problem)
+        return setup
+
+    def _family(self) -> str:
+        return self.ask_choice("Family", families.RULES, "egyptian")
+
+    def _goat_options(self, variant: str) -> dict | None:
+        preset = families.GOAT_PRESETS.get(variant, {})
+        self.out.say(f"The {variant} preset: {families.goat_options_text(preset)}.")
+        if self.ask_choice("Goat options", ("preset", "choose"), "preset") == "preset":
+            return None
+        chosen = {}
+        for name, values in families.GOAT_VALUES.items():
+            shown = [families.option_value_text(v) for v in values]
+            answer = self.ask_choice(f"  {name}", shown, families.option_value_text(preset[name]))
+            chosen[name] = values[shown.index(answer)]
+        return chosen
 
     def _strength(self) -> str:
         if self.choices.strength or not self.interactive:
             return self.choices.strength or "greedy"
         return self.ask_choice("Bots' strength", menu.STRENGTHS, "greedy")
-
-    def _teams(self, variant: str) -> bool | None:
-        if variant != "block-4":
-            return None
-        if self.choices.teams is not None or self.choices.variant or not self.interactive:
-            return self.choices.teams
-        return self.ask_choice("Play", ("teams", "solo"), "teams") == "teams"
-
-    def _target(self) -> int | None:
-        if self.choices.target is not None or self.choices.variant or not self.interactive:
-            return self.choices.target
-        answer = self.ask_choice("Play to", [str(t) for t in menu.TARGETS] + ["default"], "default")
-        return None if answer == "default" else int(answer)
 
     def _resumable(self) -> pb.MatchView | None:
         match_id = self.store.load()
@@ -356,7 +388,11 @@ def explain(error: ApiError) -> str:
 
 def _describe(view: pb.MatchView) -> str:
     scores = " – ".join(str(s) for s in view.scores)
-    return f"{view.variant}, round {view.round_number}, scores {scores}"
+    return f"{families.title(view.rules, view.variant)}, round {view.round_number}, scores {scores}"
+
+
+def _setup_name(setup: Setup) -> str:
+    return f"{families.title(setup.rules, setup.variant)}, {setup.seat_count} seats"
 
 
 __all__ = ["App", "Choices", "ClientError", "InputClosed", "explain"]

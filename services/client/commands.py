@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from domino.match.v1 import match_service_pb2 as pb
 
 from . import tiles
-from .tiles import LEFT, RIGHT, Tile
+from .tiles import DOWN, LEFT, RIGHT, UP, Tile
 
 
 @dataclass(frozen=True)
 class Play:
     tile: Tile
-    end: int  # tiles.LEFT, tiles.RIGHT or tiles.ANY (the round's first tile)
+    end: int  # tiles.LEFT, RIGHT, UP, DOWN, or tiles.ANY (the round's first tile)
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class Draw:
 
 @dataclass(frozen=True)
 class ChooseEnd:
-    """The tile fits both ends: ask which one."""
+    """The tile fits more than one end and the choice matters: ask which one."""
     tile: Tile
 
 
@@ -54,14 +54,18 @@ class Invalid:
 
 Command = Play | Draw | ChooseEnd | Quit | Help | Refresh | Invalid
 
-_ENDS = {"l": LEFT, "left": LEFT, "<": LEFT, "r": RIGHT, "right": RIGHT, ">": RIGHT}
-_NUMBER = re.compile(r"^(\d+)\s*([a-z<>]*)$")
-_PIPS = re.compile(r"^([0-6])\s*[-|/:]\s*([0-6])\s*([a-z<>]*)$")
+_ENDS = {"l": LEFT, "left": LEFT, "<": LEFT, "r": RIGHT, "right": RIGHT, ">": RIGHT,
+         "u": UP, "up": UP, "^": UP, "d": DOWN, "down": DOWN, "v": DOWN}
+_NUMBER = re.compile(r"^(\d+)\s*([a-z<>^]*)$")
+_PIPS = re.compile(r"^([0-6])\s*[-|/:]\s*([0-6])\s*([a-z<>^]*)$")
 
 HELP = """\
 On your turn type the number of a tile in your hand, e.g. 3.
   When the tile fits both ends, add the end: 3 l (left) or 3 r (right);
   without it you will be asked. You may also name the tile itself: 6-4 r.
+  All Fives: once the spinner opens, a tile may also go up or down: 3 u, 3 d
+  (d alone still draws). A tile that fits more than one end is asked about,
+  with what each end would score.
   d draws from the boneyard (only when no tile of yours fits).
 Any time: Enter refreshes the screen, ? shows this help, q leaves the table
 (your seat stays; `domino play --resume MATCH_ID` brings you back)."""
@@ -104,18 +108,45 @@ def parse_move(line: str, view: pb.MatchView) -> Command:
                        + _open_ends_text(view) + ".")
     if end_text:
         end = _ENDS.get(end_text)
-        if end is None:
-            return Invalid(f"Unknown end {end_text!r}: use l (left) or r (right).")
+        if end is None or (end in (UP, DOWN) and not tiles.four_ends(view)):
+            return Invalid(f"Unknown end {end_text!r}: use {_end_keys(view)}.")
         if tiles.ANY in ends:
             return Play(tile, tiles.ANY)  # the first tile of a round goes on no end
-        if end not in ends:
-            return Invalid(f"{tiles.show(tile)} does not fit the {tiles.END_NAMES[end]} end"
-                           + _open_ends_text(view) + ".")
-        return Play(tile, end)
+        return _on_end(view, tile, ends, end)
     end = tiles.default_end(view, ends)
     if end is None:
         return ChooseEnd(tile)
     return Play(tile, end)
+
+
+def parse_end_answer(line: str, view: pb.MatchView, tile: Tile) -> Command | None:
+    """The answer to "which end?" for ``tile``: a Play on a legal end, Invalid for an end it
+    does not fit, Refresh (cancel) for Enter alone; None when the line is not an end (then
+    it is read as a move of its own)."""
+    if not line.strip():
+        return Refresh()
+    end = parse_end(line)
+    if end is None or (end in (UP, DOWN) and not tiles.four_ends(view)):
+        return None
+    ends = tiles.plays(view).get(tile) if tiles.is_my_turn(view) else None
+    if not ends:
+        return Invalid(f"{tiles.show(tile)} cannot be played now.")
+    return _on_end(view, tile, ends, end)
+
+
+def _on_end(view: pb.MatchView, tile: Tile, ends: set[int], end: int) -> Play | Invalid:
+    if end in ends:
+        return Play(tile, end)
+    if end in (UP, DOWN) and tiles.end_number(view, end) < 0:
+        return Invalid(f"The {tiles.END_NAMES[end]} end is closed: the spinner's up and down open once it has a "
+                       "tile on both of its other sides.")
+    return Invalid(f"{tiles.show(tile)} does not fit the {tiles.END_NAMES[end]} end" + _open_ends_text(view) + ".")
+
+
+def _end_keys(view: pb.MatchView) -> str:
+    if tiles.four_ends(view):
+        return "l (left), r (right), u (up) or d (down)"
+    return "l (left) or r (right)"
 
 
 def _tile_and_end(text: str, view: pb.MatchView) -> tuple[Tile | Invalid, str]:
@@ -139,7 +170,9 @@ def _tile_and_end(text: str, view: pb.MatchView) -> tuple[Tile | Invalid, str]:
 def _open_ends_text(view: pb.MatchView) -> str:
     if view.left_end < 0:
         return ""
-    return f" (open ends: {view.left_end} left, {view.right_end} right)"
+    named = [f"{tiles.end_number(view, e)} {tiles.END_NAMES[e]}" for e in tiles.ENDS
+             if tiles.end_number(view, e) >= 0]
+    return f" (open ends: {', '.join(named)})"
 
 
 def auto_move(view: pb.MatchView) -> Play | Draw | None:

@@ -186,12 +186,15 @@ class Game:
             if not line.strip():
                 return None
         if self.pending is not None:
-            end = commands.parse_end(line)
-            tile, self.pending = self.pending, None
-            if end is not None:
-                self._send(Play(tile, end))
+            answer = commands.parse_end_answer(line, self.view, self.pending)
+            if isinstance(answer, Invalid):  # an end the tile does not fit: asked again
+                self.message = Text(answer.message, style="bold red")
                 return None
-            if not line.strip():
+            self.pending = None
+            if isinstance(answer, Play):
+                self._send(answer)
+                return None
+            if isinstance(answer, Refresh):
                 self.message = "Cancelled."
                 return None
         command = commands.parse_move(line, self.view)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-VARIANTS = ("draw-2", "block-3", "block-4")
+from . import families
+
 STRENGTHS = ("random", "greedy", "strong")
-TARGETS = (51, 71, 101, 151)
 TURN_TIMERS = (30, 45, 60, 90, 0)
-SEATS = {"draw-2": 2, "block-3": 3, "block-4": 4}
 
 MAIN = [
     ("1", "Practise against bots"),
@@ -40,23 +39,29 @@ def question(label: str, choices: list[str] | tuple, default: str | None) -> str
     return f"{label}  {listed}" + (f"  [{default}]" if default is not None else "")
 
 
-def yes(answer: str, default: bool = True) -> bool | None:
+def yes(answer: str, default: bool | None = True) -> bool | None:
     text = answer.strip().lower()
     if not text:
         return default
-    if text in ("y", "yes"):
+    if text in ("y", "yes", "on", "true"):
         return True
-    if text in ("n", "no"):
+    if text in ("n", "no", "off", "false"):
         return False
     return None
 
 
 @dataclass(frozen=True)
 class RoomCommand:
-    action: str  # "bot", "kick", "move", "start", "quit", "refresh", "invalid"
+    action: str  # "bot", "kick", "move", "options", "start", "quit", "refresh", "invalid"
     seat: int | None = None
     strength: str | None = None
     message: str = ""
+    options: tuple[tuple[str, object], ...] = ()  # "options": (name, value) to change
+
+
+ROOM_HELP = ("b [SEAT] [random|greedy|strong] adds a bot, k SEAT removes a bot, m SEAT moves you, "
+             "o NAME=VALUE… changes options (rules, variant, seats, teams, target, timer, and Goat's zero_zero, "
+             "redeal, remembered, fish), s starts, q leaves.")
 
 
 def parse_room_command(line: str) -> RoomCommand:
@@ -69,8 +74,9 @@ def parse_room_command(line: str) -> RoomCommand:
     if head in ("s", "start"):
         return RoomCommand("start")
     if head in ("?", "h", "help"):
-        return RoomCommand("invalid", message="b [SEAT] [random|greedy|strong] adds a bot, k SEAT removes a bot, "
-                                             "m SEAT moves you, s starts, q leaves.")
+        return RoomCommand("invalid", message=ROOM_HELP)
+    if head in ("o", "option", "options", "set"):
+        return _room_options(rest)
     if head in ("b", "bot"):
         seat, strength = None, None
         for word in rest:
@@ -86,7 +92,36 @@ def parse_room_command(line: str) -> RoomCommand:
             return RoomCommand("invalid", message=f"Say which seat: {head} SEAT.")
         return RoomCommand("kick" if head.startswith("k") else "move", int(rest[0]))
     return RoomCommand("invalid", message=f"{line.strip()!r}? b adds a bot, k SEAT removes one, m SEAT moves you, "
-                                          "s starts, q leaves.")
+                                          "o changes options, s starts, q leaves.")
+
+
+def _room_options(words: list[str]) -> RoomCommand:
+    """``o target=150 seats=3 solo zero_zero=25``: what the host changes in a room."""
+    if not words:
+        return RoomCommand("invalid", message="Say what to change: o target=150, o seats=3, o teams, o rules=goat …")
+    changes: list[tuple[str, object]] = []
+    for word in words:
+        if word in ("teams", "solo"):
+            changes.append(("teams", word == "teams"))
+            continue
+        name, _, value = word.partition("=")
+        name = name.replace("-", "_")
+        try:
+            if name in families.GOAT_VALUES:
+                changes.append(families.parse_goat_option(word))
+            elif name == "rules" and value in families.RULES:
+                changes.append((name, value))
+            elif name == "variant" and value in families.VARIANTS:
+                changes.append((name, value))
+            elif name in ("seats", "target", "timer") and value.isdigit():
+                changes.append((name, int(value)))
+            elif name == "teams" and yes(value, default=None) is not None:
+                changes.append((name, yes(value)))
+            else:
+                return RoomCommand("invalid", message=f"{word!r}? " + ROOM_HELP)
+        except ValueError as e:
+            return RoomCommand("invalid", message=str(e))
+    return RoomCommand("options", options=tuple(changes))
 
 
 _CODE = re.compile(r"[^A-Za-z0-9]")

@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from domino.match.v1 import match_service_pb2 as pb
 
-LEFT, RIGHT, ANY = pb.END_LEFT, pb.END_RIGHT, pb.END_UNSPECIFIED
-END_NAMES = {LEFT: "left", RIGHT: "right", ANY: "anywhere"}
+LEFT, RIGHT, UP, DOWN, ANY = pb.END_LEFT, pb.END_RIGHT, pb.END_UP, pb.END_DOWN, pb.END_UNSPECIFIED
+END_NAMES = {LEFT: "left", RIGHT: "right", UP: "up", DOWN: "down", ANY: "anywhere"}
+END_KEYS = {LEFT: "l", RIGHT: "r", UP: "u", DOWN: "d"}
+ENDS = (LEFT, RIGHT, UP, DOWN)  # the order ends are offered in
 
 Tile = tuple[int, int]  # (high, low), as shown: 6|4
 
@@ -49,9 +51,25 @@ def can_draw(view: pb.MatchView) -> bool:
     return any(m.kind == pb.MOVE_KIND_DRAW for m in view.legal_moves)
 
 
+def four_ends(view: pb.MatchView) -> bool:
+    """All Fives: the line has a spinner with up and down besides left and right."""
+    return view.rules == "all-fives"
+
+
+def end_number(view: pb.MatchView, end: int) -> int:
+    """The number an end shows; -1 while it is closed (up and down until the spinner opens,
+    and always outside All Fives)."""
+    if end in (UP, DOWN) and not four_ends(view):
+        return -1
+    return {LEFT: view.left_end, RIGHT: view.right_end, UP: view.up_end, DOWN: view.down_end}.get(end, -1)
+
+
 def end_choice_matters(view: pb.MatchView, ends: set[int]) -> bool:
-    """Only a tile that fits both ends of different pips needs the player to say which:
-    with equal ends either side leaves the same pair of open ends."""
+    """Whether the player must say which end. In All Fives every end scores differently,
+    so a tile that fits two or more is asked about; elsewhere only a tile that fits both
+    ends of different numbers (with equal ends either side leaves the same line)."""
+    if four_ends(view):
+        return len(ends - {ANY}) > 1
     return ends == {LEFT, RIGHT} and view.left_end != view.right_end
 
 
@@ -61,15 +79,48 @@ def default_end(view: pb.MatchView, ends: set[int]) -> int | None:
         return None
     if ANY in ends:
         return ANY
-    return RIGHT if RIGHT in ends else LEFT
+    return RIGHT if RIGHT in ends else min(ends)
 
 
-def fits(view: pb.MatchView, ends: set[int]) -> str:
-    if ANY in ends:
-        return "opens the line"
-    if ends == {LEFT, RIGHT}:
-        return "fits both ends" if view.left_end != view.right_end else "fits"
-    return "fits left" if LEFT in ends else "fits right"
+def _end_value(placed: list[pb.PlacedTile], outer_side: str) -> int:
+    """What an end counts: its outer number, both halves when the outer tile is a double."""
+    if not placed:
+        return 0
+    outer = placed[0] if outer_side == "left" else placed[-1]
+    pips = getattr(outer, outer_side)
+    return pips * 2 if outer.left == outer.right else pips
+
+
+def ends_total_after(view: pb.MatchView, tile: Tile, end: int) -> int:
+    """All Fives: what the open ends add up to once ``tile`` is played on ``end``
+    (docs/rules.md §2, "Counting the ends"): left and right always, up and down once a tile
+    lies on them; an outer double counts both halves; the lone first tile counts once."""
+    if not view.line:
+        return tile[0] + tile[1]
+    values = {LEFT: _end_value(list(view.line), "left"), RIGHT: _end_value(list(view.line), "right"),
+              UP: _end_value(list(view.up_line), "right"), DOWN: _end_value(list(view.down_line), "right")}
+    number = end_number(view, end)
+    outer = tile[0] if tile[1] == number else tile[1]
+    values[end] = outer * 2 if tile[0] == tile[1] else outer
+    return sum(values.values())
+
+
+def points_if(view: pb.MatchView, tile: Tile, end: int) -> int:
+    """All Fives: what playing ``tile`` on ``end`` would score: the ends' total after it,
+    when that is a positive multiple of 5; 0 in every other family."""
+    if not four_ends(view):
+        return 0
+    total = ends_total_after(view, tile, end)
+    return total if total > 0 and total % 5 == 0 else 0
+
+
+def has_boneyard(view: pb.MatchView) -> bool:
+    """Draw games: Egyptian draw-2, Classic, and All Fives and Goat below four seats."""
+    if view.rules == "egyptian":
+        return view.variant == "draw-2"
+    if view.rules in ("all-fives", "goat"):
+        return len(view.seats) < 4
+    return view.rules == "classic"
 
 
 # ---- seats, sides and names ------------------------------------------------------------
@@ -112,12 +163,32 @@ def side_name(view: pb.MatchView, side: int) -> str:
     return seat_name(view, side)
 
 
+def sides_text(view: pb.MatchView, sides) -> str:
+    return " and ".join(side_name(view, s) for s in sides)
+
+
+def is_goat(view: pb.MatchView) -> bool:
+    return view.rules == "goat"
+
+
 def winner_text(view: pb.MatchView) -> str:
     if view.winner < 0:
-        return "nobody won"
+        return "no single winner (the lowest totals tie)" if is_goat(view) else "nobody won"
     if view.your_seat >= 0 and side_of(view, view.your_seat) == view.winner:
         return "your team won!" if view.teams else "you won!"
     return f"{side_name(view, view.winner)} won"
+
+
+def goat_text(view: pb.MatchView) -> str:
+    """Goat, at the match's end: who is the goat (the highest total, 101 or more)."""
+    if not view.goats:
+        return ""
+    mine = view.your_seat >= 0 and side_of(view, view.your_seat) in view.goats
+    if len(view.goats) == 1:
+        if mine:
+            return "your team is the goat" if view.teams else "you are the goat"
+        return f"{side_name(view, view.goats[0])} is the goat"
+    return f"{sides_text(view, view.goats)} are the goats"
 
 
 @dataclass(frozen=True)
@@ -131,7 +202,12 @@ class Countdown:
 
 
 def time_left(view: pb.MatchView, now: float) -> Countdown:
-    if view.turn < 0 or not view.HasField("turn_deadline") or view.turn_timer_seconds == 0:
+    """The seconds the seat to act has left. The count never shows more than the turn was
+    given (``turn_seconds``: the host's timer, or Sports' 5, 20 or 60 for this move), so a
+    clock behind the server's does not add time."""
+    if view.turn < 0 or not view.HasField("turn_deadline"):
         return Countdown(None)
     deadline = view.turn_deadline.ToNanoseconds() / 1e9
-    return Countdown(max(0, int(deadline - now + 0.999)))
+    seconds = max(0, int(deadline - now + 0.999))
+    given = view.turn_seconds or (view.turn_timer_seconds if view.rules != "sports" else 0)
+    return Countdown(min(seconds, given) if given else seconds)

@@ -89,3 +89,38 @@ def test_the_command_reads_its_input_stream_and_refuses_moves_out_of_turn(svc, t
     again = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", "nobody", "--resume", match_id],
                            input="", capture_output=True, text=True, env=env, timeout=30)
     assert again.returncode == 1 and "nobody has no seat at this match" in again.stderr
+
+
+@pytest.mark.parametrize("players", [("ann", "bob"), ("ann", "bob", "cat"), ("ann", "bob", "cat", "dan")])
+def test_the_points_an_all_fives_end_would_score_are_what_the_server_scores(svc, players):
+    """The client tells a player what each end would score before they choose; over whole
+    matches, every play's predicted ends total and points match the server's."""
+    import random
+
+    from services.client import tiles
+
+    rng = random.Random(len(players))
+    match_id = svc.create(rules="all-fives", variant="", players=players, target=100, turn_timer_seconds=0,
+                          request_id=f"fives-{len(players)}").match_id
+    checked = 0
+    for _ in range(2000):
+        view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(players[0], "service")).view
+        if view.status == pb.MATCH_STATUS_ENDED:
+            break
+        player = players[view.turn]
+        mine = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view
+        move = rng.choice(list(mine.legal_moves))
+        rid = f"{player}-{mine.version}"
+        if move.kind == pb.MOVE_KIND_PASS:  # the server passes for a seat by itself
+            continue
+        if move.kind == pb.MOVE_KIND_DRAW:
+            svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=rid), metadata=auth(player))
+            continue
+        tile, end = tiles.tile_of(move.tile), move.end
+        total, points = tiles.ends_total_after(mine, tile, end), tiles.points_if(mine, tile, end)
+        after = svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=rid, tile=move.tile, end=end),
+                                  metadata=auth(player)).view
+        if after.round_number == mine.round_number and len(after.round_actions) > len(mine.round_actions):
+            assert (after.ends_total, after.round_actions[len(mine.round_actions)].points) == (total, points)
+            checked += 1
+    assert view.status == pb.MATCH_STATUS_ENDED and checked > 30

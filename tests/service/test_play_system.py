@@ -190,7 +190,7 @@ def test_a_killed_client_resumes_its_match_from_the_menu_and_by_id(system, servi
     assert service.view(match_id).version == stopped.version  # bruno's turn waits for bruno
 
     menu = Term(system, "--player", "bruno", "--auto", "--delay", "0.05")
-    menu.expect(r"r\) Resume your match \(draw-2, round \d+")
+    menu.expect(r"r\) Resume your match \(Egyptian draw-2, round \d+")
     menu.expect(r"Choose .*\(r\):")
     menu.sendline("")
     assert menu.expect(MATCH_ID.pattern).group(1) == match_id
@@ -271,3 +271,75 @@ def test_the_client_rides_out_a_restart_of_the_match_service(system, service):
     final = service.view(match_id)
     assert final.version > back.version
     assert not any(a.timeout for a in final.round_actions)  # cleo's turns were played by cleo's client
+
+
+FAMILY_HAND = re.compile(r"(\d+)\)\[(\d)\|(\d)\]([←→↑↓↔★]*)")
+END_OFFER = re.compile(r"([lrud]) \((?:left|right|up|down) \d(?:, scores (\d+))?\)")
+
+
+def type_moves_to_the_end(term: Term) -> tuple[str, int, int]:
+    """Plays like a person at the keyboard until the match is over: a tile that fits, by
+    its number; ``d`` when nothing fits; asked for an end, the one that scores most.
+    Returns everything shown, the moves typed and the end questions answered."""
+    shown: list[str] = []
+    moves = ends = 0
+    while term.expect(r"> |Match over — ", timeout=45).group(0) == "> ":
+        shown.append(term.before)
+        screen = term.before[term.before.rfind("Your hand"):]
+        if "fits several ends:" in screen:
+            offers = END_OFFER.findall(screen[screen.rfind("fits several ends:"):])
+            assert offers, screen
+            term.sendline(max(offers, key=lambda offer: int(offer[1] or 0))[0])
+            ends += 1
+            continue
+        if "fits both ends: l (left" in screen:
+            term.sendline("l")
+            ends += 1
+            continue
+        playable = [number for number, _a, _b, marks in FAMILY_HAND.findall(screen) if marks]
+        if "Nothing fits: d to draw." in screen:
+            term.sendline("d")
+        elif playable:
+            term.sendline(playable[0])
+        else:
+            raise AssertionError(f"a prompt with nothing to do:\n{term.before[-2500:]}")
+        moves += 1
+    shown.append(term.before)
+    ended = term.expect(r"ended: [^\n]*").group(0)
+    shown += [term.before, ended]
+    return "".join(shown), moves, ends
+
+
+def test_a_player_types_an_all_fives_match_to_its_end_choosing_ends_on_the_spinner(system, service):
+    term = Term(system, "--player", "fiona", "--practice", "--rules", "all-fives", "--seats", "2", "--bots", "random",
+                "--target", "100")
+    match_id = term.expect(MATCH_ID.pattern).group(1)
+    text, moves, ends = type_moves_to_the_end(term)
+    assert term.wait_exit() == 0
+    final = service.view(match_id)
+    assert final.status == pb.MATCH_STATUS_ENDED and final.rules == "all-fives" and moves >= 5
+    assert "All Fives · 2 seats · solo · to 100" in text
+    assert re.search(r"ends: left \d · right \d · up (\d|closed) · down (\d|closed) · they add up to \d+", text)
+    assert re.search(r"spinner (\d)\|\1 · ends", text) and "▲ up" in text and "▼ down" in text
+    assert re.search(r"played \[\d\|\d\] (left|right|up|down) \+\d+", text)  # points a play scored
+    assert re.search(r"Round \d+: .*scored in play: ", text) and "boneyard " in text
+    assert ends >= 1  # asked which end at least once, and answered
+    assert not any(a.timeout for a in final.round_actions if a.seat == 0)  # fiona typed her turns in time
+
+
+def test_a_player_types_a_goat_match_to_its_end_and_sees_who_is_the_goat(system, service):
+    term = Term(system, "--player", "gwen", "--practice", "--rules", "goat", "--variant", "koza", "--seats", "2",
+                "--bots", "random", "--option", "redeal=off")
+    match_id = term.expect(MATCH_ID.pattern).group(1)
+    text, moves, _ = type_moves_to_the_end(term)
+    assert term.wait_exit() == 0
+    final = service.view(match_id)
+    assert final.status == pb.MATCH_STATUS_ENDED and final.rules == "goat" and final.goats and moves >= 5
+    assert "Goat koza · 2 seats · solo · 101 makes the goat" in text
+    assert "lowest total wins · 0-0 alone counts 10 · redeal off · remembered on · fish all" in text
+    assert re.search(r"score/101\s+remembered\s+account", text)
+    assert re.search(r"\d\s+(closed|open)", text)
+    assert re.search(r"Round \d+: .* (went out|made the fish \(blocked\)) · written: you \d+, bot random 1 \d+", text)
+    assert re.search(r"(You are|Bot random 1 is) the goat\.|are the goats\.", text)
+    assert re.search(r"ended: (you won!|bot random 1 won|no single winner[^;]*); "
+                     r"(you are|bot random 1 is) the goat|are the goats", text)

@@ -8,7 +8,7 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
-from services.client import commands, menu, render, tiles
+from services.client import commands, families, lobby_screens, menu, render, rounds, tiles
 from services.client.commands import ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from services.client.store import LastMatch
 from services.client.tiles import ANY, LEFT, RIGHT
@@ -158,7 +158,7 @@ def test_the_screen_shows_hand_line_ends_seats_scores_turn_and_time():
                 actions=[{"seat": 1, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=4, high=6), "end": RIGHT},
                          {"seat": 0, "kind": pb.MOVE_KIND_DRAW, "timeout": True}])
     text = render.to_text(render.game_screen(v, NOW), width=100)
-    assert "draw-2 · solo · to 51 · round 1 · 45 s turns" in text
+    assert "Egyptian draw-2 · 2 seats · solo · to 51 · round 1 · 45 s turns" in text
     assert re.search(r"open\s+6\s+◀ 6\|4 ▶\s+4\s+open", text)
     assert "boneyard 4" in text
     assert re.search(r"▶\s+0\s+you\s+4\s+12\s+to play, 30 s left", text)
@@ -205,7 +205,7 @@ def test_the_end_of_the_match_shows_the_result_and_every_round():
     assert "Round 2: blocked, a tie — no points" in text
     assert "Round 3: bot greedy 1 won the blocked round, +20" in text
     assert "Your hand" not in text
-    assert render.result_line(v) == ("match 0f0e0d0c-0000-4000-8000-000000000001 ended: you won! "
+    assert rounds.result_line(v) == ("match 0f0e0d0c-0000-4000-8000-000000000001 ended: you won! "
                                      "(you 53, bot greedy 1 20)")
 
 
@@ -229,7 +229,7 @@ def test_an_away_seat_is_told_how_to_come_back():
     ("b", None), ("7", None), ("x", None),
 ])
 def test_a_choice_is_its_number_its_name_or_an_unambiguous_start(answer, expected):
-    assert menu.pick(answer, menu.VARIANTS, "draw-2") == expected
+    assert menu.pick(answer, families.FAMILIES["egyptian"].variants, "draw-2") == expected
 
 
 def test_numbers_that_are_choices_mean_themselves():
@@ -264,12 +264,12 @@ def test_the_room_screen_shows_the_code_seats_and_what_the_host_may_do():
                                                turn_timer_seconds=45))
     for seat, player in enumerate(["ann", "bot:strong:1", "", "bob"]):
         room.seats.add(seat=seat, player_id=player, team=seat % 2)
-    host = render.to_text(render.room_screen(room, "ann"))
+    host = render.to_text(lobby_screens.room_screen(room, "ann"))
     assert "K7M2PQ4X" in host and "domino play --join K7M2PQ4X" in host
-    assert "block-4 · teams · to 101 · 45 s turns" in host
+    assert "Egyptian block-4 · 4 seats · teams · to 101 · 45 s turns" in host
     assert re.search(r"0\s+you \(host\)\s+A", host) and re.search(r"1\s+bot strong 1\s+B", host)
     assert re.search(r"2\s+\(free\)", host) and "s starts (when full: 1 free)" in host
-    guest = render.to_text(render.room_screen(room, "bob"))
+    guest = render.to_text(lobby_screens.room_screen(room, "bob"))
     assert "Waiting for the host to start" in guest and re.search(r"0\s+ann \(host\)", guest)
 
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from services.client.api import ApiError
 from services.client.app import App, Choices
+from services.client.families import Setup
 from services.client.game import GameOptions
 from services.client.inbox import Inbox
 from services.client.store import LastMatch
@@ -33,8 +34,23 @@ class FakeMatchmaking:
         out.CopyFrom(self.room_view)
         return out
 
-    def create_room(self, variant, teams, target, turn_timer, seat):
-        self.calls.append(("create", variant, teams, target, turn_timer, seat))
+    def create_room(self, setup, turn_timer, seat):
+        self.calls.append(("create", setup, turn_timer, seat))
+        return self._changed()
+
+    def start_practice(self, setup, strength, turn_timer):
+        self.calls.append(("practice", setup, strength, turn_timer))
+        return mm.StartPracticeResponse(match_id="m-2")
+
+    def request_table(self, setup):
+        self.calls.append(("table", setup))
+        return mm.TicketView(ticket_id="t-1", status=mm.TICKET_STATUS_SEATED, match_id="m-3")
+
+    def watch_ticket(self, ticket_id):
+        return self.watch_room(ticket_id, 0)
+
+    def update_room_options(self, room_id, **changes):
+        self.calls.append(("options", changes))
         return self._changed()
 
     def watch_room(self, room_id, from_version):
@@ -92,7 +108,7 @@ def test_the_host_fills_the_room_from_the_lobby_and_starts_it(tmp_path):
     app, fake, screen, played = app_for(["s", "b 1 random", "k 1", "hmm", "b", "s"], tmp_path, variant="block-3")
     app.create_room()
     assert played == ["m-1"]
-    assert fake.calls == [("create", "block-3", None, None, None, None), ("start",), ("bot", "random", 1),
+    assert fake.calls == [("create", Setup("egyptian", "block-3"), None, None), ("start",), ("bot", "random", 1),
                           ("kick", 1), ("bot", "greedy", None), ("start",)]
     text = screen.getvalue()
     assert "Invite code   K7M2PQ4X" in text
@@ -117,12 +133,76 @@ def test_leaving_the_lobby_closes_the_hosts_room(tmp_path):
 
 
 def test_the_menu_asks_for_what_the_command_line_left_open(tmp_path):
-    app, fake, screen, _ = app_for(["3", "block-4", "solo", "101", "q", "", "q"], tmp_path)
+    app, fake, screen, _ = app_for(["3", "", "block-4", "solo", "101", "q", "", "q"], tmp_path)
     app._resumable = lambda: None
     app.match = type("M", (), {"address": "fake:1"})()
     assert app.menu() == 0
-    assert fake.calls == [("create", "block-4", False, 101, None, None), ("leave",)]
+    assert fake.calls == [("create", Setup("egyptian", "block-4", teams=False, target=101), None, None), ("leave",)]
     text = screen.getvalue()
+    assert "Family  1) egyptian  2) all-fives  3) goat  4) classic  5) sports  [egyptian]:" in text
     assert "Variant  1) draw-2  2) block-3  3) block-4  [draw-2]:" in text
     assert "Play  1) teams  2) solo  [teams]:" in text
     assert "3) Create a private room" in text and "Press Enter for the menu." in text
+
+
+def menu_calls(lines: list[str], tmp_path) -> tuple[list, str]:
+    """The menu, answered with ``lines`` then q: the calls it made and what it showed."""
+    app, fake, screen, _ = app_for(lines + ["", "q"], tmp_path)
+    app._resumable = lambda: None
+    app.match = type("M", (), {"address": "fake:1"})()
+    assert app.menu() == 0
+    return fake.calls, screen.getvalue()
+
+
+def test_the_menu_asks_all_fives_for_seats_teams_and_its_own_targets(tmp_path):
+    calls, text = menu_calls(["1", "all-fives", "", "teams", "150", "random"], tmp_path)
+    assert calls == [("practice", Setup("all-fives", "", 4, True, 150), "random", None)]
+    assert "Seats  1) 2  2) 3  3) 4  [4]:" in text
+    assert "Play  1) teams  2) solo  [solo]:" in text
+    assert "Play to  1) 100  2) 150  3) 200  4) 250  [250]:" in text
+
+
+def test_the_menu_asks_no_teams_below_four_seats(tmp_path):
+    calls, text = menu_calls(["1", "2", "2", "", ""], tmp_path)
+    assert calls == [("practice", Setup("all-fives", "", 2, None, 250), "greedy", None)]
+    assert "Play  1) teams" not in text
+
+
+def test_the_menu_keeps_the_goat_preset_and_never_asks_a_target(tmp_path):
+    calls, text = menu_calls(["1", "goat", "", "3", "", ""], tmp_path)
+    assert calls == [("practice", Setup("goat", "koza", 3), "greedy", None)]
+    assert "The koza preset: 0-0 alone counts 10 · redeal on · remembered on · fish all." in text
+    assert "Play to" not in text
+
+
+def test_the_menu_lets_the_host_choose_each_goat_option(tmp_path):
+    calls, text = menu_calls(["3", "goat", "gamezz", "2", "choose", "25", "", "on", "one", "q"], tmp_path)
+    options = {"zero_zero": 25, "redeal": False, "remembered": True, "fish": "one"}
+    assert calls[0] == ("create", Setup("goat", "gamezz", 2, goat_options=options), None, None)
+    assert "  zero_zero  1) 0  2) 10  3) 25  [0]:" in text and "  fish  1) all  2) one  [all]:" in text
+
+
+def test_the_menu_asks_sports_only_its_target(tmp_path):
+    calls, text = menu_calls(["1", "sports", "100", ""], tmp_path)
+    assert calls == [("practice", Setup("sports", target=100), "greedy", None)]
+    assert "Seats" not in text and "Play  1) teams" not in text
+
+
+def test_a_public_table_is_asked_the_family_and_seats_but_no_target(tmp_path):
+    app, fake, _, played = app_for(["classic", "3"], tmp_path)
+    app.interactive = True
+    app.table()
+    assert fake.calls == [("table", Setup("classic", "", 3))] and played == ["m-3"]
+
+
+def test_a_practice_from_the_command_line_takes_the_defaults_it_left_open(tmp_path):
+    app, fake, _, played = app_for([], tmp_path, rules="all-fives", seats=2, target=100, strength="random")
+    app.practice()
+    assert fake.calls == [("practice", Setup("all-fives", "", 2, None, 100), "random", None)]
+
+
+def test_the_host_changes_options_from_the_lobby(tmp_path):
+    app, fake, screen, _ = app_for(["o target=150 fish=one timer=60", "q"], tmp_path, rules="goat")
+    app.create_room()
+    assert fake.calls[1] == ("options", {"target": 150, "turn_timer": 60, "goat_options": {"fish": "one"}})
+    assert "Options changed." in screen.getvalue()

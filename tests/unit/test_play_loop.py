@@ -246,3 +246,24 @@ def test_a_move_typed_against_a_hand_that_has_since_changed_is_not_sent():
     game._handle(Event("line", "2"))
     assert sent(api) == [] and "The table changed while you typed" in str(game.message)
     assert game._handle(Event("line", "q")) is not None  # leaving still works
+
+
+def test_an_all_fives_end_the_tile_does_not_fit_is_asked_again_then_the_answer_is_played():
+    from services.client.tiles import DOWN
+
+    from .test_play_families import all_fives
+
+    after = all_fives(turn=1, version=8, legal=())
+    api = FakeMatch(all_fives(), after={"play": after})
+    final, screen, *_ = run(api, ["1", "u", "d", "q"])
+    assert sent(api) == [("play", (6, 4), DOWN)]
+    assert "6|4 fits several ends: l (left 4), d (down 6)?" in screen
+    assert "6|4 does not fit the up end" in screen
+
+
+def test_enter_cancels_an_all_fives_end_question_and_sends_nothing():
+    from .test_play_families import all_fives
+
+    api = FakeMatch(all_fives())
+    _, screen, *_ = run(api, ["3", "", "q"])
+    assert sent(api) == [] and "Cancelled." in screen

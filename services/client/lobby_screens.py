@@ -1,0 +1,105 @@
+"""The screens before a match: the banner and menu, a private room and a public table's
+ticket, each naming the family, its variant and the seat count."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
+
+from . import families, tiles
+
+
+def banner(player: str, match_address: str, matchmaking_address: str) -> Text:
+    text = Text()
+    text.append(" domino ", style="bold white on dark_green")
+    text.append("  playing as ")
+    text.append(player, style="bold")
+    text.append(f"   (match {match_address}, matchmaking {matchmaking_address})", style="dim")
+    return text
+
+
+def menu(items: list[tuple[str, str]], title: str = "What would you like to do?") -> Text:
+    text = Text(title + "\n", style="bold")
+    for key, label in items:
+        text.append(f"  {key}) ", style="bold cyan")
+        text.append(label + "\n")
+    return text
+
+
+def options_text(options: mm.MatchOptions) -> str:
+    rules = options.rules or "egyptian"
+    seats = options.seats or families.seat_count(rules, options.variant, None)
+    return (f"{families.setup_text(rules, options.variant, seats, options.teams)} · "
+            f"{families.target_text(rules, options.target)} · "
+            f"{families.timer_text(rules, options.turn_timer_seconds)}")
+
+
+ROOM_STATUS = {mm.ROOM_STATUS_OPEN: "open", mm.ROOM_STATUS_STARTING: "starting", mm.ROOM_STATUS_PLAYING: "playing",
+               mm.ROOM_STATUS_CLOSED: "closed"}
+
+
+def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
+    host = room.host_id == me
+    code = Text()
+    code.append("Invite code  ", style="bold")
+    code.append(f" {room.code} ", style="bold black on yellow")
+    code.append("   friends join with: domino play --join " + room.code, style="dim")
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("seat", justify="right")
+    table.add_column("player")
+    if room.options.teams:
+        table.add_column("team")
+    for seat in room.seats:
+        if not seat.player_id:
+            who = Text("(free)", style="dim")
+        elif seat.player_id == me:
+            who = Text("you" + (" (host)" if host else ""), style="bold green")
+        else:
+            who = Text(tiles.player_name(seat.player_id) + (" (host)" if seat.player_id == room.host_id else ""))
+        row = [str(seat.seat), who]
+        if room.options.teams:
+            row.append("AB"[seat.team] if seat.team >= 0 else "")
+        table.add_row(*row)
+    title = Text.assemble((" room ", "bold white on dark_green"), f"  {options_text(room.options)}",
+                          (f"   {ROOM_STATUS.get(room.status, '?')}", "bold"))
+    if room.options.HasField("goat_options"):
+        goat = families.goat_options_of(room.options.goat_options)
+        title.append(f"\nlowest total wins · {families.goat_options_text(goat)}", style="dim")
+    parts: list[RenderableType] = [title, code, table]
+    if room.status == mm.ROOM_STATUS_CLOSED:
+        parts.append(Text(f"The room is closed: {room.closed_reason or 'closed'}.", style="bold red"))
+    elif host:
+        free = sum(1 for s in room.seats if not s.player_id)
+        parts.append(Text("b [SEAT] [random|greedy|strong] adds a bot · k SEAT removes one · m SEAT moves you\n"
+                          "o NAME=VALUE changes options (target=150, seats=3, teams, rules=goat, fish=one …)\n"
+                          "s starts" + (f" (when full: {free} free)" if free else " (everyone is here)")
+                          + " · q leaves (closes the room)", style="dim"))
+    else:
+        parts.append(Text("Waiting for the host to start · m SEAT moves you · q leaves", style="dim"))
+    if message:
+        parts.append(Text(message, style="bold yellow"))
+    return Group(*parts)
+
+
+TICKET_STATUS = {mm.TICKET_STATUS_WAITING: "waiting for players", mm.TICKET_STATUS_SEATED: "seated",
+                 mm.TICKET_STATUS_CANCELLED: "cancelled", mm.TICKET_STATUS_ENDED: "ended"}
+
+
+def ticket_screen(ticket: mm.TicketView, now: float) -> Group:
+    seats = ticket.seat_count or len(ticket.seats)
+    setup = families.setup_text(ticket.rules or "egyptian", ticket.variant, seats, ticket.teams)
+    text = Text.assemble((" table ", "bold white on dark_green"), f"  public {setup}   ",
+                         (TICKET_STATUS.get(ticket.status, "?"), "bold"))
+    lines: list[RenderableType] = [text]
+    if ticket.status == mm.TICKET_STATUS_WAITING:
+        waited = max(0, int(now - ticket.requested_at.ToNanoseconds() / 1e9)) if ticket.HasField("requested_at") else 0
+        lines.append(Text(f"Looking for players… {waited} s (empty seats get bots after a while). q cancels.",
+                          style="dim"))
+    elif ticket.status == mm.TICKET_STATUS_SEATED:
+        lines.append(Text("Seated: " + ", ".join(tiles.player_name(p) for p in ticket.seats)
+                          + (" — starting the match…" if not ticket.match_id else "")))
+    return Group(*lines)

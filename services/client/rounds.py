@@ -1,0 +1,78 @@
+"""How rounds ended and how the match ended, in words: each family's round summary (points
+scored in play for All Fives; written and remembered points, the pot and redeals for Goat),
+the result panel (and Goat's goat) and the one line scripts read."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.panel import Panel
+from rich.text import Text
+
+from domino.match.v1 import match_service_pb2 as pb
+
+from . import tiles
+
+
+def round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) -> str:
+    if tiles.is_goat(view):
+        return _goat_round_text(view, number, summary)
+    if summary.winner < 0:
+        text = f"Round {number}: blocked, a tie — no points"
+    else:
+        who = tiles.side_name(view, summary.winner)
+        how = "dominoed" if summary.reason == "domino" else "won the blocked round"
+        text = f"Round {number}: {who} {how}, +{summary.points}"
+    if any(summary.points_in_play):
+        text += " · scored in play: " + _per_side(view, summary.points_in_play)
+    return text
+
+
+def _goat_round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) -> str:
+    if summary.reason == "redeal":
+        return f"Round {number}: redealt (a hand called for it) — nothing written"
+    who = tiles.side_name(view, summary.winner) if summary.winner >= 0 else "nobody"
+    how = "went out" if summary.reason == "domino" else "made the fish (blocked)"
+    text = f"Round {number}: {who} {how} · written: {_per_side(view, summary.written)}"
+    if any(summary.remembered):
+        text += f" · remembered: {_per_side(view, summary.remembered)}"
+    if summary.pot:
+        text += f" · pot {summary.pot} carried on"
+    return text
+
+
+def _per_side(view: pb.MatchView, values) -> str:
+    return ", ".join(f"{tiles.side_name(view, side)} {value}" for side, value in enumerate(values))
+
+
+def last_round_text(view: pb.MatchView) -> Text | None:
+    """The latest round's summary, shown while the match goes on."""
+    if not view.rounds:
+        return None
+    last = len(view.rounds)
+    return Text(round_text(view, last, view.rounds[-1]), style="cyan")
+
+
+def final_panel(view: pb.MatchView) -> Panel:
+    body = Text()
+    body.append(f"Match over — {tiles.winner_text(view)}\n", style="bold green" if _won(view) else "bold")
+    goat = tiles.goat_text(view)
+    if goat:
+        body.append(goat[0].upper() + goat[1:] + ".\n", style="bold red")
+    sides = range(len(view.scores))
+    body.append("Final scores: " + " · ".join(f"{tiles.side_name(view, s)} {view.scores[s]}" for s in sides))
+    if tiles.is_goat(view):
+        body.append("  (lowest wins)", style="dim")
+    for number, summary in enumerate(view.rounds, 1):
+        body.append("\n" + round_text(view, number, summary), style="dim")
+    return Panel(body, box=box.DOUBLE, title="result", title_align="left")
+
+
+def _won(view: pb.MatchView) -> bool:
+    return view.winner >= 0 and view.your_seat >= 0 and tiles.side_of(view, view.your_seat) == view.winner
+
+
+def result_line(view: pb.MatchView) -> str:
+    """One plain line for scripts: the outcome and the scores."""
+    scores = ", ".join(f"{tiles.side_name(view, s)} {view.scores[s]}" for s in range(len(view.scores)))
+    goat = tiles.goat_text(view)
+    return f"match {view.match_id} ended: {tiles.winner_text(view)}" + (f"; {goat}" if goat else "") + f" ({scores})"
