@@ -27,7 +27,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     start_http_server(settings.bots_metrics_port)
     channel = grpc.aio.insecure_channel(settings.match_address)
     player = BotPlayer(pb_grpc.MatchServiceStub(channel), settings.jwt_secret,
-                       on_decision=lambda strength, seconds: decisions.labels(strength).observe(seconds))
+                       on_decision=lambda strength, seconds: decisions.labels(strength).observe(seconds),
+                       think_seconds=(settings.bot_think_min_seconds,
+                                      max(settings.bot_think_min_seconds, settings.bot_think_max_seconds)))
 
     def counted(outcome: str) -> None:
         turns.labels(outcome).inc()

@@ -1,8 +1,10 @@
 """Answers a turn message for a bot seat, through the same gRPC API a person uses.
 
 Idempotent by construction: the request id of every command is derived from the match
-version the bot decided on, so a redelivered turn, or the same turn handled by two bot
-replicas, yields one stored action and the first outcome for everyone else.
+version the bot decided on, and so is the randomness of its choice, so a redelivered turn,
+or the same turn handled twice at once (by two tasks of one process, which also wait for
+each other, or by two replicas), is the same command with the same request id: one stored
+action and the first outcome for everyone else, never a refused reuse of the request id.
 """
 
 from __future__ import annotations
@@ -34,12 +36,15 @@ def bot_strength(player_id: str) -> str | None:
 
 class BotPlayer:
     def __init__(self, stub: pb_grpc.MatchServiceStub, jwt_secret: str, seed: int | None = None,
-                 on_decision: Callable[[str, float], None] = lambda strength, seconds: None) -> None:
+                 on_decision: Callable[[str, float], None] = lambda strength, seconds: None,
+                 think_seconds: tuple[float, float] = (0.0, 0.0)) -> None:
         self.stub = stub
+        self.think_seconds = think_seconds  # (least, most) a move takes at a table with people
         self.secret = jwt_secret
-        self.rng = random.Random(seed)
+        self.seed = seed  # kept for callers that pass one; choices are seeded by the position
         self.on_decision = on_decision
         self._tokens: dict[str, tuple[float, str]] = {}
+        self._seats: dict[tuple[str, str], tuple[asyncio.Lock, int]] = {}  # (match, bot) -> (lock, users)
 
     def _metadata(self, player_id: str) -> tuple:
         expires, token = self._tokens.get(player_id, (0.0, ""))
@@ -50,16 +55,43 @@ class BotPlayer:
 
     async def play_turn(self, match_id: str, player_id: str) -> int:
         """Act while it is this bot's turn; returns how many commands were sent."""
-        strength = bot_strength(player_id)
-        if strength is None:
+        if bot_strength(player_id) is None:
             return 0
+        key = (match_id, player_id)
+        lock, users = self._seats.get(key, (asyncio.Lock(), 0))
+        self._seats[key] = (lock, users + 1)
+        try:
+            async with lock:  # one seat's turns one at a time: the second finds the turn taken
+                return await self._play_turn(match_id, player_id)
+        finally:
+            lock, users = self._seats[key]
+            if users == 1:
+                del self._seats[key]
+            else:
+                self._seats[key] = (lock, users - 1)
+
+    def pace(self, view: pb.MatchView, rng: random.Random) -> float:
+        """Seconds a move should take: a human pace when people sit at the table (so they can
+        follow it), none in a bot-only match."""
+        least, most = self.think_seconds
+        if most <= 0 or all(bot_strength(seat.player_id) is not None for seat in view.seats):
+            return 0.0
+        return least + (most - least) * rng.random()
+
+    async def _play_turn(self, match_id: str, player_id: str) -> int:
+        strength = bot_strength(player_id)
         metadata = self._metadata(player_id)
         view = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata)).view
         sent = 0
         while view.status == pb.MATCH_STATUS_IN_PROGRESS and view.turn == view.your_seat >= 0:
             started = time.perf_counter()
-            move = await asyncio.to_thread(STRATEGIES[strength], view_from_pb(view), self.rng)
-            self.on_decision(strength, time.perf_counter() - started)
+            rng = random.Random(f"{match_id}:{view.version}:{player_id}")  # the same view, the same choice
+            move = await asyncio.to_thread(STRATEGIES[strength], view_from_pb(view), rng)
+            took = time.perf_counter() - started
+            self.on_decision(strength, took)
+            pause = self.pace(view, rng) - took
+            if pause > 0:
+                await asyncio.sleep(pause)
             request_id = f"bot:{match_id}:{view.version}"
             if move.kind == "draw":
                 reply = await self.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=request_id),

@@ -43,6 +43,10 @@ class Settings(BaseSettings):
     matchmaking_poll_seconds: float = Field(1.0, description="how often the bot fill and the re-start of "
                                                              "interrupted match starts run")
     bots_metrics_port: int = Field(9103)
+    bot_think_min_seconds: float = Field(0.6, ge=0, description="a bot at a table with people waits at least this "
+                                                                "long before it moves, so they can follow the play")
+    bot_think_max_seconds: float = Field(1.5, ge=0, description="... and at most this long (chosen at random in "
+                                                                "between); bot-only matches never wait")
 
     nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
     nats_stream_replicas: int = Field(1, description="replicas of the DOMINO stream (3 on a 3-node cluster)")

@@ -3,6 +3,7 @@ and the domain never import prometheus_client."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import grpc
@@ -31,7 +32,11 @@ class RpcMetrics:
         timed.observe(seconds)
 
 
-def _code_of(context) -> str:
+def _code_of(context, error: BaseException | None = None) -> str:
+    """The status an RPC ended with. A caller that went away (a closed stream, a cancelled
+    call) is CANCELLED, not an error of ours."""
+    if isinstance(error, (asyncio.CancelledError, GeneratorExit)) or _cancelled(context):
+        return "CANCELLED"
     try:
         code = context.code()
     except Exception:
@@ -39,6 +44,13 @@ def _code_of(context) -> str:
     if isinstance(code, grpc.StatusCode):
         return code.name
     return "UNKNOWN" if code is None else str(code)
+
+
+def _cancelled(context) -> bool:
+    try:
+        return bool(context.cancelled())
+    except Exception:
+        return False
 
 
 class MetricsInterceptor(grpc.aio.ServerInterceptor):
@@ -67,8 +79,8 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
                 code = "OK"
                 try:
                     return await inner(request, context)
-                except BaseException:
-                    code = _code_of(context)
+                except BaseException as error:
+                    code = _code_of(context, error)
                     raise
                 finally:
                     observe(method, code, time.perf_counter() - start)
@@ -83,8 +95,8 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
                 try:
                     async for reply in inner_stream(request, context):
                         yield reply
-                except BaseException:
-                    code = _code_of(context)
+                except BaseException as error:
+                    code = _code_of(context, error)
                     raise
                 finally:
                     observe(method, code, time.perf_counter() - start)

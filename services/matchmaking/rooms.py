@@ -45,7 +45,6 @@ class Room(Aggregate):
         self.options = dict(options)
         self.seats = [""] * Options.from_dict(options).seats
         self.seats[host_seat] = host_id
-        self.bots_added = 0  # numbers bots, so a bot id is never reused within the room
         self.status = Room.OPEN
         self.match_id = ""
         self.closed_reason = ""
@@ -99,7 +98,8 @@ class Room(Aggregate):
     def add_bot(self, by: str, seat: int | None, strength: str) -> None:
         self._check_host(by, "add bots")
         self._check_open("add bots")
-        self._bot_added(seat=self._free_seat(seat), bot_id=bot_id(strength, self.bots_added + 1))
+        seat = self._free_seat(seat)
+        self._bot_added(seat=seat, bot_id=bot_id(strength, seat))  # named by its seat: "bot strong 3" sits in 3
 
     def remove_bot(self, by: str, seat: int) -> None:
         self._check_host(by, "remove bots")
@@ -193,7 +193,6 @@ class Room(Aggregate):
     @event("BotAdded")
     def _bot_added(self, seat: int, bot_id: str) -> None:
         self.seats = self.seats[:seat] + [bot_id] + self.seats[seat + 1:]
-        self.bots_added += 1
 
     @event("BotRemoved")
     def _bot_removed(self, seat: int, bot_id: str) -> None:

@@ -1,5 +1,6 @@
-"""What seats hold: people, or bots named `bot:<strength>:<n>`, which the bots service
-plays (services/bots/player.py)."""
+"""What seats hold: people, or bots named `bot:<strength>:<seat>`, which the bots service
+plays (services/bots/player.py). A bot is named by the seat it takes, so "bot strong 3"
+sits in seat 3."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from .errors import BadSeat
 BOT_PREFIX = "bot:"
 
 
-def bot_id(strength: str, n: int) -> str:
-    return f"{BOT_PREFIX}{strength}:{n}"
+def bot_id(strength: str, seat: int) -> str:
+    return f"{BOT_PREFIX}{strength}:{seat}"
 
 
 def is_bot(player_id: str) -> bool:

@@ -69,7 +69,7 @@ class Queue(Aggregate):
         if not self.waiting or now - self.waiting[0][2] < wait:
             return None
         taken = self.waiting[:self.seats]
-        bots = [bot_id(strength, n) for n in range(1, self.seats - len(taken) + 1)]
+        bots = [bot_id(strength, seat) for seat in range(len(taken), self.seats)]  # named by their seats
         return self._form(table_id, taken, bots, now)
 
     def _form(self, table_id: str, taken: list[list], bots: list[str], at: float) -> Formation:

@@ -68,10 +68,10 @@ def test_the_host_adds_and_removes_bots_by_strength(system):
     room = system.create_room("ann")
     system.add_bot("ann", room.room_id, "strong", seat=2)
     room = system.add_bot("ann", room.room_id, "random")
-    assert seats(room) == ["ann", "bot:random:2", "bot:strong:1", ""]
+    assert seats(room) == ["ann", "bot:random:1", "bot:strong:2", ""]
     assert [s.bot_strength for s in room.seats] == ["", "random", "strong", ""]
     room = system.stub.RemoveBot(pb.RemoveBotRequest(room_id=room.room_id, seat=2), metadata=auth("ann")).room
-    assert seats(room) == ["ann", "bot:random:2", "", ""]
+    assert seats(room) == ["ann", "bot:random:1", "", ""]
 
 
 def test_the_host_changes_the_options_before_the_start(system):
@@ -93,7 +93,7 @@ def test_starting_a_full_room_starts_a_real_match_with_its_seats_and_options(sys
     started = system.start("ann", room.room_id)
     assert started.status == pb.ROOM_STATUS_PLAYING and started.match_id
     view = system.match_view(started.match_id)
-    assert [s.player_id for s in view.seats] == ["ann", "bob", "bot:greedy:1", "bot:strong:2"]
+    assert [s.player_id for s in view.seats] == ["ann", "bob", "bot:greedy:2", "bot:strong:3"]
     assert (view.variant, view.teams, view.target, view.turn_timer_seconds) == ("block-4", True, 51, 30)
     assert view.status == match_pb.MATCH_STATUS_IN_PROGRESS
     # the players can play it with their own tokens

@@ -43,10 +43,22 @@ FAMILIES = {  # bots of every strength play every family through `domino up`'s p
 }
 
 
+def bot_metric(system, name: str) -> float:
+    """A counter of the bot service's metrics page, summed over its labels."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{system.ports.bots_metrics}/metrics", timeout=5) as page:
+        text = page.read().decode()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith(name) and not line.startswith(f"{name}_created"))
+
+
 @pytest.mark.parametrize("name", FAMILIES)
-def test_bots_finish_a_whole_match_of_every_family_that_exports_and_verifies(client, name, tmp_path):
+def test_bots_finish_a_whole_match_of_every_family_that_exports_and_verifies(system, client, name, tmp_path):
     match_id = client.create_bot_match(request_id=f"bots-{name}", **FAMILIES[name])
     final = client.wait_until_ended(match_id, timeout=240)
+    assert bot_metric(system, "domino_bots_errors_total") == 0
+    assert bot_metric(system, "domino_bots_turns_total") > 0
     record = json.loads(client.export(match_id))
     verdict = verified(json.dumps(record), tmp_path)
     assert verdict["complete"] and verdict["scores"] == list(final.scores)

@@ -154,13 +154,12 @@ def test_the_host_leaving_closes_the_room():
 # ---- bots ------------------------------------------------------------------------------
 
 
-def test_the_host_adds_bots_named_by_strength_and_never_reuses_a_name():
+def test_the_host_adds_bots_named_by_strength_and_the_seat_they_take():
     r = room()
-    r.add_bot("host", 1, "greedy")
-    r.remove_bot("host", 1)
-    r.add_bot("host", None, "greedy")
+    r.add_bot("host", 2, "greedy")
+    r.add_bot("host", None, "random")
     r.add_bot("host", 3, "strong")
-    assert r.seats == ["host", "bot:greedy:2", "", "bot:strong:3"]
+    assert r.seats == ["host", "bot:random:1", "bot:greedy:2", "bot:strong:3"]
 
 
 def test_only_the_host_adds_or_removes_bots():

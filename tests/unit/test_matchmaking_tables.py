@@ -169,7 +169,7 @@ def test_bots_join_everyone_who_is_waiting(clock, matches):
     bob = app.request_table("bob", "r1", BLOCK_4)
     clock.now += 2
     app.fill_waiting_tables()
-    assert app.ticket("bob", bob.ticket_id).seats == ("ann", "bob", "bot:strong:1", "bot:strong:2")
+    assert app.ticket("bob", bob.ticket_id).seats == ("ann", "bob", "bot:strong:2", "bot:strong:3")
 
 
 def test_an_unknown_bot_strength_is_invalid(app):
