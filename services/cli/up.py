@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from services.common.config import Settings
-from services.common.supervisor import SERVICES, AlreadyRunning, LocalSystem, Ports
+from services.common.supervisor import SERVICES, AlreadyRunning, LocalSystem, Ports, PortsInUse
 
 
 @click.command()
@@ -27,10 +27,13 @@ def up(var_dir: Path | None) -> None:
         system.start()
     except AlreadyRunning as e:
         raise click.ClickException(f"{e}. Use that one, or stop it first (Ctrl-C in its terminal).") from None
+    except PortsInUse as e:
+        raise click.ClickException(f"cannot start: {e}. Stop what holds them (another `domino up`?) first.") from None
     except (RuntimeError, TimeoutError) as e:
         system.stop()
         raise click.ClickException(str(e)) from None
     p = system.ports
+    domino = command_path()
     click.echo(f"""
 domino is up (data and logs in {var_dir}/).
   gRPC, with reflection:  match {system.match_address}   matchmaking {system.matchmaking_address}
@@ -39,8 +42,8 @@ domino is up (data and logs in {var_dir}/).
                           relay http://127.0.0.1:{p.relay_metrics}/metrics
                           matchmaking http://127.0.0.1:{p.matchmaking_metrics}/metrics
                           bots http://127.0.0.1:{p.bots_metrics}/metrics
-Play:   domino play        (another terminal)
-Demo:   domino demo --variant block-4 --json
+Play:   {domino} play        (another terminal)
+Demo:   {domino} demo --rules all-fives --seats 3 --json
 Stop:   Ctrl-C
 """)
     stopped = threading.Event()
@@ -52,9 +55,27 @@ Stop:   Ctrl-C
                 click.echo(f"{name} exited ({proc.returncode}); restarting it (see {var_dir}/logs/{name}.log)", err=True)
                 system.processes.pop(name)
                 system.start_service(name)
-    click.echo("stopping...")
+    click.echo("stopping: the services finish in-flight commands and close open streams...")
     system.stop()
     click.echo("stopped.")
+
+
+def command_path() -> str:
+    """How to run `domino` from here: the bare name when the shell finds this one, else the
+    path (`.venv/bin/domino` after `make run`)."""
+    import shutil
+    import sys
+
+    mine = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else Path(sys.executable).parent / "domino"
+    if mine.name != "domino":
+        mine = Path(sys.executable).parent / "domino"
+    found = shutil.which("domino")
+    if found and Path(found).resolve() == mine.resolve():
+        return "domino"
+    try:
+        return str(mine.relative_to(Path.cwd()))
+    except ValueError:
+        return str(mine)
 
 
 def available_services() -> tuple[str, ...]:

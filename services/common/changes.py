@@ -1,8 +1,11 @@
-"""Wakes WatchMatch streams when their match changes.
+"""Wakes WatchMatch (and WatchRoom, WatchTicket) streams when what they watch changes.
 
 Commands on this replica publish at once; changes made elsewhere (another replica, the
 turn timer of another process) are caught by the stream's periodic re-read, so a waiter
-only ever shortens the wait, it is never needed for correctness.
+only ever shortens the wait, it is never needed for correctness. On shutdown ``close``
+wakes every stream for good, so streams end at once instead of holding the server's
+drain for its whole grace period (clients reconnect to another replica, or after the
+restart, from the version they have).
 """
 
 from __future__ import annotations
@@ -30,11 +33,25 @@ class ChangeFeed:
     def __init__(self) -> None:
         self._waiting: dict[UUID, set[asyncio.Event]] = defaultdict(set)
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.closed = False  # the server is stopping: streams end instead of waiting
+
+    @property
+    def waiting(self) -> int:
+        """Streams waiting for a change now."""
+        return sum(len(events) for events in self._waiting.values())
+
+    def close(self) -> None:
+        """Wake every stream, now and from now on (call on the event loop)."""
+        self.closed = True
+        for match_id in list(self._waiting):
+            self._wake(match_id)
 
     def waiter(self, match_id: UUID) -> Waiter:
         """Register before reading, so a change between the read and the wait is not missed."""
         self._loop = asyncio.get_running_loop()
         event = asyncio.Event()
+        if self.closed:
+            event.set()
         waiting = self._waiting[match_id]
         waiting.add(event)
         return Waiter(event, waiting)

@@ -3,13 +3,17 @@ metrics, marked serving and drained the same way, so operators meet one behaviou
 
 from __future__ import annotations
 
+import logging
 from typing import Callable
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from .changes import ChangeFeed
 from .grpc_metrics import MetricsInterceptor, RpcMetrics
+
+log = logging.getLogger("domino.grpc")
 
 
 def new_server(address: str, service_name: str, add_servicer: Callable[[grpc.aio.Server], None],
@@ -32,7 +36,12 @@ async def mark_serving(server: grpc.aio.Server) -> None:
         await server.health.set(name, health_pb2.HealthCheckResponse.SERVING)  # type: ignore[attr-defined]
 
 
-async def drain(server: grpc.aio.Server, grace_seconds: float) -> None:
-    """Health NOT_SERVING first (balancers stop sending), then finish in-flight calls."""
+async def drain(server: grpc.aio.Server, grace_seconds: float, changes: ChangeFeed | None = None) -> None:
+    """Health NOT_SERVING first (balancers stop sending), then end the open streams (they
+    would hold the grace period to its end) and finish in-flight calls."""
     await server.health.enter_graceful_shutdown()  # type: ignore[attr-defined]
+    if changes is not None:
+        if changes.waiting:
+            log.info("stopping: closing open streams, clients reconnect", extra={"streams": changes.waiting})
+        changes.close()
     await server.stop(grace_seconds)

@@ -20,6 +20,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from .ports import taken
 from .servers import NatsServer, free_ports, start_nats
 from .config import SQLITE_MODULE
 
@@ -27,6 +28,10 @@ SERVICES = ("match", "relay", "matchmaking", "bots")
 
 
 class AlreadyRunning(RuntimeError):
+    pass
+
+
+class PortsInUse(RuntimeError):
     pass
 
 
@@ -88,6 +93,10 @@ class LocalSystem:
         self.var_dir.mkdir(parents=True, exist_ok=True)
         (self.var_dir / "logs").mkdir(exist_ok=True)
         self._take_lock()
+        busy = taken({name: port for name, port in vars(self.ports).items()})
+        if busy:
+            self._release_lock()
+            raise PortsInUse("; ".join(busy))
         try:
             self.nats = start_nats(self.var_dir / "nats", self.ports.nats)
             for name in self.services:
@@ -164,6 +173,9 @@ class LocalSystem:
         if self.nats is not None:
             self.nats.stop()
             self.nats = None
+        self._release_lock()
+
+    def _release_lock(self) -> None:
         if self._lock is not None:
             self._lock.close()
             self._lock = None

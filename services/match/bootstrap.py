@@ -53,7 +53,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
         ready.set()
     await stopping.wait()
     log.info("match service stopping: finishing in-flight commands")
-    await drain(server, settings.shutdown_grace_seconds)
+    await drain(server, settings.shutdown_grace_seconds, changes)
     await timers
     await app.aclose()
     app.close()

@@ -152,8 +152,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 folded = event.mutate(folded)
                 version = event.originator_version
                 yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=match_view(folded, seat))
-            if folded is not None and folded.finished:
-                return
+            if folded is not None and folded.finished or self.changes.closed:
+                return  # ended; or the server is stopping and the client will resume elsewhere
             await waiter.wait(self.poll_seconds)
 
     async def ExportMatch(self, request, context):

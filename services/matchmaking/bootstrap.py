@@ -101,7 +101,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
         ready.set()
     await stopping.wait()
     log.info("matchmaking stopping: finishing in-flight requests")
-    await drain(server, settings.shutdown_grace_seconds)
+    await drain(server, settings.shutdown_grace_seconds, changes)
     await asyncio.gather(timers, ends, return_exceptions=True)
     creator.close()
     app.close()

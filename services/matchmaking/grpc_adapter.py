@@ -157,8 +157,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 room = event.mutate(room)
                 version = room.version
                 yield pb.WatchRoomResponse(room=room_pb(room))
-            if room.status == Room.CLOSED or not room.is_member(player):
-                return  # closed, or the watcher left: the last state was sent
+            if room.status == Room.CLOSED or not room.is_member(player) or self.changes.closed:
+                return  # closed, the watcher left, or the server is stopping: the last state was sent
             await waiter.wait(self.poll_seconds)
 
     # ---- public tables -----------------------------------------------------------------
@@ -190,7 +190,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             if ticket != last:
                 last = ticket
                 yield pb.WatchTicketResponse(ticket=ticket_pb(ticket))
-            if ticket.finished:
+            if ticket.finished or self.changes.closed:
                 return
             await waiter.wait(self.poll_seconds)
 

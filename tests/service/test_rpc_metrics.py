@@ -78,3 +78,35 @@ def test_a_closed_watch_room_stream_is_counted_as_cancelled():
         codes = wait_for(lambda: counted(registry, "matchmaking", "WatchRoom"))
         assert codes == {"CANCELLED": 1.0}
         assert counted(registry, "matchmaking", "CreateRoom") == {"OK": 1.0}
+
+
+def test_stopping_ends_open_watch_streams_at_once_instead_of_waiting_out_the_grace_period():
+    import asyncio
+    import threading
+
+    from services.common.grpc_server import drain, mark_serving
+
+    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock())
+    changes = ChangeFeed()
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+
+    async def start():
+        server, port = create_server("127.0.0.1:0", app, SECRET, changes, watch_poll_seconds=30)
+        await server.start()
+        await mark_serving(server)
+        return server, port
+
+    server, port = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
+    svc = Service(app, port, loop)
+    created = svc.create()
+    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=created.match_id), metadata=auth("ann"))
+    next(stream)
+    time.sleep(0.2)  # the stream now waits for a change
+    began = time.monotonic()
+    asyncio.run_coroutine_threadsafe(drain(server, 10, changes), loop).result(20)
+    assert time.monotonic() - began < 3
+    rest = list(stream)  # ends by itself (an error here would be a stream cut by the stop)
+    assert all(m.event.version <= created.view.version for m in rest)
+    svc.channel.close()
+    loop.call_soon_threadsafe(loop.stop)
