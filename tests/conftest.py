@@ -8,6 +8,7 @@ so unit-test runs pay nothing.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import uuid
@@ -23,6 +24,12 @@ from services.common.servers import (
     start_nats,
     start_postgres,
 )
+
+
+# Bots at a table with people take a human pace (0.6-1.5 s a move) in `domino up`; the
+# services the tests start play at full speed unless a test sets these itself.
+os.environ.setdefault("DOMINO_BOT_THINK_MIN_SECONDS", "0")
+os.environ.setdefault("DOMINO_BOT_THINK_MAX_SECONDS", "0")
 
 
 @pytest.fixture(scope="session")
