@@ -24,6 +24,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     decisions = Histogram("domino_bots_decision_seconds", "Time a strategy takes to choose a move", ["strength"],
                           buckets=(0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1))
     errors = Counter("domino_bots_errors_total", "Turns that failed and were redelivered")
+    dropped = Counter("domino_bus_dropped_total", "Messages terminated without being handled, by reason",
+                      ["consumer", "reason"])
     start_http_server(settings.bots_metrics_port)
     channel = grpc.aio.insecure_channel(settings.match_address)
     player = BotPlayer(pb_grpc.MatchServiceStub(channel), settings.jwt_secret,
@@ -32,6 +34,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                                       max(settings.bot_think_min_seconds, settings.bot_think_max_seconds)))
 
     def counted(outcome: str) -> None:
+        if outcome.startswith("dropped:"):
+            dropped.labels("bots", outcome.split(":", 1)[1]).inc()
+            return
         turns.labels(outcome).inc()
         if outcome in ("retried", "error"):
             errors.inc()

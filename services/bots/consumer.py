@@ -4,12 +4,16 @@ The consumer sits in a queue group, so one replica or ten share the turns and ea
 message goes to one of them. A message is acknowledged only once its turn is answered
 (or can no longer be), and a failure asks for redelivery, so a bot replica killed
 mid-turn loses nothing: another replica, or the same one restarted, answers it.
+
+Every payload is checked: one that is not a turn of ours is terminated at once (never
+redelivered), a turn that keeps failing is given up after ``bus.MAX_DELIVER`` tries, each
+drop is counted (``on_turn("dropped:<reason>")``) and warned about at most every few
+seconds, so a flood of bad messages can neither stall the bots nor flood the log.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Callable
 
@@ -23,7 +27,8 @@ from .player import BotPlayer
 log = logging.getLogger("domino.bots")
 DURABLE = "bots"
 # Statuses that mean the turn is gone or was never ours: redelivery would not help.
-SETTLED = {grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED}
+SETTLED = {grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
+           grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED}
 
 
 class TurnConsumer:
@@ -35,11 +40,12 @@ class TurnConsumer:
         self._slots = asyncio.Semaphore(concurrency)
         self._tasks: set[asyncio.Task] = set()
         self.subscription = None
+        self.warnings = bus.Warnings(log)
 
     async def start(self) -> None:
         await bus.ensure_stream(self.js)
         config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL, ack_wait=30,
-                                max_ack_pending=256)
+                                max_ack_pending=256, max_deliver=bus.MAX_DELIVER)
         self.subscription = await self.js.subscribe(bus.ALL_TURNS, queue=DURABLE, durable=DURABLE, cb=self._receive,
                                                     manual_ack=True, config=config)
 
@@ -51,26 +57,46 @@ class TurnConsumer:
 
     async def _answer(self, msg) -> None:
         try:
-            turn = json.loads(msg.data)
-            await self.player.play_turn(turn["match_id"], turn["player_id"])
+            await self._handle(msg)
+        finally:
+            self._slots.release()
+
+    async def _handle(self, msg) -> None:
+        try:
+            turn = bus.read_turn(msg.data)
+            if msg.subject != bus.turn_subject(turn.match_id):
+                raise bus.BadMessage("the payload names another match than the subject")
+        except bus.BadMessage as e:
+            await self._drop(msg, "malformed", f"a turn message that is not ours; dropped: {e}")
+            return
+        try:
+            await self.player.play_turn(turn.match_id, turn.player_id)
         except grpc.aio.AioRpcError as e:
             if e.code() in SETTLED:
-                log.info("turn settled without a move", extra={"code": e.code().name, "details": e.details()})
+                log.info("turn settled without a move", extra={"code": e.code().name, "details": (e.details() or "")[:200]})
                 self.on_turn("settled")
                 await msg.ack()
             else:
-                log.warning("turn failed; asking for redelivery", extra={"code": e.code().name})
-                self.on_turn("retried")
-                await msg.nak(delay=1)
-        except Exception:
-            log.exception("turn failed; asking for redelivery")
-            self.on_turn("error")
-            await msg.nak(delay=1)
+                await self._retry(msg, "retried", f"turn failed ({e.code().name}); asking for redelivery")
+        except Exception as e:
+            log.exception("turn failed")
+            await self._retry(msg, "error", f"turn failed ({type(e).__name__}); asking for redelivery")
         else:
             self.on_turn("answered")
             await msg.ack()
-        finally:
-            self._slots.release()
+
+    async def _retry(self, msg, outcome: str, message: str) -> None:
+        if _delivered(msg) >= bus.MAX_DELIVER:
+            await self._drop(msg, "gave_up", f"a turn failed {bus.MAX_DELIVER} times; dropped")
+            return
+        self.warnings.warn(outcome, message)
+        self.on_turn(outcome)
+        await msg.nak(delay=1)
+
+    async def _drop(self, msg, reason: str, message: str) -> None:
+        self.warnings.warn(reason, message, subject=msg.subject[:200])
+        self.on_turn(f"dropped:{reason}")
+        await msg.term()
 
     async def stop(self) -> None:
         """Stop taking turns and finish the ones in hand."""
@@ -78,3 +104,10 @@ class TurnConsumer:
             await self.subscription.unsubscribe()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _delivered(msg) -> int:
+    try:
+        return msg.metadata.num_delivered
+    except Exception:  # not a JetStream message (tests)
+        return 1

@@ -59,11 +59,20 @@ async def follow_match_ends(app: MatchmakingApplication, nats_url: str, stopping
     from .match_end_consumer import MatchEndConsumer
 
     handled = Counter("domino_matchmaking_match_ends_total", "match_ended messages handled, by outcome", ["outcome"])
+    dropped = Counter("domino_bus_dropped_total", "Messages terminated without being handled, by reason",
+                      ["consumer", "reason"])
+
+    def counted(outcome: str) -> None:
+        if outcome.startswith("dropped:"):
+            dropped.labels("matchmaking", outcome.split(":", 1)[1]).inc()
+        else:
+            handled.labels(outcome).inc()
+
     nc = consumer = None
     while not stopping.is_set() and consumer is None:
         try:
             nc = nc or await nats.connect(nats_url, max_reconnect_attempts=-1)
-            consumer = MatchEndConsumer(nc.jetstream(), app, on_message=lambda outcome: handled.labels(outcome).inc())
+            consumer = MatchEndConsumer(nc.jetstream(), app, on_message=counted)
             await consumer.start()
         except Exception as e:
             consumer = None

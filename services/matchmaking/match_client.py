@@ -45,6 +45,16 @@ class GrpcMatchCreator:
             raise MatchServiceUnavailable(f"CreateMatch failed: {e.code().name} {e.details() or ''}".strip()) from None
         return CreatedMatch(reply.match_id, reply.view.status == pb.MATCH_STATUS_ENDED)
 
+    def has_ended(self, match_id: str) -> bool:
+        try:
+            reply = self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=self._metadata(),
+                                       timeout=self.timeout_seconds)
+        except grpc.RpcError as e:
+            if e.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
+                return False
+            raise MatchServiceUnavailable(f"GetMatch failed: {e.code().name}") from None
+        return reply.view.status == pb.MATCH_STATUS_ENDED
+
     def _metadata(self) -> tuple:
         with self._token_lock:
             expires, token = self._token

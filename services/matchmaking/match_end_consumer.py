@@ -3,13 +3,18 @@
 Every replica joins the same queue group, so each match's end is handled once (and, since
 releasing is idempotent, a redelivery or a second handler changes nothing). A message is
 acknowledged only once the match's room or table is closed and its players are free; a
-failure asks for redelivery, so nothing is lost when the store is briefly away.
+failure asks for redelivery (at most ``bus.MAX_DELIVER`` times), so nothing is lost when the
+store is briefly away.
+
+Nothing on the bus is believed that the match service can confirm: a payload that is not
+ours is terminated, and a match is released only once the match service says it ended (a
+forged `match_ended` for a match in play frees nobody). Every dropped message is counted
+(``on_message("dropped:<reason>")``) and warned about at most every few seconds.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Callable
 
@@ -32,11 +37,12 @@ class MatchEndConsumer:
         self.on_message = on_message
         self.subscription = None
         self._tasks: set[asyncio.Task] = set()
+        self.warnings = bus.Warnings(log)
 
     async def start(self) -> None:
         await bus.ensure_stream(self.js)
         config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL, ack_wait=30,
-                                max_ack_pending=256)
+                                max_ack_pending=256, max_deliver=bus.MAX_DELIVER)
         self.subscription = await self.js.subscribe(MATCH_ENDED_SUBJECT, queue=DURABLE, durable=DURABLE,
                                                     cb=self._receive, manual_ack=True, config=config)
 
@@ -45,18 +51,33 @@ class MatchEndConsumer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    async def _drop(self, msg, reason: str, message: str) -> None:
+        self.warnings.warn(reason, message, subject=msg.subject[:200])
+        self.on_message(f"dropped:{reason}")
+        await msg.term()
+
     async def _handle(self, msg) -> None:
         try:
-            match_id = str(json.loads(msg.data)["match_id"])
-        except (ValueError, KeyError, TypeError):
-            log.error("a match_ended message without a match id; dropped", extra={"subject": msg.subject})
-            self.on_message("malformed")
-            await msg.term()
+            match_id, _ = bus.read_match_event(msg.data)
+        except bus.BadMessage as e:
+            await self._drop(msg, "malformed", f"a match_ended message that is not ours; dropped: {e}")
+            return
+        if not msg.subject.startswith(bus.match_event_subject(match_id, "")):
+            await self._drop(msg, "malformed", "a match_ended message about another match than its subject; dropped")
             return
         try:
+            ended = await asyncio.to_thread(self.app.starts.creator.has_ended, match_id)
+            if not ended:
+                await self._drop(msg, "not_ended", "a match_ended message for a match the match service says is "
+                                                   "still being played; dropped")
+                return
             released = await asyncio.to_thread(self.app.release_match, match_id)
-        except Exception:
-            log.exception("handling match_ended failed; asking for redelivery")
+        except Exception as e:
+            if _delivered(msg) >= bus.MAX_DELIVER:
+                await self._drop(msg, "gave_up", f"match_ended could not be handled in {bus.MAX_DELIVER} tries; "
+                                                 f"dropped: {e}")
+                return
+            self.warnings.warn("retried", "handling match_ended failed; asking for redelivery", error=str(e)[:200])
             self.on_message("retried")
             await msg.nak(delay=1)
             return
@@ -70,3 +91,10 @@ class MatchEndConsumer:
             await self.subscription.unsubscribe()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _delivered(msg) -> int:
+    try:
+        return msg.metadata.num_delivered
+    except Exception:  # not a JetStream message (tests)
+        return 1

@@ -47,11 +47,18 @@ class MatchCreator(Protocol):
         """Create (or find, for a repeated request id) the match; MatchServiceUnavailable
         when it may work later, MatchRefused when it never will."""
 
+    def has_ended(self, match_id: str) -> bool:
+        """Whether the match service says the match has ended (MatchServiceUnavailable when
+        it cannot say now). What NATS tells is believed only once this confirms it."""
+
 
 class Unavailable:
     """The creator of an application built without a match service (pure tests)."""
 
     def create_match(self, request_id: str, options: Options, seats: list[str]) -> CreatedMatch:
+        raise MatchServiceUnavailable("no match service is configured")
+
+    def has_ended(self, match_id: str) -> bool:
         raise MatchServiceUnavailable("no match service is configured")
 
 

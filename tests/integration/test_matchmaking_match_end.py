@@ -97,6 +97,7 @@ class FlakyApp:
 
     def __init__(self, app) -> None:
         self.app = app
+        self.starts = app.starts
         self.failures = 0
 
     def release_match(self, match_id: str) -> bool:
@@ -115,3 +116,50 @@ def test_a_match_end_that_fails_to_be_handled_is_redelivered(nats_server):
         asyncio.run(relay_and_consume(system, nats_server.url, [reply.match_id], app=flaky))
         assert flaky.failures == 1
         assert system.app.presence("ann").place is None
+
+
+async def consume_forged(system, url: str, payloads: list[tuple[str, bytes]], outcomes: list[str]) -> None:
+    """Publish what an attacker on NATS would, and run matchmaking's consumer on it."""
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    await fresh_stream(js)
+    consumer = MatchEndConsumer(js, system.app, on_message=outcomes.append)
+    await consumer.start()
+    try:
+        for subject, data in payloads:
+            await js.publish(subject, data)
+        deadline = time.monotonic() + 10
+        while len(outcomes) < len(payloads):
+            assert time.monotonic() < deadline, f"only {outcomes} were handled"
+            await asyncio.sleep(0.05)
+    finally:
+        await consumer.stop()
+        await nc.close()
+
+
+def test_a_forged_match_ended_for_a_match_in_play_frees_nobody(nats_server):
+    import json
+
+    with running_system() as system:
+        reply = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", strength="greedy"),
+                                          metadata=auth("ann"))
+        forged = json.dumps({"match_id": reply.match_id, "version": 99}).encode()
+        outcomes: list[str] = []
+        asyncio.run(consume_forged(system, nats_server.url,
+                                   [(bus.match_event_subject(reply.match_id, "match_ended"), forged)], outcomes))
+        assert outcomes == ["dropped:not_ended"]
+        assert system.app.presence("ann").place is not None
+        with pytest.raises(Exception) as caught:  # still in a live match: a second practice is refused
+            system.stub.StartPractice(pb.StartPracticeRequest(request_id="p2", variant="draw-2", strength="greedy"),
+                                      metadata=auth("ann"))
+        assert "already" in str(caught.value)
+
+
+def test_malformed_match_ended_messages_are_terminated_and_counted(nats_server):
+    with running_system() as system:
+        subject = bus.match_event_subject("00000000-0000-0000-0000-000000000001", "match_ended")
+        payloads = [(subject, b"not json"), (subject, b"[1, 2]"), (subject, b'{"match_id": "x", "version": 1}'),
+                    (subject, b'{"match_id": "00000000-0000-0000-0000-000000000002", "version": 1}')]
+        outcomes: list[str] = []
+        asyncio.run(consume_forged(system, nats_server.url, payloads, outcomes))
+        assert outcomes == ["dropped:malformed"] * 4
