@@ -23,6 +23,8 @@ import uuid
 from dataclasses import dataclass
 
 STREAM = "DOMINO"
+RELAY_BUCKET = "DOMINO_RELAY"  # key-value bucket where the relay keeps its position (only it writes there)
+RELAY_POSITION_KEY = "position"
 STREAM_SUBJECTS = ["domino.v1.>"]
 DUPLICATE_WINDOW_SECONDS = 120
 MAX_AGE_SECONDS = 7 * 24 * 3600  # consumers that are away longer than a week start afresh
@@ -130,6 +132,18 @@ class Warnings:
         held = self._held.pop(kind, 0)
         self.log.warning(message, extra={**extra, "kind": kind, "held_back": held})
         return True
+
+
+async def relay_bucket(js, create: bool = True):
+    """The relay's key-value bucket (created when missing and ``create``)."""
+    from nats.js.errors import BucketNotFoundError
+
+    try:
+        return await js.key_value(RELAY_BUCKET)
+    except BucketNotFoundError:
+        if not create:
+            raise
+        return await js.create_key_value(bucket=RELAY_BUCKET, history=1)
 
 
 async def ensure_stream(js, replicas: int | None = None) -> None:

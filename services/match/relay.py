@@ -2,10 +2,17 @@
 
 Commands never publish. The relay reads the notification log after its position and
 publishes each event (public fields only) with `Nats-Msg-Id` = `<match>:<version>`; after
-each batch it publishes whose turn it now is in every match the batch touched. Its
-position is the `Domino-Notification-Id` header of the stream's last message, so it is
-exactly what reached NATS: a crash between the store and the bus loses nothing, and what a
-restarted relay sends again falls inside the stream's duplicate window and is dropped.
+each batch it publishes whose turn it now is in every match the batch touched, then records
+its position (the last notification id published) in its own key-value bucket, which only
+the relay may write (NATS permissions). A crash between the store and the bus loses
+nothing, and what a restarted relay sends again falls inside the stream's duplicate window
+and is dropped. A recorded position is believed only if the store has that notification: a
+position beyond the store's end would skip events, so it is refused, loudly.
+
+A relay with no recorded position yet (a first start, or an installation from before the
+bucket) takes the `Domino-Notification-Id` of the stream's last event message, but only if
+that message is the very event the store has at that position; else it starts from 0 and
+the duplicate window and idempotent consumers absorb what is sent again.
 Run one relay per store (ordering per match relies on one publisher).
 """
 
@@ -19,7 +26,7 @@ from dataclasses import dataclass
 from typing import Callable
 from uuid import UUID
 
-from nats.js.errors import NotFoundError
+from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from services.common import bus
 
@@ -45,10 +52,12 @@ class Relay:
         self.batch = batch
         self.on_publish = on_publish
         self.position: int | None = None
+        self.bucket = None
         self.stats = RelayStats()
 
     async def start(self) -> None:
         await bus.ensure_stream(self.js)
+        self.bucket = await bus.relay_bucket(self.js)
         self.position = await self.recorded_position()
         await self._republish_recent_turns()
 
@@ -65,15 +74,46 @@ class Relay:
             await self._publish_turn(match_id, version)
 
     async def recorded_position(self) -> int:
-        """The notification id of the last message that reached the stream (0: none)."""
-        info = await self.js.stream_info(bus.STREAM)
-        if not info.state.last_seq:
-            return 0
+        """The last notification id published, as the relay recorded it (0: none)."""
+        newest = await asyncio.to_thread(self.app.recorder.max_notification_id) or 0
         try:
-            msg = await self.js.get_msg(bus.STREAM, seq=info.state.last_seq)
-        except NotFoundError:
+            entry = await self.bucket.get(bus.RELAY_POSITION_KEY)
+        except KeyNotFoundError:
+            return await self._position_from_stream(newest)
+        try:
+            position = int(entry.value)
+        except (TypeError, ValueError):
+            position = -1
+        if not 0 <= position <= newest:
+            log.error("the relay's recorded position is not in the store; publishing from the start again",
+                      extra={"recorded": str(entry.value)[:40], "store_end": newest})
             return 0
-        return int((msg.headers or {}).get(bus.NOTIFICATION_HEADER, 0))
+        return position
+
+    async def _position_from_stream(self, newest: int, lookback: int = 50) -> int:
+        """The position of the stream's last event message, if the store confirms it."""
+        info = await self.js.stream_info(bus.STREAM)
+        last = info.state.last_seq or 0
+        for seq in range(last, max(info.state.first_seq or 1, last - lookback + 1) - 1, -1):
+            try:
+                msg = await self.js.get_msg(bus.STREAM, seq=seq)
+            except NotFoundError:
+                continue
+            headers = msg.headers or {}
+            msg_id, claimed = headers.get("Nats-Msg-Id", ""), headers.get(bus.NOTIFICATION_HEADER, "")
+            if ":turn:" in msg_id:
+                continue
+            if claimed.isdigit() and 0 < int(claimed) <= newest and await self._is_note(int(claimed), msg_id):
+                return int(claimed)
+            log.error("the stream's last event does not match the store; publishing from the start again",
+                      extra={"claimed": claimed[:40], "msg_id": msg_id[:100], "store_end": newest})
+            return 0
+        return 0
+
+    async def _is_note(self, position: int, msg_id: str) -> bool:
+        notes = await asyncio.to_thread(self.app.recorder.select_notifications, position, 1)
+        return bool(notes) and notes[0].id == position and \
+            bus.event_msg_id(notes[0].originator_id, notes[0].originator_version) == msg_id
 
     async def pump(self) -> int:
         """Publish the next batch; returns how many events were published."""
@@ -100,6 +140,7 @@ class Relay:
             last_version[event.originator_id] = event.originator_version
         for match_id, version in last_version.items():
             await self._publish_turn(match_id, version)
+        await self.bucket.put(bus.RELAY_POSITION_KEY, str(self.position).encode())
         newest = await asyncio.to_thread(self.app.recorder.max_notification_id)
         self.stats.lag_events = max(0, (newest or 0) - self.position)
         return len(notes)

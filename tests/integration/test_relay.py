@@ -32,6 +32,10 @@ async def fresh_stream(url: str) -> None:
         await js.delete_stream(bus.STREAM)
     except nats.js.errors.NotFoundError:
         pass
+    try:
+        await js.delete_key_value(bus.RELAY_BUCKET)
+    except nats.js.errors.NotFoundError:
+        pass
     await nc.close()
 
 
@@ -117,4 +121,38 @@ def test_a_turn_message_names_the_seat_to_act(fresh_sqlite_env, nats_server):
     turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
     match = app.get_match(match_id)
     assert turns[-1]["seat"] == match.state.round.turn and turns[-1]["version"] == match.version
+    app.close()
+
+
+async def publish_forged(url: str, headers: dict) -> None:
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    await bus.ensure_stream(js)
+    await js.publish(bus.match_event_subject("00000000-0000-0000-0000-000000000009", "tile_played"),
+                     b'{"match_id": "00000000-0000-0000-0000-000000000009", "version": 1}', headers=headers)
+    await nc.close()
+
+
+def test_a_forged_position_on_the_stream_does_not_make_a_restarted_relay_skip_events(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = MatchApplication(env=fresh_sqlite_env)
+    played(app, matches=1, actions=4)
+    first = asyncio.run(relay_until_idle(app, nats_server.url))
+    asyncio.run(publish_forged(nats_server.url, {bus.NOTIFICATION_HEADER: "1000000000", "Nats-Msg-Id": "forged"}))
+    later = create(app, request_id="later")
+    act(app, later, 0)
+    second = asyncio.run(relay_until_idle(app, nats_server.url))
+    assert second.position > first.position
+    published = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".match." in m.subject]
+    assert {"match_id": str(later.id), "version": 1} in [{k: p[k] for k in ("match_id", "version")} for p in published]
+    app.close()
+
+
+def test_a_first_start_believes_the_streams_last_event_only_if_the_store_has_it(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = MatchApplication(env=fresh_sqlite_env)
+    played(app, matches=1, actions=4)
+    asyncio.run(publish_forged(nats_server.url, {bus.NOTIFICATION_HEADER: "1000000000", "Nats-Msg-Id": "forged"}))
+    relay = asyncio.run(relay_until_idle(app, nats_server.url))
+    assert relay.stats.published == app.recorder.max_notification_id()  # from the start: nothing skipped
     app.close()
