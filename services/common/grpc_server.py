@@ -14,13 +14,15 @@ from .changes import ChangeFeed
 from .grpc_metrics import MetricsInterceptor, RpcMetrics
 
 log = logging.getLogger("domino.grpc")
+MAX_REQUEST_BYTES = 64 * 1024  # our largest request is a few hundred bytes: anything bigger is refused
 
 
 def new_server(address: str, service_name: str, add_servicer: Callable[[grpc.aio.Server], None],
                metrics: RpcMetrics | None = None) -> tuple[grpc.aio.Server, int]:
     """(server, port) with the service, health and reflection; bind port 0 to let the OS
     choose (tests). Health says NOT_SERVING until ``mark_serving``."""
-    server = grpc.aio.server(interceptors=[MetricsInterceptor(metrics)] if metrics else [])
+    server = grpc.aio.server(interceptors=[MetricsInterceptor(metrics)] if metrics else [],
+                             options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)])
     add_servicer(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

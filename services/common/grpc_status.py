@@ -6,6 +6,13 @@ from typing import Sequence
 
 import grpc
 
+MAX_DETAILS = 300  # characters of an error message sent back: what a caller sent is never echoed in full
+
+
+def details(error: BaseException) -> str:
+    text = str(error)
+    return text if len(text) <= MAX_DETAILS else text[: MAX_DETAILS - 1] + "…"
+
 
 class statuses:
     """``async with statuses(context, MAPPING):`` aborts the call with the status mapped to
@@ -24,5 +31,5 @@ class statuses:
             return False
         for cls, code in self.mapping:
             if isinstance(error, cls):
-                await self.context.abort(code, str(error))
+                await self.context.abort(code, details(error))
         return False

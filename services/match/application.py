@@ -54,6 +54,26 @@ class SeatSpec:
     client_seed: str = ""
 
 
+MAX_REQUEST_ID = 200
+MAX_PLAYER_ID = 100
+MAX_CLIENT_SEED = 128
+MAX_SEATS = 4
+
+
+def check_sizes(request_id: str, seats: list[SeatSpec]) -> None:
+    """Every stored event must stay small (the relay publishes each one to NATS): what a
+    match is created with is bounded here, before anything is stored."""
+    if len(request_id) > MAX_REQUEST_ID:
+        raise InvalidRequest(f"request_id is longer than {MAX_REQUEST_ID} characters")
+    if len(seats) > MAX_SEATS:
+        raise InvalidRequest(f"a match has at most {MAX_SEATS} seats, not {len(seats)}")
+    for seat in seats:
+        if len(seat.player_id) > MAX_PLAYER_ID:
+            raise InvalidRequest(f"a player id is longer than {MAX_PLAYER_ID} characters")
+        if len(seat.client_seed) > MAX_CLIENT_SEED:
+            raise InvalidRequest(f"a client seed is longer than {MAX_CLIENT_SEED} characters")
+
+
 @dataclass(frozen=True)
 class Load:
     """Read the match from the store (fast-forwarding this replica's copy)."""
@@ -97,6 +117,7 @@ class MatchApplication(Application[UUID]):
                      turn_timer: int | None, seats: list[SeatSpec], options: dict | None = None) -> Match:
         if not request_id:
             raise InvalidRequest("request_id is required")
+        check_sizes(request_id, seats)
         players = [s.player_id for s in seats]
         seat_count = None if rules == "egyptian" else len(players)
         try:

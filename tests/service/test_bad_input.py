@@ -519,3 +519,40 @@ def test_watch_from_the_current_version_is_accepted(svc, match_id):
         assert next(stream).event.version == version + 1
     finally:
         stream.cancel()
+
+
+# ---- sizes: nothing large is stored, echoed or accepted ---------------------------------------
+
+
+def test_a_huge_unknown_value_is_refused_without_being_echoed_in_full(svc):
+    family = "x" * 50_000
+    with pytest.raises(grpc.RpcError) as caught:
+        svc.create(rules=family, request_id="huge-family")
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert len(caught.value.details()) <= 300 and "unknown rules" in caught.value.details()
+    assert "this server plays: egyptian" in caught.value.details()
+
+
+@pytest.mark.parametrize("field,value,words", [
+    ("request_id", "r" * 201, "request_id is longer than 200"),
+    ("player", "p" * 101, "player id is longer than 100"),
+    ("seed", "s" * 129, "client seed is longer than 128"),
+], ids=["request-id", "player-id", "client-seed"])
+def test_create_match_refuses_oversized_ids_and_seeds_and_stores_nothing(svc, field, value, words):
+    before = svc.app.recorder.max_notification_id() or 0
+    players = ["ann", "bob", "cat", value if field == "player" else "dan"]
+    seats = [pb.SeatSpec(player_id=p, client_seed=value if field == "seed" else "") for p in players]
+    request = pb.CreateMatchRequest(request_id=value if field == "request_id" else "big", rules="egyptian",
+                                    variant="block-4", seats=seats)
+    with pytest.raises(grpc.RpcError) as caught:
+        svc.stub.CreateMatch(request, metadata=auth("matchmaking", "service"))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT and words in caught.value.details()
+    assert (svc.app.recorder.max_notification_id() or 0) == before
+
+
+def test_a_request_over_64_kib_is_refused_before_it_is_read(svc):
+    seats = [pb.SeatSpec(player_id=f"p{i}", client_seed="s" * 100) for i in range(1000)]
+    with pytest.raises(grpc.RpcError) as caught:
+        svc.stub.CreateMatch(pb.CreateMatchRequest(request_id="flood", rules="egyptian", variant="block-4",
+                                                   seats=seats), metadata=auth("matchmaking", "service"))
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -1,8 +1,15 @@
 """Typed rule errors: each says what is wrong in words a player or auditor understands.
 
 Messages never name another seat's tiles or the boneyard order, so a service may pass
-them to any player unchanged.
+them to any player unchanged, and they echo at most a short prefix of a value they were
+given (``shown``), so a huge input never comes back.
 """
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """``repr(value)``, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class RulesError(Exception):

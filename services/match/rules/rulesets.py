@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import BadOptions
+from .errors import BadOptions, shown
 
 TURN_TIMERS = (30, 45, 60, 90, 0)  # seconds; 0 is unlimited
 DEFAULT_TURN_TIMER = 45
@@ -92,7 +92,7 @@ def rule_set(family: str, variant: str | None = None, teams: bool | None = None,
         return goat.rule_set(variant or "", seats, teams, options)
     makers = {"all-fives": all_fives.rule_set, "classic": classic.rule_set, "sports": sports.rule_set}
     if family not in makers:
-        raise BadOptions(f"unknown rules {family!r}; this server plays: {', '.join(FAMILY_NAMES)}")
+        raise BadOptions(f"unknown rules {shown(family)}; this server plays: {', '.join(FAMILY_NAMES)}")
     if variant:
         raise BadOptions(f"{family} has no variants")
     if options:

@@ -7,7 +7,7 @@ what keeps the engine fast enough for bots that simulate thousands of rounds.
 
 from __future__ import annotations
 
-from .errors import MalformedTile
+from .errors import MalformedTile, shown
 
 TILE_COUNT = 28
 ALL_TILES = (1 << TILE_COUNT) - 1
@@ -48,10 +48,10 @@ def tile(a: int, b: int) -> int:
 def parse_tile(text: str) -> int:
     """Read ``"a-b"`` (or ``"b-a"``) into a tile id."""
     if not isinstance(text, str):
-        raise MalformedTile(f"a tile is written as a string like '2-5', not {text!r}")
+        raise MalformedTile(f"a tile is written as a string like '2-5', not {shown(text)}")
     parts = text.strip().split("-")
     if len(parts) != 2 or not all(len(p) == 1 and p in "0123456789" for p in parts):
-        raise MalformedTile(f"{text!r} is not a tile (write tiles as 'a-b' with 0 <= a, b <= 6)")
+        raise MalformedTile(f"{shown(text)} is not a tile (write tiles as 'a-b' with 0 <= a, b <= 6)")
     return tile(int(parts[0]), int(parts[1]))
 
 

@@ -6,7 +6,7 @@ families reuse them.
 
 from __future__ import annotations
 
-from ..errors import BadOptions
+from ..errors import BadOptions, shown
 from ..leading import egyptian_next_leader, highest_double_or_tile
 from ..rulesets import EGYPTIAN_VARIANTS, TARGETS, RuleSet
 from ..scoring import egyptian_round_points, highest_past_target
@@ -18,7 +18,7 @@ SHAPES = {"draw-2": (2, 7, True, 71), "block-3": (3, 9, False, 101), "block-4": 
 def rule_set(variant: str, teams: bool | None = None) -> RuleSet:
     """``teams`` applies to block-4 only (default: teams)."""
     if variant not in SHAPES:
-        raise BadOptions(f"unknown egyptian variant {variant!r}; choose one of {', '.join(EGYPTIAN_VARIANTS)}")
+        raise BadOptions(f"unknown egyptian variant {shown(variant)}; choose one of {', '.join(EGYPTIAN_VARIANTS)}")
     seats, hand_size, draws, default_target = SHAPES[variant]
     if teams is None:
         teams = variant == "block-4"

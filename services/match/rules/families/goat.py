@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..errors import BadOptions
+from ..errors import BadOptions, shown
 from ..leading import BY_SUM_THEN_HIGH, first_held
 from ..rulesets import RuleSet, check_seats, check_teams
 from ..scoring import lowest_side
@@ -52,19 +52,19 @@ ROUND_ONE_ORDER = {
 def options(variant: str, given: dict | None = None) -> GoatOptions:
     """The variant's preset with the host's changes, each checked."""
     if variant not in PRESETS:
-        raise BadOptions(f"unknown goat variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+        raise BadOptions(f"unknown goat variant {shown(variant)}; choose one of {', '.join(VARIANTS)}")
     chosen = PRESETS[variant]._asdict()
     if given is not None and not isinstance(given, dict):
         raise BadOptions("goat options are given by name (zero_zero, redeal, remembered, fish)")
     for name, value in (given or {}).items():
         if name not in chosen:
-            raise BadOptions(f"goat has no option {name!r}; its options are {', '.join(GoatOptions._fields)}")
+            raise BadOptions(f"goat has no option {shown(name)}; its options are {', '.join(GoatOptions._fields)}")
         if name == "zero_zero" and (type(value) is not int or value not in ZERO_ZERO_VALUES):
-            raise BadOptions(f"zero_zero must be one of {', '.join(map(str, ZERO_ZERO_VALUES))}, not {value!r}")
+            raise BadOptions(f"zero_zero must be one of {', '.join(map(str, ZERO_ZERO_VALUES))}, not {shown(value)}")
         if name in ("redeal", "remembered") and not isinstance(value, bool):
-            raise BadOptions(f"{name} must be true or false, not {value!r}")
+            raise BadOptions(f"{name} must be true or false, not {shown(value)}")
         if name == "fish" and value not in FISH_RULES:
-            raise BadOptions(f"fish must be one of {', '.join(FISH_RULES)}, not {value!r}")
+            raise BadOptions(f"fish must be one of {', '.join(FISH_RULES)}, not {shown(value)}")
         chosen[name] = value
     return GoatOptions(**chosen)
 
