@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from services.cli.up import command_path
 from services.client.api import ApiError, MatchApi, MatchmakingApi, subject_of
 from services.client.app import App, Choices, InputClosed, explain
 from services.client.game import ClientError, GameOptions
@@ -27,6 +28,18 @@ def _default_player() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no login name (containers): a fixed one will do
         return "player"
+
+
+ROUND_PAUSE = 8.0  # seconds a round's end stays on screen, unless Enter is pressed first
+
+
+def check_reachable(apis) -> None:
+    """Before any question: each service answers a quick call, or the player is told how
+    to start the system (click.ClickException)."""
+    down = [f"{name} at {api.address}" for name, api in apis if not api.reachable()]
+    if down:
+        raise click.ClickException(f"cannot reach {' or '.join(down)}. Is the system running? Start it with: "
+                                   f"{command_path()} up")
 
 
 def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool) -> Setup:
@@ -86,15 +99,18 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 @click.option("--bots", "strength", type=click.Choice(STRENGTHS), default=None,
               help="Bots' strength (practice, and bots you add to a room).")
 @click.option("--seat", type=int, default=None, help="The seat to take in a room you create or join.")
-@click.option("--fill-bots", is_flag=True, help="With --create: put bots in every free seat.")
+@click.option("--fill-bots", is_flag=True, help="With --create: put bots in every free seat (in the room: f).")
 @click.option("--start-when-full", is_flag=True, help="With --create: start the match once every seat is taken.")
 @click.option("--auto", is_flag=True, help="Play your seat automatically (the first legal move): demos, tests.")
 @click.option("--delay", type=float, default=0.0, show_default=True, help="Seconds before each automatic move.")
+@click.option("--round-pause", type=click.FloatRange(min=0), default=None,
+              help=f"Seconds a round's end (hands, points, scores) stays on screen unless Enter is pressed "
+                   f"(default {ROUND_PAUSE:g}; 0 with --auto; 0 skips it).")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-redraw", is_flag=True, help="Print screens one after another instead of redrawing in place.")
 def play(player, token, match_address, matchmaking_address, var_dir, mode, code, resume, rules, variant, seats, teams,
-         target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full, auto, delay, no_color,
-         no_redraw) -> None:
+         target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full, auto, delay, round_pause,
+         no_color, no_redraw) -> None:
     """Play dominoes in the terminal: practice against bots, public tables, private rooms.
 
     With no mode it shows a menu (and offers to resume your unfinished match). Start the
@@ -128,15 +144,24 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
     match_address = match_address or settings.match_address
     matchmaking_address = matchmaking_address or settings.matchmaking_address
     store = LastMatch(var_dir or Path(settings.var_dir), player)
+    if round_pause is None:
+        round_pause = 0.0 if auto else ROUND_PAUSE
 
+    match_api = MatchApi(match_address, token)
+    matchmaking_api = MatchmakingApi(matchmaking_address, token)
+    try:
+        check_reachable([("the match service", match_api)]
+                        + ([] if resume else [("matchmaking", matchmaking_api)]))
+    except click.ClickException:
+        match_api.close()
+        matchmaking_api.close()
+        raise
     console = Console(highlight=False, emoji=False, no_color=no_color or None)
     out = Output(console, redraw=False if no_redraw else None)
     inbox = Inbox()
     inbox.read_lines(sys.stdin)
-    match_api = MatchApi(match_address, token)
-    matchmaking_api = MatchmakingApi(matchmaking_address, token)
     app = App(player, match_api, matchmaking_api, inbox, out, store,
-              GameOptions(auto=auto, delay=delay, tick=1.0 if out.redraw else 0.0),
+              GameOptions(auto=auto, delay=delay, tick=1.0 if out.redraw else 0.0, round_pause=round_pause),
               Choices(rules=choices.rules or None, variant=choices.variant or None,
                       seats=choices.seats, teams=choices.teams, target=choices.target,
                       goat_options=choices.goat_options,

@@ -1,8 +1,9 @@
 """The reference terminal client (`domino play`), over the public gRPC API only.
 
 Layout: a pure core that turns a server view into screen text and an input line into a
-command (``tiles``, ``commands``, ``render``, ``rounds``, ``lobby_screens``, ``menu``), what
-each rule family lets a player choose (``families``), the gRPC calls (``api``), an inbox
+command (``tiles``, ``commands``, ``render`` with ``pips`` and ``recent``, ``rounds``,
+``round_end``, ``leading``, ``lobby_screens``, ``menu``), what each rule family lets a
+player choose (``families``), the gRPC calls (``api``), an inbox
 that merges typed lines and server streams into one queue (``inbox``), and the loops that
 put them together (``game`` for a match, ``app`` for the menu, rooms and public tables).
 Everything that reads or writes the terminal takes its console and input stream as

@@ -20,6 +20,7 @@ from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
 from .families import Setup
 
 CALL_TIMEOUT = 10.0
+PROBE_TIMEOUT = 1.5  # `domino play` checks the services answer before asking anything
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 # A player waits at the screen: after an outage, try the server again every two seconds at
 # most (gRPC's default backoff grows to two minutes).
@@ -80,6 +81,20 @@ class _Stub:
     def stream(self, method, request):
         return method(request, metadata=self.metadata)
 
+    def reachable(self, timeout: float = PROBE_TIMEOUT) -> bool:
+        """Whether the service answers at all: one call with a short deadline and an empty
+        request. Any answer, a refusal included, proves it is there; only UNAVAILABLE or a
+        missed deadline says it is not."""
+        method, request = self._probe()
+        try:
+            method(request, metadata=self.metadata, timeout=timeout)
+        except grpc.RpcError as e:
+            return e.code() not in RETRYABLE
+        return True
+
+    def _probe(self):
+        raise NotImplementedError
+
     def close(self) -> None:
         self.channel.close()
 
@@ -107,6 +122,13 @@ class MatchApi(_Stub):
     def watch(self, match_id: str, from_version: int):
         """The WatchMatch call (iterate it; ``cancel()`` ends it)."""
         return self.stream(self.stub.WatchMatch, pb.WatchMatchRequest(match_id=match_id, from_version=from_version))
+
+    def export(self, match_id: str) -> str:
+        """The match's domino-record/1 JSON as the caller's seat may see it (docs/record.md)."""
+        return self.call(self.stub.ExportMatch, pb.ExportMatchRequest(match_id=match_id), retry=True).record_json
+
+    def _probe(self):
+        return self.stub.GetMatch, pb.GetMatchRequest()
 
 
 class MatchmakingApi(_Stub):
@@ -182,6 +204,9 @@ class MatchmakingApi(_Stub):
 
     def watch_room(self, room_id: str, from_version: int = 0):
         return self.stream(self.stub.WatchRoom, mm.WatchRoomRequest(room_id=room_id, from_version=from_version))
+
+    def _probe(self):
+        return self.stub.GetTicket, mm.GetTicketRequest()
 
 
 def _optional(request, **fields) -> None:

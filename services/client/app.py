@@ -140,6 +140,7 @@ class App:
     def _wait_for_table(self, ticket: mm.TicketView) -> str | None:
         pump = Pump(self.inbox, "ticket", lambda last: self.matchmaking.watch_ticket(ticket.ticket_id)).start()
         shown = None
+        typed = True  # a line typed since the last screen: the next one is drawn whole
         try:
             while True:
                 if ticket.match_id and ticket.status == mm.TICKET_STATUS_SEATED:
@@ -148,11 +149,13 @@ class App:
                     self.out.say(f"The ticket was {lobby_screens.TICKET_STATUS[ticket.status]}.")
                     return None
                 if self.out.redraw or ticket != shown:  # redrawn, the seconds waited count up
-                    self.out.screen(lobby_screens.ticket_screen(ticket, self.clock()), with_prompt=True)
-                    shown = ticket
+                    self.out.screen(lobby_screens.ticket_screen(ticket, self.clock()), with_prompt=True,
+                                    in_place=not typed)  # a half-typed q survives the count
+                    shown, typed = ticket, False
                 event = self.inbox.get(timeout=1.0)
                 if event is None:
                     continue
+                typed = typed or event.kind in ("line", "eof")
                 if event.kind == "ticket" and event.source is pump:
                     ticket = event.value.ticket
                 elif event.kind == "line" and event.value.strip().lower() in ("q", "quit", "cancel"):
@@ -194,9 +197,7 @@ class App:
                     return None
                 if host and self.choices.fill_bots and not filled and room.status == mm.ROOM_STATUS_OPEN:
                     filled = True
-                    for seat in [s.seat for s in room.seats if not s.player_id]:
-                        room = self._newer(room, self.matchmaking.add_bot(room_id, self.choices.strength or "greedy",
-                                                                          seat))
+                    room = self._fill(room, self.choices.strength)
                 if (host and self.choices.start_when_full and room.status == mm.ROOM_STATUS_OPEN
                         and all(s.player_id for s in room.seats)):
                     room = self._newer(room, self.matchmaking.start_room(room_id))
@@ -232,6 +233,12 @@ class App:
             if command.action == "bot":
                 return self._newer(room, self.matchmaking.add_bot(room.room_id, command.strength or "greedy",
                                                                   command.seat)), ""
+            if command.action == "fill":
+                free = sum(1 for s in room.seats if not s.player_id)
+                if not free:
+                    return room, "Every seat is taken already."
+                room = self._fill(room, command.strength or self.choices.strength)
+                return room, f"{free} bot{'s' if free != 1 else ''} sat down."
             if command.action == "kick":
                 return self._newer(room, self.matchmaking.remove_bot(room.room_id, command.seat)), ""
             if command.action == "move":
@@ -243,6 +250,12 @@ class App:
             return room, command.message
         except ApiError as e:
             return room, f"Refused: {e}"
+
+    def _fill(self, room: mm.RoomView, strength: str | None) -> mm.RoomView:
+        """A bot of ``strength`` (default greedy) in every empty seat."""
+        for seat in [s.seat for s in room.seats if not s.player_id]:
+            room = self._newer(room, self.matchmaking.add_bot(room.room_id, strength or "greedy", seat))
+        return room
 
     def _change_options(self, room: mm.RoomView, changes) -> mm.RoomView:
         given = dict(changes)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import tiles
+from . import families, leading, tiles
 from .tiles import DOWN, LEFT, RIGHT, UP, Tile
 
 
@@ -48,11 +48,16 @@ class Refresh:
 
 
 @dataclass(frozen=True)
+class Back:
+    """Take the seat back after being marked away (any move does it too)."""
+
+
+@dataclass(frozen=True)
 class Invalid:
     message: str
 
 
-Command = Play | Draw | ChooseEnd | Quit | Help | Refresh | Invalid
+Command = Play | Draw | ChooseEnd | Quit | Help | Refresh | Back | Invalid
 
 _ENDS = {"l": LEFT, "left": LEFT, "<": LEFT, "r": RIGHT, "right": RIGHT, ">": RIGHT,
          "u": UP, "up": UP, "^": UP, "d": DOWN, "down": DOWN, "v": DOWN}
@@ -66,9 +71,16 @@ On your turn type the number of a tile in your hand, e.g. 3.
   All Fives: once the spinner opens, a tile may also go up or down: 3 u, 3 d
   (d alone still draws). A tile that fits more than one end is asked about,
   with what each end would score.
-  d draws from the boneyard (only when no tile of yours fits).
+  d draws from the boneyard (only when no tile of yours fits; games without
+  a boneyard never draw).
 Any time: Enter refreshes the screen, ? shows this help, q leaves the table
-(your seat stays; `domino play --resume MATCH_ID` brings you back)."""
+(your seat stays; `domino play --resume MATCH_ID` brings you back).
+Marked away (two turns timed out), the server plays for you until you type
+back (or b) or a move; Enter only refreshes, q leaves without coming back."""
+
+_QUIT = ("q", "quit", "exit")
+_HELP = ("?", "h", "help")
+_CANCEL = ("c", "cancel")
 
 
 def parse_end(line: str) -> int | None:
@@ -79,10 +91,12 @@ def parse_move(line: str, view: pb.MatchView) -> Command:
     text = line.strip().lower()
     if text in ("", "."):
         return Refresh()
-    if text in ("q", "quit", "exit"):
+    if text in _QUIT:
         return Quit()
-    if text in ("?", "h", "help"):
+    if text in _HELP:
         return Help()
+    if text in ("b", "back"):
+        return Back()
     if not tiles.is_my_turn(view):
         if tiles.is_ended(view):
             return Invalid("The match is over.")
@@ -93,6 +107,9 @@ def parse_move(line: str, view: pb.MatchView) -> Command:
     if text in ("d", "draw"):
         if tiles.can_draw(view):
             return Draw()
+        if not tiles.has_boneyard(view):
+            return Invalid(f"This game has no boneyard: {_no_boneyard_reason(view)}, so nothing is ever drawn. "
+                           "Play a tile that fits.")
         if legal:
             return Invalid("You cannot draw while a tile of yours fits: "
                            + ", ".join(tiles.show(t) for t in tiles.hand(view) if t in legal) + ".")
@@ -102,6 +119,9 @@ def parse_move(line: str, view: pb.MatchView) -> Command:
         return tile
     ends = legal.get(tile)
     if not ends:
+        refusal = leading.opening_refusal(view, tile)
+        if refusal:
+            return Invalid(refusal)
         if tiles.can_draw(view):
             return Invalid(f"{tiles.show(tile)} does not fit; nothing in your hand does, so draw with d.")
         return Invalid(f"{tiles.show(tile)} does not fit the line"
@@ -119,15 +139,21 @@ def parse_move(line: str, view: pb.MatchView) -> Command:
     return Play(tile, end)
 
 
-def parse_end_answer(line: str, view: pb.MatchView, tile: Tile) -> Command | None:
-    """The answer to "which end?" for ``tile``: a Play on a legal end, Invalid for an end it
-    does not fit, Refresh (cancel) for Enter alone; None when the line is not an end (then
-    it is read as a move of its own)."""
-    if not line.strip():
+def parse_end_answer(line: str, view: pb.MatchView, tile: Tile) -> Command:
+    """The answer to "which end?" for ``tile``: a Play on a legal end; Refresh (cancel) for
+    Enter alone or c; Quit and Help as anywhere; Invalid for anything else — an end the tile
+    does not fit, or a line that is no end at all (a typo): the question stays, with its tile."""
+    text = line.strip().lower()
+    if not text or text in _CANCEL:
         return Refresh()
+    if text in _QUIT:
+        return Quit()
+    if text in _HELP:
+        return Help()
     end = parse_end(line)
     if end is None or (end in (UP, DOWN) and not tiles.four_ends(view)):
-        return None
+        return Invalid(f"{line.strip()!r} is not an end: for {tiles.show(tile)} type {_end_keys(view)} "
+                       "(Enter cancels).")
     ends = tiles.plays(view).get(tile) if tiles.is_my_turn(view) else None
     if not ends:
         return Invalid(f"{tiles.show(tile)} cannot be played now.")
@@ -141,6 +167,17 @@ def _on_end(view: pb.MatchView, tile: Tile, ends: set[int], end: int) -> Play | 
         return Invalid(f"The {tiles.END_NAMES[end]} end is closed: the spinner's up and down open once it has a "
                        "tile on both of its other sides.")
     return Invalid(f"{tiles.show(tile)} does not fit the {tiles.END_NAMES[end]} end" + _open_ends_text(view) + ".")
+
+
+def _no_boneyard_reason(view: pb.MatchView) -> str:
+    """Why a rule set has nothing to draw (docs/rules.md's table)."""
+    name = families.title(view.rules, view.variant)
+    seats = len(view.seats)
+    if view.rules == "egyptian" and view.variant == "block-3":
+        return f"{name} deals 9 tiles to each of the 3 seats and sets the last one aside"
+    if view.rules in ("all-fives", "goat"):
+        return f"{name} with {seats} seats deals all 28 tiles"
+    return f"{name} deals all 28 tiles to its {seats} seats"
 
 
 def _end_keys(view: pb.MatchView) -> str:

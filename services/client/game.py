@@ -4,21 +4,34 @@ The loop is single-threaded: it waits on the inbox for a typed line, a new view 
 WatchMatch stream, or a tick, and redraws the screen when something changed. Moves are
 checked against the view on screen before they are sent, each with a fresh request_id
 that is reused for the retries of that one command.
+
+The countdown ticks on every screen, the player's own turn included; a tick rewrites only
+the lines that changed, so a half-typed line survives it (terminal.Output).
+
+A seat the server marked away is taken back only by the player: when they open the match,
+type ``back`` or type a move. Enter only refreshes, ``q`` leaves as it is, and a stream
+that reconnects after an outage leaves the seat away (the server keeps playing for it).
+
+When a round ends the next deal follows at once; the client shows the ended round (its
+hands, from the player's export, and its points) until the player presses Enter or
+``round_pause`` seconds pass (``GameOptions``; 0 shows none). It gives way sooner when the
+player leads the next round, at half the time their turn was given.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
+from rich.console import Group
 from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import commands, render, tiles
+from . import commands, render, round_end, tiles
 from .api import ApiError, MatchApi, request_id
-from .commands import ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
+from .commands import Back, ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from .inbox import Inbox, Pump
 from .terminal import Output
 
@@ -31,7 +44,8 @@ class ClientError(Exception):
 class GameOptions:
     auto: bool = False  # play the first legal move on every turn
     delay: float = 0.0  # seconds to wait before an automatic move (for demos)
-    tick: float = 1.0  # how often the countdown is redrawn while others play (0: never)
+    tick: float = 1.0  # how often the countdown is redrawn (0: never)
+    round_pause: float = 0.0  # seconds the end of a round stays on screen unless Enter is pressed (0: not shown)
 
 
 class Game:
@@ -54,11 +68,16 @@ class Game:
         self.poll = False  # the stream failed for good: GetMatch every second instead
         self.lost = False  # the stream's connection is down; it is being opened again
         self.auto_tried = -1
+        self.typed = True  # a line was typed (or nothing drawn yet) since the last screen: draw it whole
+        self.round_end: round_end.RoundEnd | None = None  # the ended round, on screen until _round_end_until()
+        self.round_end_shown: float | None = None  # when it was first drawn: the pause counts from then
+        self.final_round: round_end.RoundEnd | None = None  # the last round's hands, on the final screen
 
     # ---- the loop -------------------------------------------------------------------
 
     def run(self, match_id: str) -> pb.MatchView | None:
-        """Plays until the match ends (its final view) or the player leaves (None)."""
+        """Plays until the match ends (its final view) or the player leaves (None).
+        Opening the match is the player's choice to play it: a seat found away is taken back."""
         view = self.api.get(match_id)
         if view.your_seat < 0:
             raise ClientError(f"you have no seat at match {match_id}")
@@ -83,10 +102,15 @@ class Game:
         while True:
             if tiles.is_ended(self.view):
                 self.pending = None
+                self.round_end = None
                 self._show()
                 self.on_end(self.view.match_id)
                 return self.view
-            if self.options.auto and tiles.is_my_turn(self.view) and self.auto_tried != self.view.version:
+            until = self._round_end_until()
+            if until is not None and self.clock() >= until:
+                self._close_round_end()
+            if (self.options.auto and self.round_end is None and tiles.is_my_turn(self.view)
+                    and self.auto_tried != self.view.version):
                 if self.dirty:
                     self._show()
                 self._auto()
@@ -98,43 +122,107 @@ class Game:
                 self._on_tick()
                 continue
             answered = event.kind == "line"
+            if event.kind in ("line", "eof"):
+                self.typed = True
             if self._handle(event) is Quit:
                 return None
 
     def _tick(self) -> float | None:
+        """How long to wait for an event before the screen is drawn again: every ``tick``
+        while a turn is timed, on every screen (the player's own turn too)."""
+        waits = []
         if self.poll or self.lost:
-            return 1.0
-        if self.options.auto:
-            return 1.0 if self.options.tick else None
-        if self.options.tick and not tiles.is_my_turn(self.view) and tiles.time_left(self.view, 0).seconds is not None:
-            return self.options.tick
-        return None
+            waits.append(1.0)
+        until = self._round_end_until()
+        if until is not None:
+            waits.append(max(0.0, until - self.clock()))
+        if self.options.tick and (self.options.auto or self.round_end is not None
+                                  or tiles.time_left(self.view, 0).seconds is not None):
+            waits.append(self.options.tick)
+        elif self.options.auto:
+            waits.append(1.0)
+        return min(waits) if waits else None
 
     def _on_tick(self) -> None:
+        changed = self.dirty
         if self.lost:
             self._check_link()
         elif self.poll:
             self._refresh()
-        if not tiles.is_my_turn(self.view) or self.options.auto:
-            self.dirty = bool(self.options.tick)
+        if not self.dirty and self.options.tick:
+            self.dirty = True  # the countdown moved on; a tick after nothing was typed redraws in place
+        elif self.dirty and not changed:
+            self.typed = True  # the table itself changed: drawn whole
 
     def _show(self) -> None:
         if not self.out.redraw and not self._worth_printing():
             self.dirty = False
             return
-        prompting = tiles.is_my_turn(self.view) and not self.options.auto and not tiles.is_ended(self.view)
-        screen = render.game_screen(self.view, self.clock(), self.message, self.pending, self.options.auto)
-        self.out.screen(screen, with_prompt=prompting)
-        self.shown = self.view
+        now = self.clock()
+        if self.round_end is not None:
+            if self.round_end_shown is None:
+                self.round_end_shown = now
+            screen = Group(render.header(self.view), round_end.round_end_panel(self.view, self.round_end),
+                           round_end.next_round_text(self.view, now, self._round_end_until() - now))
+            self.out.screen(screen, with_prompt=True, in_place=not self.typed)
+        else:
+            prompting = tiles.is_my_turn(self.view) and not self.options.auto and not tiles.is_ended(self.view)
+            panel = (round_end.round_end_panel(self.view, self.final_round)
+                     if self.final_round is not None and tiles.is_ended(self.view) else None)
+            screen = render.game_screen(self.view, now, self.message, self.pending, self.options.auto, panel)
+            self.out.screen(screen, with_prompt=prompting, in_place=not self.typed)
+            self.shown = self.view
         self.dirty = False
+        self.typed = False
 
     def _worth_printing(self) -> bool:
         """Printed one after another (a pipe, a log), screens come when the player has
         something to do or see: their turn, a message, a round's or the match's end, and
         the first screen after their own move; not after every move of the others."""
         shown, view = self.shown, self.view
+        if self.round_end is not None:
+            return self.typed
         return (shown is None or bool(self.message) or tiles.is_my_turn(view) or tiles.is_ended(view)
                 or tiles.is_my_turn(shown) or len(view.rounds) != len(shown.rounds))
+
+    # ---- the end of a round -----------------------------------------------------------
+
+    def _round_over(self, before: pb.MatchView, view: pb.MatchView) -> None:
+        """Rounds ended between two views: the last one played is shown until Enter or the
+        pause; once the match is over, above the result."""
+        def export() -> str:
+            return self.api.export(view.match_id)
+
+        if tiles.is_ended(view):
+            if self.final_round is None:  # the stream may have told of the round's end already
+                last = self.round_end
+                self.final_round = (last if last is not None and last.number == len(view.rounds)
+                                    else round_end.ended_between(view, 0, export))
+            return
+        if len(view.rounds) == len(before.rounds) or self.options.round_pause <= 0:
+            return
+        new = view.rounds[len(before.rounds):]
+        if all(r.reason == "redeal" for r in new):
+            if self.round_end is not None:
+                self.round_end = replace(self.round_end, redeals=self.round_end.redeals + len(new))
+            return
+        shown = round_end.ended_between(view, len(before.rounds), export)
+        self.round_end = shown
+        self.round_end_shown = None
+        self.pending = None
+        self.typed = True
+
+    def _round_end_until(self) -> float | None:
+        """When the round's end on screen gives way; None while none is, or before it is drawn."""
+        if self.round_end is None or self.round_end_shown is None:
+            return None
+        return round_end.leave_at(self.view, self.round_end_shown, self.options.round_pause)
+
+    def _close_round_end(self, message: str | Text = "") -> None:
+        self.round_end = None
+        self.message = message
+        self.dirty = True
+        self.typed = True
 
     # ---- events ---------------------------------------------------------------------
 
@@ -166,6 +254,7 @@ class Game:
             return
         changed = view.version != self.view.version
         was_my_turn = tiles.is_my_turn(self.view)
+        before = self.view
         self.view = view
         if changed:
             self.dirty = True
@@ -174,48 +263,69 @@ class Game:
                 self.pending = None
             if was_my_turn and not tiles.is_my_turn(view) and _timed_out_for_me(view):
                 self.message = Text("Time ran out: the server played your turn.", style="bold red")
+            self._round_over(before, view)
 
     def _on_line(self, line: str):
         if tiles.is_ended(self.view):
             return None
         self.message = ""
         self.dirty = True
-        me = self.view.your_seat
-        if self.view.seats[me].away:
-            self._resume()
-            if not line.strip():
-                return None
+        if self.round_end is not None:  # the ended round is on screen: Enter goes on, q leaves
+            text = line.strip()
+            if commands.parse_move(text, self.view) == Quit():
+                return Quit
+            self._close_round_end(Text(f"(not read as a move: {text!r} was typed at the round's end)",
+                                       style="yellow") if text else "")
+            return None
         if self.pending is not None:
             answer = commands.parse_end_answer(line, self.view, self.pending)
-            if isinstance(answer, Invalid):  # an end the tile does not fit: asked again
+            if isinstance(answer, Quit):
+                return Quit
+            if isinstance(answer, Help):
+                self.message = Text(commands.HELP, style="cyan")
+                return None
+            if isinstance(answer, Invalid):  # not an end, or one the tile does not fit: asked again
                 self.message = Text(answer.message, style="bold red")
                 return None
             self.pending = None
             if isinstance(answer, Play):
                 self._send(answer)
-                return None
-            if isinstance(answer, Refresh):
+            else:
                 self.message = "Cancelled."
-                return None
+            return None
         command = commands.parse_move(line, self.view)
+        if isinstance(command, Quit):
+            return Quit  # away or not: leaving takes nothing back
+        welcome: Text | None = None
+        if self._away() and isinstance(command, (Play, Draw, ChooseEnd, Invalid, Back)):
+            self._resume()  # the player's own command: a move, or back
+            welcome = self.message if isinstance(self.message, Text) else Text(self.message)
+            if isinstance(command, Back):
+                return None
+            command = commands.parse_move(line, self.view)  # again, against the view after the return
         moving = isinstance(command, (Play, Draw, ChooseEnd, Invalid))
         if moving and self.shown is not None and tiles.hand(self.shown) != tiles.hand(self.view):
             # the numbers typed were those of the hand on screen, which has changed since
             self.message = Text("The table changed while you typed — look again.", style="bold yellow")
             return None
-        if isinstance(command, Quit):
-            return Quit
         if isinstance(command, Help):
             self.message = Text(commands.HELP, style="cyan")
+        elif isinstance(command, Back):
+            self.message = "You are playing your own turns already."
         elif isinstance(command, Refresh):
             self._refresh()
         elif isinstance(command, Invalid):
             self.message = Text(command.message, style="bold red")
+            if welcome is not None:
+                self.message = Text.assemble(welcome, "\n", self.message)
         elif isinstance(command, ChooseEnd):
             self.pending = command.tile
         elif isinstance(command, (Play, Draw)):
             self._send(command)
         return None
+
+    def _away(self) -> bool:
+        return self.view.seats[self.view.your_seat].away
 
     # ---- calls ----------------------------------------------------------------------
 
@@ -262,8 +372,8 @@ class Game:
             pass
 
     def _check_link(self) -> None:
-        """While the stream is lost, a plain call tells when the service is back; the seat,
-        if the server marked it away meanwhile, is taken back at once."""
+        """While the stream is lost, a plain call tells when the service is back. A seat the
+        server marked away meanwhile stays away: only the player takes it back."""
         try:
             view = self.api.get(self.view.match_id, retry=False)
         except ApiError:
@@ -272,14 +382,15 @@ class Game:
         self.auto_tried = -1  # a move that could not be sent is chosen again
         self._update(view)
         self.message = Text("Reconnected.", style="green")
-        if not tiles.is_ended(self.view) and self.view.seats[self.view.your_seat].away:
-            self._resume()
+        if not tiles.is_ended(self.view) and self._away():
+            self.message.append(" While you were gone the server marked you away: type back to play your turns "
+                                "again.", style="bold red")
         self.dirty = True
 
     def _resume(self) -> None:
         try:
             view = self.api.resume(self.view.match_id)
-            self.view = view if view.version >= self.view.version else self.view
+            self._update(view)
             self.message = Text("Welcome back: you play your own turns again.", style="green")
         except ApiError as e:
             self.message = Text(f"Could not take your seat back: {e}", style="bold red")

@@ -75,6 +75,7 @@ def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
     elif host:
         free = sum(1 for s in room.seats if not s.player_id)
         parts.append(Text("b [SEAT] [random|greedy|strong] adds a bot · k SEAT removes one · m SEAT moves you\n"
+                          "f [STRENGTH] fills every empty seat with bots (strength random, greedy or strong)\n"
                           "o NAME=VALUE changes options (target=150, seats=3, teams, rules=goat, fish=one …)\n"
                           "s starts" + (f" (when full: {free} free)" if free else " (everyone is here)")
                           + " · q leaves (closes the room)", style="dim"))

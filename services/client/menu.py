@@ -52,16 +52,16 @@ def yes(answer: str, default: bool | None = True) -> bool | None:
 
 @dataclass(frozen=True)
 class RoomCommand:
-    action: str  # "bot", "kick", "move", "options", "start", "quit", "refresh", "invalid"
+    action: str  # "bot", "fill", "kick", "move", "options", "start", "quit", "refresh", "invalid"
     seat: int | None = None
     strength: str | None = None
     message: str = ""
     options: tuple[tuple[str, object], ...] = ()  # "options": (name, value) to change
 
 
-ROOM_HELP = ("b [SEAT] [random|greedy|strong] adds a bot, k SEAT removes a bot, m SEAT moves you, "
-             "o NAME=VALUE… changes options (rules, variant, seats, teams, target, timer, and Goat's zero_zero, "
-             "redeal, remembered, fish), s starts, q leaves.")
+ROOM_HELP = ("b [SEAT] [random|greedy|strong] adds a bot, f [random|greedy|strong] fills every empty seat "
+             "with bots, k SEAT removes a bot, m SEAT moves you, o NAME=VALUE… changes options (rules, variant, "
+             "seats, teams, target, timer, and Goat's zero_zero, redeal, remembered, fish), s starts, q leaves.")
 
 
 def parse_room_command(line: str) -> RoomCommand:
@@ -87,12 +87,20 @@ def parse_room_command(line: str) -> RoomCommand:
                 if strength is None:
                     return RoomCommand("invalid", message=f"A bot is {', '.join(STRENGTHS)}, not {word!r}.")
         return RoomCommand("bot", seat, strength)
+    if head in ("f", "fill"):
+        if len(rest) > 1:
+            return RoomCommand("invalid", message="Say at most the bots' strength: f [random|greedy|strong].")
+        strength = pick(rest[0], STRENGTHS) if rest else None
+        if rest and strength is None:
+            return RoomCommand("invalid", message=f"A bot is {', '.join(STRENGTHS)}, not {rest[0]!r}.")
+        return RoomCommand("fill", strength=strength)
     if head in ("k", "kick", "m", "move", "seat"):
         if len(rest) != 1 or not rest[0].isdigit():
             return RoomCommand("invalid", message=f"Say which seat: {head} SEAT.")
         return RoomCommand("kick" if head.startswith("k") else "move", int(rest[0]))
-    return RoomCommand("invalid", message=f"{line.strip()!r}? b adds a bot, k SEAT removes one, m SEAT moves you, "
-                                          "o changes options, s starts, q leaves.")
+    return RoomCommand("invalid", message=f"{line.strip()!r}? b adds a bot, f fills the empty seats with bots, "
+                                          "k SEAT removes one, m SEAT moves you, o changes options, s starts, "
+                                          "q leaves.")
 
 
 def _room_options(words: list[str]) -> RoomCommand:

@@ -17,13 +17,14 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, rounds, tiles
+from . import families, leading, rounds, tiles
+from .pips import PIP_STYLES, end_text, tile_text
+from .recent import recent_text
 from .tiles import ANY, DOWN, LEFT, RIGHT, UP, Tile
 
-PIP_STYLES = {0: "white", 1: "red", 2: "yellow", 3: "green", 4: "cyan", 5: "bright_blue", 6: "magenta"}
 MARKS = {LEFT: "←", RIGHT: "→", UP: "↑", DOWN: "↓", ANY: "★"}
 BOTH = "↔"
-KIND_VERBS = {pb.MOVE_KIND_PLAY: "played", pb.MOVE_KIND_DRAW: "drew", pb.MOVE_KIND_PASS: "passed"}
+LAST_PLAYED = "on grey30 underline"  # added to the tile just played on the line
 
 
 def to_text(renderable: RenderableType, width: int = 100, color: bool = False) -> str:
@@ -34,26 +35,13 @@ def to_text(renderable: RenderableType, width: int = 100, color: bool = False) -
     return console.file.getvalue()
 
 
-def tile_text(tile: Tile, style: str = "") -> Text:
-    """[6|4] with each half in its pip colour."""
-    text = Text("[", style=style or "dim")
-    text.append(str(tile[0]), style=f"bold {PIP_STYLES[tile[0]]}" if not style else style)
-    text.append("|", style=style or "dim")
-    text.append(str(tile[1]), style=f"bold {PIP_STYLES[tile[1]]}" if not style else style)
-    text.append("]", style=style or "dim")
-    return text
-
-
-def end_text(pips: int) -> Text:
-    """An open end, highlighted in its pip colour."""
-    return Text(f" {pips} ", style=f"bold black on {PIP_STYLES[pips]}")
-
-
 # ---- the game screen ------------------------------------------------------------------
 
 
 def game_screen(view: pb.MatchView, now: float | None = None, message: str | Text = "",
-                pending: Tile | None = None, auto: bool = False) -> Group:
+                pending: Tile | None = None, auto: bool = False, round_panel: RenderableType | None = None) -> Group:
+    """The table as the player sees it; ``round_panel``: the last round's end (its hands),
+    shown above the result once the match is over."""
     now = time.time() if now is None else now
     parts: list[RenderableType] = [header(view), line_panel(view), seats_table(view, now)]
     summary = rounds.last_round_text(view)
@@ -63,6 +51,8 @@ def game_screen(view: pb.MatchView, now: float | None = None, message: str | Tex
     if recent:
         parts.append(recent)
     if tiles.is_ended(view):
+        if round_panel is not None:
+            parts.append(round_panel)
         parts.append(rounds.final_panel(view))
     else:
         parts.append(hand_text(view))
@@ -89,6 +79,7 @@ def header(view: pb.MatchView) -> Text:
 
 def line_panel(view: pb.MatchView) -> Panel:
     body = Text()
+    last = last_played(view)
     if not view.line:
         body.append("The line is empty: the first tile opens it.", style="italic")
     else:
@@ -99,16 +90,15 @@ def line_panel(view: pb.MatchView) -> Panel:
         for i, placed in enumerate(view.line):
             if i:
                 body.append(" ")
-            if tiles.four_ends(view) and i == view.spinner_index:
+            spinner = tiles.four_ends(view) and i == view.spinner_index
+            if spinner:
                 spinner_column = len(body.plain)
-                body.append_text(_placed(placed, spinner=True))
-            else:
-                body.append_text(_placed(placed))
+            body.append_text(_placed(placed, spinner=spinner, last=last))
         body.append(" ▶ ", style="bold")
         body.append_text(end_text(view.right_end))
         body.append(" open", style="dim")
     if tiles.four_ends(view) and view.line:
-        _spinner_rows(view, body, spinner_column)
+        _spinner_rows(view, body, spinner_column, last)
     subtitle = f"boneyard {view.boneyard_count}" if tiles.has_boneyard(view) else None
     if tiles.is_goat(view) and view.pot:
         subtitle = f"pot {view.pot}" + (f" · {subtitle}" if subtitle else "")
@@ -116,7 +106,7 @@ def line_panel(view: pb.MatchView) -> Panel:
                  box=box.ROUNDED, padding=(0, 1))
 
 
-def _spinner_rows(view: pb.MatchView, body: Text, column: int) -> None:
+def _spinner_rows(view: pb.MatchView, body: Text, column: int, last: Tile | None = None) -> None:
     """All Fives: the spinner's up and down sides under it (closed until it opens), then
     the four ends and what the open ones add up to."""
     if view.spinner_index >= 0:
@@ -128,7 +118,7 @@ def _spinner_rows(view: pb.MatchView, body: Text, column: int) -> None:
                 body.append("closed (opens once the spinner has a tile on both sides)", style="dim")
                 continue
             for placed in arm:
-                body.append_text(_placed(placed))
+                body.append_text(_placed(placed, last=last))
                 body.append(" ")
             body.append("▶ ", style="bold")
             body.append_text(end_text(number))
@@ -148,12 +138,27 @@ def _spinner_rows(view: pb.MatchView, body: Text, column: int) -> None:
     body.append(f"they add up to {view.ends_total}", style="bold")
 
 
-def _placed(placed: pb.PlacedTile, spinner: bool = False) -> Text:
-    """A laid tile keeps its orientation: 6|4 then 4|1 reads left to right."""
-    text = Text(str(placed.left), style=f"bold {PIP_STYLES[placed.left]}" + (" reverse" if spinner else ""))
-    text.append("|", style="bold reverse" if spinner else "dim")
-    text.append(str(placed.right), style=f"bold {PIP_STYLES[placed.right]}" + (" reverse" if spinner else ""))
+def _placed(placed: pb.PlacedTile, spinner: bool = False, last: Tile | None = None) -> Text:
+    """A laid tile keeps its orientation: 6|4 then 4|1 reads left to right. The spinner is
+    shown reversed; the tile just played (``last``) underlined on a grey ground."""
+    extra = (" reverse" if spinner else "") + (
+        f" {LAST_PLAYED}" if last is not None and tiles.tile_of(placed_tile(placed)) == last else "")
+    text = Text(str(placed.left), style=f"bold {PIP_STYLES[placed.left]}{extra}")
+    text.append("|", style=f"bold{extra}" if extra else "dim")
+    text.append(str(placed.right), style=f"bold {PIP_STYLES[placed.right]}{extra}")
     return text
+
+
+def placed_tile(placed: pb.PlacedTile) -> pb.Tile:
+    return pb.Tile(low=min(placed.left, placed.right), high=max(placed.left, placed.right))
+
+
+def last_played(view: pb.MatchView) -> Tile | None:
+    """The tile of the round's latest play (passes and draws may have followed it)."""
+    for action in reversed(view.round_actions):
+        if action.kind == pb.MOVE_KIND_PLAY and action.HasField("tile"):
+            return tiles.tile_of(action.tile)
+    return None
 
 
 def seats_table(view: pb.MatchView, now: float) -> Table:
@@ -198,28 +203,6 @@ def _shows_accounts(view: pb.MatchView) -> bool:
     return tiles.is_goat(view) and (view.goat_options.remembered or any(view.remembered))
 
 
-def recent_text(view: pb.MatchView, count: int | None = None) -> Text | None:
-    actions = list(view.round_actions)[-(count or max(3, len(view.seats) + 1)):]
-    if not actions:
-        return None
-    text = Text("Lately: ", style="dim")
-    for i, action in enumerate(actions):
-        if i:
-            text.append(" · ", style="dim")
-        who = tiles.seat_name(view, action.seat)
-        text.append(f"{who} {KIND_VERBS.get(action.kind, '?')}")
-        if action.kind == pb.MOVE_KIND_PLAY and action.HasField("tile"):
-            text.append(" ")
-            text.append_text(tile_text(tiles.tile_of(action.tile)))
-            if action.end in (LEFT, RIGHT, UP, DOWN):
-                text.append(f" {tiles.END_NAMES[action.end]}")
-            if action.points:
-                text.append(f" +{action.points}", style="bold green")
-        if action.timeout:
-            text.append(" (timed out)", style="red")
-    return text
-
-
 def hand_text(view: pb.MatchView) -> Text:
     held = tiles.hand(view)
     legal = tiles.plays(view) if tiles.is_my_turn(view) else {}
@@ -254,8 +237,8 @@ def _marks(view: pb.MatchView, ends: set[int]) -> str:
 def status_text(view: pb.MatchView, now: float, auto: bool = False) -> Text:
     left = tiles.time_left(view, now)
     if view.your_seat >= 0 and view.seats[view.your_seat].away:
-        return Text("You are marked away: the server plays your turns. Press Enter to come back.",
-                    style="bold red")
+        return Text("You are marked away: the server plays your turns. Type back (or a move) to play them "
+                    "again; Enter only refreshes, q leaves.", style="bold red")
     if tiles.is_my_turn(view):
         text = Text("Your turn", style="bold green")
         text.append(f" — {left}{_move_seconds(view)}.")
@@ -293,6 +276,9 @@ def prompt_hint(view: pb.MatchView, pending: Tile | None) -> Text:
                     style="bold")
     if tiles.can_draw(view) and not tiles.plays(view):
         return Text("Nothing fits: d to draw.", style="bold")
+    opening = leading.opening_hint(view)
+    if opening:
+        return Text(opening + " Tile number, ? for help:", style="bold")
     if tiles.four_ends(view):
         return Text("Tile number (add l/r/u/d to name the end; d alone draws), ? for help:", style="bold")
     return Text("Tile number (add l/r if it fits both ends), ? for help:", style="bold")

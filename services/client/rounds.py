@@ -23,7 +23,7 @@ def round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) -> str
         how = "dominoed" if summary.reason == "domino" else "won the blocked round"
         text = f"Round {number}: {who} {how}, +{summary.points}"
     if any(summary.points_in_play):
-        text += " · scored in play: " + _per_side(view, summary.points_in_play)
+        text += " · scored in play: " + per_side(view, summary.points_in_play)
     return text
 
 
@@ -32,15 +32,15 @@ def _goat_round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) 
         return f"Round {number}: redealt (a hand called for it) — nothing written"
     who = tiles.side_name(view, summary.winner) if summary.winner >= 0 else "nobody"
     how = "went out" if summary.reason == "domino" else "made the fish (blocked)"
-    text = f"Round {number}: {who} {how} · written: {_per_side(view, summary.written)}"
+    text = f"Round {number}: {who} {how} · written: {per_side(view, summary.written)}"
     if any(summary.remembered):
-        text += f" · remembered: {_per_side(view, summary.remembered)}"
+        text += f" · remembered: {per_side(view, summary.remembered)}"
     if summary.pot:
         text += f" · pot {summary.pot} carried on"
     return text
 
 
-def _per_side(view: pb.MatchView, values) -> str:
+def per_side(view: pb.MatchView, values) -> str:
     return ", ".join(f"{tiles.side_name(view, side)} {value}" for side, value in enumerate(values))
 
 

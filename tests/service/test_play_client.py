@@ -124,3 +124,40 @@ def test_the_points_an_all_fives_end_would_score_are_what_the_server_scores(svc,
             assert (after.ends_total, after.round_actions[len(mine.round_actions)].points) == (total, points)
             checked += 1
     assert view.status == pb.MATCH_STATUS_ENDED and checked > 30
+
+
+def test_each_rounds_end_shows_your_hand_as_your_export_gives_it(svc):
+    """Over real gRPC: between rounds the client reads the ended round from the player's
+    ExportMatch; the hand it shows is what the seat held when the round ended."""
+    import json
+    import re
+
+    from services.client import round_end
+
+    match_id = svc.create(variant="draw-2", players=("ann", "bob"), target=101, turn_timer_seconds=0).match_id
+    stop = threading.Event()
+    bob = threading.Thread(target=play_first_legal_moves, args=(svc, match_id, "bob", stop), daemon=True)
+    bob.start()
+    api = MatchApi(f"127.0.0.1:{svc.port}", token("ann"))
+    file = io.StringIO()
+    out = Output(Console(file=file, width=120, color_system=None, highlight=False), redraw=False)
+    inbox = Inbox()
+    inbox.put("eof")
+    try:
+        final = Game(api, inbox, out, GameOptions(auto=True, tick=0, round_pause=0.01)).run(match_id)
+        record = json.loads(api.export(match_id))
+    finally:
+        stop.set()
+        bob.join(10)
+        api.close()
+    text = file.getvalue()
+    assert final.status == pb.MATCH_STATUS_ENDED and len(final.rounds) >= 2
+    for number, summary in enumerate(final.rounds, 1):
+        assert f"round {number} is over" in text
+        shown = round_end.from_record(record, number, summary)
+        mine = shown.hands[0]
+        if mine.count:
+            pips = round_end.hand_value(final, mine.tiles)
+            assert re.search(rf"you\s+(\[\d\|\d\] ?)+\s+{pips} pips", text)
+        assert shown.hands[1].tiles is None or shown.hands[1].count == 0  # bob's hand stays hidden from ann
+    assert "Press Enter for the next round" in text

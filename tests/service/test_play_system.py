@@ -152,10 +152,20 @@ def practice(system, service, player: str, *args: str) -> tuple[Term, str]:
     return term, term.expect(MATCH_ID.pattern).group(1)
 
 
+def at_a_rounds_end(before: str) -> bool:
+    """The prompt under a round's end (its hands and points), not under the table."""
+    return before.rfind("Press Enter for the next round") > before.rfind("Your hand")
+
+
 def test_a_player_types_their_way_through_a_whole_match_against_greedy_bots(system, service):
     term, match_id = practice(system, service, "alice")
-    moves = asked_for_an_end = 0
+    moves = asked_for_an_end = rounds_ended = 0
     while term.expect(r"> |Match over — ").group(0) == "> ":
+        if at_a_rounds_end(term.before):
+            assert re.search(r"round \d+ is over", term.before) and "Scores: you " in term.before
+            rounds_ended += 1
+            term.sendline("")  # on to the next round
+            continue
         screen = term.before[term.before.rfind("Your hand"):]
         if "fits both ends: l (left" in screen:
             asked_for_an_end += 1
@@ -174,8 +184,25 @@ def test_a_player_types_their_way_through_a_whole_match_against_greedy_bots(syst
     assert term.wait_exit() == 0
     final = service.view(match_id)
     assert final.status == pb.MATCH_STATUS_ENDED and moves >= 5
+    assert rounds_ended == len(final.rounds) - 1  # every round but the last stayed on screen until Enter
     record = [a for a in final.round_actions if a.seat == 0]
     assert record and not any(a.timeout for a in record)  # alice's turns were all typed in time
+
+
+def test_your_own_turns_countdown_ticks_in_the_terminal_while_you_type(system, service):
+    """Reported: on your own turn the countdown stood still. A line half typed meanwhile is
+    still there, whole, when Enter is pressed."""
+    term, match_id = practice(system, service, "tick", "--turn-timer", "60")
+    seconds = int(term.expect(r"Your turn — (\d+) s left").group(1))
+    term.expect(r"> ")
+    os.write(term.master, b"hel")  # half typed, no Enter yet
+    later = int(term.expect(r"Your turn — (\d+) s left", timeout=5).group(1))
+    assert later < seconds
+    term.sendline("lo")
+    term.expect(r"'hello' is not a move")
+    term.sendline("q")
+    term.expect(f"Come back with: domino play --resume {match_id}")
+    assert term.wait_exit() == 0
 
 
 def test_a_killed_client_resumes_its_match_from_the_menu_and_by_id(system, service):
@@ -285,6 +312,9 @@ def type_moves_to_the_end(term: Term) -> tuple[str, int, int]:
     moves = ends = 0
     while term.expect(r"> |Match over — ", timeout=45).group(0) == "> ":
         shown.append(term.before)
+        if at_a_rounds_end(term.before):
+            term.sendline("")  # the round's end read: on to the next round
+            continue
         screen = term.before[term.before.rfind("Your hand"):]
         if "fits several ends:" in screen:
             offers = END_OFFER.findall(screen[screen.rfind("fits several ends:"):])
@@ -321,7 +351,7 @@ def test_a_player_types_an_all_fives_match_to_its_end_choosing_ends_on_the_spinn
     assert "All Fives · 2 seats · solo · to 100" in text
     assert re.search(r"ends: left \d · right \d · up (\d|closed) · down (\d|closed) · they add up to \d+", text)
     assert re.search(r"spinner (\d)\|\1 · ends", text) and "▲ up" in text and "▼ down" in text
-    assert re.search(r"played \[\d\|\d\] (left|right|up|down) \+\d+", text)  # points a play scored
+    assert re.search(r"played \[\d\|\d\] on the (left|right|up|down) end  \+\d+", text)  # points a play scored
     assert re.search(r"Round \d+: .*scored in play: ", text) and "boneyard " in text
     assert ends >= 1  # asked which end at least once, and answered
     assert not any(a.timeout for a in final.round_actions if a.seat == 0)  # fiona typed her turns in time
@@ -341,5 +371,7 @@ def test_a_player_types_a_goat_match_to_its_end_and_sees_who_is_the_goat(system,
     assert re.search(r"\d\s+(closed|open)", text)
     assert re.search(r"Round \d+: .* (went out|made the fish \(blocked\)) · written: you \d+, bot random 1 \d+", text)
     assert re.search(r"(You are|Bot random 1 is) the goat\.|are the goats\.", text)
+    assert re.search(r"round 1 is over", text) and "Written this round: you " in text  # a round's end, shown
+    assert re.search(r"you\s+(\[\d\|\d\] ?)+\s+\d+ pips|you\s+out — no tiles left", text)
     assert re.search(r"ended: (you won!|bot random 1 won|no single winner[^;]*); "
                      r"(you are|bot random 1 is) the goat|are the goats", text)

@@ -164,7 +164,8 @@ def test_the_screen_shows_hand_line_ends_seats_scores_turn_and_time():
     assert re.search(r"▶\s+0\s+you\s+4\s+12\s+to play, 30 s left", text)
     assert re.search(r"1\s+bot greedy 1\s+5\s+30\s+away", text)
     assert "1)[6|6]←  2)[6|4]↔  3)[4|2]→  4)[3|1]" in text
-    assert "Lately: bot greedy 1 played [6|4] right · you drew (timed out)" in text
+    assert "Last moves  bot greedy 1  played [6|4] on the right end" in text
+    assert "            you           drew a tile  (time ran out: the server moved)" in text
     assert "Your turn — 30 s left." in text
     assert "Tile number (add l/r if it fits both ends)" in text
 
@@ -217,8 +218,8 @@ def test_colours_paint_pips_and_open_ends():
 
 
 def test_an_away_seat_is_told_how_to_come_back():
-    text = render.to_text(render.game_screen(view(away=(0,), turn=1), NOW))
-    assert "You are marked away" in text and "Press Enter to come back" in text
+    text = render.to_text(render.game_screen(view(away=(0,), turn=1), NOW), width=140)
+    assert "You are marked away" in text and "Type back (or a move) to play them again; Enter only refreshes" in text
 
 
 # ---- menus and rooms --------------------------------------------------------------------
@@ -310,3 +311,112 @@ def test_refusals_for_being_elsewhere_say_how_to_get_back():
     assert "domino play --resume last" in explain(busy)
     down = ApiError(grpc.StatusCode.UNAVAILABLE, "connection refused", "127.0.0.1:1")
     assert explain(down) == "cannot reach 127.0.0.1:1 (is `domino up` running?)"
+
+
+# ---- opening a round with the wrong tile ------------------------------------------------------
+
+
+def opening(rules="egyptian", variant="draw-2", hand=((6, 1), (3, 3), (2, 2)), openers=((3, 3),), rounds=(),
+            seats=("ann", "bot:greedy:1")) -> pb.MatchView:
+    """The caller to open an empty line, allowed only ``openers`` (what the server says)."""
+    v = view(hand=hand, line=(), legal=[("play", t, ANY) for t in openers], variant=variant, rounds=rounds,
+             seats=seats)
+    v.rules = rules
+    return v
+
+
+TIED = {"reason": "blocked", "winner": -1, "scores": [0, 0]}
+WON = {"reason": "domino", "winner": 0, "points": 20, "scores": [20, 0]}
+
+
+@pytest.mark.parametrize("v,typed,says", [
+    (opening(), "1", "This round must be opened with 3|3, the highest double dealt."),
+    (opening(rounds=[TIED]), "1", "This round must be opened with 3|3, the highest double dealt, as after a tied "
+                                  "round."),
+    (opening(hand=((6, 3), (5, 4), (2, 1)), openers=((6, 3),)), "2",
+     "This round must be opened with 6|3, the heaviest tile dealt, as no double was (equal values: the higher pip)."),
+    (opening("classic", "", openers=((3, 3),)), "1",
+     "This round must be opened with 3|3, the highest double dealt (0-0 never leads)."),
+    (opening("classic", "", hand=((6, 3), (1, 0), (0, 0)), openers=((6, 3),)), "3",
+     "This round must be opened with 6|3, the heaviest tile dealt, as no double but perhaps 0-0 was, and 0-0 "
+     "never leads."),
+    (opening("classic", "", hand=((6, 3), (1, 0), (0, 0)), openers=((6, 3), (1, 0)), rounds=[WON]), "3",
+     "0|0 never opens a round in Classic: open it with any other tile."),
+    (opening("goat", "gamezz", hand=((6, 6), (2, 1), (0, 0)), openers=((0, 0),)), "1",
+     "This round must be opened with 0|0, as Goat gamezz's round 1 is led with 0-0 by whoever holds it."),
+    (opening("goat", "koza", hand=((6, 6), (2, 2), (0, 0)), openers=((2, 2),)), "1",
+     "This round must be opened with 2|2, the lowest double dealt (Goat koza leads round 1 with the lowest double, "
+     "1-1 up to 6-6, then 0-0)."),
+])
+def test_a_wrong_opening_tile_names_the_tile_that_must_open_and_why(v, typed, says):
+    command = commands.parse_move(typed, v)
+    assert isinstance(command, Invalid) and command.message == says
+
+
+@pytest.mark.parametrize("rules", ["all-fives", "sports"])
+def test_a_leader_drawn_by_chance_opens_with_any_tile(rules):
+    seats = ("ann", "b1", "b2", "b3")
+    v = opening(rules, "", openers=((6, 1), (3, 3), (2, 2)), seats=seats)
+    assert commands.parse_move("1", v) == Play((6, 1), ANY)
+    assert "You open this round (drawn by chance): any tile may open it." in render.to_text(
+        render.game_screen(v, NOW), width=120)
+
+
+def test_the_tile_that_must_open_is_named_before_the_player_types():
+    text = render.to_text(render.game_screen(opening(), NOW), width=120)
+    assert "You open this round with 3|3, the highest double dealt." in text
+
+
+# ---- drawing where there is no boneyard -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules,variant,seats,says", [
+    ("egyptian", "block-3", 3, "Egyptian block-3 deals 9 tiles to each of the 3 seats and sets the last one aside"),
+    ("egyptian", "block-4", 4, "Egyptian block-4 deals all 28 tiles to its 4 seats"),
+    ("sports", "", 4, "Sports deals all 28 tiles to its 4 seats"),
+    ("all-fives", "", 4, "All Fives with 4 seats deals all 28 tiles"),
+    ("goat", "koza", 4, "Goat koza with 4 seats deals all 28 tiles"),
+])
+def test_d_in_a_game_without_a_boneyard_says_there_is_none(rules, variant, seats, says):
+    v = my_turn(seats=[f"p{i}" for i in range(seats)], variant=variant)
+    v.rules = rules
+    command = commands.parse_move("d", v)
+    assert isinstance(command, Invalid)
+    assert command.message == f"This game has no boneyard: {says}, so nothing is ever drawn. Play a tile that fits."
+    assert "while a tile of yours fits" not in command.message
+
+
+# ---- the line and the last moves ---------------------------------------------------------------
+
+
+def test_the_tile_just_played_is_highlighted_on_the_line():
+    from rich.console import Console
+
+    v = view(line=((5, 6), (6, 4), (4, 2)), turn=1,
+             actions=[{"seat": 1, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=5, high=6)},
+                      {"seat": 0, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=4, high=6), "end": RIGHT},
+                      {"seat": 1, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=2, high=4), "end": RIGHT},
+                      {"seat": 0, "kind": pb.MOVE_KIND_PASS}])
+    body = render.line_panel(v).renderable
+    console = Console()
+
+    def style_of(tile: str):
+        return body.get_style_at_offset(console, body.plain.index(tile))
+
+    assert style_of("4|2").underline and style_of("4|2").bgcolor is not None
+    assert not style_of("6|4").underline and not style_of("5|6").underline
+
+
+def test_the_last_moves_say_who_played_what_where_one_turn_a_line():
+    v = view(seats=("ann", "bot:greedy:1", "bob"), turn=1, line=((6, 6), (6, 4)),
+             actions=[{"seat": 1, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=6, high=6)},
+                      {"seat": 2, "kind": pb.MOVE_KIND_DRAW}, {"seat": 2, "kind": pb.MOVE_KIND_DRAW},
+                      {"seat": 2, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=4, high=6), "end": RIGHT},
+                      {"seat": 0, "kind": pb.MOVE_KIND_DRAW, "timeout": True},
+                      {"seat": 0, "kind": pb.MOVE_KIND_PASS, "timeout": True}])
+    text = render.to_text(render.recent_text(v), width=120)
+    assert text.splitlines() == [
+        "Last moves  bot greedy 1  opened the line with [6|6]",
+        "            bob           drew 2 tiles, then played [6|4] on the right end",
+        "            you           drew a tile, then passed (nothing fitted)  (time ran out: the server moved)",
+    ]

@@ -191,14 +191,16 @@ def test_an_end_answer_is_played_only_on_an_end_the_tile_fits():
     assert isinstance(refused, Invalid) and "does not fit the up end" in refused.message
 
 
-def test_enter_cancels_the_end_question_and_another_move_is_read_as_one():
+def test_enter_or_c_cancels_the_end_question_and_anything_else_asks_again():
     assert commands.parse_end_answer("", all_fives(), (6, 4)) == Refresh()
-    assert commands.parse_end_answer("2", all_fives(), (6, 4)) is None
+    assert commands.parse_end_answer("c", all_fives(), (6, 4)) == Refresh()
+    again = commands.parse_end_answer("2", all_fives(), (6, 4))
+    assert isinstance(again, Invalid) and "'2' is not an end: for 6|4 type l (left), r (right)" in again.message
 
 
 def test_outside_all_fives_the_end_answer_knows_only_left_and_right():
     egyptian = view(line=((6, 4),), hand=((6, 4),), legal=[("play", (6, 4), LEFT), ("play", (6, 4), RIGHT)])
-    assert commands.parse_end_answer("d", egyptian, (6, 4)) is None
+    assert isinstance(commands.parse_end_answer("d", egyptian, (6, 4)), Invalid)
     assert commands.parse_end_answer("r", egyptian, (6, 4)) == Play((6, 4), RIGHT)
 
 
@@ -271,7 +273,9 @@ def test_the_points_each_play_scored_show_in_the_recent_actions():
     v = all_fives(actions=[{"seat": 1, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=3, high=6), "end": UP},
                            {"seat": 0, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=2, high=6), "end": RIGHT,
                             "points": 10}])
-    assert "Lately: bot greedy 1 played [6|3] up · you played [6|2] right +10" in screen(v)
+    text = screen(v)
+    assert "Last moves  bot greedy 1  played [6|3] on the up end\n" in text
+    assert "            you           played [6|2] on the right end  +10" in text
 
 
 def test_round_summaries_show_the_points_scored_in_play():
@@ -461,3 +465,47 @@ def test_a_room_update_sends_only_what_changes():
     request = sent_request("update_room_options", "r-1", target=150, goat_options={"fish": "one"})
     assert request.target == 150 and request.goat_options.fish == "one"
     assert not any(request.HasField(name) for name in ("rules", "variant", "seats", "teams", "turn_timer_seconds"))
+
+
+# ---- the end of a round, per family --------------------------------------------------------------
+
+
+def round_end_text(v: pb.MatchView, record_round: dict, number: int = 1) -> str:
+    from services.client import round_end
+
+    shown = round_end.from_record({"rounds": [record_round]}, number, v.rounds[number - 1])
+    return render.to_text(round_end.round_end_panel(v, shown), width=120)
+
+
+def test_an_all_fives_rounds_end_shows_the_points_scored_in_play_and_the_rounded_pips():
+    v = all_fives(rounds=[{"reason": "domino", "winner": 1, "points": 15, "scores": [20, 35],
+                           "points_in_play": [20, 20]}])
+    text = round_end_text(v, {"hands": [["6-4", "3-2", "1-1", "5-6"], 2],
+                              "actions": [{"seat": 1, "play": "5-5"}, {"seat": 0, "play": "5-6", "end": "left"},
+                                          {"seat": 1, "play": "6-0", "end": "left"}]})
+    assert "bot greedy 1 went out (domino): +15 for bot greedy 1 (pips rounded to the nearest 5)." in text
+    assert "Scored in play: you 20, bot greedy 1 20" in text
+    assert re.search(r"you\s+\[6\|4\] \[3\|2\] \[1\|1\]\s+17 pips", text)
+    assert re.search(r"bot greedy 1\s+out — no tiles left", text)
+    assert "Scores: you 20 · bot greedy 1 35  (to 100)" in text
+
+
+def test_a_goat_rounds_end_shows_what_was_written_remembered_and_the_pot():
+    v = goat(rounds=[{"reason": "blocked", "winner": 2, "points": 0, "written": [0, 0, 0], "remembered": [5, 0, 12],
+                      "pot": 14, "scores": [0, 0, 0]}])
+    text = round_end_text(v, {"hands": [["0-0"], 2, 3], "actions": [{"seat": 2, "play": "6-6"}]})
+    assert "Blocked: nobody could play; bot random 2 made the fish and writes nothing" in text
+    assert "Written this round: you 0, bot random 1 0, bot random 2 0" in text
+    assert "Remembered (not written): you 5, bot random 1 0, bot random 2 12" in text
+    assert "Pot 14 carried to the next round" in text
+    assert re.search(r"you\s+\[0\|0\]\s+10 pips", text)  # koza: a hand of only 0-0 counts 10
+    assert "(101 makes the goat)" in text
+
+
+def test_a_teams_rounds_end_names_who_went_out_and_the_team_that_won():
+    v = sports(rounds=[{"reason": "domino", "winner": 0, "points": 40, "scores": [40, 0]}])
+    text = round_end_text(v, {"hands": [["6-6", "1-1"], 2, 1, 2],
+                              "actions": [{"seat": 0, "play": "6-6"}, {"seat": 1, "play": "6-1", "end": "left"},
+                                          {"seat": 2, "play": "1-2", "end": "left"}]})
+    assert "bot greedy 2 (partner) went out (domino): your team wins the round: +40 for your team." in text
+    assert re.search(r"bot greedy 3\s+2 tiles, not shown", text)

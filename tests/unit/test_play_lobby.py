@@ -206,3 +206,56 @@ def test_the_host_changes_options_from_the_lobby(tmp_path):
     app.create_room()
     assert fake.calls[1] == ("options", {"target": 150, "turn_timer": 60, "goat_options": {"fish": "one"}})
     assert "Options changed." in screen.getvalue()
+
+
+# ---- filling the room with bots ----------------------------------------------------------------
+
+
+def test_the_host_fills_every_empty_seat_with_bots_from_the_room_prompt(tmp_path):
+    app, fake, screen, played = app_for(["f strong", "f", "s"], tmp_path, variant="block-3")
+    app.create_room()
+    assert played == ["m-1"]
+    assert fake.calls[1:] == [("bot", "strong", 1), ("bot", "strong", 2), ("start",)]
+    text = screen.getvalue()
+    assert "2 bots sat down." in text and "Every seat is taken already." in text
+    assert "f [STRENGTH] fills every empty seat with bots (strength random, greedy or strong)" in text
+
+
+def test_the_fill_command_reads_an_optional_strength():
+    from services.client import menu
+
+    assert menu.parse_room_command("f") == menu.RoomCommand("fill")
+    assert menu.parse_room_command("fill r") == menu.RoomCommand("fill", strength="random")
+    assert "random, greedy, strong" in menu.parse_room_command("f wizard").message
+    assert "f [random|greedy|strong] fills every empty seat with bots" in menu.ROOM_HELP
+
+
+# ---- no system running ------------------------------------------------------------------------
+
+
+def closed_address() -> str:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{s.getsockname()[1]}"  # nobody listens there once it is closed
+
+
+def test_play_without_a_running_system_says_how_to_start_it_before_asking_anything(tmp_path):
+    import time
+
+    from click.testing import CliRunner
+
+    from services.cli.play import play
+
+    address = closed_address()
+    started = time.monotonic()
+    result = CliRunner().invoke(play, ["--player", "ann", "--match-address", address, "--matchmaking-address",
+                                       address, "--var", str(tmp_path)], input="1\n\n\n")
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 1
+    assert f"cannot reach the match service at {address} or matchmaking at {address}" in result.output
+    from services.cli.up import command_path
+
+    assert f"Start it with: {command_path()} up" in result.output  # the domino that works from here
+    assert "What would you like to do?" not in result.output and "Family" not in result.output

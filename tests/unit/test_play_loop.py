@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import queue
+import re
+from types import SimpleNamespace
 
 import grpc
 from rich.console import Console
@@ -50,10 +52,12 @@ class Lost(grpc.RpcError):
 class FakeMatch:
     address = "fake:1"
 
-    def __init__(self, current: pb.MatchView, after=None, refuse: str | None = None) -> None:
+    def __init__(self, current: pb.MatchView, after=None, refuse: str | None = None,
+                 record: dict | None = None) -> None:
         self.current = current
         self.after = after or {}  # what each command turns the view into
         self.refuse = refuse
+        self.record = record  # what ExportMatch gives this player (None: refused)
         self.calls: list = []
         self.watches: list[tuple[int, FakeCall]] = []
 
@@ -77,6 +81,14 @@ class FakeMatch:
         self.calls.append(("resume",))
         self.current.seats[self.current.your_seat].away = False
         return self.current
+
+    def export(self, match_id):
+        self.calls.append(("export",))
+        if self.record is None:
+            raise ApiError(grpc.StatusCode.UNAVAILABLE, "no export here")
+        import json
+
+        return json.dumps(self.record)
 
     def watch(self, match_id, from_version):
         call = FakeCall()
@@ -267,3 +279,265 @@ def test_enter_cancels_an_all_fives_end_question_and_sends_nothing():
     api = FakeMatch(all_fives())
     _, screen, *_ = run(api, ["3", "", "q"])
     assert sent(api) == [] and "Cancelled." in screen
+
+
+# ---- the countdown on your own turn -------------------------------------------------------------
+
+
+class Terminal:
+    """Just enough of a terminal to read a screen back: cursor moves, clears, saved cursor,
+    colours ignored, a newline going to the start of the next row (scrolling at the bottom)."""
+
+    CSI = __import__("re").compile(r"\x1b\[([0-9;?]*)([A-Za-z])|\x1b([78])|(\n)|(\r)|([^\x1b\n\r])")
+
+    def __init__(self, rows: int = 40, columns: int = 100) -> None:
+        self.rows, self.columns = rows, columns
+        self.grid = [[" "] * columns for _ in range(rows)]
+        self.row = self.column = 0
+        self.saved = (0, 0)
+        self.lock = __import__("threading").Lock()  # the game's thread writes; the test reads and types
+
+    def write(self, data: str) -> None:
+        with self.lock:
+            self._write(data)
+
+    def _write(self, data: str) -> None:
+        for csi, final, save, newline, cr, char in self.CSI.findall(data):
+            if final:
+                numbers = [int(n) for n in csi.split(";") if n.isdigit()]
+                if final == "H":
+                    self.row, self.column = (numbers[0] - 1, numbers[1] - 1) if numbers else (0, 0)
+                elif final == "K":
+                    self.grid[self.row][self.column:] = [" "] * (self.columns - self.column)
+                elif final == "J":
+                    if numbers == [2]:
+                        self.grid = [[" "] * self.columns for _ in range(self.rows)]
+                    else:
+                        self.grid[self.row][self.column:] = [" "] * (self.columns - self.column)
+                        for r in range(self.row + 1, self.rows):
+                            self.grid[r] = [" "] * self.columns
+            elif save:
+                if save == "7":
+                    self.saved = (self.row, self.column)
+                else:
+                    self.row, self.column = self.saved
+            elif newline:
+                self.column = 0
+                if self.row == self.rows - 1:
+                    self.grid = self.grid[1:] + [[" "] * self.columns]
+                else:
+                    self.row += 1
+            elif cr:
+                self.column = 0
+            elif char and self.column < self.columns:
+                self.grid[self.row][self.column] = char
+                self.column += 1
+
+    def flush(self) -> None:
+        pass
+
+    def lines(self) -> list[str]:
+        with self.lock:
+            return ["".join(row).rstrip() for row in self.grid]
+
+    def text(self) -> str:
+        return "\n".join(self.lines())
+
+
+def test_your_own_turns_countdown_ticks_every_second_and_leaves_a_half_typed_line_alone():
+    """Reported: on your own turn the countdown kept the value of the last redraw. It ticks
+    now, and a tick rewrites only what changed: what the player has typed so far (echoed by
+    the terminal, waiting in its line buffer) stays on the prompt line, the cursor after it."""
+    import threading
+
+    terminal = Terminal()
+    out = Output(Console(file=terminal, width=100, height=40, force_terminal=True, color_system="standard",
+                         highlight=False), redraw=True)
+    now = [NOW]
+    api = FakeMatch(my_turn(deadline_in=30))
+    inbox = Inbox()
+    game = Game(api, inbox, out, GameOptions(tick=0.01), clock=lambda: now[0])
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("final", game.run("m")), daemon=True)
+    thread.start()
+    def drawn() -> bool:  # the whole first screen, the cursor after its prompt
+        lines = terminal.lines()
+        return "Your turn — 30 s left." in "\n".join(lines) and lines[terminal.row] == ">"
+
+    wait_for(drawn, timeout=2)
+    with terminal.lock:
+        terminal._write("2 ")  # the terminal echoes what the player types; Enter not pressed yet
+        typed_at = (terminal.row, terminal.column)
+    now[0] += 1
+    wait_for(lambda: "Your turn — 29 s left." in terminal.text(), timeout=2)
+    now[0] += 1
+    wait_for(lambda: "Your turn — 28 s left." in terminal.text(), timeout=2)
+    assert "to play, 28 s left" in terminal.text()
+    assert terminal.lines()[typed_at[0]] == "> 2"
+    assert (terminal.row, terminal.column) == typed_at
+    inbox.put("line", "q")
+    thread.join(5)
+    assert not thread.is_alive() and result["final"] is None
+
+
+def test_a_tick_on_a_screen_taller_than_the_terminal_rewrites_the_rows_still_in_view():
+    terminal = Terminal(rows=10)
+    out = Output(Console(file=terminal, width=100, height=10, color_system=None, highlight=False), redraw=True)
+    from services.client import render
+
+    out.screen(render.game_screen(my_turn(deadline_in=30), NOW), with_prompt=True)
+    terminal.write("1")
+    out.screen(render.game_screen(my_turn(deadline_in=30), NOW + 5), with_prompt=True, in_place=True)
+    lines = terminal.lines()
+    assert "Your turn — 25 s left." in lines[-3] and lines[-1] == "> 1"
+
+
+# ---- a seat marked away ------------------------------------------------------------------------
+
+
+def away_game(current: pb.MatchView | None = None):
+    """A game at the table whose seat the server has since marked away."""
+    from services.client.inbox import Event
+
+    api = FakeMatch(current or view(turn=1, away=(0,), version=9))
+    file = io.StringIO()
+    out = Output(Console(file=file, width=120, color_system=None, highlight=False), redraw=False)
+    game = Game(api, Inbox(), out, GameOptions(tick=0), clock=lambda: NOW)
+    game.view = api.current
+    game.shown = api.current
+    game.pump = SimpleNamespace(thread=SimpleNamespace(is_alive=lambda: True))  # the stream, still open
+    return game, api, lambda line: game._handle(Event("line", line))
+
+
+def test_q_while_away_leaves_without_taking_the_seat_back():
+    game, api, typed = away_game()
+    assert typed("q") is not None
+    assert ("resume",) not in api.calls
+
+
+def test_enter_while_away_only_refreshes_and_the_seat_stays_away():
+    game, api, typed = away_game()
+    typed("")
+    typed("?")
+    assert ("resume",) not in api.calls and game.view.seats[0].away
+
+
+def test_back_or_a_move_while_away_takes_the_seat_back():
+    game, api, typed = away_game()
+    typed("back")
+    assert api.calls.count(("resume",)) == 1 and "Welcome back" in str(game.message)
+    game, api, typed = away_game()
+    typed("1")
+    assert api.calls.count(("resume",)) == 1
+    assert "Welcome back" in str(game.message) and "It is not your turn" in str(game.message)
+
+
+def test_a_reconnect_leaves_a_seat_the_server_marked_away_while_the_client_was_cut_off():
+    game, api, _ = away_game()
+    game.view = view(turn=1, version=7)
+    game.lost = True
+    game._check_link()
+    assert ("resume",) not in api.calls and game.view.seats[0].away
+    assert "Reconnected." in str(game.message) and "type back" in str(game.message)
+
+
+# ---- the end question --------------------------------------------------------------------------
+
+
+def test_a_typo_at_the_end_question_keeps_the_tile_and_asks_again():
+    after = view(turn=1, line=((6, 6), (6, 4)), hand=((4, 2), (6, 4), (3, 1)), version=8)
+    api = FakeMatch(my_turn(), after={"play": after})
+    _, screen, *_ = run(api, ["2", "x", "3", "l", "q"])
+    assert sent(api) == [("play", (6, 4), LEFT)]
+    assert "'x' is not an end: for 6|4 type l (left) or r (right) (Enter cancels)." in screen
+    assert "'3' is not an end" in screen
+
+
+# ---- the end of a round ------------------------------------------------------------------------
+
+
+def blocked_round():
+    """Seat 0 plays 4|2 and blocks round 1; bot greedy 1 had fewer pips. The reply is round 2,
+    already dealt, with bot greedy 1 to lead; the export holds round 1 as seat 0 may see it."""
+    before = view(hand=((5, 5), (4, 2)), line=((6, 4),), legal=[("play", (4, 2), RIGHT)], version=9,
+                  actions=[{"seat": 0, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=4, high=6)},
+                           {"seat": 1, "kind": pb.MOVE_KIND_PASS}])
+    after = view(hand=((6, 6), (3, 1)), line=(), turn=1, scores=[0, 10], version=12,
+                 rounds=[{"reason": "blocked", "winner": 1, "points": 10, "scores": [0, 10]}])
+    record = {"format": "domino-record/1", "viewer_seat": 0,
+              "rounds": [{"hands": [["6-4", "2-4", "5-5"], 2], "boneyard": 0,
+                          "actions": [{"seat": 0, "play": "6-4"}, {"seat": 1, "pass": True},
+                                      {"seat": 0, "play": "4-2", "end": "right"}]},
+                         {"hands": [["6-6", "1-3"], 2], "boneyard": 0, "actions": []}]}
+    return FakeMatch(before, after={"play": after}, record=record)
+
+
+def test_a_rounds_end_stays_on_screen_with_the_hands_until_enter_is_pressed():
+    api = blocked_round()
+    final, screen, *_ = run(api, ["2", "", "q"], round_pause=8)
+    assert sent(api) == [("play", (4, 2), RIGHT)]
+    summary = screen[screen.index("round 1 is over"):]
+    assert "Blocked: nobody could play; bot greedy 1 had the fewest pips: +10 for bot greedy 1." in summary
+    assert re.search(r"you\s+\[5\|5\]\s+10 pips", summary)
+    assert re.search(r"bot greedy 1\s+2 tiles, not shown", summary)
+    assert "Scores: you 0 · bot greedy 1 10  (to 51)" in summary
+    assert "Round 2 is dealt: bot greedy 1 leads.  Press Enter for the next round (8 s)." in summary
+    after_enter = summary[summary.index("Press Enter for the next round"):]
+    assert "Waiting for bot greedy 1" in after_enter  # Enter went on to round 2
+
+
+def test_a_rounds_end_goes_on_by_itself_after_the_pause():
+    import threading
+
+    api = blocked_round()
+    inbox = Inbox()
+    file = io.StringIO()
+    out = Output(Console(file=file, width=100, color_system=None, highlight=False), redraw=False)
+    now = [NOW]
+    game = Game(api, inbox, out, GameOptions(tick=0.01, round_pause=8), clock=lambda: now[0])
+    thread = threading.Thread(target=lambda: game.run("m"), daemon=True)
+    thread.start()
+    inbox.put("line", "2")
+    wait_for(lambda: "round 1 is over" in file.getvalue(), timeout=2)
+    now[0] += 7
+    import time
+
+    time.sleep(0.05)
+    assert "Waiting for bot greedy 1" not in file.getvalue()
+    now[0] += 1.5
+    wait_for(lambda: "Waiting for bot greedy 1" in file.getvalue(), timeout=2)
+    inbox.put("line", "q")
+    thread.join(5)
+    assert not thread.is_alive()
+
+
+def test_without_a_round_pause_the_next_round_follows_at_once():
+    api = blocked_round()
+    _, screen, *_ = run(api, ["2", "q"])
+    assert "round 1 is over" not in screen and ("export",) not in api.calls
+
+
+def test_a_rounds_end_the_export_cannot_give_is_shown_without_hands():
+    api = blocked_round()
+    api.record = None
+    _, screen, *_ = run(api, ["2", "", "q"], round_pause=8)
+    assert "round 1 is over" in screen and "(the hands could not be fetched)" in screen
+
+
+def test_the_end_of_a_round_gives_way_early_to_a_turn_of_yours():
+    from services.client.round_end import leave_at
+
+    assert leave_at(my_turn(deadline_in=30, timer=45), NOW, 8) == NOW + 7.5  # half the 45 s the turn was given
+    assert leave_at(my_turn(deadline_in=45, timer=45), NOW, 8) == NOW + 8
+    assert leave_at(my_turn(deadline_in=None, timer=0), NOW, 8) == NOW + 8  # no turn timer
+    assert leave_at(view(turn=1, deadline_in=10), NOW, 8) == NOW + 8  # someone else leads
+
+
+def test_the_final_screen_shows_the_last_rounds_hands():
+    api = blocked_round()
+    api.after["play"] = view(status=pb.MATCH_STATUS_ENDED, turn=-1, winner=1, scores=[0, 60], version=12,
+                             rounds=[{"reason": "blocked", "winner": 1, "points": 60, "scores": [0, 60]}])
+    final, screen, *_ = run(api, ["2"])
+    assert final.status == pb.MATCH_STATUS_ENDED
+    assert screen.index("round 1 is over") < screen.index("Match over — bot greedy 1 won")
+    assert re.search(r"you\s+\[5\|5\]\s+10 pips", screen)

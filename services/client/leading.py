@@ -1,0 +1,90 @@
+"""Who opens a round and with what, in the player's words (docs/rules.md §1.4, §2, §3, §4, §5).
+
+The server says which tiles may open a round (the legal moves on an empty line); the client
+cannot see the other hands, so it explains the rule that chose the tile rather than work the
+tile out. Round 1's rule leads round 1 in every family, and again after a tied round in
+Egyptian and Classic; Goat's variants name their own tile; All Fives and Sports draw the
+leader by chance, who may open with any tile, as may the winner of the last round.
+"""
+
+from __future__ import annotations
+
+from domino.match.v1 import match_service_pb2 as pb
+
+from . import families, tiles
+from .tiles import Tile
+
+
+def led_by_round_one_rule(view: pb.MatchView) -> bool:
+    """Whether the round in play is led the way round 1 is: round 1 itself; after a tied
+    round in Egyptian and Classic; in Goat a redealt round 1. All Fives and Sports draw a
+    leader by chance instead, and later rounds go to the last round's winner."""
+    if view.rules in ("all-fives", "sports"):
+        return False
+    if view.rules == "goat":
+        return all(r.reason == "redeal" for r in view.rounds)
+    return not view.rounds or view.rounds[-1].winner < 0
+
+
+def _is_double(tile: Tile) -> bool:
+    return tile[0] == tile[1]
+
+
+def why_it_opens(view: pb.MatchView, tile: Tile) -> str:
+    """Why ``tile``, the only tile the server lets open this round, must open it."""
+    if not led_by_round_one_rule(view):
+        return "as the rules lead this round"
+    double = _is_double(tile)
+    if view.rules == "goat":
+        name = families.title(view.rules, view.variant)
+        if view.variant == "gamezz":
+            if tile == (0, 0):
+                return f"as {name}'s round 1 is led with 0-0 by whoever holds it"
+            if double:
+                return f"the highest double dealt ({name} leads round 1 with 0-0, else the highest double)"
+            return f"the heaviest tile dealt, as no double was ({name} leads round 1 with 0-0, else a double)"
+        if tile == (0, 0):
+            return (f"the only double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, "
+                    "then 0-0)")
+        if double:
+            return f"the lowest double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, then 0-0)"
+        return f"the heaviest tile dealt, as no double was ({name} leads round 1 with the lowest double)"
+    again = "" if not view.rounds else ", as after a tied round"
+    if view.rules == "classic":
+        if double:
+            return f"the highest double dealt (0-0 never leads){again}"
+        return f"the heaviest tile dealt, as no double but perhaps 0-0 was, and 0-0 never leads{again}"
+    if double:
+        return f"the highest double dealt{again}"
+    return f"the heaviest tile dealt, as no double was (equal values: the higher pip){again}"
+
+
+def opening_refusal(view: pb.MatchView, tile: Tile) -> str | None:
+    """Why ``tile`` may not open the round, naming the tile that must; None when the line
+    is not empty, it is not the caller's turn, or the tile may open it."""
+    legal = tiles.plays(view)
+    if view.line or not tiles.is_my_turn(view) or not legal or tile in legal:
+        return None
+    openers = sorted(legal, key=lambda t: (-t[0], -t[1]))
+    if len(openers) == 1:
+        must = openers[0]
+        return f"This round must be opened with {tiles.show(must)}, {why_it_opens(view, must)}."
+    if view.rules == "classic" and tile == (0, 0):
+        return "0|0 never opens a round in Classic: open it with any other tile."
+    return (f"{tiles.show(tile)} may not open this round: open it with "
+            + ", ".join(tiles.show(t) for t in openers) + ".")
+
+
+def opening_hint(view: pb.MatchView) -> str | None:
+    """On the caller's turn with an empty line: what they may open the round with."""
+    legal = tiles.plays(view)
+    if view.line or not tiles.is_my_turn(view) or not legal:
+        return None
+    if len(legal) == 1:
+        tile = next(iter(legal))
+        return f"You open this round with {tiles.show(tile)}, {why_it_opens(view, tile)}."
+    if view.rules in ("all-fives", "sports") and (not view.rounds or view.rounds[-1].winner < 0):
+        return "You open this round (drawn by chance): any tile may open it."
+    if view.rules == "classic" and (0, 0) in tiles.hand(view) and (0, 0) not in legal:
+        return "You open this round: any tile but 0|0 may open it."
+    return "You open this round: any tile may open it."

@@ -1,0 +1,211 @@
+"""The end of a round as the player is shown it before the next deal: the hands at the end,
+how the round ended, what it scored (All Fives: points in play too; Goat: written,
+remembered, the pot) and the running scores.
+
+By the time the client hears of a round's end the server has usually dealt the next one,
+so the view no longer holds it. The hands come from the player's ExportMatch
+(docs/record.md): the seat's own hand as dealt, every play and the seat's own draws, which
+give its hand at the end. A player's export hides the other seats' hands, for ended rounds
+too (services/match/export.py), so those show as tile counts; a seat with none left went out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from domino.match.v1 import match_service_pb2 as pb
+
+from . import families, rounds, tiles
+from .api import ApiError
+from .pips import tile_text
+from .tiles import Tile
+
+
+@dataclass(frozen=True)
+class HandAtEnd:
+    seat: int
+    count: int
+    tiles: tuple[Tile, ...] | None  # None: hidden from this player
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    number: int  # 1-based, as in view.rounds
+    summary: pb.RoundSummary
+    hands: tuple[HandAtEnd, ...] = ()  # () when the record could not be read
+    last_seat: int = -1  # whose action ended the round (went out, or made the block: the fisherman); -1: unknown
+    redeals: int = 0  # Goat: deals thrown in right after it
+
+
+def _tile(text: str) -> Tile:
+    a, b = (int(x) for x in text.split("-"))
+    return (max(a, b), min(a, b))
+
+
+def from_record(record: dict, number: int, summary: pb.RoundSummary) -> RoundEnd:
+    """Round ``number`` (1-based) of a player's domino-record/1 export: each hand at the end."""
+    rnd = record["rounds"][number - 1]
+    known = [[_tile(t) for t in hand] if isinstance(hand, list) else None for hand in rnd["hands"]]
+    counts = [len(hand) if isinstance(hand, list) else int(hand) for hand in rnd["hands"]]
+    last_seat = -1
+    for action in rnd.get("actions", ()):
+        seat = action["seat"]
+        if "play" in action:
+            counts[seat] -= 1
+            if known[seat] is not None and _tile(action["play"]) in known[seat]:
+                known[seat].remove(_tile(action["play"]))
+            last_seat = seat
+        elif "draw" in action:
+            counts[seat] += 1
+            if known[seat] is not None and action["draw"]:
+                known[seat].append(_tile(action["draw"]))
+            last_seat = seat
+        elif action.get("pass"):
+            last_seat = seat
+    hands = tuple(HandAtEnd(seat, counts[seat], tuple(known[seat]) if known[seat] is not None
+                            else (() if counts[seat] == 0 else None))
+                  for seat in range(len(counts)))
+    return RoundEnd(number, summary, hands, last_seat)
+
+
+def ended_between(view: pb.MatchView, since: int, export: Callable[[], str]) -> RoundEnd | None:
+    """The last round played to its end after the first ``since`` rounds, with the deals
+    thrown in after it; None when none was. Its hands come from ``export`` (the player's
+    record JSON), and are left out when that fails (the summary still says how it ended)."""
+    new = range(since, len(view.rounds))
+    played = [i for i in new if view.rounds[i].reason != "redeal"]
+    if not played:
+        return None
+    index = played[-1]
+    summary = view.rounds[index]
+    try:
+        shown = from_record(json.loads(export()), index + 1, summary)
+    except (ApiError, ValueError, KeyError, IndexError, TypeError):  # no export, or one not as documented
+        shown = RoundEnd(index + 1, summary)
+    return replace(shown, redeals=sum(1 for i in new if i > index))
+
+
+def leave_at(view: pb.MatchView, shown_at: float, pause: float) -> float:
+    """When a round's end, on screen since ``shown_at``, gives way to the next round: after
+    ``pause``, or sooner, at half the time of the next turn when that turn is the player's,
+    so reading it never costs them more than half their turn."""
+    until = shown_at + pause
+    given = view.turn_seconds or (view.turn_timer_seconds if view.rules != "sports" else 0)
+    if tiles.is_my_turn(view) and view.HasField("turn_deadline") and given:
+        until = min(until, view.turn_deadline.ToNanoseconds() / 1e9 - given / 2)
+    return until
+
+
+# ---- in words ------------------------------------------------------------------------------
+
+
+def hand_value(view: pb.MatchView, held: tuple[Tile, ...]) -> int:
+    """What a hand counts: its pips; a hand of only 0-0 counts Goat's zero_zero or Classic's 25."""
+    if held == ((0, 0),):
+        if tiles.is_goat(view):
+            return view.goat_options.zero_zero if view.goat_options.HasField("zero_zero") else 0
+        if view.rules == "classic":
+            return 25
+    return sum(a + b for a, b in held)
+
+
+def how_it_ended(view: pb.MatchView, end: RoundEnd) -> str:
+    """``bot greedy 1 went out (domino): +23 for bot greedy 1.`` and the like, per family."""
+    s = end.summary
+    out = [h.seat for h in end.hands if h.count == 0]
+    seat = out[0] if s.reason == "domino" and out else end.last_seat
+    who = tiles.seat_name(view, seat) if seat >= 0 else None
+    if tiles.is_goat(view):
+        if s.reason == "domino":
+            text = f"{who or tiles.side_name(view, s.winner)} went out (domino) and writes nothing"
+        else:
+            text = (f"Blocked: nobody could play; {who or tiles.side_name(view, s.winner)} made the fish "
+                    "and writes nothing")
+        return text + "; every other hand is written (lowest total wins)."
+    if s.reason == "domino":
+        text = f"{who or tiles.side_name(view, s.winner)} went out (domino)"
+        if view.teams and who is not None:
+            text += f": {tiles.side_name(view, s.winner)} wins the round"
+    elif s.winner < 0:
+        return "Blocked: nobody could play, and the fewest pips are tied — no points."
+    else:
+        fewest = "the fewest pips" if not view.teams else "the fewer pips of the two teams"
+        text = f"Blocked: nobody could play; {tiles.side_name(view, s.winner)} had {fewest}"
+    if s.winner < 0:
+        return text + "."
+    rounded = " (pips rounded to the nearest 5)" if view.rules == "all-fives" else ""
+    return text + f": +{s.points} for {tiles.side_name(view, s.winner)}{rounded}."
+
+
+def _hands(view: pb.MatchView, end: RoundEnd) -> Group:
+    table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
+    table.add_column("who", style="bold")
+    table.add_column("tiles")
+    table.add_column("count", justify="right")
+    hidden = False
+    for hand in end.hands:
+        name = tiles.seat_name(view, hand.seat)
+        who = Text(name, style="bold green" if hand.seat == view.your_seat else "bold")
+        if hand.count == 0:
+            table.add_row(who, Text("out — no tiles left", style="green"), "")
+        elif hand.tiles is None:
+            hidden = True
+            table.add_row(who, Text(f"{hand.count} tile{'s' if hand.count != 1 else ''}, not shown", style="dim"),
+                          "")
+        else:
+            shown = Text(" ").join(tile_text(t) for t in sorted(hand.tiles, key=lambda t: (-t[0], -t[1])))
+            table.add_row(who, shown, f"{hand_value(view, hand.tiles)} pips")
+    if not hidden:
+        return Group(table)
+    return Group(table, Text("(the server shows a player only their own hand, during the round and after it)",
+                             style="dim"))
+
+
+def round_end_panel(view: pb.MatchView, end: RoundEnd) -> Panel:
+    """The ended round: how it ended, the hands, the points and the running scores."""
+    s = end.summary
+    parts: list[RenderableType] = [Text(how_it_ended(view, end), style="bold")]
+    if end.hands:
+        parts.append(_hands(view, end))
+    else:
+        parts.append(Text("(the hands could not be fetched)", style="dim"))
+    points = Text()
+    if any(s.points_in_play):
+        points.append("Scored in play: " + rounds.per_side(view, s.points_in_play) + "\n")
+    if tiles.is_goat(view):
+        points.append("Written this round: " + rounds.per_side(view, s.written) + "\n")
+        if any(s.remembered) or view.goat_options.remembered:
+            points.append("Remembered (not written): " + rounds.per_side(view, s.remembered) + "\n")
+        if s.pot:
+            points.append(f"Pot {s.pot} carried to the next round\n")
+    totals = " · ".join(f"{tiles.side_name(view, side)} {score}" for side, score in enumerate(s.scores))
+    points.append(f"Scores: {totals}  ({families.target_text(view.rules, view.target)})", style="bold")
+    parts.append(points)
+    if end.redeals:
+        parts.append(Text(f"Then the deal was thrown in and dealt again"
+                          + (f" ({end.redeals} times)" if end.redeals > 1 else "") + ".", style="dim"))
+    return Panel(Group(*parts), title=f"round {end.number} is over", title_align="left", box=box.ROUNDED,
+                 padding=(0, 1))
+
+
+def next_round_text(view: pb.MatchView, now: float, wait: float | None) -> Text:
+    """Under the summary: the next round's first turn, and how to go on to it."""
+    text = Text()
+    if view.turn >= 0:
+        text.append(f"Round {view.round_number} is dealt: ", style="bold")
+        if tiles.is_my_turn(view):
+            text.append(f"you lead — {tiles.time_left(view, now)}.", style="bold yellow")
+        else:
+            text.append(f"{tiles.seat_name(view, view.turn)} leads.")
+        text.append("  ")
+    seconds = f" ({max(0, int(wait + 0.999))} s)" if wait is not None else ""
+    text.append(f"Press Enter for the next round{seconds}.", style="bold")
+    return text
