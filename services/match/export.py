@@ -1,14 +1,17 @@
 """A match's stored events rendered as a domino-record/1 (docs/record.md).
 
 An auditor's export is the whole record. A player's export keeps the format but hides
-what their seat may not see: other hands and the boneyard become tile counts, other
-seats' draws name no tile, and unrevealed seeds are left out.
+what their seat may not see: in the round in play other hands, others' draws and the
+set-aside tile; in every round the undrawn boneyard (a count); the seeds until the match
+has ended. Once a round has ended its hands and draws are shown, as at a table where
+everyone lays down what they hold (how the round scored depends on them).
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
+from .domainmodel import Match
 from .record import Fairness, MatchRecord, RecordedAction, RecordedRound, to_json
 from .rules.moves import DRAW, PASS, play
 from .rules.state import Deal
@@ -49,13 +52,20 @@ def full_record(events: Iterable) -> MatchRecord:
 
 def seat_record_json(events: Iterable, seat: int) -> dict:
     """The record as seat ``seat`` saw it."""
+    events = list(events)
+    dealt = sum(1 for e in events if isinstance(e, Match.RoundDealt))
+    ended = sum(1 for e in events if isinstance(e, Match.RoundEnded))
+    in_play = dealt - 1 if dealt > ended else None
     data = to_json(full_record(events))
-    for rnd in data["rounds"]:
-        rnd["hands"] = [hand if s == seat else len(hand) for s, hand in enumerate(rnd["hands"])]
+    for number, rnd in enumerate(data["rounds"]):
+        if number == in_play:
+            rnd["hands"] = [hand if s == seat else len(hand) for s, hand in enumerate(rnd["hands"])]
+            if "set_aside" in rnd:
+                rnd["set_aside"] = None
         if "boneyard" in rnd:
             rnd["boneyard"] = len(rnd["boneyard"])  # how many, never which or in what order
-        if "set_aside" in rnd:
-            rnd["set_aside"] = None
+        if number != in_play:
+            continue
         for action in rnd["actions"]:
             if "draw" in action and action["seat"] != seat:
                 action["draw"] = None

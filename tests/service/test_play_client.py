@@ -159,5 +159,6 @@ def test_each_rounds_end_shows_your_hand_as_your_export_gives_it(svc):
         if mine.count:
             pips = round_end.hand_value(final, mine.tiles)
             assert re.search(rf"you\s+(\[\d\|\d\] ?)+\s+{pips} pips", text)
-        assert shown.hands[1].tiles is None or shown.hands[1].count == 0  # bob's hand stays hidden from ann
+        assert shown.hands[1].tiles is not None  # an ended round's hands are laid down for all to see
+        assert len(shown.hands[1].tiles) == shown.hands[1].count
     assert "Press Enter for the next round" in text

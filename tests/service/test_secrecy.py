@@ -46,6 +46,7 @@ class Truth:
     undrawn: tuple[int, ...]  # boneyard tiles not yet drawn, in order
     set_aside: int
     finished: bool
+    round_in_play: bool = True  # False between a round's end and the next deal
 
     def own(self, seat: int) -> set[int]:
         return set(tiles_in(self.hands[seat])) if self.hands is not None and seat >= 0 else set()
@@ -81,6 +82,7 @@ def truths(svc, match_id: str) -> dict[int, Truth]:
             undrawn=tuple(rnd.boneyard[rnd.drawn:]) if rnd is not None else (),
             set_aside=rnd.set_aside if rnd is not None else -1,
             finished=folded.finished,
+            round_in_play=rnd is not None and rnd.outcome is None,
         )
     return out
 
@@ -88,7 +90,8 @@ def truths(svc, match_id: str) -> dict[int, Truth]:
 def current_truth(svc, match_id: str) -> tuple[int, Truth]:
     match = svc.app.get_match(uuid.UUID(match_id))
     rnd = match.state.round
-    return match.version, Truth(tuple(rnd.hands), tuple(rnd.boneyard[rnd.drawn:]), rnd.set_aside, match.finished)
+    return match.version, Truth(tuple(rnd.hands), tuple(rnd.boneyard[rnd.drawn:]), rnd.set_aside, match.finished,
+                                rnd.outcome is None)
 
 
 # ---- what a message mentions --------------------------------------------------------------
@@ -394,10 +397,11 @@ def check_player_export(played: PlayedMatch, r: Received) -> None:
     seat = r.seat
     assert data["viewer_seat"] == seat
     truth = played.truth[r.version]
+    in_play = len(data["rounds"]) - 1 if not truth.finished and truth.round_in_play else None
     for number, rnd in enumerate(data["rounds"]):
         where = f"{r.where} by seat {seat}, round {number}"
         for s, hand in enumerate(rnd["hands"]):
-            if s == seat:
+            if s == seat or number != in_play:  # an ended round's hands are laid down for all to see
                 assert isinstance(hand, list), where
             else:
                 assert type(hand) is int, f"{where}: seat {s}'s hand is {hand!r}"
@@ -405,10 +409,11 @@ def check_player_export(played: PlayedMatch, r: Received) -> None:
             assert type(rnd["boneyard"]) is int, f"{where}: boneyard is {rnd['boneyard']!r}"
         else:
             assert not isinstance(rnd.get("boneyard"), list), where
-        assert rnd.get("set_aside") is None, f"{where}: set_aside is {rnd.get('set_aside')!r}"
+        if number == in_play:
+            assert rnd.get("set_aside") is None, f"{where}: set_aside is {rnd.get('set_aside')!r}"
         for action in rnd["actions"]:
             if "draw" in action:
-                if action["seat"] == seat:
+                if action["seat"] == seat or number != in_play:
                     assert isinstance(action["draw"], str), where
                 else:
                     assert action["draw"] is None, f"{where}: seat {action['seat']} drew {action['draw']!r}"
@@ -428,7 +433,7 @@ def test_a_players_export_mid_match_hides_other_hands_boneyard_draws_and_seed(pl
         check_player_export(played, r)
 
 
-def test_a_players_export_at_the_end_still_hides_other_hands_boneyard_and_draws(played):
+def test_a_players_export_at_the_end_still_hides_the_undrawn_boneyard(played):
     exports = [r for r in played.received if r.where == "ExportMatch(end)"]
     assert len(exports) == len(played.players)
     for r in exports:
@@ -445,9 +450,9 @@ def test_the_teammates_hand_is_never_shown(played):
         partners = set(tiles_in(played.truth[version].hands[partner])) if played.truth[version].hands else set()
         assert not set(tiles_mentioned(msg)) & partners, f"{where} v{version}: seat {seat} sees seat {partner}'s tiles"
     for r in played.received:
-        if r.where == "ExportMatch":
+        if r.where == "ExportMatch" and played.truth[r.version].round_in_play:
             partner = (r.seat + 2) % 4
-            assert all(type(rnd["hands"][partner]) is int for rnd in json.loads(r.msg)["rounds"])
+            assert type(json.loads(r.msg)["rounds"][-1]["hands"][partner]) is int  # the round in play
 
 
 # ---- another match; request-id keys ---------------------------------------------------------------
@@ -510,3 +515,13 @@ def test_a_request_id_cannot_replay_another_players_draw(svc):
         shown = set(tiles_mentioned(answer))
         assert drawn not in shown, f"ann was told ann/x's draw {NAMES[drawn]}: {answer.tile}"
         assert answer.version > before, "ann's draw was answered with another player's outcome and not applied"
+
+
+def test_a_players_export_shows_the_hands_of_ended_rounds_as_they_were_dealt(played):
+    """At the table everyone lays down what they hold when a round ends: the export shows
+    the hands of ended rounds, exactly as dealt, and never those of the round in play."""
+    final = [r for r in played.received if r.where == "ExportMatch(end)"][0]
+    data = json.loads(final.msg)
+    auditor = json.loads(played.svc.stub.ExportMatch(pb.ExportMatchRequest(match_id=played.match_id),
+                                                     metadata=auth("auditor", "auditor")).record_json)
+    assert [rnd["hands"] for rnd in data["rounds"]] == [rnd["hands"] for rnd in auditor["rounds"]]
