@@ -4,9 +4,9 @@ remembered, the pot) and the running scores.
 
 By the time the client hears of a round's end the server has usually dealt the next one,
 so the view no longer holds it. The hands come from the player's ExportMatch
-(docs/record.md): the seat's own hand as dealt, every play and the seat's own draws, which
-give its hand at the end. A player's export hides the other seats' hands, for ended rounds
-too (services/match/export.py), so those show as tile counts; a seat with none left went out.
+(docs/record.md): for an ended round every hand as dealt, every play and every draw, which
+give each hand at the end. Should an export hide a hand (an older server), it shows as a
+tile count; a seat with none left went out.
 """
 
 from __future__ import annotations
@@ -165,8 +165,7 @@ def _hands(view: pb.MatchView, end: RoundEnd) -> Group:
             table.add_row(who, shown, f"{hand_value(view, hand.tiles)} pips")
     if not hidden:
         return Group(table)
-    return Group(table, Text("(the server shows a player only their own hand, during the round and after it)",
-                             style="dim"))
+    return Group(table, Text("(this server did not show the other hands)", style="dim"))
 
 
 def round_end_panel(view: pb.MatchView, end: RoundEnd) -> Panel:
