@@ -271,7 +271,7 @@ def _fits(t, n: int) -> bool:
 class Client:
     """One channel and stubs, tokens per player id, unique request ids."""
 
-    def __init__(self, channel, secret: str, run: str) -> None:
+    def __init__(self, channel, secret, run: str) -> None:
         from domino.match.v1 import match_service_pb2 as pb
         from domino.match.v1 import match_service_pb2_grpc as pb_grpc
         from services.common.auth import mint_token
@@ -392,7 +392,7 @@ async def drive(client: Client, driver: int, stats: Stats, window: tuple[float, 
             await play_match(client, players4[:2], "draw-2", None, stats, window, stop_at=stop_at)
 
 
-async def measure_commands(target: str, secret: str, inflight: int, seconds: float, warmup: float,
+async def measure_commands(target: str, secret, inflight: int, seconds: float, warmup: float,
                            cpu_pids: dict[str, tuple[int, bool]]) -> dict:
     """Run ``inflight`` drivers for warmup + seconds; statistics of the commands that
     completed inside the measured window, and CPU per command of the named processes."""
@@ -439,7 +439,7 @@ async def measure_commands(target: str, secret: str, inflight: int, seconds: flo
     return out
 
 
-async def measure_late_early(target: str, secret: str, matches: int) -> dict:
+async def measure_late_early(target: str, secret, matches: int) -> dict:
     """Long block-4 matches (target 151), 1 in flight, each command's latency by index."""
     ratios, early_all, late_all, lengths = [], [], [], []
     async with grpc.aio.insecure_channel(target) as channel:
@@ -546,11 +546,17 @@ class MatchServer:
         self.store = store
         self.args = args
         self.tmp = tmp
-        self.secret = "bench-" + uuid.uuid4().hex
+        from services.common.auth import KeyRing
+
+        self.secret = KeyRing.generate()  # the keys the bench mints with; the server gets their public half
         self.pg = None
         self.child: Child | None = None
         self.target = ""
         self.cpu_pids: dict[str, tuple[int, bool]] = {}
+
+    def _write_keys(self, directory: Path) -> Path:
+        self.secret.write(directory)
+        return directory
 
     async def start(self) -> None:
         from services.common.servers import free_ports, start_postgres
@@ -573,7 +579,7 @@ class MatchServer:
         env.update({
             "DOMINO_MATCH_ADDRESS": f"127.0.0.1:{port}",
             "DOMINO_MATCH_METRICS_PORT": str(metrics_port),
-            "DOMINO_JWT_SECRET": self.secret,
+            "DOMINO_KEYS_DIR": str(self._write_keys(tmp / f"keys_{store}")),
             "DOMINO_VAR_DIR": str(tmp / f"var_{store}"),
             "DOMINO_SHUTDOWN_GRACE_SECONDS": "2",
             "DOMINO_MATCH_WORKERS": str(SERVER_WORKERS),

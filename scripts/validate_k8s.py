@@ -59,13 +59,19 @@ AUTOSCALED = ("match", "matchmaking", "bots")
 WITH_PDB = ("match", "matchmaking", "bots", "nats")
 #: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target).
 CALL_MATCH = ("matchmaking", "bots")
-#: The services that sign or check tokens (the relay does neither).
-USE_JWT = ("match", "matchmaking", "bots")
+#: The token keys each service's /keys volume must hold (services/common/auth.py): what it
+#: checks (public) and what it issues (private). The relay does neither.
+TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub"},
+              "matchmaking": {"player.pub", "service.key"}, "bots": {"bot.key"}}
+KEYS_DIR = "/keys"
 MIN_GRACE_SECONDS = 30
 
 #: Secrets the manifests read but that no overlay may have to define: in production ops
 #: create them (deploy/README.md). name -> keys read.
-EXTERNAL_SECRETS = {"domino-jwt": {"secret"}, "domino-postgres": {"password"}}
+EXTERNAL_SECRETS = {"domino-postgres": {"password"}, "domino-service-token-key": {"service.key"},
+                    "domino-bot-token-key": {"bot.key"}}
+#: ConfigMaps ops create in production (public, but per installation).
+EXTERNAL_CONFIGMAPS = {"domino-token-public-keys": {"player.pub", "bot.pub", "service.pub", "auditor.pub"}}
 #: Overlays that are production: no Secret objects, no in-cluster PostgreSQL, pinned image.
 PRODUCTION_OVERLAYS = ("prod",)
 UNPINNED_TAGS = ("", "latest", "dev")
@@ -86,6 +92,27 @@ def _executable(name: str, package: str) -> str:
     if found:
         return found
     raise ToolMissing(f"`{name}` not found: install the `{package}` package (`make install` does, dev extras)")
+
+
+def mounted_key_files(pod: dict, container: dict, path: str) -> set[str]:
+    """The file names a container sees under ``path``, from the volume mounted there (items
+    listed explicitly; a whole ConfigMap or Secret counts as the keys that source names in
+    TOKEN_KEYS' vocabulary: its items, or every key when it lists none)."""
+    mount = next((m for m in container.get("volumeMounts", []) if m.get("mountPath") == path), None)
+    if mount is None:
+        return set()
+    volume = next((v for v in pod.get("volumes", []) if v.get("name") == mount.get("name")), None) or {}
+    sources = [volume] if "projected" not in volume else volume["projected"].get("sources", [])
+    files: set[str] = set()
+    for source in sources:
+        ref = source.get("configMap") or source.get("secret") or {}
+        name = ref.get("name") or ref.get("secretName") or ""
+        items = ref.get("items")
+        if items:
+            files |= {item["path"] for item in items}
+        else:
+            files |= EXTERNAL_CONFIGMAPS.get(name, set()) | EXTERNAL_SECRETS.get(name, set())
+    return files
 
 
 def kubectl() -> str:
@@ -338,7 +365,7 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
     config = (domino_config or {}).get("data", {}) or {}
     if domino_config is None:
         err("ConfigMap/domino-config", "missing")
-    for key in ("DOMINO_JWT_SECRET", "POSTGRES_PASSWORD"):
+    for key in ("DOMINO_NATS_PASSWORD", "POSTGRES_PASSWORD"):
         if key in config:
             err(domino_config, f"{key} is a secret: it belongs in a Secret, not the ConfigMap")
 
@@ -405,11 +432,18 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
             if command[1:] != ["serve", name]:
                 err(dep, f"command {command} must be ['domino', 'serve', {name!r}]")
             env = {e["name"]: e for e in main.get("env", [])}
-            jwt = env.get("DOMINO_JWT_SECRET", {}).get("valueFrom", {}).get("secretKeyRef", {})
-            if name in USE_JWT and (jwt.get("name"), jwt.get("key")) != ("domino-jwt", "secret"):
-                err(dep, "DOMINO_JWT_SECRET must come from Secret domino-jwt, key `secret`")
-            if "value" in env.get("DOMINO_JWT_SECRET", {}):
-                err(dep, "DOMINO_JWT_SECRET must come from a Secret, never a literal value")
+            keys_dir = env.get("DOMINO_KEYS_DIR", {}).get("value")
+            if name in TOKEN_KEYS:
+                if keys_dir != KEYS_DIR:
+                    err(dep, f"DOMINO_KEYS_DIR must be {KEYS_DIR}, where the token keys are mounted")
+                held = mounted_key_files(pod, main, KEYS_DIR)
+                if held != TOKEN_KEYS[name]:
+                    err(dep, f"the token keys mounted at {KEYS_DIR} must be exactly "
+                             f"{', '.join(sorted(TOKEN_KEYS[name]))} (found {', '.join(sorted(held)) or 'none'})")
+            elif keys_dir or mounted_key_files(pod, main, KEYS_DIR):
+                err(dep, "holds token keys it has no use for")
+            if "value" in env.get("DOMINO_NATS_PASSWORD", {}):
+                err(dep, "DOMINO_NATS_PASSWORD must come from a Secret, never a literal value")
             for var in env:
                 if var.startswith("DOMINO_") and var not in known_vars:
                     err(dep, f"{var} is read by no service ({', '.join(SETTINGS_CLASSES)})")
@@ -469,8 +503,15 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                     if not secret_exists(sec, key):
                         err(cref, f"{e['name']}: Secret {sec} (key {key}) is neither defined nor one ops create")
         for vol in pod_spec(wl).get("volumes", []):
-            if "configMap" in vol and vol["configMap"]["name"] not in configmaps:
-                err(wl, f"volume {vol['name']}: ConfigMap {vol['configMap']['name']} does not exist")
+            sources = vol.get("projected", {}).get("sources", []) if "projected" in vol else [vol]
+            for src in sources:
+                if "configMap" in src and src["configMap"]["name"] not in configmaps \
+                        and src["configMap"]["name"] not in EXTERNAL_CONFIGMAPS:
+                    err(wl, f"volume {vol['name']}: ConfigMap {src['configMap']['name']} does not exist")
+                secret = src.get("secret", {})
+                name = secret.get("name") or secret.get("secretName")
+                if name and not secret_exists(name, None):
+                    err(wl, f"volume {vol['name']}: Secret {name} is neither defined nor one ops create")
 
     # ---- NATS: 3 JetStream nodes on their own volumes, clustered through a headless Service
     nats = statefulsets.get("nats")

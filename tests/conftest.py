@@ -30,6 +30,9 @@ from services.common.servers import (
 # services the tests start play at full speed unless a test sets these itself.
 os.environ.setdefault("DOMINO_BOT_THINK_MIN_SECONDS", "0")
 os.environ.setdefault("DOMINO_BOT_THINK_MAX_SECONDS", "0")
+# ... and take the requests of players far faster than people make them.
+os.environ.setdefault("DOMINO_COMMAND_RATE", "1000000")
+os.environ.setdefault("DOMINO_COMMAND_BURST", "1000000")
 
 
 @pytest.fixture(scope="session")

@@ -6,10 +6,11 @@ import asyncio
 import logging
 
 import grpc
-import nats
 from prometheus_client import Counter, Histogram, start_http_server
 
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+from services.common import bus
+from services.common.auth import KeyRing
 from services.common.config import Settings
 from services.common.lifecycle import run_service, stop_on_signals
 
@@ -28,7 +29,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                       ["consumer", "reason"])
     start_http_server(settings.bots_metrics_port)
     channel = grpc.aio.insecure_channel(settings.match_address)
-    player = BotPlayer(pb_grpc.MatchServiceStub(channel), settings.jwt_secret,
+    keys = KeyRing.load(settings.keys_dir, issues=("bot",))
+    player = BotPlayer(pb_grpc.MatchServiceStub(channel), keys,
                        on_decision=lambda strength, seconds: decisions.labels(strength).observe(seconds),
                        think_seconds=(settings.bot_think_min_seconds,
                                       max(settings.bot_think_min_seconds, settings.bot_think_max_seconds)))
@@ -41,7 +43,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
         if outcome in ("retried", "error"):
             errors.inc()
 
-    nc = await nats.connect(settings.nats_url, max_reconnect_attempts=-1)
+    nc = await bus.connect(settings, "bots")
     consumer = TurnConsumer(nc.jetstream(), player, on_turn=counted)
     await consumer.start()
     log.info("bot service consuming turns", extra={"nats": settings.nats_url, "match": settings.match_address})

@@ -16,31 +16,25 @@ from typing import Callable
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common.auth import mint_token
+from services.common.auth import KeyRing, mint_token
+from services.common.bot_ids import bot_strength
 from services.match.ends import TO_PB as END_TO_PB
 from services.match.rules.tiles import HIGH, LOW
 
 from .strategies import STRATEGIES
 from .views import view_from_pb
 
-BOT_PREFIX = "bot:"
 
-
-def bot_strength(player_id: str) -> str | None:
-    """`bot:<strength>:<n>` -> strength; None for people."""
-    if not player_id.startswith(BOT_PREFIX):
-        return None
-    parts = player_id.split(":")
-    return parts[1] if len(parts) >= 3 and parts[1] in STRATEGIES else None
+CALL_SECONDS = 10.0  # deadline of each call to the match service: a turn never hangs on it
 
 
 class BotPlayer:
-    def __init__(self, stub: pb_grpc.MatchServiceStub, jwt_secret: str, seed: int | None = None,
+    def __init__(self, stub: pb_grpc.MatchServiceStub, keys: KeyRing, seed: int | None = None,
                  on_decision: Callable[[str, float], None] = lambda strength, seconds: None,
                  think_seconds: tuple[float, float] = (0.0, 0.0)) -> None:
         self.stub = stub
         self.think_seconds = think_seconds  # (least, most) a move takes at a table with people
-        self.secret = jwt_secret
+        self.keys = keys  # holds the key that issues bot tokens
         self.seed = seed  # kept for callers that pass one; choices are seeded by the position
         self.on_decision = on_decision
         self._tokens: dict[str, tuple[float, str]] = {}
@@ -49,7 +43,7 @@ class BotPlayer:
     def _metadata(self, player_id: str) -> tuple:
         expires, token = self._tokens.get(player_id, (0.0, ""))
         if expires - time.time() < 60:
-            token = mint_token(player_id, self.secret, "player", ttl_seconds=3600)
+            token = mint_token(player_id, self.keys, "bot", ttl_seconds=3600)
             self._tokens[player_id] = (time.time() + 3600, token)
         return (("authorization", f"Bearer {token}"),)
 
@@ -81,7 +75,8 @@ class BotPlayer:
     async def _play_turn(self, match_id: str, player_id: str) -> int:
         strength = bot_strength(player_id)
         metadata = self._metadata(player_id)
-        view = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata)).view
+        view = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata,
+                                         timeout=CALL_SECONDS)).view
         sent = 0
         while view.status == pb.MATCH_STATUS_IN_PROGRESS and view.turn == view.your_seat >= 0:
             started = time.perf_counter()
@@ -95,13 +90,13 @@ class BotPlayer:
             request_id = f"bot:{match_id}:{view.version}"
             if move.kind == "draw":
                 reply = await self.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=request_id),
-                                                 metadata=metadata)
+                                                 metadata=metadata, timeout=CALL_SECONDS)
             else:
                 end = END_TO_PB[move.end]
                 reply = await self.stub.PlayTile(
                     pb.PlayTileRequest(match_id=match_id, request_id=request_id,
                                        tile=pb.Tile(low=LOW[move.tile], high=HIGH[move.tile]), end=end),
-                    metadata=metadata)
+                    metadata=metadata, timeout=CALL_SECONDS)
             view = reply.view
             sent += 1
         return sent

@@ -104,7 +104,8 @@ def _options(pairs: tuple[str, ...]) -> dict | None:
 @click.argument("match_id")
 @click.option("--address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS, the local run).")
 @click.option("--token", default=None, envvar="DOMINO_TOKEN",
-              help="An auditor's bearer token (default: one minted with DOMINO_JWT_SECRET, for local use).")
+              help="An auditor's bearer token (default: one minted with the auditor key in DOMINO_KEYS_DIR, or "
+                   "the local run's var/keys).")
 @click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write the record (default: stdout).")
 def export(match_id: str, address: str | None, token: str | None, output) -> None:
     """Export a finished match's domino-record/1 (ExportMatch, auditor role)."""
@@ -112,11 +113,17 @@ def export(match_id: str, address: str | None, token: str | None, output) -> Non
 
     from domino.match.v1 import match_service_pb2 as pb
     from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-    from services.common.auth import mint_token
+    from services.common.auth import KeyRing, MissingKeys, mint_token
+    from services.common.config import client_keys_dir
     from services.common.config import Settings
 
     settings = Settings()
-    token = token or mint_token("domino-audit", settings.jwt_secret, "auditor", ttl_seconds=300)
+    if not token:
+        try:
+            token = mint_token("domino-audit", KeyRing.load(client_keys_dir(settings), issues=("auditor",)), "auditor",
+                               ttl_seconds=300)
+        except MissingKeys as e:
+            raise click.ClickException(f"{e}; or pass --token") from None
     with grpc.insecure_channel(address or settings.match_address) as channel:
         try:
             reply = pb_grpc.MatchServiceStub(channel).ExportMatch(

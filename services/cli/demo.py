@@ -8,13 +8,14 @@ import uuid
 
 import click
 import grpc
+import tenacity
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.audit.report import render
 from services.audit.verify import verify
-from services.common.auth import mint_token
-from services.common.config import Settings
+from services.common.auth import KeyRing, MissingKeys, mint_token
+from services.common.config import Settings, client_keys_dir
 from services.match import record as record_format
 from services.match.rules.errors import BadOptions
 from services.match.rules.rulesets import FAMILY_NAMES, rule_set
@@ -41,8 +42,12 @@ def demo(family, variant, seats, teams, target, strength, address, timeout, as_j
         raise click.UsageError(str(e)) from None
     settings = Settings()
     address = address or settings.match_address
-    service = (("authorization", f"Bearer {mint_token('domino-demo', settings.jwt_secret, 'service')}"),)
-    auditor = (("authorization", f"Bearer {mint_token('domino-demo', settings.jwt_secret, 'auditor')}"),)
+    try:
+        keys = KeyRing.load(client_keys_dir(settings), issues=("service", "auditor"))
+    except MissingKeys as e:
+        raise click.ClickException(str(e)) from None
+    service = (("authorization", f"Bearer {mint_token('domino-demo', keys, 'service')}"),)
+    auditor = (("authorization", f"Bearer {mint_token('domino-demo', keys, 'auditor')}"),)
     players = [pb.SeatSpec(player_id=f"bot:{strength}:{i}", client_seed=uuid.uuid4().hex)
                for i in range(ruleset.seats)]
     request = pb.CreateMatchRequest(request_id=f"demo:{uuid.uuid4()}", rules=family, variant=variant, seats=players,
@@ -51,20 +56,27 @@ def demo(family, variant, seats, teams, target, strength, address, timeout, as_j
         request.teams = teams
     if target:
         request.target = target
+    deadline = time.monotonic() + timeout
+    # A service that is briefly away (a restart, a replica failing over) is waited for, call
+    # by call, until the overall --timeout; CreateMatch's request id makes its retry safe.
+    patient = tenacity.retry(retry=tenacity.retry_if_exception(_passing), reraise=True,
+                             wait=tenacity.wait_exponential(multiplier=0.2, max=2),
+                             stop=tenacity.stop_before_delay(max(1.0, deadline - time.monotonic())))
     with grpc.insecure_channel(address) as channel:
         stub = pb_grpc.MatchServiceStub(channel)
         try:
-            match_id = stub.CreateMatch(request, metadata=service, timeout=10).match_id
+            match_id = patient(stub.CreateMatch)(request, metadata=service, timeout=10).match_id
             if not as_json:
                 click.echo(f"match {match_id} started; bots are playing...", err=True)
-            deadline = time.monotonic() + timeout
-            while stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=service,
-                                timeout=10).view.status != pb.MATCH_STATUS_ENDED:
+            get = patient(stub.GetMatch)
+            while get(pb.GetMatchRequest(match_id=match_id), metadata=service,
+                      timeout=10).view.status != pb.MATCH_STATUS_ENDED:
                 if time.monotonic() > deadline:
                     raise click.ClickException(f"match {match_id} did not end within {timeout:.0f} s "
                                                "(is the bot service running?)")
                 time.sleep(0.25)
-            exported = stub.ExportMatch(pb.ExportMatchRequest(match_id=match_id), metadata=auditor, timeout=10)
+            exported = patient(stub.ExportMatch)(pb.ExportMatchRequest(match_id=match_id), metadata=auditor,
+                                                 timeout=10)
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.UNAVAILABLE:
                 raise click.ClickException(f"no match service at {address}; start the system with `domino up`") from None
@@ -76,3 +88,9 @@ def demo(family, variant, seats, teams, target, strength, address, timeout, as_j
         return
     record = record_format.loads(exported.record_json)
     click.echo(render(record, verify(record)))
+
+
+def _passing(error: BaseException) -> bool:
+    """An error worth waiting out: the service away for a moment, not a refusal."""
+    return isinstance(error, grpc.RpcError) and error.code() in (grpc.StatusCode.UNAVAILABLE,
+                                                                 grpc.StatusCode.DEADLINE_EXCEEDED)

@@ -7,6 +7,7 @@ import click
 from .audit import audit
 from .bots import bots
 from .demo import demo
+from .nats_setup import nats
 from .play import play
 from .serve import serve
 from .token import token
@@ -22,6 +23,7 @@ def cli() -> None:
 cli.add_command(audit)
 cli.add_command(bots)
 cli.add_command(demo)
+cli.add_command(nats)
 cli.add_command(play)
 cli.add_command(serve)
 cli.add_command(token)

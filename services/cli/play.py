@@ -19,8 +19,8 @@ from services.client.families import RULES, SEAT_COUNTS, VARIANTS, Setup
 from services.client.menu import STRENGTHS, TURN_TIMERS, clean_code
 from services.client.store import LastMatch
 from services.client.terminal import Output
-from services.common.auth import mint_token
-from services.common.config import Settings
+from services.common.auth import KeyRing, MissingKeys, mint_token
+from services.common.config import Settings, client_keys_dir
 
 
 def _default_player() -> str:
@@ -67,7 +67,7 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 
 @click.command()
 @click.option("--player", envvar="DOMINO_PLAYER", default=None,
-              help="Your player id; a token for it is minted with DOMINO_JWT_SECRET (default: DOMINO_PLAYER or "
+              help="Your player id; a token for it is minted with the player key of the local run (default: DOMINO_PLAYER or "
                    "your login name).")
 @click.option("--token", envvar="DOMINO_TOKEN", default=None, help="A bearer token to use instead (its subject is you).")
 @click.option("--match-address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS).")
@@ -138,9 +138,13 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
         player = subject_of(token)
         if not player:
             raise click.UsageError("--token is not a readable JWT")
-    else:
+    missing_keys = None
+    if not token:
         player = player or _default_player()
-        token = mint_token(player, settings.jwt_secret, "player")
+        try:
+            token = mint_token(player, KeyRing.load(client_keys_dir(settings), issues=("player",)), "player")
+        except MissingKeys as e:
+            missing_keys, token = f"{e}; or pass --token", ""  # said after the services are found
     match_address = match_address or settings.match_address
     matchmaking_address = matchmaking_address or settings.matchmaking_address
     store = LastMatch(var_dir or Path(settings.var_dir), player)
@@ -156,6 +160,10 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
         match_api.close()
         matchmaking_api.close()
         raise
+    if missing_keys:
+        match_api.close()
+        matchmaking_api.close()
+        raise click.ClickException(missing_keys)
     console = Console(highlight=False, emoji=False, no_color=no_color or None)
     out = Output(console, redraw=False if no_redraw else None)
     inbox = Inbox()

@@ -1,30 +1,52 @@
-"""Who is calling: bearer JWTs (HS256) carrying a subject and a role.
+"""Who is calling: bearer JWTs signed with Ed25519, one key pair per kind of token.
 
-Players hold `player` tokens for their own id; matchmaking and the bot service hold
-`service` tokens; auditors hold `auditor` tokens. The secret comes from the environment
-(`DOMINO_JWT_SECRET`, a Kubernetes Secret in production).
+There are four kinds (roles): `player` (a person, for their own seat), `bot` (the bot
+service, for a bot's seat), `service` (matchmaking, to create and look up matches) and
+`auditor` (to export whole records). Each kind has its own key pair: a process holds the
+private key only of the kinds it issues (matchmaking: `service`; bots: `bot`; the identity
+provider in front of the game: `player`; the audit desk: `auditor`) and the public keys of
+the kinds it accepts, so a compromised bot pod cannot mint an auditor's or a service's
+token. A token names its kind (`role` claim, `kid` header), its issuer (`domino-<role>`)
+and may not live longer than its kind allows (``MAX_LIFETIME``).
+
+Keys are PEM files in one directory (``DOMINO_KEYS_DIR``): `<role>.key` (private) and
+`<role>.pub` (public). `domino up` generates development keys under `var/keys/`; any other
+start without the keys it needs refuses to run and says which are missing.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-ROLES = ("player", "service", "auditor")
-ISSUER = "domino"
-ALGORITHM = "HS256"
+ROLES = ("player", "bot", "service", "auditor")
+ALGORITHM = "EdDSA"
+HOUR = 3600
+MAX_LIFETIME = {"player": 24 * HOUR, "bot": HOUR, "service": HOUR, "auditor": HOUR}
 
 
 class AuthError(Exception):
     """No usable credentials; the message says why without echoing the token."""
 
 
+class MissingKeys(RuntimeError):
+    """A process was started without the keys it needs."""
+
+
+def issuer(role: str) -> str:
+    return f"domino-{role}"
+
+
 @dataclass(frozen=True)
 class Identity:
     subject: str
     role: str = "player"
+    expires_at: float = float("inf")
 
     @property
     def is_service(self) -> bool:
@@ -34,52 +56,130 @@ class Identity:
     def is_auditor(self) -> bool:
         return self.role == "auditor"
 
+    @property
+    def is_bot(self) -> bool:
+        return self.role == "bot"
 
-def mint_token(subject: str, secret: str, role: str = "player", ttl_seconds: int = 24 * 3600,
+
+@dataclass
+class KeyRing:
+    """The keys one process holds: private keys of the kinds it issues, public keys of the
+    kinds it accepts."""
+
+    private: dict[str, Ed25519PrivateKey] = field(default_factory=dict)
+    public: dict[str, Ed25519PublicKey] = field(default_factory=dict)
+
+    @classmethod
+    def generate(cls, roles=ROLES) -> "KeyRing":
+        private = {role: Ed25519PrivateKey.generate() for role in roles}
+        return cls(private, {role: key.public_key() for role, key in private.items()})
+
+    def only(self, issues=(), accepts=()) -> "KeyRing":
+        """The part of this ring a process with those duties should hold."""
+        return KeyRing({r: self.private[r] for r in issues}, {r: self.public[r] for r in accepts})
+
+    def write(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        for role, key in self.private.items():
+            path = directory / f"{role}.key"
+            path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                               serialization.NoEncryption()))
+            path.chmod(0o600)
+        for role, key in self.public.items():
+            (directory / f"{role}.pub").write_bytes(
+                key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+
+    @classmethod
+    def load(cls, directory: str | Path, issues=(), accepts=()) -> "KeyRing":
+        """The keys a process needs from ``directory``; MissingKeys names what is not there."""
+        directory = Path(directory) if directory else None
+        if directory is None or not directory.is_dir():
+            raise MissingKeys(f"no key directory ({directory or 'DOMINO_KEYS_DIR is not set'}); it must hold "
+                              + ", ".join([f"{r}.key" for r in issues] + [f"{r}.pub" for r in accepts])
+                              + " (`domino up` makes development keys under var/keys)")
+        ring = cls()
+        for role in issues:
+            ring.private[role] = _read(directory / f"{role}.key", private=True)
+        for role in accepts:
+            ring.public[role] = _read(directory / f"{role}.pub", private=False)
+        return ring
+
+
+def _read(path: Path, private: bool):
+    try:
+        data = path.read_bytes()
+    except OSError:
+        raise MissingKeys(f"missing key {path}") from None
+    try:
+        key = (serialization.load_pem_private_key(data, None) if private else serialization.load_pem_public_key(data))
+    except (ValueError, TypeError):
+        raise MissingKeys(f"{path} is not a PEM {'private' if private else 'public'} key") from None
+    wanted = Ed25519PrivateKey if private else Ed25519PublicKey
+    if not isinstance(key, wanted):
+        raise MissingKeys(f"{path} is not an Ed25519 key")
+    return key
+
+
+def mint_token(subject: str, keys: KeyRing, role: str = "player", ttl_seconds: int | None = None,
                now: float | None = None) -> str:
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}")
     if not subject:
         raise ValueError("a token needs a subject")
+    if role not in keys.private:
+        raise MissingKeys(f"this process holds no key to issue {role} tokens")
+    ttl = MAX_LIFETIME[role] if ttl_seconds is None else min(ttl_seconds, MAX_LIFETIME[role])
     issued = int(time.time() if now is None else now)
-    claims = {"sub": subject, "role": role, "iss": ISSUER, "iat": issued, "exp": issued + ttl_seconds}
-    return jwt.encode(claims, secret, algorithm=ALGORITHM)
+    claims = {"sub": subject, "role": role, "iss": issuer(role), "iat": issued, "exp": issued + ttl}
+    return jwt.encode(claims, keys.private[role], algorithm=ALGORITHM, headers={"kid": role})
 
 
-_verified: dict[tuple[str, str], tuple[Identity, float]] = {}
+_verified: dict[tuple[str, int], tuple[Identity, float]] = {}
 _VERIFIED_LIMIT = 10_000
 
 
-def verify_token(token: str, secret: str) -> Identity:
+def verify_token(token: str, keys: KeyRing) -> Identity:
     """Checks a token once, then remembers it until it expires: a client sends the same
-    token with every call, and an HMAC check plus JSON decoding per call is measurable."""
-    known = _verified.get((token, secret))
+    token with every call, and a signature check plus JSON decoding per call is measurable."""
+    known = _verified.get((token, id(keys)))
     if known is not None and known[1] > time.time():
         return known[0]
-    identity, expires = _verify(token, secret)
+    identity = _verify(token, keys)
     if len(_verified) >= _VERIFIED_LIMIT:
         _verified.clear()
-    _verified[(token, secret)] = (identity, expires)
+    _verified[(token, id(keys))] = (identity, identity.expires_at)
     return identity
 
 
-def _verify(token: str, secret: str) -> tuple[Identity, float]:
+def _verify(token: str, keys: KeyRing) -> Identity:
     try:
-        claims = jwt.decode(token, secret, algorithms=[ALGORITHM], issuer=ISSUER,
-                            options={"require": ["sub", "exp", "iss"]})
+        role = jwt.get_unverified_header(token).get("kid")
+    except jwt.PyJWTError:
+        raise AuthError("the token is not valid (not a JWT)") from None
+    if role not in ROLES:
+        raise AuthError("the token names no known kind of token (kid)")
+    key = keys.public.get(role)
+    if key is None:
+        raise AuthError(f"{role} tokens are not accepted here")
+    try:
+        claims = jwt.decode(token, key, algorithms=[ALGORITHM], issuer=issuer(role),
+                            options={"require": ["sub", "exp", "iat", "iss"]})
     except jwt.ExpiredSignatureError:
         raise AuthError("the token has expired") from None
     except jwt.InvalidSignatureError:
         raise AuthError("the token's signature is not valid") from None
     except jwt.PyJWTError as e:
-        raise AuthError(f"the token is not valid: {e}") from None
-    role = claims.get("role", "player")
-    if role not in ROLES:
-        raise AuthError(f"unknown role {role!r}")
-    return Identity(claims["sub"], role), float(claims["exp"])
+        raise AuthError(f"the token is not valid: {str(e)[:100]}") from None
+    if claims.get("role") != role:
+        raise AuthError("the token's role does not match its kind")
+    if not isinstance(claims["sub"], str) or not 0 < len(claims["sub"]) <= 200:
+        raise AuthError("the token's subject is not valid")
+    if claims["exp"] - claims["iat"] > MAX_LIFETIME[role]:
+        raise AuthError(f"{role} tokens may live at most {MAX_LIFETIME[role] // HOUR} h")
+    return Identity(claims["sub"], role, float(claims["exp"]))
 
 
-def bearer_identity(metadata, secret: str) -> Identity:
+def bearer_identity(metadata, keys: KeyRing) -> Identity:
     """The identity in gRPC call metadata (`authorization: Bearer <token>`)."""
     values = [v for k, v in (metadata or ()) if k.lower() == "authorization"]
     if not values:
@@ -87,4 +187,6 @@ def bearer_identity(metadata, secret: str) -> Identity:
     scheme, _, token = values[0].partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise AuthError("the authorization metadata must be 'Bearer <token>'")
-    return verify_token(token.strip(), secret)
+    if len(token) > 4096:
+        raise AuthError("the token is too long")
+    return verify_token(token.strip(), keys)

@@ -49,6 +49,74 @@ def turn_msg_id(match_id, version: int) -> str:
     return f"{match_id}:turn:{version}"
 
 
+# NATS users and what each may do (nats-server `authorization`): only the relay publishes
+# events and turns; matchmaking and bots only consume what they read, through their own
+# durable consumers; only `admin` (`domino nats setup`) creates or changes streams. Every
+# JetStream client also needs its replies on `_INBOX.>`.
+def _consumer(durable: str) -> list[str]:
+    return [f"$JS.API.CONSUMER.INFO.{STREAM}.{durable}", f"$JS.API.CONSUMER.CREATE.{STREAM}.{durable}",
+            f"$JS.API.CONSUMER.CREATE.{STREAM}.{durable}.>", f"$JS.API.CONSUMER.DURABLE.CREATE.{STREAM}.{durable}",
+            f"$JS.ACK.{STREAM}.{durable}.>"]
+
+
+_READ_STREAM = ["$JS.API.INFO", f"$JS.API.STREAM.INFO.{STREAM}", "$JS.API.STREAM.NAMES"]
+NATS_USERS = ("admin", "relay", "matchmaking", "bots")
+NATS_PERMISSIONS: dict[str, dict[str, list[str]]] = {
+    "admin": {"publish": [">"], "subscribe": [">"]},
+    "relay": {"publish": ["domino.v1.match.>", "domino.v1.turn.>", *_READ_STREAM, f"$JS.API.STREAM.MSG.GET.{STREAM}",
+                          f"$JS.API.DIRECT.GET.{STREAM}.>", f"$JS.API.STREAM.INFO.KV_{RELAY_BUCKET}",
+                          f"$KV.{RELAY_BUCKET}.>", f"$JS.API.STREAM.MSG.GET.KV_{RELAY_BUCKET}",
+                          f"$JS.API.DIRECT.GET.KV_{RELAY_BUCKET}.>"],
+              "subscribe": ["_INBOX.>"]},
+    "matchmaking": {"publish": [*_READ_STREAM, *_consumer("matchmaking")], "subscribe": ["_INBOX.>"]},
+    "bots": {"publish": [*_READ_STREAM, *_consumer("bots")], "subscribe": ["_INBOX.>"]},
+}
+
+
+def authorization_conf(passwords: dict[str, str]) -> str:
+    """The nats-server `authorization` block for these users (user -> password; a value of
+    the form `$NAME` is left for nats-server to read from its environment)."""
+    def quoted(items: list[str]) -> str:
+        return "[" + ", ".join(json.dumps(i) for i in items) + "]"
+
+    users = []
+    for user in NATS_USERS:
+        password = passwords[user]
+        secret = password if password.startswith("$") else json.dumps(password)
+        perms = NATS_PERMISSIONS[user]
+        users.append(f'    {{user: {json.dumps(user)}, password: {secret}, permissions: {{'
+                     f'publish: {quoted(perms["publish"])}, subscribe: {quoted(perms["subscribe"])}}}}}')
+    return "authorization {\n  users = [\n" + ",\n".join(users) + "\n  ]\n}\n"
+
+
+async def connect(settings, name: str, **options):
+    """A NATS connection with this service's credentials (none for a server without
+    authorization, as in tests); nats-py reconnects by itself."""
+    import nats
+
+    credentials = {"user": settings.nats_user, "password": settings.nats_password} if settings.nats_user else {}
+    return await nats.connect(settings.nats_url, **{"name": name, "max_reconnect_attempts": -1, **credentials,
+                                                    **options})
+
+
+async def wait_for_stream(js, stopping=None, seconds: float = 2.0) -> None:
+    """Wait until the admin has created the stream (services never create or change it)."""
+    import asyncio
+
+    from nats.js.errors import NotFoundError
+
+    while True:
+        try:
+            await js.stream_info(STREAM)
+            return
+        except NotFoundError:
+            logging.getLogger("domino.bus").warning("the stream does not exist yet; run `domino nats setup`",
+                                                    extra={"stream": STREAM})
+        if stopping is not None and stopping.is_set():
+            return
+        await asyncio.sleep(seconds)
+
+
 MAX_DELIVER = 5  # a message no consumer could handle in this many tries is given up (and counted)
 MAX_PAYLOAD = 64 * 1024  # our largest payload is a few kB; anything bigger is not ours
 MAX_ID = 200  # characters of a player id in a payload
@@ -134,7 +202,7 @@ class Warnings:
         return True
 
 
-async def relay_bucket(js, create: bool = True):
+async def relay_bucket(js, create: bool = False):
     """The relay's key-value bucket (created when missing and ``create``)."""
     from nats.js.errors import BucketNotFoundError
 
@@ -147,7 +215,8 @@ async def relay_bucket(js, create: bool = True):
 
 
 async def ensure_stream(js, replicas: int | None = None) -> None:
-    """Create the stream, or leave an existing one as it is."""
+    """Create the stream and the relay's bucket, or leave existing ones as they are (the
+    admin's setup: `domino nats setup`, and tests)."""
     from nats.js.errors import NotFoundError
 
     from .config import Settings
@@ -157,3 +226,4 @@ async def ensure_stream(js, replicas: int | None = None) -> None:
     except NotFoundError:
         await js.add_stream(name=STREAM, subjects=STREAM_SUBJECTS, duplicate_window=DUPLICATE_WINDOW_SECONDS,
                             num_replicas=replicas or Settings().nats_stream_replicas, max_age=MAX_AGE_SECONDS)
+    await relay_bucket(js, create=True)

@@ -1,7 +1,7 @@
 """Every setting of every service, read from the environment in one documented place.
 
 Each field is an environment variable: the field name upper-cased with the `DOMINO_`
-prefix (`DOMINO_JWT_SECRET`, `DOMINO_MATCH_ADDRESS`, ...). Persistence itself is chosen
+prefix (`DOMINO_KEYS_DIR`, `DOMINO_MATCH_ADDRESS`, ...). Persistence itself is chosen
 by eventsourcing's own variables (`PERSISTENCE_MODULE`, `SQLITE_DBNAME`, `POSTGRES_*`),
 passed through unchanged.
 """
@@ -16,13 +16,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
 EMBEDDED_SQLITE = (SQLITE_MODULE, "eventsourcing.sqlite")
 POSTGRES_MODULE = "services.common.postgres_store"  # eventsourcing's PostgreSQL, appends committed in groups
-DEV_SECRET = "dev-only-secret-change-me-in-production-0123456789"
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DOMINO_", extra="ignore")
 
-    jwt_secret: str = Field(DEV_SECRET, description="HS256 key for player/service/auditor tokens")
+    keys_dir: str = Field("", description="directory of the Ed25519 token keys (<role>.key private, <role>.pub "
+                                          "public; services/common/auth.py); no default: `domino up` makes "
+                                          "development keys under var/keys and points its services there")
     var_dir: str = Field("var", description="where the local run keeps its SQLite file and NATS data")
 
     match_address: str = Field("127.0.0.1:50051", description="host:port the match service listens on")
@@ -49,10 +50,18 @@ class Settings(BaseSettings):
                                                                 "between); bot-only matches never wait")
 
     nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
+    nats_user: str = Field("", description="this service's NATS user (relay, matchmaking, bots; admin for `domino "
+                                           "nats setup`); empty: connect without credentials")
+    nats_password: str = Field("", description="that user's password (from a Secret)")
     nats_stream_replicas: int = Field(1, description="replicas of the DOMINO stream (3 on a 3-node cluster)")
     log_format: str = Field("json", description="'json' for machines, 'console' for people")
     log_level: str = Field("INFO")
     shutdown_grace_seconds: float = Field(10.0, description="how long SIGTERM waits for in-flight commands")
+    command_rate: float = Field(20.0, gt=0, description="requests a second one player (or bot) may make to a "
+                                                         "service, on average; beyond: RESOURCE_EXHAUSTED")
+    command_burst: float = Field(40.0, ge=1, description="... and in a burst")
+    streams_per_caller: int = Field(16, ge=1, description="open streams one caller may hold on one process")
+    streams_per_process: int = Field(2000, ge=1, description="open streams one process serves at most")
 
 
 def persistence_env(settings: Settings) -> dict[str, str]:
@@ -63,3 +72,9 @@ def persistence_env(settings: Settings) -> dict[str, str]:
         env["PERSISTENCE_MODULE"] = SQLITE_MODULE
         env.setdefault("SQLITE_DBNAME", os.path.join(settings.var_dir, "match.sqlite"))
     return env
+
+
+def client_keys_dir(settings: Settings) -> str:
+    """Where a command-line tool finds keys to mint its own tokens: DOMINO_KEYS_DIR, else the
+    development keys of the local run (`var/keys`)."""
+    return settings.keys_dir or os.path.join(settings.var_dir, "keys")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import time
+
 import grpc
 
 MAX_DETAILS = 300  # characters of an error message sent back: what a caller sent is never echoed in full
@@ -12,6 +14,13 @@ MAX_DETAILS = 300  # characters of an error message sent back: what a caller sen
 def details(error: BaseException) -> str:
     text = str(error)
     return text if len(text) <= MAX_DETAILS else text[: MAX_DETAILS - 1] + "…"
+
+
+async def end_at_expiry(context, who) -> None:
+    """A stream lives no longer than the token that opened it: past its expiry the stream
+    ends UNAUTHENTICATED, and the client reconnects with a fresh token."""
+    if time.time() >= who.expires_at:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the token has expired; reconnect with a fresh one")
 
 
 class statuses:

@@ -314,12 +314,14 @@ def start_nats(
     *,
     host: str = "127.0.0.1",
     timeout: float = 10.0,
+    users: dict[str, str] | None = None,
 ) -> NatsServer:
     """Start ``nats-server -js`` storing streams under ``data_dir`` and wait until it serves.
 
-    ``port`` None or 0 picks a free port. Output is appended to
-    ``data_dir/nats-server.log`` rather than a pipe, so a long-lived server can never
-    block on a full pipe, and a failed start can still show what the server said.
+    ``port`` None or 0 picks a free port. With ``users`` (user -> password) the server
+    accepts only those users, each with the rights of ``bus.NATS_PERMISSIONS``. Output is
+    appended to ``data_dir/nats-server.log`` rather than a pipe, so a long-lived server can
+    never block on a full pipe, and a failed start can still show what the server said.
     """
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -336,6 +338,13 @@ def start_nats(
         "-a", host,
         "-p", str(port),
     ]
+    if users:
+        from .bus import authorization_conf
+
+        conf = data_dir / "authorization.conf"
+        conf.write_text(authorization_conf(users))
+        conf.chmod(0o600)
+        cmd += ["-c", str(conf)]
     try:
         process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT)
     except BaseException:

@@ -7,8 +7,11 @@ and restart single services through it. Every service is a real process started 
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
+import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -20,6 +23,8 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from .auth import ROLES, KeyRing
+from .bus import NATS_USERS, ensure_stream
 from .ports import taken
 from .servers import NatsServer, free_ports, start_nats
 from .config import SQLITE_MODULE
@@ -54,12 +59,12 @@ class Ports:
 class LocalSystem:
     var_dir: Path
     ports: Ports = field(default_factory=Ports)
-    jwt_secret: str | None = None
     services: tuple[str, ...] = SERVICES
     extra_env: dict[str, str] = field(default_factory=dict)
     nats: NatsServer | None = None
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
     _lock: object = None
+    _keys: KeyRing | None = None
 
     @property
     def match_address(self) -> str:
@@ -69,7 +74,8 @@ class LocalSystem:
     def matchmaking_address(self) -> str:
         return f"127.0.0.1:{self.ports.matchmaking}"
 
-    def env(self) -> dict[str, str]:
+    def env(self, service: str | None = None) -> dict[str, str]:
+        """The environment of ``service`` (its own NATS user), or of a local tool (none)."""
         env = dict(os.environ)
         env.update({
             "DOMINO_VAR_DIR": str(self.var_dir),
@@ -84,21 +90,60 @@ class LocalSystem:
         if "PERSISTENCE_MODULE" not in env:
             env["PERSISTENCE_MODULE"] = SQLITE_MODULE
             env["SQLITE_DBNAME"] = str(self.var_dir / "match.sqlite")
-        if self.jwt_secret:
-            env["DOMINO_JWT_SECRET"] = self.jwt_secret
+        env["DOMINO_KEYS_DIR"] = str(self.keys_dir)
+        user = {"match": "relay", "relay": "relay"}.get(service or "", service)  # match: the timers need no NATS
+        if user in NATS_USERS:
+            env["DOMINO_NATS_USER"], env["DOMINO_NATS_PASSWORD"] = user, self.nats_passwords()[user]
         env.update(self.extra_env)
         return env
+
+    def nats_passwords(self) -> dict[str, str]:
+        """Each NATS user's password, made once per installation (var/nats-users.json)."""
+        path = self.var_dir / "nats-users.json"
+        if path.exists():
+            return json.loads(path.read_text())
+        passwords = {user: secrets.token_urlsafe(24) for user in NATS_USERS}
+        path.write_text(json.dumps(passwords))
+        path.chmod(0o600)
+        return passwords
+
+    async def _set_up_nats(self) -> None:
+        """The admin's part: create the stream and the relay's bucket."""
+        import nats
+
+        nc = await nats.connect(self.nats.url, user="admin", password=self.nats_passwords()["admin"])
+        try:
+            await ensure_stream(nc.jetstream())
+        finally:
+            await nc.close()
+
+    @property
+    def keys_dir(self) -> Path:
+        return self.var_dir / "keys"
+
+    def keys(self) -> KeyRing:
+        """Every development key of this installation (tests and local tools mint with them)."""
+        if self._keys is None:
+            self._keys = KeyRing.load(self.keys_dir, issues=ROLES, accepts=ROLES)
+        return self._keys
+
+    def _ensure_keys(self) -> None:
+        """Development keys, made once per installation: never a key anyone else knows."""
+        if not all((self.keys_dir / f"{role}.key").exists() for role in ROLES):
+            KeyRing.generate().write(self.keys_dir)
 
     def start(self, timeout: float = 60) -> None:
         self.var_dir.mkdir(parents=True, exist_ok=True)
         (self.var_dir / "logs").mkdir(exist_ok=True)
+        self._ensure_keys()
         self._take_lock()
         busy = taken({name: port for name, port in vars(self.ports).items()})
         if busy:
             self._release_lock()
             raise PortsInUse("; ".join(busy))
         try:
-            self.nats = start_nats(self.var_dir / "nats", self.ports.nats)
+            self.nats = start_nats(self.var_dir / "nats", self.ports.nats, users=self.nats_passwords())
+            asyncio.run(self._set_up_nats())
             for name in self.services:
                 self.start_service(name, timeout)
         except BaseException:
@@ -120,7 +165,7 @@ class LocalSystem:
 
     def start_service(self, name: str, timeout: float = 60) -> subprocess.Popen:
         log = open(self.var_dir / "logs" / f"{name}.log", "ab")
-        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", name], env=self.env(),
+        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", name], env=self.env(name),
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.processes[name] = proc
         self._wait_ready(name, proc, timeout)

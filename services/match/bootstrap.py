@@ -12,6 +12,8 @@ from prometheus_client import Gauge, start_http_server
 from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
 from services.common import logs
 from services.common.changes import ChangeFeed
+from services.common.auth import ROLES, KeyRing
+from services.common.limits import RateLimit, StreamLimits, limits_of
 from services.common.config import EMBEDDED_SQLITE, Settings, persistence_env
 from services.common.grpc_metrics import RpcMetrics
 from services.common.grpc_server import drain, mark_serving, new_server
@@ -25,11 +27,14 @@ log = logging.getLogger("domino.match")
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
 
 
-def create_server(address: str, app: MatchApplication, jwt_secret: str, changes: ChangeFeed | None = None,
-                  metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0):
+def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: ChangeFeed | None = None,
+                  metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0,
+                  limits: tuple[StreamLimits, RateLimit] | None = None):
     """(server, port): MatchService on the common gRPC server (health, reflection, metrics)."""
     embedded = app.env.get("PERSISTENCE_MODULE", "") in (*EMBEDDED_SQLITE, "eventsourcing.popo", "")
-    servicer = MatchServicer(app, jwt_secret, changes or ChangeFeed(), watch_poll_seconds, store_blocks=not embedded)
+    streams, rates = limits or (None, None)
+    servicer = MatchServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, store_blocks=not embedded,
+                             streams=streams, rates=rates)
     return new_server(address, SERVICE_NAME,
                       lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server), metrics)
 
@@ -39,8 +44,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     changes = ChangeFeed()
     metrics = RpcMetrics("match")
     active = Gauge("domino_match_active_matches", "Matches started and not yet ended")
-    server, port = create_server(settings.match_address, app, settings.jwt_secret, changes, metrics,
-                                 settings.watch_poll_seconds)
+    keys = KeyRing.load(settings.keys_dir, accepts=ROLES)  # verifies every kind of token, issues none
+    server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits_of(settings),
+                                 watch_poll_seconds=settings.watch_poll_seconds)
     timer = TurnTimer(app, on_expired=changes.publish)
     active.set_function(lambda: len(timer.active))
     start_http_server(settings.match_metrics_port)
@@ -82,13 +88,13 @@ def main() -> None:
 
 
 async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) -> None:
-    import nats
+    from services.common import bus
     from prometheus_client import Counter
 
     from .relay import Relay
 
     app = MatchApplication(env=persistence_env(settings))
-    nc = await nats.connect(settings.nats_url, max_reconnect_attempts=-1)
+    nc = await bus.connect(settings, "relay")
     published = Counter("domino_relay_published_total", "Events published to JetStream", ["duplicate"])
     relay = Relay(app, nc.jetstream(), on_publish=lambda duplicate: published.labels(str(duplicate).lower()).inc())
     await relay.start()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from typing import AsyncIterator
 
@@ -16,7 +17,10 @@ import grpc
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common.auth import AuthError, Identity, bearer_identity
+from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
+from services.common.bot_ids import is_bot
+from services.common.grpc_status import end_at_expiry
+from services.common.limits import RateLimit, StreamLimits, TooMany
 
 from .application import (
     ConcurrencyConflict, InvalidRequest, MatchApplication, RequestIdReused, SeatSpec, StaleTimeout, UnknownMatch,
@@ -47,14 +51,17 @@ _STATUS = [
     (RulesError, grpc.StatusCode.FAILED_PRECONDITION),
     (StaleTimeout, grpc.StatusCode.FAILED_PRECONDITION),
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
+    (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
-    def __init__(self, app: MatchApplication, jwt_secret: str, changes: ChangeFeed, poll_seconds: float = 1.0,
-                 store_blocks: bool = True):
+    def __init__(self, app: MatchApplication, keys: KeyRing, changes: ChangeFeed, poll_seconds: float = 1.0,
+                 store_blocks: bool = True, streams: StreamLimits | None = None, rates: RateLimit | None = None):
         self.app = app
-        self.secret = jwt_secret
+        self.keys = keys
+        self.streams = streams or StreamLimits()
+        self.rates = rates or RateLimit()
         self.changes = changes
         self.poll_seconds = poll_seconds
         self.store_blocks = store_blocks
@@ -99,7 +106,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def PlayTile(self, request, context):
         async with _statuses(context):
-            who = self._identity(context)
+            who = self._seated(context)
             match_id = _match_id(request.match_id)
             _request_id(request.request_id)
             if not request.HasField("tile"):
@@ -116,7 +123,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def DrawTile(self, request, context):
         async with _statuses(context):
-            who = self._identity(context)
+            who = self._seated(context)
             match_id = _match_id(request.match_id)
             _request_id(request.request_id)
             outcome = await self._command(self.app.draw_tile_steps(match_id, who.subject, request.request_id))
@@ -127,7 +134,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def ResumeSeat(self, request, context):
         async with _statuses(context):
-            who = self._identity(context)
+            who = self._seated(context)
             match_id = _match_id(request.match_id)
             match = await self._command(self.app.resume_seat_steps(match_id, who.subject))
             self.changes.publish(match_id)
@@ -143,7 +150,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             seat = self._viewer_seat(match, who)
             if request.from_version > match.version:
                 raise InvalidRequest(f"from_version {request.from_version} is beyond the match's version {match.version}")
-        version = request.from_version
+            self.streams.acquire(who.subject)
+        try:
+            async for update in self._watch(match_id, seat, request.from_version, who, context):
+                yield update
+        finally:
+            self.streams.release(who.subject)
+
+    async def _watch(self, match_id, seat: int, version: int, who: Identity, context):
         folded = None if version == 0 else await self._run(self.app.match_at, match_id, version)
         while True:
             waiter = self.changes.waiter(match_id)
@@ -154,7 +168,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=match_view(folded, seat))
             if folded is not None and folded.finished or self.changes.closed:
                 return  # ended; or the server is stopping and the client will resume elsewhere
-            await waiter.wait(self.poll_seconds)
+            await end_at_expiry(context, who)
+            await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
     async def ExportMatch(self, request, context):
         async with _statuses(context):
@@ -176,7 +191,23 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
     # ---- request checks ----------------------------------------------------------------
 
     def _identity(self, context) -> Identity:
-        return bearer_identity(context.invocation_metadata(), self.secret)
+        """The caller, whose token must be of the kind its subject is: only bot tokens speak
+        for bot ids (`bot:<strength>:<seat>`), and bot tokens speak for nothing else. Players
+        and bots are rate-limited per subject; services act for many players and are not."""
+        who = bearer_identity(context.invocation_metadata(), self.keys)
+        if not who.is_service:
+            self.rates.take(who.subject)
+        if is_bot(who.subject) != who.is_bot and who.role in ("player", "bot"):
+            raise Forbidden("bot seats are played only with the bot service's tokens" if is_bot(who.subject)
+                            else "a bot token speaks only for a bot's seat")
+        return who
+
+    def _seated(self, context) -> Identity:
+        """A caller acting for a seat: a player (or bot) token for the seat's own id."""
+        who = self._identity(context)
+        if who.role not in ("player", "bot"):
+            raise Forbidden(f"a {who.role} token cannot act for a seat; seat commands need the player's own token")
+        return who
 
     @staticmethod
     def _viewer_seat(match: Match, who: Identity) -> int:

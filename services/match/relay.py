@@ -56,7 +56,7 @@ class Relay:
         self.stats = RelayStats()
 
     async def start(self) -> None:
-        await bus.ensure_stream(self.js)
+        await bus.wait_for_stream(self.js)
         self.bucket = await bus.relay_bucket(self.js)
         self.position = await self.recorded_position()
         await self._republish_recent_turns()

@@ -9,6 +9,8 @@ import logging
 from prometheus_client import Counter, start_http_server
 
 from domino.matchmaking.v1 import matchmaking_service_pb2, matchmaking_service_pb2_grpc
+from services.common.auth import KeyRing
+from services.common.limits import RateLimit, StreamLimits, limits_of
 from services.common.config import Settings
 from services.common.grpc_metrics import RpcMetrics
 from services.common.grpc_server import drain, mark_serving, new_server
@@ -25,12 +27,13 @@ log = logging.getLogger("domino.matchmaking")
 SERVICE_NAME = matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
 
 
-def create_server(address: str, app: MatchmakingApplication, jwt_secret: str, changes: ChangeFeed | None = None,
-                  metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0):
+def create_server(address: str, app: MatchmakingApplication, keys: KeyRing, changes: ChangeFeed | None = None,
+                  metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0,
+                  limits: tuple[StreamLimits, RateLimit] | None = None):
     """(server, port): MatchmakingService on the common gRPC server (health, reflection,
     metrics). Pass the same ChangeFeed the application reports its changes to, so watchers
     wake at once."""
-    servicer = MatchmakingServicer(app, jwt_secret, changes or ChangeFeed(), watch_poll_seconds)
+    servicer = MatchmakingServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, limits)
     return new_server(
         address, SERVICE_NAME,
         lambda server: matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server), metrics)
@@ -51,10 +54,10 @@ async def run_timers(app: MatchmakingApplication, stopping: asyncio.Event, poll_
             pass
 
 
-async def follow_match_ends(app: MatchmakingApplication, nats_url: str, stopping: asyncio.Event) -> None:
+async def follow_match_ends(app: MatchmakingApplication, settings: Settings, stopping: asyncio.Event) -> None:
     """Consume match_ended from JetStream until stopping; (re)connects while NATS is away, so
     seating players never waits for NATS."""
-    import nats
+    from services.common import bus
 
     from .match_end_consumer import MatchEndConsumer
 
@@ -71,18 +74,18 @@ async def follow_match_ends(app: MatchmakingApplication, nats_url: str, stopping
     nc = consumer = None
     while not stopping.is_set() and consumer is None:
         try:
-            nc = nc or await nats.connect(nats_url, max_reconnect_attempts=-1)
+            nc = nc or await bus.connect(settings, "matchmaking")
             consumer = MatchEndConsumer(nc.jetstream(), app, on_message=counted)
             await consumer.start()
         except Exception as e:
             consumer = None
-            log.warning("cannot consume match ends yet; retrying", extra={"nats": nats_url, "error": str(e)})
+            log.warning("cannot consume match ends yet; retrying", extra={"nats": settings.nats_url, "error": str(e)})
             try:
                 await asyncio.wait_for(stopping.wait(), 2.0)
             except asyncio.TimeoutError:
                 pass
     if consumer is not None:
-        log.info("consuming match ends", extra={"nats": nats_url})
+        log.info("consuming match ends", extra={"nats": settings.nats_url})
         await stopping.wait()
         await consumer.stop()
     if nc is not None:
@@ -91,13 +94,14 @@ async def follow_match_ends(app: MatchmakingApplication, nats_url: str, stopping
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     changes = ChangeFeed()
-    creator = GrpcMatchCreator(settings.match_address, settings.jwt_secret)
+    keys = KeyRing.load(settings.keys_dir, issues=("service",), accepts=("player",))
+    creator = GrpcMatchCreator(settings.match_address, keys)
     app = MatchmakingApplication(env=matchmaking_persistence_env(settings), matches=creator,
                                  table_wait_seconds=settings.table_wait_seconds,
                                  table_bot_strength=settings.table_bot_strength, observer=PrometheusObserver(),
                                  on_change=changes.publish)
-    server, port = create_server(settings.matchmaking_address, app, settings.jwt_secret, changes,
-                                 RpcMetrics("matchmaking"), settings.watch_poll_seconds)
+    server, port = create_server(settings.matchmaking_address, app, keys, changes, limits=limits_of(settings),
+                                 metrics=RpcMetrics("matchmaking"), watch_poll_seconds=settings.watch_poll_seconds)
     start_http_server(settings.matchmaking_metrics_port)
     await server.start()
     await mark_serving(server)
@@ -105,7 +109,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                                              "match": settings.match_address})
     stopping = stop_on_signals()
     timers = asyncio.create_task(run_timers(app, stopping, settings.matchmaking_poll_seconds))
-    ends = asyncio.create_task(follow_match_ends(app, settings.nats_url, stopping))
+    ends = asyncio.create_task(follow_match_ends(app, settings, stopping))
     if ready is not None:
         ready.set()
     await stopping.wait()

@@ -8,7 +8,9 @@ nothing; the application and the aggregates check the rest before any event is t
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import AsyncIterator
 
 import grpc
@@ -16,15 +18,16 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
-from services.common.auth import AuthError, bearer_identity
+from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
 from services.common.changes import ChangeFeed
-from services.common.grpc_status import statuses
+from services.common.grpc_status import end_at_expiry, statuses
+from services.common.limits import RateLimit, StreamLimits, TooMany
 from services.match.rules.rulesets import TURN_TIMERS
 
 from .application import MatchmakingApplication, TicketState
 from .presence import Presence
 from .rooms import Room
-from .seating import is_bot
+from .seating import bot_strength, is_bot
 from .errors import (
     ConcurrencyConflict, InvalidRequest, MatchRefused, MatchServiceUnavailable, NotAPlayer, NotHost, NotInRoom, Refused,
     TooManyFailedJoins, UnknownRoom, UnknownTicket,
@@ -44,7 +47,10 @@ _STATUS = [
     (MatchServiceUnavailable, grpc.StatusCode.UNAVAILABLE),
     (MatchRefused, grpc.StatusCode.INTERNAL),  # options were checked here first: a refusal is a server fault
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
+    (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
+MATCH_CALL_THREADS = 4
+MATCH_CALL_QUEUE = 256  # calls waiting for those threads; beyond, refused at once
 _ROOM_STATUS = {Room.OPEN: pb.ROOM_STATUS_OPEN, Room.STARTING: pb.ROOM_STATUS_STARTING,
                 Room.PLAYING: pb.ROOM_STATUS_PLAYING, Room.CLOSED: pb.ROOM_STATUS_CLOSED}
 _TICKET_STATUS = {"waiting": pb.TICKET_STATUS_WAITING, "seated": pb.TICKET_STATUS_SEATED,
@@ -52,12 +58,17 @@ _TICKET_STATUS = {"waiting": pb.TICKET_STATUS_WAITING, "seated": pb.TICKET_STATU
 
 
 class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
-    def __init__(self, app: MatchmakingApplication, jwt_secret: str, changes: ChangeFeed,
-                 poll_seconds: float = 1.0) -> None:
+    def __init__(self, app: MatchmakingApplication, keys: KeyRing, changes: ChangeFeed,
+                 poll_seconds: float = 1.0, limits: tuple[StreamLimits, RateLimit] | None = None) -> None:
         self.app = app
-        self.secret = jwt_secret
+        self.keys = keys
         self.changes = changes
         self.poll_seconds = poll_seconds
+        self.streams, self.rates = limits or (StreamLimits(), RateLimit())
+        # Calls that may wait on the match service run on their own few threads, and beyond
+        # them are refused at once: a slow or hung match service never holds up the rest.
+        self.match_calls = ThreadPoolExecutor(MATCH_CALL_THREADS, thread_name_prefix="match-calls")
+        self._match_waiting = 0
 
     # ---- private rooms -----------------------------------------------------------------
 
@@ -136,19 +147,28 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def StartRoom(self, request, context):
         async with _statuses(context):
             player = self._player(context)
-            room = await asyncio.to_thread(self.app.start_room, player, _uuid(request.room_id, "room_id"))
+            room = await self._via_match(self.app.start_room, player, _uuid(request.room_id, "room_id"))
             return pb.StartRoomResponse(room=room_pb(room))
 
     async def WatchRoom(self, request, context) -> AsyncIterator[pb.WatchRoomResponse]:
         async with _statuses(context):
-            player = self._player(context)
+            who = self._caller(context)
+            player = who.subject
             room_id = _uuid(request.room_id, "room_id")
             if request.from_version < 0:
                 raise InvalidRequest("from_version cannot be negative")
             room = await asyncio.to_thread(self.app.room_for, player, room_id)
             if request.from_version > room.version:
                 raise InvalidRequest(f"from_version {request.from_version} is beyond the room's version {room.version}")
-        version = request.from_version
+            self.streams.acquire(player)
+        try:
+            async for update in self._watch_room(room_id, request.from_version, who, context):
+                yield update
+        finally:
+            self.streams.release(player)
+
+    async def _watch_room(self, room_id, version: int, who: Identity, context):
+        player = who.subject
         room = None if version == 0 else await asyncio.to_thread(self.app.room_at, room_id, version)
         while True:
             waiter = self.changes.waiter(room_id)
@@ -159,7 +179,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 yield pb.WatchRoomResponse(room=room_pb(room))
             if room.status == Room.CLOSED or not room.is_member(player) or self.changes.closed:
                 return  # closed, the watcher left, or the server is stopping: the last state was sent
-            await waiter.wait(self.poll_seconds)
+            await end_at_expiry(context, who)
+            await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
     # ---- public tables -----------------------------------------------------------------
 
@@ -168,7 +189,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             player = self._player(context)
             options = Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None,
                                      seats=request.seats if request.HasField("seats") else None)
-            ticket = await asyncio.to_thread(self.app.request_table, player, request.request_id, options)
+            ticket = await self._via_match(self.app.request_table, player, request.request_id, options)
             return pb.RequestTableResponse(ticket=ticket_pb(ticket))
 
     async def GetTicket(self, request, context):
@@ -179,9 +200,19 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
 
     async def WatchTicket(self, request, context) -> AsyncIterator[pb.WatchTicketResponse]:
         async with _statuses(context):
-            player = self._player(context)
+            who = self._caller(context)
+            player = who.subject
             ticket_id = _ticket_id(request.ticket_id)
             await asyncio.to_thread(self.app.ticket, player, ticket_id)
+            self.streams.acquire(player)
+        try:
+            async for update in self._watch_ticket(ticket_id, who, context):
+                yield update
+        finally:
+            self.streams.release(player)
+
+    async def _watch_ticket(self, ticket_id: str, who: Identity, context):
+        player = who.subject
         presence_id = Presence.create_id(player)
         last = None
         while True:
@@ -192,7 +223,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 yield pb.WatchTicketResponse(ticket=ticket_pb(ticket))
             if ticket.finished or self.changes.closed:
                 return
-            await waiter.wait(self.poll_seconds)
+            await end_at_expiry(context, who)
+            await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
     async def CancelTicket(self, request, context):
         async with _statuses(context):
@@ -208,7 +240,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             options = _options(request)
             if not request.strength:
                 raise InvalidRequest("strength is required")
-            table = await asyncio.to_thread(self.app.start_practice, player, request.request_id, options,
+            table = await self._via_match(self.app.start_practice, player, request.request_id, options,
                                             request.strength)
             return pb.StartPracticeResponse(match_id=table.match_id, seat=0, seats=table.seats,
                                             options=options_pb(table.match_options))
@@ -216,10 +248,25 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     # ---- request checks ----------------------------------------------------------------
 
     def _player(self, context) -> str:
-        who = bearer_identity(context.invocation_metadata(), self.secret)
+        return self._caller(context).subject
+
+    def _caller(self, context) -> Identity:
+        who = bearer_identity(context.invocation_metadata(), self.keys)
         if who.role != "player" or is_bot(who.subject):
             raise NotAPlayer("only players take seats through matchmaking (not bots, services or auditors)")
-        return who.subject
+        self.rates.take(who.subject)
+        return who
+
+    async def _via_match(self, call, *args):
+        """A use case that may call the match service, on the match-call threads: refused at
+        once (UNAVAILABLE, retry with the same request id) when too many already wait there."""
+        if self._match_waiting >= MATCH_CALL_QUEUE:
+            raise MatchServiceUnavailable("the match service is slow to answer; retry with the same request_id")
+        self._match_waiting += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.match_calls, lambda: call(*args))
+        finally:
+            self._match_waiting -= 1
 
 
 def _options(request) -> Options:
@@ -270,7 +317,7 @@ def options_pb(options: Options) -> pb.MatchOptions:
 
 def room_pb(room: Room) -> pb.RoomView:
     options = room.match_options
-    seats = [pb.RoomSeat(seat=s, player_id=p, bot_strength=p.split(":")[1] if is_bot(p) else "",
+    seats = [pb.RoomSeat(seat=s, player_id=p, bot_strength=bot_strength(p) or "",
                          team=s % 2 if options.teams else -1) for s, p in enumerate(room.seats)]
     return pb.RoomView(room_id=str(room.id), code=room.code, host_id=room.host_id, status=_ROOM_STATUS[room.status],
                        options=options_pb(options), seats=seats, match_id=room.match_id, version=room.version,

@@ -10,7 +10,7 @@ import grpc
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common.auth import mint_token
+from services.common.auth import KeyRing, mint_token
 
 from .errors import MatchRefused, MatchServiceUnavailable
 from .match_starts import CreatedMatch
@@ -23,10 +23,10 @@ REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITIO
 
 
 class GrpcMatchCreator:
-    def __init__(self, address: str, jwt_secret: str, timeout_seconds: float = 10.0) -> None:
+    def __init__(self, address: str, keys: KeyRing, timeout_seconds: float = 5.0) -> None:
         self.channel = grpc.insecure_channel(address)
         self.stub = pb_grpc.MatchServiceStub(self.channel)
-        self.secret = jwt_secret
+        self.keys = keys
         self.timeout_seconds = timeout_seconds
         self._token = (0.0, "")
         self._token_lock = threading.Lock()
@@ -59,7 +59,7 @@ class GrpcMatchCreator:
         with self._token_lock:
             expires, token = self._token
             if expires - time.time() < 60:
-                token = mint_token(SERVICE_SUBJECT, self.secret, "service", ttl_seconds=TOKEN_TTL_SECONDS)
+                token = mint_token(SERVICE_SUBJECT, self.keys, "service", ttl_seconds=TOKEN_TTL_SECONDS)
                 self._token = (time.time() + TOKEN_TTL_SECONDS, token)
         return (("authorization", f"Bearer {token}"),)
 

@@ -40,7 +40,7 @@ class MatchEndConsumer:
         self.warnings = bus.Warnings(log)
 
     async def start(self) -> None:
-        await bus.ensure_stream(self.js)
+        await bus.wait_for_stream(self.js)
         config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL, ack_wait=30,
                                 max_ack_pending=256, max_deliver=bus.MAX_DELIVER)
         self.subscription = await self.js.subscribe(MATCH_ENDED_SUBJECT, queue=DURABLE, durable=DURABLE,

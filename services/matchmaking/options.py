@@ -10,7 +10,7 @@ from services.match.rules.errors import BadOptions
 from services.match.rules.families import goat
 from services.match.rules.rulesets import EGYPTIAN_VARIANTS, FAMILY_NAMES, match_options, rule_set
 
-from services.bots.strategies import STRATEGIES
+from services.common.bot_ids import STRENGTHS
 
 from .errors import InvalidOptions, InvalidRequest
 
@@ -102,8 +102,8 @@ def queue_kinds() -> list[tuple[str, str, bool, int]]:
 
 def check_strength(strength: str) -> None:
     """Bot strengths are the bots service's strategies (random, greedy, strong)."""
-    if strength not in STRATEGIES:
-        raise InvalidRequest(f"unknown bot strength {strength!r}; choose one of {', '.join(STRATEGIES)}")
+    if strength not in STRENGTHS:
+        raise InvalidRequest(f"unknown bot strength {strength[:40]!r}; choose one of {', '.join(STRENGTHS)}")
 
 
 def check_request_id(request_id: str) -> None:

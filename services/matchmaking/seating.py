@@ -1,20 +1,14 @@
-"""What seats hold: people, or bots named `bot:<strength>:<seat>`, which the bots service
-plays (services/bots/player.py). A bot is named by the seat it takes, so "bot strong 3"
-sits in seat 3."""
+"""What seats hold: people, or bots named `bot:<strength>:<seat>` (services/common/bot_ids.py),
+which the bots service plays. A bot is named by the seat it takes, so "bot strong 3" sits
+in seat 3."""
 
 from __future__ import annotations
 
 from .errors import BadSeat
 
-BOT_PREFIX = "bot:"
+from services.common.bot_ids import bot_id, bot_strength, is_bot
 
-
-def bot_id(strength: str, seat: int) -> str:
-    return f"{BOT_PREFIX}{strength}:{seat}"
-
-
-def is_bot(player_id: str) -> bool:
-    return player_id.startswith(BOT_PREFIX)
+__all__ = ["bot_id", "bot_strength", "is_bot", "humans", "check_seat_number"]
 
 
 def humans(seats: list[str]) -> list[str]:

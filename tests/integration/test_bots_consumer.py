@@ -18,17 +18,12 @@ from services.bots.consumer import TurnConsumer
 from services.bots.player import BotPlayer
 from services.common import bus
 from services.match.application import MatchApplication
-from tests.service.harness import SECRET, Clock, auth, running_service
+from tests.service.harness import KEYS, Clock, auth, running_service
 
 pytestmark = pytest.mark.integration
 
 
-async def fresh_stream(js) -> None:
-    try:
-        await js.delete_stream(bus.STREAM)
-    except nats.js.errors.NotFoundError:
-        pass
-    await bus.ensure_stream(js)
+from tests.integration.fresh_bus import fresh_bus as fresh_stream  # noqa: E402
 
 
 async def flood_then_a_real_turn(url: str, svc, match_id: str, turn: dict, outcomes: list) -> int:
@@ -36,7 +31,7 @@ async def flood_then_a_real_turn(url: str, svc, match_id: str, turn: dict, outco
     js = nc.jetstream()
     await fresh_stream(js)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{svc.port}") as channel:
-        consumer = TurnConsumer(js, BotPlayer(pb_grpc.MatchServiceStub(channel), SECRET), on_turn=outcomes.append)
+        consumer = TurnConsumer(js, BotPlayer(pb_grpc.MatchServiceStub(channel), KEYS), on_turn=outcomes.append)
         await consumer.start()
         try:
             for i in range(300):
@@ -79,7 +74,7 @@ def test_a_turn_whose_payload_names_another_match_than_its_subject_is_dropped(na
             await fresh_stream(js)
             outcomes: list[str] = []
             async with grpc.aio.insecure_channel(f"127.0.0.1:{svc.port}") as channel:
-                consumer = TurnConsumer(js, BotPlayer(pb_grpc.MatchServiceStub(channel), SECRET),
+                consumer = TurnConsumer(js, BotPlayer(pb_grpc.MatchServiceStub(channel), KEYS),
                                         on_turn=outcomes.append)
                 await consumer.start()
                 await js.publish(bus.turn_subject(view.match_id), json.dumps(turn).encode())

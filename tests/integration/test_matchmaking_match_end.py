@@ -26,11 +26,7 @@ from tests.service.matchmaking_harness import running_system
 pytestmark = pytest.mark.integration
 
 
-async def fresh_stream(js) -> None:
-    try:
-        await js.delete_stream(bus.STREAM)
-    except nats.js.errors.NotFoundError:
-        pass
+from tests.integration.fresh_bus import fresh_bus as fresh_stream  # noqa: E402
 
 
 def play_to_the_end(system, match_ids: list[str]) -> None:

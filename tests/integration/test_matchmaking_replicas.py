@@ -25,7 +25,7 @@ from services.matchmaking.application import MatchmakingApplication
 from services.matchmaking.tables import Queue
 from services.matchmaking.match_client import GrpcMatchCreator
 from services.matchmaking.metrics import PrometheusObserver
-from tests.service.harness import SECRET, Clock, auth, running_service
+from tests.service.harness import KEYS, Clock, auth, running_service
 from tests.service.matchmaking_harness import SERVICE, running_matchmaking
 
 pytestmark = pytest.mark.integration
@@ -46,7 +46,7 @@ def test_200_players_asking_for_block_4_at_once_on_two_replicas_are_each_seated_
         match = stack.enter_context(running_service(match_app))
         stubs, apps, registries = [], [], []
         for _ in range(2):
-            creator = GrpcMatchCreator(f"127.0.0.1:{match.port}", SECRET)
+            creator = GrpcMatchCreator(f"127.0.0.1:{match.port}", KEYS)
             stack.callback(creator.close)
             changes = ChangeFeed()
             registries.append(CollectorRegistry())

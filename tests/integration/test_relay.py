@@ -11,6 +11,7 @@ import pytest
 from services.common import bus
 from services.match.application import MatchApplication
 from services.match.relay import Relay
+from tests.integration.fresh_bus import fresh_bus
 from tests.integration.test_match_store_contract import act, create
 
 pytestmark = pytest.mark.integration
@@ -27,15 +28,7 @@ async def stream_messages(url: str) -> list:
 
 async def fresh_stream(url: str) -> None:
     nc = await nats.connect(url)
-    js = nc.jetstream()
-    try:
-        await js.delete_stream(bus.STREAM)
-    except nats.js.errors.NotFoundError:
-        pass
-    try:
-        await js.delete_key_value(bus.RELAY_BUCKET)
-    except nats.js.errors.NotFoundError:
-        pass
+    await fresh_bus(nc.jetstream())
     await nc.close()
 
 
@@ -127,7 +120,6 @@ def test_a_turn_message_names_the_seat_to_act(fresh_sqlite_env, nats_server):
 async def publish_forged(url: str, headers: dict) -> None:
     nc = await nats.connect(url)
     js = nc.jetstream()
-    await bus.ensure_stream(js)
     await js.publish(bus.match_event_subject("00000000-0000-0000-0000-000000000009", "tile_played"),
                      b'{"match_id": "00000000-0000-0000-0000-000000000009", "version": 1}', headers=headers)
     await nc.close()

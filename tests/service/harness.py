@@ -10,12 +10,18 @@ import grpc
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common.auth import mint_token
+from services.common.auth import KeyRing, mint_token
+from services.common.limits import RateLimit, StreamLimits
 from services.match.application import MatchApplication
 from services.match.bootstrap import create_server
 from services.common.changes import ChangeFeed
 
-SECRET = "test-secret-0123456789-0123456789-abcdef"
+KEYS = KeyRing.generate()
+
+
+def UNLIMITED():  # noqa: N802 - reads as a constant
+    """Limits no test reaches unless it means to (tests play far faster than people)."""
+    return StreamLimits(10_000, 100_000), RateLimit(1e9, 1e9)  # every kind of token, for the services the tests start and the tokens they mint
 
 
 class Clock:
@@ -32,7 +38,7 @@ class Clock:
 
 
 def token(subject: str, role: str = "player") -> str:
-    return mint_token(subject, SECRET, role)
+    return mint_token(subject, KEYS, role)
 
 
 def auth(subject: str, role: str = "player") -> tuple:
@@ -63,7 +69,8 @@ def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2):
     holder: dict = {}
 
     async def start():
-        server, port = create_server("127.0.0.1:0", app, SECRET, ChangeFeed(), watch_poll_seconds=watch_poll_seconds)
+        server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=watch_poll_seconds,
+                                     limits=UNLIMITED())
         await server.start()
         holder.update(server=server, port=port)
         started.set()

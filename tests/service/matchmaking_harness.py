@@ -23,7 +23,7 @@ from services.matchmaking.application import MatchmakingApplication
 from services.common.grpc_server import mark_serving
 from services.matchmaking.bootstrap import create_server
 from services.matchmaking.match_client import GrpcMatchCreator
-from tests.service.harness import SECRET, Clock, Service, auth, running_service
+from tests.service.harness import KEYS, UNLIMITED, Clock, Service, auth, running_service
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 SERVICE = auth("ops", "service")
@@ -38,7 +38,7 @@ def running_matchmaking(app: MatchmakingApplication, changes: ChangeFeed, watch_
     thread.start()
 
     async def start():
-        server, port = create_server("127.0.0.1:0", app, SECRET, changes, metrics, watch_poll_seconds)
+        server, port = create_server("127.0.0.1:0", app, KEYS, changes, metrics, watch_poll_seconds, UNLIMITED())
         await server.start()
         await mark_serving(server)
         return server, port
@@ -98,7 +98,7 @@ def running_system(metrics: RpcMetrics | None = None, **app_options):
     seed = hashlib.sha256(b"matchmaking service tests").digest()
     match_app = MatchApplication(env=POPO, clock=clock, seed_source=lambda: seed)
     with running_service(match_app) as match:
-        creator = GrpcMatchCreator(f"127.0.0.1:{match.port}", SECRET)
+        creator = GrpcMatchCreator(f"127.0.0.1:{match.port}", KEYS)
         changes = ChangeFeed()
         app = MatchmakingApplication(env=POPO, matches=creator, clock=clock, on_change=changes.publish, **app_options)
         with running_matchmaking(app, changes, metrics=metrics) as port:

@@ -16,10 +16,10 @@ import grpc
 import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.common.auth import mint_token
+from services.common.auth import KeyRing, mint_token
 from services.match.application import MatchApplication
 
-from .harness import SECRET, Clock, auth, running_service
+from .harness import KEYS, Clock, auth, running_service
 
 PLAYERS = {"draw-2": ("ann", "bob"), "block-3": ("ann", "bob", "cat"), "block-4": ("ann", "bob", "cat", "dan")}
 SERVICE = auth("matchmaking", "service")
@@ -145,9 +145,9 @@ BAD_CREDENTIALS = {
     "no bearer scheme": ((("authorization", "Token abc.def.ghi"),), "Bearer <token>"),
     "bearer without a token": ((("authorization", "Bearer"),), "Bearer <token>"),
     "not a jwt": ((("authorization", "Bearer not-a-jwt"),), "not valid"),
-    "expired": ((("authorization", f"Bearer {mint_token('ann', SECRET, ttl_seconds=-10)}"),), "expired"),
-    "expired long ago": ((("authorization", f"Bearer {mint_token('ann', SECRET, now=1_000_000_000)}"),), "expired"),
-    "another secret": ((("authorization", f"Bearer {mint_token('ann', 'another-secret-0123456789-0123456789')}"),),
+    "expired": ((("authorization", f"Bearer {mint_token('ann', KEYS, ttl_seconds=-10)}"),), "expired"),
+    "expired long ago": ((("authorization", f"Bearer {mint_token('ann', KEYS, now=1_000_000_000)}"),), "expired"),
+    "another secret": ((("authorization", f"Bearer {mint_token('ann', KeyRing.generate())}"),),
                        "signature"),
 }
 
@@ -231,7 +231,7 @@ def test_export_by_a_service_is_permission_denied(svc, match_id):
 @pytest.mark.parametrize("rpc", ["PlayTile", "DrawTile"])
 def test_a_service_cannot_act_for_a_seat(svc, match_id, rpc):
     with nothing_appended(svc, match_id):
-        rejected(grpc.StatusCode.PERMISSION_DENIED, lambda: call(svc, rpc, match_id, SERVICE), "no seat")
+        rejected(grpc.StatusCode.PERMISSION_DENIED, lambda: call(svc, rpc, match_id, SERVICE), "cannot act for a seat")
 
 
 # ---- CreateMatch options ---------------------------------------------------------------------
@@ -556,3 +556,56 @@ def test_a_request_over_64_kib_is_refused_before_it_is_read(svc):
         svc.stub.CreateMatch(pb.CreateMatchRequest(request_id="flood", rules="egyptian", variant="block-4",
                                                    seats=seats), metadata=auth("matchmaking", "service"))
     assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+# ---- roles: who may act for a seat ------------------------------------------------------------
+
+
+def test_an_auditor_token_for_a_seated_players_id_cannot_play_their_turn(svc, match_id):
+    player, view = acting(svc, match_id)
+    move = view.legal_moves[0]
+    with nothing_appended(svc, match_id):
+        rejected(grpc.StatusCode.PERMISSION_DENIED,
+                 lambda: call(svc, "PlayTile", match_id, auth(player, "auditor"), tile=move.tile, end=move.end),
+                 "auditor token cannot act for a seat")
+
+
+def test_a_player_token_whose_subject_is_a_bot_id_controls_no_bot_seat(svc):
+    created = svc.create(variant="draw-2", players=("ann", "bot:greedy:1"), request_id="bot-seat")
+    who = auth("bot:greedy:1")  # a player token naming the bot
+    for rpc in ("GetMatch", "PlayTile", "DrawTile", "ResumeSeat"):
+        with nothing_appended(svc, created.match_id):
+            rejected(grpc.StatusCode.PERMISSION_DENIED, lambda: call(svc, rpc, created.match_id, who),
+                     "bot service")
+
+
+def test_a_bot_token_speaks_only_for_a_bot_seat(svc, match_id):
+    player, _ = acting(svc, match_id)
+    with nothing_appended(svc, match_id):
+        rejected(grpc.StatusCode.PERMISSION_DENIED, lambda: call(svc, "GetMatch", match_id, auth(player, "bot")),
+                 "bot token speaks only for a bot's seat")
+
+
+def test_a_token_may_not_outlive_its_kinds_longest_lifetime(svc, match_id):
+    from services.common.auth import MAX_LIFETIME
+    import jwt as pyjwt
+
+    issued = int(__import__("time").time())
+    claims = {"sub": "ann", "role": "bot", "iss": "domino-bot", "iat": issued, "exp": issued + MAX_LIFETIME["bot"] + 60}
+    forged = pyjwt.encode(claims, KEYS.private["bot"], algorithm="EdDSA", headers={"kid": "bot"})
+    rejected(grpc.StatusCode.UNAUTHENTICATED,
+             lambda: call(svc, "GetMatch", match_id, (("authorization", f"Bearer {forged}"),)), "at most 1 h")
+
+
+def test_a_watch_stream_ends_when_its_token_expires(svc, match_id):
+    import time as clock
+
+    short = mint_token("ann", KEYS, "player", ttl_seconds=2)
+    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id),
+                                 metadata=(("authorization", f"Bearer {short}"),), timeout=20)
+    began = clock.monotonic()
+    with pytest.raises(grpc.RpcError) as caught:
+        for _ in stream:
+            pass
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED and "expired" in caught.value.details()
+    assert clock.monotonic() - began < 8

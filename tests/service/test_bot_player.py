@@ -13,7 +13,7 @@ from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.bots.player import BotPlayer
 from services.match.application import MatchApplication
 
-from .harness import SECRET, Clock, auth, running_service
+from .harness import KEYS, Clock, auth, running_service
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ async def twice(svc, match_id: str, player_id: str, seeds=(1, 2)) -> list:
     """Two turn messages for one seat answered at once: by one bot process, or by two replicas."""
     async with grpc.aio.insecure_channel(f"127.0.0.1:{svc.port}") as channel:
         stub = pb_grpc.MatchServiceStub(channel)
-        one, other = BotPlayer(stub, SECRET, seed=seeds[0]), BotPlayer(stub, SECRET, seed=seeds[1])
+        one, other = BotPlayer(stub, KEYS, seed=seeds[0]), BotPlayer(stub, KEYS, seed=seeds[1])
         same = one if seeds[0] == seeds[1] else other
         return await asyncio.gather(one.play_turn(match_id, player_id), same.play_turn(match_id, player_id),
                                     return_exceptions=True)
@@ -58,7 +58,7 @@ def seats_of(*players: str) -> pb.MatchView:
 def test_a_bot_at_a_table_with_people_takes_a_human_pace():
     import random
 
-    bot = BotPlayer(None, SECRET, think_seconds=(0.6, 1.5))
+    bot = BotPlayer(None, KEYS, think_seconds=(0.6, 1.5))
     paces = [bot.pace(seats_of("ann", "bot:greedy:1"), random.Random(n)) for n in range(50)]
     assert all(0.6 <= p <= 1.5 for p in paces) and len(set(paces)) > 1
 
@@ -66,5 +66,5 @@ def test_a_bot_at_a_table_with_people_takes_a_human_pace():
 def test_a_bot_only_match_never_waits():
     import random
 
-    bot = BotPlayer(None, SECRET, think_seconds=(0.6, 1.5))
+    bot = BotPlayer(None, KEYS, think_seconds=(0.6, 1.5))
     assert bot.pace(seats_of("bot:greedy:0", "bot:strong:1"), random.Random(1)) == 0.0

@@ -18,9 +18,9 @@ import grpc
 import pytest
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
-from services.common.auth import mint_token
+from services.common.auth import KeyRing, mint_token
 from services.matchmaking.rooms import FailedJoins
-from tests.service.harness import SECRET, auth
+from tests.service.harness import KEYS, auth
 
 from .matchmaking_harness import running_system
 
@@ -112,8 +112,8 @@ BAD_CREDENTIALS = {
     "no token": ((), "missing"),
     "not a bearer token": ((("authorization", "Token abc.def.ghi"),), "Bearer <token>"),
     "not a jwt": ((("authorization", "Bearer not-a-jwt"),), "not valid"),
-    "expired": ((("authorization", f"Bearer {mint_token('ann', SECRET, ttl_seconds=-10)}"),), "expired"),
-    "another secret": ((("authorization", f"Bearer {mint_token('ann', 'another-secret-0123456789-0123456789')}"),),
+    "expired": ((("authorization", f"Bearer {mint_token('ann', KEYS, ttl_seconds=-10)}"),), "expired"),
+    "another secret": ((("authorization", f"Bearer {mint_token('ann', KeyRing.generate())}"),),
                        "signature"),
 }
 

@@ -20,7 +20,7 @@ from services.client.inbox import Inbox
 from services.client.terminal import Output
 from services.match.application import MatchApplication
 
-from .harness import SECRET, auth, running_service, token
+from .harness import KEYS, auth, running_service, token
 
 
 @pytest.fixture
@@ -77,7 +77,8 @@ def test_the_command_reads_its_input_stream_and_refuses_moves_out_of_turn(svc, t
     match_id = created.match_id
     leader = created.view.turn
     me = created.view.seats[1 - leader].player_id  # the player who waits for the first move
-    env = dict(os.environ, DOMINO_JWT_SECRET=SECRET, DOMINO_MATCH_ADDRESS=f"127.0.0.1:{svc.port}",
+    KEYS.write(tmp_path / "keys")
+    env = dict(os.environ, DOMINO_KEYS_DIR=str(tmp_path / "keys"), DOMINO_MATCH_ADDRESS=f"127.0.0.1:{svc.port}",
                DOMINO_VAR_DIR=str(tmp_path), NO_COLOR="1")
     done = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", me, "--resume", match_id],
                           input="1\n?\nq\n", capture_output=True, text=True, env=env, timeout=30)

@@ -24,12 +24,11 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common.auth import mint_token
+from services.common.auth import KeyRing, mint_token
 from services.common.supervisor import LocalSystem, Ports
 
 pytestmark = pytest.mark.system
 
-SECRET = "play-test-secret-0123456789-abcdefghijklmn"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\r")
 HAND = re.compile(r"(\d+)\)\[(\d)\|(\d)\]([←→↔★]?)")
 MATCH_ID = re.compile(r"match ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
@@ -39,7 +38,7 @@ MATCH_ID = re.compile(r"match ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[
 def system():
     var = Path(tempfile.mkdtemp(prefix="domino-play-"))
     services = ("match", "relay", "bots", "matchmaking")
-    local = LocalSystem(var / "system", Ports.free(), jwt_secret=SECRET, services=services,
+    local = LocalSystem(var / "system", Ports.free(), services=services,
                         extra_env={"DOMINO_TABLE_WAIT_SECONDS": "30", "DOMINO_WATCH_POLL_SECONDS": "0.2",
                                    "DOMINO_SHUTDOWN_GRACE_SECONDS": "1"})
     local.start()
@@ -59,7 +58,7 @@ class Term:
     whose gRPC threads are running, now and then left a child that died before exec."""
 
     def __init__(self, system: LocalSystem, *args: str) -> None:
-        env = dict(os.environ, DOMINO_JWT_SECRET=SECRET, DOMINO_MATCH_ADDRESS=system.match_address,
+        env = dict(os.environ, DOMINO_KEYS_DIR=str(system.keys_dir), DOMINO_MATCH_ADDRESS=system.match_address,
                    DOMINO_MATCHMAKING_ADDRESS=system.matchmaking_address, DOMINO_VAR_DIR=str(system.var_dir / "client"),
                    TERM="xterm-256color")
         env.pop("NO_COLOR", None)
@@ -133,7 +132,7 @@ class Service:
     def __init__(self, system: LocalSystem) -> None:
         self.channel = grpc.insecure_channel(system.match_address)
         self.stub = pb_grpc.MatchServiceStub(self.channel)
-        self.metadata = (("authorization", f"Bearer {mint_token('ops', SECRET, 'service')}"),)
+        self.metadata = (("authorization", f"Bearer {mint_token('ops', KeyRing.load(system.keys_dir, issues=('service',)), 'service')}"),)
 
     def view(self, match_id: str) -> pb.MatchView:
         return self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=self.metadata, timeout=10).view

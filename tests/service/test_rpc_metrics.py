@@ -15,7 +15,7 @@ from services.common.grpc_metrics import RpcMetrics
 from services.match.application import MatchApplication
 from services.match.bootstrap import create_server
 
-from .harness import SECRET, Clock, Service, auth
+from .harness import KEYS, Clock, Service, auth
 from .matchmaking_harness import running_system
 
 
@@ -49,7 +49,7 @@ def test_a_closed_watch_match_stream_is_counted_as_cancelled():
     threading.Thread(target=loop.run_forever, daemon=True).start()
 
     async def start():
-        server, port = create_server("127.0.0.1:0", app, SECRET, ChangeFeed(), metrics, watch_poll_seconds=0.05)
+        server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), metrics, watch_poll_seconds=0.05)
         await server.start()
         return server, port
 
@@ -92,7 +92,7 @@ def test_stopping_ends_open_watch_streams_at_once_instead_of_waiting_out_the_gra
     threading.Thread(target=loop.run_forever, daemon=True).start()
 
     async def start():
-        server, port = create_server("127.0.0.1:0", app, SECRET, changes, watch_poll_seconds=30)
+        server, port = create_server("127.0.0.1:0", app, KEYS, changes, watch_poll_seconds=30)
         await server.start()
         await mark_serving(server)
         return server, port

@@ -16,12 +16,12 @@ from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common.auth import mint_token
 from services.common.supervisor import LocalSystem, Ports
 
-SECRET = "system-test-secret-0123456789-abcdefghij"
 PLAYERS = {"draw-2": 2, "block-3": 3, "block-4": 4}
 
 
-def metadata(subject: str, role: str = "player") -> tuple:
-    return (("authorization", f"Bearer {mint_token(subject, SECRET, role)}"),)
+def metadata(system: LocalSystem, subject: str, role: str = "player") -> tuple:
+    """Call metadata with a token minted with the system's own development keys."""
+    return (("authorization", f"Bearer {mint_token(subject, system.keys(), role)}"),)
 
 
 class Client:
@@ -36,11 +36,11 @@ class Client:
         players = [pb.SeatSpec(player_id=f"bot:{strength}:{i}", client_seed=f"s{i}") for i in range(count)]
         reply = self.stub.CreateMatch(pb.CreateMatchRequest(request_id=request_id, rules=rules, variant=variant,
                                                             seats=players, turn_timer_seconds=0, **options),
-                                      metadata=metadata("matchmaking", "service"))
+                                      metadata=metadata(self.system, "matchmaking", "service"))
         return reply.match_id
 
     def view(self, match_id: str) -> pb.MatchView:
-        return self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata("ops", "service")).view
+        return self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata(self.system, "ops", "service")).view
 
     def wait_until_ended(self, match_id: str, timeout: float = 120) -> pb.MatchView:
         deadline = time.monotonic() + timeout
@@ -53,7 +53,7 @@ class Client:
 
     def export(self, match_id: str) -> str:
         return self.stub.ExportMatch(pb.ExportMatchRequest(match_id=match_id),
-                                     metadata=metadata("auditor", "auditor")).record_json
+                                     metadata=metadata(self.system, "auditor", "auditor")).record_json
 
     def close(self) -> None:
         self.channel.close()
@@ -68,7 +68,7 @@ def var_dir():
 
 @pytest.fixture
 def system(var_dir):
-    with LocalSystem(var_dir, Ports.free(), jwt_secret=SECRET,
+    with LocalSystem(var_dir, Ports.free(),
                      extra_env={"DOMINO_LOG_FORMAT": "json", "DOMINO_TABLE_WAIT_SECONDS": "1"}) as running:
         yield running
 

@@ -13,7 +13,7 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from services.common import bus
 
-from .conftest import SECRET, domino_command
+from .conftest import domino_command
 
 pytestmark = pytest.mark.system
 
@@ -91,7 +91,7 @@ def test_a_killed_relay_restarts_and_every_event_reaches_nats_once_in_order(syst
     system.start_service("relay")
     finals = {m: client.wait_until_ended(m) for m in match_ids}
     time.sleep(1.0)  # the relay publishes what the last commands stored
-    events = asyncio.run(_stream_events(f"nats://127.0.0.1:{system.ports.nats}"))
+    events = asyncio.run(_stream_events(f"nats://127.0.0.1:{system.ports.nats}", system.nats_passwords()["admin"]))
     ids = [msg_id for msg_id, _ in events]
     assert len(ids) == len(set(ids))
     for match_id, final in finals.items():
@@ -99,8 +99,8 @@ def test_a_killed_relay_restarts_and_every_event_reaches_nats_once_in_order(syst
         assert versions == list(range(1, final.version + 1))
 
 
-async def _stream_events(url: str) -> list[tuple[str, int]]:
-    nc = await nats.connect(url)
+async def _stream_events(url: str, admin_password: str) -> list[tuple[str, int]]:
+    nc = await nats.connect(url, user="admin", password=admin_password)
     js = nc.jetstream()
     info = await js.stream_info(bus.STREAM)
     out = []
@@ -116,7 +116,8 @@ async def _stream_events(url: str) -> list[tuple[str, int]]:
                                   ["--rules", "goat", "--variant", "gamezz", "--seats", "3", "--bots", "random"]],
                          ids=["all-fives", "goat"])
 def test_domino_demo_plays_a_whole_bot_match_of_a_family_and_prints_its_record(system, args, tmp_path):
-    env = {"DOMINO_MATCH_ADDRESS": system.match_address, "DOMINO_JWT_SECRET": SECRET, "PATH": "/usr/bin:/bin"}
+    env = {"DOMINO_MATCH_ADDRESS": system.match_address, "DOMINO_KEYS_DIR": str(system.keys_dir),
+           "PATH": "/usr/bin:/bin"}
     done = subprocess.run([domino_command(), "demo", *args, "--json", "--timeout", "200"], capture_output=True,
                           text=True, env=env, timeout=240)
     assert done.returncode == 0, done.stderr

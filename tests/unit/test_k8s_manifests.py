@@ -63,6 +63,10 @@ def find(resources, kind, name):
     raise LookupError(f"{kind}/{name}")
 
 
+def pod(res):
+    return res["spec"]["template"]["spec"]
+
+
 def container(res, name):
     return next(c for c in res["spec"]["template"]["spec"]["containers"] if c["name"] == name)
 
@@ -84,7 +88,7 @@ def test_prod_has_no_committed_secret_and_an_external_postgres(rendered):
     assert "." in config["data"]["POSTGRES_HOST"]
     dev = rendered["dev"]
     assert find(dev, "StatefulSet", "postgres")
-    assert "dev-only" in base64.b64decode(find(dev, "Secret", "domino-jwt")["data"]["secret"]).decode()
+    assert "PRIVATE KEY" in base64.b64decode(find(dev, "Secret", "domino-bot-token-key")["data"]["bot.key"]).decode()
 
 
 def test_strict_schemas_reject_an_unknown_field(rendered):
@@ -150,8 +154,14 @@ def _break(resources, change):
      "targetPort 'grcp' is not a container port"),
     (lambda r: next(x for x in r if x["metadata"]["name"].startswith("domino-config"))["data"].__setitem__(
         "POSTGRES_PASSWORD", "x"), "belongs in a Secret"),
-    (lambda r: container(find(r, "Deployment", "bots"), "bots")["env"].__setitem__(
-        slice(None), [{"name": "DOMINO_JWT_SECRET", "value": "x"}]), "never a literal value"),
+    (lambda r: container(find(r, "Deployment", "bots"), "bots")["env"].append(
+        {"name": "DOMINO_NATS_PASSWORD", "value": "x"}), "never a literal value"),
+    (lambda r: container(find(r, "Deployment", "relay"), "relay")["env"].append(
+        {"name": "DOMINO_KEYS_DIR", "value": "/keys"}), "holds token keys it has no use for"),
+    (lambda r: next(v for v in pod(find(r, "Deployment", "bots"))["volumes"] if v["name"] == "token-keys")[
+        "secret"].__setitem__("secretName", "domino-service-token-key") or next(
+        v for v in pod(find(r, "Deployment", "bots"))["volumes"] if v["name"] == "token-keys")["secret"].__setitem__(
+        "items", [{"key": "service.key", "path": "service.key"}]), "must be exactly bot.key"),
 ])
 def test_validator_catches(rendered, change, message):
     errors = invariant_errors(_break(rendered["dev"], change))
@@ -167,7 +177,7 @@ def test_validator_catches_a_broken_nats_conf(rendered):
 
 
 def test_validator_catches_secrets_and_a_local_store_in_prod(rendered):
-    dev_secret = find(rendered["dev"], "Secret", "domino-jwt")
+    dev_secret = find(rendered["dev"], "Secret", "domino-bot-token-key")
     resources = [*copy.deepcopy(rendered["prod"]), copy.deepcopy(dev_secret)]
     errors = invariant_errors(resources, "prod")
     assert any("production commits no Secret" in e for e in errors), errors

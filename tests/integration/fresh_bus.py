@@ -1,0 +1,17 @@
+"""A clean JetStream for one test: the stream and the relay's bucket deleted, then made again
+as the admin's setup (`domino nats setup`) makes them; services never create them."""
+
+from __future__ import annotations
+
+import nats
+
+from services.common import bus
+
+
+async def fresh_bus(js) -> None:
+    for delete, name in ((js.delete_stream, bus.STREAM), (js.delete_key_value, bus.RELAY_BUCKET)):
+        try:
+            await delete(name)
+        except nats.js.errors.NotFoundError:
+            pass
+    await bus.ensure_stream(js)

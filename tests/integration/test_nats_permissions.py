@@ -1,0 +1,126 @@
+"""NATS is not open to whoever reaches it: each service has its own user with only the rights
+it needs (services/common/bus.py NATS_PERMISSIONS), tried against a real nats-server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+
+import nats
+import pytest
+
+from services.common import bus
+from services.common.servers import start_nats
+
+pytestmark = pytest.mark.integration
+
+MATCH = "00000000-0000-0000-0000-0000000000aa"
+
+
+@pytest.fixture(scope="module")
+def secured(tmp_path_factory):
+    passwords = {user: secrets.token_urlsafe(16) for user in bus.NATS_USERS}
+    with start_nats(tmp_path_factory.mktemp("nats-secured"), users=passwords) as server:
+        async def setup():
+            nc = await nats.connect(server.url, user="admin", password=passwords["admin"])
+            await bus.ensure_stream(nc.jetstream())
+            await nc.close()
+
+        asyncio.run(setup())
+        yield server, passwords
+
+
+async def as_user(server, passwords, user: str, body):
+    """Run ``body(nc, violations)`` connected as ``user``; violations are the permission
+    errors the server reported (asynchronously)."""
+    violations: list[str] = []
+
+    async def on_error(e):
+        violations.append(str(e))
+
+    nc = await nats.connect(server.url, user=user, password=passwords[user], error_cb=on_error)
+    try:
+        return await body(nc, violations)
+    finally:
+        await nc.close()
+
+
+async def stream_count(server, passwords) -> int:
+    async def body(nc, _):
+        return (await nc.jetstream().stream_info(bus.STREAM)).state.messages
+    return await as_user(server, passwords, "admin", body)
+
+
+def test_a_client_without_credentials_is_refused(secured):
+    server, _ = secured
+
+    async def attempt():
+        await nats.connect(server.url, max_reconnect_attempts=0, allow_reconnect=False)
+
+    with pytest.raises(Exception) as caught:
+        asyncio.run(attempt())
+    assert "authorization" in str(caught.value).lower() or "no servers" in str(caught.value).lower()
+
+
+@pytest.mark.parametrize("user", ["bots", "matchmaking"])
+def test_only_the_relay_may_publish_a_match_ended(secured, user):
+    server, passwords = secured
+    before = asyncio.run(stream_count(server, passwords))
+
+    async def forge(nc, violations):
+        await nc.publish(bus.match_event_subject(MATCH, "match_ended"), json.dumps({"match_id": MATCH}).encode())
+        await nc.flush()
+        await asyncio.sleep(0.3)  # violations are reported asynchronously
+        return violations
+
+    violations = asyncio.run(as_user(server, passwords, user, forge))
+    assert any("permissions violation" in v.lower() for v in violations), violations
+    assert asyncio.run(stream_count(server, passwords)) == before
+
+
+@pytest.mark.parametrize("user", ["bots", "matchmaking", "relay"])
+def test_nobody_but_the_admin_may_purge_or_delete_the_stream(secured, user):
+    server, passwords = secured
+
+    async def purge(nc, violations):
+        js = nc.jetstream(timeout=1.0)
+        for attempt in (js.purge_stream, js.delete_stream):
+            with pytest.raises(Exception):
+                await attempt(bus.STREAM)
+        return violations
+
+    asyncio.run(as_user(server, passwords, user, purge))
+
+    async def still_there(nc, _):
+        return (await nc.jetstream().stream_info(bus.STREAM)).config.name
+    assert asyncio.run(as_user(server, passwords, "admin", still_there)) == bus.STREAM
+
+
+def test_the_relay_publishes_events_and_keeps_its_position(secured):
+    server, passwords = secured
+
+    async def publish(nc, violations):
+        js = nc.jetstream()
+        ack = await js.publish(bus.match_event_subject(MATCH, "tile_played"),
+                               json.dumps({"match_id": MATCH, "version": 1}).encode())
+        bucket = await bus.relay_bucket(js)
+        await bucket.put(bus.RELAY_POSITION_KEY, b"7")
+        return ack.seq, int((await bucket.get(bus.RELAY_POSITION_KEY)).value), violations
+
+    seq, position, violations = asyncio.run(as_user(server, passwords, "relay", publish))
+    assert seq > 0 and position == 7 and not violations
+
+
+@pytest.mark.parametrize("user", ["bots", "matchmaking"])
+def test_only_the_relay_may_write_its_position(secured, user):
+    server, passwords = secured
+
+    async def overwrite(nc, violations):
+        js = nc.jetstream(timeout=1.0)
+        with pytest.raises(Exception):
+            bucket = await bus.relay_bucket(js)
+            await bucket.put(bus.RELAY_POSITION_KEY, b"1000000000")
+        return violations
+
+    asyncio.run(as_user(server, passwords, user, overwrite))
