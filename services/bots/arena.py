@@ -81,15 +81,15 @@ def resolve(spec: str):
     from services.bots.strong import StrongBot, StrongConfig
 
     kw: dict[str, Any] = {}
-    defaults = StrongConfig()
+    fields = StrongConfig.__dataclass_fields__
     for item in opts.split(","):
         key, _, value = item.partition("=")
         key, value = key.strip(), value.strip()
-        if key not in StrongConfig.__dataclass_fields__:
+        if key not in fields:
             raise ValueError(f"strong has no option {key!r}")
         if value.lower() in ("none", ""):
             kw[key] = None
-        elif isinstance(getattr(defaults, key), int) and not isinstance(getattr(defaults, key), bool):
+        elif str(fields[key].type).startswith("int"):
             kw[key] = int(value)
         else:
             kw[key] = float(value)

@@ -204,16 +204,16 @@ def led_by_rule(view) -> bool:
     has been played. The view shows no past rounds, only their traces: a played round leaves
     a written score, a remembered one, an opened account or a pot, except in the freak
     round whose only counted hand is a lone 0-0 worth 0 (two seats, ``zero_zero`` 0), which
-    we accept to misread. Rounds after a tie are led by the rule too, but a view cannot tell
-    a tie from a win, so they are not used.
+    we accept to misread; a view without the accounts tells nothing. Rounds after a tie are
+    led by the rule too, but a view cannot tell a tie from a win, so they are not used.
     """
     rules = view.rules
     if round_one_order(rules) is None:
         return False
-    number = getattr(view, "round_number", 0)
+    number = view.round_number
     if number == 1:
         return True
-    if number > 1 and rules.family == "goat" and rules.redeal is not None:
+    if number > 1 and rules.family == "goat" and rules.redeal is not None and view.remembered:
         return not (any(view.scores) or any(view.remembered) or any(view.opened) or view.pot)
     return False
 
@@ -271,6 +271,41 @@ class Knowledge:
 
     @classmethod
     def from_view(cls, view, use_lead: bool = True) -> "Knowledge":
+        """The constraints the rules put on the unseen tiles (see the module's docstring)."""
+        know = cls._replay(view, use_lead, 0)
+        assert know is not None  # only a model of play can be contradicted
+        if know.total == 0:
+            if use_lead:
+                return cls.from_view(view, use_lead=False)
+            # Drop every void: sizes alone are always satisfiable.
+            for g in know.groups:
+                g.allowed = ALL_TILES
+            know = cls(know.seats, know.seat, know.own, know.played, know.groups, know.draws, know.redeal,
+                       know.dealt_known)
+            if know.total == 0:
+                raise Inconsistent("the view's tile counts do not add up")
+        return know
+
+    @classmethod
+    def assuming_greedy(cls, view, seats: tuple[int, ...]) -> "Knowledge | None":
+        """``from_view`` plus a model of play: each of ``seats`` plays greedily (the tile
+        ``strategies``' greedy rule takes), so at each of its free plays it held none of the
+        fitting tiles greedy takes before the one it played (``preferred_over``), a void
+        like a pass's for the slots it had then. A seat whose plays contradict that is left
+        out (the first one that makes the rest consistent); None when no seat is left."""
+        tries = [seats] + [tuple(x for x in seats if x != s) for s in seats] if len(seats) > 1 else [seats]
+        for chosen in tries:
+            if not chosen:
+                continue
+            know = cls._replay(view, True, sum(1 << s for s in chosen))
+            if know is not None and know.total:
+                return know
+        return None
+
+    @classmethod
+    def _replay(cls, view, use_lead: bool, greedy: int) -> "Knowledge | None":
+        """The constraints of the view's actions (and with ``greedy``, a mask of seats, the
+        greedy model's); None when a modelled seat played a tile the model said it lacked."""
         rules = view.rules
         n = rules.seats
         me = view.seat
@@ -279,6 +314,7 @@ class Knowledge:
             own |= 1 << t
         # Tiles no dealt hand held, from a forced lead.
         not_dealt = not_dealt_by_lead(view) if use_lead else 0
+        forced = greedy and led_by_rule(view)
         # Replay the public actions: ends at each moment, played tiles, each seat's slots.
         # slots[s] lists the tiles that seat holds as masks of what each may be, oldest
         # (dealt) first; later slots are drawn tiles, never more constrained than older ones.
@@ -289,15 +325,23 @@ class Knowledge:
         drew = [False] * n
         line = Line(rules.four_ends)
         prev = None
+        contradicted = False
         for a in view.actions:
             s = a.seat
             if a.kind == "play":
                 t = a.tile
+                if greedy >> s & 1 and not (forced and line.left < 0):
+                    fits = line.fitting() if line.left >= 0 else ALL_TILES & ~rules.barred
+                    keep = ~preferred_over(line, fits, t)
+                    sl = slots[s]
+                    for i in range(len(sl)):
+                        sl[i] &= keep
                 played |= 1 << t
                 played_by[s] |= 1 << t
                 line.play(t, a.end)
                 if s != me:
-                    _remove_slot(slots[s], t, prev is not None and prev.seat == s and prev.kind == "draw")
+                    if not _remove_slot(slots[s], t, prev is not None and prev.seat == s and prev.kind == "draw"):
+                        contradicted = True
             else:
                 fit = line.fitting()
                 if fit:
@@ -329,40 +373,35 @@ class Knowledge:
             groups.append(Group(-2, rules.undealt, ALL_TILES))
         redeal = rules.redeal
         known = {s: played_by[s] for s in range(n) if not drew[s]} if redeal is not None else None
-        know = cls(n, me, own, played, groups, rules.draws, redeal, known)
-        if know.total == 0:
-            if use_lead:
-                return cls.from_view(view, use_lead=False)
-            # Drop every void: sizes alone are always satisfiable.
-            for g in groups:
-                g.allowed = ALL_TILES
-            know = cls(n, me, own, played, groups, rules.draws, redeal, known)
-            if know.total == 0:
-                raise Inconsistent("the view's tile counts do not add up")
-        return know
+        if contradicted and greedy:  # a modelled seat played a tile the model said it lacked
+            return None
+        return cls(n, me, own, played, groups, rules.draws, redeal, known)
 
     # --- exact uniform sampling -------------------------------------------------------
+    # Tiles allowed in exactly the same groups are interchangeable, so they are counted as
+    # one *class*: placing a class of m tiles as n_1, n_2, ... into its groups can be done in
+    # m! / (n_1! n_2! ...) ways. ways(class i, capacities) sums that over the splits of
+    # class i times the ways for the classes after it; a sample picks each class's split
+    # with probability proportional to its ways, then deals the class's tiles, shuffled,
+    # into that split: every consistent assignment is equally likely.
 
     def _prepare(self) -> None:
         tiles = tiles_in(self.unknown)
         groups = self.groups
-        # Most constrained tiles first keeps the table small and the walk short.
-        options = []
+        by_options: dict[tuple[int, ...], list[int]] = {}
         for t in tiles:
             opts = tuple(i for i, g in enumerate(groups) if g.allowed >> t & 1)
-            options.append((len(opts), t, opts))
-        options.sort()
-        self.tiles = [t for _, t, _ in options]
-        self.options = [o for _, _, o in options]
+            by_options.setdefault(opts, []).append(t)
+        # Most constrained classes first keeps the table small.
+        classes = sorted(by_options.items(), key=lambda item: (len(item[0]), item[0]))
+        self.classes = [(opts, members) for opts, members in classes]
         caps = tuple(g.size for g in groups)
-        if sum(caps) != len(tiles):
+        self._steps: dict = {}
+        if sum(caps) != len(tiles) or any(not opts for opts, _ in classes):
             self.total = 0
-            self._steps = []
             return
-        # ways(i, caps) = the number of ways to place tiles i.. into groups with capacities caps.
         table: dict[tuple, int] = {}
-        m = len(tiles)
-        opts_list = self.options
+        m = len(classes)
 
         def ways(i: int, cap: tuple) -> int:
             key = (i, cap)
@@ -370,63 +409,77 @@ class Knowledge:
             if got is not None:
                 return got
             if i == m:
-                table[key] = 1
                 return 1
+            opts, members = classes[i]
             total = 0
-            for g in opts_list[i]:
-                if cap[g]:
-                    total += ways(i + 1, cap[:g] + (cap[g] - 1,) + cap[g + 1 :])
+            for split, count in _splits(len(members), tuple(cap[g] for g in opts)):
+                nxt = list(cap)
+                for g, k in zip(opts, split):
+                    nxt[g] -= k
+                total += count * ways(i + 1, tuple(nxt))
             table[key] = total
             return total
 
         self.total = ways(0, caps)
-        # For the walk: each reachable state -> its choices as (cumulative probability, group,
-        # next state), states numbered; a sample is then a few float comparisons per tile.
-        index: dict[tuple, int] = {}
-        steps: list = []
+        self._table = table
+        self._caps = caps
 
-        def build(i: int, cap: tuple) -> int:
-            key = (i, cap)
-            k = index.get(key)
-            if k is not None:
-                return k
-            k = index[key] = len(steps)
-            steps.append(None)
-            if i == m:
-                return k
-            total = table[key]
-            choices = []
-            acc = 0
-            for g in opts_list[i]:
-                if cap[g]:
-                    nxt = cap[:g] + (cap[g] - 1,) + cap[g + 1 :]
-                    w = table.get((i + 1, nxt), 0)
-                    if w:
-                        acc += w
-                        choices.append((acc / total, g, build(i + 1, nxt)))
-            steps[k] = tuple(choices)
-            return k
-
-        self._steps = steps
-        if self.total:
-            build(0, caps)
+    def _choices(self, i: int, cap: tuple) -> tuple:
+        """Class ``i``'s splits at capacities ``cap``: (cumulative probability, split, next)."""
+        key = (i, cap)
+        got = self._steps.get(key)
+        if got is not None:
+            return got
+        opts, members = self.classes[i]
+        last = i + 1 == len(self.classes)
+        total = self._table[key]
+        acc = 0
+        out = []
+        for split, count in _splits(len(members), tuple(cap[g] for g in opts)):
+            nxt = list(cap)
+            for g, k in zip(opts, split):
+                nxt[g] -= k
+            nxt_cap = tuple(nxt)
+            w = count * (1 if last else self._table.get((i + 1, nxt_cap), 0))
+            if w:
+                acc += w
+                out.append((acc / total, split, nxt_cap))
+        got = self._steps[key] = tuple(out)
+        return got
 
     def sample(self, rng: random.Random) -> list[int]:
         """Masks of unseen tiles, one per group, uniformly among consistent assignments."""
-        steps = self._steps
         out = [0] * len(self.groups)
+        cap = self._caps
         rand = rng.random
-        k = 0
-        for t in self.tiles:
-            choices = steps[k]
+        for i, (opts, members) in enumerate(self.classes):
+            choices = self._choices(i, cap)
             if len(choices) == 1:
-                _, g, k = choices[0]
+                _, split, cap = choices[0]
             else:
                 r = rand()
-                for p, g, k in choices:
+                for p, split, cap in choices:
                     if r < p:
                         break
-            out[g] |= 1 << t
+            if len(opts) == 1:
+                g = opts[0]
+                for t in members:
+                    out[g] |= 1 << t
+                continue
+            # each tile to a group with probability (its places left) / (places left);
+            # the float draw cannot pass the last group with places left, since r < places
+            left = list(split)
+            places = len(members)
+            for t in members:
+                r = rand() * places
+                j = 0
+                acc = left[0]
+                while r >= acc:
+                    j += 1
+                    acc += left[j]
+                left[j] -= 1
+                places -= 1
+                out[opts[j]] |= 1 << t
         return out
 
     def sample_deal(self, rng: random.Random, shuffled: bool = True) -> tuple[list[int], list[int], int]:
@@ -443,9 +496,7 @@ class Knowledge:
                 if g.seat >= 0:
                     hands[g.seat] |= mask
                 elif g.seat == -1:
-                    boneyard = tiles_in(mask)
-                    if shuffled:
-                        rng.shuffle(boneyard)
+                    boneyard = shuffled_tiles(mask, rng) if shuffled else tiles_in(mask)
                 else:
                     aside = tiles_in(mask)[0]
             if self.redeal is None or not self._thrown_in(hands):
@@ -463,19 +514,63 @@ class Knowledge:
 _REDEAL_TRIES = 64
 
 
-def _remove_slot(slots: list[int], tile: int, just_drew: bool) -> None:
-    """A seat played ``tile``: drop the slot it came from (see the module's note)."""
+def shuffled_tiles(mask: int, rng: random.Random) -> list[int]:
+    """The tiles of ``mask`` in a uniformly random order (sorted by random keys: one float
+    a tile, cheaper than ``random.shuffle``'s integer draws)."""
+    rand = rng.random
+    return [t for _, t in sorted([(rand(), t) for t in tiles_in(mask)])]
+
+
+_FACTORIAL = [1]
+for _k in range(1, TILE_COUNT + 1):
+    _FACTORIAL.append(_FACTORIAL[-1] * _k)
+_splits_cache: dict[tuple[int, tuple[int, ...]], tuple] = {}
+
+
+def _splits(m: int, caps: tuple[int, ...]) -> tuple:
+    """Every way to split m interchangeable tiles among groups with room for ``caps``, with
+    its count of tile assignments: ((n_1, ..., n_k), m! / (n_1! ... n_k!))."""
+    key = (m, caps)
+    got = _splits_cache.get(key)
+    if got is None:
+        room_after = [sum(caps[j + 1 :]) for j in range(len(caps))]
+
+        def rec(j: int, left: int):
+            if j == len(caps) - 1:
+                if left <= caps[j]:
+                    yield (left,)
+                return
+            for first in range(max(0, left - room_after[j]), min(left, caps[j]) + 1):
+                for rest in rec(j + 1, left - first):
+                    yield (first,) + rest
+
+        out = []
+        for split in rec(0, m):
+            count = _FACTORIAL[m]
+            for n in split:
+                count //= _FACTORIAL[n]
+            out.append((split, count))
+        got = tuple(out)
+        if len(_splits_cache) < 1 << 14:
+            _splits_cache[key] = got
+    return got
+
+
+def _remove_slot(slots: list[int], tile: int, just_drew: bool) -> bool:
+    """A seat played ``tile``: drop the slot it came from (see the module's note); False
+    when no slot allowed it (a contradiction: the constraints were wrong)."""
     if not slots:
-        return
+        return False
     if just_drew:
         slots.pop()  # the tile drawn last is the only one that fits
-        return
+        return True
     bit = 1 << tile
     for i, allowed in enumerate(slots):  # oldest first: the most constrained
         if allowed & bit:
             slots.pop(i)
-            return
+            return True
     slots.pop()
+    return False
 
 
 def _fit_length(slots: list[int], n: int) -> list[int]:
@@ -502,9 +597,14 @@ def round_from_view(view, hands: list[int], boneyard: list[int], aside: int) -> 
     ``step``: the same line, turn, history and, in All Fives, the same spinner, open-end
     values, total, play points and action count (a ``SpinnerRound``). Its deal is the
     current hands with the undrawn boneyard (nothing drawn yet)."""
+    return with_tiles(public_round(view), hands, boneyard, aside)
+
+
+def public_round(view) -> Round:
+    """The public part of ``round_from_view``, built once per decision: no hands yet."""
     rules = view.rules
     actions = view.actions
-    deal = Deal(tuple(hands), tuple(boneyard), aside)
+    deal = Deal((0,) * rules.seats)
     leader = actions[0].seat if actions else view.turn
     lead = -1
     if not any(a.kind == "play" for a in actions):
@@ -528,6 +628,22 @@ def round_from_view(view, hands: list[int], boneyard: list[int], aside: int) -> 
             rnd.right = view.right_end
     rnd.turn = view.turn
     rnd.history = history_of(view)
+    return rnd
+
+
+def with_tiles(public: Round, hands: list[int], boneyard: list[int], aside: int) -> Round:
+    """A copy of ``public`` holding these hidden tiles."""
+    rnd = public.copy()
+    deal = Deal(tuple(hands), tuple(boneyard), aside)
+    rnd.hands = list(hands)
+    held = 0
+    for hand in hands:
+        held |= hand
+    rnd.held = held
+    rnd.boneyard = deal.boneyard
+    rnd.drawn = 0
+    rnd.set_aside = aside
+    rnd.dealt = deal
     return rnd
 
 

@@ -9,11 +9,15 @@ It reads the seat's ``PlayerView`` and nothing else. For each decision with a ch
    ``down`` included), a lead forced by the family's round-1 rule, the boneyard or bazaar
    (order unknown) or the set-aside tile (block-3); it then samples deals *uniformly* among
    all that satisfy them (exact, via a counting table).
-2. **What is likely.** With ``model_eps`` > 0 it draws ``oversample`` times more such
-   deals and keeps ``samples`` of them in proportion to how likely each makes the other
-   seats' past free choices under the rollout policy (the family's greedy rule, or any
-   fitting tile with probability ``model_eps``): a deal in which a seat passed over a tile
-   greedy play prefers is less likely than one in which it could not play it.
+2. **What is likely.** The other sides are modelled as playing the family's greedy rule
+   (``strategies``), noisily. ``greedy_share`` of the deals come from
+   ``Knowledge.assuming_greedy``: also uniform, among the deals in which every opponent
+   whose plays agree with greedy play held, at each free play, none of the tiles greedy
+   play would have taken first (a hard model: the share is the weight we give it). The
+   rest, with ``model_eps`` > 0, are drawn ``oversample`` times over from the plain
+   constraints and kept in proportion to how likely each makes the other seats' past free
+   choices under greedy play with noise ``model_eps`` (a soft model, over the plays whose
+   hand is known from the current one: those not followed by a draw).
 3. **Search.** In every kept deal (a determinization) the position is rebuilt as an engine
    round (``round_from_view``: a ``SpinnerRound`` in All Fives); each candidate move is
    applied with ``turns.step`` and the round is played out on the same engine by every seat
@@ -28,9 +32,11 @@ It reads the seat's ``PlayerView`` and nothing else. For each decision with a ch
    - Egyptian, Classic, Sports: ``rules.score_round``; ``±((1 - w) + w * points / s)`` for a
      win / loss, 0 for a tie.
    - All Fives: each side's points of the round, those scored during play (for and
-     against, the rollout's play points after the decision added to the view's) plus the
+     against: the rollout's play points after the decision added to the view's) plus the
      round end's; ``(1 - w) * sign + w * (mine - the others' mean) / s``, ``sign`` +1 when
-     the side scored strictly most, -1 when another side did, 0 for a shared top.
+     the side scored strictly most in the round, -1 when another side did, 0 for a shared
+     top (the arena's notion of winning an All Fives round). The points scored before the
+     decision are the same for every candidate, so only those from the decision on decide.
    - Goat (points are bad): each side's *cost*, what ``rules.tally`` makes it write this
      round given the view's accounts, plus ``remembered_weight`` times what it adds to its
      remembered points (with ``remembered`` on, a score of 12 or less is only written later
@@ -42,11 +48,14 @@ It reads the seat's ``PlayerView`` and nothing else. For each decision with a ch
 
    The candidate with the best mean is played.
 
-Budget: ``samples`` determinizations (a fixed count, so a seeded rng gives the same move)
-capped at ``max_rollouts`` rollouts per decision (fewer determinizations for a choice of
-many moves); the wall-clock ``deadline`` is only a safety net on a loaded machine. A
-forced move (one legal move) is returned at once, without searching. Each family plays with
-its own tuned ``StrongConfig`` (``FAMILY_CONFIGS``) unless one is given.
+Budget: ``samples`` determinizations (a fixed count, so a seeded rng gives the same move),
+fewer when ``samples`` times the legal moves would pass ``max_rollouts`` rollouts, or when
+those rollouts' length (tiles in hands and boneyard) would pass ``max_work``. The budgets
+are set so that a decision takes well under 100 ms on one core; the wall-clock
+``deadline`` is only a safety net for a loaded machine, where it stops the search after
+the determinization that passes it (and only then can the same seed give another move). A forced move (one legal move) is
+returned at once, without searching. Each family plays with its own tuned
+``StrongConfig`` (``FAMILY_CONFIGS``) unless one is given.
 """
 
 from __future__ import annotations
@@ -62,7 +71,7 @@ from services.match.rules.state import Accounts
 from services.match.rules.tiles import BIT_TILE, HIGH, LOW, MATCHES, OTHER_END, PIPS, TILE_COUNT
 from services.match.rules.turns import step
 
-from .knowledge import Knowledge, best_play_points, play_evidence, round_from_view
+from .knowledge import Knowledge, best_play_points, play_evidence, public_round, shuffled_tiles, with_tiles
 
 # Tiles, heaviest first (pip sum, then the higher pip): the greedy order.
 _HEAVY_BITS = tuple(1 << t for t in sorted(range(TILE_COUNT), key=lambda t: (PIPS[t], HIGH[t]), reverse=True))
@@ -104,7 +113,10 @@ def rollout(rnd, rand, eps: float) -> None:
     This is ``turns.step`` with the round held in local variables for the whole rollout
     (as ``playout.random_playout`` does for random play), several times faster than a
     ``step`` per move; tests/unit/test_bots_rollout.py checks that it ends every round
-    exactly where the same policy played with ``legal_moves`` and ``step`` does."""
+    exactly where the same policy played with ``legal_moves`` and ``step`` does. Only the
+    history differs: the rollout's actions are not kept, but for the last one on top of the
+    position's (what scoring reads, ``last_seat``), which spares the allocations that would
+    otherwise wake the garbage collector every few rollouts."""
     if rnd.four_ends:
         spinner_rollout(rnd, rand, eps)
         return
@@ -121,7 +133,8 @@ def rollout(rnd, rand, eps: float) -> None:
     left = rnd.left
     right = rnd.right
     turn = rnd.turn
-    history = rnd.history
+    seat = -1
+    move = None
     outcome = None
     while outcome is None:
         hand = hands[turn]
@@ -141,7 +154,7 @@ def rollout(rnd, rand, eps: float) -> None:
             bit = 1 << t
             hands[turn] = hand ^ bit
             held ^= bit
-            history = (history, turn, move)
+            seat = turn
             if hand == bit:
                 outcome = "domino"
             elif drawn == undrawn and not held & (MATCHES[left] | MATCHES[right]):
@@ -152,18 +165,18 @@ def rollout(rnd, rand, eps: float) -> None:
             hands[turn] = hand | bit
             held |= bit
             drawn += 1
-            history = (history, turn, DRAW)
+            seat, move = turn, DRAW
             if drawn == undrawn and not held & (MATCHES[left] | MATCHES[right]):
                 outcome = "blocked"
         else:
-            history = (history, turn, PASS)
+            seat, move = turn, PASS
             turn = turn + 1 if turn + 1 < seats else 0
     rnd.drawn = drawn
     rnd.held = held
     rnd.left = left
     rnd.right = right
     rnd.turn = turn
-    rnd.history = history
+    rnd.history = (rnd.history, seat, move)  # only the last action: who ended the round
     rnd.outcome = outcome
 
 
@@ -196,7 +209,8 @@ def spinner_rollout(rnd, rand, eps: float) -> None:
     play_points = rnd.play_points
     seat_side = rnd.seat_side
     turn = rnd.turn
-    history = rnd.history
+    seat = -1
+    move = None
     outcome = None
     while outcome is None:
         hand = hands[turn]
@@ -253,7 +267,7 @@ def spinner_rollout(rnd, rand, eps: float) -> None:
             held ^= bit
             if total and total % 5 == 0:
                 play_points += ((made, seat_side[turn], total),)
-            history = (history, turn, PLAY_ON[end][t])
+            seat, move = turn, PLAY_ON[end][t]
             made += 1
             if hand == bit:
                 outcome = "domino"
@@ -265,12 +279,12 @@ def spinner_rollout(rnd, rand, eps: float) -> None:
             hands[turn] = hand | bit
             held |= bit
             drawn += 1
-            history = (history, turn, DRAW)
+            seat, move = turn, DRAW
             made += 1
             if drawn == undrawn and not held & _fitting(left, right, up, down):
                 outcome = "blocked"
         else:
-            history = (history, turn, PASS)
+            seat, move = turn, PASS
             made += 1
             turn = turn + 1 if turn + 1 < seats else 0
     rnd.drawn = drawn
@@ -283,7 +297,7 @@ def spinner_rollout(rnd, rand, eps: float) -> None:
     rnd.made = made
     rnd.play_points = play_points
     rnd.turn = turn
-    rnd.history = history
+    rnd.history = (rnd.history, seat, move)  # only the last action: who ended the round
     rnd.outcome = outcome
 
 
@@ -298,22 +312,26 @@ def _fitting(left: int, right: int, up: int, down: int) -> int:
 class StrongConfig:
     samples: int = 256  # determinizations per decision
     max_rollouts: int = 1000  # fewer determinizations when samples * moves would exceed this
+    max_work: int | None = None  # and when rollouts * (tiles in hands + boneyard) would exceed this
     eps: float = 0.2  # rollout noise: a random fitting tile instead of the greedy one
     model_eps: float = 0.3  # weigh deals by the seen plays under noisy greedy; 0: uniform deals
     oversample: int = 4  # deals drawn per deal kept, when weighing
     points_weight: float = 0.5  # value = (1 - w) * win/loss sign + w * points / point_scale
     point_scale: float = 40.0
     remembered_weight: float = 0.5  # Goat: what a remembered point costs, against a written one
-    deadline: float | None = 0.15  # seconds of wall clock, a safety net; None: no cap
+    greedy_share: float = 0.0  # deals drawn assuming the opponents play greedily (the rest: weighed)
+    deadline: float | None = 0.09  # seconds of wall clock, a safety net for a loaded machine; None: no cap
 
 
-# Each family's tuned configuration (docs: the arena figures in the report that chose them).
+# Each family's configuration, tuned against ``greedy`` in the arena (duplicate deals; the
+# report of the change that set them lists each family's figures). All Fives' rollouts are
+# the longest and dearest (four ends, scoring), so its early decisions are capped by work.
 FAMILY_CONFIGS: dict[str, StrongConfig] = {
-    "egyptian": StrongConfig(),
-    "all-fives": StrongConfig(),
-    "goat": StrongConfig(),
-    "classic": StrongConfig(),
-    "sports": StrongConfig(),
+    "egyptian": StrongConfig(greedy_share=0.5),
+    "all-fives": StrongConfig(greedy_share=0.5, max_work=10000),
+    "goat": StrongConfig(greedy_share=0.5, max_work=16000),
+    "classic": StrongConfig(greedy_share=0.8),
+    "sports": StrongConfig(greedy_share=0.5),
 }
 
 
@@ -375,6 +393,18 @@ def round_value(view, cfg: StrongConfig) -> Callable[[object], float]:
     return by_round_score
 
 
+def determinization_count(view, cfg: StrongConfig) -> int:
+    """How many deals to search: ``samples``, fewer when the rollouts (one per deal and
+    legal move) would pass ``max_rollouts``, or their length (each tile still in a hand or
+    the boneyard is at least one action) would pass ``max_work``; at least 8."""
+    moves = len(view.legal_moves)
+    n = min(cfg.samples, cfg.max_rollouts // moves)
+    if cfg.max_work is not None:
+        length = sum(view.tile_counts) + view.boneyard_count
+        n = min(n, cfg.max_work // (moves * length))
+    return max(8, n)
+
+
 class StrongBot:
     """``choose(view, rng) -> Move``; stateless, so one instance may serve every seat.
 
@@ -411,8 +441,9 @@ class StrongBot:
         totals = [0.0] * len(moves)
         eps = cfg.eps
         roll_rng = random.Random()
+        public = public_round(view)
         for hands, boneyard, aside in self.determinizations(view, know, rng, cfg):
-            base = round_from_view(view, hands, boneyard, aside)
+            base = with_tiles(public, hands, boneyard, aside)
             seed = rng.getrandbits(64)
             for j, m in enumerate(moves):
                 r = base.copy()
@@ -428,7 +459,20 @@ class StrongBot:
     def determinizations(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig | None = None) -> list:
         """Deals ``(hands, boneyard, set-aside)`` to search, consistent with the view."""
         cfg = cfg or self.config_for(view.rules)
-        n = max(8, min(cfg.samples, cfg.max_rollouts // len(view.legal_moves)))
+        n = determinization_count(view, cfg)
+        if cfg.greedy_share > 0:
+            rules = view.rules
+            side = rules.side_of(view.seat)
+            opponents = tuple(s for s in range(rules.seats) if rules.side_of(s) != side)
+            modelled = Knowledge.assuming_greedy(view, opponents)
+            if modelled is not None:
+                k = round(n * cfg.greedy_share)
+                deals = [modelled.sample_deal(rng) for _ in range(k)]
+                return deals + self._weighed(view, know, rng, cfg, n - k) if k < n else deals
+        return self._weighed(view, know, rng, cfg, n)
+
+    def _weighed(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig, n: int) -> list:
+        """``n`` deals of ``know``, resampled by the likelihood of the seen plays."""
         evidence = play_evidence(view) if cfg.model_eps > 0 else None
         if not evidence:
             return [know.sample_deal(rng) for _ in range(n)]
@@ -457,8 +501,7 @@ class StrongBot:
                 acc += weights[i]
             hands, boneyard, aside = pool[i]
             if len(boneyard) > 1:  # the order only for the deals kept, each its own
-                boneyard = boneyard[:]
-                rng.shuffle(boneyard)
+                boneyard = shuffled_tiles(sum(1 << t for t in boneyard), rng)
             out.append((hands, boneyard, aside))
             u += spacing
         return out

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
-from services.bots.arena import arena, run_deals, seatings, wilson
+from services.bots.arena import arena, arena_rules, deal_key, first_round, round_outcome, run_deals, seatings, wilson
 from services.cli.bots import bots
+from services.match.rules import fairness
 from services.match.rules.rulesets import egyptian
+from services.match.rules.state import RoundResult
+from services.match.rules.tiles import mask_of
+
+from .positions import tiles
 
 KEYS = {
     "a", "b", "variant", "teams", "seed", "deals", "format", "plays_per_deal", "rounds", "decided", "ties",
@@ -82,3 +88,79 @@ def test_cli_rejects_unknown_strategy_and_teams_outside_block4():
     assert bad.exit_code == 2
     bad = runner.invoke(bots, ["arena", "--a", "greedy", "--b", "greedy", "--variant", "draw-2", "--teams"])
     assert bad.exit_code == 2
+
+
+# --- every family -------------------------------------------------------------------------------
+
+FAMILY_ARENAS = [  # (rules, variant, teams, seats, options)
+    ("all-fives", None, None, 2, None), ("all-fives", None, True, 4, None), ("goat", "koza", True, 4, None),
+    ("goat", "gamezz", None, 3, None), ("goat", "koza", None, 2, {"fish": "one"}), ("classic", None, None, 3, None),
+    ("sports", None, None, None, None),
+]
+
+
+@pytest.mark.parametrize("family,variant,teams,seats,options", FAMILY_ARENAS)
+def test_the_arena_runs_in_every_family(family, variant, teams, seats, options):
+    r = arena("strong:samples=4,deadline=none", "greedy", variant, teams, deals=1, seed=4, rules=family, seats=seats,
+              options=options)
+    assert r["rules"] == family and r["rounds"] == r["plays_per_deal"] == len(seatings(arena_rules(
+        family, variant, teams, seats, options)))
+    assert r["decided"] + r["ties"] == r["rounds"] and r["decision_ms"]["a"]["count"] > 0
+
+
+@pytest.mark.parametrize("family,variant,teams,seats,options", FAMILY_ARENAS)
+def test_greedy_against_itself_breaks_exactly_even_in_every_family(family, variant, teams, seats, options):
+    r = arena("greedy", "greedy", variant, teams, deals=3, seed=6, rules=family, seats=seats, options=options)
+    assert r["a_wins"] == r["b_wins"]
+
+
+def test_seatings_generalise_to_four_solo_seats():
+    rules = arena_rules("classic", None, None, 4)
+    assert seatings(rules) == [(0,), (1,), (2,), (3,), (1, 2, 3), (0, 2, 3), (0, 1, 3), (0, 1, 2)]
+
+
+def result(**fields) -> RoundResult:
+    base = dict(reason="domino", winner=0, points=0, scores=(0, 0), last_seat=0, hands=(0, 0))
+    return RoundResult(**{**base, **fields})
+
+
+def test_an_all_fives_round_is_won_by_the_side_that_scored_most_in_it_play_points_included():
+    rules = arena_rules("all-fives", None, None, 2)
+    # seat 0 went out for 5; seat 1 scored 10 + 5 during play: seat 1 won the round
+    outcome = result(winner=0, points=5, play_points=((0, 1, 10), (3, 0, 5), (4, 1, 5)))
+    assert round_outcome(rules, outcome) == (1, [10, 15])
+    assert round_outcome(rules, outcome._replace(points=10))[0] is None  # 15 each: a tie
+
+
+def test_a_goat_round_is_won_by_the_side_with_the_lowest_round_score():
+    rules = arena_rules("goat", "gamezz", True, 4)
+    hands = tuple(mask_of(tiles(h)) for h in ("6-6", "0-1", "", "5-5 4-4"))
+    # seat 2 went out: team 0 counts seat 0's 12, team 1 counts 1 + 18; team 0 is lower
+    assert round_outcome(rules, result(last_seat=2, winner=0, hands=hands)) == (0, [12, 19])
+    level = tuple(mask_of(tiles(h)) for h in ("6-6", "6-5", "", "0-1"))
+    assert round_outcome(rules, result(last_seat=2, winner=0, hands=level))[0] is None
+
+
+def test_a_goat_deal_thrown_in_is_followed_by_the_next_deal_of_the_same_play():
+    rules = arena_rules("goat", "koza", None, 4)
+    index = next(i for i in range(2000) if rules.redeal(fairness.deal(rules, deal_key(0, i)).hands))
+    m = first_round(rules, 0, index)
+    assert m.round.outcome is None and m.results[-1].reason == "redeal" and m.round.lead >= 0
+
+
+def test_cli_plays_any_family_with_options():
+    result_ = CliRunner().invoke(bots, ["arena", "--a", "greedy", "--b", "random", "--rules", "goat", "--variant", "koza",
+                                        "--seats", "3", "--option", "remembered=false", "--option", "zero_zero=25",
+                                        "--deals", "1", "--json"])
+    assert result_.exit_code == 0, result_.output
+    r = json.loads(result_.output)
+    assert (r["rules"], r["variant"], r["seats"], r["rounds"]) == ("goat", "koza", 3, 6)
+    assert r["options"]["remembered"] is False and r["options"]["zero_zero"] == 25
+
+
+def test_cli_rejects_what_the_family_does_not_offer():
+    runner = CliRunner()
+    for args in (["--rules", "sports", "--seats", "3"], ["--rules", "goat"], ["--rules", "classic", "--teams"],
+                 ["--rules", "goat", "--variant", "koza", "--option", "nope=1"], ["--rules", "goat", "--option", "x"]):
+        bad = runner.invoke(bots, ["arena", "--a", "greedy", "--b", "greedy", "--deals", "1", *args])
+        assert bad.exit_code == 2, args

@@ -8,14 +8,14 @@ import random
 import pytest
 
 from services.bots import knowledge as knowledge_module
-from services.bots.arena import deal_key
+from services.bots.arena import deal_key, first_round
 from services.bots.knowledge import Knowledge
 from services.bots.strategies import STRATEGIES
 from services.bots.strong import StrongBot, StrongConfig
 from services.match.rules import fairness
 from services.match.rules.match import apply, new_match, start_round
 from services.match.rules.moves import LEFT
-from services.match.rules.rulesets import egyptian
+from services.match.rules.rulesets import egyptian, rule_set
 from services.match.rules.state import Deal
 from services.match.rules.tiles import ALL_TILES, DOUBLES, HIGH, LOW, MATCHES, OTHER_END, tiles_in
 from services.match.rules.view import player_view
@@ -316,3 +316,124 @@ def test_weighing_by_seen_plays_favours_deals_where_others_played_greedily():
         uniform += sum(greedy_explains(know.sample_deal(rng)[0]) for _ in range(200))
         kept += sum(greedy_explains(d[0]) for d in bot.determinizations(view, know, rng))
     assert kept > uniform * 1.2
+
+
+# --- every family ------------------------------------------------------------------------------
+
+FAMILIES = [
+    ("all-fives", None, False, 2), ("all-fives", None, True, 4), ("all-fives", None, False, 3),
+    ("goat", "koza", False, 3), ("goat", "gamezz", True, 4), ("goat", "koza", False, 2),
+    ("classic", None, False, 3), ("classic", None, False, 4), ("sports", None, True, 4),
+]
+
+
+def family_views(rules, seed: int, deals: int, noise: float = 0.3):
+    """(match, view of the seat to act) at every turn of rounds played greedily, noisily."""
+    for i in range(deals):
+        m = first_round(rules, seed, i)
+        rng = random.Random(i)
+        while m.round.outcome is None:
+            view = player_view(m, m.round.turn)
+            yield m, view
+            moves = view.legal_moves
+            m = apply(m, moves[rng.randrange(len(moves))] if rng.random() < noise else GREEDY(view, rng))
+
+
+@pytest.mark.parametrize("family,variant,teams,seats", FAMILIES)
+def test_strong_only_ever_plays_legal_moves_in_every_family(family, variant, teams, seats):
+    rules = rule_set(family, variant, teams, seats)
+    bot = small_bot(4)
+    rng = random.Random(1)
+    m = first_round(rules, 77, 0)
+    while m.round.outcome is None:
+        view = player_view(m, m.round.turn)
+        move = bot(view, rng)
+        assert move in view.legal_moves
+        m = apply(m, move, view.seat)
+
+
+@pytest.mark.parametrize("family,variant,teams,seats", FAMILIES)
+def test_the_real_hidden_tiles_are_always_a_possible_deal_in_every_family(family, variant, teams, seats):
+    rules = rule_set(family, variant, teams, seats)
+    for m, view in family_views(rules, 13, 8):
+        assert _truth_is_possible(Knowledge.from_view(view), m.round), view.actions
+
+
+@pytest.mark.parametrize("family,variant,teams,seats", FAMILIES)
+def test_against_greedy_opponents_the_greedy_model_never_rules_out_the_real_tiles(family, variant, teams, seats):
+    rules = rule_set(family, variant, teams, seats)
+    for m, view in family_views(rules, 14, 6, noise=0.0):
+        side = rules.side_of(view.seat)
+        opponents = tuple(s for s in range(rules.seats) if rules.side_of(s) != side)
+        know = Knowledge.assuming_greedy(view, opponents)
+        assert know is not None and _truth_is_possible(know, m.round), view.actions
+
+
+def finished(rules, seed: int):
+    """A view with a choice, and a round played to its end from there."""
+    from services.bots.knowledge import round_from_view
+    from services.bots.strong import rollout
+
+    for m, view in family_views(rules, seed, 20):
+        if len(view.legal_moves) > 1 and view.actions:
+            rnd = m.round
+            r = round_from_view(view, list(rnd.hands), list(rnd.boneyard[rnd.drawn:]), rnd.set_aside)
+            rollout(r, random.Random(0).random, 0.0)
+            return view, r
+    raise AssertionError("no position with a choice")
+
+
+def test_all_fives_value_counts_points_scored_during_play_for_and_against():
+    from services.bots.strong import round_value
+
+    rules = rule_set("all-fives", None, True, 4)
+    view, r = finished(rules, 3)
+    value = round_value(view, StrongConfig(points_weight=1.0))
+    mine, theirs = rules.side_of(view.seat), 1 - rules.side_of(view.seat)
+    base = value(r)
+    r.play_points += ((r.made, theirs, 20),)
+    assert value(r) == pytest.approx(base - 20 / StrongConfig().point_scale)
+    r.play_points += ((r.made, mine, 40),)
+    assert value(r) == pytest.approx(base + 20 / StrongConfig().point_scale)
+
+
+def test_all_fives_value_counts_each_point_of_the_round_once():
+    from services.bots.strong import round_value
+
+    rules = rule_set("all-fives", None, False, 2)
+    view, r = next((v, r) for v, r in map(lambda seed: finished(rules, seed), range(20)) if v.play_points)
+    totals = [0, 0]
+    for _, side, points in r.play_points:  # the view's own scoring plays, then the rollout's
+        totals[side] += points
+    winner, points = rules.score_round(rules, r.outcome, r.history[1], r.hands)
+    if winner is not None:
+        totals[winner] += points
+    me = view.seat
+    scale = StrongConfig().point_scale
+    assert round_value(view, StrongConfig(points_weight=1.0))(r) == pytest.approx((totals[me] - totals[1 - me]) / scale)
+
+
+def test_goat_value_prefers_the_round_in_which_the_side_keeps_fewer_pips():
+    from services.bots.strong import round_value
+    from services.match.rules.tiles import tile
+
+    rules = rule_set("goat", "gamezz", None, 2)
+    for seed in range(20):
+        view, r = finished(rules, seed)
+        if r.history[1] != view.seat:  # the other seat went out or fished: ours is counted
+            break
+    value = round_value(view, StrongConfig())
+    spare = next(t for t in range(28) if not any(h >> t & 1 for h in r.hands) and t != tile(0, 0))
+    heavier = r.copy()
+    heavier.hands[view.seat] |= 1 << spare
+    assert value(heavier) < value(r)
+
+
+@pytest.mark.parametrize("family,variant,teams,seats", [("all-fives", None, True, 4), ("goat", "koza", False, 3)])
+def test_a_seeded_rng_gives_the_same_move_in_every_family(family, variant, teams, seats):
+    rules = rule_set(family, variant, teams, seats)
+    bot = StrongBot(samples=16, deadline=None)
+    views = [v for _, v in family_views(rules, 21, 2) if len(v.legal_moves) > 1][:6]
+    assert views
+    for view in views:
+        assert bot(view, random.Random(5)) == bot(view, random.Random(5))
