@@ -33,7 +33,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     player = BotPlayer(pb_grpc.MatchServiceStub(channel), keys,
                        on_decision=lambda strength, seconds: decisions.labels(strength).observe(seconds),
                        think_seconds=(settings.bot_think_min_seconds,
-                                      max(settings.bot_think_min_seconds, settings.bot_think_max_seconds)))
+                                      max(settings.bot_think_min_seconds, settings.bot_think_max_seconds)),
+                       on_answered_elsewhere=lambda: turns.labels("answered_elsewhere").inc())
 
     def counted(outcome: str) -> None:
         if outcome.startswith("dropped:"):

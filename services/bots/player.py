@@ -4,7 +4,13 @@ Idempotent by construction: the request id of every command is derived from the 
 version the bot decided on, and so is the randomness of its choice, so a redelivered turn,
 or the same turn handled twice at once (by two tasks of one process, which also wait for
 each other, or by two replicas), is the same command with the same request id: one stored
-action and the first outcome for everyone else, never a refused reuse of the request id.
+action and the first outcome for everyone else.
+
+Only the strong bot's wall-clock safety net (a search cut short on a loaded machine) can
+make two replicas choose differently for one version. The server keeps the first answer and
+refuses the second; the bot that sent it sees the match past the version it answered, knows
+the turn was answered elsewhere, and carries on without an error (a refusal while the match
+still stands at that version stays an error).
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ import asyncio
 import random
 import time
 from typing import Callable
+
+import grpc
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
@@ -31,12 +39,14 @@ CALL_SECONDS = 10.0  # deadline of each call to the match service: a turn never 
 class BotPlayer:
     def __init__(self, stub: pb_grpc.MatchServiceStub, keys: KeyRing, seed: int | None = None,
                  on_decision: Callable[[str, float], None] = lambda strength, seconds: None,
-                 think_seconds: tuple[float, float] = (0.0, 0.0)) -> None:
+                 think_seconds: tuple[float, float] = (0.0, 0.0),
+                 on_answered_elsewhere: Callable[[], None] = lambda: None) -> None:
         self.stub = stub
         self.think_seconds = think_seconds  # (least, most) a move takes at a table with people
         self.keys = keys  # holds the key that issues bot tokens
         self.seed = seed  # kept for callers that pass one; choices are seeded by the position
         self.on_decision = on_decision
+        self.on_answered_elsewhere = on_answered_elsewhere
         self._tokens: dict[str, tuple[float, str]] = {}
         self._seats: dict[tuple[str, str], tuple[asyncio.Lock, int]] = {}  # (match, bot) -> (lock, users)
 
@@ -87,17 +97,30 @@ class BotPlayer:
             pause = self.pace(view, rng) - took
             if pause > 0:
                 await asyncio.sleep(pause)
-            request_id = f"bot:{match_id}:{view.version}"
-            if move.kind == "draw":
-                reply = await self.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=request_id),
-                                                 metadata=metadata, timeout=CALL_SECONDS)
-            else:
-                end = END_TO_PB[move.end]
-                reply = await self.stub.PlayTile(
-                    pb.PlayTileRequest(match_id=match_id, request_id=request_id,
-                                       tile=pb.Tile(low=LOW[move.tile], high=HIGH[move.tile]), end=end),
-                    metadata=metadata, timeout=CALL_SECONDS)
-            view = reply.view
+            try:
+                view = await self._send(match_id, view.version, move, metadata)
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION):
+                    raise
+                now = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata,
+                                                timeout=CALL_SECONDS)).view
+                if now.version == view.version:
+                    raise  # refused for what it is: a real error, counted as one
+                self.on_answered_elsewhere()
+                view = now
+                continue
             sent += 1
         return sent
+
+    async def _send(self, match_id: str, version: int, move, metadata: tuple) -> pb.MatchView:
+        request_id = f"bot:{match_id}:{version}"
+        if move.kind == "draw":
+            reply = await self.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=request_id),
+                                             metadata=metadata, timeout=CALL_SECONDS)
+        else:
+            reply = await self.stub.PlayTile(
+                pb.PlayTileRequest(match_id=match_id, request_id=request_id,
+                                   tile=pb.Tile(low=LOW[move.tile], high=HIGH[move.tile]), end=END_TO_PB[move.end]),
+                metadata=metadata, timeout=CALL_SECONDS)
+        return reply.view
 

@@ -40,7 +40,7 @@ async def twice(svc, match_id: str, player_id: str, seeds=(1, 2)) -> list:
 
 @pytest.mark.parametrize("strength", ["random", "strong"])
 @pytest.mark.parametrize("seeds", [(1, 1), (1, 2)], ids=["one-process", "two-replicas"])
-def test_a_turn_answered_twice_at_once_sends_one_move_and_none_is_refused(svc, strength, seeds):
+def test_a_turn_answered_twice_at_once_lands_one_move_and_neither_bot_fails(svc, strength, seeds):
     for n in range(6):  # a chance leader opens with any of 7 tiles: different choices would clash
         view = start(svc, f"{strength}-{seeds}-{n}", strength)
         leader = view.seats[view.turn].player_id
@@ -49,6 +49,52 @@ def test_a_turn_answered_twice_at_once_sends_one_move_and_none_is_refused(svc, s
         assert not refused, refused
         after = svc.stub.GetMatch(pb.GetMatchRequest(match_id=view.match_id), metadata=auth("ops", "service")).view
         assert after.round_actions[0].seat == view.turn and after.round_actions[0].kind == pb.MOVE_KIND_PLAY
+
+
+def test_a_replica_that_chose_differently_for_an_answered_turn_carries_on_without_an_error(svc, monkeypatch):
+    from services.bots import player as player_module
+
+    calls = []
+
+    def contrary(view, rng):  # the first call takes the first legal move, the second the last
+        calls.append(view)
+        return view.legal_moves[0 if len(calls) == 1 else -1]
+
+    monkeypatch.setitem(player_module.STRATEGIES, "random", contrary)
+    view = start(svc, "contrary", "random")
+    elsewhere = []
+    leader = view.seats[view.turn].player_id
+
+    async def both():
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{svc.port}") as channel:
+            stub = pb_grpc.MatchServiceStub(channel)
+            one = BotPlayer(stub, KEYS, on_answered_elsewhere=lambda: elsewhere.append(1))
+            other = BotPlayer(stub, KEYS, on_answered_elsewhere=lambda: elsewhere.append(2))
+            return await asyncio.gather(one.play_turn(view.match_id, leader), other.play_turn(view.match_id, leader),
+                                        return_exceptions=True)
+
+    results = asyncio.run(both())
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert sorted(results) == [0, 1] and len(elsewhere) == 1
+    after = svc.stub.GetMatch(pb.GetMatchRequest(match_id=view.match_id), metadata=auth("ops", "service")).view
+    assert len(after.round_actions) == 1
+
+
+def test_a_refusal_while_the_match_stands_still_is_an_error(svc, monkeypatch):
+    from services.bots import player as player_module
+    from services.match.rules.moves import Move
+
+    monkeypatch.setitem(player_module.STRATEGIES, "random", lambda view, rng: Move("draw"))
+    view = start(svc, "refused", "random")
+
+    async def once():
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{svc.port}") as channel:
+            return await BotPlayer(pb_grpc.MatchServiceStub(channel), KEYS).play_turn(
+                view.match_id, view.seats[view.turn].player_id)
+
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        asyncio.run(once())
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
 def seats_of(*players: str) -> pb.MatchView:
