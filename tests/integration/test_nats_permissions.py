@@ -39,7 +39,8 @@ async def as_user(server, passwords, user: str, body):
     async def on_error(e):
         violations.append(str(e))
 
-    nc = await nats.connect(server.url, user=user, password=passwords[user], error_cb=on_error)
+    nc = await nats.connect(server.url, user=user, password=passwords[user], error_cb=on_error,
+                            inbox_prefix=bus.inbox_prefix(user))
     try:
         return await body(nc, violations)
     finally:
@@ -124,3 +125,43 @@ def test_only_the_relay_may_write_its_position(secured, user):
         return violations
 
     asyncio.run(as_user(server, passwords, user, overwrite))
+
+
+@pytest.mark.parametrize("user, other", [("bots", "matchmaking"), ("matchmaking", "relay"), ("bots", "relay")])
+def test_no_user_may_listen_to_another_users_replies(secured, user, other):
+    server, passwords = secured
+
+    async def eavesdrop(nc, violations):
+        for subject in (f"{bus.inbox_prefix(other)}.>", "_INBOX.>", ">"):
+            await nc.subscribe(subject)
+        await nc.flush()
+        await asyncio.sleep(0.3)
+        return violations
+
+    violations = asyncio.run(as_user(server, passwords, user, eavesdrop))
+    assert sum("permissions violation" in v.lower() for v in violations) == 3, violations
+
+
+@pytest.mark.parametrize("user, durable, subject", [
+    ("bots", "bots", bus.turn_subject(MATCH)),
+    ("matchmaking", "matchmaking", bus.match_event_subject(MATCH, "match_ended"))])
+def test_each_consumer_receives_what_the_relay_publishes_on_its_own_inbox(secured, user, durable, subject):
+    server, passwords = secured
+
+    async def publish(nc, _):
+        await nc.jetstream().publish(subject, json.dumps({"match_id": MATCH}).encode())
+
+    async def receive(nc, violations):
+        got: asyncio.Queue = asyncio.Queue()
+
+        async def handle(msg):
+            await msg.ack()
+            await got.put(msg.subject)
+
+        sub = await nc.jetstream().subscribe(subject, queue=durable, durable=durable, cb=handle, manual_ack=True)
+        await as_user(server, passwords, "relay", publish)
+        received = await asyncio.wait_for(got.get(), 5)
+        await sub.unsubscribe()
+        return received, violations
+
+    assert asyncio.run(as_user(server, passwords, user, receive)) == (subject, [])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import copy
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,6 +72,26 @@ def container(res, name):
     return next(c for c in res["spec"]["template"]["spec"]["containers"] if c["name"] == name)
 
 
+def env(res, container_name, name):
+    return next(e for e in container(res, container_name)["env"] if e["name"] == name)
+
+
+def nats_files(resources):
+    """The data of the NATS servers' ConfigMap: nats.conf and authorization.conf."""
+    return next(r for r in resources if r["kind"] == "ConfigMap" and "nats.conf" in r.get("data", {}))["data"]
+
+
+def edit_nats_file(resources, name, old, new, regex=False):
+    files = nats_files(resources)
+    text = re.sub(old, new, files[name], flags=re.S) if regex else files[name].replace(old, new)
+    assert text != files[name], f"{old!r} is not in {name}"
+    files[name] = text
+
+
+def from_secret(name, key):
+    return {"secretKeyRef": {"name": name, "key": key}}
+
+
 def invariant_errors(resources, overlay="dev"):
     return vk.check_invariants(copy.deepcopy(resources), overlay)
 
@@ -89,6 +110,39 @@ def test_prod_has_no_committed_secret_and_an_external_postgres(rendered):
     dev = rendered["dev"]
     assert find(dev, "StatefulSet", "postgres")
     assert "PRIVATE KEY" in base64.b64decode(find(dev, "Secret", "domino-bot-token-key")["data"]["bot.key"]).decode()
+    # domino-nats: committed for dev (obviously fake), created by ops for prod
+    dev_nats = find(dev, "Secret", "domino-nats")["data"]
+    assert set(dev_nats) == vk.EXTERNAL_SECRETS["domino-nats"]
+    assert all(base64.b64decode(v).decode().startswith("dev-only-") for v in dev_nats.values())
+
+
+def test_the_nats_users_are_generated_from_nats_permissions():
+    """base/nats/authorization.conf is exactly what services/common/bus.py makes of
+    NATS_PERMISSIONS, with every password read from the environment."""
+    assert vk.NATS_AUTHORIZATION.read_text() == vk.nats_authorization_conf()
+    assert "$BOTS_PASSWORD" in vk.nats_authorization_conf()
+
+
+def test_write_nats_authorization_regenerates_the_file(tmp_path, monkeypatch, capsys):
+    target = tmp_path / "authorization.conf"
+    monkeypatch.setattr(vk, "NATS_AUTHORIZATION", target)
+    assert vk.main(["--write-nats-authorization", "prod"]) == 0
+    assert target.read_text() == vk.nats_authorization_conf()
+    assert f"wrote {target}" in capsys.readouterr().out
+
+
+def test_nats_server_is_checked_with_the_pods_environment(rendered):
+    """The routes get the cluster password from the kubelet's $(VAR) expansion; the dev
+    passwords are the dev Secret's, those ops create are placeholders."""
+    resources = rendered["dev"]
+    secrets = {r["metadata"]["name"]: r for r in resources if r["kind"] == "Secret"}
+    nats = container(find(resources, "StatefulSet", "nats"), "nats")
+    environment = vk.container_env(nats, secrets, {}, "nats-1")
+    assert environment["SERVER_NAME"] == "nats-1"
+    assert environment["RELAY_PASSWORD"] == "dev-only-nats-relay-password"
+    assert "nats://route:dev-only-nats-cluster-password@nats-2.nats-headless:6222" in environment["CLUSTER_ROUTES"]
+    prod_env = vk.container_env(nats, {}, {}, "nats-0")
+    assert prod_env["ADMIN_PASSWORD"] == "ops-made-domino-nats-admin-password"
 
 
 def test_strict_schemas_reject_an_unknown_field(rendered):
@@ -162,6 +216,73 @@ def _break(resources, change):
         "secret"].__setitem__("secretName", "domino-service-token-key") or next(
         v for v in pod(find(r, "Deployment", "bots"))["volumes"] if v["name"] == "token-keys")["secret"].__setitem__(
         "items", [{"key": "service.key", "path": "service.key"}]), "must be exactly bot.key"),
+    # NATS: the servers' users and rights are NATS_PERMISSIONS, passwords from domino-nats
+    (lambda r: edit_nats_file(r, "authorization.conf", '"$JS.ACK.DOMINO.bots.>"',
+                              '"$JS.ACK.DOMINO.bots.>", "domino.v1.>"'),
+     "authorization.conf is not the authorization services/common/bus.py NATS_PERMISSIONS makes"),
+    (lambda r: edit_nats_file(r, "nats.conf", "include ./authorization.conf", ""),
+     "nats.conf does not include authorization.conf"),
+    (lambda r: edit_nats_file(r, "nats.conf", "max_payload: 1MB", "max_payload: 1MB\nno_auth_user: relay"),
+     "nats.conf sets `no_auth_user`"),
+    (lambda r: env(find(r, "StatefulSet", "nats"), "nats", "RELAY_PASSWORD")["valueFrom"]["secretKeyRef"].__setitem__(
+        "key", "bots-password"),
+     "RELAY_PASSWORD (read by nats.conf) must come from Secret domino-nats key relay-password"),
+    (lambda r: container(find(r, "StatefulSet", "nats"), "nats")["env"].remove(
+        env(find(r, "StatefulSet", "nats"), "nats", "BOTS_PASSWORD")), "variable reference for 'BOTS_PASSWORD'"),
+    (lambda r: edit_nats_file(r, "nats.conf", "password: $CLUSTER_PASSWORD", "password: hunter2"), "never a literal"),
+    (lambda r: edit_nats_file(r, "nats.conf", r"authorization \{.*?\}", "", regex=True),
+     "the cluster port must require a route user and password"),
+    (lambda r: env(find(r, "StatefulSet", "nats"), "nats", "CLUSTER_ROUTES").__setitem__(
+        "value", env(find(r, "StatefulSet", "nats"), "nats", "CLUSTER_ROUTES")["value"].replace(
+            "route:$(CLUSTER_PASSWORD)@", "", 1)),
+     "the cluster route to nats-0.nats-headless must authenticate as nats://route:$(CLUSTER_PASSWORD)@"),
+    # NATS: each service its own user and only its own password; the admin's only in the Job
+    (lambda r: env(find(r, "Deployment", "relay"), "relay", "DOMINO_NATS_USER").__setitem__("value", "bots"),
+     "DOMINO_NATS_USER must be 'relay'"),
+    (lambda r: env(find(r, "Deployment", "matchmaking"), "matchmaking", "DOMINO_NATS_PASSWORD").__setitem__(
+        "valueFrom", from_secret("domino-nats", "bots-password")),
+     "DOMINO_NATS_PASSWORD must come from Secret domino-nats key matchmaking-password"),
+    (lambda r: container(find(r, "Deployment", "bots"), "bots")["env"].append(
+        {"name": "RELAY_PASSWORD", "valueFrom": from_secret("domino-nats", "relay-password")}),
+     "Deployment/bots: holds NATS passwords it has no use for: relay-password"),
+    (lambda r: container(find(r, "Deployment", "match"), "match")["env"].append(
+        {"name": "DOMINO_NATS_USER", "value": "relay"}), "Deployment/match: uses no NATS"),
+    (lambda r: container(find(r, "Deployment", "relay"), "relay")["env"].append(
+        {"name": "ADMIN", "valueFrom": from_secret("domino-nats", "admin-password")}),
+     "Deployment/relay: holds the NATS admin password"),
+    (lambda r: container(find(r, "Deployment", "bots"), "bots")["envFrom"].append(
+        {"secretRef": {"name": "domino-nats"}}), "Deployment/bots: holds the NATS admin password"),
+    (lambda r: pod(find(r, "Deployment", "match"))["volumes"].append(
+        {"name": "nats", "secret": {"secretName": "domino-nats"}}), "Deployment/match: holds the NATS admin password"),
+    (lambda r: next(x for x in r if x["metadata"]["name"].startswith("domino-config"))["data"].__setitem__(
+        "DOMINO_NATS_USER", "admin"), "DOMINO_NATS_USER is each service's own"),
+    (lambda r: r.remove(find(r, "Job", "nats-setup")), "Job/nats-setup: missing"),
+    (lambda r: env(find(r, "Job", "nats-setup"), "nats-setup", "DOMINO_NATS_USER").__setitem__("value", "relay"),
+     "Job/nats-setup: DOMINO_NATS_USER must be 'admin'"),
+    (lambda r: env(find(r, "Job", "nats-setup"), "nats-setup", "DOMINO_NATS_PASSWORD").__setitem__(
+        "valueFrom", from_secret("domino-nats", "relay-password")),
+     "Job/nats-setup: DOMINO_NATS_PASSWORD must come from Secret domino-nats key admin-password"),
+    (lambda r: container(find(r, "Job", "nats-setup"), "nats-setup").__setitem__(
+        "command", ["domino", "serve", "relay"]), "must be ['domino', 'nats', 'setup']"),
+    (lambda r: find(r, "Job", "nats-setup")["spec"].pop("ttlSecondsAfterFinished"), "needs ttlSecondsAfterFinished"),
+    # NetworkPolicies: ingress denied by default, each port reachable by exactly the right pods
+    (lambda r: r.remove(find(r, "NetworkPolicy", "default-deny-ingress")), "none denies ingress by default"),
+    (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][0]["from"][0].__setitem__("podSelector", {}),
+     "StatefulSet/nats: port client (4222) is open to another pod of the namespace, match, nats, postgres"),
+    (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][0]["from"][0]["podSelector"][
+        "matchExpressions"][0]["values"].remove("relay"), "StatefulSet/nats: port client (4222) is closed to relay"),
+    (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][1].pop("from"),
+     "StatefulSet/nats: port cluster (6222) is open to another namespace"),
+    (lambda r: r.remove(find(r, "NetworkPolicy", "grpc-apis")),
+     "Deployment/match: port grpc (50051) is closed to another namespace"),
+    (lambda r: find(r, "NetworkPolicy", "grpc-apis")["spec"]["ingress"][0].__setitem__(
+        "from", [{"podSelector": {}}]), "Deployment/matchmaking: port grpc (50052) is closed to another namespace"),
+    (lambda r: find(r, "NetworkPolicy", "metrics")["spec"]["ingress"][0].pop("from"),
+     "Deployment/relay: port metrics (9104) is open to another namespace, outside the cluster"),
+    (lambda r: find(r, "NetworkPolicy", "postgres")["spec"]["ingress"][0]["from"][0]["podSelector"][
+        "matchExpressions"][0]["values"].append("bots"), "StatefulSet/postgres: port postgres (5432) is open to bots"),
+    (lambda r: find(r, "NetworkPolicy", "default-deny-ingress")["spec"].__setitem__(
+        "policyTypes", ["Ingress", "Egress"]), "restricts egress, which this validator does not check"),
 ])
 def test_validator_catches(rendered, change, message):
     errors = invariant_errors(_break(rendered["dev"], change))
@@ -171,7 +292,7 @@ def test_validator_catches(rendered, change, message):
 def test_validator_catches_a_broken_nats_conf(rendered):
     def change(resources):
         conf = next(r for r in resources if r["kind"] == "ConfigMap" and "nats.conf" in r.get("data", {}))
-        conf["data"]["nats.conf"] = conf["data"]["nats.conf"].replace("routes: [", "routes: [ ,,")
+        conf["data"]["nats.conf"] = conf["data"]["nats.conf"].replace("jetstream {", "jetstream { ,,")
     errors = invariant_errors(_break(rendered["dev"], change))
     assert any("nats-server -t" in e for e in errors), errors
 
