@@ -73,7 +73,9 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
     m = verdict.match
     status = "complete" if verdict.complete else "stops mid-round"
     lines.append(f"VALID ({status}); {verdict.events} actions replayed; scores " + _slashed(m.scores))
-    if not m.over:
+    if verdict.abandoned:
+        lines.append("match abandoned: nobody acted for a long time; no winner")
+    elif not m.over:
         lines.append("match winner: none yet")
     elif family == "goat":
         winner = side_name(record, m.winner) if m.winner is not None else "none (tied for lowest)"

@@ -32,6 +32,7 @@ class Fault:
 class Verdict:
     match: Match | None = None
     fault: Fault | None = None
+    abandoned: bool = False  # the record says the match was abandoned
     leaders: list[int] = field(default_factory=list)  # who led each round
     events: int = 0  # actions replayed
 
@@ -54,6 +55,8 @@ class Verdict:
                "scores": list(m.scores), "winner": m.winner if m.over else None}
         if family == "goat" and m.over:
             out["goats"] = list(m.goats)
+        if self.abandoned:
+            out["abandoned"] = True
         return out
 
 
@@ -72,7 +75,7 @@ class _Stop(Exception):
 
 
 def verify(record: MatchRecord) -> Verdict:
-    verdict = Verdict()
+    verdict = Verdict(abandoned=record.abandoned)
     try:
         _replay(record, verdict)
     except _Stop as stop:
@@ -97,6 +100,8 @@ def _replay(record: MatchRecord, verdict: Verdict) -> None:
             match = _replay_action(match, action, r, a)
             verdict.match = match
             verdict.events += 1
+    if record.abandoned and match.over:
+        raise _Stop(Fault(len(record.rounds) - 1, None, "a match that ended by the rules was not abandoned"))
 
 
 def _deal(match: Match, rnd: RecordedRound, r: int, seed: bytes | None, record: MatchRecord) -> Match:

@@ -73,7 +73,7 @@ def view_from_pb(view: pb.MatchView) -> PlayerView:
         remembered=tuple(view.remembered),
         opened=tuple(view.accounts_open),
         pot=view.pot,
-        over=view.status == pb.MATCH_STATUS_ENDED,
+        over=view.status in (pb.MATCH_STATUS_ENDED, pb.MATCH_STATUS_ABANDONED),
         goats=tuple(view.goats),
     )
 

@@ -70,7 +70,7 @@ def demo(family, variant, seats, teams, target, strength, address, timeout, as_j
                 click.echo(f"match {match_id} started; bots are playing...", err=True)
             get = patient(stub.GetMatch)
             while get(pb.GetMatchRequest(match_id=match_id), metadata=service,
-                      timeout=10).view.status != pb.MATCH_STATUS_ENDED:
+                      timeout=10).view.status not in (pb.MATCH_STATUS_ENDED, pb.MATCH_STATUS_ABANDONED):
                 if time.monotonic() > deadline:
                     raise click.ClickException(f"match {match_id} did not end within {timeout:.0f} s "
                                                "(is the bot service running?)")

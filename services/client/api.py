@@ -116,6 +116,12 @@ class MatchApi(_Stub):
         request = pb.DrawTileRequest(match_id=match_id, request_id=rid or request_id())
         return self.call(self.stub.DrawTile, request, retry=True)
 
+    def submit_seed(self, match_id: str, seed: str) -> pb.MatchView:
+        return self.call(self.stub.SubmitSeed, pb.SubmitSeedRequest(match_id=match_id, seed=seed), retry=True).view
+
+    def leave(self, match_id: str) -> pb.MatchView:
+        return self.call(self.stub.LeaveMatch, pb.LeaveMatchRequest(match_id=match_id), retry=True).view
+
     def resume(self, match_id: str) -> pb.MatchView:
         return self.call(self.stub.ResumeSeat, pb.ResumeSeatRequest(match_id=match_id), retry=True).view
 

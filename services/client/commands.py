@@ -38,6 +38,11 @@ class Quit:
 
 
 @dataclass(frozen=True)
+class Leave:
+    """Leave the match for good: the server plays the seat to the end."""
+
+
+@dataclass(frozen=True)
 class Help:
     pass
 
@@ -57,7 +62,7 @@ class Invalid:
     message: str
 
 
-Command = Play | Draw | ChooseEnd | Quit | Help | Refresh | Back | Invalid
+Command = Play | Draw | ChooseEnd | Quit | Leave | Help | Refresh | Back | Invalid
 
 _ENDS = {"l": LEFT, "left": LEFT, "<": LEFT, "r": RIGHT, "right": RIGHT, ">": RIGHT,
          "u": UP, "up": UP, "^": UP, "d": DOWN, "down": DOWN, "v": DOWN}
@@ -74,7 +79,9 @@ On your turn type the number of a tile in your hand, e.g. 3.
   d draws from the boneyard (only when no tile of yours fits; games without
   a boneyard never draw).
 Any time: Enter refreshes the screen, ? shows this help, q leaves the table
-(your seat stays; `domino play --resume MATCH_ID` brings you back).
+(your seat stays; `domino play --resume MATCH_ID` brings you back), and
+`leave match` leaves for good: the server plays your seat to the end and you
+are free to play elsewhere.
 Marked away (two turns timed out), the server plays for you until you type
 back (or b) or a move; Enter only refreshes, q leaves without coming back."""
 
@@ -93,6 +100,8 @@ def parse_move(line: str, view: pb.MatchView) -> Command:
         return Refresh()
     if text in _QUIT:
         return Quit()
+    if text in ("leave match", "leave the match"):
+        return Leave()
     if text in _HELP:
         return Help()
     if text in ("b", "back"):
@@ -148,6 +157,8 @@ def parse_end_answer(line: str, view: pb.MatchView, tile: Tile) -> Command:
         return Refresh()
     if text in _QUIT:
         return Quit()
+    if text in ("leave match", "leave the match"):
+        return Leave()
     if text in _HELP:
         return Help()
     end = parse_end(line)

@@ -20,6 +20,7 @@ player leads the next round, at half the time their turn was given.
 
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -31,7 +32,7 @@ from domino.match.v1 import match_service_pb2 as pb
 
 from . import commands, render, round_end, tiles
 from .api import ApiError, MatchApi, request_id
-from .commands import Back, ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
+from .commands import Leave, Back, ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from .inbox import Inbox, Pump
 from .terminal import Output
 
@@ -83,7 +84,8 @@ class Game:
             raise ClientError(f"you have no seat at match {match_id}")
         self.view = view
         self.on_join(match_id)
-        if not tiles.is_ended(view) and view.seats[view.your_seat].away:
+        self._send_seed()
+        if not tiles.is_ended(view) and view.seats[view.your_seat].away and not view.seats[view.your_seat].left:
             self._resume()
         if not tiles.is_ended(view):
             self.pump = Pump(self.inbox, "view", self._open_watch,
@@ -93,6 +95,17 @@ class Game:
         finally:
             if self.pump is not None:
                 self.pump.stop()
+
+    def _send_seed(self) -> None:
+        """Before the first deal the server waits for this seat's own seed: sent now, drawn
+        at random after the commitment was shown, so the server could not choose its seed
+        against it (docs/record.md, "Fair deals")."""
+        view = self.view
+        if view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS and view.seats[view.your_seat].awaiting_seed:
+            try:
+                self.view = self.api.submit_seed(view.match_id, secrets.token_hex(16))
+            except ApiError as e:
+                self.message = Text(f"Could not send your seed ({e}); the deal goes on without it.", style="red")
 
     def _open_watch(self, last):
         return self.api.watch(self.view.match_id, self.view.version)
@@ -296,6 +309,14 @@ class Game:
         command = commands.parse_move(line, self.view)
         if isinstance(command, Quit):
             return Quit  # away or not: leaving takes nothing back
+        if isinstance(command, Leave):
+            try:
+                self.view = self.api.leave(self.view.match_id)
+            except ApiError as e:
+                self.message = Text(f"Could not leave: {e}", style="bold red")
+                return None
+            self.on_end(self.view.match_id)
+            return Quit
         welcome: Text | None = None
         if self._away() and isinstance(command, (Play, Draw, ChooseEnd, Invalid, Back)):
             self._resume()  # the player's own command: a move, or back

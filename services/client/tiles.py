@@ -28,7 +28,7 @@ def hand(view: pb.MatchView) -> list[Tile]:
 
 
 def is_ended(view: pb.MatchView) -> bool:
-    return view.status == pb.MATCH_STATUS_ENDED
+    return view.status in (pb.MATCH_STATUS_ENDED, pb.MATCH_STATUS_ABANDONED)
 
 
 def is_my_turn(view: pb.MatchView) -> bool:

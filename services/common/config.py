@@ -33,6 +33,10 @@ class Settings(BaseSettings):
                                               "Python process uses one core; in Kubernetes scale pods instead")
     watch_poll_seconds: float = Field(1.0, description="how often a WatchMatch stream re-reads the store")
     timer_poll_seconds: float = Field(0.5, description="how often the turn timer follows the store")
+    abandon_after_seconds: float = Field(1800.0, gt=0, description="a match in which nothing happens for this long "
+                                                                    "is ended as abandoned (no winner)")
+    seed_wait_seconds: float = Field(10.0, ge=0, le=60, description="how long the first deal of a match made by "
+                                                                     "matchmaking waits for its players' own seeds")
 
     relay_metrics_port: int = Field(9104, description="Prometheus metrics HTTP port of the relay")
 

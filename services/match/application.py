@@ -23,6 +23,8 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import RecordConflictError
 
+from services.common.bot_ids import is_bot
+
 from .domainmodel import Match, NotSeated, RequestIdReused, StaleTimeout, fingerprint, request_key
 from .rules import fairness
 from .rules.errors import BadOptions, RulesError
@@ -58,6 +60,7 @@ MAX_REQUEST_ID = 200
 MAX_PLAYER_ID = 100
 MAX_CLIENT_SEED = 128
 MAX_SEATS = 4
+MAX_SEED_WAIT = 60
 
 
 def check_sizes(request_id: str, seats: list[SeatSpec]) -> None:
@@ -114,7 +117,10 @@ class MatchApplication(Application[UUID]):
     # ---- commands ----------------------------------------------------------------------
 
     def create_match(self, request_id: str, rules: str, variant: str, teams: bool | None, target: int | None,
-                     turn_timer: int | None, seats: list[SeatSpec], options: dict | None = None) -> Match:
+                     turn_timer: int | None, seats: list[SeatSpec], options: dict | None = None,
+                     seed_wait_seconds: float = 0) -> Match:
+        """A new match (or the one this request id made). With ``seed_wait_seconds`` the first
+        deal waits that long for the seeds of the seats that are not bots (SubmitSeed)."""
         if not request_id:
             raise InvalidRequest("request_id is required")
         check_sizes(request_id, seats)
@@ -141,11 +147,15 @@ class MatchApplication(Application[UUID]):
                          existing.seats, existing.options):
                 raise RequestIdReused("this request_id already created a different match")
             return existing
+        if not 0 <= seed_wait_seconds <= MAX_SEED_WAIT:
+            raise InvalidRequest(f"seed_wait_seconds must be 0 to {MAX_SEED_WAIT}")
+        awaiting = [s for s, p in enumerate(players) if not is_bot(p)] if seed_wait_seconds else []
         server_seed = self.seed_source()
         match = Match(request_id=request_id, rules=rules, variant=variant, teams=ruleset.teams, target=target,
                       turn_timer=turn_timer, seats=players, client_seeds=[s.client_seed for s in seats],
                       commitment=fairness.commitment(server_seed), server_seed=server_seed.hex(),
-                      options=played_options)
+                      options=played_options, awaiting=awaiting,
+                      deadline=self.clock() + seed_wait_seconds if awaiting else None)
         match.begin(self.clock())
         try:
             self.save(match)
@@ -184,6 +194,37 @@ class MatchApplication(Application[UUID]):
             return match
 
         return self._retrying(attempt)
+
+    def submit_seed_steps(self, match_id: UUID, player_id: str, seed: str) -> Steps[Match]:
+        if not seed or len(seed) > MAX_CLIENT_SEED:
+            raise InvalidRequest(f"a seed is 1 to {MAX_CLIENT_SEED} characters")
+
+        def attempt(fresh: bool) -> Steps[Match]:
+            match = yield from self._load(match_id, fresh)
+            match.submit_seed(match.seat_of(player_id), seed, self.clock())
+            yield Save(match)
+            return match
+
+        return self._retrying(attempt)
+
+    def leave_match_steps(self, match_id: UUID, player_id: str) -> Steps[Match]:
+        def attempt(fresh: bool) -> Steps[Match]:
+            match = yield from self._load(match_id, fresh)
+            match.leave(match.seat_of(player_id), self.clock())
+            yield Save(match)
+            return match
+
+        return self._retrying(attempt)
+
+    def abandon_match(self, match_id: UUID, version: int, idle_seconds: float) -> Match:
+        """End a match nobody has acted in since ``version``; StaleTimeout if it moved on."""
+        def attempt(fresh: bool) -> Steps[Match]:
+            match = yield from self._load(match_id, fresh)
+            match.abandon(version, idle_seconds)
+            yield Save(match)
+            return match
+
+        return self.perform(self._retrying(attempt))
 
     def expire_turn(self, match_id: UUID, round_number: int, turn_no: int) -> Match:
         """Play a timed-out turn; StaleTimeout when it was already played or is not due."""

@@ -47,7 +47,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     keys = KeyRing.load(settings.keys_dir, accepts=ROLES)  # verifies every kind of token, issues none
     server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits_of(settings),
                                  watch_poll_seconds=settings.watch_poll_seconds)
-    timer = TurnTimer(app, on_expired=changes.publish)
+    timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
     start_http_server(settings.match_metrics_port)
     await server.start()

@@ -64,7 +64,8 @@ class Match(Aggregate):
     @event("MatchStarted")
     def __init__(self, request_id: str, rules: str, variant: str, teams: bool, target: int, turn_timer: int,
                  seats: list[str], client_seeds: list[str], commitment: str, server_seed: str,
-                 options: dict | None = None) -> None:
+                 options: dict | None = None, awaiting: list[int] | None = None,
+                 deadline: float | None = None) -> None:
         self.rules_name = rules
         self.variant = variant
         self.teams = teams
@@ -77,14 +78,17 @@ class Match(Aggregate):
         self.options = options  # Goat's, as played
         self.ruleset: RuleSet = rule_set(rules, variant, teams, None if rules == "egyptian" else len(seats), options)
         self.state: MatchState = new_match(self.ruleset, target)
-        self.deadline: float | None = None
+        self.awaiting: frozenset[int] = frozenset(awaiting or ())  # seats whose seeds the first deal waits for
+        self.deadline: float | None = deadline  # before the first deal: when it goes ahead without them
         self.turn_no = 0  # plays and passes in the round: names the turn a timeout expires
         self.timeouts_in_a_row = (0,) * len(seats)
         self.away: frozenset[int] = frozenset()
+        self.left: frozenset[int] = frozenset()  # seats whose players left: the server plays them to the end
         self.round_timeouts: tuple[bool, ...] = ()
         self.outcomes: dict[str, tuple[int, str]] = {}  # request key -> (version that recorded it, command)
         self.round_announced = False  # RoundEnded stored for the last finished round
         self.finished = False  # MatchEnded stored
+        self.abandoned = False  # ended because nobody acted for a long time
 
     def __deepcopy__(self, memo: dict) -> "Match":
         # Events replace attributes and never mutate them, so a shallow copy (with its own
@@ -115,8 +119,45 @@ class Match(Aggregate):
     # ---- commands --------------------------------------------------------------------
 
     def begin(self, now: float) -> None:
-        """Deal the first round (and make any forced moves that follow)."""
-        self._advance(now)
+        """Deal the first round (and make any forced moves that follow), unless it waits for
+        the players' seeds."""
+        if not self.awaiting:
+            self._advance(now)
+
+    def submit_seed(self, seat: int, seed: str, now: float) -> None:
+        """A player's own seed, sent after seeing the commitment; the first deal follows the
+        last one awaited."""
+        if self.state.round is not None or self.finished:
+            if seat < len(self.client_seeds) and self.client_seeds[seat] == seed:
+                return  # a retry of a seed that made it in
+            raise RulesError("the first round has been dealt: seeds are no longer taken")
+        if seat not in self.awaiting:
+            if self.client_seeds[seat] == seed:
+                return
+            raise RulesError("your seat's seed is already in")
+        self._seed_submitted(seat=seat, seed=seed)
+        if not self.awaiting:
+            self._advance(now)
+
+    def leave(self, seat: int, now: float) -> None:
+        """The player leaves for good: the server plays the seat from now on (§1.6)."""
+        if self.finished:
+            raise MatchOver("the match is over")
+        if seat in self.left:
+            return
+        self._seat_left(seat=seat)
+        if self.state.round is not None:
+            self._advance(now)
+
+    def abandon(self, version: int, idle_seconds: float) -> None:
+        """Nobody has acted since ``version`` for ``idle_seconds``: the match ends without a
+        winner, its seed revealed, and its record says it was abandoned."""
+        if self.finished:
+            raise StaleTimeout("the match is over")
+        if version != self.version:
+            raise StaleTimeout("the match has moved on")
+        self._match_ended(winner=None, scores=list(self.state.scores), server_seed=self.server_seed,
+                          goats=[], abandoned=True)
 
     def play_tile(self, seat: int, tile: int, end: int | None, request_key: str, now: float) -> None:
         move = play(tile, end)
@@ -136,11 +177,20 @@ class Match(Aggregate):
         return tile
 
     def resume_seat(self, seat: int) -> None:
+        if seat in self.left:
+            raise RulesError("you left this match; the server plays your seat to the end")
         if seat in self.away:
             self._seat_returned(seat=seat)
 
     def expire_turn(self, round_number: int, turn_no: int, now: float) -> None:
-        """The server plays the turn whose timer ran out (docs/rules.md §1.6)."""
+        """The server plays the turn whose timer ran out (docs/rules.md §1.6); before the
+        first deal, the wait for seeds has run out and the deal goes ahead without them."""
+        if self.awaiting and self.state.round is None and not self.finished:
+            if self.deadline is None or now < self.deadline:
+                raise StaleTimeout("the seeds are not yet due")
+            self._seeds_closed()
+            self._advance(now)
+            return
         if self.finished or self.state.round is None or self.state.round.outcome is not None:
             raise StaleTimeout("no turn is in play")
         if (round_number, turn_no) != (self.round_number, self.turn_no):
@@ -216,6 +266,8 @@ class Match(Aggregate):
             raise RequestIdReused("this request_id was already used for a different command")
         if self.finished:
             raise MatchOver("the match is over")
+        if seat in self.left:
+            raise RulesError("you left this match; the server plays your seat to the end")
         rnd = self.state.round
         if rnd is None or rnd.outcome is not None:
             raise RulesError("no round is in play")
@@ -291,9 +343,26 @@ class Match(Aggregate):
         self.deadline = None
 
     @event("MatchEnded")
-    def _match_ended(self, winner: int | None, scores: list[int], server_seed: str, goats: list | None = None) -> None:
+    def _match_ended(self, winner: int | None, scores: list[int], server_seed: str, goats: list | None = None,
+                     abandoned: bool = False) -> None:
         self.finished = True
+        self.abandoned = abandoned
         self.deadline = None
+
+    @event("SeedSubmitted")
+    def _seed_submitted(self, seat: int, seed: str) -> None:
+        self.client_seeds = self.client_seeds[:seat] + (seed,) + self.client_seeds[seat + 1 :]
+        self.awaiting = self.awaiting - {seat}
+
+    @event("SeedsClosed")
+    def _seeds_closed(self) -> None:
+        self.awaiting = frozenset()
+        self.deadline = None
+
+    @event("SeatLeft")
+    def _seat_left(self, seat: int) -> None:
+        self.left = self.left | {seat}
+        self.away = self.away | {seat}
 
     @event("SeatAway")
     def _seat_away(self, seat: int) -> None:

@@ -22,28 +22,30 @@ def full_record(events: Iterable) -> MatchRecord:
     record: MatchRecord | None = None
     revealed = None
     for e in events:
-        kind = type(e).__name__
-        if kind == "MatchStarted":
+        if isinstance(e, Match.MatchStarted):
             record = MatchRecord(e.rules, e.variant or None, e.teams, e.target, list(e.seats),
                                  fairness=Fairness(e.commitment, None, list(e.client_seeds)),
                                  options=getattr(e, "options", None))
-        elif kind == "RoundDealt":
+        elif isinstance(e, Match.SeedSubmitted):
+            record.fairness.client_seeds[e.seat] = e.seed
+        elif isinstance(e, Match.RoundDealt):
             deal = Deal(tuple(mask_of(h) for h in e.hands), tuple(e.boneyard), e.set_aside)
             leader = getattr(e, "leader", -1)
             record.rounds.append(RecordedRound(deal, hand_order=tuple(tuple(h) for h in e.hands),
                                                leader=leader if record.rules != "egyptian" and leader >= 0 else None))
-        elif kind == "RoundEnded" and e.reason == "redeal":
+        elif isinstance(e, Match.RoundEnded) and e.reason == "redeal":
             record.rounds[-1].redeal = True
-        elif kind == "TilePlayed":
+        elif isinstance(e, Match.TilePlayed):
             first = not any(a.move.kind == "play" for a in record.rounds[-1].actions)
             move = play(e.tile, None if first else e.end)
             record.rounds[-1].actions.append(RecordedAction(e.seat, move, timeout=e.timeout))
-        elif kind == "TileDrawn":
+        elif isinstance(e, Match.TileDrawn):
             record.rounds[-1].actions.append(RecordedAction(e.seat, DRAW, e.tile, e.timeout))
-        elif kind == "TurnPassed":
+        elif isinstance(e, Match.TurnPassed):
             record.rounds[-1].actions.append(RecordedAction(e.seat, PASS, timeout=e.timeout))
-        elif kind == "MatchEnded":
+        elif isinstance(e, Match.MatchEnded):
             revealed = e.server_seed
+            record.abandoned = getattr(e, "abandoned", False)
     if record is None:
         raise ValueError("no MatchStarted event")
     record.fairness.server_seed = revealed

@@ -94,7 +94,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.teams if request.HasField("teams") else None,
                 request.target if request.HasField("target") else None,
                 request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None, seats,
-                goat_options(request))
+                goat_options(request), request.seed_wait_seconds)
             return pb.CreateMatchResponse(match_id=str(match.id), view=match_view(match, -1))
 
     async def GetMatch(self, request, context):
@@ -139,6 +139,22 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             match = await self._command(self.app.resume_seat_steps(match_id, who.subject))
             self.changes.publish(match_id)
             return pb.ResumeSeatResponse(view=match_view(match, match.seat_of(who.subject)))
+
+    async def LeaveMatch(self, request, context):
+        async with _statuses(context):
+            who = self._seated(context)
+            match_id = _match_id(request.match_id)
+            match = await self._command(self.app.leave_match_steps(match_id, who.subject))
+            self.changes.publish(match_id)
+            return pb.LeaveMatchResponse(view=match_view(match, match.seat_of(who.subject)))
+
+    async def SubmitSeed(self, request, context):
+        async with _statuses(context):
+            who = self._seated(context)
+            match_id = _match_id(request.match_id)
+            match = await self._command(self.app.submit_seed_steps(match_id, who.subject, request.seed))
+            self.changes.publish(match_id)
+            return pb.SubmitSeedResponse(view=match_view(match, match.seat_of(who.subject)))
 
     async def WatchMatch(self, request, context) -> AsyncIterator[pb.WatchMatchResponse]:
         async with _statuses(context):

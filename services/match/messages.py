@@ -78,6 +78,14 @@ def timestamp(seconds: float | None) -> Timestamp | None:
     return ts
 
 
+def status(match: Match) -> int:
+    if match.finished:
+        return pb.MATCH_STATUS_ABANDONED if match.abandoned else pb.MATCH_STATUS_ENDED
+    if match.state.round is None and match.awaiting:
+        return pb.MATCH_STATUS_WAITING_FOR_SEEDS
+    return pb.MATCH_STATUS_IN_PROGRESS
+
+
 def match_view(match: Match, seat: int) -> pb.MatchView:
     """What ``seat`` may see (-1: the public view, no hand)."""
     view = player_view(match.state, max(seat, 0))
@@ -87,13 +95,14 @@ def match_view(match: Match, seat: int) -> pb.MatchView:
     msg = pb.MatchView(
         match_id=str(match.id),
         version=match.version,
-        status=pb.MATCH_STATUS_ENDED if match.finished else pb.MATCH_STATUS_IN_PROGRESS,
+        status=status(match),
         rules=match.rules_name,
         variant=match.variant,
         teams=match.teams,
         target=match.target,
         turn_timer_seconds=match.turn_timer,
-        seats=[pb.SeatView(player_id=p, tile_count=view.tile_counts[s] if rnd else 0, away=s in match.away)
+        seats=[pb.SeatView(player_id=p, tile_count=view.tile_counts[s] if rnd else 0, away=s in match.away,
+                           left=s in match.left, awaiting_seed=s in match.awaiting)
                for s, p in enumerate(match.seats)],
         your_seat=seat,
         left_end=-1 if view.left_end is None else view.left_end,

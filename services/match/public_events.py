@@ -8,19 +8,23 @@ from __future__ import annotations
 
 PUBLIC_FIELDS = {
     "MatchStarted": ("rules", "variant", "teams", "target", "turn_timer", "seats", "client_seeds", "commitment",
-                     "options"),
+                     "options", "awaiting", "deadline"),
     "RoundDealt": ("round_index", "deadline", "leader"),
     "TilePlayed": ("seat", "tile", "end", "timeout", "deadline"),
     "TileDrawn": ("seat", "timeout", "deadline"),
     "TurnPassed": ("seat", "timeout", "deadline"),
     "RoundEnded": ("reason", "winner", "points", "scores", "play_points", "written", "remembered", "pot"),
-    "MatchEnded": ("winner", "scores", "server_seed", "goats"),
+    "MatchEnded": ("winner", "scores", "server_seed", "goats", "abandoned"),
     "SeatAway": ("seat",),
     "SeatReturned": ("seat",),
+    "SeatLeft": ("seat",),
+    "SeedSubmitted": ("seat", "seed"),
+    "SeedsClosed": (),
 }
 EVENT_NAMES = {"MatchStarted": "match_started", "RoundDealt": "round_dealt", "TilePlayed": "tile_played",
                "TileDrawn": "tile_drawn", "TurnPassed": "turn_passed", "RoundEnded": "round_ended",
-               "MatchEnded": "match_ended", "SeatAway": "seat_away", "SeatReturned": "seat_returned"}
+               "MatchEnded": "match_ended", "SeatAway": "seat_away", "SeatReturned": "seat_returned",
+               "SeatLeft": "seat_left", "SeedSubmitted": "seed_submitted", "SeedsClosed": "seeds_closed"}
 
 
 def event_name(event) -> str:

@@ -58,6 +58,7 @@ class MatchRecord:
     rounds: list[RecordedRound] = field(default_factory=list)
     fairness: Fairness | None = None
     options: dict | None = None  # Goat's four options, as played
+    abandoned: bool = False  # the match was ended because nobody acted for a long time
 
     def rule_set(self) -> rulesets.RuleSet:
         return rulesets.rule_set(self.rules, self.variant, self.teams, len(self.seats), self.options)
@@ -135,6 +136,8 @@ def from_json(data) -> MatchRecord:
                          options=rules.options._asdict() if options is not None else None)
     for r, rnd in enumerate(rounds):
         record.rounds.append(_round_from_json(rnd, r, rules))
+    if "abandoned" in data:
+        record.abandoned = _need(data, "abandoned", bool, "the record")
     if "fairness" in data:
         record.fairness = _fairness_from_json(data["fairness"], len(seats))
     return record
@@ -228,6 +231,8 @@ def to_json(record: MatchRecord) -> dict:
         out["options"] = dict(record.options)
     every_boneyard = record.rules != "egyptian"
     out["rounds"] = [_round_to_json(r, every_boneyard) for r in record.rounds]
+    if record.abandoned:
+        out["abandoned"] = True
     if record.fairness is not None:
         f = record.fairness
         fairness = {"commitment": f.commitment}

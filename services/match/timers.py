@@ -23,11 +23,16 @@ log = logging.getLogger(__name__)
 
 class TurnTimer:
     def __init__(self, app: MatchApplication, clock: Callable[[], float] | None = None,
-                 on_expired: Callable[[UUID], None] = lambda match_id: None) -> None:
+                 on_expired: Callable[[UUID], None] = lambda match_id: None,
+                 abandon_after_seconds: float = 1800.0) -> None:
         self.app = app
         self.clock = clock or app.clock
         self.on_expired = on_expired
+        self.abandon_after_seconds = abandon_after_seconds
         self._heap: list[tuple[float, str]] = []
+        self._idle: list[tuple[float, str]] = []  # (when to look again, match id): one entry per match
+        self._last_seen: dict[str, tuple[int, float]] = {}  # match id -> (version, when it was seen)
+        self.abandoned = 0
         self._position = 0  # last notification id read
         self.expired = 0
         self.active: set[UUID] = set()  # unfinished matches seen in the store
@@ -46,6 +51,12 @@ class TurnTimer:
                     self.active.add(event.originator_id)
                 elif kind == "MatchEnded":
                     self.active.discard(event.originator_id)
+                    self._last_seen.pop(str(event.originator_id), None)
+                if event.originator_id in self.active:
+                    match_id = str(event.originator_id)
+                    if match_id not in self._last_seen:
+                        heapq.heappush(self._idle, (self.clock() + self.abandon_after_seconds, match_id))
+                    self._last_seen[match_id] = (event.originator_version, self.clock())
                 deadline = getattr(event, "deadline", None)
                 if deadline is not None:
                     heapq.heappush(self._heap, (deadline, str(event.originator_id)))
@@ -69,7 +80,33 @@ class TurnTimer:
             played += 1
             self.expired += 1
             self.on_expired(match.id)
-        return played
+        return played + self._abandon_idle(now)
+
+    def _abandon_idle(self, now: float) -> int:
+        """End the matches in which nothing at all has happened for ``abandon_after_seconds``
+        (a player holding the turn with no timer, say): everyone else gets out."""
+        ended = 0
+        while self._idle and self._idle[0][0] <= now:
+            _, match_id = heapq.heappop(self._idle)
+            seen = self._last_seen.get(match_id)
+            if seen is None:
+                continue  # ended
+            version, seen_at = seen
+            if seen_at + self.abandon_after_seconds > now:  # something happened since: look again later
+                heapq.heappush(self._idle, (seen_at + self.abandon_after_seconds, match_id))
+                continue
+            try:
+                self.app.abandon_match(UUID(match_id), version, self.abandon_after_seconds)
+            except (StaleTimeout, UnknownMatch):
+                self._last_seen.pop(match_id, None)
+                continue
+            log.warning("match abandoned: nothing happened for a long time",
+                        extra={"match_id": match_id, "idle_seconds": self.abandon_after_seconds})
+            self._last_seen.pop(match_id, None)
+            self.abandoned += 1
+            ended += 1
+            self.on_expired(UUID(match_id))
+        return ended
 
     def next_deadline(self) -> float | None:
         return self._heap[0][0] if self._heap else None

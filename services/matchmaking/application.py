@@ -22,7 +22,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import RecordConflictError
 
 from .errors import ConcurrencyConflict
-from .match_starts import MatchCreator, MatchStarts, PendingStarts, Unavailable, release_match
+from .match_starts import MatchCreator, MatchStarts, PendingStarts, Unavailable, release_match, release_players
 from .options import check_strength
 from .presence import MatchLink, Presence
 from .room_use_cases import CODE_ALPHABET, CODE_LENGTH, RoomUseCases, new_invite_code, normalized_code
@@ -72,6 +72,10 @@ class MatchmakingApplication(RoomUseCases, TableUseCases, Application[UUID]):
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
 
     # ---- match lifecycle ---------------------------------------------------------------
+
+    def release_players(self, match_id: str, players: list[str]) -> list[str]:
+        """Players who left a match that goes on without them: free them."""
+        return release_players(self, match_id, players)
 
     def release_match(self, match_id: str) -> bool:
         """A match ended: close its room or table and free its players (idempotent)."""

@@ -1,4 +1,6 @@
-"""Matchmaking's side of NATS: a durable JetStream consumer of `match_ended` events.
+"""Matchmaking's side of NATS: durable JetStream consumers of `match_ended` events (the
+match's room or table closes, its players are free) and `seat_left` events (the player who
+left a match that goes on is free).
 
 Every replica joins the same queue group, so each match's end is handled once (and, since
 releasing is idempotent, a redelivery or a second handler changes nothing). A message is
@@ -26,7 +28,9 @@ from .application import MatchmakingApplication
 
 log = logging.getLogger("domino.matchmaking")
 DURABLE = "matchmaking"
+LEAVES = "matchmaking-leaves"
 MATCH_ENDED_SUBJECT = bus.match_event_subject("*", "match_ended")
+SEAT_LEFT_SUBJECT = bus.match_event_subject("*", "seat_left")
 
 
 class MatchEndConsumer:
@@ -35,21 +39,53 @@ class MatchEndConsumer:
         self.js = js
         self.app = app
         self.on_message = on_message
-        self.subscription = None
+        self.subscriptions: list = []
         self._tasks: set[asyncio.Task] = set()
         self.warnings = bus.Warnings(log)
 
     async def start(self) -> None:
         await bus.wait_for_stream(self.js)
-        config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL, ack_wait=30,
-                                max_ack_pending=256, max_deliver=bus.MAX_DELIVER)
-        self.subscription = await self.js.subscribe(MATCH_ENDED_SUBJECT, queue=DURABLE, durable=DURABLE,
-                                                    cb=self._receive, manual_ack=True, config=config)
+        for subject, durable, handle in ((MATCH_ENDED_SUBJECT, DURABLE, self._handle),
+                                         (SEAT_LEFT_SUBJECT, LEAVES, self._handle_leave)):
+            config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL, ack_wait=30,
+                                    max_ack_pending=256, max_deliver=bus.MAX_DELIVER)
+            self.subscriptions.append(await self.js.subscribe(
+                subject, queue=durable, durable=durable, cb=self._receiver(handle), manual_ack=True, config=config))
 
-    async def _receive(self, msg) -> None:
-        task = asyncio.create_task(self._handle(msg))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _receiver(self, handle):
+        async def receive(msg) -> None:
+            task = asyncio.create_task(handle(msg))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return receive
+
+    async def _handle_leave(self, msg) -> None:
+        try:
+            match_id, _ = bus.read_match_event(msg.data)
+        except bus.BadMessage as e:
+            await self._drop(msg, "malformed", f"a seat_left message that is not ours; dropped: {e}")
+            return
+        if not msg.subject.startswith(bus.match_event_subject(match_id, "")):
+            await self._drop(msg, "malformed", "a seat_left message about another match than its subject; dropped")
+            return
+        try:
+            left = await asyncio.to_thread(self.app.starts.creator.left_players, match_id)
+            if not left:
+                await self._drop(msg, "not_left", "a seat_left message for a match nobody left; dropped")
+                return
+            freed = await asyncio.to_thread(self.app.release_players, match_id, left)
+        except Exception as e:
+            if _delivered(msg) >= bus.MAX_DELIVER:
+                await self._drop(msg, "gave_up", f"seat_left could not be handled in {bus.MAX_DELIVER} tries; "
+                                                 f"dropped: {e}")
+                return
+            self.warnings.warn("retried", "handling seat_left failed; asking for redelivery", error=str(e)[:200])
+            self.on_message("retried")
+            await msg.nak(delay=1)
+            return
+        log.info("players left a match", extra={"match_id": match_id, "freed": freed})
+        self.on_message("player_freed" if freed else "ignored")
+        await msg.ack()
 
     async def _drop(self, msg, reason: str, message: str) -> None:
         self.warnings.warn(reason, message, subject=msg.subject[:200])
@@ -87,8 +123,8 @@ class MatchEndConsumer:
 
     async def stop(self) -> None:
         """Stop taking messages and finish the ones in hand."""
-        if self.subscription is not None:
-            await self.subscription.unsubscribe()
+        for subscription in self.subscriptions:
+            await subscription.unsubscribe()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 

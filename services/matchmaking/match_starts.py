@@ -51,6 +51,9 @@ class MatchCreator(Protocol):
         """Whether the match service says the match has ended (MatchServiceUnavailable when
         it cannot say now). What NATS tells is believed only once this confirms it."""
 
+    def left_players(self, match_id: str) -> list[str]:
+        """The players the match service says have left the match (LeaveMatch)."""
+
 
 class Unavailable:
     """The creator of an application built without a match service (pure tests)."""
@@ -59,6 +62,9 @@ class Unavailable:
         raise MatchServiceUnavailable("no match service is configured")
 
     def has_ended(self, match_id: str) -> bool:
+        raise MatchServiceUnavailable("no match service is configured")
+
+    def left_players(self, match_id: str) -> list[str]:
         raise MatchServiceUnavailable("no match service is configured")
 
 
@@ -144,6 +150,28 @@ def release_match(app: "MatchmakingApplication", match_id: str) -> bool:
         link.release(MATCH_ENDED)
         app.save_changes(*changed)
         return True
+
+    return app.retrying(attempt)
+
+
+def release_players(app: "MatchmakingApplication", match_id: str, players: list[str]) -> list[str]:
+    """Players who left a match that goes on without them (the server plays their seats):
+    free them, and only them. Idempotent; returns who was freed now."""
+    def attempt() -> list[str]:
+        link = app.load(MatchLink, MatchLink.create_id(match_id))
+        if link is None or link.released:
+            return []
+        place = "room" if link.source_kind == "room" else "table"
+        freed, changed = [], []
+        for player in players:
+            presence = app.load(Presence, Presence.create_id(player)) if player in link.players else None
+            if presence is not None and presence.is_at(place, link.source_id):
+                presence.release(place, link.source_id, "left the match")
+                changed.append(presence)
+                freed.append(player)
+        if changed:
+            app.save_changes(*changed)
+        return freed
 
     return app.retrying(attempt)
 

@@ -15,7 +15,7 @@ from services.audit.verify import verify
 from services.match.application import MatchApplication, SeatSpec, StaleTimeout
 from services.match.export import full_record
 from services.match.record import from_json, to_json
-from services.match.rules.errors import NotYourTurn
+from services.match.rules.errors import NotYourTurn, RulesError
 from services.match.rules.moves import legal_moves
 from services.match.timers import TurnTimer
 from tests.service.harness import Clock
@@ -202,8 +202,73 @@ class MatchStoreContract:
         match = create(app, timer=0)
         timer = TurnTimer(app)
         timer.follow_store()
-        clock.advance(10_000)
+        clock.advance(1_000)
         assert timer.step() == 0 and app.get_match(match.id).version == match.version
+
+    def test_a_match_nobody_acts_in_for_half_an_hour_is_abandoned_and_its_record_says_so(self, app, clock):
+        match = create(app, timer=0)
+        timer = TurnTimer(app, abandon_after_seconds=1800)
+        timer.follow_store()
+        clock.advance(1799)
+        assert timer.step() == 0 and not app.get_match(match.id).finished
+        clock.advance(2)
+        assert timer.step() == 1
+        ended = app.get_match(match.id)
+        assert ended.finished and ended.abandoned and ended.state.winner is None
+        data = to_json(full_record(app.events_after(match.id, 0)))
+        assert data["abandoned"] is True and data["fairness"]["server_seed"]
+        verdict = verify(from_json(data))
+        assert verdict.valid and verdict.to_json()["abandoned"] is True and verdict.to_json()["winner"] is None
+
+    def test_a_match_that_moves_on_is_not_abandoned(self, app, clock):
+        match = create(app, timer=0)
+        timer = TurnTimer(app, abandon_after_seconds=1800)
+        timer.follow_store()
+        clock.advance(1000)
+        act(app, match, 0)
+        timer.follow_store()
+        clock.advance(1000)
+        assert timer.step() == 0 and not app.get_match(match.id).finished
+
+    def test_a_player_who_leaves_is_played_by_the_server_to_the_end_and_cannot_come_back(self, app):
+        match = create(app, "draw-2", timer=0, target=51)
+        leaver = match.seats[match.state.round.turn]
+        match = app.perform(app.leave_match_steps(match.id, leaver))
+        seat = match.seats.index(leaver)
+        assert seat in match.left and match.state.round.turn != seat  # its turn was played at once
+        with pytest.raises(RulesError):
+            app.resume_seat(match.id, leaver)
+        other = next(p for p in match.seats if p != leaver)
+        while not match.finished:
+            move = legal_moves(match.state.round)[0]
+            if move.kind == "draw":
+                match = app.draw_tile(match.id, other, f"d{match.version}").match
+            else:
+                match = app.play_tile(match.id, other, move.tile, move.end, f"p{match.version}").match
+        verdict = verify(from_json(json.loads(json.dumps(to_json(full_record(app.events_after(match.id, 0)))))))
+        assert verdict.valid and verdict.complete
+
+    def test_the_first_deal_waits_for_the_players_seeds_and_uses_them(self, app, clock):
+        seats = [SeatSpec("ann"), SeatSpec("bot:greedy:1", "bot-seed")]
+        match = app.create_match("seeded", "egyptian", "draw-2", None, 51, 0, seats, None, seed_wait_seconds=10)
+        assert match.state.round is None and match.awaiting == {0}
+        match = app.perform(app.submit_seed_steps(match.id, "ann", "ann-chose-this"))
+        assert match.state.round is not None and match.client_seeds == ("ann-chose-this", "bot-seed")
+        record = full_record(app.events_after(match.id, 0))
+        assert record.fairness.client_seeds == ["ann-chose-this", "bot-seed"]
+
+    def test_the_first_deal_goes_ahead_without_a_seed_not_sent_in_time(self, app, clock):
+        match = app.create_match("late", "egyptian", "draw-2", None, 51, 0, [SeatSpec("ann"), SeatSpec("bob")], None,
+                                 seed_wait_seconds=10)
+        timer = TurnTimer(app)
+        timer.follow_store()
+        clock.advance(9)
+        assert timer.step() == 0 and app.get_match(match.id).state.round is None
+        clock.advance(2)
+        assert timer.step() == 1
+        assert app.get_match(match.id).state.round is not None
+        with pytest.raises(RulesError):
+            app.perform(app.submit_seed_steps(match.id, "ann", "too late"))
 
 
 class TestInMemory(MatchStoreContract):

@@ -159,3 +159,40 @@ def test_malformed_match_ended_messages_are_terminated_and_counted(nats_server):
         outcomes: list[str] = []
         asyncio.run(consume_forged(system, nats_server.url, payloads, outcomes))
         assert outcomes == ["dropped:malformed"] * 4
+
+
+def test_a_player_who_leaves_a_stuck_match_is_freed_and_the_others_stay(nats_server):
+    """A host starts a room with no turn timer and stops playing: the others are not trapped."""
+    with running_system() as system:
+        room = system.create_room("ann", variant="block-4", target=51, turn_timer_seconds=0)
+        for player in ("bob", "cat", "dan"):
+            system.join(player, room.code)
+        match_id = system.start("ann", room.room_id).match_id
+        with pytest.raises(Exception):  # bob is held by the room's match
+            system.request_table("bob", variant="draw-2", request_id="elsewhere")
+        system.match.stub.LeaveMatch(match_pb.LeaveMatchRequest(match_id=match_id), metadata=auth("bob"))
+
+        async def relay_and_consume_leaves():
+            nc = await nats.connect(nats_server.url)
+            js = nc.jetstream()
+            await fresh_stream(js)
+            consumer = MatchEndConsumer(js, system.app)
+            await consumer.start()
+            relay = Relay(system.match.app, js)
+            await relay.start()
+            while await relay.pump():
+                pass
+            deadline = time.monotonic() + 10
+            try:
+                while system.app.presence("bob").place is not None:
+                    assert time.monotonic() < deadline, "bob was not freed"
+                    await asyncio.sleep(0.05)
+            finally:
+                await consumer.stop()
+                await nc.close()
+
+        asyncio.run(relay_and_consume_leaves())
+        assert system.request_table("bob", variant="draw-2", request_id="elsewhere").status in (
+            pb.TICKET_STATUS_WAITING, pb.TICKET_STATUS_SEATED)
+        assert system.app.presence("cat").place is not None  # the others are still at the table
+        assert system.match_view(match_id).seats[1].left

@@ -24,7 +24,8 @@ from .harness import KEYS, Clock, auth, running_service
 PLAYERS = {"draw-2": ("ann", "bob"), "block-3": ("ann", "bob", "cat"), "block-4": ("ann", "bob", "cat", "dan")}
 SERVICE = auth("matchmaking", "service")
 AUDITOR = auth("auditor-1", "auditor")
-RPCS_WITH_MATCH_ID = ("GetMatch", "PlayTile", "DrawTile", "ResumeSeat", "WatchMatch", "ExportMatch")
+RPCS_WITH_MATCH_ID = ("GetMatch", "PlayTile", "DrawTile", "ResumeSeat", "WatchMatch", "ExportMatch", "LeaveMatch",
+                      "SubmitSeed")
 
 
 @pytest.fixture
@@ -66,6 +67,10 @@ def call(svc, rpc: str, match_id: str, metadata, **fields):
             stream.cancel()
     if rpc == "ExportMatch":
         return stub.ExportMatch(pb.ExportMatchRequest(match_id=match_id), metadata=metadata)
+    if rpc == "LeaveMatch":
+        return stub.LeaveMatch(pb.LeaveMatchRequest(match_id=match_id), metadata=metadata)
+    if rpc == "SubmitSeed":
+        return stub.SubmitSeed(pb.SubmitSeedRequest(match_id=match_id, seed=fields.get("seed", "s")), metadata=metadata)
     raise AssertionError(rpc)
 
 
@@ -228,7 +233,7 @@ def test_export_by_a_service_is_permission_denied(svc, match_id):
                  "players and auditors")
 
 
-@pytest.mark.parametrize("rpc", ["PlayTile", "DrawTile"])
+@pytest.mark.parametrize("rpc", ["PlayTile", "DrawTile", "LeaveMatch", "SubmitSeed"])
 def test_a_service_cannot_act_for_a_seat(svc, match_id, rpc):
     with nothing_appended(svc, match_id):
         rejected(grpc.StatusCode.PERMISSION_DENIED, lambda: call(svc, rpc, match_id, SERVICE), "cannot act for a seat")
@@ -609,3 +614,44 @@ def test_a_watch_stream_ends_when_its_token_expires(svc, match_id):
             pass
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED and "expired" in caught.value.details()
     assert clock.monotonic() - began < 8
+
+
+# ---- seeds and leaving ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed,words", [("", "1 to 128"), ("s" * 129, "1 to 128")], ids=["empty", "too-long"])
+def test_a_seed_of_the_wrong_size_is_invalid_argument(svc, match_id, seed, words):
+    with nothing_appended(svc, match_id):
+        rejected(grpc.StatusCode.INVALID_ARGUMENT, lambda: call(svc, "SubmitSeed", match_id, auth("ann"), seed=seed),
+                 words)
+
+
+def test_a_seed_after_the_first_deal_is_failed_precondition(svc, match_id):
+    with nothing_appended(svc, match_id):
+        rejected(grpc.StatusCode.FAILED_PRECONDITION,
+                 lambda: call(svc, "SubmitSeed", match_id, auth("ann"), seed="late"), "dealt")
+
+
+def test_a_seed_a_match_waits_for_is_taken_once_and_the_deal_follows(svc):
+    created = svc.create(variant="draw-2", players=("ann", "bot:greedy:1"), request_id="waits",
+                         seed_wait_seconds=10)
+    assert created.view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS
+    assert [s.awaiting_seed for s in created.view.seats] == [True, False]
+    view = call(svc, "SubmitSeed", created.match_id, auth("ann"), seed="mine").view
+    assert view.status == pb.MATCH_STATUS_IN_PROGRESS and view.round_number == 1
+    again = call(svc, "SubmitSeed", created.match_id, auth("ann"), seed="mine").view  # a retry changes nothing
+    assert again.version == view.version
+    with nothing_appended(svc, created.match_id):
+        rejected(grpc.StatusCode.FAILED_PRECONDITION,
+                 lambda: call(svc, "SubmitSeed", created.match_id, auth("ann"), seed="another"), "dealt")
+
+
+def test_a_player_who_left_cannot_play_or_take_the_seat_back(svc):
+    created = svc.create(variant="draw-2", players=("ann", "bob"), request_id="leaves", turn_timer_seconds=0)
+    left = call(svc, "LeaveMatch", created.match_id, auth("ann")).view
+    assert left.seats[0].left and left.seats[0].away
+    assert call(svc, "LeaveMatch", created.match_id, auth("ann")).view.version == left.version  # idempotent
+    for rpc in ("ResumeSeat", "PlayTile", "DrawTile"):
+        with nothing_appended(svc, created.match_id):
+            rejected(grpc.StatusCode.FAILED_PRECONDITION, lambda: call(svc, rpc, created.match_id, auth("ann")),
+                     "you left this match")

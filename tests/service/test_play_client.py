@@ -104,7 +104,7 @@ def test_the_points_an_all_fives_end_would_score_are_what_the_server_scores(svc,
     match_id = svc.create(rules="all-fives", variant="", players=players, target=100, turn_timer_seconds=0,
                           request_id=f"fives-{len(players)}").match_id
     checked = 0
-    for _ in range(2000):
+    for _ in range(10_000):
         view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(players[0], "service")).view
         if view.status == pb.MATCH_STATUS_ENDED:
             break

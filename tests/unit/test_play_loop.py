@@ -82,6 +82,17 @@ class FakeMatch:
         self.current.seats[self.current.your_seat].away = False
         return self.current
 
+    def submit_seed(self, match_id, seed):
+        self.calls.append(("seed", seed))
+        self.current = self.after.get("seed", self.current)
+        return self.current
+
+    def leave(self, match_id):
+        self.calls.append(("leave",))
+        self.current.seats[self.current.your_seat].left = True
+        self.current.seats[self.current.your_seat].away = True
+        return self.current
+
     def export(self, match_id):
         self.calls.append(("export",))
         if self.record is None:
@@ -184,6 +195,43 @@ def test_an_away_seat_is_resumed_on_connect():
     api = FakeMatch(view(turn=1, away=(0,)))
     run(api, ["q"])
     assert ("resume",) in api.calls
+
+
+def waiting_for_seeds(awaiting=(0,)):
+    v = view(turn=-1, hand=(), line=(), status=pb.MATCH_STATUS_WAITING_FOR_SEEDS)
+    for seat in awaiting:
+        v.seats[seat].awaiting_seed = True
+    return v
+
+
+def test_a_seat_the_first_deal_waits_for_sends_its_own_random_seed_on_joining():
+    api = FakeMatch(waiting_for_seeds())
+    run(api, ["q"])
+    seeds = [c[1] for c in api.calls if c[0] == "seed"]
+    assert len(seeds) == 1 and re.fullmatch(r"[0-9a-f]{32}", seeds[0])
+    other = FakeMatch(waiting_for_seeds())
+    run(other, ["q"])
+    assert [c[1] for c in other.calls if c[0] == "seed"] != seeds
+
+
+def test_a_seat_whose_seed_is_in_or_not_awaited_sends_none():
+    for current in (waiting_for_seeds(awaiting=(1,)), my_turn()):
+        api = FakeMatch(current)
+        run(api, ["q"])
+        assert not [c for c in api.calls if c[0] == "seed"]
+
+
+def test_leave_match_hands_the_seat_to_the_server_and_ends_the_session():
+    api = FakeMatch(my_turn())
+    final, screen, joined, ended = run(api, ["leave match", "1"])
+    assert ("leave",) in api.calls and sent(api) == []
+    assert final is None and ended == [joined[0]]
+
+
+def test_q_keeps_the_seat_and_never_calls_leave():
+    api = FakeMatch(my_turn())
+    _, _, _, ended = run(api, ["q"])
+    assert ("leave",) not in api.calls and ended == []
 
 
 def test_the_stream_refreshes_the_screen_and_resumes_from_the_last_version_after_a_loss():

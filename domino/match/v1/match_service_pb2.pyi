@@ -30,6 +30,8 @@ class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_STATUS_UNSPECIFIED: _ClassVar[MatchStatus]
     MATCH_STATUS_IN_PROGRESS: _ClassVar[MatchStatus]
     MATCH_STATUS_ENDED: _ClassVar[MatchStatus]
+    MATCH_STATUS_ABANDONED: _ClassVar[MatchStatus]
+    MATCH_STATUS_WAITING_FOR_SEEDS: _ClassVar[MatchStatus]
 END_UNSPECIFIED: End
 END_LEFT: End
 END_RIGHT: End
@@ -42,6 +44,8 @@ MOVE_KIND_PASS: MoveKind
 MATCH_STATUS_UNSPECIFIED: MatchStatus
 MATCH_STATUS_IN_PROGRESS: MatchStatus
 MATCH_STATUS_ENDED: MatchStatus
+MATCH_STATUS_ABANDONED: MatchStatus
+MATCH_STATUS_WAITING_FOR_SEEDS: MatchStatus
 
 class Tile(_message.Message):
     __slots__ = ("low", "high")
@@ -82,7 +86,7 @@ class GoatOptions(_message.Message):
     def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "seed_wait_seconds")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -91,6 +95,7 @@ class CreateMatchRequest(_message.Message):
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEED_WAIT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -99,7 +104,8 @@ class CreateMatchRequest(_message.Message):
     turn_timer_seconds: int
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
     goat_options: GoatOptions
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
+    seed_wait_seconds: int
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., seed_wait_seconds: _Optional[int] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "view")
@@ -199,6 +205,32 @@ class ExportMatchResponse(_message.Message):
     record_json: str
     def __init__(self, record_json: _Optional[str] = ...) -> None: ...
 
+class LeaveMatchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class LeaveMatchResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: MatchView
+    def __init__(self, view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
+
+class SubmitSeedRequest(_message.Message):
+    __slots__ = ("match_id", "seed")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    seed: str
+    def __init__(self, match_id: _Optional[str] = ..., seed: _Optional[str] = ...) -> None: ...
+
+class SubmitSeedResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: MatchView
+    def __init__(self, view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
+
 class MatchEvent(_message.Message):
     __slots__ = ("version", "kind", "seat", "tile", "end", "timeout", "occurred_at", "points")
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -220,14 +252,18 @@ class MatchEvent(_message.Message):
     def __init__(self, version: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., points: _Optional[int] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("player_id", "tile_count", "away")
+    __slots__ = ("player_id", "tile_count", "away", "left", "awaiting_seed")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     TILE_COUNT_FIELD_NUMBER: _ClassVar[int]
     AWAY_FIELD_NUMBER: _ClassVar[int]
+    LEFT_FIELD_NUMBER: _ClassVar[int]
+    AWAITING_SEED_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     tile_count: int
     away: bool
-    def __init__(self, player_id: _Optional[str] = ..., tile_count: _Optional[int] = ..., away: _Optional[bool] = ...) -> None: ...
+    left: bool
+    awaiting_seed: bool
+    def __init__(self, player_id: _Optional[str] = ..., tile_count: _Optional[int] = ..., away: _Optional[bool] = ..., left: _Optional[bool] = ..., awaiting_seed: _Optional[bool] = ...) -> None: ...
 
 class PlacedTile(_message.Message):
     __slots__ = ("left", "right")

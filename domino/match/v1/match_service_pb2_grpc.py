@@ -75,6 +75,16 @@ class MatchServiceStub:
                 request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ExportMatchRequest.SerializeToString,
                 response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ExportMatchResponse.FromString,
                 _registered_method=True)
+        self.LeaveMatch = channel.unary_unary(
+                '/domino.match.v1.MatchService/LeaveMatch',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.LeaveMatchRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.LeaveMatchResponse.FromString,
+                _registered_method=True)
+        self.SubmitSeed = channel.unary_unary(
+                '/domino.match.v1.MatchService/SubmitSeed',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -136,6 +146,23 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LeaveMatch(self, request, context):
+        """Leaves the match for good: from now on the server plays the caller's seat (docs/rules.md
+        §1.6) and matchmaking frees the caller. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubmitSeed(self, request, context):
+        """The caller's own seed for the deals, sent after seeing the server's commitment and
+        before the first deal (matches made by matchmaking wait a few seconds for every
+        player's seed). Idempotent for the same seed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -173,6 +200,16 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.ExportMatch,
                     request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ExportMatchRequest.FromString,
                     response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ExportMatchResponse.SerializeToString,
+            ),
+            'LeaveMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveMatch,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.LeaveMatchRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.LeaveMatchResponse.SerializeToString,
+            ),
+            'SubmitSeed': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubmitSeed,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -370,6 +407,60 @@ class MatchService:
             '/domino.match.v1.MatchService/ExportMatch',
             domino_dot_match_dot_v1_dot_match__service__pb2.ExportMatchRequest.SerializeToString,
             domino_dot_match_dot_v1_dot_match__service__pb2.ExportMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/LeaveMatch',
+            domino_dot_match_dot_v1_dot_match__service__pb2.LeaveMatchRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.LeaveMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitSeed(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/SubmitSeed',
+            domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedResponse.FromString,
             options,
             channel_credentials,
             insecure,
