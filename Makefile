@@ -21,6 +21,8 @@ run: $(INSTALLED)
 test: $(INSTALLED)
 	$(VENV)/bin/buf lint
 	$(VENV)/bin/buf breaking --against api-baseline/domino-v1.binpb
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 	$(PY) -m pytest
 
 proto: $(INSTALLED)
@@ -30,4 +32,4 @@ bench: $(INSTALLED)
 	$(PY) bench/rules.py --json
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .hypothesis
+	rm -rf $(VENV) var .pytest_cache .hypothesis .mypy_cache .import_linter_cache

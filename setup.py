@@ -13,6 +13,9 @@ if not os.environ.get("DOMINO_NO_MYPYC"):
     except ImportError:
         pass
     else:
-        ext_modules = mypycify(["services/match/rules/playout.py"], opt_level="3")
+        # ``--config-file=`` (empty): compile with mypy's defaults, not pyproject.toml's
+        # [tool.mypy], which is for type-checking the project and names plugins (pydantic)
+        # that the isolated build environment does not have.
+        ext_modules = mypycify(["--config-file=", "services/match/rules/playout.py"], opt_level="3")
 
 setup(ext_modules=ext_modules)

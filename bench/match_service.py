@@ -583,6 +583,9 @@ class MatchServer:
             "DOMINO_VAR_DIR": str(tmp / f"var_{store}"),
             "DOMINO_SHUTDOWN_GRACE_SECONDS": "2",
             "DOMINO_MATCH_WORKERS": str(SERVER_WORKERS),
+            # the drivers reuse a few player ids across many matches: lift the per-player
+            # rate limit, which would otherwise measure itself
+            "DOMINO_COMMAND_RATE": "1000000000", "DOMINO_COMMAND_BURST": "1000000000",
         })
         for item in args.server_env:  # experiments: e.g. AGGREGATE_CACHE_FASTFORWARD=n, PYTHONOPTIMIZE=1
             key, _, value = item.partition("=")

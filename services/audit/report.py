@@ -65,8 +65,8 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
         else:
             lines.append(f"{r:>5}  {led:<22} {'(in play)':<8}")
     lines.append("")
-    if not verdict.valid:
-        f = verdict.fault
+    f = verdict.fault
+    if f is not None:
         where = f"round {f.round}" + (f", action {f.action}" if f.action is not None else "")
         lines.append(f"INVALID at {where}: {f.message}")
         return "\n".join(lines)

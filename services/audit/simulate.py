@@ -12,7 +12,7 @@ import random
 from services.bots.strategies import SIMPLE
 from services.match.record import Fairness, MatchRecord, RecordedAction, RecordedRound
 from services.match.rules import fairness
-from services.match.rules.match import apply, new_match, start_round
+from services.match.rules.match import apply, current_round, new_match, start_round
 from services.match.rules.moves import legal_moves
 from services.match.rules.rulesets import rule_set
 from services.match.rules.state import Match
@@ -45,12 +45,13 @@ def simulate(variant: str | None, seed: int, teams: bool | None = None, target: 
     while not match.over and len(record.rounds) < MAX_ROUNDS:
         deal = fairness.fair_deal(ruleset, server_seed, client_seeds, len(record.rounds))
         match = start_round(match, deal)
-        redealt = match.round.outcome == "redeal"
-        played = RecordedRound(deal._replace(chance=-1), leader=match.round.leader if writes_leaders else None,
+        dealt = current_round(match)
+        redealt = dealt.outcome == "redeal"
+        played = RecordedRound(deal._replace(chance=-1), leader=dealt.leader if writes_leaders else None,
                                redeal=True if redealt else None)
         record.rounds.append(played)
-        while match.round.outcome is None:
-            rnd = match.round
+        while current_round(match).outcome is None:
+            rnd = current_round(match)
             seat = rnd.turn
             move = choosers[seat](legal_moves(rnd), rng)
             drawn = rnd.boneyard[rnd.drawn] if move.kind == "draw" else -1

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass, field
+from typing import Any
 
 from services.match.record import MatchRecord, RecordedAction, RecordedRound
 from services.match.rules import fairness
 from services.match.rules.autoplay import timeout_move
 from services.match.rules.errors import BadDeal, NotYourTurn, RulesError, TileDoesNotFit
-from services.match.rules.match import apply, leads_by_chance, new_match, start_round
+from services.match.rules.match import apply, current_round, leads_by_chance, new_match, start_round
 from services.match.rules.moves import END_NAMES
 from services.match.rules.state import Match, RoundResult
 from services.match.rules.tiles import NAMES
@@ -30,7 +31,7 @@ class Fault:
 
 @dataclass
 class Verdict:
-    match: Match | None = None
+    match: Match  # as far as the record was replayed
     fault: Fault | None = None
     abandoned: bool = False  # the record says the match was abandoned
     leaders: list[int] = field(default_factory=list)  # who led each round
@@ -42,17 +43,18 @@ class Verdict:
 
     @property
     def complete(self) -> bool:
-        m = self.match
-        return m is None or m.round is None or m.round.outcome is not None
+        rnd = self.match.round
+        return rnd is None or rnd.outcome is not None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         if self.fault is not None:
             f = self.fault
             return {"valid": False, "error": {"round": f.round, "action": f.action, "message": f.message}}
         m = self.match
         family = m.rules.family
-        out = {"valid": True, "complete": self.complete, "rounds": [round_json(family, r) for r in m.results],
-               "scores": list(m.scores), "winner": m.winner if m.over else None}
+        out: dict[str, Any] = {"valid": True, "complete": self.complete,
+                               "rounds": [round_json(family, r) for r in m.results],
+                               "scores": list(m.scores), "winner": m.winner if m.over else None}
         if family == "goat" and m.over:
             out["goats"] = list(m.goats)
         if self.abandoned:
@@ -60,8 +62,9 @@ class Verdict:
         return out
 
 
-def round_json(family: str, result: RoundResult) -> dict:
-    out = {"reason": result.reason, "winner": result.winner, "points": result.points, "scores": list(result.scores)}
+def round_json(family: str, result: RoundResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"reason": result.reason, "winner": result.winner, "points": result.points,
+                           "scores": list(result.scores)}
     if family == "all-fives":
         out["play_points"] = [list(p) for p in result.play_points]
     elif family == "goat":
@@ -75,7 +78,7 @@ class _Stop(Exception):
 
 
 def verify(record: MatchRecord) -> Verdict:
-    verdict = Verdict(abandoned=record.abandoned)
+    verdict = Verdict(new_match(record.rule_set(), record.target), abandoned=record.abandoned)
     try:
         _replay(record, verdict)
     except _Stop as stop:
@@ -84,9 +87,7 @@ def verify(record: MatchRecord) -> Verdict:
 
 
 def _replay(record: MatchRecord, verdict: Verdict) -> None:
-    rules = record.rule_set()
-    match = new_match(rules, record.target)
-    verdict.match = match
+    match = verdict.match
     seed = _revealed_seed(record)
     for r, rnd in enumerate(record.rounds):
         if match.over:
@@ -94,7 +95,7 @@ def _replay(record: MatchRecord, verdict: Verdict) -> None:
         if match.round is not None and match.round.outcome is None:
             raise _Stop(Fault(r - 1, None, "the round stops before its end, but another round follows"))
         match = _deal(match, rnd, r, seed, record)
-        verdict.leaders.append(match.round.leader)
+        verdict.leaders.append(current_round(match).leader)
         verdict.match = match
         for a, action in enumerate(rnd.actions):
             match = _replay_action(match, action, r, a)
@@ -111,20 +112,22 @@ def _deal(match: Match, rnd: RecordedRound, r: int, seed: bytes | None, record: 
     by_chance = leads_by_chance(match)
     if by_chance and rnd.leader is None:
         raise _Stop(Fault(r, None, "this round's leader is drawn by chance, so the record must name it ('leader')"))
-    if seed is not None:
+    if seed is not None and record.fairness is not None:  # a seed is revealed in the record's fairness
         expected = fairness.fair_deal(rules, seed, record.fairness.client_seeds, r)
         if expected._replace(chance=-1) != rnd.deal:
             raise _Stop(Fault(r, None, "the deal is not the one the revealed seeds give"))
         if by_chance and expected.chance != rnd.leader:
             raise _Stop(Fault(r, None, f"the revealed seeds draw seat {expected.chance} to lead, not seat {rnd.leader}"))
+    chance = rnd.leader if by_chance and rnd.leader is not None else -1  # by chance, a leader is written
     try:
-        match = start_round(match, rnd.deal._replace(chance=rnd.leader if by_chance else -1))
+        match = start_round(match, rnd.deal._replace(chance=chance))
     except RulesError as e:
         raise _Stop(Fault(r, None, f"bad deal: {e}")) from None
-    leader = match.round.leader
+    dealt = current_round(match)
+    leader = dealt.leader
     if rnd.leader is not None and rnd.leader != leader:
         raise _Stop(Fault(r, None, f"the rules have seat {leader} lead this round, not seat {rnd.leader}"))
-    redealt = match.round.outcome == "redeal"
+    redealt = dealt.outcome == "redeal"
     if redealt and not rnd.redeal:
         raise _Stop(Fault(r, None, "this deal must be redealt (a hand with five or more doubles, or six or more "
                                    "tiles showing one number), so the round must be marked 'redeal'"))
@@ -152,7 +155,7 @@ def _check_written_hands(rnd: RecordedRound, r: int) -> None:
 
 
 def _replay_action(match: Match, action: RecordedAction, r: int, a: int) -> Match:
-    rnd = match.round
+    rnd = current_round(match)
     try:
         if rnd.outcome is not None:
             raise RulesError(f"the round had already ended ({rnd.outcome}); no action may follow")

@@ -51,7 +51,7 @@ from typing import Any, Callable
 
 from services.match.rules import fairness
 from services.match.rules.families import goat
-from services.match.rules.match import apply, new_match, start_round
+from services.match.rules.match import apply, current_round, new_match, start_round
 from services.match.rules.rulesets import rule_set
 from services.match.rules.view import player_view
 
@@ -179,7 +179,7 @@ def first_round(rules, seed: int, index: int):
     """A new match with deal ``index``'s round in play (thrown-in deals followed by the next)."""
     m = start_round(new_match(rules), fairness.deal(rules, deal_key(seed, index)))
     redeal = 0
-    while m.round.outcome == "redeal":
+    while current_round(m).outcome == "redeal":
         redeal += 1
         m = start_round(m, fairness.deal(rules, deal_key(seed, index, redeal)))
     return m

@@ -17,18 +17,14 @@ import asyncio
 import logging
 from typing import Callable
 
-import grpc
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from services.common import bus
 
-from .player import BotPlayer
+from .player import BotPlayer, refusal
 
 log = logging.getLogger("domino.bots")
 DURABLE = "bots"
-# Statuses that mean the turn is gone or was never ours: redelivery would not help.
-SETTLED = {grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
-           grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED}
 
 
 class TurnConsumer:
@@ -71,16 +67,17 @@ class TurnConsumer:
             return
         try:
             await self.player.play_turn(turn.match_id, turn.player_id)
-        except grpc.aio.AioRpcError as e:
-            if e.code() in SETTLED:
-                log.info("turn settled without a move", extra={"code": e.code().name, "details": (e.details() or "")[:200]})
+        except Exception as e:
+            refused = refusal(e)  # the match service's answer, told apart by the gRPC client (player.py)
+            if refused is None:
+                log.exception("turn failed")
+                await self._retry(msg, "error", f"turn failed ({type(e).__name__}); asking for redelivery")
+            elif refused.settled:
+                log.info("turn settled without a move", extra={"code": refused.code, "details": refused.details[:200]})
                 self.on_turn("settled")
                 await msg.ack()
             else:
-                await self._retry(msg, "retried", f"turn failed ({e.code().name}); asking for redelivery")
-        except Exception as e:
-            log.exception("turn failed")
-            await self._retry(msg, "error", f"turn failed ({type(e).__name__}); asking for redelivery")
+                await self._retry(msg, "retried", f"turn failed ({refused.code}); asking for redelivery")
         else:
             self.on_turn("answered")
             await msg.ack()

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from services.match.rules.families import classic, goat
 from services.match.rules.leading import BY_SUM_THEN_HIGH
@@ -147,6 +148,7 @@ def play_points_of(line, t: int, end: int | None) -> int:
     if line.left < 0:
         total = LOW[t] + HIGH[t]  # the lone first tile counts once
     else:
+        assert end is not None  # only the round's first tile has no end
         number = (line.left, line.right, line.up, line.down)[end]
         outer = OTHER_END[t][number]
         v = line.values
@@ -224,6 +226,8 @@ def not_dealt_by_lead(view) -> int:
     if first is None or not led_by_rule(view):
         return 0
     order = round_one_order(view.rules)
+    if order is None:
+        return 0
     before = 0
     for t in order:
         if t == first.tile:
@@ -582,7 +586,7 @@ def _fit_length(slots: list[int], n: int) -> list[int]:
 def history_of(view):
     """The engine's history chain ``(previous, seat, move)`` for the view's public actions
     (a draw is recorded without its tile, as the engine records it)."""
-    history = None
+    history: Any = None
     for a in view.actions:
         if a.kind == "play":
             move = OPEN[a.tile] if a.end is None else PLAY_ON[a.end][a.tile]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import grpc
@@ -34,6 +35,28 @@ from .views import view_from_pb
 
 
 CALL_SECONDS = 10.0  # deadline of each call to the match service: a turn never hangs on it
+# Statuses that mean the turn is gone or was never ours: redelivery would not help.
+SETTLED = frozenset({grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
+                     grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED})
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The match service's answer to a turn that failed, as whoever delivered the turn needs
+    it (the NATS consumer), without knowing gRPC."""
+
+    code: str  # the status's name
+    details: str
+    settled: bool  # the turn is gone or was never ours: redelivery would not help
+
+
+def refusal(error: BaseException) -> Refusal | None:
+    """What ``play_turn``'s error means when the match service answered with an error
+    status; None for any other error."""
+    if not isinstance(error, grpc.aio.AioRpcError):
+        return None
+    code = error.code()
+    return Refusal(code.name, error.details() or "", code in SETTLED)
 
 
 class BotPlayer:
@@ -59,14 +82,15 @@ class BotPlayer:
 
     async def play_turn(self, match_id: str, player_id: str) -> int:
         """Act while it is this bot's turn; returns how many commands were sent."""
-        if bot_strength(player_id) is None:
+        strength = bot_strength(player_id)
+        if strength is None:
             return 0
         key = (match_id, player_id)
         lock, users = self._seats.get(key, (asyncio.Lock(), 0))
         self._seats[key] = (lock, users + 1)
         try:
             async with lock:  # one seat's turns one at a time: the second finds the turn taken
-                return await self._play_turn(match_id, player_id)
+                return await self._play_turn(match_id, player_id, strength)
         finally:
             lock, users = self._seats[key]
             if users == 1:
@@ -82,8 +106,7 @@ class BotPlayer:
             return 0.0
         return least + (most - least) * rng.random()
 
-    async def _play_turn(self, match_id: str, player_id: str) -> int:
-        strength = bot_strength(player_id)
+    async def _play_turn(self, match_id: str, player_id: str, strength: str) -> int:
         metadata = self._metadata(player_id)
         view = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata,
                                          timeout=CALL_SECONDS)).view

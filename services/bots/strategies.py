@@ -33,13 +33,13 @@ def random_move(moves: Sequence[Move], rng: random.Random) -> Move:
     return moves[int(rng.random() * len(moves))] if len(moves) > 1 else moves[0]
 
 
-def heaviest_first(moves: Sequence[Move], rng: random.Random) -> Move:
+def shed_heaviest(moves: Sequence[Move], rng: random.Random) -> Move:
     """"Bota gorda": get rid of the heaviest tile while you can (the order the server's
     own timeout play uses, docs/rules.md §1.6)."""
-    return max(moves, key=autoplay.heaviest_first)
+    return max(moves, key=autoplay.timeout_order)
 
 
-SIMPLE = {"random": random_move, "greedy": heaviest_first}
+SIMPLE = {"random": random_move, "greedy": shed_heaviest}
 
 
 # --- strategies that see a seat's view -------------------------------------------------------
@@ -63,10 +63,10 @@ def greedy(view, rng: random.Random) -> Move:
     """The family's greedy rule (see the module's docstring)."""
     moves = view.legal_moves
     if len(moves) == 1 or not view.rules.four_ends:
-        return heaviest_first(moves, rng)
+        return shed_heaviest(moves, rng)
     line = Line.of(view)
     return max(moves, key=lambda m: (play_points_of(line, m.tile, m.end) if m.kind == "play" else 0,
-                                     autoplay.heaviest_first(m)))
+                                     autoplay.timeout_order(m)))
 
 
 def _strong() -> ViewStrategy:

@@ -81,7 +81,7 @@ def demo(family, variant, seats, teams, target, strength, address, timeout, as_j
             if e.code() == grpc.StatusCode.UNAVAILABLE:
                 raise click.ClickException(f"no match service at {address}; start the system with `domino up`") from None
             if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
-                raise click.UsageError(e.details()) from None
+                raise click.UsageError(e.details() or "invalid argument") from None
             raise click.ClickException(f"{e.code().name}: {e.details()}") from None
     if as_json:
         click.echo(json.dumps(json.loads(exported.record_json), indent=2))

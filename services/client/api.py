@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import replace
+from typing import cast
 
 import grpc
 import jwt
@@ -109,7 +109,7 @@ class MatchApi(_Stub):
 
     def play(self, match_id: str, tile: tuple[int, int], end: int, rid: str | None = None) -> pb.PlayTileResponse:
         request = pb.PlayTileRequest(match_id=match_id, request_id=rid or request_id(),
-                                     tile=pb.Tile(low=tile[1], high=tile[0]), end=end)
+                                     tile=pb.Tile(low=tile[1], high=tile[0]), end=cast(pb.End, end))
         return self.call(self.stub.PlayTile, request, retry=True)
 
     def draw(self, match_id: str, rid: str | None = None) -> pb.DrawTileResponse:
@@ -231,11 +231,3 @@ def _setup(request, setup: Setup) -> None:
         _optional(request, target=setup.target)
     if setup.goat_options and hasattr(request, "goat_options"):
         request.goat_options.CopyFrom(mm.GoatOptions(**setup.goat_options))
-
-
-def stream_items(call) -> Iterator:
-    """Iterate a server stream, raising ApiError instead of grpc.RpcError."""
-    try:
-        yield from call
-    except grpc.RpcError as e:
-        raise ApiError(e.code(), e.details() or "") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 import grpc
 from rich.text import Text
@@ -51,7 +52,7 @@ class App:
     store: LastMatch
     game_options: GameOptions = field(default_factory=GameOptions)
     choices: Choices = field(default_factory=Choices)
-    clock: object = time.time
+    clock: Callable[[], float] = time.time
     interactive: bool = False  # the menu is in charge: answers are typed, closed input ends the client
 
     # ---- entry points ---------------------------------------------------------------
@@ -72,7 +73,7 @@ class App:
             try:
                 if answer == "q":
                     return 0
-                if answer == "r":
+                if answer == "r" and resumable is not None:
                     self.play_match(resumable.match_id)
                 elif answer == "1":
                     self.practice()
@@ -239,9 +240,9 @@ class App:
                     return room, "Every seat is taken already."
                 room = self._fill(room, command.strength or self.choices.strength)
                 return room, f"{free} bot{'s' if free != 1 else ''} sat down."
-            if command.action == "kick":
+            if command.action == "kick" and command.seat is not None:
                 return self._newer(room, self.matchmaking.remove_bot(room.room_id, command.seat)), ""
-            if command.action == "move":
+            if command.action == "move" and command.seat is not None:
                 return self._newer(room, self.matchmaking.change_seat(room.room_id, command.seat)), ""
             if command.action == "options":
                 return self._newer(room, self._change_options(room, command.options)), "Options changed."

@@ -60,7 +60,7 @@ class Game:
         self.clock = clock
         self.on_join = on_join
         self.on_end = on_end
-        self.view: pb.MatchView | None = None
+        self.view = pb.MatchView()  # the match as last seen: run() loads it before anything reads it
         self.shown: pb.MatchView | None = None
         self.message: str | Text = ""
         self.pending: tiles.Tile | None = None
@@ -175,8 +175,10 @@ class Game:
         if self.round_end is not None:
             if self.round_end_shown is None:
                 self.round_end_shown = now
+            until = self._round_end_until()
+            assert until is not None  # a round's end is on screen, shown since round_end_shown
             screen = Group(render.header(self.view), round_end.round_end_panel(self.view, self.round_end),
-                           round_end.next_round_text(self.view, now, self._round_end_until() - now))
+                           round_end.next_round_text(self.view, now, until - now))
             self.out.screen(screen, with_prompt=True, in_place=not self.typed)
         else:
             prompting = tiles.is_my_turn(self.view) and not self.options.auto and not tiles.is_ended(self.view)
@@ -354,8 +356,8 @@ class Game:
         match_id = self.view.match_id
         try:
             if isinstance(command, Play):
-                reply = self.api.play(match_id, command.tile, command.end, request_id())
-                self._update(reply.view)
+                played = self.api.play(match_id, command.tile, command.end, request_id())
+                self._update(played.view)
             else:
                 reply = self.api.draw(match_id, request_id())
                 self._update(reply.view)

@@ -9,7 +9,7 @@ import os
 import queue
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, overload
 
 import grpc
 
@@ -28,7 +28,13 @@ class Inbox:
     def put(self, kind: str, value: Any = None, source: object = None) -> None:
         self.queue.put(Event(kind, value, source))
 
+    @overload
+    def get(self) -> Event: ...
+    @overload
+    def get(self, timeout: float | None) -> Event | None: ...
+
     def get(self, timeout: float | None = None) -> Event | None:
+        """The next event; None when ``timeout`` seconds pass without one."""
         try:
             return self.queue.get(timeout=timeout)
         except queue.Empty:
@@ -99,7 +105,7 @@ class Pump:
         self.max_pause = max_pause
         self.reopen_when_done = reopen_when_done
         self.stopped = threading.Event()
-        self.call = None
+        self.call: Any = None  # the streaming call open now
         self.last = None
         self.thread = threading.Thread(target=self._run, daemon=True, name=f"domino-{kind}")
 

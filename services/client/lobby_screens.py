@@ -60,7 +60,7 @@ def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
             who = Text("you" + (" (host)" if host else ""), style="bold green")
         else:
             who = Text(tiles.player_name(seat.player_id) + (" (host)" if seat.player_id == room.host_id else ""))
-        row = [str(seat.seat), who]
+        row: list[RenderableType] = [str(seat.seat), who]
         if room.options.teams:
             row.append("AB"[seat.team] if seat.team >= 0 else "")
         table.add_row(*row)

@@ -29,10 +29,11 @@ LAST_PLAYED = "on grey30 underline"  # added to the tile just played on the line
 
 def to_text(renderable: RenderableType, width: int = 100, color: bool = False) -> str:
     """What the renderable looks like on a terminal ``width`` columns wide."""
-    console = Console(file=io.StringIO(), width=width, force_terminal=color, color_system="truecolor" if color else None,
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=color, color_system="truecolor" if color else None,
                       highlight=False, emoji=False, legacy_windows=False)
     console.print(renderable)
-    return console.file.getvalue()
+    return out.getvalue()
 
 
 # ---- the game screen ------------------------------------------------------------------
@@ -185,7 +186,7 @@ def seats_table(view: pb.MatchView, now: float) -> Table:
             notes.append(f"to play, {tiles.time_left(view, now)}", style="bold yellow")
         if info.away:
             notes.append(" away" if notes else "away", style="bold red")
-        row = [Text("▶" if turn else " ", style="bold yellow"), str(seat), name]
+        row: list[RenderableType] = [Text("▶" if turn else " ", style="bold yellow"), str(seat), name]
         if view.teams:
             row.append("AB"[seat % 2])
         row += [str(info.tile_count), score]
@@ -231,7 +232,8 @@ def _marks(view: pb.MatchView, ends: set[int]) -> str:
         return MARKS[ANY]
     if tiles.four_ends(view):
         return "".join(MARKS[e] for e in tiles.ENDS if e in ends)
-    return BOTH if tiles.end_choice_matters(view, ends) else MARKS[tiles.default_end(view, ends)]
+    end = tiles.default_end(view, ends)  # None when the choice matters
+    return BOTH if end is None else MARKS[end]
 
 
 def status_text(view: pb.MatchView, now: float, auto: bool = False) -> Text:

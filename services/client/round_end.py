@@ -70,7 +70,7 @@ def from_record(record: dict, number: int, summary: pb.RoundSummary) -> RoundEnd
             last_seat = seat
         elif action.get("pass"):
             last_seat = seat
-    hands = tuple(HandAtEnd(seat, counts[seat], tuple(known[seat]) if known[seat] is not None
+    hands = tuple(HandAtEnd(seat, counts[seat], tuple(k) if (k := known[seat]) is not None
                             else (() if counts[seat] == 0 else None))
                   for seat in range(len(counts)))
     return RoundEnd(number, summary, hands, last_seat)

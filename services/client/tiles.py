@@ -6,7 +6,12 @@ from dataclasses import dataclass
 
 from domino.match.v1 import match_service_pb2 as pb
 
-LEFT, RIGHT, UP, DOWN, ANY = pb.END_LEFT, pb.END_RIGHT, pb.END_UP, pb.END_DOWN, pb.END_UNSPECIFIED
+# The wire's End values, used as plain ints throughout the client.
+LEFT: int = pb.END_LEFT
+RIGHT: int = pb.END_RIGHT
+UP: int = pb.END_UP
+DOWN: int = pb.END_DOWN
+ANY: int = pb.END_UNSPECIFIED
 END_NAMES = {LEFT: "left", RIGHT: "right", UP: "up", DOWN: "down", ANY: "anywhere"}
 END_KEYS = {LEFT: "l", RIGHT: "r", UP: "u", DOWN: "d"}
 ENDS = (LEFT, RIGHT, UP, DOWN)  # the order ends are offered in
@@ -124,10 +129,6 @@ def has_boneyard(view: pb.MatchView) -> bool:
 
 
 # ---- seats, sides and names ------------------------------------------------------------
-
-
-def seat_count(view: pb.MatchView) -> int:
-    return len(view.seats)
 
 
 def side_of(view: pb.MatchView, seat: int) -> int:

@@ -85,23 +85,23 @@ class KeyRing:
             path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                serialization.NoEncryption()))
             path.chmod(0o600)
-        for role, key in self.public.items():
+        for role, public in self.public.items():
             (directory / f"{role}.pub").write_bytes(
-                key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+                public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
 
     @classmethod
     def load(cls, directory: str | Path, issues=(), accepts=()) -> "KeyRing":
         """The keys a process needs from ``directory``; MissingKeys names what is not there."""
-        directory = Path(directory) if directory else None
-        if directory is None or not directory.is_dir():
-            raise MissingKeys(f"no key directory ({directory or 'DOMINO_KEYS_DIR is not set'}); it must hold "
+        where = Path(directory) if directory else None
+        if where is None or not where.is_dir():
+            raise MissingKeys(f"no key directory ({where or 'DOMINO_KEYS_DIR is not set'}); it must hold "
                               + ", ".join([f"{r}.key" for r in issues] + [f"{r}.pub" for r in accepts])
                               + " (`domino up` makes development keys under var/keys)")
         ring = cls()
         for role in issues:
-            ring.private[role] = _read(directory / f"{role}.key", private=True)
+            ring.private[role] = _read(where / f"{role}.key", private=True)
         for role in accepts:
-            ring.public[role] = _read(directory / f"{role}.pub", private=False)
+            ring.public[role] = _read(where / f"{role}.pub", private=False)
         return ring
 
 

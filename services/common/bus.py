@@ -22,6 +22,11 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from nats.js import JetStreamContext
+    from nats.js.kv import KeyValue
 
 STREAM = "DOMINO"
 RELAY_BUCKET = "DOMINO_RELAY"  # key-value bucket where the relay keeps its position (only it writes there)
@@ -170,7 +175,7 @@ def _whole(obj: dict, key: str, low: int = 0) -> int:
     return value
 
 
-def _bad(key: str):
+def _bad(key: str) -> NoReturn:
     raise BadMessage(f"{key!r} is missing or not valid")
 
 
@@ -211,7 +216,7 @@ class Warnings:
         return True
 
 
-async def relay_bucket(js, create: bool = False):
+async def relay_bucket(js: JetStreamContext, create: bool = False) -> KeyValue:
     """The relay's key-value bucket (created when missing and ``create``)."""
     from nats.js.errors import BucketNotFoundError
 

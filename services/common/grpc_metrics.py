@@ -7,19 +7,19 @@ import asyncio
 import time
 
 import grpc
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 
 
 class RpcMetrics:
     def __init__(self, service: str, registry: CollectorRegistry | None = None) -> None:
-        kw = {"registry": registry} if registry is not None else {}
+        registry = REGISTRY if registry is None else registry
         self.commands = Counter(f"domino_{service}_rpcs_total", "RPCs handled, by method and outcome (status code)",
-                                ["method", "code"], **kw)
+                                ["method", "code"], registry=registry)
         self.latency = Histogram(f"domino_{service}_rpc_seconds", "Time to handle an RPC (streams: to first reply)",
                                  ["method"], buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
-                                 **kw)
-        self._counted: dict[tuple[str, str], object] = {}  # labelled children, looked up once
-        self._timed: dict[str, object] = {}
+                                 registry=registry)
+        self._counted: dict[tuple[str, str], Counter] = {}  # labelled children, looked up once
+        self._timed: dict[str, Histogram] = {}
 
     def observe(self, method: str, code: str, seconds: float) -> None:
         counted = self._counted.get((method, code))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import TracebackType
 from typing import Sequence
 
 import time
@@ -23,8 +24,8 @@ async def end_at_expiry(context, who) -> None:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, "the token has expired; reconnect with a fresh one")
 
 
-class statuses:
-    """``async with statuses(context, MAPPING):`` aborts the call with the status mapped to
+class ErrorStatuses:
+    """``async with ErrorStatuses(context, MAPPING):`` aborts the call with the status mapped to
     the first matching error class, and the error's own message; anything unmapped
     propagates (gRPC answers UNKNOWN and the server logs it)."""
 
@@ -32,13 +33,14 @@ class statuses:
         self.context = context
         self.mapping = mapping
 
-    async def __aenter__(self) -> "statuses":
+    async def __aenter__(self) -> "ErrorStatuses":
         return self
 
-    async def __aexit__(self, kind, error, tb) -> bool:
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        """Never swallows: a mapped error aborts the call (which raises), any other propagates."""
         if error is None or not isinstance(error, Exception):
-            return False
+            return
         for cls, code in self.mapping:
             if isinstance(error, cls):
                 await self.context.abort(code, details(error))
-        return False

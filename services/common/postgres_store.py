@@ -195,6 +195,7 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
     async def _call_append_async(self, groups: list[Sequence[StoredEvent]]) -> list[tuple[int, int | None]]:
         if self._async_connection is None or self._async_connection.closed:
             params = self.datastore.pool.kwargs
+            assert isinstance(params, dict)  # the datastore's pool is built with its connection settings
             self._async_connection = await psycopg.AsyncConnection.connect(
                 autocommit=True, **{k: params[k] for k in ("dbname", "host", "port", "user", "password")})
         cursor = await self._async_connection.execute(self.call_append_function, (_document(groups),), prepare=True)

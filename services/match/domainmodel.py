@@ -16,31 +16,21 @@ import uuid
 from typing import Any
 
 from eventsourcing.domain import Aggregate, event
+from eventsourcing.utils import register_topic
 
+from .errors import NotSeated, RequestIdReused, StaleTimeout
 from .rules import fairness
 from .rules.autoplay import timeout_move
 from .rules.errors import MatchOver, NotYourTurn, RulesError
 from .rules.match import apply, leads_by_chance, new_match, start_round
 from .rules.moves import DRAW, PASS, Move, legal_moves, play
 from .rules.rulesets import RuleSet, rule_set
-from .rules.state import Deal
+from .rules.state import Deal, Round, round_number
 from .rules.state import Match as MatchState
 from .rules.tiles import mask_of, tiles_in
 
 MATCH_NAMESPACE = uuid.UUID("5b0f7a52-6a43-4d3e-9f0e-2f4c3a1d9e10")
 AWAY_AFTER_TIMEOUTS = 2
-
-
-class NotSeated(Exception):
-    """The caller has no seat at this match."""
-
-
-class StaleTimeout(Exception):
-    """A timeout for a turn that is no longer the current one, or not yet due."""
-
-
-class RequestIdReused(Exception):
-    """A request id already used for a different command."""
 
 
 def fingerprint(move: Move) -> str:
@@ -61,7 +51,22 @@ class Match(Aggregate):
         # The same creation request always names the same match, so a retry finds it.
         return uuid.uuid5(MATCH_NAMESPACE, request_id)
 
-    @event("MatchStarted")
+    class MatchStarted(Aggregate.Created):
+        request_id: str
+        rules: str
+        variant: str
+        teams: bool
+        target: int
+        turn_timer: int
+        seats: list[str]
+        client_seeds: list[str]
+        commitment: str
+        server_seed: str
+        options: dict[str, Any] | None = None
+        awaiting: list[int] | None = None
+        deadline: float | None = None
+
+    @event(MatchStarted)
     def __init__(self, request_id: str, rules: str, variant: str, teams: bool, target: int, turn_timer: int,
                  seats: list[str], client_seeds: list[str], commitment: str, server_seed: str,
                  options: dict | None = None, awaiting: list[int] | None = None,
@@ -85,7 +90,9 @@ class Match(Aggregate):
         self.away: frozenset[int] = frozenset()
         self.left: frozenset[int] = frozenset()  # seats whose players left: the server plays them to the end
         self.round_timeouts: tuple[bool, ...] = ()
-        self.outcomes: dict[str, tuple[int, str]] = {}  # request key -> (version that recorded it, command)
+        # request key -> (version that recorded it, command, tile drawn or -1): a retry's answer
+        self.outcomes: dict[str, tuple[int, str, int]] = {}
+        self._next_state: MatchState | None = None  # the engine's result for the event about to apply
         self.round_announced = False  # RoundEnded stored for the last finished round
         self.finished = False  # MatchEnded stored
         self.abandoned = False  # ended because nobody acted for a long time
@@ -105,16 +112,16 @@ class Match(Aggregate):
         except ValueError:
             raise NotSeated(f"{player_id} has no seat at this match") from None
 
-    def outcome_of(self, request_key: str, command: str) -> int | None:
-        """The version that recorded this request, if it was already carried out; a
-        request id reused for another command is refused, not answered."""
+    def outcome_of(self, request_key: str, command: str) -> tuple[int, int] | None:
+        """(the version that recorded this request, the tile it drew or -1), if it was
+        already carried out; a request id reused for another command is refused, not answered."""
         done = self.outcomes.get(request_key)
         if done is None:
             return None
-        version, recorded = done
+        version, recorded, drawn = done
         if recorded != command:
             raise RequestIdReused("this request_id was already used for a different command")
-        return version
+        return version, drawn
 
     # ---- commands --------------------------------------------------------------------
 
@@ -160,27 +167,24 @@ class Match(Aggregate):
                           goats=[], abandoned=True)
 
     def play_tile(self, seat: int, tile: int, end: int | None, request_key: str, now: float) -> None:
-        move = play(tile, end)
-        after = self._check(seat, move, request_key)
+        after = self._check(seat, play(tile, end), request_key)
         self._resume_if_away(seat)
+        self._next_state = after
         self._play(seat=seat, tile=tile, end=end, timeout=False, request_key=request_key,
                    deadline=self._turn_deadline(now, after))
         self._advance(now)
 
-    def draw_tile(self, seat: int, request_key: str, now: float) -> int:
-        rnd = self.state.round
-        self._check(seat, DRAW, request_key)
+    def draw_tile(self, seat: int, request_key: str, now: float) -> None:
+        self._next_state = self._check(seat, DRAW, request_key)
         self._resume_if_away(seat)
-        tile = rnd.boneyard[rnd.drawn]
-        self._draw(seat=seat, tile=tile, timeout=False, request_key=request_key, deadline=self.deadline)
+        self._draw(seat=seat, tile=self._next_draw(), timeout=False, request_key=request_key,
+                   deadline=self.deadline)
         self._advance(now)
-        return tile
 
     def resume_seat(self, seat: int) -> None:
         if seat in self.left:
             raise RulesError("you left this match; the server plays your seat to the end")
-        if seat in self.away:
-            self._seat_returned(seat=seat)
+        self._resume_if_away(seat)
 
     def expire_turn(self, round_number: int, turn_no: int, now: float) -> None:
         """The server plays the turn whose timer ran out (docs/rules.md §1.6); before the
@@ -200,13 +204,13 @@ class Match(Aggregate):
         seat = self.state.round.turn
         self._auto_turn(seat, now)
         if self.timeouts_in_a_row[seat] >= AWAY_AFTER_TIMEOUTS and seat not in self.away:
-            self._seat_away(seat=seat)
+            self._seat_went_away(seat=seat)
         self._advance(now)
 
     @property
     def round_number(self) -> int:
-        """1-based number of the round in play or just ended."""
-        return len(self.state.results) + (1 if self.state.round is not None and self.state.round.outcome is None else 0)
+        """1-based number of the round in play or just ended (names the turn a timeout expires)."""
+        return round_number(self.state)
 
     # ---- the server's own moves --------------------------------------------------------
 
@@ -238,11 +242,11 @@ class Match(Aggregate):
     def _auto_turn(self, seat: int, now: float) -> None:
         """Draw while the seat must, then play or pass as §1.6 says, each marked a timeout."""
         while True:
-            rnd = self.state.round
-            move = timeout_move(rnd)
+            move = timeout_move(self._in_play)
             if move.kind == "draw":
-                self._draw(seat=seat, tile=rnd.boneyard[rnd.drawn], timeout=True, request_key="", deadline=self.deadline)
-                if self.state.round.outcome is not None:
+                self._draw(seat=seat, tile=self._next_draw(), timeout=True, request_key="",
+                           deadline=self.deadline)
+                if self._in_play.outcome is not None:
                     return
                 continue
             if move.kind == "play":
@@ -256,12 +260,27 @@ class Match(Aggregate):
         index = len(self.state.results)
         deal = fairness.fair_deal(self.ruleset, bytes.fromhex(self.server_seed), self.client_seeds, index)
         dealt = start_round(self.state, deal)
+        assert dealt.round is not None  # a round was just dealt
         self._round_dealt(round_index=index, hands=[tiles_in(h) for h in deal.hands], boneyard=list(deal.boneyard),
                           set_aside=deal.set_aside, deadline=self._turn_deadline(now, dealt),
                           leader=dealt.round.leader)
 
+    @property
+    def _in_play(self) -> Round:
+        """The round being played (commands reach here only once ``_check`` or ``_advance``
+        found one)."""
+        rnd = self.state.round
+        if rnd is None:
+            raise RulesError("no round is in play")
+        return rnd
+
+    def _next_draw(self) -> int:
+        rnd = self._in_play
+        return rnd.boneyard[rnd.drawn]
+
     def _check(self, seat: int, move: Move, request_key: str) -> MatchState:
-        """The match after ``move``, or the rules error that refuses it."""
+        """The match after ``move`` (the engine's one run of it: the event applying the move
+        takes this result, see ``_applied``), or the rules error that refuses it."""
         if request_key and request_key in self.outcomes:
             raise RequestIdReused("this request_id was already used for a different command")
         if self.finished:
@@ -308,7 +327,15 @@ class Match(Aggregate):
 
     # ---- events ------------------------------------------------------------------------
 
-    @event("RoundDealt")
+    class RoundDealt(Aggregate.Event):
+        round_index: int
+        hands: list[list[int]]
+        boneyard: list[int]
+        set_aside: int
+        deadline: float | None
+        leader: int = -1
+
+    @event(RoundDealt)
     def _round_dealt(self, round_index: int, hands: list[list[int]], boneyard: list[int], set_aside: int,
                      deadline: float | None, leader: int = -1) -> None:
         chance = leader if leads_by_chance(self.state) else -1
@@ -319,62 +346,124 @@ class Match(Aggregate):
         self.round_timeouts = ()
         self.round_announced = False
 
-    @event("TilePlayed")
+    class TilePlayed(Aggregate.Event):
+        seat: int
+        tile: int
+        end: int | None
+        timeout: bool
+        request_key: str
+        deadline: float | None
+
+    @event(TilePlayed)
     def _play(self, seat: int, tile: int, end: int | None, timeout: bool, request_key: str,
               deadline: float | None) -> None:
-        self.state = apply(self.state, play(tile, end), seat)
-        self._after_action(seat, timeout, request_key, deadline, turn_over=True, command=fingerprint(play(tile, end)))
+        move = play(tile, end)
+        self.state = self._applied(move, seat)
+        self._after_action(seat, timeout, request_key, deadline, turn_over=True, command=fingerprint(move))
 
-    @event("TileDrawn")
+    class TileDrawn(Aggregate.Event):
+        seat: int
+        tile: int
+        timeout: bool
+        request_key: str
+        deadline: float | None
+
+    @event(TileDrawn)
     def _draw(self, seat: int, tile: int, timeout: bool, request_key: str, deadline: float | None) -> None:
-        self.state = apply(self.state, DRAW, seat)
-        self._after_action(seat, timeout, request_key, deadline, turn_over=False, command=fingerprint(DRAW))
+        self.state = self._applied(DRAW, seat)
+        self._after_action(seat, timeout, request_key, deadline, turn_over=False, command=fingerprint(DRAW),
+                           drawn=tile)
 
-    @event("TurnPassed")
+    class TurnPassed(Aggregate.Event):
+        seat: int
+        timeout: bool
+        deadline: float | None
+
+    @event(TurnPassed)
     def _turn_passed(self, seat: int, timeout: bool, deadline: float | None) -> None:
         self.state = apply(self.state, PASS, seat)
         self._after_action(seat, timeout, "", deadline, turn_over=True, forced=not timeout)
 
-    @event("RoundEnded")
+    class RoundEnded(Aggregate.Event):
+        reason: str
+        winner: int | None
+        points: int
+        scores: list[int]
+        play_points: list[list[int]] | None = None
+        written: list[int] | None = None
+        remembered: list[int] | None = None
+        pot: int = 0
+
+    @event(RoundEnded)
     def _round_ended(self, reason: str, winner: int | None, points: int, scores: list[int],
                      play_points: list | None = None, written: list | None = None, remembered: list | None = None,
                      pot: int = 0) -> None:
         self.round_announced = True
         self.deadline = None
 
-    @event("MatchEnded")
+    class MatchEnded(Aggregate.Event):
+        winner: int | None
+        scores: list[int]
+        server_seed: str
+        goats: list[int] | None = None
+        abandoned: bool = False
+
+    @event(MatchEnded)
     def _match_ended(self, winner: int | None, scores: list[int], server_seed: str, goats: list | None = None,
                      abandoned: bool = False) -> None:
         self.finished = True
         self.abandoned = abandoned
         self.deadline = None
 
-    @event("SeedSubmitted")
+    class SeedSubmitted(Aggregate.Event):
+        seat: int
+        seed: str
+
+    @event(SeedSubmitted)
     def _seed_submitted(self, seat: int, seed: str) -> None:
         self.client_seeds = self.client_seeds[:seat] + (seed,) + self.client_seeds[seat + 1 :]
         self.awaiting = self.awaiting - {seat}
 
-    @event("SeedsClosed")
+    class SeedsClosed(Aggregate.Event):
+        pass
+
+    @event(SeedsClosed)
     def _seeds_closed(self) -> None:
         self.awaiting = frozenset()
         self.deadline = None
 
-    @event("SeatLeft")
+    class SeatLeft(Aggregate.Event):
+        seat: int
+
+    @event(SeatLeft)
     def _seat_left(self, seat: int) -> None:
         self.left = self.left | {seat}
         self.away = self.away | {seat}
 
-    @event("SeatAway")
-    def _seat_away(self, seat: int) -> None:
+    class SeatWentAway(Aggregate.Event):
+        """Two timeouts in a row: the server plays the seat at once until it returns."""
+        seat: int
+
+    @event(SeatWentAway)
+    def _seat_went_away(self, seat: int) -> None:
         self.away = self.away | {seat}
 
-    @event("SeatReturned")
+    class SeatReturned(Aggregate.Event):
+        seat: int
+
+    @event(SeatReturned)
     def _seat_returned(self, seat: int) -> None:
         self.away = self.away - {seat}
         self.timeouts_in_a_row = self.timeouts_in_a_row[:seat] + (0,) + self.timeouts_in_a_row[seat + 1 :]
 
+    def _applied(self, move: Move, seat: int) -> MatchState:
+        """The state after ``move``: the command's own run of the engine when it just made
+        one (``_check``), so a move is applied once; a replay of stored events applies it."""
+        after, self._next_state = self._next_state, None
+        return after if after is not None else apply(self.state, move, seat)
+
     def _after_action(self, seat: int, timeout: bool, request_key: str, deadline: float | None,
-                      turn_over: bool, forced: bool = False, command: str = "") -> None:
+                      turn_over: bool, forced: bool = False, command: str = "", drawn: int = -1) -> None:
         self.round_timeouts = self.round_timeouts + (timeout,)
         if turn_over:
             self.turn_no += 1
@@ -384,4 +473,8 @@ class Match(Aggregate):
                 self.timeouts_in_a_row = self.timeouts_in_a_row[:seat] + (count,) + self.timeouts_in_a_row[seat + 1 :]
         self.deadline = deadline
         if request_key:
-            self.outcomes = {**self.outcomes, request_key: (self.version + 1, command)}
+            self.outcomes = {**self.outcomes, request_key: (self.version + 1, command, drawn)}
+
+
+# Events stored before ``SeatAway`` was named in the past tense still read as the new class.
+register_topic("services.match.domainmodel:Match.SeatAway", Match.SeatWentAway)

@@ -19,15 +19,17 @@ from .rules.tiles import mask_of
 
 
 def full_record(events: Iterable) -> MatchRecord:
-    record: MatchRecord | None = None
+    stream = iter(events)
+    e = next(stream, None)
+    if not isinstance(e, Match.MatchStarted):  # a match's first event, the one that created it
+        raise ValueError("no MatchStarted event")
+    fairness = Fairness(e.commitment, None, list(e.client_seeds))
+    record = MatchRecord(e.rules, e.variant or None, e.teams, e.target, list(e.seats), fairness=fairness,
+                         options=getattr(e, "options", None))
     revealed = None
-    for e in events:
-        if isinstance(e, Match.MatchStarted):
-            record = MatchRecord(e.rules, e.variant or None, e.teams, e.target, list(e.seats),
-                                 fairness=Fairness(e.commitment, None, list(e.client_seeds)),
-                                 options=getattr(e, "options", None))
-        elif isinstance(e, Match.SeedSubmitted):
-            record.fairness.client_seeds[e.seat] = e.seed
+    for e in stream:
+        if isinstance(e, Match.SeedSubmitted):
+            fairness.client_seeds[e.seat] = e.seed
         elif isinstance(e, Match.RoundDealt):
             deal = Deal(tuple(mask_of(h) for h in e.hands), tuple(e.boneyard), e.set_aside)
             leader = getattr(e, "leader", -1)
@@ -46,9 +48,7 @@ def full_record(events: Iterable) -> MatchRecord:
         elif isinstance(e, Match.MatchEnded):
             revealed = e.server_seed
             record.abandoned = getattr(e, "abandoned", False)
-    if record is None:
-        raise ValueError("no MatchStarted event")
-    record.fairness.server_seed = revealed
+    fairness.server_seed = revealed
     return record
 
 

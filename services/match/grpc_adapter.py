@@ -7,11 +7,10 @@ the request alone happens before anything is loaded, so bad input changes nothin
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
-from typing import AsyncIterator
+from typing import AsyncIterator, cast
 
 import grpc
 
@@ -22,12 +21,14 @@ from services.common.bot_ids import is_bot
 from services.common.grpc_status import end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
 
-from .application import (
-    ConcurrencyConflict, InvalidRequest, MatchApplication, RequestIdReused, SeatSpec, StaleTimeout, UnknownMatch,
-)
 from services.common.changes import ChangeFeed
-from services.common.grpc_status import statuses
-from .domainmodel import Match, NotSeated
+from services.common.grpc_status import ErrorStatuses
+
+from .application import MatchApplication, SeatSpec
+from .domainmodel import Match
+from .errors import (
+    ConcurrencyConflict, Forbidden, InvalidRequest, NotSeated, RequestIdReused, StaleTimeout, UnknownMatch,
+)
 from .export import full_record, seat_record_json
 from .messages import event_pb, match_view, tile_pb
 from .record import to_json
@@ -35,9 +36,7 @@ from .rules.errors import MalformedTile, RulesError
 from . import ends
 from .rules.tiles import tile as tile_id
 
-
-class Forbidden(Exception):
-    """The caller's role may not do this."""
+Context = grpc.aio.ServicerContext
 
 
 _STATUS = [
@@ -57,58 +56,41 @@ _STATUS = [
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
     def __init__(self, app: MatchApplication, keys: KeyRing, changes: ChangeFeed, poll_seconds: float = 1.0,
-                 store_blocks: bool = True, streams: StreamLimits | None = None, rates: RateLimit | None = None):
+                 streams: StreamLimits | None = None, rates: RateLimit | None = None) -> None:
         self.app = app
         self.keys = keys
         self.streams = streams or StreamLimits()
         self.rates = rates or RateLimit()
         self.changes = changes
         self.poll_seconds = poll_seconds
-        self.store_blocks = store_blocks
-
-    async def _run(self, call, *args):
-        """A store that waits on a network (PostgreSQL) runs in a worker thread so waits
-        overlap; an embedded one (SQLite, memory) answers in well under a millisecond and
-        runs right here, sparing a thread hand-off that costs more than the call."""
-        if self.store_blocks:
-            return await asyncio.to_thread(call, *args)
-        return call(*args)
-
-    async def _command(self, steps):
-        """A command on the event loop: with an embedded store all of it; with PostgreSQL
-        its own work here and its reads and appends awaited (MatchApplication.perform_async)."""
-        if self.store_blocks:
-            return await self.app.perform_async(steps)
-        return self.app.perform(steps)
 
     # ---- RPCs --------------------------------------------------------------------------
 
-    async def CreateMatch(self, request, context):
+    async def CreateMatch(self, request: pb.CreateMatchRequest, context: Context) -> pb.CreateMatchResponse:
         async with _statuses(context):
             who = self._identity(context)
             if not who.is_service:
                 raise Forbidden("only services (matchmaking) may create matches")
             seats = [SeatSpec(s.player_id, s.client_seed) for s in request.seats]
-            match = await self._run(
-                self.app.create_match, request.request_id, request.rules, request.variant,
+            match = await self.app.create_match(
+                request.request_id, request.rules, request.variant,
                 request.teams if request.HasField("teams") else None,
                 request.target if request.HasField("target") else None,
                 request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None, seats,
                 goat_options(request), request.seed_wait_seconds)
             return pb.CreateMatchResponse(match_id=str(match.id), view=match_view(match, -1))
 
-    async def GetMatch(self, request, context):
+    async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:
         async with _statuses(context):
             who = self._identity(context)
             match_id = _match_id(request.match_id)
-            match = await self._run(self.app.get_match, match_id)
+            match = await self.app.read(self.app.get_match, match_id)
             return pb.GetMatchResponse(view=match_view(match, self._viewer_seat(match, who)))
 
-    async def PlayTile(self, request, context):
+    async def PlayTile(self, request: pb.PlayTileRequest, context: Context) -> pb.PlayTileResponse:
         async with _statuses(context):
             who = self._seated(context)
             match_id = _match_id(request.match_id)
-            _request_id(request.request_id)
             if not request.HasField("tile"):
                 raise InvalidRequest("tile is required")
             tile = _tile(request.tile)
@@ -116,53 +98,53 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 end = ends.from_pb(request.end)
             except ValueError as e:
                 raise InvalidRequest(str(e)) from None
-            outcome = await self._command(self.app.play_tile_steps(match_id, who.subject, tile, end, request.request_id))
+            outcome = await self.app.play_tile(match_id, who.subject, tile, end, request.request_id)
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
             return pb.PlayTileResponse(version=outcome.version, view=match_view(outcome.match, seat))
 
-    async def DrawTile(self, request, context):
+    async def DrawTile(self, request: pb.DrawTileRequest, context: Context) -> pb.DrawTileResponse:
         async with _statuses(context):
             who = self._seated(context)
             match_id = _match_id(request.match_id)
-            _request_id(request.request_id)
-            outcome = await self._command(self.app.draw_tile_steps(match_id, who.subject, request.request_id))
+            outcome = await self.app.draw_tile(match_id, who.subject, request.request_id)
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
             return pb.DrawTileResponse(version=outcome.version, tile=tile_pb(outcome.drawn),
                                        view=match_view(outcome.match, seat))
 
-    async def ResumeSeat(self, request, context):
+    async def ResumeSeat(self, request: pb.ResumeSeatRequest, context: Context) -> pb.ResumeSeatResponse:
         async with _statuses(context):
             who = self._seated(context)
             match_id = _match_id(request.match_id)
-            match = await self._command(self.app.resume_seat_steps(match_id, who.subject))
+            match = await self.app.resume_seat(match_id, who.subject)
             self.changes.publish(match_id)
             return pb.ResumeSeatResponse(view=match_view(match, match.seat_of(who.subject)))
 
-    async def LeaveMatch(self, request, context):
+    async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: Context) -> pb.LeaveMatchResponse:
         async with _statuses(context):
             who = self._seated(context)
             match_id = _match_id(request.match_id)
-            match = await self._command(self.app.leave_match_steps(match_id, who.subject))
+            match = await self.app.leave_match(match_id, who.subject)
             self.changes.publish(match_id)
             return pb.LeaveMatchResponse(view=match_view(match, match.seat_of(who.subject)))
 
-    async def SubmitSeed(self, request, context):
+    async def SubmitSeed(self, request: pb.SubmitSeedRequest, context: Context) -> pb.SubmitSeedResponse:
         async with _statuses(context):
             who = self._seated(context)
             match_id = _match_id(request.match_id)
-            match = await self._command(self.app.submit_seed_steps(match_id, who.subject, request.seed))
+            match = await self.app.submit_seed(match_id, who.subject, request.seed)
             self.changes.publish(match_id)
             return pb.SubmitSeedResponse(view=match_view(match, match.seat_of(who.subject)))
 
-    async def WatchMatch(self, request, context) -> AsyncIterator[pb.WatchMatchResponse]:
+    async def WatchMatch(self, request: pb.WatchMatchRequest,
+                         context: Context) -> AsyncIterator[pb.WatchMatchResponse]:
         async with _statuses(context):
             who = self._identity(context)
             match_id = _match_id(request.match_id)
             if request.from_version < 0:
                 raise InvalidRequest("from_version cannot be negative")
-            match = await self._run(self.app.get_match, match_id)
+            match = await self.app.read(self.app.get_match, match_id)
             seat = self._viewer_seat(match, who)
             if request.from_version > match.version:
                 raise InvalidRequest(f"from_version {request.from_version} is beyond the match's version {match.version}")
@@ -173,13 +155,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         finally:
             self.streams.release(who.subject)
 
-    async def _watch(self, match_id, seat: int, version: int, who: Identity, context):
-        folded = None if version == 0 else await self._run(self.app.match_at, match_id, version)
+    async def _watch(self, match_id: uuid.UUID, seat: int, version: int, who: Identity,
+                     context: Context) -> AsyncIterator[pb.WatchMatchResponse]:
+        folded = None if version == 0 else await self.app.read(self.app.match_at, match_id, version)
         while True:
             waiter = self.changes.waiter(match_id)
-            events = await self._run(lambda: list(self.app.events_after(match_id, version)))
+            events = await self.app.read(lambda: list(self.app.events_after(match_id, version)))
             for event in events:
-                folded = event.mutate(folded)
+                folded = cast(Match, event.mutate(folded))
                 version = event.originator_version
                 yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=match_view(folded, seat))
             if folded is not None and folded.finished or self.changes.closed:
@@ -187,12 +170,12 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             await end_at_expiry(context, who)
             await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
-    async def ExportMatch(self, request, context):
+    async def ExportMatch(self, request: pb.ExportMatchRequest, context: Context) -> pb.ExportMatchResponse:
         async with _statuses(context):
             who = self._identity(context)
             match_id = _match_id(request.match_id)
-            match = await self._run(self.app.get_match, match_id)
-            events = await self._run(lambda: list(self.app.events_after(match_id, 0)))
+            match = await self.app.read(self.app.get_match, match_id)
+            events = await self.app.read(lambda: list(self.app.events_after(match_id, 0)))
             if who.is_auditor:
                 if not match.finished:
                     raise RulesError("an auditor's export is available once the match has ended")
@@ -206,7 +189,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     # ---- request checks ----------------------------------------------------------------
 
-    def _identity(self, context) -> Identity:
+    def _identity(self, context: Context) -> Identity:
         """The caller, whose token must be of the kind its subject is: only bot tokens speak
         for bot ids (`bot:<strength>:<seat>`), and bot tokens speak for nothing else. Players
         and bots are rate-limited per subject; services act for many players and are not."""
@@ -218,7 +201,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                             else "a bot token speaks only for a bot's seat")
         return who
 
-    def _seated(self, context) -> Identity:
+    def _seated(self, context: Context) -> Identity:
         """A caller acting for a seat: a player (or bot) token for the seat's own id."""
         who = self._identity(context)
         if who.role not in ("player", "bot"):
@@ -242,24 +225,17 @@ def _match_id(text: str) -> uuid.UUID:
         raise InvalidRequest(f"match_id {text[:40]!r} is not a match id") from None
 
 
-def _request_id(text: str) -> None:
-    if not text:
-        raise InvalidRequest("request_id is required (any unique string per command)")
-    if len(text) > 200:
-        raise InvalidRequest("request_id is longer than 200 characters")
-
-
 def _tile(msg: pb.Tile) -> int:
     if msg.low > 6 or msg.high > 6:
         raise InvalidRequest(f"{msg.low}-{msg.high} is not a double-six tile")
     return tile_id(msg.low, msg.high)
 
 
-def _statuses(context) -> statuses:
-    return statuses(context, _STATUS)
+def _statuses(context: Context) -> ErrorStatuses:
+    return ErrorStatuses(context, _STATUS)
 
 
-def goat_options(request) -> dict | None:
+def goat_options(request: pb.CreateMatchRequest) -> dict[str, object] | None:
     """The Goat options a CreateMatch sets (None: the variant's preset; outside Goat any set
     option is refused by the rule set, naming the family)."""
     if not request.HasField("goat_options"):

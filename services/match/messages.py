@@ -46,7 +46,9 @@ def _on_line(left: int, right: int) -> bytes:
 
 @cache
 def _on_arm(field: str, inner: int, outer: int) -> bytes:
-    return pb.MatchView(**{field: [pb.PlacedTile(left=inner, right=outer)]}).SerializeToString()
+    msg = pb.MatchView()
+    getattr(msg, field).add(left=inner, right=outer)  # field: up_line or down_line
+    return msg.SerializeToString()
 
 
 @cache
@@ -78,7 +80,7 @@ def timestamp(seconds: float | None) -> Timestamp | None:
     return ts
 
 
-def status(match: Match) -> int:
+def status(match: Match) -> pb.MatchStatus:
     if match.finished:
         return pb.MATCH_STATUS_ABANDONED if match.abandoned else pb.MATCH_STATUS_ENDED
     if match.state.round is None and match.awaiting:
@@ -110,7 +112,7 @@ def match_view(match: Match, seat: int) -> pb.MatchView:
         boneyard_count=view.boneyard_count,
         scores=list(match.state.scores),
         round_number=view.round_number,
-        turn=rnd.turn if in_play else -1,
+        turn=rnd.turn if in_play and rnd is not None else -1,
         turn_deadline=timestamp(match.deadline) if in_play else None,
         rounds=[round_summary(r, match.ruleset.sides) for r in match.state.results],
         winner=-1 if winner is None else winner,
@@ -143,19 +145,19 @@ def match_view(match: Match, seat: int) -> pb.MatchView:
 
 def event_pb(event, seat: int, match: Match | None = None) -> pb.MatchEvent:
     """``event`` as ``seat`` may see it; with the ``match`` it left, a play's points too."""
-    kind = type(event).__name__
     msg = pb.MatchEvent(version=event.originator_version, kind=event_name(event),
                         occurred_at=timestamp(event.timestamp.timestamp()))
     if hasattr(event, "seat"):
         msg.seat = event.seat
     if hasattr(event, "timeout"):
         msg.timeout = event.timeout
-    if kind == "TilePlayed":
-        msg.tile.CopyFrom(tile_pb(event.tile))
+    if isinstance(event, Match.TilePlayed):
+        msg.tile.CopyFrom(_TILES[event.tile])
         msg.end = _END[event.end]
         rnd = match.state.round if match is not None else None
-        if rnd is not None and rnd.play_points and rnd.play_points[-1][0] == len(match.round_timeouts) - 1:
+        if (match is not None and rnd is not None and rnd.play_points
+                and rnd.play_points[-1][0] == len(match.round_timeouts) - 1):
             msg.points = rnd.play_points[-1][2]
-    elif kind == "TileDrawn" and event.seat == seat:
-        msg.tile.CopyFrom(tile_pb(event.tile))
+    elif isinstance(event, Match.TileDrawn) and event.seat == seat:
+        msg.tile.CopyFrom(_TILES[event.tile])
     return msg

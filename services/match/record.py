@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from .rules import rulesets
 from .rules.errors import BadOptions, MalformedTile
@@ -235,7 +236,7 @@ def to_json(record: MatchRecord) -> dict:
         out["abandoned"] = True
     if record.fairness is not None:
         f = record.fairness
-        fairness = {"commitment": f.commitment}
+        fairness: dict[str, Any] = {"commitment": f.commitment}
         if f.server_seed is not None:
             fairness["server_seed"] = f.server_seed
         fairness["client_seeds"] = list(f.client_seeds)

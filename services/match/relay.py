@@ -23,15 +23,20 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 from uuid import UUID
 
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from services.common import bus
 
-from .application import MatchApplication, UnknownMatch
+from .application import MatchApplication
+from .domainmodel import Match
+from .errors import UnknownMatch
 from .public_events import event_name, public_event
+
+if TYPE_CHECKING:
+    from nats.js.kv import KeyValue
 
 log = logging.getLogger("domino.relay")
 
@@ -51,8 +56,8 @@ class Relay:
         self.js = js
         self.batch = batch
         self.on_publish = on_publish
-        self.position: int | None = None
-        self.bucket = None
+        self.position = 0  # the last notification id published; start() reads it from the bucket
+        self.bucket: KeyValue | None = None  # opened by start()
         self.stats = RelayStats()
 
     async def start(self) -> None:
@@ -69,19 +74,20 @@ class Relay:
         start = max(0, self.position - lookback)
         notes = await asyncio.to_thread(self.app.recorder.select_notifications, start, lookback,
                                         stop=self.position, inclusive_of_start=False)
-        last_version = {note.originator_id: note.originator_version for note in notes}
+        last_version = {UUID(str(note.originator_id)): note.originator_version for note in notes}
         for match_id, version in last_version.items():
             await self._publish_turn(match_id, version)
 
     async def recorded_position(self) -> int:
         """The last notification id published, as the relay recorded it (0: none)."""
         newest = await asyncio.to_thread(self.app.recorder.max_notification_id) or 0
+        assert self.bucket is not None  # opened by start()
         try:
             entry = await self.bucket.get(bus.RELAY_POSITION_KEY)
         except KeyNotFoundError:
             return await self._position_from_stream(newest)
         try:
-            position = int(entry.value)
+            position = int(entry.value or b"")  # no value: not a position
         except (TypeError, ValueError):
             position = -1
         if not 0 <= position <= newest:
@@ -125,7 +131,7 @@ class Relay:
             return 0
         last_version: dict[UUID, int] = {}
         for note in notes:
-            event = self.app.mapper.to_domain_event(note)
+            event = cast(Match.Event, self.app.mapper.to_domain_event(note))  # the store holds only matches
             self.stats.lag_seconds = max(0.0, time.time() - event.timestamp.timestamp())
             ack = await self.js.publish(
                 bus.match_event_subject(event.originator_id, event_name(event)),
@@ -140,6 +146,7 @@ class Relay:
             last_version[event.originator_id] = event.originator_version
         for match_id, version in last_version.items():
             await self._publish_turn(match_id, version)
+        assert self.bucket is not None  # opened by start()
         await self.bucket.put(bus.RELAY_POSITION_KEY, str(self.position).encode())
         newest = await asyncio.to_thread(self.app.recorder.max_notification_id)
         self.stats.lag_events = max(0, (newest or 0) - self.position)
@@ -164,7 +171,7 @@ class Relay:
         )
 
     async def run(self, stopping: asyncio.Event, idle_seconds: float = 0.05) -> None:
-        if self.position is None:
+        if self.bucket is None:  # not started yet
             await self.start()
         while not stopping.is_set():
             try:

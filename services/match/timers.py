@@ -4,8 +4,8 @@ The timer follows the store's notification log from the beginning, reading the d
 each event carries, so at start-up it re-arms every unfinished match's current turn, and
 afterwards it also sees changes made by other replicas. Expiring a turn is an ordinary command that names the turn it expires
 (round, turn number): when two replicas race, or the player moved just in time, the stale
-timeout is refused by the aggregate, not by luck. ``step`` is a plain function of the
-clock; the asyncio loop around it only sleeps.
+timeout is refused by the aggregate, not by luck. ``step`` depends on nothing but the clock
+and the store; the loop around it only sleeps.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import logging
 from typing import Callable
 from uuid import UUID
 
-from .application import MatchApplication, StaleTimeout, UnknownMatch
+from .application import MatchApplication
+from .domainmodel import Match
+from .errors import StaleTimeout, UnknownMatch
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +48,9 @@ class TurnTimer:
             for note in notes:
                 self._position = note.id
                 event = self.app.mapper.to_domain_event(note)
-                kind = type(event).__name__
-                if kind == "MatchStarted":
+                if isinstance(event, Match.MatchStarted):
                     self.active.add(event.originator_id)
-                elif kind == "MatchEnded":
+                elif isinstance(event, Match.MatchEnded):
                     self.active.discard(event.originator_id)
                     self._last_seen.pop(str(event.originator_id), None)
                 if event.originator_id in self.active:
@@ -64,25 +65,25 @@ class TurnTimer:
             if len(notes) < batch:
                 return read
 
-    def step(self) -> int:
+    async def step(self) -> int:
         """Expire every turn whose deadline has passed; returns how many were played."""
         now = self.clock()
         played = 0
         while self._heap and self._heap[0][0] <= now:
             deadline, match_id = heapq.heappop(self._heap)
             try:
-                match = self.app.get_match(UUID(match_id))
+                match = await self.app.read(self.app.get_match, UUID(match_id))
                 if match.finished or match.deadline != deadline:
                     continue  # that turn was played in time; a later deadline is armed
-                self.app.expire_turn(match.id, match.round_number, match.turn_no)
+                await self.app.expire_turn(match.id, match.round_number, match.turn_no)
             except (StaleTimeout, UnknownMatch):
                 continue
             played += 1
             self.expired += 1
             self.on_expired(match.id)
-        return played + self._abandon_idle(now)
+        return played + await self._abandon_idle(now)
 
-    def _abandon_idle(self, now: float) -> int:
+    async def _abandon_idle(self, now: float) -> int:
         """End the matches in which nothing at all has happened for ``abandon_after_seconds``
         (a player holding the turn with no timer, say): everyone else gets out."""
         ended = 0
@@ -96,7 +97,7 @@ class TurnTimer:
                 heapq.heappush(self._idle, (seen_at + self.abandon_after_seconds, match_id))
                 continue
             try:
-                self.app.abandon_match(UUID(match_id), version, self.abandon_after_seconds)
+                await self.app.abandon_match(UUID(match_id), version, self.abandon_after_seconds)
             except (StaleTimeout, UnknownMatch):
                 self._last_seen.pop(match_id, None)
                 continue
@@ -115,7 +116,7 @@ class TurnTimer:
         while not stopping.is_set():
             try:
                 await asyncio.to_thread(self.follow_store)
-                await asyncio.to_thread(self.step)
+                await self.step()
             except Exception:  # a fault in one pass must not stop the timers of every match
                 log.exception("turn timer pass failed")
             nxt = self.next_deadline()

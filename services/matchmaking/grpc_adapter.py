@@ -11,7 +11,7 @@ import asyncio
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, TypeVar
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -20,7 +20,7 @@ from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
 from services.common.changes import ChangeFeed
-from services.common.grpc_status import end_at_expiry, statuses
+from services.common.grpc_status import ErrorStatuses, end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
 from services.match.rules.rulesets import TURN_TIMERS
 
@@ -33,6 +33,11 @@ from .errors import (
     TooManyFailedJoins, UnknownRoom, UnknownTicket,
 )
 from .options import Options
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]  # the request and response types are the handler's
 
 _STATUS = [
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
@@ -49,6 +54,7 @@ _STATUS = [
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
     (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
+T = TypeVar("T")
 MATCH_CALL_THREADS = 4
 MATCH_CALL_QUEUE = 256  # calls waiting for those threads; beyond, refused at once
 _ROOM_STATUS = {Room.OPEN: pb.ROOM_STATUS_OPEN, Room.STARTING: pb.ROOM_STATUS_STARTING,
@@ -72,7 +78,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
 
     # ---- private rooms -----------------------------------------------------------------
 
-    async def CreateRoom(self, request, context):
+    async def CreateRoom(self, request: pb.CreateRoomRequest, context: Context) -> pb.CreateRoomResponse:
         async with _statuses(context):
             player = self._player(context)
             options = _options(request)
@@ -80,7 +86,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             room = await asyncio.to_thread(self.app.create_room, player, request.request_id, options, seat)
             return pb.CreateRoomResponse(room=room_pb(room))
 
-    async def GetRoom(self, request, context):
+    async def GetRoom(self, request: pb.GetRoomRequest, context: Context) -> pb.GetRoomResponse:
         async with _statuses(context):
             player = self._player(context)
             which = request.WhichOneof("room")
@@ -92,7 +98,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 raise InvalidRequest("room_id or code is required")
             return pb.GetRoomResponse(room=room_pb(room))
 
-    async def JoinRoom(self, request, context):
+    async def JoinRoom(self, request: pb.JoinRoomRequest, context: Context) -> pb.JoinRoomResponse:
         async with _statuses(context):
             player = self._player(context)
             if not request.code:
@@ -101,20 +107,20 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             room = await asyncio.to_thread(self.app.join_room, player, request.code, seat)
             return pb.JoinRoomResponse(room=room_pb(room))
 
-    async def LeaveRoom(self, request, context):
+    async def LeaveRoom(self, request: pb.LeaveRoomRequest, context: Context) -> pb.LeaveRoomResponse:
         async with _statuses(context):
             player = self._player(context)
             room = await asyncio.to_thread(self.app.leave_room, player, _uuid(request.room_id, "room_id"))
             return pb.LeaveRoomResponse(room=room_pb(room))
 
-    async def ChangeSeat(self, request, context):
+    async def ChangeSeat(self, request: pb.ChangeSeatRequest, context: Context) -> pb.ChangeSeatResponse:
         async with _statuses(context):
             player = self._player(context)
             room = await asyncio.to_thread(self.app.change_seat, player, _uuid(request.room_id, "room_id"),
                                            request.seat)
             return pb.ChangeSeatResponse(room=room_pb(room))
 
-    async def AddBot(self, request, context):
+    async def AddBot(self, request: pb.AddBotRequest, context: Context) -> pb.AddBotResponse:
         async with _statuses(context):
             player = self._player(context)
             room_id = _uuid(request.room_id, "room_id")
@@ -124,14 +130,15 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             room = await asyncio.to_thread(self.app.add_bot, player, room_id, seat, request.strength)
             return pb.AddBotResponse(room=room_pb(room))
 
-    async def RemoveBot(self, request, context):
+    async def RemoveBot(self, request: pb.RemoveBotRequest, context: Context) -> pb.RemoveBotResponse:
         async with _statuses(context):
             player = self._player(context)
             room = await asyncio.to_thread(self.app.remove_bot, player, _uuid(request.room_id, "room_id"),
                                            request.seat)
             return pb.RemoveBotResponse(room=room_pb(room))
 
-    async def UpdateRoomOptions(self, request, context):
+    async def UpdateRoomOptions(self, request: pb.UpdateRoomOptionsRequest,
+                                context: Context) -> pb.UpdateRoomOptionsResponse:
         async with _statuses(context):
             player = self._player(context)
             room_id = _uuid(request.room_id, "room_id")
@@ -144,13 +151,14 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             room = await asyncio.to_thread(self.app.update_room_options, player, room_id, **changes)
             return pb.UpdateRoomOptionsResponse(room=room_pb(room))
 
-    async def StartRoom(self, request, context):
+    async def StartRoom(self, request: pb.StartRoomRequest, context: Context) -> pb.StartRoomResponse:
         async with _statuses(context):
             player = self._player(context)
             room = await self._via_match(self.app.start_room, player, _uuid(request.room_id, "room_id"))
             return pb.StartRoomResponse(room=room_pb(room))
 
-    async def WatchRoom(self, request, context) -> AsyncIterator[pb.WatchRoomResponse]:
+    async def WatchRoom(self, request: pb.WatchRoomRequest,
+                        context: Context) -> AsyncIterator[pb.WatchRoomResponse]:
         async with _statuses(context):
             who = self._caller(context)
             player = who.subject
@@ -167,7 +175,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         finally:
             self.streams.release(player)
 
-    async def _watch_room(self, room_id, version: int, who: Identity, context):
+    async def _watch_room(self, room_id: uuid.UUID, version: int, who: Identity,
+                          context: Context) -> AsyncIterator[pb.WatchRoomResponse]:
         player = who.subject
         room = None if version == 0 else await asyncio.to_thread(self.app.room_at, room_id, version)
         while True:
@@ -175,8 +184,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             events = await asyncio.to_thread(self.app.room_events_after, room_id, version)
             for event in events:
                 room = event.mutate(room)
+                assert room is not None  # no event of a room discards it
                 version = room.version
                 yield pb.WatchRoomResponse(room=room_pb(room))
+            assert room is not None  # watched from version 0, the first event created it
             if room.status == Room.CLOSED or not room.is_member(player) or self.changes.closed:
                 return  # closed, the watcher left, or the server is stopping: the last state was sent
             await end_at_expiry(context, who)
@@ -184,7 +195,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
 
     # ---- public tables -----------------------------------------------------------------
 
-    async def RequestTable(self, request, context):
+    async def RequestTable(self, request: pb.RequestTableRequest, context: Context) -> pb.RequestTableResponse:
         async with _statuses(context):
             player = self._player(context)
             options = Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None,
@@ -192,13 +203,14 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             ticket = await self._via_match(self.app.request_table, player, request.request_id, options)
             return pb.RequestTableResponse(ticket=ticket_pb(ticket))
 
-    async def GetTicket(self, request, context):
+    async def GetTicket(self, request: pb.GetTicketRequest, context: Context) -> pb.GetTicketResponse:
         async with _statuses(context):
             player = self._player(context)
             ticket = await asyncio.to_thread(self.app.ticket, player, _ticket_id(request.ticket_id))
             return pb.GetTicketResponse(ticket=ticket_pb(ticket))
 
-    async def WatchTicket(self, request, context) -> AsyncIterator[pb.WatchTicketResponse]:
+    async def WatchTicket(self, request: pb.WatchTicketRequest,
+                          context: Context) -> AsyncIterator[pb.WatchTicketResponse]:
         async with _statuses(context):
             who = self._caller(context)
             player = who.subject
@@ -211,7 +223,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         finally:
             self.streams.release(player)
 
-    async def _watch_ticket(self, ticket_id: str, who: Identity, context):
+    async def _watch_ticket(self, ticket_id: str, who: Identity,
+                            context: Context) -> AsyncIterator[pb.WatchTicketResponse]:
         player = who.subject
         presence_id = Presence.create_id(player)
         last = None
@@ -226,7 +239,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             await end_at_expiry(context, who)
             await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
-    async def CancelTicket(self, request, context):
+    async def CancelTicket(self, request: pb.CancelTicketRequest, context: Context) -> pb.CancelTicketResponse:
         async with _statuses(context):
             player = self._player(context)
             ticket = await asyncio.to_thread(self.app.cancel_ticket, player, _ticket_id(request.ticket_id))
@@ -234,7 +247,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
 
     # ---- practice ----------------------------------------------------------------------
 
-    async def StartPractice(self, request, context):
+    async def StartPractice(self, request: pb.StartPracticeRequest, context: Context) -> pb.StartPracticeResponse:
         async with _statuses(context):
             player = self._player(context)
             options = _options(request)
@@ -247,17 +260,17 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
 
     # ---- request checks ----------------------------------------------------------------
 
-    def _player(self, context) -> str:
+    def _player(self, context: Context) -> str:
         return self._caller(context).subject
 
-    def _caller(self, context) -> Identity:
+    def _caller(self, context: Context) -> Identity:
         who = bearer_identity(context.invocation_metadata(), self.keys)
         if who.role != "player" or is_bot(who.subject):
             raise NotAPlayer("only players take seats through matchmaking (not bots, services or auditors)")
         self.rates.take(who.subject)
         return who
 
-    async def _via_match(self, call, *args):
+    async def _via_match(self, call: Callable[..., T], *args: Any) -> T:
         """A use case that may call the match service, on the match-call threads: refused at
         once (UNAVAILABLE, retry with the same request id) when too many already wait there."""
         if self._match_waiting >= MATCH_CALL_QUEUE:
@@ -269,7 +282,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             self._match_waiting -= 1
 
 
-def _options(request) -> Options:
+def _options(request: pb.CreateRoomRequest | pb.StartPracticeRequest) -> Options:
     """The options a request asks for, checked by the rules engine (InvalidOptions names the
     allowed values)."""
     target = request.target if request.HasField("target") else None
@@ -280,7 +293,7 @@ def _options(request) -> Options:
                           _goat_options(request.goat_options) if request.HasField("goat_options") else None)
 
 
-def _goat_options(given: pb.GoatOptions) -> dict:
+def _goat_options(given: pb.GoatOptions) -> dict[str, Any]:
     return {name: getattr(given, name) for name in ("zero_zero", "redeal", "remembered", "fish") if given.HasField(name)}
 
 
@@ -302,8 +315,8 @@ def _ticket_id(text: str) -> str:
     return str(_uuid(text, "ticket_id"))
 
 
-def _statuses(context) -> statuses:
-    return statuses(context, _STATUS)
+def _statuses(context: Context) -> ErrorStatuses:
+    return ErrorStatuses(context, _STATUS)
 
 
 # ---- domain -> protobuf ----------------------------------------------------------------

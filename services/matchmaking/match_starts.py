@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
+from eventsourcing.domain import Aggregate
 from eventsourcing.utils import get_topic
 
 from .presence import MatchLink, Presence
@@ -76,10 +77,10 @@ class MatchStarts:
     def start(self, kind: str, source_id: UUID) -> bool:
         """Create the match of a started room (``kind`` "room") or a formed table ("table")
         and record it; False when there is nothing to do or it must be retried later."""
-        source = self.app.load(Room if kind == "room" else Table, source_id)
+        source = _source(self.app, kind, source_id)
         if source is None or not _awaits_match(source):
             return False
-        prefix = "room" if kind == "room" else ("practice" if source.kind == Table.PRACTICE else "table")
+        prefix = "practice" if isinstance(source, Table) and source.kind == Table.PRACTICE else kind
         try:
             created = self.creator.create_match(f"{prefix}:{source_id}", source.match_options, list(source.seats))
         except MatchServiceUnavailable as e:
@@ -94,8 +95,8 @@ class MatchStarts:
         return True
 
     def _assign(self, kind: str, source_id: UUID, match_id: str) -> bool:
-        def attempt():
-            source = self.app.load(Room if kind == "room" else Table, source_id)
+        def attempt() -> Room | Table | None:
+            source = _source(self.app, kind, source_id)
             if source is None or not source.assign_match(match_id):
                 return None  # another replica recorded it first, or the room/table closed
             link = MatchLink(match_id=match_id, source_kind=kind, source_id=str(source_id),
@@ -106,17 +107,17 @@ class MatchStarts:
         source = self.app.retrying(attempt)
         if source is None:
             return False
-        label = "room" if kind == "room" else source.kind
+        label = source.kind if isinstance(source, Table) else "room"
         self.app.observer.match_started(label, sum(is_bot(p) for p in source.seats))
         return True
 
     def _refused(self, kind: str, source_id: UUID, reason: str) -> None:
         """A room goes back to open (the host may change it); a table closes, freeing its players."""
         def attempt() -> None:
-            source = self.app.load(Room if kind == "room" else Table, source_id)
+            source = _source(self.app, kind, source_id)
             if source is None or not _awaits_match(source):
                 return
-            if kind == "room":
+            if isinstance(source, Room):
                 source.refuse_start(reason)
                 self.app.save_changes(source)
                 return
@@ -136,8 +137,8 @@ def release_match(app: "MatchmakingApplication", match_id: str) -> bool:
         link = app.load(MatchLink, MatchLink.create_id(match_id))
         if link is None or link.released:
             return False
-        source = app.load(Room if link.source_kind == "room" else Table, UUID(link.source_id))
-        changed = [link]
+        source = _source(app, link.source_kind, UUID(link.source_id))
+        changed: list[Aggregate] = [link]
         if source is not None:
             source.close(MATCH_ENDED)
             changed.append(source)
@@ -162,7 +163,8 @@ def release_players(app: "MatchmakingApplication", match_id: str, players: list[
         if link is None or link.released:
             return []
         place = "room" if link.source_kind == "room" else "table"
-        freed, changed = [], []
+        freed: list[str] = []
+        changed: list[Aggregate] = []
         for player in players:
             presence = app.load(Presence, Presence.create_id(player)) if player in link.players else None
             if presence is not None and presence.is_at(place, link.source_id):
@@ -174,6 +176,11 @@ def release_players(app: "MatchmakingApplication", match_id: str, players: list[
         return freed
 
     return app.retrying(attempt)
+
+
+def _source(app: "MatchmakingApplication", kind: str, source_id: UUID) -> Room | Table | None:
+    """The room (``kind`` "room") or the table ("table") a match is started for."""
+    return app.load(Room, source_id) if kind == "room" else app.load(Table, source_id)
 
 
 def _awaits_match(source: Room | Table) -> bool:
@@ -203,7 +210,7 @@ class PendingStarts:
             for note in notes:
                 kind = self.TOPICS.get(note.topic)
                 if kind is not None:
-                    self.pending[note.originator_id] = kind
+                    self.pending[UUID(str(note.originator_id))] = kind  # a UUID, or its text in some stores
                     seen += 1
                 self.position = note.id
             if len(notes) < batch:
@@ -214,11 +221,11 @@ class PendingStarts:
         now = self.app.clock() if now is None else now
         started = 0
         for source_id, kind in list(self.pending.items()):
-            source = self.app.load(Room if kind == "room" else Table, source_id)
+            source = _source(self.app, kind, source_id)
             if source is None or not _awaits_match(source):
                 del self.pending[source_id]
                 continue
-            since = source.started_at if kind == "room" else source.formed_at
+            since = source.started_at if isinstance(source, Room) else source.formed_at
             if since is not None and now - since < self.grace_seconds:
                 continue
             if self.app.starts.start(kind, source_id):

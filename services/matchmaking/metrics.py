@@ -4,25 +4,25 @@ come from services.common.grpc_metrics.)"""
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 
-from .application import Observer
+from .plumbing import Observer
 
 WAIT_BUCKETS = (0.1, 0.5, 1, 2, 5, 10, 15, 20, 25, 30, 45, 60, 120, 300)
 
 
 class PrometheusObserver(Observer):
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        kw = {"registry": registry} if registry is not None else {}
+        registry = REGISTRY if registry is None else registry
         self.queue_wait = Histogram("domino_matchmaking_queue_wait_seconds",
                                     "How long players waited for a public table until it was formed",
-                                    buckets=WAIT_BUCKETS, **kw)
+                                    buckets=WAIT_BUCKETS, registry=registry)
         self.tables_started = Counter("domino_matchmaking_tables_started_total",
-                                      "Matches started, by kind (public, room, practice)", ["kind"], **kw)
+                                      "Matches started, by kind (public, room, practice)", ["kind"], registry=registry)
         self.bot_seats = Counter("domino_matchmaking_bot_seats_total",
-                                 "Seats filled by bots in the matches started, by kind", ["kind"], **kw)
+                                 "Seats filled by bots in the matches started, by kind", ["kind"], registry=registry)
         self.races_lost = Counter("domino_matchmaking_races_lost_total",
-                                  "Commands retried because another writer (replica) saved first", **kw)
+                                  "Commands retried because another writer (replica) saved first", registry=registry)
 
     def queue_waited(self, seconds: float) -> None:
         self.queue_wait.observe(seconds)

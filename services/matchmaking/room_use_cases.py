@@ -1,20 +1,23 @@
 """Use cases of private rooms: create, look up, join by code, seats, bots, options, start.
 
-A mixin of MatchmakingApplication (application.py), which supplies the plumbing: `load`,
-`presence`, `save_changes`, `retrying` (reload and retry on a lost race), `clock`,
-`code_source` and `starts`. Every use case saves every aggregate it changed in one call.
+Built on the plumbing (plumbing.py): `load`, `presence`, `save_changes`, `retrying`
+(reload and retry on a lost race), `clock`, `code_source` and `starts`, which
+MatchmakingApplication (application.py) sets. Every use case saves every aggregate it
+changed in one call.
 """
 
 from __future__ import annotations
 
 import secrets
-from typing import Callable
+from typing import Any, Callable, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate, CanMutateProtocol
 
 from .errors import InvalidRequest, NotInRoom, UnknownRoom
 from .options import Options, check_request_id, check_strength
+from .plumbing import Plumbing
 from .rooms import FailedJoins, Room
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: easy to read aloud
@@ -33,7 +36,7 @@ def normalized_code(text: str) -> str:
     return code
 
 
-class RoomUseCases:
+class RoomUseCases(Plumbing):
     def create_room(self, player_id: str, request_id: str, options: Options, seat: int | None) -> Room:
         check_request_id(request_id)
 
@@ -67,14 +70,18 @@ class RoomUseCases:
         return room
 
     def room_at(self, room_id: UUID, version: int) -> Room:
+        room: Aggregate | None
         try:
-            return self.repository.get(room_id, version=version)
+            room = self.repository.get(room_id, version=version)
         except AggregateNotFoundError:
-            raise UnknownRoom(f"no room {room_id} at version {version}") from None
+            room = None
+        if not isinstance(room, Room):
+            raise UnknownRoom(f"no room {room_id} at version {version}")
+        return room
 
-    def room_events_after(self, room_id: UUID, version: int) -> list:
+    def room_events_after(self, room_id: UUID, version: int) -> list[CanMutateProtocol[Room]]:
         """The room's events after ``version``, to stream every state in order."""
-        return list(self.events.get(room_id, gt=version))
+        return cast("list[CanMutateProtocol[Room]]", list(self.events.get(room_id, gt=version)))
 
     def room_by_code(self, player_id: str, code: str) -> Room:
         return self.retrying(lambda: self._room_by_code(player_id, normalized_code(code)))
@@ -116,7 +123,7 @@ class RoomUseCases:
     def remove_bot(self, player_id: str, room_id: UUID, seat: int) -> Room:
         return self._room_command(room_id, lambda room: room.remove_bot(player_id, seat))
 
-    def update_room_options(self, player_id: str, room_id: UUID, **changes) -> Room:
+    def update_room_options(self, player_id: str, room_id: UUID, **changes: Any) -> Room:
         return self._room_command(
             room_id, lambda room: room.update_options(player_id, room.match_options.changed(**changes)))
 

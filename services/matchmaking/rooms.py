@@ -204,7 +204,10 @@ class Room(Aggregate):
         size = Options.from_dict(options).seats
         self.seats = (self.seats + [""] * size)[:size]
 
-    @event("Started")
+    class Started(Aggregate.Event):  # declared, not made by @event: PendingStarts follows its topic
+        at: float
+
+    @event(Started)
     def _started(self, at: float) -> None:
         self.status = Room.STARTING
         self.started_at = at

@@ -1,10 +1,10 @@
 """Use cases of public tables and practice: ask for a table, follow and cancel a ticket,
 fill long waits with bots, play bots at once.
 
-A mixin of MatchmakingApplication (application.py), which supplies the plumbing: `load`,
-`presence`, `save_changes`, `retrying` (reload and retry on a lost race, under a
-per-queue lock within the process), `clock`, `observer` and `starts`. A queue, the table
-it forms and the players seated at it are saved in one atomic call.
+Built on the plumbing (plumbing.py): `load`, `presence`, `save_changes`, `retrying`
+(reload and retry on a lost race, under a per-queue lock within the process), `clock`,
+`observer` and `starts`, which MatchmakingApplication (application.py) sets. A queue, the
+table it forms and the players seated at it are saved in one atomic call.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from uuid import UUID
 
 from .errors import MatchRefused, MatchServiceUnavailable, RequestIdReused, TicketNotWaiting, UnknownTicket
 from .options import Options, check_request_id, check_strength, queue_kinds
+from .plumbing import Plumbing
 from .presence import Presence
 from .seating import bot_id
 from .tables import Formation, Queue, Table
@@ -41,7 +42,7 @@ class TicketState:
         return self.status in ("cancelled", "ended")
 
 
-class TableUseCases:
+class TableUseCases(Plumbing):
     def request_table(self, player_id: str, request_id: str, options: Options) -> TicketState:
         """Queue for a public table; seats the table at once if this fills it."""
         check_request_id(request_id)
@@ -81,7 +82,7 @@ class TableUseCases:
                             record["requested_at"], seat_count=seat_count)
         if not record["table_id"]:
             return state
-        table = self.load(Table, UUID(record["table_id"]))
+        table = self.load_saved(Table, UUID(record["table_id"]))
         status = "ended" if record["status"] == "ended" or table.closed else record["status"]
         return TicketState(ticket_id, status, state.rules, state.variant, state.teams, state.requested_at,
                            record["table_id"], record["seat"], tuple(table.seats), table.match_id, seat_count)
@@ -97,7 +98,7 @@ class TableUseCases:
 
         def attempt() -> None:
             presence = self.presence(player_id)
-            queue = self.load(Queue, queue_id)
+            queue = self.load_saved(Queue, queue_id)  # it holds the waiting ticket
             presence.cancel_ticket(ticket_id)
             queue.withdraw(ticket_id)
             self.save_changes(queue, presence)
@@ -174,7 +175,7 @@ class TableUseCases:
         table = self.retrying(attempt)
         if not table.match_id and not table.closed:
             self.starts.start("table", table_id)
-            table = self.load(Table, table_id)
+            table = self.load_saved(Table, table_id)
         if table.closed and not table.match_id:
             raise MatchRefused(table.closed_reason)
         if not table.match_id:

@@ -18,7 +18,9 @@ from services.bots.consumer import TurnConsumer
 from services.bots.player import BotPlayer
 from services.common import bus
 from services.match.application import MatchApplication
-from tests.service.harness import KEYS, Clock, auth, running_service
+from tests.service.harness import running_service
+from tests.support.clock import Clock
+from tests.support.keys import KEYS, auth
 
 pytestmark = pytest.mark.integration
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from services.match.application import MatchApplication
-from tests.service.harness import Clock, running_service
-from tests.service.test_families_over_grpc import FAMILIES, play_whole_match, verified
+from tests.service.harness import running_service
+from tests.support.grpc_matches import FAMILIES, play_whole_match, verified
+from tests.support.clock import Clock
 
 pytestmark = pytest.mark.integration
 

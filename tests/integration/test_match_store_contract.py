@@ -12,21 +12,14 @@ import json
 import pytest
 
 from services.audit.verify import verify
-from services.match.application import MatchApplication, SeatSpec, StaleTimeout
+from services.match.application import MatchApplication, SeatSpec
+from services.match.errors import StaleTimeout
 from services.match.export import full_record
 from services.match.record import from_json, to_json
 from services.match.rules.errors import NotYourTurn, RulesError
 from services.match.rules.moves import legal_moves
-from services.match.timers import TurnTimer
-from tests.service.harness import Clock
-
-PLAYERS = {"draw-2": ["ann", "bob"], "block-3": ["ann", "bob", "cat"], "block-4": ["ann", "bob", "cat", "dan"]}
-
-
-def create(app, variant="block-4", timer=0, request_id="m1", **kw):
-    return app.create_match(request_id, "egyptian", variant, kw.get("teams"), kw.get("target"), timer,
-                            [SeatSpec(p, f"seed-{p}") for p in PLAYERS[variant]])
-
+from tests.support.matches import Matches, act, create
+from tests.support.clock import Clock
 
 # The other families: (rules, variant, teams, target, seats, goat options)
 FAMILIES = {
@@ -43,39 +36,6 @@ def create_family(app, name, timer=0, request_id="f1"):
     rules, variant, teams, target, seats, options = FAMILIES[name]
     return app.create_match(request_id, rules, variant, teams, target, timer,
                             [SeatSpec(p, f"seed-{p}") for p in ["ann", "bob", "cat", "dan"][:seats]], options)
-
-
-def act(app, match, n, choose=0):
-    """The seat to act makes its ``choose``-th legal move."""
-    rnd = match.state.round
-    move = legal_moves(rnd)[choose]
-    player = match.seats[rnd.turn]
-    if move.kind == "draw":
-        return app.draw_tile(match.id, player, f"r{n}").match
-    return app.play_tile(match.id, player, move.tile, move.end, f"r{n}").match
-
-
-async def act_on_loop(app, match, n, choose=0):
-    """``act``, performed on an event loop as the gRPC handlers do."""
-    rnd = match.state.round
-    move = legal_moves(rnd)[choose]
-    player = match.seats[rnd.turn]
-    if move.kind == "draw":
-        steps = app.draw_tile_steps(match.id, player, f"r{n}")
-    else:
-        steps = app.play_tile_steps(match.id, player, move.tile, move.end, f"r{n}")
-    return (await app.perform_async(steps)).match
-
-
-def on_loop(app, body):
-    """Run ``body()`` on one event loop, then close what the store opened on it."""
-    async def main():
-        try:
-            return await body()
-        finally:
-            await app.aclose()
-
-    return asyncio.run(main())
 
 
 def play_out(app, match):
@@ -97,7 +57,7 @@ class MatchStoreContract:
 
     @pytest.fixture
     def app(self, env, clock):
-        app = MatchApplication(env=env, clock=clock)
+        app = Matches(MatchApplication(env=env, clock=clock))
         yield app
         app.close()
 
@@ -163,7 +123,7 @@ class MatchStoreContract:
     def test_a_seat_whose_timer_runs_out_is_played_for_and_marked_timeout(self, app, clock):
         match = create(app, timer=30)
         seat = match.state.round.turn
-        timer = TurnTimer(app)
+        timer = app.timer()
         timer.follow_store()
         clock.advance(29)
         assert timer.step() == 0
@@ -175,7 +135,7 @@ class MatchStoreContract:
     def test_a_seat_that_times_out_twice_in_a_row_is_away_and_played_at_once(self, app, clock):
         match = create(app, "draw-2", timer=30)
         seat = match.state.round.turn
-        timer = TurnTimer(app)
+        timer = app.timer()
         for _ in range(2):
             while app.get_match(match.id).state.round.turn != seat:
                 timer.follow_store()
@@ -200,14 +160,14 @@ class MatchStoreContract:
 
     def test_unlimited_turns_never_time_out(self, app, clock):
         match = create(app, timer=0)
-        timer = TurnTimer(app)
+        timer = app.timer()
         timer.follow_store()
         clock.advance(1_000)
         assert timer.step() == 0 and app.get_match(match.id).version == match.version
 
     def test_a_match_nobody_acts_in_for_half_an_hour_is_abandoned_and_its_record_says_so(self, app, clock):
         match = create(app, timer=0)
-        timer = TurnTimer(app, abandon_after_seconds=1800)
+        timer = app.timer(abandon_after_seconds=1800)
         timer.follow_store()
         clock.advance(1799)
         assert timer.step() == 0 and not app.get_match(match.id).finished
@@ -222,7 +182,7 @@ class MatchStoreContract:
 
     def test_a_match_that_moves_on_is_not_abandoned(self, app, clock):
         match = create(app, timer=0)
-        timer = TurnTimer(app, abandon_after_seconds=1800)
+        timer = app.timer(abandon_after_seconds=1800)
         timer.follow_store()
         clock.advance(1000)
         act(app, match, 0)
@@ -233,7 +193,7 @@ class MatchStoreContract:
     def test_a_player_who_leaves_is_played_by_the_server_to_the_end_and_cannot_come_back(self, app):
         match = create(app, "draw-2", timer=0, target=51)
         leaver = match.seats[match.state.round.turn]
-        match = app.perform(app.leave_match_steps(match.id, leaver))
+        match = app.leave_match(match.id, leaver)
         seat = match.seats.index(leaver)
         assert seat in match.left and match.state.round.turn != seat  # its turn was played at once
         with pytest.raises(RulesError):
@@ -252,7 +212,7 @@ class MatchStoreContract:
         seats = [SeatSpec("ann"), SeatSpec("bot:greedy:1", "bot-seed")]
         match = app.create_match("seeded", "egyptian", "draw-2", None, 51, 0, seats, None, seed_wait_seconds=10)
         assert match.state.round is None and match.awaiting == {0}
-        match = app.perform(app.submit_seed_steps(match.id, "ann", "ann-chose-this"))
+        match = app.submit_seed(match.id, "ann", "ann-chose-this")
         assert match.state.round is not None and match.client_seeds == ("ann-chose-this", "bot-seed")
         record = full_record(app.events_after(match.id, 0))
         assert record.fairness.client_seeds == ["ann-chose-this", "bot-seed"]
@@ -260,7 +220,7 @@ class MatchStoreContract:
     def test_the_first_deal_goes_ahead_without_a_seed_not_sent_in_time(self, app, clock):
         match = app.create_match("late", "egyptian", "draw-2", None, 51, 0, [SeatSpec("ann"), SeatSpec("bob")], None,
                                  seed_wait_seconds=10)
-        timer = TurnTimer(app)
+        timer = app.timer()
         timer.follow_store()
         clock.advance(9)
         assert timer.step() == 0 and app.get_match(match.id).state.round is None
@@ -268,25 +228,19 @@ class MatchStoreContract:
         assert timer.step() == 1
         assert app.get_match(match.id).state.round is not None
         with pytest.raises(RulesError):
-            app.perform(app.submit_seed_steps(match.id, "ann", "too late"))
-
-
-class TestInMemory(MatchStoreContract):
-    @pytest.fixture
-    def env(self):
-        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+            app.submit_seed(match.id, "ann", "too late")
 
 
 class RestartContract:
     """Only durable stores survive a restart."""
 
     def test_a_restarted_service_finds_every_match_where_it_stood(self, env, clock):
-        first = MatchApplication(env=env, clock=clock)
+        first = Matches(MatchApplication(env=env, clock=clock))
         match = create(first)
         for n in range(5):
             match = act(first, match, n)
         first.close()
-        restarted = MatchApplication(env=env, clock=clock)
+        restarted = Matches(MatchApplication(env=env, clock=clock))
         try:
             again = restarted.get_match(match.id)
             assert again.version == match.version and again.state.round.actions() == match.state.round.actions()
@@ -295,13 +249,13 @@ class RestartContract:
             restarted.close()
 
     def test_an_overdue_turn_is_resolved_after_a_restart(self, env, clock):
-        first = MatchApplication(env=env, clock=clock)
+        first = Matches(MatchApplication(env=env, clock=clock))
         match = create(first, timer=45)
         first.close()  # the service stops mid-turn
         clock.advance(60)
-        restarted = MatchApplication(env=env, clock=clock)
+        restarted = Matches(MatchApplication(env=env, clock=clock))
         try:
-            timer = TurnTimer(restarted)
+            timer = restarted.timer()
             timer.follow_store()
             assert timer.step() == 1
             assert restarted.get_match(match.id).round_timeouts[0] is True
@@ -314,7 +268,7 @@ class ReplicasContract:
 
     @pytest.fixture
     def replicas(self, env, clock):
-        first, second = MatchApplication(env=env, clock=clock), MatchApplication(env=env, clock=clock)
+        first, second = Matches(MatchApplication(env=env, clock=clock)), Matches(MatchApplication(env=env, clock=clock))
         yield first, second
         first.close()
         second.close()
@@ -349,72 +303,54 @@ class ReplicasContract:
         assert again.version == done.version and second.get_match(match.id).version == done.match.version
 
 
-class EventLoopContract:
-    """Commands performed on an event loop (MatchApplication.perform_async) behave as when
-    performed directly: on PostgreSQL they append through the store's asynchronous path."""
+class ConcurrencyContract:
+    """Commands of many matches in flight at once on one event loop, as the gRPC handlers
+    run them: on PostgreSQL their appends are committed in groups."""
 
-    def test_a_whole_match_performed_on_an_event_loop_is_stored_and_its_export_verifies(self, app):
-        async def body():
-            match = create(app, "draw-2", target=51)
+    def test_concurrent_commands_of_many_matches_each_store_once_and_every_match_verifies(self, app):
+        matches = [create(app, "draw-2", target=51, request_id=f"c{i}") for i in range(4)]
+
+        async def play(match, tag):
             n = 0
             while not match.finished:
-                match = await act_on_loop(app, match, n)
+                rnd = match.state.round
+                move = legal_moves(rnd)[0]
+                player = match.seats[rnd.turn]
+                if move.kind == "draw":
+                    outcome = await app.app.draw_tile(match.id, player, f"{tag}{n}")
+                else:
+                    outcome = await app.app.play_tile(match.id, player, move.tile, move.end, f"{tag}{n}")
+                again = await (app.app.draw_tile(match.id, player, f"{tag}{n}") if move.kind == "draw" else
+                               app.app.play_tile(match.id, player, move.tile, move.end, f"{tag}{n}"))
+                assert (again.version, again.drawn) == (outcome.version, outcome.drawn)  # a retry: the first answer
+                match = outcome.match
                 n += 1
             return match
 
-        match = on_loop(app, body)
-        verdict = verify(from_json(json.loads(json.dumps(to_json(full_record(app.events_after(match.id, 0)))))))
-        assert verdict.valid and verdict.complete and verdict.to_json()["scores"] == list(match.state.scores)
+        async def all_of_them():
+            return await asyncio.gather(*(play(m, f"m{i}-") for i, m in enumerate(matches)))
 
-    def test_on_an_event_loop_a_replica_whose_copy_is_behind_accepts_the_next_seats_play(self, env, clock):
-        first, second = MatchApplication(env=env, clock=clock), MatchApplication(env=env, clock=clock)
-        try:
-            match = create(first)
-            second.get_match(match.id)  # cached at this version
-            moved_on = act(first, match, 0)
-            after = on_loop(second, lambda: act_on_loop(second, moved_on, 1))
-            assert after.version > moved_on.version and first.get_match(match.id).version == after.version
-        finally:
-            first.close()
-            second.close()
+        for match in app.run(all_of_them()):
+            verdict = verify(from_json(json.loads(json.dumps(to_json(full_record(app.events_after(match.id, 0)))))))
+            assert verdict.valid and verdict.complete
+            assert app.get_match(match.id).version == match.version
 
-    def test_on_an_event_loop_a_replica_whose_copy_is_behind_refuses_a_play_out_of_turn(self, env, clock):
-        first, second = MatchApplication(env=env, clock=clock), MatchApplication(env=env, clock=clock)
-        try:
-            match = create(first)
-            second.get_match(match.id)
-            moved_on = act(first, match, 0)
-            with pytest.raises(NotYourTurn):
-                on_loop(second, lambda: act_on_loop(second, match, 1))
-            assert first.get_match(match.id).version == moved_on.version
-        finally:
-            first.close()
-            second.close()
 
-    def test_on_an_event_loop_a_retried_play_returns_the_first_outcome_and_appends_nothing(self, app):
-        match = create(app)
-        rnd = match.state.round
-        move = legal_moves(rnd)[0]
-        player = match.seats[rnd.turn]
-
-        async def twice():
-            first = await app.perform_async(app.play_tile_steps(match.id, player, move.tile, move.end, "same"))
-            again = await app.perform_async(app.play_tile_steps(match.id, player, move.tile, move.end, "same"))
-            return first, again
-
-        first, again = on_loop(app, twice)
-        assert again.version == first.version and app.get_match(match.id).version == first.match.version
+class TestInMemory(MatchStoreContract, ConcurrencyContract):
+    @pytest.fixture
+    def env(self):
+        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 
 
 @pytest.mark.integration
-class TestWithSQLite(MatchStoreContract, RestartContract, ReplicasContract, EventLoopContract):
+class TestWithSQLite(MatchStoreContract, RestartContract, ReplicasContract, ConcurrencyContract):
     @pytest.fixture
     def env(self, fresh_sqlite_env):
         return fresh_sqlite_env
 
 
 @pytest.mark.integration
-class TestWithPostgres(MatchStoreContract, RestartContract, ReplicasContract, EventLoopContract):
+class TestWithPostgres(MatchStoreContract, RestartContract, ReplicasContract, ConcurrencyContract):
     @pytest.fixture
     def env(self, fresh_postgres_env):
         return fresh_postgres_env

@@ -20,8 +20,8 @@ from services.common import bus
 from services.match.relay import Relay
 from services.match.timers import TurnTimer
 from services.matchmaking.match_end_consumer import MatchEndConsumer
-from tests.service.harness import auth
 from tests.service.matchmaking_harness import running_system
+from tests.support.keys import auth
 
 pytestmark = pytest.mark.integration
 
@@ -37,7 +37,7 @@ def play_to_the_end(system, match_ids: list[str]) -> None:
             return
         system.clock.advance(91)
         timer.follow_store()
-        timer.step()
+        system.match.run(timer.step())
     raise AssertionError("the matches did not end")
 
 

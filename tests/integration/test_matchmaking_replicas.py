@@ -25,8 +25,10 @@ from services.matchmaking.application import MatchmakingApplication
 from services.matchmaking.tables import Queue
 from services.matchmaking.match_client import GrpcMatchCreator
 from services.matchmaking.metrics import PrometheusObserver
-from tests.service.harness import KEYS, Clock, auth, running_service
+from tests.service.harness import running_service
 from tests.service.matchmaking_harness import SERVICE, running_matchmaking
+from tests.support.clock import Clock
+from tests.support.keys import KEYS, auth
 
 pytestmark = pytest.mark.integration
 

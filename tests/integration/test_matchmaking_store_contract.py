@@ -13,7 +13,8 @@ from services.matchmaking.presence import Presence
 from services.matchmaking.rooms import Room
 from services.matchmaking.tables import Queue
 from services.matchmaking.options import Options
-from tests.unit.test_matchmaking_tables import Clock, FakeMatches
+from tests.support.clock import Clock
+from tests.support.fakes import FakeMatches
 
 pytestmark = pytest.mark.integration
 

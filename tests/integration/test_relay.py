@@ -12,7 +12,7 @@ from services.common import bus
 from services.match.application import MatchApplication
 from services.match.relay import Relay
 from tests.integration.fresh_bus import fresh_bus
-from tests.integration.test_match_store_contract import act, create
+from tests.support.matches import Matches, act, create
 
 pytestmark = pytest.mark.integration
 
@@ -56,7 +56,7 @@ def played(app, matches=2, actions=12):
 
 def test_every_stored_event_is_published_once_in_order_per_match(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
-    app = MatchApplication(env=fresh_sqlite_env)
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
     ids = played(app)
     asyncio.run(relay_until_idle(app, nats_server.url))
     msgs = asyncio.run(stream_messages(nats_server.url))
@@ -70,7 +70,7 @@ def test_every_stored_event_is_published_once_in_order_per_match(fresh_sqlite_en
 
 def test_a_relay_that_sends_everything_again_is_deduplicated(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
-    app = MatchApplication(env=fresh_sqlite_env)
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
     played(app, matches=1)
     asyncio.run(relay_until_idle(app, nats_server.url))
     before = len(asyncio.run(stream_messages(nats_server.url)))
@@ -82,7 +82,7 @@ def test_a_relay_that_sends_everything_again_is_deduplicated(fresh_sqlite_env, n
 
 def test_a_restarted_relay_resumes_after_the_last_message_in_the_stream(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
-    app = MatchApplication(env=fresh_sqlite_env)
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
     played(app, matches=1, actions=4)
     first = asyncio.run(relay_until_idle(app, nats_server.url))
     played_more = create(app, request_id="later")
@@ -94,7 +94,7 @@ def test_a_restarted_relay_resumes_after_the_last_message_in_the_stream(fresh_sq
 
 def test_published_events_carry_no_hands_boneyard_or_unrevealed_seed(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
-    app = MatchApplication(env=fresh_sqlite_env)
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
     (match_id,) = played(app, matches=1)
     asyncio.run(relay_until_idle(app, nats_server.url))
     seed = app.get_match(match_id).server_seed
@@ -108,7 +108,7 @@ def test_published_events_carry_no_hands_boneyard_or_unrevealed_seed(fresh_sqlit
 
 def test_a_turn_message_names_the_seat_to_act(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
-    app = MatchApplication(env=fresh_sqlite_env)
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
     (match_id,) = played(app, matches=1, actions=3)
     asyncio.run(relay_until_idle(app, nats_server.url))
     turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
@@ -127,7 +127,7 @@ async def publish_forged(url: str, headers: dict) -> None:
 
 def test_a_forged_position_on_the_stream_does_not_make_a_restarted_relay_skip_events(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
-    app = MatchApplication(env=fresh_sqlite_env)
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
     played(app, matches=1, actions=4)
     first = asyncio.run(relay_until_idle(app, nats_server.url))
     asyncio.run(publish_forged(nats_server.url, {bus.NOTIFICATION_HEADER: "1000000000", "Nats-Msg-Id": "forged"}))
@@ -142,7 +142,7 @@ def test_a_forged_position_on_the_stream_does_not_make_a_restarted_relay_skip_ev
 
 def test_a_first_start_believes_the_streams_last_event_only_if_the_store_has_it(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
-    app = MatchApplication(env=fresh_sqlite_env)
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
     played(app, matches=1, actions=4)
     asyncio.run(publish_forged(nats_server.url, {bus.NOTIFICATION_HEADER: "1000000000", "Nats-Msg-Id": "forged"}))
     relay = asyncio.run(relay_until_idle(app, nats_server.url))

@@ -10,7 +10,9 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
-from tests.service.harness import Clock, auth, running_service
+from tests.service.harness import running_service
+from tests.support.clock import Clock
+from tests.support.keys import auth
 
 pytestmark = pytest.mark.integration
 

@@ -1,4 +1,6 @@
-"""A real MatchService on loopback, run in a background event loop, for sync tests."""
+"""A real MatchService on loopback, run in a background event loop, for sync tests.
+
+The doubles it uses (clock, key ring, tokens) are shared by every tier: tests/support."""
 
 from __future__ import annotations
 
@@ -10,39 +12,16 @@ import grpc
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common.auth import KeyRing, mint_token
 from services.common.limits import RateLimit, StreamLimits
 from services.match.application import MatchApplication
 from services.match.bootstrap import create_server
 from services.common.changes import ChangeFeed
-
-KEYS = KeyRing.generate()
+from tests.support.keys import KEYS, auth
 
 
 def UNLIMITED():  # noqa: N802 - reads as a constant
     """Limits no test reaches unless it means to (tests play far faster than people)."""
     return StreamLimits(10_000, 100_000), RateLimit(1e9, 1e9)  # every kind of token, for the services the tests start and the tokens they mint
-
-
-class Clock:
-    """An injected clock: tests move time instead of sleeping."""
-
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-def token(subject: str, role: str = "player") -> str:
-    return mint_token(subject, KEYS, role)
-
-
-def auth(subject: str, role: str = "player") -> tuple:
-    return (("authorization", f"Bearer {token(subject, role)}"),)
 
 
 class Service:
@@ -52,6 +31,10 @@ class Service:
         self.loop = loop
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.stub = pb_grpc.MatchServiceStub(self.channel)
+
+    def run(self, command):
+        """A use case (a coroutine) run on the service's own event loop, as its handlers run."""
+        return asyncio.run_coroutine_threadsafe(command, self.loop).result(10)
 
     def create(self, variant="block-4", players=("ann", "bob", "cat", "dan"), request_id="create-1", rules="egyptian",
                **options):

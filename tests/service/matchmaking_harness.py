@@ -23,7 +23,9 @@ from services.matchmaking.application import MatchmakingApplication
 from services.common.grpc_server import mark_serving
 from services.matchmaking.bootstrap import create_server
 from services.matchmaking.match_client import GrpcMatchCreator
-from tests.service.harness import KEYS, UNLIMITED, Clock, Service, auth, running_service
+from tests.service.harness import UNLIMITED, Service, running_service
+from tests.support.clock import Clock
+from tests.support.keys import KEYS, auth
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 SERVICE = auth("ops", "service")

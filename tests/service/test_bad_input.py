@@ -18,8 +18,10 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from services.common.auth import KeyRing, mint_token
 from services.match.application import MatchApplication
+from tests.support.clock import Clock
+from tests.support.keys import KEYS, auth
 
-from .harness import KEYS, Clock, auth, running_service
+from .harness import running_service
 
 PLAYERS = {"draw-2": ("ann", "bob"), "block-3": ("ann", "bob", "cat"), "block-4": ("ann", "bob", "cat", "dan")}
 SERVICE = auth("matchmaking", "service")

@@ -12,8 +12,10 @@ from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.bots.player import BotPlayer
 from services.match.application import MatchApplication
+from tests.support.clock import Clock
+from tests.support.keys import KEYS, auth
 
-from .harness import KEYS, Clock, auth, running_service
+from .harness import running_service
 
 
 @pytest.fixture

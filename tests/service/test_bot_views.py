@@ -10,8 +10,8 @@ from services.match.application import MatchApplication, SeatSpec
 from services.match.messages import match_view
 from services.match.rules.moves import legal_moves
 from services.match.rules.view import player_view
-
-from .harness import Clock
+from tests.support.clock import Clock
+from tests.support.matches import Matches
 
 FAMILIES = {  # (rules, variant, teams, seats, Goat options)
     "egyptian draw-2": ("egyptian", "draw-2", None, 2, None),
@@ -29,7 +29,7 @@ FIELDS = ("hand", "line", "left_end", "right_end", "tile_counts", "boneyard_coun
 @pytest.mark.parametrize("name", FAMILIES)
 def test_a_bot_reads_from_the_wire_exactly_the_view_the_engine_gives_its_seat(name):
     rules, variant, teams, seats, options = FAMILIES[name]
-    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock())
+    app = Matches(MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock()))
     match = app.create_match("m", rules, variant, teams, None, 0, [SeatSpec(p) for p in "abcd"[:seats]], options)
     for n in range(150):
         if match.finished:

@@ -17,15 +17,18 @@ from services.match.application import MatchApplication, SeatSpec
 from services.match.rules.errors import RulesError
 from services.match.rules.moves import LEFT, RIGHT, legal_moves
 from services.match.rules.tiles import HIGH, LOW
+from tests.support.clock import Clock
+from tests.support.matches import Matches
+from tests.support.keys import auth
 
-from .harness import Clock, auth, running_service
+from .harness import running_service
 
 PLAYERS = ["ann", "bob"]
 SEED = bytes(range(32))
 
 
 class AppDriver:
-    def __init__(self, app: MatchApplication) -> None:
+    def __init__(self, app: Matches) -> None:
         self.app = app
 
     def create(self) -> str:
@@ -115,7 +118,10 @@ def scenario(driver) -> tuple:
 
 @pytest.fixture
 def app():
-    return MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock(), seed_source=lambda: SEED)
+    app = Matches(MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock(),
+                                   seed_source=lambda: SEED))
+    yield app
+    app.close()
 
 
 def test_the_application_and_the_grpc_api_play_the_same_match(app):

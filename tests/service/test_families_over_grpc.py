@@ -4,8 +4,6 @@ player's own view, shown as the family needs (docs/rules.md), exported and re-ve
 
 from __future__ import annotations
 
-import json
-import subprocess
 import uuid
 
 import grpc
@@ -13,57 +11,18 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
+from tests.support.clock import Clock
+from tests.support.keys import auth
 
-from .harness import Clock, auth, running_service
-from .test_matches_over_grpc import domino_command
+from tests.support.grpc_matches import FAMILIES, PLAYERS, play_whole_match, verified
 
-PLAYERS = ("ann", "bob", "cat", "dan")
-FAMILIES = {  # name: CreateMatch fields
-    "all-fives 2": dict(rules="all-fives", variant="", players=PLAYERS[:2], target=100),
-    "all-fives teams": dict(rules="all-fives", variant="", players=PLAYERS, teams=True, target=100),
-    "goat koza 3": dict(rules="goat", variant="koza", players=PLAYERS[:3], goat_options={"fish": "one"}),
-    "goat gamezz teams": dict(rules="goat", variant="gamezz", players=PLAYERS, teams=True),
-    "classic 3": dict(rules="classic", variant="", players=PLAYERS[:3], target=100),
-    "sports": dict(rules="sports", variant="", players=PLAYERS, target=100, turn_timer_seconds=90),
-}
-
+from .harness import running_service
 
 @pytest.fixture
 def svc():
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock())
     with running_service(app) as service:
         yield service
-
-
-def act(svc, match_id: str, view: pb.MatchView, n: int) -> pb.MatchView:
-    player = view.seats[view.turn].player_id
-    mine = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view
-    move = mine.legal_moves[-1]  # the last legal move: the up and down ends come last
-    if move.kind == pb.MOVE_KIND_DRAW:
-        return svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=f"q{n}"), metadata=auth(player)).view
-    return svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=f"q{n}", tile=move.tile, end=move.end),
-                             metadata=auth(player)).view
-
-
-def play_whole_match(svc, match_id: str, check=lambda view: None) -> pb.MatchView:
-    view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("observer", "service")).view
-    n = 0
-    while view.status != pb.MATCH_STATUS_ENDED:
-        check(view)
-        view = act(svc, match_id, view, n)
-        n += 1
-        assert n < 3000, "the match does not end"
-    return view
-
-
-def verified(svc, match_id: str, tmp_path) -> tuple[dict, dict]:
-    exported = svc.stub.ExportMatch(pb.ExportMatchRequest(match_id=match_id),
-                                    metadata=auth("auditor-1", "auditor")).record_json
-    path = tmp_path / "record.json"
-    path.write_text(exported)
-    done = subprocess.run([domino_command(), "audit", "verify", "--json", str(path)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(exported), json.loads(done.stdout)
 
 
 @pytest.mark.parametrize("name", FAMILIES)
@@ -150,7 +109,7 @@ def test_a_sports_turn_that_runs_out_is_played_as_section_1_6_says(svc):
     created = svc.create(request_id="sports-timeout", **FAMILIES["sports"])
     view = created.view
     svc.app.clock.advance(view.turn_seconds + 1)
-    match = svc.app.expire_turn(uuid.UUID(created.match_id), view.round_number, 0)
+    match = svc.run(svc.app.expire_turn(uuid.UUID(created.match_id), view.round_number, 0))
     assert match.round_timeouts[0] is True
 
 

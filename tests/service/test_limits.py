@@ -22,8 +22,10 @@ from services.match.application import MatchApplication
 from services.match.bootstrap import create_server
 from services.matchmaking.application import MatchmakingApplication
 from services.matchmaking.match_client import GrpcMatchCreator
+from tests.support.clock import Clock
+from tests.support.keys import KEYS, auth
 
-from .harness import KEYS, Clock, Service, auth
+from .harness import Service
 from .matchmaking_harness import POPO, running_matchmaking
 
 

@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
+from tests.support.clock import Clock
+from tests.support.grpc_matches import domino_command
+from tests.support.keys import auth
 
-from .harness import Clock, auth, running_service
+from .harness import running_service
 
 PLAYERS = {"draw-2": ("ann", "bob"), "block-3": ("ann", "bob", "cat"), "block-4": ("ann", "bob", "cat", "dan")}
-
-
-def domino_command() -> str:
-    return shutil.which("domino") or str(Path(sys.executable).parent / "domino")
 
 
 def play_whole_match(svc, match_id: str) -> pb.MatchView:

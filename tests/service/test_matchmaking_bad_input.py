@@ -20,7 +20,7 @@ import pytest
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.common.auth import KeyRing, mint_token
 from services.matchmaking.rooms import FailedJoins
-from tests.service.harness import KEYS, auth
+from tests.support.keys import KEYS, auth
 
 from .matchmaking_harness import running_system
 

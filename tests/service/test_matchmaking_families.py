@@ -9,7 +9,7 @@ import pytest
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.matchmaking.options import Options, queue_kinds
-from tests.service.harness import auth
+from tests.support.keys import auth
 
 from .matchmaking_harness import running_system
 

@@ -9,7 +9,7 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
-from tests.service.harness import auth
+from tests.support.keys import auth
 
 from .matchmaking_harness import running_system
 

@@ -19,8 +19,9 @@ from services.client.game import Game, GameOptions
 from services.client.inbox import Inbox
 from services.client.terminal import Output
 from services.match.application import MatchApplication
+from tests.support.keys import KEYS, auth, token
 
-from .harness import KEYS, auth, running_service, token
+from .harness import running_service
 
 
 @pytest.fixture

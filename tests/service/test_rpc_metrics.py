@@ -14,8 +14,10 @@ from services.common.changes import ChangeFeed
 from services.common.grpc_metrics import RpcMetrics
 from services.match.application import MatchApplication
 from services.match.bootstrap import create_server
+from tests.support.clock import Clock
+from tests.support.keys import KEYS, auth
 
-from .harness import KEYS, Clock, Service, auth
+from .harness import Service
 from .matchmaking_harness import running_system
 
 

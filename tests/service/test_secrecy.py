@@ -27,8 +27,10 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
 from services.match.rules.tiles import HIGH, LOW, NAMES, tile as tile_id, tiles_in
+from tests.support.clock import Clock
+from tests.support.keys import auth
 
-from .harness import Clock, auth, running_service
+from .harness import running_service
 
 PLAYERS = ("ann", "bob", "cat", "dan")
 SERVICE = auth("matchmaking", "service")

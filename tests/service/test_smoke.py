@@ -3,8 +3,10 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
+from tests.support.clock import Clock
+from tests.support.keys import auth
 
-from .harness import Clock, auth, running_service
+from .harness import running_service
 
 
 def test_a_whole_match_over_grpc():

@@ -11,7 +11,7 @@ import pytest
 from services.bots.arena import deal_key, first_round
 from services.bots.knowledge import play_points_of
 from services.bots.strong import rollout
-from services.match.rules.autoplay import heaviest_first
+from services.match.rules.autoplay import timeout_order
 from services.match.rules.moves import legal_moves
 from services.match.rules.rulesets import rule_set
 from services.match.rules.turns import step
@@ -38,9 +38,9 @@ def reference_rollout(rnd, rand, eps: float) -> None:
             tile = fitting[int(rand() * len(fitting))]
             move = min((m for m in plays if m.tile == tile), key=lambda m: m.end)
         elif rnd.four_ends:
-            move = max(plays, key=lambda m: (play_points_of(rnd, m.tile, m.end), heaviest_first(m)))
+            move = max(plays, key=lambda m: (play_points_of(rnd, m.tile, m.end), timeout_order(m)))
         else:
-            move = max(plays, key=heaviest_first)
+            move = max(plays, key=timeout_order)
         step(rnd, move)
 
 

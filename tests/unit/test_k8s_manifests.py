@@ -326,3 +326,37 @@ def test_the_image_build_has_what_it_copies():
     assert 'ENTRYPOINT ["domino"]' in dockerfile
     assert any(line.split()[:2] == ["USER", "10001:10001"] for line in dockerfile.splitlines())
     assert vk.dockerfile_image_name() == "domino"
+
+
+def _stages(dockerfile: str) -> list[list[str]]:
+    """The Dockerfile's stages, each as its instructions (continuation lines joined)."""
+    joined = re.sub(r"\\\n", " ", dockerfile)
+    stages: list[list[str]] = []
+    for line in joined.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.split()[0] == "FROM":
+            stages.append([])
+        if stages:
+            stages[-1].append(line)
+    return stages
+
+
+def test_the_image_builds_the_package_as_make_install_does_with_the_kernel_compiled():
+    """One packaging story: the image builds from pyproject.toml and setup.py, as `make
+    install` does, so mypyc compiles the playout kernel; a regular install (not editable),
+    checked to be the compiled module; the compiler stays in the build stage."""
+    build, runtime = _stages((REPO / "deploy" / "Dockerfile").read_text())
+    copied = [w for line in build if line.startswith("COPY ") for w in line.split()[1:-1]]
+    assert {"pyproject.toml", "setup.py"} <= set(copied)
+    assert "mypycify" in (REPO / "setup.py").read_text()
+    assert "mypy" in (REPO / "pyproject.toml").read_text().split("[build-system]")[1].split("[project]")[0]
+    runs = " ".join(line for line in build if line.startswith("RUN "))
+    assert re.search(r"apt-get install [^&]*\bgcc\b", runs) and "libc6-dev" in runs, "mypyc needs a C compiler"
+    assert re.search(r"pip install \.(\s|$)", runs) and "pip install -e" not in runs
+    assert "services.match.rules.playout" in runs and ".so" in runs, "the build checks the kernel is compiled"
+    assert "DOMINO_NO_MYPYC" not in " ".join(build)
+    assert any(line.startswith("COPY --from=build /opt/domino") for line in runtime)
+    assert not any(line.startswith("COPY ") and "--from" not in line for line in runtime), "runtime gets the venv only"
+    assert "gcc" not in " ".join(runtime)

@@ -20,38 +20,13 @@ from services.matchmaking.errors import (
     AlreadyElsewhere, InvalidRequest, MatchRefused, MatchServiceUnavailable, RequestIdReused, TicketNotWaiting,
     UnknownTicket,
 )
-from services.matchmaking.match_starts import CreatedMatch
 from services.matchmaking.metrics import PrometheusObserver
 from services.matchmaking.options import Options
+from tests.support.clock import Clock
+from tests.support.fakes import FakeMatches
 
 BLOCK_4 = Options.chosen("egyptian", "block-4")
 DRAW_2 = Options.chosen("egyptian", "draw-2")
-
-
-class Clock:
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class FakeMatches:
-    """Records CreateMatch calls; the same request id always names the same match."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, Options, tuple[str, ...]]] = []
-        self.down = False
-        self.refusal = ""
-        self.ended = False
-
-    def create_match(self, request_id, options, seats):
-        self.calls.append((request_id, options, tuple(seats)))
-        if self.down:
-            raise MatchServiceUnavailable("the match service is down")
-        if self.refusal:
-            raise MatchRefused(self.refusal)
-        return CreatedMatch(str(uuid.uuid5(uuid.NAMESPACE_URL, request_id)), self.ended)
 
 
 @pytest.fixture

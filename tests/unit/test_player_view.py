@@ -3,6 +3,7 @@
 from services.match.rules.match import apply, new_match, start_round
 from services.match.rules.moves import DRAW, legal_moves
 from services.match.rules.rulesets import egyptian
+from services.match.rules.state import round_number
 from services.match.rules.tiles import tiles_in
 from services.match.rules.view import player_view
 
@@ -35,6 +36,18 @@ def test_others_see_that_a_seat_drew_but_not_what():
     other = player_view(m, 1 - drawer)
     assert other.actions[-1].kind == "draw" and other.actions[-1].tile == -1
     assert other.boneyard_count == m.round.boneyard_left
+
+
+def test_the_round_number_counts_from_one_and_stays_on_a_round_just_ended():
+    m = new_match(egyptian("block-4"))
+    assert round_number(m) == player_view(m, 0).round_number == 0
+    m = start_round(m, BLOCK4_SEAT2_HOLDS_66)
+    assert round_number(m) == player_view(m, 0).round_number == 1
+    while m.round.outcome is None:
+        m = apply(m, legal_moves(m.round)[0])
+    assert round_number(m) == player_view(m, 0).round_number == 1
+    m = start_round(m, BLOCK4_SEAT2_HOLDS_66)
+    assert round_number(m) == player_view(m, 0).round_number == 2
 
 
 def test_the_line_is_shown_left_to_right_with_touching_halves_matching():

@@ -116,10 +116,6 @@ def fits(tile, number):
     return number in (LOW[tile], HIGH[tile])
 
 
-def can_play(rnd, hand):
-    return any(fits(t, rnd.left) or fits(t, rnd.right) for t in tiles_in(hand))
-
-
 def every_move():
     return set(OPEN) | set(PLAY_LEFT) | set(PLAY_RIGHT) | set(PLAY_UP) | set(PLAY_DOWN) | {DRAW, PASS}
 

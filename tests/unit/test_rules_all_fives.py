@@ -1,4 +1,4 @@
-"""RULES.md §2: All Fives ("straight dominoes"), rules: "all-fives".
+"""docs/rules.md §2: All Fives ("straight dominoes"), rules: "all-fives".
 
 Positions are built by playing real moves: ``line`` deals each listed play to the seat
 that makes it (seats take turns from seat 0), and ``hands`` are what the seats hold besides.

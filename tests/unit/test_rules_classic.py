@@ -1,4 +1,4 @@
-"""RULES.md §4: the classic draw game (with §1.3's turn and §2's match end, which it refers to)."""
+"""docs/rules.md §4: the classic draw game (with §1.3's turn and §2's match end, which it refers to)."""
 
 import pytest
 
@@ -264,13 +264,13 @@ def test_classic_blocked_round_with_equal_lowest_hands_is_a_tie_and_nobody_score
 def test_classic_match_is_won_when_a_round_takes_the_highest_total_to_the_target():
     rnd = position("2-6", "6-6", "1-2", left=2, right=5, turn=0)
     m = apply(in_play(CLASSIC3, rnd, scores=(85, 60, 0)), play(t("2-6"), LEFT))
-    assert m.scores == (100, 60, 0) and m.is_over and m.winner == 0
+    assert m.scores == (100, 60, 0) and m.over and m.winner == 0
 
 
 def test_classic_match_goes_on_while_no_total_reaches_the_target():
     rnd = position("2-6", "6-6", "1-2", left=2, right=5, turn=0)
     m = apply(in_play(CLASSIC3, rnd, scores=(84, 60, 0)), play(t("2-6"), LEFT))
-    assert m.scores == (99, 60, 0) and not m.is_over and m.winner is None
+    assert m.scores == (99, 60, 0) and not m.over and m.winner is None
 
 
 def test_classic_match_with_several_totals_past_the_target_is_won_by_the_highest():

@@ -1,4 +1,4 @@
-"""RULES.md §3: the Goat family (gamezz and koza), where points are bad and 101 makes the goat."""
+"""docs/rules.md §3: the Goat family (gamezz and koza), where points are bad and 101 makes the goat."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""RULES.md §5: Sports domino (with §1.3's turn and §1.6's timeout, which it refers to)."""
+"""docs/rules.md §5: Sports domino (with §1.3's turn and §1.6's timeout, which it refers to)."""
 
 import pytest
 
@@ -192,12 +192,12 @@ def test_blocked_pairs_with_equal_pips_tie_and_nobody_scores():
 
 def test_a_pair_reaching_the_target_with_more_points_than_the_other_wins_the_match():
     m = apply(in_play(seat1_goes_out(), scores=(150, 187)), play(t("2-6"), LEFT))
-    assert m.scores == (150, 200) and m.is_over and m.winner == 1
+    assert m.scores == (150, 200) and m.over and m.winner == 1
 
 
 def test_sports_match_goes_on_while_neither_pair_reaches_the_target():
     m = apply(in_play(seat1_goes_out(), scores=(150, 186)), play(t("2-6"), LEFT))
-    assert m.scores == (150, 199) and not m.is_over and m.winner is None
+    assert m.scores == (150, 199) and not m.over and m.winner is None
 
 
 def test_sports_with_both_pairs_past_the_target_the_one_with_more_points_wins():

@@ -119,5 +119,5 @@ def deal(rules: RuleSet, key: bytes) -> Deal:
     return dealt
 
 
-def fair_deal(rules: RuleSet, server_seed: bytes, client_seeds, round_index: int) -> Deal:
+def fair_deal(rules: RuleSet, server_seed: bytes, client_seeds: list[str] | tuple[str, ...], round_index: int) -> Deal:
     return deal(rules, round_key(server_seed, client_seeds, round_index))

@@ -4,7 +4,12 @@ rules are made of ("the first of these tiles that anyone holds")."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable, Sequence
+
 from .tiles import DOUBLES, HIGH, PIPS, pip_total
+
+if TYPE_CHECKING:
+    from .rulesets import RuleSet
 
 # Every tile, best lead first: highest pip sum, equal sums by the higher pip.
 _BY_SUM_THEN_HIGH = sorted(range(28), key=lambda t: (PIPS[t], HIGH[t]), reverse=True)
@@ -12,7 +17,7 @@ BY_SUM_THEN_HIGH = tuple(_BY_SUM_THEN_HIGH)
 _DOUBLES_MASK = sum(1 << t for t in DOUBLES)
 
 
-def first_held(hands, order) -> tuple[int, int] | None:
+def first_held(hands: Sequence[int], order: Iterable[int]) -> tuple[int, int] | None:
     """(seat, tile) for the first tile of ``order`` that some hand holds; None if none does."""
     for t in order:
         for seat, hand in enumerate(hands):
@@ -40,7 +45,8 @@ def highest_double_or_tile(hands: tuple[int, ...]) -> tuple[int, int]:
     raise ValueError("no seat holds a tile")
 
 
-def egyptian_next_leader(rules, reason: str, winner: int | None, last_seat: int, hands) -> int | None:
+def egyptian_next_leader(rules: RuleSet, reason: str, winner: int | None, last_seat: int,
+                         hands: Sequence[int]) -> int | None:
     """The winner leads (any tile). Teams: after a domino the player who went out; after a
     blocked round the winning partner with fewer pips, equal pips the lower seat. A tie
     returns None: the next round is led as round 1 is."""

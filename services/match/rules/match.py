@@ -92,13 +92,18 @@ def _redealt(match: Match, rnd: Round) -> Match:
                  False, accounts)
 
 
+def current_round(match: Match) -> Round:
+    """The round dealt last, in play or ended; RulesError before the first deal."""
+    if match.round is None:
+        raise RulesError("no round has been dealt yet")
+    return match.round
+
+
 def apply(match: Match, move: Move, seat: int | None = None) -> Match:
     """Play one move of the round in play; score the play, the round and maybe the match."""
     if match.over:
         raise MatchOver("the match is over")
-    before = match.round
-    if before is None:
-        raise RulesError("no round has been dealt yet")
+    before = current_round(match)
     rnd = take_turn(before, move, seat)
     scores = match.scores
     if len(rnd.play_points) != len(before.play_points):

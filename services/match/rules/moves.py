@@ -8,9 +8,13 @@ holds them. Only All Fives has the ``up`` and ``down`` ends (the spinner's sides
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from .tiles import MATCHES, NAMES, TILE_COUNT, tiles_in
+
+if TYPE_CHECKING:
+    from .spinner import SpinnerRound
+    from .state import Round
 
 LEFT = 0
 RIGHT = 1
@@ -53,14 +57,14 @@ def play(tile: int, end: int | None = None) -> Move:
     return PLAY_ON[end][tile]
 
 
-def legal_moves(rnd) -> tuple[Move, ...]:
+def legal_moves(rnd: Round) -> tuple[Move, ...]:
     """Every move the seat to act may make; empty once the round has ended.
 
     A seat that holds a fitting tile must play; otherwise it draws while the boneyard
     has tiles; otherwise its only move is the forced pass (docs/rules.md, "A turn").
     """
     if rnd.four_ends:
-        return rnd.legal_moves()
+        return cast("SpinnerRound", rnd).legal_moves()
     if rnd.outcome is not None:
         return ()
     hand = rnd.hands[rnd.turn]
@@ -78,7 +82,7 @@ def legal_moves(rnd) -> tuple[Move, ...]:
     return (PASS,)
 
 
-def openings(rnd, hand: int) -> tuple[Move, ...]:
+def openings(rnd: Round, hand: int) -> tuple[Move, ...]:
     """The round's first play: the tile the rules name, or any tile the seat may lead with."""
     if rnd.lead >= 0:
         return (OPEN[rnd.lead],)

@@ -9,9 +9,10 @@ random numbers, it ends every round exactly where ``legal_moves`` + ``step`` do.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, cast
 
 from .moves import _PLAYS_BY_FIT, DRAW, PASS, PLAY_ON, Move, _plays_for_fit, legal_moves
+from .spinner import SpinnerRound
 from .state import Round
 from .tiles import BIT_TILE, HIGH, LOW, MATCHES, OTHER_END
 from .turns import step
@@ -20,7 +21,7 @@ from .turns import step
 def random_playout(rnd: Round, rand: Callable[[], float]) -> None:
     """Finish ``rnd`` in place; each turn takes ``legal_moves(rnd)[int(rand() * n)]``."""
     if rnd.four_ends:
-        spinner_playout(rnd, rand)
+        spinner_playout(cast(SpinnerRound, rnd), rand)
         return
     if rnd.outcome is None and rnd.left < 0:
         opening = legal_moves(rnd)
@@ -83,7 +84,7 @@ def random_playout(rnd: Round, rand: Callable[[], float]) -> None:
     rnd.outcome = outcome
 
 
-def spinner_playout(rnd, rand: Callable[[], float]) -> None:
+def spinner_playout(rnd: SpinnerRound, rand: Callable[[], float]) -> None:
     """``random_playout`` for a line with a spinner (All Fives): ``SpinnerRound.step`` held
     in local variables, the moves counted in ``legal_moves`` order (left, right, up, down,
     each by ascending tile) so the same random numbers choose the same moves."""

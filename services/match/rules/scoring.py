@@ -4,10 +4,15 @@ total past the target wins")."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, Sequence
+
 from .tiles import pip_total
 
+if TYPE_CHECKING:
+    from .rulesets import RuleSet
 
-def side_totals(rules, hands, value=pip_total) -> list[int]:
+
+def side_totals(rules: RuleSet, hands: Sequence[int], value: Callable[[int], int] = pip_total) -> list[int]:
     """Each side's total of ``value`` over its seats' hands (a seat is its own side solo)."""
     totals = [0] * rules.sides
     for seat, hand in enumerate(hands):
@@ -21,7 +26,7 @@ def lowest_side(totals: list[int]) -> int | None:
     return None if totals.count(lowest) > 1 else totals.index(lowest)
 
 
-def egyptian_round_points(rules, reason: str, last_seat: int, hands) -> tuple[int | None, int]:
+def egyptian_round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int | None, int]:
     """(winning side or None for a tie, points).
 
     A domino wins for the side that went out; a blocked round for the side with the lowest
@@ -30,6 +35,7 @@ def egyptian_round_points(rules, reason: str, last_seat: int, hands) -> tuple[in
     any hand, so it counts for nobody.
     """
     side_pips = side_totals(rules, hands)
+    winner: int | None
     if reason == "domino":
         winner = rules.side_of(last_seat)
     else:
@@ -44,7 +50,7 @@ def round_to_five(points: int) -> int:
     return (points + 2) // 5 * 5
 
 
-def highest_past_target(rules, scores, target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+def highest_past_target(rules: RuleSet, scores: Sequence[int], target: int) -> tuple[int | None, bool, tuple[int, ...]]:
     """(winner, over, goats): once a side has reached the target, the highest total wins;
     equal highest totals play another round. Egyptian scores one side a round, so there
     this is simply "the side that reaches the target wins"."""

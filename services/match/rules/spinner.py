@@ -50,10 +50,6 @@ class SpinnerRound(Round):
         other.hands = self.hands[:]
         return other
 
-    @property
-    def sides_open(self) -> bool:
-        return self.up >= 0
-
     def fitting(self) -> int:
         """The tiles that fit some open end."""
         fit = MATCHES[self.left] | MATCHES[self.right]

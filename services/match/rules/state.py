@@ -125,11 +125,8 @@ class Match(NamedTuple):
     accounts: Accounts | None = None  # Goat only
     goats: tuple[int, ...] = ()  # Goat: the sides that lost the match
 
-    @property
-    def is_over(self) -> bool:
-        return self.over
 
-    @property
-    def round_index(self) -> int:
-        """0-based index of the current (or last) round."""
-        return len(self.results) - (1 if self.round is None or self.round.outcome else 0)
+def round_number(match: Match) -> int:
+    """The 1-based number of the round in play or just ended; 0 before the first deal."""
+    rnd = match.round
+    return len(match.results) + (1 if rnd is not None and rnd.outcome is None else 0)

@@ -7,6 +7,8 @@ what keeps the engine fast enough for bots that simulate thousands of rounds.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from .errors import MalformedTile, shown
 
 TILE_COUNT = 28
@@ -55,7 +57,7 @@ def parse_tile(text: str) -> int:
     return tile(int(parts[0]), int(parts[1]))
 
 
-def mask_of(tiles) -> int:
+def mask_of(tiles: Iterable[int]) -> int:
     m = 0
     for t in tiles:
         m |= 1 << t

@@ -110,8 +110,8 @@ def step(rnd: Round, move: Move) -> None:
         raise RulesError(f"unknown move {kind!r}")
 
 
-def _end_name(end) -> str:
-    return END_NAMES[end] if end in range(len(END_NAMES)) else repr(end)
+def _end_name(end: int | None) -> str:
+    return END_NAMES[end] if end is not None and 0 <= end < len(END_NAMES) else repr(end)
 
 
 def _must_not_fit(rnd: Round, hand: int, what: str) -> None:

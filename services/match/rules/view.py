@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, cast
 from .moves import DOWN, LEFT, RIGHT, UP, Move, legal_moves
 from .rulesets import RuleSet
 from .spinner import SpinnerRound
-from .state import Match
+from .state import Match, round_number
 from .tiles import HIGH, LOW, count, tiles_in
 
 
@@ -121,7 +121,6 @@ def public_actions(actions: list[tuple[int, Move]]) -> tuple[PublicAction, ...]:
 def player_view(match: Match, seat: int) -> PlayerView:
     rnd = match.round
     rules = match.rules
-    rounds = len(match.results) + (1 if rnd is not None and rnd.outcome is None else 0)
     accounts = match.accounts
     goat: dict[str, Any] = {} if accounts is None else {"remembered": accounts.remembered, "opened": accounts.opened,
                                          "pot": accounts.pot}
@@ -150,7 +149,7 @@ def player_view(match: Match, seat: int) -> PlayerView:
         boneyard_count=rnd.boneyard_left,
         scores=match.scores,
         target=match.target,
-        round_number=rounds,
+        round_number=round_number(match),
         turn=rnd.turn if live else None,
         legal_moves=tuple(legal_moves(rnd)) if live and rnd.turn == seat else (),
         actions=public_actions(actions),

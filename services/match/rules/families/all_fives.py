@@ -4,9 +4,12 @@ the nearest five, and a leader drawn by chance in round 1 and after a tie."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..leading import egyptian_next_leader
 from ..rulesets import RuleSet, check_seats, check_teams
 from ..scoring import egyptian_round_points, highest_past_target, round_to_five
+from ..state import Deal
 
 FAMILY = "all-fives"
 SEATS = (2, 3, 4)
@@ -34,12 +37,12 @@ def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
     )
 
 
-def drawn_leader(deal) -> tuple[int, int]:
+def drawn_leader(deal: Deal) -> tuple[int, int]:
     """Round 1 and the round after a tie: the seat drawn by chance, with any tile."""
     return deal.chance, -1
 
 
-def round_points(rules, reason: str, last_seat: int, hands) -> tuple[int | None, int]:
+def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int | None, int]:
     """As Egyptian (a domino wins for the side that went out, blocked for the strictly
     lowest side, the winner scoring every opponent's pips), rounded to the nearest five."""
     winner, points = egyptian_round_points(rules, reason, last_seat, hands)

@@ -3,10 +3,13 @@ only 0-0 counts 25, and a blocked round pays the others' total minus the winner'
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..leading import BY_SUM_THEN_HIGH, first_held
 from ..rulesets import RuleSet, check_seats
 from ..errors import BadOptions
 from ..scoring import highest_past_target, lowest_side
+from ..state import Deal
 from ..tiles import DOUBLES, pip_total, tile
 
 FAMILY = "classic"
@@ -40,7 +43,7 @@ def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
     )
 
 
-def opening_leader(deal) -> tuple[int, int]:
+def opening_leader(deal: Deal) -> tuple[int, int]:
     """The highest double but 0-0 leads with it; with none, the heaviest tile (6-3 before 5-4)."""
     lead = first_held(deal.hands, OPENING_ORDER)
     if lead is None:
@@ -48,7 +51,8 @@ def opening_leader(deal) -> tuple[int, int]:
     return lead
 
 
-def winner_leads(rules, reason: str, winner: int | None, last_seat: int, hands) -> int | None:
+def winner_leads(rules: RuleSet, reason: str, winner: int | None, last_seat: int,
+                 hands: Sequence[int]) -> int | None:
     """The round's winner leads (any tile but 0-0); after a tie, as round 1."""
     return winner
 
@@ -58,7 +62,7 @@ def hand_value(hand: int) -> int:
     return LONE_ZERO_ZERO if hand == 1 << ZERO_ZERO else pip_total(hand)
 
 
-def round_points(rules, reason: str, last_seat: int, hands) -> tuple[int | None, int]:
+def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int | None, int]:
     """Domino: the winner scores every other hand. Blocked: the strictly lowest hand scores
     the others' total minus its own (once); a shared lowest is a tie."""
     values = [hand_value(h) for h in hands]

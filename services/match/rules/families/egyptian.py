@@ -10,6 +10,7 @@ from ..errors import BadOptions, shown
 from ..leading import egyptian_next_leader, highest_double_or_tile
 from ..rulesets import EGYPTIAN_VARIANTS, TARGETS, RuleSet
 from ..scoring import egyptian_round_points, highest_past_target
+from ..state import Deal
 
 # variant -> (seats, tiles each, boneyard, default target)
 SHAPES = {"draw-2": (2, 7, True, 71), "block-3": (3, 9, False, 101), "block-4": (4, 7, False, 101)}
@@ -40,5 +41,5 @@ def rule_set(variant: str, teams: bool | None = None) -> RuleSet:
     )
 
 
-def opening_leader(deal) -> tuple[int, int]:
+def opening_leader(deal: Deal) -> tuple[int, int]:
     return highest_double_or_tile(deal.hands)

@@ -9,7 +9,7 @@ options, which is all of ``tally``; the ranking and the 101 limit use written to
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 from ..errors import BadOptions, shown
 from ..leading import BY_SUM_THEN_HIGH, first_held
@@ -93,12 +93,13 @@ def rule_set(variant: str, seats: int | None = None, teams: bool | None = None,
     )
 
 
-def out_or_fisherman_leads(rules, reason: str, winner: int | None, last_seat: int, hands) -> int:
+def out_or_fisherman_leads(rules: RuleSet, reason: str, winner: int | None, last_seat: int,
+                           hands: Sequence[int]) -> int:
     """The player who went out, or who made the block, leads the next round with any tile."""
     return last_seat
 
 
-def calls_for_redeal(hands) -> bool:
+def calls_for_redeal(hands: Sequence[int]) -> bool:
     """A hand with five or more doubles, or six or more tiles showing one number (a double
     counts once)."""
     c0, c1, c2, c3 = _NUMBER_COUNTS
@@ -126,7 +127,7 @@ def hand_value(rules: RuleSet, hand: int) -> int:
     return rules.options.zero_zero if hand == _ZERO_ZERO else pip_total(hand)
 
 
-def round_scores(rules: RuleSet, last_seat: int, hands) -> list[int]:
+def round_scores(rules: RuleSet, last_seat: int, hands: Sequence[int]) -> list[int]:
     """Each side's round score: its seats' hands, the seat that ended the round writing 0."""
     scores = [0] * rules.sides
     for seat, hand in enumerate(hands):
@@ -135,12 +136,13 @@ def round_scores(rules: RuleSet, last_seat: int, hands) -> list[int]:
     return scores
 
 
-def round_points(rules: RuleSet, reason: str, last_seat: int, hands) -> tuple[int, int]:
+def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int, int]:
     """(the side that ended the round, what the other sides score against themselves)."""
     return rules.side_of(last_seat), sum(round_scores(rules, last_seat, hands))
 
 
-def tally(rules: RuleSet, reason: str, last_seat: int, hands, accounts: Accounts) -> tuple[tuple[int, ...], Accounts]:
+def tally(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int],
+          accounts: Accounts) -> tuple[tuple[int, ...], Accounts]:
     """What each side writes this round, and the accounts after it."""
     opts = rules.options
     scores = round_scores(rules, last_seat, hands)
@@ -174,7 +176,7 @@ def tally(rules: RuleSet, reason: str, last_seat: int, hands, accounts: Accounts
     return tuple(written), Accounts(tuple(remembered), tuple(opened), pot)
 
 
-def match_end(rules: RuleSet, scores, target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+def match_end(rules: RuleSet, scores: Sequence[int], target: int) -> tuple[int | None, bool, tuple[int, ...]]:
     """Once a side has written ``target`` (101) or more, the match is over: the highest
     total is the goat (equal highest: all of them) and the lowest wins (equal: nobody)."""
     top = max(scores)

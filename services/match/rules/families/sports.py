@@ -3,11 +3,14 @@ hand's pips, a leader drawn by chance in round 1 and after a tie, and a per-move
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..errors import BadOptions
 from ..leading import egyptian_next_leader
 from ..moves import legal_moves
 from ..rulesets import RuleSet, check_seats
 from ..scoring import highest_past_target, lowest_side, side_totals
+from ..state import Deal, Round
 from ..turns import take_turn
 
 FAMILY = "sports"
@@ -40,12 +43,12 @@ def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
     )
 
 
-def drawn_leader(deal) -> tuple[int, int]:
+def drawn_leader(deal: Deal) -> tuple[int, int]:
     """Round 1 and the round after a tie: the seat drawn by chance, with any tile."""
     return deal.chance, -1
 
 
-def round_points(rules, reason: str, last_seat: int, hands) -> tuple[int | None, int]:
+def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int | None, int]:
     """The pair that went out (blocked: the pair with strictly fewer pips) scores the pips
     left in all four hands, its own partner's included; equal pairs tie."""
     pairs = side_totals(rules, hands)
@@ -55,7 +58,7 @@ def round_points(rules, reason: str, last_seat: int, hands) -> tuple[int | None,
     return winner, sum(pairs)
 
 
-def move_seconds(rnd) -> int:
+def move_seconds(rnd: Round) -> int:
     """The seat to act's time for its move: 60 s when one of its plays would block the round,
     else 5 s for a single play and 20 s for several (a tile that fits two ends showing the
     same number is one play); 0 when it has no play (it draws or passes at once)."""
@@ -68,5 +71,5 @@ def move_seconds(rnd) -> int:
     return ONE_PLAY_SECONDS if len(distinct) == 1 else SEVERAL_PLAYS_SECONDS
 
 
-def _end_number(rnd, end: int | None) -> int:
+def _end_number(rnd: Round, end: int | None) -> int:
     return -1 if end is None else (rnd.left, rnd.right)[end]

@@ -1,0 +1,51 @@
+"""Typed errors of the match service's aggregate and use cases. Only the gRPC adapter maps
+them to status codes (docs/design.md, "Errors"); their messages are safe to show the caller.
+
+The rules engine keeps its own errors (services/match/rules/errors.py: a ``RulesError`` is an
+action the rules refuse, FAILED_PRECONDITION; a ``MalformedTile`` is bad input), because the
+engine imports nothing outside itself.
+"""
+
+from __future__ import annotations
+
+
+class MatchError(Exception):
+    """Base of every refusal here; a refused command has changed nothing."""
+
+
+# ---- INVALID_ARGUMENT: the request itself is wrong ---------------------------------------
+
+class InvalidRequest(MatchError, ValueError):
+    """A malformed request (a missing field, a value out of range)."""
+
+
+class RequestIdReused(InvalidRequest):
+    """A request id already used for a different command."""
+
+
+# ---- NOT_FOUND -----------------------------------------------------------------------------
+
+class UnknownMatch(MatchError):
+    pass
+
+
+# ---- PERMISSION_DENIED ---------------------------------------------------------------------
+
+class NotSeated(MatchError):
+    """The caller has no seat at this match."""
+
+
+class Forbidden(MatchError):
+    """The caller's role may not do this."""
+
+
+# ---- FAILED_PRECONDITION -------------------------------------------------------------------
+
+class StaleTimeout(MatchError):
+    """A timeout for a turn that is no longer the current one, or not yet due."""
+
+
+# ---- ABORTED -------------------------------------------------------------------------------
+
+class ConcurrencyConflict(MatchError):
+    """Lost the race for a match more times than it is worth retrying."""

@@ -1,0 +1,103 @@
+"""The store as the match use cases see it: load a match, append what it did.
+
+Two implementations, chosen by where the events live:
+
+- ``EmbeddedStore`` (SQLite, memory) answers in well under a millisecond, so it answers
+  right on the event loop: a worker thread's hand-off would cost more than the call.
+- ``NetworkStore`` (PostgreSQL) waits on a network: reads run in worker threads so their
+  waits overlap, and appends go through the recorder's grouped asynchronous append
+  (services/common/postgres_store.py), which needs no thread at all.
+
+Both keep the library's aggregate cache current after an append: the library refreshes it
+only without fast-forward, and fast-forward (which keeps several replicas honest) would
+otherwise re-read and re-apply a command's own events on the next load.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from typing import Any, Callable, Protocol, Sequence, TypeVar, cast
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.domain import DomainEventProtocol
+
+from .domainmodel import Match
+from .errors import UnknownMatch
+
+T = TypeVar("T")
+
+
+class MatchStore(Protocol):
+    def cached(self, match_id: UUID) -> Match | None:
+        """This replica's last copy of the match (maybe behind the store), without I/O."""
+
+    async def load(self, match_id: UUID) -> Match:
+        """The match as stored now; UnknownMatch if there is none."""
+
+    async def append(self, match: Match) -> None:
+        """Store the match's new events at once, or raise RecordConflictError (another
+        writer stored those versions first) and store nothing."""
+
+    async def read(self, call: Callable[..., T], *args: Any) -> T:
+        """Any other read of the store (a query), run where this store's reads belong."""
+
+
+class EmbeddedStore:
+    def __init__(self, app: Application[UUID]) -> None:
+        self._app = app
+
+    def cached(self, match_id: UUID) -> Match | None:
+        cache = self._app.repository.cache
+        if cache is None:
+            return None
+        try:
+            return cast(Match, copy.deepcopy(cache.get(match_id)))
+        except KeyError:
+            return None
+
+    def get(self, match_id: UUID, version: int | None = None) -> Match:
+        try:
+            return cast(Match, self._app.repository.get(match_id, version=version))
+        except AggregateNotFoundError:
+            raise UnknownMatch(f"no match {match_id}" + ("" if version is None else f" at version {version}")) \
+                from None
+
+    async def load(self, match_id: UUID) -> Match:
+        return self.get(match_id)
+
+    async def append(self, match: Match) -> None:
+        self._put(match.collect_events())
+        self._remember(match)
+
+    async def read(self, call: Callable[..., T], *args: Any) -> T:
+        return call(*args)
+
+    def _put(self, events: Sequence[DomainEventProtocol[UUID]]) -> None:
+        self._app.events.put(events)
+
+    def _remember(self, match: Match) -> None:
+        if self._app.repository.cache is not None:
+            self._app.repository.cache.put(match.id, copy.deepcopy(match))
+
+
+class NetworkStore(EmbeddedStore):
+    def __init__(self, app: Application[UUID]) -> None:
+        super().__init__(app)
+        self._append_async = app.recorder.append_async  # type: ignore[attr-defined]
+
+    async def load(self, match_id: UUID) -> Match:
+        return await asyncio.to_thread(self.get, match_id)
+
+    async def append(self, match: Match) -> None:
+        await self._append_async([self._app.mapper.to_stored_event(e) for e in match.collect_events()])
+        self._remember(match)
+
+    async def read(self, call: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(call, *args)
+
+
+def store_of(app: Application[UUID]) -> EmbeddedStore:
+    """The store for the application's recorder: a network one when it appends asynchronously."""
+    return NetworkStore(app) if hasattr(app.recorder, "append_async") else EmbeddedStore(app)
