@@ -11,7 +11,8 @@ For each overlay:
    kustomize built in);
 2. validate every resource against the Kubernetes JSON schemas bundled in the
    `kubernetes-validate` wheel, strictly (an unknown field is an error), for the oldest
-   Kubernetes version we support and the newest one the wheel knows;
+   Kubernetes version we support and the newest one the wheel knows; the wheel has no
+   Gateway API schemas, so Gateway and GRPCRoute are checked here (step 6), field by field;
 3. check this project's own invariants (see `check_invariants`): probes, resources and
    the one image on every Deployment, gRPC probes on the gRPC services, a single relay
    replaced with Recreate, NATS with 3 JetStream nodes on volumes (its nats.conf checked
@@ -25,7 +26,16 @@ For each overlay:
    connects as its own user with only its own password, and only Job nats-setup (`domino
    nats setup`) holds the admin's;
 5. NetworkPolicies: ingress is denied by default, and exactly the pods of `INGRESS` reach
-   each port (computed from the policies' selectors, as a network plugin would).
+   each port (computed from the policies' selectors, as a network plugin would);
+6. the public edge (components/public-edge; production must have it): a Gateway
+   (gateway.networking.k8s.io/v1) whose listeners are HTTPS on 443 for a host name, with a
+   certificate from a Secret the overlay defines or ops create, admitting only this
+   namespace's GRPCRoutes; GRPCRoutes whose parentRefs name that Gateway and its listener,
+   whose host names are the listener's, and which route exactly each public gRPC service
+   (the protos' full names) to its own Service's gRPC port and nothing else; NetworkPolicies
+   that let the gateway's proxies reach those pods wherever the controller runs them
+   (`GATEWAY_SOURCES`); no server reflection in production, and no server-side TLS in the
+   pods (the Gateway terminates TLS; the kubelet's gRPC probes speak plaintext).
 
 Nothing here touches the network or a cluster. Exit status: 0 when every overlay passes,
 1 when any check fails (each failure is printed as `overlay: Kind/name: what is wrong`),
@@ -80,6 +90,8 @@ MIN_GRACE_SECONDS = 30
 #: create them (deploy/README.md). name -> keys read.
 EXTERNAL_SECRETS = {"domino-postgres": {"password"}, "domino-service-token-key": {"service.key"},
                     "domino-bot-token-key": {"bot.key"},
+                    # the public host's certificate (kubernetes.io/tls): ops or cert-manager make it
+                    "domino-public-tls": {"tls.crt", "tls.key"},
                     "domino-nats": {"admin-password", "relay-password", "matchmaking-password", "bots-password",
                                     "cluster-password"}}
 #: ConfigMaps ops create in production (public, but per installation).
@@ -121,6 +133,59 @@ INGRESS: dict[str, dict[str, Any]] = {
     "nats": {"client": {"relay", "matchmaking", "bots", SETUP_JOB}, "cluster": {"nats"}, "monitor": SCRAPERS},
     "postgres": {"postgres": {"match", "relay", "matchmaking"}},
 }
+
+
+#: The public edge (components/public-edge): Gateway API v1, which kubernetes-validate has
+#: no schemas for. Every public gRPC service (by its full name in proto/) goes to its own
+#: Service's gRPC port; nothing else is routed (health, reflection). The certificate is
+#: PUBLIC_TLS_SECRET; the listeners are HTTPS on PUBLIC_PORT.
+GATEWAY_API_GROUP = "gateway.networking.k8s.io"
+GATEWAY_API_VERSION = f"{GATEWAY_API_GROUP}/v1"
+GATEWAY_KINDS = ("Gateway", "GRPCRoute")
+PUBLIC_PROTOS = {"match": ("domino.match.v1.match_service_pb2", "MatchService"),
+                 "matchmaking": ("domino.matchmaking.v1.matchmaking_service_pb2", "MatchmakingService")}
+PUBLIC_TLS_SECRET = "domino-public-tls"
+PUBLIC_PORT = 443
+#: What components/public-edge leaves for the overlay's `public-edge` values to replace.
+UNSET_MARK = "SET-BY-THE-OVERLAY"
+#: Service port appProtocols that tell a gateway to speak HTTP/2 (h2c) to the pods.
+H2C_APP_PROTOCOLS = ("grpc", "kubernetes.io/h2c")
+#: The Gateway API fields the edge may use (the v1 standard channel), nested as in the
+#: resource: a dict lists an object's fields, a one-element list a list of such objects,
+#: SCALAR a plain value, OPEN anything (fields this validator does not look into).
+SCALAR, OPEN = "scalar", "open"
+_PARENT_REF = {"group": SCALAR, "kind": SCALAR, "namespace": SCALAR, "name": SCALAR, "sectionName": SCALAR,
+               "port": SCALAR}
+_BACKEND_REF = {"group": SCALAR, "kind": SCALAR, "namespace": SCALAR, "name": SCALAR, "port": SCALAR,
+                "weight": SCALAR, "filters": OPEN}
+GATEWAY_API_FIELDS: dict[str, Any] = {
+    "Gateway": {"gatewayClassName": SCALAR, "addresses": OPEN, "infrastructure": OPEN, "listeners": [{
+        "name": SCALAR, "hostname": SCALAR, "port": SCALAR, "protocol": SCALAR,
+        "tls": {"mode": SCALAR, "certificateRefs": [{"group": SCALAR, "kind": SCALAR, "name": SCALAR,
+                                                     "namespace": SCALAR}],
+                "options": OPEN, "frontendValidation": OPEN},
+        "allowedRoutes": {"namespaces": {"from": SCALAR, "selector": OPEN},
+                          "kinds": [{"group": SCALAR, "kind": SCALAR}]}}]},
+    "GRPCRoute": {"parentRefs": [_PARENT_REF], "hostnames": [SCALAR], "rules": [{
+        "name": SCALAR, "matches": [{"method": {"type": SCALAR, "service": SCALAR, "method": SCALAR},
+                                     "headers": OPEN}],
+        "filters": OPEN, "backendRefs": [_BACKEND_REF], "sessionPersistence": OPEN}]},
+}
+HOSTNAME = re.compile(r"^(\*\.)?([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+#: Where a gateway's proxies connect from, depending on the controller (an assumption the
+#: NetworkPolicies must hold for all): pods in the Gateway's own namespace (Istio, Kong),
+#: pods in the controller's namespace (Envoy Gateway, NGINX Gateway Fabric, Traefik), or a
+#: cloud load balancer sending straight to pod IPs (GKE, AWS in IP mode). (name, namespace
+#: labels or None outside the cluster or the overlay's own namespace with NAMESPACE, pod
+#: labels, address)
+NAMESPACE = "the overlay's namespace"
+GATEWAY_SOURCES = [
+    ("the gateway's proxies in its own namespace", NAMESPACE,
+     {"gateway.networking.k8s.io/gateway-name": "domino"}, "10.244.7.1"),
+    ("the gateway's proxies in their controller's namespace", {"kubernetes.io/metadata.name": "gateway-system"},
+     {"app.kubernetes.io/name": "gateway-proxy"}, "10.244.8.1"),
+    ("a cloud load balancer sending to pod IPs", None, None, "35.191.0.1"),
+]
 
 
 class ToolMissing(RuntimeError):
@@ -202,6 +267,8 @@ def schema_errors(resources: Iterable[dict[str, Any]], versions: Sequence[str]) 
     errors = []
     for version in versions:
         for res in resources:
+            if str(res.get("apiVersion", "")).startswith(GATEWAY_API_GROUP + "/"):
+                continue  # no schemas in the wheel: gateway_problems checks them field by field
             try:
                 kubernetes_validate.validate(res, version, strict=True)
             except kubernetes_validate.ValidationError as exc:
@@ -583,10 +650,13 @@ def matches_labels(selector: dict[str, Any], labels: dict[str, str]) -> bool:
 
 
 def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str, Any]],
-                            namespace: dict[str, str]) -> list[str]:
+                            namespace: dict[str, str],
+                            gateway_backends: Sequence[tuple[str, dict[str, Any], str, int]] = ()) -> list[str]:
     """Who can open a connection to each port of each pod, computed from the NetworkPolicies
     (ingress) as a network plugin would, against INGRESS; ``namespace``: the labels of the
-    overlay's namespace. One message per port that is open to too many or closed to some."""
+    overlay's namespace. One message per port that is open to too many or closed to some.
+    ``gateway_backends``: (route, workload, port name, port number) that the gateway's
+    proxies must reach from wherever they run (GATEWAY_SOURCES)."""
     problems = []
 
     def app(res: dict[str, Any]) -> str:
@@ -643,9 +713,19 @@ def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[
             and (not rule.get("from") or any(peer_allows(peer, source) for peer in rule["from"]))
             for rule in rules)
 
+    def isolating_of(wl: dict[str, Any]) -> list[dict[str, Any]]:
+        return [p for p in policies if "Ingress" in types(p)
+                and matches_labels(p.get("spec", {}).get("podSelector") or {}, pod_labels(wl))]
+
+    for where, wl, name, number in gateway_backends:
+        for gw_name, gw_namespace, gw_labels, gw_address in GATEWAY_SOURCES:
+            source = (gw_name, namespace if gw_namespace == NAMESPACE else gw_namespace, gw_labels, gw_address)
+            if not reaches(source, isolating_of(wl), name, number):
+                problems.append(f"{where}: {ref(wl)} port {name or number} ({number}) is closed to {gw_name} "
+                                "(NetworkPolicy): the gateway cannot reach it")
+
     for wl in pod_workloads:
-        isolating = [p for p in policies if "Ingress" in types(p)
-                     and matches_labels(p.get("spec", {}).get("podSelector") or {}, pod_labels(wl))]
+        isolating = isolating_of(wl)
         for c in containers(wl, init=False):
             for port in c.get("ports", []):
                 if port.get("protocol", "TCP") != "TCP":
@@ -665,6 +745,248 @@ def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[
                 if wanted - allowed:
                     problems.append(f"{where} is closed to {', '.join(sorted(wanted - allowed))} (NetworkPolicy)")
     return problems
+
+
+def shape_problems(value: Any, shape: Any, path: str) -> list[str]:
+    """Fields of ``value`` that ``shape`` (GATEWAY_API_FIELDS) does not have, and values of
+    the wrong form: what a strict schema would say."""
+    if shape == OPEN:
+        return []
+    if shape == SCALAR:
+        return [f"{path}: must be a single value"] if isinstance(value, (dict, list)) else []
+    if isinstance(shape, list):
+        if not isinstance(value, list):
+            return [f"{path}: must be a list"]
+        return [problem for i, item in enumerate(value) for problem in shape_problems(item, shape[0], f"{path}[{i}]")]
+    if not isinstance(value, dict):
+        return [f"{path}: must be an object"]
+    problems = []
+    for key, item in value.items():
+        if key in shape:
+            problems += shape_problems(item, shape[key], f"{path}.{key}")
+        else:
+            problems.append(f"{path}.{key}: unknown field (Gateway API {GATEWAY_API_VERSION})")
+    return problems
+
+
+def public_services() -> dict[str, str]:
+    """The full name of each public gRPC service (proto/) -> the Service that serves it."""
+    return {repo_module(module).DESCRIPTOR.services_by_name[service].full_name: name
+            for name, (module, service) in PUBLIC_PROTOS.items()}
+
+
+def hosts_intersect(a: str, b: str) -> bool:
+    """Whether two Gateway API host names (either may be a `*.` wildcard) share a host."""
+    if a == b:
+        return True
+    return any(w.startswith("*.") and h.endswith(w[1:]) and not h.startswith("*.") for w, h in ((a, b), (b, a)))
+
+
+def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[str, dict[str, Any]]],
+                     namespace: str, overlay: str) -> tuple[list[str], list[tuple[str, dict[str, Any], str, int]]]:
+    """The public edge: Gateways and GRPCRoutes, checked field by field (no schemas exist in
+    kubernetes-validate) and against what they name. Returns the problems, and the pods'
+    ports the gateway must reach (for network_policy_problems): (route, workload, port name,
+    port number)."""
+    errors: list[str] = []
+    backends: list[tuple[str, dict[str, Any], str, int]] = []
+
+    def err(res_or_ref: dict[str, Any] | str, message: str) -> None:
+        errors.append(f"{res_or_ref if isinstance(res_or_ref, str) else ref(res_or_ref)}: {message}")
+
+    gateways = by_kind.get("Gateway", {})
+    routes = by_kind.get("GRPCRoute", {})
+    services = by_kind.get("Service", {})
+    secrets = by_kind.get("Secret", {})
+    workloads = [*by_kind.get("Deployment", {}).values(), *by_kind.get("StatefulSet", {}).values()]
+
+    for res in resources:
+        api, kind = str(res.get("apiVersion", "")), res.get("kind")
+        if not (api.startswith(GATEWAY_API_GROUP + "/") or kind in GATEWAY_KINDS):
+            continue
+        if kind not in GATEWAY_KINDS:
+            err(res, f"this validator checks only {', '.join(GATEWAY_KINDS)} of the Gateway API: extend "
+                     "scripts/validate_k8s.py")
+            continue
+        if api != GATEWAY_API_VERSION:
+            err(res, f"apiVersion {api!r} must be {GATEWAY_API_VERSION}")
+        for key in res:
+            if key not in ("apiVersion", "kind", "metadata", "spec"):
+                err(res, f"{key}: unknown field")
+        errors.extend(f"{ref(res)}: {problem}" for problem in shape_problems(res.get("spec"), GATEWAY_API_FIELDS[kind],
+                                                                              "spec"))
+        if UNSET_MARK in yaml.safe_dump(res):
+            err(res, "the host name and the GatewayClass come from the overlay's `public-edge` values "
+                     "(components/public-edge/kustomization.yaml): a value is still unset")
+        if res.get("metadata", {}).get("namespace", namespace) != namespace:
+            err(res, f"must be in the overlay's namespace {namespace!r}")
+
+    # ---- Gateways: HTTPS on 443 for a host name, a certificate from a Secret, our routes only
+    listeners: dict[str, dict[str, dict[str, Any]]] = {}
+    for gw in gateways.values():
+        spec = gw.get("spec") or {}
+        if not spec.get("gatewayClassName"):
+            err(gw, "needs a gatewayClassName (the controller's GatewayClass)")
+        items = [lst for lst in spec.get("listeners") or [] if isinstance(lst, dict)]
+        listeners[gw["metadata"]["name"]] = {str(lst.get("name")): lst for lst in items}
+        if not items:
+            err(gw, "has no listeners")
+        for lst in items:
+            where = f"listener {lst.get('name')!r}"
+            if lst.get("protocol") != "HTTPS" or lst.get("port") != PUBLIC_PORT:
+                err(gw, f"{where} must be HTTPS on port {PUBLIC_PORT} (found {lst.get('protocol')} {lst.get('port')}): "
+                        "phones reach the APIs over TLS only")
+            host = lst.get("hostname")
+            if not host:
+                err(gw, f"{where} needs a hostname: the public host, set in the overlay")
+            elif not HOSTNAME.match(str(host)):
+                err(gw, f"{where}: hostname {host!r} is not a DNS name")
+            tls = lst.get("tls") or {}
+            if tls.get("mode", "Terminate") != "Terminate":
+                err(gw, f"{where} must terminate TLS (tls.mode Terminate): the routes match gRPC services")
+            refs = tls.get("certificateRefs") or []
+            if not refs:
+                err(gw, f"{where} needs tls.certificateRefs: Secret {PUBLIC_TLS_SECRET}")
+            for cert in refs:
+                name = cert.get("name", "")
+                if cert.get("group", "") != "" or cert.get("kind", "Secret") != "Secret":
+                    err(gw, f"{where}: certificateRef {name!r} must be a Secret (group \"\", kind Secret)")
+                    continue
+                if cert.get("namespace", namespace) != namespace:
+                    err(gw, f"{where}: certificateRef {name!r} must be a Secret of the namespace {namespace!r}")
+                defined = secrets.get(name)
+                keys = (set((defined.get("data") or {})) | set((defined.get("stringData") or {}))) if defined \
+                    else EXTERNAL_SECRETS.get(name)
+                if not keys or not {"tls.crt", "tls.key"} <= keys:
+                    err(gw, f"{where}: certificate Secret {name} (tls.crt, tls.key) is neither defined nor one ops "
+                            "create (EXTERNAL_SECRETS, deploy/README.md)")
+            allowed = lst.get("allowedRoutes") or {}
+            if (allowed.get("namespaces") or {}).get("from", "Same") != "Same":
+                err(gw, f"{where} must admit only this namespace's routes (allowedRoutes.namespaces.from: Same)")
+            kinds = {(k.get("group", GATEWAY_API_GROUP), k.get("kind")) for k in allowed.get("kinds") or []}
+            if kinds - {(GATEWAY_API_GROUP, "GRPCRoute")}:
+                err(gw, f"{where} must admit GRPCRoutes only (allowedRoutes.kinds: {sorted(k for _, k in kinds)})")
+
+    # ---- GRPCRoutes: on that Gateway, for its host, each public service to its own Service
+    public = public_services()
+    routed: dict[str, set[tuple[str, Any]]] = {}
+    used: set[str] = set()
+    for route in routes.values():
+        spec = route.get("spec") or {}
+        parent_hosts: list[str] = []
+        parents = spec.get("parentRefs") or []
+        if not parents:
+            err(route, "has no parentRefs: it is attached to no Gateway")
+        for parent in parents:
+            name = parent.get("name", "")
+            if (parent.get("group", GATEWAY_API_GROUP), parent.get("kind", "Gateway")) != (GATEWAY_API_GROUP,
+                                                                                           "Gateway"):
+                err(route, f"parentRef {name!r} must be a Gateway ({GATEWAY_API_GROUP})")
+                continue
+            if parent.get("namespace", namespace) != namespace or name not in gateways:
+                err(route, f"parentRef names Gateway/{name}, which the overlay does not have")
+                continue
+            used.add(name)
+            chosen = listeners.get(name, {})
+            if "sectionName" in parent:
+                if parent["sectionName"] not in chosen:
+                    err(route, f"parentRef sectionName {parent['sectionName']!r} is not a listener of Gateway/{name} "
+                               f"({', '.join(sorted(chosen))})")
+                chosen = {k: v for k, v in chosen.items() if k == parent["sectionName"]}
+            if "port" in parent and parent["port"] not in [lst.get("port") for lst in chosen.values()]:
+                err(route, f"parentRef port {parent['port']} is no listener's port of Gateway/{name}")
+            parent_hosts += [str(lst["hostname"]) for lst in chosen.values() if lst.get("hostname")]
+        hostnames = spec.get("hostnames") or []
+        if not hostnames:
+            err(route, "needs hostnames: the public host, set in the overlay")
+        for host in hostnames:
+            if not HOSTNAME.match(str(host)):
+                err(route, f"hostname {host!r} is not a DNS name")
+            elif parent_hosts and not any(hosts_intersect(str(host), h) for h in parent_hosts):
+                err(route, f"hostname {host!r} is not its listener's ({', '.join(parent_hosts)}): the route would "
+                           "not attach")
+        rules = spec.get("rules") or []
+        if not rules:
+            err(route, "has no rules")
+        for i, rule in enumerate(rules):
+            where = f"rule {i}"
+            matched: list[str] = []
+            for match in rule.get("matches") or [{}]:
+                method = match.get("method") or {}
+                if not method.get("service"):
+                    err(route, f"{where} matches no gRPC service by name: it would route every call (health, "
+                               "reflection, anything) to its backend")
+                    continue
+                if method.get("type", "Exact") != "Exact":
+                    err(route, f"{where} must match the service by its exact name (type Exact)")
+                if method.get("method"):
+                    err(route, f"{where} routes only {method['service']}/{method['method']}: route whole services")
+                matched.append(method["service"])
+            refs = rule.get("backendRefs") or []
+            if not refs:
+                err(route, f"{where} has no backendRefs")
+            for backend in refs:
+                name, port = backend.get("name", ""), backend.get("port")
+                if (backend.get("group", ""), backend.get("kind", "Service")) != ("", "Service") \
+                        or backend.get("namespace", namespace) != namespace:
+                    err(route, f"{where}: backendRef {name!r} must be a Service of the namespace")
+                    continue
+                svc = services.get(name)
+                if svc is None:
+                    err(route, f"{where}: backendRef names Service/{name}, which does not exist")
+                    continue
+                svc_port = next((sp for sp in svc["spec"].get("ports", []) if sp.get("port") == port), None)
+                if svc_port is None:
+                    err(route, f"{where}: backendRef port {port!r} is not a port of Service/{name}")
+                    continue
+                if svc_port.get("name") != "grpc":
+                    err(route, f"{where}: backendRef port {port} of Service/{name} is not its gRPC port (`grpc`)")
+                    continue
+                if svc_port.get("appProtocol") not in H2C_APP_PROTOCOLS:
+                    err(svc, f"port grpc needs appProtocol {' or '.join(H2C_APP_PROTOCOLS)}: the gateway then speaks "
+                             "HTTP/2 to the pods")
+                for service in matched:
+                    routed.setdefault(service, set()).add((name, port))
+                target = svc_port.get("targetPort", port)
+                for wl in workloads:
+                    if not selects({"matchLabels": svc["spec"].get("selector") or {}}, pod_labels(wl)):
+                        continue
+                    for c in containers(wl, init=False):
+                        for cp in c.get("ports", []):
+                            if target in (cp.get("name"), cp["containerPort"]):
+                                backends.append((f"{ref(route)} -> Service/{name}", wl, cp.get("name", ""),
+                                                 cp["containerPort"]))
+
+    for gw in gateways.values():
+        if gw["metadata"]["name"] not in used:
+            err(gw, "no GRPCRoute is attached to it")
+    if gateways or routes:
+        for service, backend in public.items():
+            wanted = {(backend, GRPC_SERVICES[backend])}
+            found = routed.get(service, set())
+            if found != wanted:
+                err("GRPCRoute", f"{service} must go to Service/{backend} port {GRPC_SERVICES[backend]} only "
+                                 f"(found {', '.join(f'{n}:{p}' for n, p in sorted(found, key=str)) or 'no route'})")
+        for service in sorted(set(routed) - set(public)):
+            err("GRPCRoute", f"routes {service}, which is not a public service ({', '.join(sorted(public))})")
+    if overlay in PRODUCTION_OVERLAYS:
+        if not gateways:
+            err("Gateway", "missing: production serves phones through the public host (components/public-edge)")
+        if not routes:
+            err("GRPCRoute", "missing: production routes the public gRPC services (components/public-edge)")
+    return errors, backends
+
+
+def reflection_on(value: str | None) -> bool:
+    """DOMINO_GRPC_REFLECTION as the services read it (unset: on)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    if value is None:
+        return True
+    try:
+        return TypeAdapter(bool).validate_python(value)
+    except ValidationError:
+        return True  # settings_problems says what is wrong with it
 
 
 def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]:
@@ -809,6 +1131,13 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
             target = values.get("DOMINO_MATCH_ADDRESS", "") if name != "match" else ""
             if name in CALL_MATCH and not _service_address(target, services):
                 err(dep, f"DOMINO_MATCH_ADDRESS {target!r} must be host:port of a Service of the overlay")
+            for var in ("DOMINO_TLS_CERT_FILE", "DOMINO_TLS_KEY_FILE"):
+                if values.get(var) or "valueFrom" in env.get(var, {}):
+                    err(dep, f"{var}: the pods speak plaintext gRPC; the Gateway terminates TLS (and the "
+                             "kubelet's gRPC probes cannot speak TLS)")
+            if name in GRPC_SERVICES and overlay in PRODUCTION_OVERLAYS \
+                    and reflection_on(values.get("DOMINO_GRPC_REFLECTION")):
+                err(dep, "serves gRPC reflection: production sets DOMINO_GRPC_REFLECTION=false")
             if name in GRPC_SERVICES:
                 listen = env.get(f"DOMINO_{name.upper()}_ADDRESS", {}).get("value", "")
                 if listen != f"0.0.0.0:{GRPC_SERVICES[name]}":
@@ -1011,9 +1340,11 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
     namespace_res = by_kind.get("Namespace", {}).get(namespace_name, {})
     namespace_labels = {"kubernetes.io/metadata.name": namespace_name,
                         **(namespace_res.get("metadata", {}).get("labels") or {})}
+    edge_errors, gateway_backends = gateway_problems(resources, by_kind, namespace_name, overlay)
+    errors += edge_errors
     errors += network_policy_problems(
         [p for p in policies if p["metadata"].get("namespace", namespace_name) == namespace_name],
-        list(pod_workloads.values()), namespace_labels)
+        list(pod_workloads.values()), namespace_labels, gateway_backends)
 
     # ---- PostgreSQL: in the overlay, or external by configuration
     pg_host = config.get("POSTGRES_HOST", "")
@@ -1115,8 +1446,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             for e in errors:
                 print(f"  {overlay}: {e}")
         else:
+            edge = any(str(r.get("apiVersion", "")).startswith(GATEWAY_API_GROUP + "/") for r in resources)
             print(f"{overlay}: ok: {len(resources)} resources ({summary}); "
-                  f"strict schemas of Kubernetes {', '.join(versions)}; invariants hold")
+                  f"strict schemas of Kubernetes {', '.join(versions)}"
+                  f"{'; Gateway API field by field' if edge else ''}; invariants hold")
         for warning in serve_command_warnings(resources):
             print(f"  {overlay}: WARN {warning}")
     return 1 if failed else 0

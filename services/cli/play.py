@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 
 from services.cli.up import command_path
-from services.client.api import ApiError, MatchApi, MatchmakingApi, subject_of
+from services.client.api import ApiError, MatchApi, MatchmakingApi, channel_credentials, subject_of
 from services.client.app import App, Choices, InputClosed, explain
 from services.client.game import ClientError, GameOptions
 from services.client.inbox import Inbox
@@ -31,15 +31,28 @@ def _default_player() -> str:
 
 
 ROUND_PAUSE = 8.0  # seconds a round's end stays on screen, unless Enter is pressed first
+PUBLIC_PORT = 443  # the Gateway's HTTPS listener (deploy/k8s/components/public-edge)
 
 
-def check_reachable(apis) -> None:
+def check_reachable(apis, tls: bool = False) -> None:
     """Before any question: each service answers a quick call, or the player is told how
-    to start the system (click.ClickException)."""
+    to start the system, or (TLS) what to check (click.ClickException)."""
     down = [f"{name} at {api.address}" for name, api in apis if not api.reachable()]
     if down:
+        if tls:
+            raise click.ClickException(f"cannot reach {' or '.join(down)} over TLS. Check the address, and give "
+                                       "--ca with the certificate that signed the server's, unless a public "
+                                       "authority did.")
         raise click.ClickException(f"cannot reach {' or '.join(down)}. Is the system running? Start it with: "
                                    f"{command_path()} up")
+
+
+def public_address(server: str) -> str:
+    """HOST or HOST:PORT of the public host; the port defaults to the Gateway's 443."""
+    _, colon, port = server.rpartition(":")
+    if colon and port.isdigit():
+        return server
+    return f"{server}:{PUBLIC_PORT}"
 
 
 def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool) -> Setup:
@@ -72,6 +85,15 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 @click.option("--token", envvar="DOMINO_TOKEN", default=None, help="A bearer token to use instead (its subject is you).")
 @click.option("--match-address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS).")
 @click.option("--matchmaking-address", default=None, help="Matchmaking (default: DOMINO_MATCHMAKING_ADDRESS).")
+@click.option("--server", default=None, metavar="HOST[:PORT]",
+              help=f"The public host, which serves both APIs (deploy/README.md); port {PUBLIC_PORT} unless given. "
+                   "Implies --tls.")
+@click.option("--tls", is_flag=True,
+              help="Connect with TLS, checking the server's certificate against the public authorities (or --ca). "
+                   "Without it: plaintext, as the local system (`domino up`) speaks.")
+@click.option("--ca", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None, metavar="PATH",
+              help="PEM file of the certificate(s) to trust for the server's (a private or self-signed one). "
+                   "Implies --tls.")
 @click.option("--var", "var_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where your last match id is kept (default: DOMINO_VAR_DIR or ./var).")
 @click.option("--practice", "mode", flag_value="practice", help="Practise against bots at once.")
@@ -108,9 +130,9 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
                    f"(default {ROUND_PAUSE:g}; 0 with --auto; 0 skips it).")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-redraw", is_flag=True, help="Print screens one after another instead of redrawing in place.")
-def play(player, token, match_address, matchmaking_address, var_dir, mode, code, resume, rules, variant, seats, teams,
-         target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full, auto, delay, round_pause,
-         no_color, no_redraw) -> None:
+def play(player, token, match_address, matchmaking_address, server, tls, ca, var_dir, mode, code, resume, rules,
+         variant, seats, teams, target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full, auto,
+         delay, round_pause, no_color, no_redraw) -> None:
     """Play dominoes in the terminal: practice against bots, public tables, private rooms.
 
     With no mode it shows a menu (and offers to resume your unfinished match). Start the
@@ -126,6 +148,8 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
       domino play --join K7M2PQ4X
       domino play --resume last
       domino play --practice --variant draw-2 --bots greedy --auto   (watch it play itself)
+      domino play --server play.example.com --token "$TOKEN"   (the public host, over TLS)
+      domino play --server play.example.com --ca dev-ca.pem --token "$TOKEN"   (a self-signed one)
     """
     settings = Settings()
     modes = [m for m in (mode, code and "join", resume and "resume") if m]
@@ -133,6 +157,13 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
         raise click.UsageError("choose one of --practice, --table, --create, --join and --resume")
     if (fill_bots or start_when_full) and mode != "create":
         raise click.UsageError("--fill-bots and --start-when-full go with --create")
+    if server and (match_address or matchmaking_address):
+        raise click.UsageError("--server names both services' address: leave out --match-address and "
+                               "--matchmaking-address")
+    if server:
+        match_address = matchmaking_address = public_address(server)
+    tls = tls or bool(ca) or bool(server)
+    credentials = channel_credentials(ca) if tls else None
     choices = _choices(rules, variant, int(seats) if seats else None, teams, target, goat_options, scripted=bool(mode))
     if token:
         player = subject_of(token)
@@ -151,11 +182,11 @@ def play(player, token, match_address, matchmaking_address, var_dir, mode, code,
     if round_pause is None:
         round_pause = 0.0 if auto else ROUND_PAUSE
 
-    match_api = MatchApi(match_address, token)
-    matchmaking_api = MatchmakingApi(matchmaking_address, token)
+    match_api = MatchApi(match_address, token, credentials=credentials)
+    matchmaking_api = MatchmakingApi(matchmaking_address, token, credentials=credentials)
     try:
         check_reachable([("the match service", match_api)]
-                        + ([] if resume else [("matchmaking", matchmaking_api)]))
+                        + ([] if resume else [("matchmaking", matchmaking_api)]), tls=tls)
     except click.ClickException:
         match_api.close()
         matchmaking_api.close()

@@ -1,12 +1,18 @@
 """The public gRPC API as the client uses it: bearer token on every call, statuses turned
 into ``ApiError`` with the server's own message, commands retried with their request id
-while the server cannot be reached (a retry with the same request_id changes nothing)."""
+while the server cannot be reached (a retry with the same request_id changes nothing).
+
+Channels are plaintext for the local system (`domino up`), or TLS for the public host
+(the Gateway of deploy/k8s, `domino play --tls` / `--ca`); either way they ping the server
+as its policy allows (services/common/grpc_server.py), so an idle connection survives the
+NATs of mobile networks and a dead one is noticed."""
 
 from __future__ import annotations
 
 import time
 import uuid
 from dataclasses import replace
+from pathlib import Path
 from typing import cast
 
 import grpc
@@ -24,16 +30,49 @@ PROBE_TIMEOUT = 1.5  # `domino play` checks the services answer before asking an
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 # A player waits at the screen: after an outage, try the server again every two seconds at
 # most (gRPC's default backoff grows to two minutes).
-CHANNEL_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 250), ("grpc.min_reconnect_backoff_ms", 250),
+BACKOFF_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 250), ("grpc.min_reconnect_backoff_ms", 250),
                    ("grpc.max_reconnect_backoff_ms", 2000)]
+#: Keepalive: a ping a minute, with or without calls open, answered within 20 s or the
+#: connection is dropped and made again. The servers accept a ping every 30 s at most
+#: (DOMINO_GRPC_MIN_PING_INTERVAL_SECONDS, services/common/config.py), also on a connection
+#: with no call; pinging more often would get this client sent away (GOAWAY ENHANCE_YOUR_CALM).
+KEEPALIVE_SECONDS = 60.0
+KEEPALIVE_TIMEOUT_SECONDS = 20.0
+UNREACHABLE_HINT = "is `domino up` running?"
+TLS_UNREACHABLE_HINT = "check the address, and --ca if its certificate is not from a public authority"
+
+
+def keepalive_options(every: float = KEEPALIVE_SECONDS, timeout: float = KEEPALIVE_TIMEOUT_SECONDS) -> list:
+    """The channel arguments of the client's pings."""
+    return [("grpc.keepalive_time_ms", round(every * 1000)), ("grpc.keepalive_timeout_ms", round(timeout * 1000)),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.max_pings_without_data", 0)]  # keep pinging while a watch has no news
+
+
+CHANNEL_OPTIONS = BACKOFF_OPTIONS + keepalive_options()
+
+
+def channel_credentials(ca: str | Path | None = None) -> grpc.ChannelCredentials:
+    """TLS: the server's certificate checked against the PEM certificates in file ``ca``, or
+    against gRPC's built-in public roots when there is none."""
+    return grpc.ssl_channel_credentials(root_certificates=Path(ca).read_bytes() if ca else None)
+
+
+def open_channel(address: str, credentials: grpc.ChannelCredentials | None = None,
+                 options: list = CHANNEL_OPTIONS) -> grpc.Channel:
+    """A plaintext channel, or a TLS one with ``credentials`` (``channel_credentials``)."""
+    if credentials is None:
+        return grpc.insecure_channel(address, options=options)
+    return grpc.secure_channel(address, credentials, options=options)
 
 
 class ApiError(Exception):
-    def __init__(self, code: grpc.StatusCode, message: str, address: str = "") -> None:
+    def __init__(self, code: grpc.StatusCode, message: str, address: str = "", hint: str = UNREACHABLE_HINT) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.address = address
+        self.hint = hint
 
     @property
     def unreachable(self) -> bool:
@@ -41,7 +80,7 @@ class ApiError(Exception):
 
     def __str__(self) -> str:
         if self.code == grpc.StatusCode.UNAVAILABLE:
-            return f"cannot reach {self.address or 'the server'} (is `domino up` running?)"
+            return f"cannot reach {self.address or 'the server'} ({self.hint})"
         return self.message or self.code.name
 
 
@@ -58,10 +97,13 @@ def request_id() -> str:
 
 
 class _Stub:
-    def __init__(self, address: str, token: str, retries: int = 4, retry_pause: float = 0.25) -> None:
+    def __init__(self, address: str, token: str, retries: int = 4, retry_pause: float = 0.25,
+                 credentials: grpc.ChannelCredentials | None = None) -> None:
+        """``credentials``: TLS (``channel_credentials``); None: plaintext, the local system."""
         self.address = address
+        self.tls = credentials is not None
         self.metadata = (("authorization", f"Bearer {token}"),)
-        self.channel = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+        self.channel = open_channel(address, credentials)
         self.retries = retries
         self.retry_pause = retry_pause
 
@@ -72,7 +114,8 @@ class _Stub:
             try:
                 return method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
             except grpc.RpcError as e:
-                error = ApiError(e.code(), e.details() or "", self.address)
+                error = ApiError(e.code(), e.details() or "", self.address,
+                                 TLS_UNREACHABLE_HINT if self.tls else UNREACHABLE_HINT)
                 if not (error.unreachable and attempt + 1 < attempts):
                     raise error from None
                 time.sleep(self.retry_pause * (attempt + 1))

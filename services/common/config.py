@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
@@ -66,6 +66,40 @@ class Settings(BaseSettings):
     command_burst: float = Field(40.0, ge=1, description="... and in a burst")
     streams_per_caller: int = Field(16, ge=1, description="open streams one caller may hold on one process")
     streams_per_process: int = Field(2000, ge=1, description="open streams one process serves at most")
+
+    # The gRPC servers' connections (services/common/grpc_server.py). Phones sit behind NATs
+    # and carrier proxies that forget an idle connection within minutes, so both ends ping;
+    # the client's pings (services/client/api.py keepalive_options, every 60 s) must stay
+    # within grpc_min_ping_interval_seconds, or the server sends it away.
+    grpc_keepalive_seconds: float = Field(
+        60.0, gt=0, description="the server pings each client connection this often, with or without calls, to "
+                                "find dead ones (grpc.keepalive_time_ms)")
+    grpc_keepalive_timeout_seconds: float = Field(
+        20.0, gt=0, description="... and closes it when a ping is not answered this fast (grpc.keepalive_timeout_ms)")
+    grpc_min_ping_interval_seconds: float = Field(
+        30.0, gt=0, description="clients may ping this often at most, with or without calls; a client that pings "
+                                "more often gets GOAWAY ENHANCE_YOUR_CALM "
+                                "(grpc.http2.min_ping_interval_without_data_ms)")
+    grpc_max_connection_age_seconds: float = Field(
+        1800.0, gt=0, description="a connection older than this (+-10%) is asked to go away (GOAWAY): its client "
+                                  "reconnects, so replicas added since get connections too "
+                                  "(grpc.max_connection_age_ms)")
+    grpc_max_connection_age_grace_seconds: float = Field(
+        7200.0, ge=0, description="calls still open on such a connection may go on this long, then are cut with "
+                                  "UNAVAILABLE; a client reopens a watch from the version it had "
+                                  "(grpc.max_connection_age_grace_ms)")
+    grpc_reflection: bool = Field(True, description="serve gRPC server reflection (grpcurl, grpcui): on for local "
+                                                    "use, off in production (deploy/k8s/overlays/prod)")
+    tls_cert_file: str = Field("", description="PEM certificate chain: with tls_key_file the gRPC server speaks TLS "
+                                               "only. For a server reached directly: in Kubernetes the Gateway "
+                                               "terminates TLS (and the kubelet's gRPC probes speak plaintext)")
+    tls_key_file: str = Field("", description="the PEM private key of tls_cert_file")
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> "Settings":
+        if bool(self.tls_cert_file) != bool(self.tls_key_file):
+            raise ValueError("DOMINO_TLS_CERT_FILE and DOMINO_TLS_KEY_FILE go together: set both or neither")
+        return self
 
 
 def persistence_env(settings: Settings) -> dict[str, str]:

@@ -29,12 +29,14 @@ SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].ful
 
 def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: ChangeFeed | None = None,
                   metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0,
-                  limits: tuple[StreamLimits, RateLimit] | None = None):
-    """(server, port): MatchService on the common gRPC server (health, reflection, metrics)."""
+                  limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None):
+    """(server, port): MatchService on the common gRPC server (health, reflection, metrics;
+    ``settings``: its connection policy, reflection and TLS)."""
     streams, rates = limits or (None, None)
     servicer = MatchServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, streams=streams, rates=rates)
     return new_server(address, SERVICE_NAME,
-                      lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server), metrics)
+                      lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server),
+                      metrics, settings)
 
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
@@ -44,13 +46,15 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     active = Gauge("domino_match_active_matches", "Matches started and not yet ended")
     keys = KeyRing.load(settings.keys_dir, accepts=ROLES)  # verifies every kind of token, issues none
     server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits_of(settings),
-                                 watch_poll_seconds=settings.watch_poll_seconds)
+                                 watch_poll_seconds=settings.watch_poll_seconds, settings=settings)
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
     start_http_server(settings.match_metrics_port)
     await server.start()
     await mark_serving(server)
-    log.info("match service listening", extra={"port": port, "metrics_port": settings.match_metrics_port})
+    log.info("match service listening", extra={"port": port, "metrics_port": settings.match_metrics_port,
+                                               "tls": bool(settings.tls_cert_file),
+                                               "reflection": settings.grpc_reflection})
     stopping = stop_on_signals()
     timers = asyncio.create_task(timer.run(stopping, settings.timer_poll_seconds))
     if ready is not None:

@@ -29,14 +29,15 @@ SERVICE_NAME = matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingS
 
 def create_server(address: str, app: MatchmakingApplication, keys: KeyRing, changes: ChangeFeed | None = None,
                   metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0,
-                  limits: tuple[StreamLimits, RateLimit] | None = None):
+                  limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None):
     """(server, port): MatchmakingService on the common gRPC server (health, reflection,
-    metrics). Pass the same ChangeFeed the application reports its changes to, so watchers
-    wake at once."""
+    metrics; ``settings``: its connection policy, reflection and TLS). Pass the same
+    ChangeFeed the application reports its changes to, so watchers wake at once."""
     servicer = MatchmakingServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, limits)
     return new_server(
         address, SERVICE_NAME,
-        lambda server: matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server), metrics)
+        lambda server: matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server), metrics,
+        settings)
 
 
 async def run_timers(app: MatchmakingApplication, stopping: asyncio.Event, poll_seconds: float = 1.0) -> None:
@@ -101,12 +102,14 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                                  table_bot_strength=settings.table_bot_strength, observer=PrometheusObserver(),
                                  on_change=changes.publish)
     server, port = create_server(settings.matchmaking_address, app, keys, changes, limits=limits_of(settings),
-                                 metrics=RpcMetrics("matchmaking"), watch_poll_seconds=settings.watch_poll_seconds)
+                                 metrics=RpcMetrics("matchmaking"), watch_poll_seconds=settings.watch_poll_seconds,
+                                 settings=settings)
     start_http_server(settings.matchmaking_metrics_port)
     await server.start()
     await mark_serving(server)
     log.info("matchmaking listening", extra={"port": port, "metrics_port": settings.matchmaking_metrics_port,
-                                             "match": settings.match_address})
+                                             "match": settings.match_address, "tls": bool(settings.tls_cert_file),
+                                             "reflection": settings.grpc_reflection})
     stopping = stop_on_signals()
     timers = asyncio.create_task(run_timers(app, stopping, settings.matchmaking_poll_seconds))
     ends = asyncio.create_task(follow_match_ends(app, settings, stopping))

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "validate_k8s.py"
@@ -287,6 +288,179 @@ def _break(resources, change):
 def test_validator_catches(rendered, change, message):
     errors = invariant_errors(_break(rendered["dev"], change))
     assert any(message in e for e in errors), errors
+
+
+def listener(resources):
+    return find(resources, "Gateway", "domino")["spec"]["listeners"][0]
+
+
+def route_rule(resources, i=0):
+    return find(resources, "GRPCRoute", "domino")["spec"]["rules"][i]
+
+
+def domino_config(resources):
+    return next(x for x in resources if x["kind"] == "ConfigMap" and x["metadata"]["name"].startswith("domino-config"))
+
+
+def test_prod_has_the_public_edge_and_dev_does_not(rendered):
+    """prod: one host with TLS, each public gRPC service routed to its own Service; dev has
+    no Gateway (kind and minikube lack the Gateway API: deploy/README.md turns it on)."""
+    prod = rendered["prod"]
+    gateway = find(prod, "Gateway", "domino")
+    assert gateway["apiVersion"] == "gateway.networking.k8s.io/v1"
+    assert listener(prod)["hostname"] == "play.example.com" and listener(prod)["port"] == 443
+    assert listener(prod)["tls"]["certificateRefs"] == [{"group": "", "kind": "Secret", "name": "domino-public-tls"}]
+    route = find(prod, "GRPCRoute", "domino")
+    assert route["spec"]["hostnames"] == ["play.example.com"]
+    table = {rule["matches"][0]["method"]["service"]: (rule["backendRefs"][0]["name"], rule["backendRefs"][0]["port"])
+             for rule in route["spec"]["rules"]}
+    assert table == {"domino.match.v1.MatchService": ("match", 50051),
+                     "domino.matchmaking.v1.MatchmakingService": ("matchmaking", 50052)}
+    assert vk.public_services() == {"domino.match.v1.MatchService": "match",
+                                    "domino.matchmaking.v1.MatchmakingService": "matchmaking"}
+    assert not [r for r in prod if r["kind"] == "ConfigMap" and r["metadata"]["name"] == "public-edge"], \
+        "the overlay's public-edge values are local to kustomize, never applied"
+    assert domino_config(prod)["data"]["DOMINO_GRPC_REFLECTION"] == "false"
+    assert not [r for r in rendered["dev"] if r["kind"] in vk.GATEWAY_KINDS]
+    assert "DOMINO_GRPC_REFLECTION" not in domino_config(rendered["dev"])["data"]  # on, for grpcurl
+
+
+def test_gateway_api_resources_are_checked_field_by_field_not_by_the_schemas(rendered):
+    resources = copy.deepcopy(rendered["prod"])
+    gateway = find(resources, "Gateway", "domino")
+    assert vk.schema_errors([gateway], [vk.MIN_KUBERNETES]) == []  # no schemas: not "schema not found" either
+    listener(resources)["hostnames"] = ["play.example.com"]
+    route_rule(resources)["backendRefs"][0]["prot"] = 50051
+    errors = invariant_errors(resources, "prod")
+    assert "Gateway/domino: spec.listeners[0].hostnames: unknown field (Gateway API gateway.networking.k8s.io/v1)" \
+        in errors, errors
+    assert any("GRPCRoute/domino: spec.rules[0].backendRefs[0].prot: unknown field" in e for e in errors), errors
+
+
+@pytest.mark.parametrize("change, message", [
+    # the Gateway: HTTPS on 443 for a host, a certificate from a Secret, this namespace's gRPC routes
+    (lambda r: listener(r).__setitem__("protocol", "HTTP"),
+     "listener 'grpc' must be HTTPS on port 443 (found HTTP 443)"),
+    (lambda r: listener(r).__setitem__("port", 8443), "must be HTTPS on port 443 (found HTTPS 8443)"),
+    (lambda r: listener(r).pop("hostname"), "listener 'grpc' needs a hostname"),
+    (lambda r: listener(r).__setitem__("hostname", "play_example"), "hostname 'play_example' is not a DNS name"),
+    (lambda r: listener(r)["tls"].__setitem__("mode", "Passthrough"), "must terminate TLS"),
+    (lambda r: listener(r)["tls"].pop("certificateRefs"), "needs tls.certificateRefs"),
+    (lambda r: listener(r)["tls"]["certificateRefs"][0].__setitem__("name", "other-tls"),
+     "certificate Secret other-tls (tls.crt, tls.key) is neither defined nor one ops create"),
+    (lambda r: listener(r)["tls"]["certificateRefs"][0].__setitem__("kind", "ConfigMap"), "must be a Secret"),
+    (lambda r: listener(r)["allowedRoutes"]["namespaces"].__setitem__("from", "All"),
+     "must admit only this namespace's routes"),
+    (lambda r: listener(r)["allowedRoutes"]["kinds"].append({"kind": "HTTPRoute"}), "must admit GRPCRoutes only"),
+    (lambda r: find(r, "Gateway", "domino").__setitem__("apiVersion", "gateway.networking.k8s.io/v1beta1"),
+     "apiVersion 'gateway.networking.k8s.io/v1beta1' must be gateway.networking.k8s.io/v1"),
+    (lambda r: find(r, "Gateway", "domino")["spec"].__setitem__("gatewayClassName", "GATEWAY-CLASS-SET-BY-THE-OVERLAY"),
+     "a value is still unset"),
+    (lambda r: r.remove(find(r, "Gateway", "domino")),
+     "Gateway: missing: production serves phones through the public host"),
+    # the GRPCRoute: on that Gateway and host, each public service to its own Service's gRPC port
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"]["parentRefs"][0].__setitem__("name", "public"),
+     "parentRef names Gateway/public, which the overlay does not have"),
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"]["parentRefs"][0].__setitem__("sectionName", "https"),
+     "sectionName 'https' is not a listener of Gateway/domino"),
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"].__setitem__("hostnames", ["api.example.org"]),
+     "hostname 'api.example.org' is not its listener's (play.example.com)"),
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"].pop("hostnames"), "GRPCRoute/domino: needs hostnames"),
+    (lambda r: route_rule(r)["backendRefs"][0].__setitem__("name", "matchh"),
+     "backendRef names Service/matchh, which does not exist"),
+    (lambda r: route_rule(r)["backendRefs"][0].__setitem__("port", 9101),
+     "backendRef port 9101 of Service/match is not its gRPC port"),
+    (lambda r: route_rule(r)["backendRefs"][0].__setitem__("port", 1234), "port 1234 is not a port of Service/match"),
+    (lambda r: route_rule(r)["backendRefs"][0].update(name="matchmaking", port=50052),
+     "domino.match.v1.MatchService must go to Service/match port 50051 only (found matchmaking:50052)"),
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"]["rules"].pop(1),
+     "domino.matchmaking.v1.MatchmakingService must go to Service/matchmaking port 50052 only (found no route)"),
+    (lambda r: route_rule(r).pop("matches"), "rule 0 matches no gRPC service by name"),
+    (lambda r: route_rule(r)["matches"][0]["method"].__setitem__("method", "GetMatch"),
+     "routes only domino.match.v1.MatchService/GetMatch"),
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"]["rules"].append(
+        {"matches": [{"method": {"service": "grpc.reflection.v1alpha.ServerReflection"}}],
+         "backendRefs": [{"name": "match", "port": 50051}]}),
+     "routes grpc.reflection.v1alpha.ServerReflection, which is not a public service"),
+    (lambda r: find(r, "Service", "match")["spec"]["ports"][0].pop("appProtocol"),
+     "Service/match: port grpc needs appProtocol grpc"),
+    (lambda r: r.append({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+                         "metadata": {"name": "web", "namespace": "domino"}, "spec": {}}),
+     "HTTPRoute/web: this validator checks only Gateway, GRPCRoute"),
+    # the gateway's proxies reach the pods, wherever the controller runs them
+    (lambda r: find(r, "NetworkPolicy", "grpc-apis")["spec"]["ingress"][0].__setitem__(
+        "from", [{"podSelector": {}}]),
+     "Deployment/match port grpc (50051) is closed to the gateway's proxies in their controller's namespace"),
+    # the servers: no reflection in production, no TLS in the pods
+    (lambda r: domino_config(r)["data"].__setitem__("DOMINO_GRPC_REFLECTION", "true"),
+     "Deployment/match: serves gRPC reflection: production sets DOMINO_GRPC_REFLECTION=false"),
+    (lambda r: domino_config(r)["data"].pop("DOMINO_GRPC_REFLECTION"),
+     "Deployment/matchmaking: serves gRPC reflection"),
+    (lambda r: container(find(r, "Deployment", "match"), "match")["env"].append(
+        {"name": "DOMINO_TLS_CERT_FILE", "value": "/tls/tls.crt"}),
+     "DOMINO_TLS_CERT_FILE: the pods speak plaintext gRPC"),
+])
+def test_validator_catches_at_the_public_edge(rendered, change, message):
+    errors = invariant_errors(_break(rendered["prod"], change), "prod")
+    assert any(message in e for e in errors), errors
+
+
+def _overlay(tmp_path, kustomization: str):
+    """A throwaway overlay beside the tests (kustomize reaches the repository's base and
+    components by relative paths)."""
+    import os
+
+    root = os.path.relpath(vk.K8S, tmp_path)
+    (tmp_path / "kustomization.yaml").write_text(kustomization.replace("K8S", root))
+    result = subprocess.run([vk.kubectl(), "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    return result, [doc for doc in yaml.safe_load_all(result.stdout) if doc] if result.returncode == 0 else []
+
+
+EDGE_OVERLAY = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: domino-edge
+resources:
+  - K8S/base
+components:
+  - K8S/components/postgres
+  - K8S/components/public-edge
+  - K8S/components/public-edge-cert-manager
+secretGenerator:
+  - name: domino-postgres
+    literals: [password=x]
+    options: {disableNameSuffixHash: true}
+configMapGenerator:
+  - name: public-edge
+    literals: [host=dominoes.example.net, gateway-class=eg, cluster-issuer=letsencrypt-prod]
+    options:
+      disableNameSuffixHash: true
+      annotations:
+        config.kubernetes.io/local-config: "true"
+"""
+
+
+def test_an_overlay_sets_the_public_host_once_and_cert_manager_is_optional(tmp_path):
+    result, resources = _overlay(tmp_path, EDGE_OVERLAY)
+    assert result.returncode == 0, result.stderr
+    gateway, route = find(resources, "Gateway", "domino"), find(resources, "GRPCRoute", "domino")
+    assert gateway["metadata"]["annotations"] == {"cert-manager.io/cluster-issuer": "letsencrypt-prod"}
+    assert gateway["spec"]["gatewayClassName"] == "eg"
+    assert listener(resources)["hostname"] == "dominoes.example.net" == route["spec"]["hostnames"][0]
+    assert gateway["metadata"]["namespace"] == route["metadata"]["namespace"] == "domino-edge"
+    by_kind: dict = {}
+    for res in resources:
+        by_kind.setdefault(res["kind"], {})[res["metadata"]["name"]] = res
+    edge_errors, backends = vk.gateway_problems(resources, by_kind, "domino-edge", "edge")
+    assert edge_errors == []
+    assert sorted((where, port, number) for where, _, port, number in backends) == [
+        ("GRPCRoute/domino -> Service/match", "grpc", 50051),
+        ("GRPCRoute/domino -> Service/matchmaking", "grpc", 50052)]
+
+
+def test_an_overlay_with_the_public_edge_but_no_host_does_not_build(tmp_path):
+    result, _ = _overlay(tmp_path, EDGE_OVERLAY.split("configMapGenerator:")[0])
+    assert result.returncode != 0 and "public-edge" in result.stderr
 
 
 def test_validator_catches_a_broken_nats_conf(rendered):
