@@ -20,6 +20,7 @@ from typing import Callable
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from services.common import bus
+from services.common.logs import Warnings
 
 from .player import BotPlayer, refusal
 
@@ -29,14 +30,15 @@ DURABLE = "bots"
 
 class TurnConsumer:
     def __init__(self, js, player: BotPlayer, concurrency: int = 8,
-                 on_turn: Callable[[str], None] = lambda outcome: None) -> None:
+                 on_turn: Callable[[str], None] = lambda outcome: None, transient_seconds: float = 120.0) -> None:
         self.js = js
         self.player = player
         self.on_turn = on_turn
         self._slots = asyncio.Semaphore(concurrency)
         self._tasks: set[asyncio.Task] = set()
         self.subscription = None
-        self.warnings = bus.Warnings(log)
+        self.warnings = Warnings(log)
+        self.transient_seconds = transient_seconds
 
     async def start(self) -> None:
         await bus.wait_for_stream(self.js)
@@ -66,7 +68,7 @@ class TurnConsumer:
             await self._drop(msg, "malformed", f"a turn message that is not ours; dropped: {e}")
             return
         try:
-            await self.player.play_turn(turn.match_id, turn.player_id)
+            await self._play(msg, turn)
         except Exception as e:
             refused = refusal(e)  # the match service's answer, told apart by the gRPC client (player.py)
             if refused is None:
@@ -81,6 +83,26 @@ class TurnConsumer:
         else:
             self.on_turn("answered")
             await msg.ack()
+
+    async def _play(self, msg, turn: bus.Turn) -> None:
+        """Play the turn, waiting out a match service that is away for a while (a replica
+        restarting, its store down) while keeping the message: redeliveries are capped, and a
+        turn given up would leave its match waiting for a move nobody else makes."""
+        waited, attempt = 0.0, 0
+        while True:
+            try:
+                await self.player.play_turn(turn.match_id, turn.player_id)
+                return
+            except Exception as e:
+                refused = refusal(e)
+                if refused is None or not refused.transient or waited >= self.transient_seconds:
+                    raise
+                self.warnings.warn("waiting", f"the match service is away ({refused.code}); the turn waits")
+                self.on_turn("waited")
+                pause = min(2.0, 0.1 * 2 ** attempt)
+                await asyncio.sleep(pause)
+                waited, attempt = waited + pause, attempt + 1
+                await msg.in_progress()  # still ours: not redelivered meanwhile
 
     async def _retry(self, msg, outcome: str, message: str) -> None:
         if _delivered(msg) >= bus.MAX_DELIVER:

@@ -39,6 +39,8 @@ CALL_SECONDS = 10.0  # deadline of each call to the match service: a turn never 
 SETTLED = frozenset({grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
                      grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED})
 
+TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -48,6 +50,7 @@ class Refusal:
     code: str  # the status's name
     details: str
     settled: bool  # the turn is gone or was never ours: redelivery would not help
+    transient: bool = False  # the match service is away for now (a restart, its store down): try again soon
 
 
 def refusal(error: BaseException) -> Refusal | None:
@@ -56,7 +59,7 @@ def refusal(error: BaseException) -> Refusal | None:
     if not isinstance(error, grpc.aio.AioRpcError):
         return None
     code = error.code()
-    return Refusal(code.name, error.details() or "", code in SETTLED)
+    return Refusal(code.name, error.details() or "", code in SETTLED, code in TRANSIENT)
 
 
 class BotPlayer:

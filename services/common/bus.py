@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn
@@ -192,28 +191,6 @@ def read_match_event(data: bytes) -> tuple[str, int]:
     """(match id, version) of a `domino.v1.match.<match>.<event>` payload, checked."""
     obj = _object(data)
     return _match_id(obj), _whole(obj, "version", 1)
-
-
-class Warnings:
-    """Log a repeated warning at most once every ``seconds`` per kind, with how many were
-    held back: a flood of bad messages must not flood the log."""
-
-    def __init__(self, log: logging.Logger, seconds: float = 10.0, clock=time.monotonic) -> None:
-        self.log = log
-        self.seconds = seconds
-        self.clock = clock
-        self._last: dict[str, float] = {}
-        self._held: dict[str, int] = {}
-
-    def warn(self, kind: str, message: str, **extra) -> bool:
-        now = self.clock()
-        if now - self._last.get(kind, -self.seconds) < self.seconds:
-            self._held[kind] = self._held.get(kind, 0) + 1
-            return False
-        self._last[kind] = now
-        held = self._held.pop(kind, 0)
-        self.log.warning(message, extra={**extra, "kind": kind, "held_back": held})
-        return True
 
 
 async def relay_bucket(js: JetStreamContext, create: bool = False) -> KeyValue:

@@ -8,6 +8,8 @@ both.
 from __future__ import annotations
 
 import logging
+import time
+from typing import Any, Callable
 
 import structlog
 from structlog.typing import Processor
@@ -31,3 +33,26 @@ def configure(fmt: str = "json", level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+
+
+class Warnings:
+    """Log a repeated warning at most once every ``seconds`` per kind, with how many were
+    held back: a flood of bad messages must not flood the log."""
+
+    def __init__(self, log: logging.Logger, seconds: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.log = log
+        self.seconds = seconds
+        self.clock = clock
+        self._last: dict[str, float] = {}
+        self._held: dict[str, int] = {}
+
+    def warn(self, kind: str, message: str, **extra: Any) -> bool:
+        now = self.clock()
+        if now - self._last.get(kind, -self.seconds) < self.seconds:
+            self._held[kind] = self._held.get(kind, 0) + 1
+            return False
+        self._last[kind] = now
+        held = self._held.pop(kind, 0)
+        self.log.warning(message, extra={**extra, "kind": kind, "held_back": held})
+        return True

@@ -34,6 +34,9 @@ from eventsourcing.utils import retry
 import psycopg
 from psycopg.sql import SQL, Identifier
 
+CONNECT_SECONDS = 2  # longest wait for a connection (the pool's, and a new one's)
+READ_ATTEMPTS = 2  # the library's reads try ten times; a caller that retries (a client, the relay) does it better
+
 # Serialises replicas creating the tables and the function.
 _CREATE_LOCK_KEY = 0x646F6D696E6F  # "domino"
 
@@ -97,6 +100,18 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
         self._waiting: list[_Append] = []
         self._in_flight = False
 
+    @retry((InterfaceError, OperationalError), max_attempts=READ_ATTEMPTS, wait=0.2)
+    def select_events(self, *args: Any, **kwargs: Any) -> Any:
+        return _unretried(postgres.PostgresAggregateRecorder.select_events)(self, *args, **kwargs)
+
+    @retry((InterfaceError, OperationalError), max_attempts=READ_ATTEMPTS, wait=0.2)
+    def select_notifications(self, *args: Any, **kwargs: Any) -> Any:
+        return _unretried(postgres.PostgresApplicationRecorder.select_notifications)(self, *args, **kwargs)
+
+    @retry((InterfaceError, OperationalError), max_attempts=READ_ATTEMPTS, wait=0.2)
+    def max_notification_id(self) -> int | None:
+        return _unretried(postgres.PostgresApplicationRecorder.max_notification_id)(self)
+
     def create_table(self) -> None:
         """Under a lock: replicas (or worker processes) starting together would otherwise race
         in CREATE ... IF NOT EXISTS and CREATE OR REPLACE, which PostgreSQL does not make safe."""
@@ -158,7 +173,7 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
                 append.ids = outcome
                 append.finish()
 
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    @retry((InterfaceError, OperationalError), max_attempts=3, wait=0.2)
     def _call_append(self, group: list[_Append]) -> list[tuple[int, int | None]]:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self.call_append_function, (_document([a.events for a in group]),), prepare=True)
@@ -197,13 +212,19 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
             params = self.datastore.pool.kwargs
             assert isinstance(params, dict)  # the datastore's pool is built with its connection settings
             self._async_connection = await psycopg.AsyncConnection.connect(
-                autocommit=True, **{k: params[k] for k in ("dbname", "host", "port", "user", "password")})
+                autocommit=True, connect_timeout=CONNECT_SECONDS,
+                **{k: params[k] for k in ("dbname", "host", "port", "user", "password")})
         cursor = await self._async_connection.execute(self.call_append_function, (_document(groups),), prepare=True)
         return [(index, notification_id) for index, notification_id in await cursor.fetchall()]
 
     async def aclose(self) -> None:
         if self._async_connection is not None:
             await self._async_connection.close()
+
+
+def _unretried(method: Any) -> Any:
+    """The library's method without its own retry decorator (functools.wraps keeps it)."""
+    return getattr(method, "__wrapped__", method)
 
 
 def _document(groups: Sequence[Sequence[StoredEvent]]) -> str:
@@ -228,3 +249,10 @@ def _outcomes(count: int, rows: Sequence[tuple[int, int | None]]) -> list[list[i
 
 class Factory(postgres.PostgresFactory):
     application_recorder_class = GroupCommitRecorder
+
+    def __init__(self, env: Any) -> None:
+        # The library waits 30 s for a pooled connection and retries reads ten times: with
+        # PostgreSQL down a command would hang for minutes. Two seconds, unless configured.
+        if env is not None:
+            env.setdefault(self.POSTGRES_CONNECT_TIMEOUT, str(CONNECT_SECONDS))
+        super().__init__(env)

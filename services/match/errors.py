@@ -45,6 +45,12 @@ class StaleTimeout(MatchError):
     """A timeout for a turn that is no longer the current one, or not yet due."""
 
 
+# ---- UNAVAILABLE -----------------------------------------------------------------------
+
+class StoreUnavailable(MatchError):
+    """The store did not answer or failed to write; nothing was changed, try again."""
+
+
 # ---- ABORTED -------------------------------------------------------------------------------
 
 class ConcurrencyConflict(MatchError):

@@ -27,7 +27,8 @@ from services.common.grpc_status import ErrorStatuses
 from .application import MatchApplication, SeatSpec
 from .domainmodel import Match
 from .errors import (
-    ConcurrencyConflict, Forbidden, InvalidRequest, NotSeated, RequestIdReused, StaleTimeout, UnknownMatch,
+    ConcurrencyConflict, Forbidden, InvalidRequest, NotSeated, RequestIdReused, StaleTimeout, StoreUnavailable,
+    UnknownMatch,
 )
 from .export import full_record, seat_record_json
 from .messages import event_pb, match_view, tile_pb
@@ -50,6 +51,7 @@ _STATUS = [
     (RulesError, grpc.StatusCode.FAILED_PRECONDITION),
     (StaleTimeout, grpc.StatusCode.FAILED_PRECONDITION),
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
+    (StoreUnavailable, grpc.StatusCode.UNAVAILABLE),
     (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
 
@@ -150,8 +152,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 raise InvalidRequest(f"from_version {request.from_version} is beyond the match's version {match.version}")
             self.streams.acquire(who.subject)
         try:
-            async for update in self._watch(match_id, seat, request.from_version, who, context):
-                yield update
+            async with _statuses(context):  # the store may fail mid-stream: UNAVAILABLE, and the client resumes
+                async for update in self._watch(match_id, seat, request.from_version, who, context):
+                    yield update
         finally:
             self.streams.release(who.subject)
 

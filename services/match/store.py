@@ -8,6 +8,11 @@ Two implementations, chosen by where the events live:
   waits overlap, and appends go through the recorder's grouped asynchronous append
   (services/common/postgres_store.py), which needs no thread at all.
 
+A store that fails (PostgreSQL down, a disk full) raises ``StoreUnavailable``: the caller
+gets UNAVAILABLE and may retry, nothing was half-written (an append is one transaction),
+and the failure is logged (at most once every 10 s per kind). A lost race is not a failure:
+``RecordConflictError`` goes to the use case, which retries on the new state.
+
 Both keep the library's aggregate cache current after an append: the library refreshes it
 only without fast-forward, and fast-forward (which keeps several replicas honest) would
 otherwise re-read and re-apply a command's own events on the next load.
@@ -17,14 +22,23 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from typing import Any, Callable, Protocol, Sequence, TypeVar, cast
+import logging
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.domain import DomainEventProtocol
+from eventsourcing.persistence import PersistenceError, RecordConflictError
+
+from services.common.logs import Warnings
 
 from .domainmodel import Match
-from .errors import UnknownMatch
+from .errors import StoreUnavailable, UnknownMatch
+
+STORE_SECONDS = 3.0  # a network store's deadline for one read or append
+log = logging.getLogger("domino.match.store")
+_warnings = Warnings(log)
 
 T = TypeVar("T")
 
@@ -59,7 +73,8 @@ class EmbeddedStore:
 
     def get(self, match_id: UUID, version: int | None = None) -> Match:
         try:
-            return cast(Match, self._app.repository.get(match_id, version=version))
+            with unavailable("read"):
+                return cast(Match, self._app.repository.get(match_id, version=version))
         except AggregateNotFoundError:
             raise UnknownMatch(f"no match {match_id}" + ("" if version is None else f" at version {version}")) \
                 from None
@@ -68,11 +83,13 @@ class EmbeddedStore:
         return self.get(match_id)
 
     async def append(self, match: Match) -> None:
-        self._put(match.collect_events())
+        with unavailable("append"):
+            self._put(match.collect_events())
         self._remember(match)
 
     async def read(self, call: Callable[..., T], *args: Any) -> T:
-        return call(*args)
+        with unavailable("read"):
+            return call(*args)
 
     def _put(self, events: Sequence[DomainEventProtocol[UUID]]) -> None:
         self._app.events.put(events)
@@ -83,21 +100,42 @@ class EmbeddedStore:
 
 
 class NetworkStore(EmbeddedStore):
-    def __init__(self, app: Application[UUID]) -> None:
+    """Every call has a deadline: with the database away a caller hears so in seconds
+    (a late append may still commit; its retry, with the same request id, finds it)."""
+
+    def __init__(self, app: Application[UUID], seconds: float = STORE_SECONDS) -> None:
         super().__init__(app)
         self._append_async = app.recorder.append_async  # type: ignore[attr-defined]
+        self.seconds = seconds
 
     async def load(self, match_id: UUID) -> Match:
-        return await asyncio.to_thread(self.get, match_id)
+        with unavailable("read"):
+            return await asyncio.wait_for(asyncio.to_thread(self.get, match_id), self.seconds)
 
     async def append(self, match: Match) -> None:
-        await self._append_async([self._app.mapper.to_stored_event(e) for e in match.collect_events()])
+        with unavailable("append"):
+            await asyncio.wait_for(
+                self._append_async([self._app.mapper.to_stored_event(e) for e in match.collect_events()]),
+                self.seconds)
         self._remember(match)
 
     async def read(self, call: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(call, *args)
+        with unavailable("read"):
+            return await asyncio.wait_for(asyncio.to_thread(call, *args), self.seconds)
 
 
 def store_of(app: Application[UUID]) -> EmbeddedStore:
     """The store for the application's recorder: a network one when it appends asynchronously."""
     return NetworkStore(app) if hasattr(app.recorder, "append_async") else EmbeddedStore(app)
+
+
+@contextmanager
+def unavailable(what: str) -> Iterator[None]:
+    """A store failure as ``StoreUnavailable`` (logged); a lost race passes through."""
+    try:
+        yield
+    except RecordConflictError:
+        raise
+    except (PersistenceError, asyncio.TimeoutError) as error:
+        _warnings.warn(f"store-{what}", f"the match store failed to {what}", error=(str(error) or type(error).__name__)[:300])
+        raise StoreUnavailable("the match store is unavailable; nothing was changed, try again shortly") from error

@@ -23,6 +23,7 @@ from typing import Callable
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
 from services.common import bus
+from services.common.logs import Warnings
 
 from .application import MatchmakingApplication
 
@@ -41,7 +42,7 @@ class MatchEndConsumer:
         self.on_message = on_message
         self.subscriptions: list = []
         self._tasks: set[asyncio.Task] = set()
-        self.warnings = bus.Warnings(log)
+        self.warnings = Warnings(log)
 
     async def start(self) -> None:
         await bus.wait_for_stream(self.js)
