@@ -45,7 +45,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
             errors.inc()
 
     nc = await bus.connect(settings, "bots")
-    consumer = TurnConsumer(nc.jetstream(), player, on_turn=counted)
+    consumer = TurnConsumer(nc.jetstream(), player, on_turn=counted, ack_wait=settings.bot_ack_wait_seconds)
     await consumer.start()
     log.info("bot service consuming turns", extra={"nats": settings.nats_url, "match": settings.match_address})
     stopping = stop_on_signals()

@@ -30,7 +30,8 @@ DURABLE = "bots"
 
 class TurnConsumer:
     def __init__(self, js, player: BotPlayer, concurrency: int = 8,
-                 on_turn: Callable[[str], None] = lambda outcome: None, transient_seconds: float = 120.0) -> None:
+                 on_turn: Callable[[str], None] = lambda outcome: None, transient_seconds: float = 120.0,
+                 ack_wait: float = 30.0) -> None:
         self.js = js
         self.player = player
         self.on_turn = on_turn
@@ -39,10 +40,11 @@ class TurnConsumer:
         self.subscription = None
         self.warnings = Warnings(log)
         self.transient_seconds = transient_seconds
+        self.ack_wait = ack_wait
 
     async def start(self) -> None:
         await bus.wait_for_stream(self.js)
-        config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL, ack_wait=30,
+        config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL, ack_wait=self.ack_wait,
                                 max_ack_pending=256, max_deliver=bus.MAX_DELIVER)
         self.subscription = await self.js.subscribe(bus.ALL_TURNS, queue=DURABLE, durable=DURABLE, cb=self._receive,
                                                     manual_ack=True, config=config)

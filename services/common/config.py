@@ -52,6 +52,8 @@ class Settings(BaseSettings):
                                                                 "long before it moves, so they can follow the play")
     bot_think_max_seconds: float = Field(1.5, ge=0, description="... and at most this long (chosen at random in "
                                                                 "between); bot-only matches never wait")
+    bot_ack_wait_seconds: float = Field(30.0, ge=1, description="how long a turn a bots process took (and died with) "
+                                                                 "waits before another bots process gets it")
 
     nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
     nats_user: str = Field("", description="this service's NATS user (relay, matchmaking, bots; admin for `domino "

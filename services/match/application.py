@@ -10,10 +10,12 @@ seeds are injected so tests need no sleeping.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, TypeVar, cast
+from typing import Any, AsyncIterator, Callable, Iterable, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import Application
@@ -31,7 +33,7 @@ from .store import store_of
 
 __all__ = ["MatchApplication", "Outcome", "SeatSpec"]
 
-RACE_RETRIES = 3
+RACE_RETRIES = 5
 T = TypeVar("T")
 
 
@@ -86,6 +88,7 @@ class MatchApplication(Application[UUID]):
         self.clock = clock
         self.seed_source = seed_source
         self.store = store_of(self)
+        self._locks: dict[UUID, tuple[asyncio.Lock, int]] = {}  # match -> (lock, commands using it)
 
     # ---- commands ----------------------------------------------------------------------
 
@@ -212,6 +215,29 @@ class MatchApplication(Application[UUID]):
         return await self._acting(match_id, acted)
 
     async def _acting(self, match_id: UUID, act: Callable[[Match], T]) -> T:
+        async with self._one_at_a_time(match_id):
+            return await self._attempts(match_id, act)
+
+    @asynccontextmanager
+    async def _one_at_a_time(self, match_id: UUID) -> AsyncIterator[None]:
+        """Commands on one match in this process wait for each other (four seeds sent at once
+        would otherwise race each other to the store); other replicas still race, and lose
+        nothing but a retry."""
+        lock, users = self._locks.get(match_id, (None, 0))
+        if lock is None:
+            lock = asyncio.Lock()
+        self._locks[match_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[match_id]
+            if users == 1:
+                del self._locks[match_id]
+            else:
+                self._locks[match_id] = (lock, users - 1)
+
+    async def _attempts(self, match_id: UUID, act: Callable[[Match], T]) -> T:
         fresh = False
         for _ in range(RACE_RETRIES):
             match = None if fresh else self.store.cached(match_id)

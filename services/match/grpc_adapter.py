@@ -195,9 +195,10 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
     def _identity(self, context: Context) -> Identity:
         """The caller, whose token must be of the kind its subject is: only bot tokens speak
         for bot ids (`bot:<strength>:<seat>`), and bot tokens speak for nothing else. Players
-        and bots are rate-limited per subject; services act for many players and are not."""
+        are rate-limited per subject; services act for many players, and one bot id (`bot:greedy:1`)
+        sits in many matches at once, so they are not (their tokens come only from our services)."""
         who = bearer_identity(context.invocation_metadata(), self.keys)
-        if not who.is_service:
+        if not (who.is_service or who.is_bot):  # a bot id plays in many matches at once
             self.rates.take(who.subject)
         if is_bot(who.subject) != who.is_bot and who.role in ("player", "bot"):
             raise Forbidden("bot seats are played only with the bot service's tokens" if is_bot(who.subject)

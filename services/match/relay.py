@@ -1,8 +1,10 @@
 """The relay: the store's notification log, published to JetStream in order, exactly once.
 
 Commands never publish. The relay reads the notification log after its position and
-publishes each event (public fields only) with `Nats-Msg-Id` = `<match>:<version>`; after
-each batch it publishes whose turn it now is in every match the batch touched, then records
+publishes each event (public fields only) with `Nats-Msg-Id` = `<match>:<version>`, a batch
+sent in order and its acknowledgements awaited together (a round trip per batch, not per
+event); after each batch it publishes whose turn it now is in every match the batch touched
+(those matches read concurrently), then records
 its position (the last notification id published) in its own key-value bucket, which only
 the relay may write (NATS permissions). A crash between the store and the bus loses
 nothing, and what a restarted relay sends again falls inside the stream's duplicate window
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from nats.js.kv import KeyValue
 
 log = logging.getLogger("domino.relay")
+ACK_SECONDS = 10.0  # longest wait for JetStream to acknowledge a batch
 
 
 @dataclass
@@ -130,45 +133,58 @@ class Relay:
             self.stats.lag_seconds = 0.0
             return 0
         last_version: dict[UUID, int] = {}
-        for note in notes:
+        acks = []
+        for note in notes:  # sent in order, their acknowledgements awaited together
             event = cast(Match.Event, self.app.mapper.to_domain_event(note))  # the store holds only matches
             self.stats.lag_seconds = max(0.0, time.time() - event.timestamp.timestamp())
-            ack = await self.js.publish(
+            acks.append(await self.js.publish_async(
                 bus.match_event_subject(event.originator_id, event_name(event)),
                 json.dumps(public_event(event)).encode(),
                 headers={"Nats-Msg-Id": bus.event_msg_id(event.originator_id, event.originator_version),
                          bus.NOTIFICATION_HEADER: str(note.id)},
-            )
-            self.stats.published += 1
-            self.stats.duplicates += bool(ack.duplicate)
-            self.on_publish(bool(ack.duplicate))
-            self.position = note.id
+            ))
             last_version[event.originator_id] = event.originator_version
-        for match_id, version in last_version.items():
-            await self._publish_turn(match_id, version)
+        await self._acknowledged(acks)
+        self.position = notes[-1].id
+        turns = await asyncio.gather(*(self._turn(match_id, version) for match_id, version in last_version.items()))
+        await self._acknowledged([await self.js.publish_async(*turn[:2], headers=turn[2]) for turn in turns if turn],
+                                 events=False)
         assert self.bucket is not None  # opened by start()
         await self.bucket.put(bus.RELAY_POSITION_KEY, str(self.position).encode())
         newest = await asyncio.to_thread(self.app.recorder.max_notification_id)
         self.stats.lag_events = max(0, (newest or 0) - self.position)
         return len(notes)
 
-    async def _publish_turn(self, match_id: UUID, version: int) -> None:
+    async def _acknowledged(self, acks: list, events: bool = True) -> None:
+        """Wait for JetStream to have stored every message sent; a pass that times out is
+        retried from the recorded position (whatever did arrive is dropped as a duplicate)."""
+        for ack in await asyncio.wait_for(asyncio.gather(*acks), ACK_SECONDS):
+            if events:
+                self.stats.published += 1
+                self.stats.duplicates += bool(ack.duplicate)
+                self.on_publish(bool(ack.duplicate))
+
+    async def _turn(self, match_id: UUID, version: int) -> tuple[str, bytes, dict[str, str]] | None:
+        """The turn message for the match as it stands at ``version``, if a seat is to act."""
         try:
             match = await asyncio.to_thread(self.app.get_match, match_id)
         except UnknownMatch:
-            return
+            return None
         # Only once the stream has caught up with the match, so turns follow their events.
         if match.version != version or match.finished:
-            return
+            return None
         rnd = match.state.round
         if rnd is None or rnd.outcome is not None:
-            return
+            return None
         turn = {"match_id": str(match_id), "version": version, "seat": rnd.turn, "player_id": match.seats[rnd.turn],
                 "round": match.round_number, "turn_no": match.turn_no, "deadline": match.deadline}
-        await self.js.publish(
-            bus.turn_subject(match_id), json.dumps(turn).encode(),
-            headers={"Nats-Msg-Id": bus.turn_msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(self.position)},
-        )
+        return (bus.turn_subject(match_id), json.dumps(turn).encode(),
+                {"Nats-Msg-Id": bus.turn_msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(self.position)})
+
+    async def _publish_turn(self, match_id: UUID, version: int) -> None:
+        turn = await self._turn(match_id, version)
+        if turn is not None:
+            await self.js.publish(turn[0], turn[1], headers=turn[2])
 
     async def run(self, stopping: asyncio.Event, idle_seconds: float = 0.05) -> None:
         if self.bucket is None:  # not started yet

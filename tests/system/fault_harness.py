@@ -66,7 +66,7 @@ class FaultSystem(LocalSystem):
         super().__init__(var_dir, Ports.free(), services=("match", "relay", "bots"), extra_env={
             **store_env, "DOMINO_LOG_FORMAT": "json", "DOMINO_BOT_THINK_MAX_SECONDS": "0",
             "DOMINO_BOT_THINK_MIN_SECONDS": "0", "DOMINO_COMMAND_RATE": "1000000", "DOMINO_COMMAND_BURST": "1000000",
-            "DOMINO_TIMER_POLL_SECONDS": "0.2"})
+            "DOMINO_TIMER_POLL_SECONDS": "0.2", "DOMINO_BOT_ACK_WAIT_SECONDS": "5"})
         self.store_env = store_env
         self.second_port, self.second_metrics = free_ports(2)
 
@@ -225,6 +225,17 @@ class Players:
             total += view.version
         return total
 
+    async def where(self) -> list[str]:
+        """Where each match stands, for a failure message."""
+        out = []
+        for seen in self.seen:
+            view = (await self.call(None, self.stub.GetMatch, pb.GetMatchRequest(match_id=seen.match_id),
+                                    self.system.token("harness", "service"))).view
+            turn = view.seats[view.turn].player_id if view.turn >= 0 else "-"
+            out.append(f"{seen.player}: version {view.version} status {view.status} turn {turn}; saw "
+                       f"{seen.versions[-1] if seen.versions else 0}, {seen.commands} commands, {seen.retries} retries")
+        return out
+
     async def close(self) -> None:
         await self.channel.close()
 
@@ -242,7 +253,10 @@ async def play_with_fault(system: FaultSystem, fault: Any, after_events: int = 6
                 raise TimeoutError("the matches did not get going")
             await asyncio.sleep(0.05)
         await fault()
-        await asyncio.wait_for(games, max(1.0, deadline - time.monotonic()))
+        try:
+            await asyncio.wait_for(games, max(1.0, deadline - time.monotonic()))
+        except asyncio.TimeoutError:
+            raise AssertionError(f"the matches did not end: {await players.where()} (logs: {system.var_dir})") from None
     finally:
         await players.close()
     return players
@@ -264,7 +278,15 @@ def reconcile(system: FaultSystem, players: Players) -> Reconciliation:
     result = Reconciliation()
     app = MatchApplication(env=dict(system.store_env))
     try:
-        stream = asyncio.run(_stream_versions(system))
+        stored = sum(len(list(app.events_after(_uuid(seen.match_id), 0))) for seen in players.seen)
+        deadline = time.monotonic() + 30  # the relay publishes what the last commands stored
+        while True:
+            stream = asyncio.run(_stream_versions(system))
+            if sum(len(stream.get(seen.match_id, [])) for seen in players.seen) >= stored:
+                break
+            if time.monotonic() > deadline:
+                break  # compared below, and reported
+            time.sleep(0.2)
         for seen in players.seen:
             name = f"{seen.match_id} ({seen.player})"
             events = list(app.events_after(_uuid(seen.match_id), 0))

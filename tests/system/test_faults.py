@@ -25,7 +25,6 @@ def faulty(fresh_postgres_env):
         yield system
     finally:
         system.stop()
-        shutil.rmtree(var_dir, ignore_errors=True)
 
 
 def assert_reconciled(system, players) -> None:
@@ -185,7 +184,6 @@ def test_while_postgres_is_down_commands_answer_unavailable_promptly_and_play_re
         assert_reconciled(system, players)
     finally:
         system.stop()
-        shutil.rmtree(var_dir, ignore_errors=True)
 
 
 def test_a_deadline_that_passes_while_every_replica_is_down_is_resolved_once_when_two_come_back_together(faulty):

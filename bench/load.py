@@ -1,0 +1,1078 @@
+"""End-to-end load benchmark: simulated phones play whole matches over the whole system.
+
+    .venv/bin/python bench/load.py --json                         # 60 s, 24 clients (about 3 minutes in all)
+    .venv/bin/python bench/load.py --json --duration 60 --clients 40
+    .venv/bin/python bench/load.py --json --ramp --ramp-step-seconds 20   # a quick ramp
+    .venv/bin/python bench/load.py --json --clients 0 --bot-matches 20    # bot-only matches, as `domino demo`
+
+The system runs as it does in production, every part its own process: embedded PostgreSQL
+(``services.common.servers.start_postgres``), NATS with JetStream, and match (one replica,
+or two with ``--match-replicas 2``), relay, matchmaking and bots, started by
+``services.common.supervisor.LocalSystem`` with ``PostgresServer.eventsourcing_env``, bots
+thinking 0 s (``DOMINO_BOT_THINK_MIN/MAX_SECONDS=0``) and every other setting at its
+default unless ``--service-env`` says otherwise (``DOMINO_COMMAND_RATE`` stays 20/s per
+caller). This process holds only the simulated players.
+
+Each simulated client is a phone: its own player id, its own player token (minted with the
+system's development keys) and its own gRPC channels (grpc.aio). It asks matchmaking for a
+match, then plays it to the end from its ``WatchMatch`` stream alone: every update carries the
+seat's view with ``legal_moves``, so it acts (a random legal move, ``PlayTile`` or
+``DrawTile``) when an update says it is its turn, and calls ``GetMatch`` only when a command
+is refused. It sends its own seed (``SubmitSeed``) when the view waits for it. Now and then
+(``--reconnect-seconds``, exponentially distributed, per client) it cancels its stream and
+resumes from the last version it saw. Then it asks for the next match.
+
+Two kinds of client, in the proportion ``--practice-share`` (default 0.25):
+
+* practice: ``StartPractice`` against bots, rotating through every family (targets the
+  smallest each family offers; bot strength rotating random, greedy, strong). After the
+  match it asks again at once; until matchmaking has learnt the end from NATS the answer is
+  FAILED_PRECONDITION ("already elsewhere"), which is retried after 0.2 s and counted as
+  ``practice_busy_retries``, not as an error.
+* public tables: groups of 2, 3 or 4 clients that ``RequestTable`` the same kind of table
+  (rotating: draw-2, All Fives, Goat gamezz, Classic at 2 seats; block-3, Classic at 3;
+  block-4, Sports, All Fives teams, Goat koza teams at 4), at the family's default options.
+  The matchmaking wait is from ``RequestTable`` to the first ``WatchTicket`` update naming
+  the match. After its match, a client waits for its ticket's end before it asks again.
+
+``--bot-matches N`` adds N drivers of bot-only matches, like ``domino demo``:
+``CreateMatch`` with a service token, every seat ``bot:<strength>:<n>``, then a public
+``WatchMatch`` until the end, and the next one. That is the setting of the issue's probe.
+
+At ``--duration`` the clients stop (a waiting ticket is cancelled, matches in play are left);
+only matches that ended inside the run count. Then ``reconciled`` checks, for every
+finished match: the store holds versions 1..N (the last a MatchEnded), the JetStream stream
+holds exactly those versions in order, and every client of the match received exactly
+them (as tests/system/fault_harness.py ``reconcile``, over a pull consumer instead of one
+``get_msg`` per message).
+
+CPU: utime+stime from /proc/<pid>/stat of every service process, NATS, PostgreSQL (the
+postmaster and its backends) and this process, over the measured window (after
+``--warmup``), divided by the commands the match service answered OK in that window
+(``domino_match_rpcs_total``, PlayTile+DrawTile, bots' included).
+
+``--ramp`` raises the number of concurrent matches step by step (a practice client or a
+table group is one match) and reports ``max_concurrent_matches_p99_under_100ms``, the most
+held for a whole step (``--ramp-step-seconds``, default 60) with command p99 < 100 ms.
+
+The machine has 2 cores and is shared: every figure depends on what else runs
+(``loadavg_1m_*``, ``cpu_cores_total`` say how busy it was).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import platform
+import random
+import re
+import shutil
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import grpc  # noqa: E402
+
+from domino.match.v1 import match_service_pb2 as pb  # noqa: E402
+from domino.match.v1 import match_service_pb2_grpc as pb_grpc  # noqa: E402
+from domino.matchmaking.v1 import matchmaking_service_pb2 as mm  # noqa: E402
+from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc  # noqa: E402
+from services.common.auth import mint_token  # noqa: E402
+from services.common.servers import free_ports, start_postgres  # noqa: E402
+from services.common.supervisor import LocalSystem, Ports  # noqa: E402
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+CALL_SECONDS = 10.0
+ENDED = (pb.MATCH_STATUS_ENDED, pb.MATCH_STATUS_ABANDONED)
+COMMANDS = ("PlayTile", "DrawTile")
+P99_LIMIT_MS = 100.0
+MM_METHODS = ("RequestTable", "WatchTicket", "CancelTicket", "StartPractice")
+
+# (rules, variant, seats, teams, target) of practice matches: every family, smallest target.
+PRACTICE = (("egyptian", "draw-2", None, None, 51), ("all-fives", "", 2, None, 100), ("goat", "gamezz", 2, None, None),
+            ("classic", "", 3, None, 100), ("sports", "", None, None, 100), ("egyptian", "block-4", None, None, 51),
+            ("all-fives", "", 4, True, 100), ("goat", "koza", 4, True, None), ("classic", "", 2, None, 100))
+STRENGTHS = ("random", "greedy", "strong")
+# Public tables by seat count: (rules, variant, seats, teams), the family's default options.
+TABLES = {2: (("egyptian", "draw-2", None, None), ("all-fives", "", 2, None), ("goat", "gamezz", 2, None),
+              ("classic", "", 2, None)),
+          3: (("egyptian", "block-3", None, None), ("classic", "", 3, None)),
+          4: (("egyptian", "block-4", None, None), ("sports", "", None, None), ("all-fives", "", 4, True),
+              ("goat", "koza", 4, True))}
+
+
+# ---------------------------------------------------------------------------------------
+# small helpers
+
+
+def pct(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0..100); None when empty."""
+    if not values:
+        return None
+    s = sorted(values)
+    return s[max(0, min(len(s) - 1, math.ceil(q / 100.0 * len(s)) - 1))]
+
+
+def rnd(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else round(value, digits)
+
+
+def proc_stat(pid: int) -> list[str] | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of one process (all its threads); 0 if it is gone."""
+    fields = proc_stat(pid)
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK if fields else 0.0
+
+
+def children_cpu_seconds(parent: int) -> float:
+    """CPU of a process's live children (PostgreSQL's backends and helpers), plus what its
+    exited children left in its cutime/cstime."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = proc_stat(int(entry))
+            if fields and int(fields[1]) == parent:
+                total += (int(fields[11]) + int(fields[12])) / CLK_TCK
+    fields = proc_stat(parent)
+    if fields:
+        total += (int(fields[13]) + int(fields[14])) / CLK_TCK
+    return total
+
+
+def loadavg() -> float:
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def log(msg: str) -> None:
+    print(f"[load {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+def scrape(port: int) -> dict[tuple[str, frozenset], float]:
+    """Prometheus text from a metrics port: {(name, labels): value}; {} if unreachable."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:
+            text = r.read().decode()
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        m = _SAMPLE.match(line)
+        if m:
+            labels = frozenset(_LABEL.findall(m.group(2) or ""))
+            try:
+                out[(m.group(1), labels)] = float(m.group(3))
+            except ValueError:
+                pass
+    return out
+
+
+def metric_sum(sample: dict, name: str, **labels: str) -> float:
+    want = set(labels.items())
+    return sum(v for (n, ls), v in sample.items() if n == name and want <= set(ls))
+
+
+def histogram_quantile(before: dict, after: dict, name: str, q: float) -> float | None:
+    """Prometheus' histogram_quantile over the increase between two scrapes, all labels
+    summed (linear within the bucket)."""
+    buckets: dict[float, float] = defaultdict(float)
+    for (n, ls), v in after.items():
+        if n == name + "_bucket":
+            le = dict(ls)["le"]
+            buckets[float("inf") if le == "+Inf" else float(le)] += v - before.get((n, ls), 0.0)
+    if not buckets:
+        return None
+    bounds = sorted(buckets)
+    total = buckets[bounds[-1]]
+    if total <= 0:
+        return None
+    rank, lower, below = q * total, 0.0, 0.0
+    for b in bounds:
+        if buckets[b] >= rank:
+            if math.isinf(b):
+                return lower
+            return lower + (b - lower) * ((rank - below) / max(buckets[b] - below, 1e-12))
+        lower, below = b, buckets[b]
+    return lower
+
+
+# ---------------------------------------------------------------------------------------
+# the system
+
+
+class LoadSystem(LocalSystem):
+    """LocalSystem on PostgreSQL; with ``replicas=2`` a second match replica that clients
+    (round robin), bots and matchmaking reach through one target naming both."""
+
+    def __init__(self, var_dir: Path, store_env: dict[str, str], service_env: dict[str, str], replicas: int) -> None:
+        super().__init__(var_dir, Ports.free(), extra_env={
+            **store_env, "DOMINO_LOG_FORMAT": "json", "DOMINO_BOT_THINK_MIN_SECONDS": "0",
+            "DOMINO_BOT_THINK_MAX_SECONDS": "0", **service_env})
+        self.store_env = store_env
+        self.replicas = replicas
+        self.second_port, self.second_metrics = free_ports(2)
+
+    @property
+    def match_target(self) -> str:
+        if self.replicas == 1:
+            return self.match_address
+        return f"ipv4:127.0.0.1:{self.ports.match},127.0.0.1:{self.second_port}"
+
+    def env(self, service: str | None = None) -> dict[str, str]:
+        env = super().env(service)
+        if self.replicas > 1 and service in ("bots", "matchmaking"):
+            env["DOMINO_MATCH_ADDRESS"] = self.match_target
+        if service == "match-2":
+            env["DOMINO_MATCH_ADDRESS"] = f"127.0.0.1:{self.second_port}"
+            env["DOMINO_MATCH_METRICS_PORT"] = str(self.second_metrics)
+        return env
+
+    def start(self, timeout: float = 60) -> None:
+        super().start(timeout)
+        if self.replicas > 1:
+            import subprocess
+
+            log_file = open(self.var_dir / "logs" / "match-2.log", "ab")
+            proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "match"], env=self.env("match-2"),
+                                    stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+            self.processes["match-2"] = proc
+            deadline = time.monotonic() + timeout
+            while not scrape(self.second_metrics):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("match-2 did not start")
+                time.sleep(0.1)
+            time.sleep(1.0)  # the metrics port opens just before the gRPC port
+
+    def match_metrics_ports(self) -> list[int]:
+        return [self.ports.match_metrics] + ([self.second_metrics] if self.replicas > 1 else [])
+
+    def pids(self, postgres_pid: int) -> dict[str, int]:
+        pids = {name: proc.pid for name, proc in self.processes.items()}
+        assert self.nats is not None
+        pids["nats"] = self.nats.pid
+        pids["postgres"] = postgres_pid
+        return pids
+
+
+def cpu_snapshot(pids: dict[str, int]) -> dict[str, float]:
+    out = {}
+    for name, pid in pids.items():
+        out[name] = cpu_seconds(pid) + (children_cpu_seconds(pid) if name == "postgres" else 0.0)
+    out["load_clients"] = cpu_seconds(os.getpid())
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# what the clients record
+
+
+@dataclass
+class Seen:
+    """What one client of one match received and did."""
+    match_id: str
+    player: str
+    versions: list[int] = field(default_factory=list)
+    ended_at: float | None = None
+
+
+@dataclass
+class Stats:
+    commands: list[tuple[float, float]] = field(default_factory=list)  # (done at, seconds)
+    waits: list[tuple[float, float, str]] = field(default_factory=list)  # (seated at, seconds, "table"|"practice")
+    lags: list[tuple[float, float]] = field(default_factory=list)  # (received at, occurred -> received seconds)
+    errors: Counter = field(default_factory=Counter)  # "Method:CODE"
+    error_samples: list[str] = field(default_factory=list)
+    getmatch: int = 0
+    per_second: Counter = field(default_factory=Counter)  # (player, service, whole second) -> requests
+    seeds: int = 0
+    reconnects: int = 0
+    practice_busy_retries: int = 0
+    cancelled_tickets: int = 0
+    seen: list[Seen] = field(default_factory=list)
+    finished: list[tuple[float, str, str]] = field(default_factory=list)  # (ended at, match id, kind), once each
+    finished_ids: set = field(default_factory=set)
+    playing: Counter = field(default_factory=Counter)  # match id -> clients playing or watching it now
+
+    @property
+    def in_play(self) -> int:
+        return len(self.playing)
+
+    def start(self, match_id: str) -> None:
+        self.playing[match_id] += 1
+
+    def stop(self, match_id: str) -> None:
+        self.playing[match_id] -= 1
+        if self.playing[match_id] <= 0:
+            del self.playing[match_id]
+
+    def ended(self, seen: "Seen", kind: str) -> None:
+        if seen.ended_at is not None and seen.match_id not in self.finished_ids:
+            self.finished_ids.add(seen.match_id)
+            self.finished.append((seen.ended_at, seen.match_id, kind))
+
+    def request(self, player: str, service: str) -> None:
+        self.per_second[(player, service, int(time.monotonic()))] += 1
+
+    def error(self, method: str, e: grpc.aio.AioRpcError) -> None:
+        self.errors[f"{method}:{e.code().name}"] += 1
+        if len(self.error_samples) < 10:
+            self.error_samples.append(f"{method}: {e.code().name}: {(e.details() or '')[:200]}")
+
+
+class Harness:
+    def __init__(self, system: LoadSystem, args) -> None:
+        self.system = system
+        self.args = args
+        self.stats = Stats()
+        self.run_id = uuid.uuid4().hex[:6]
+        self.stopping = asyncio.Event()
+        self.rng = random.Random(args.seed)
+        self.tasks: list[asyncio.Task] = []
+        self.table_clients = 0
+        self.class_counts: Counter = Counter()
+        self.open_matches: set[str] = set()
+
+    def token(self, subject: str, role: str = "player") -> tuple:
+        return (("authorization", f"Bearer {mint_token(subject, self.system.keys(), role)}"),)
+
+    def channel(self, target: str) -> grpc.aio.Channel:
+        options = [("grpc.lb_policy_name", "round_robin")] if target.startswith("ipv4:") else []
+        return grpc.aio.insecure_channel(target, options=options)
+
+    # ---- adding load -------------------------------------------------------------------
+
+    def add_match_unit(self, index: int) -> None:
+        """One more concurrent match: a practice client, or a table group (the share of
+        practice decides), for the ramp."""
+        if self.rng.random() < self.args.practice_share or index == 0:
+            self.add_practice()
+        else:
+            self.add_table_group(self.rng.choice((2, 2, 3, 4, 4)))
+
+    def add_clients(self, n: int) -> None:
+        practice = round(n * self.args.practice_share)
+        rest = n - practice
+        fours = 4 * (rest * 5 // 10 // 4)
+        threes = 3 * ((rest - fours) * 3 // 10 // 3)
+        twos = 2 * ((rest - fours - threes) // 2)
+        practice += rest - fours - threes - twos
+        for _ in range(practice):
+            self.add_practice()
+        for seats, count in ((4, fours), (3, threes), (2, twos)):
+            for _ in range(count // seats):
+                self.add_table_group(seats)
+
+    def add_practice(self) -> None:
+        n = len(self.tasks)
+        self.tasks.append(asyncio.create_task(Phone(self, f"load-{self.run_id}-{n}", n, None).run()))
+
+    def add_table_group(self, seats: int) -> None:
+        self.class_counts[seats] += 1
+        for _ in range(seats):
+            n = len(self.tasks)
+            self.tasks.append(asyncio.create_task(Phone(self, f"load-{self.run_id}-{n}", n, seats).run()))
+            self.table_clients += 1
+
+    def add_bot_matches(self, n: int) -> None:
+        for i in range(n):
+            self.tasks.append(asyncio.create_task(self.bot_match_driver(i)))
+
+    async def stop(self) -> None:
+        self.stopping.set()
+        await asyncio.sleep(0)
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    # ---- bot-only matches, as `domino demo` --------------------------------------------
+
+    async def bot_match_driver(self, i: int) -> None:
+        family, _, variant = self.args.bot_rules.partition(":")
+        service = self.token(f"load-demo-{i}", "service")
+        seats = {"egyptian": {"draw-2": 2, "block-3": 3}.get(variant, 4)}.get(family, 4)
+        async with self.channel(self.system.match_target) as channel:
+            stub = pb_grpc.MatchServiceStub(channel)
+            n = 0
+            while not self.stopping.is_set():
+                players = [pb.SeatSpec(player_id=f"bot:{self.args.bot_strength}:{s}", client_seed=uuid.uuid4().hex)
+                           for s in range(seats)]
+                request = pb.CreateMatchRequest(request_id=f"load-demo:{self.run_id}:{i}:{n}", rules=family,
+                                                variant=variant, seats=players, turn_timer_seconds=0)
+                n += 1
+                try:
+                    reply = await stub.CreateMatch(request, metadata=service, timeout=CALL_SECONDS)
+                except grpc.aio.AioRpcError as e:
+                    if self.stopping.is_set():
+                        return
+                    self.stats.error("CreateMatch", e)
+                    await asyncio.sleep(1)
+                    continue
+                seen = Seen(reply.match_id, f"demo-{i}")
+                self.stats.seen.append(seen)
+                self.stats.start(seen.match_id)
+                try:
+                    if self.args.bot_watch == "poll":
+                        await self._poll_until_ended(stub, seen, service)
+                    else:
+                        await Watcher(self, stub, seen, service, None).watch()
+                finally:
+                    self.stats.stop(seen.match_id)
+                self.stats.ended(seen, "bots")
+
+
+    async def _poll_until_ended(self, stub, seen: Seen, service: tuple) -> None:
+        """As `domino demo` waits: GetMatch every 0.25 s (``--bot-poll-seconds``) until the match has ended (the events
+        are then read once, for the reconciliation)."""
+        while True:
+            try:
+                view = (await stub.GetMatch(pb.GetMatchRequest(match_id=seen.match_id), metadata=service,
+                                            timeout=CALL_SECONDS)).view
+            except grpc.aio.AioRpcError as e:
+                if self.stopping.is_set():
+                    return
+                self.stats.error("GetMatch", e)
+                view = None
+            if view is not None and view.status in ENDED:
+                break
+            await asyncio.sleep(self.args.bot_poll_seconds)
+        seen.ended_at = time.monotonic()
+        call = stub.WatchMatch(pb.WatchMatchRequest(match_id=seen.match_id), metadata=service)
+        async for update in call:
+            seen.versions.append(update.event.version)
+            if update.view.status in ENDED:
+                call.cancel()
+                break
+
+
+class Watcher:
+    """A WatchMatch stream that resumes from the last version seen: after a failure, when the
+    server ends it early, and on purpose every ``--reconnect-seconds`` (exponential)."""
+
+    def __init__(self, harness: Harness, stub, seen: Seen, metadata: tuple, on_view) -> None:
+        self.h = harness
+        self.stub = stub
+        self.seen = seen
+        self.metadata = metadata
+        self.on_view = on_view  # called with each update's view (players), or None
+        self.rng = random.Random(f"{seen.match_id}:{seen.player}")
+
+    async def watch(self) -> None:
+        stats = self.h.stats
+        mean = self.h.args.reconnect_seconds
+        while self.seen.ended_at is None:
+            last = self.seen.versions[-1] if self.seen.versions else 0
+            if not self.seen.player.startswith("demo-"):
+                stats.request(self.seen.player, "match")
+            call = self.stub.WatchMatch(pb.WatchMatchRequest(match_id=self.seen.match_id, from_version=last),
+                                        metadata=self.metadata)
+            reader = asyncio.create_task(self._read(call))
+            timeout = self.rng.expovariate(1 / mean) if mean > 0 else None
+            try:
+                done, _ = await asyncio.wait({reader}, timeout=timeout)
+            except asyncio.CancelledError:
+                call.cancel()
+                reader.cancel()
+                raise
+            if not done:  # a reconnect on purpose: the phone lost its connection
+                call.cancel()
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+                    await reader
+                stats.reconnects += 1
+                continue
+            try:
+                reader.result()
+            except grpc.aio.AioRpcError as e:
+                if self.h.stopping.is_set():
+                    return
+                stats.error("WatchMatch", e)
+                await asyncio.sleep(0.2)
+
+    async def _read(self, call) -> None:
+        stats = self.h.stats
+        async for update in call:
+            now = time.time()
+            self.seen.versions.append(update.event.version)
+            occurred = update.event.occurred_at
+            stats.lags.append((time.monotonic(), now - (occurred.seconds + occurred.nanos / 1e9)))
+            if self.on_view is not None:
+                self.on_view(update.view)
+            if update.view.status in ENDED:
+                self.seen.ended_at = time.monotonic()
+                return
+
+
+class Phone:
+    """One simulated mobile client: its own id, token and channels."""
+
+    def __init__(self, harness: Harness, player: str, n: int, table_seats: int | None) -> None:
+        self.h = harness
+        self.player = player
+        self.n = n
+        self.table_seats = table_seats
+        self.md = harness.token(player)
+        self.rng = random.Random(f"{harness.args.seed}:{n}")
+        self.matches = 0
+
+    async def run(self) -> None:
+        h = self.h
+        async with h.channel(h.system.match_target) as mc, grpc.aio.insecure_channel(h.system.matchmaking_address) as mmc:
+            self.stub = pb_grpc.MatchServiceStub(mc)
+            self.mm = mm_grpc.MatchmakingServiceStub(mmc)
+            await asyncio.sleep(self.rng.random() * 0.5)  # phones do not all start in the same millisecond
+            while not h.stopping.is_set():
+                if self.table_seats is None:
+                    await self.practice_once()
+                else:
+                    await self.table_once()
+                self.matches += 1
+
+    async def _call(self, method_name: str, method, request, metadata=None):
+        self.h.stats.request(self.player, "matchmaking" if method_name in MM_METHODS else "match")
+        try:
+            return await method(request, metadata=metadata or self.md, timeout=CALL_SECONDS)
+        except grpc.aio.AioRpcError as e:
+            if not self.h.stopping.is_set():
+                self.h.stats.error(method_name, e)
+            raise
+
+    async def practice_once(self) -> None:
+        h = self.h
+        rules, variant, seats, teams, target = PRACTICE[(self.n + self.matches) % len(PRACTICE)]
+        request = mm.StartPracticeRequest(request_id=f"{self.player}:{self.matches}", rules=rules, variant=variant,
+                                          strength=STRENGTHS[(self.n + self.matches) % len(STRENGTHS)])
+        for name, value in (("seats", seats), ("teams", teams), ("target", target)):
+            if value is not None:
+                setattr(request, name, value)
+        asked = time.monotonic()
+        while True:
+            h.stats.request(self.player, "matchmaking")
+            try:
+                reply = await self.mm.StartPractice(request, metadata=self.md, timeout=CALL_SECONDS)
+                break
+            except grpc.aio.AioRpcError as e:
+                if e.code() == grpc.StatusCode.FAILED_PRECONDITION and "already" in (e.details() or ""):
+                    h.stats.practice_busy_retries += 1  # matchmaking has not yet learnt the last match's end
+                    await asyncio.sleep(0.2)
+                    asked = time.monotonic()
+                    continue
+                if not h.stopping.is_set():
+                    h.stats.error("StartPractice", e)
+                    await asyncio.sleep(1)
+                return
+        h.stats.waits.append((time.monotonic(), time.monotonic() - asked, "practice"))
+        await self.play(reply.match_id, "practice")
+
+    async def table_once(self) -> None:
+        h = self.h
+        kinds = TABLES[self.table_seats]
+        rules, variant, seats, teams = kinds[self.matches % len(kinds)]
+        request = mm.RequestTableRequest(request_id=f"{self.player}:{self.matches}", rules=rules, variant=variant)
+        if seats is not None:
+            request.seats = seats
+        if teams is not None:
+            request.teams = teams
+        asked = time.monotonic()
+        try:
+            ticket = (await self._call("RequestTable", self.mm.RequestTable, request)).ticket
+        except grpc.aio.AioRpcError:
+            await asyncio.sleep(1)
+            return
+        match_id = ""
+        try:
+            match_id = await self._seated(ticket.ticket_id)
+        except asyncio.CancelledError:
+            if not match_id:
+                with contextlib.suppress(grpc.aio.AioRpcError, asyncio.CancelledError):
+                    await asyncio.shield(self.mm.CancelTicket(mm.CancelTicketRequest(ticket_id=ticket.ticket_id),
+                                                              metadata=self.md, timeout=CALL_SECONDS))
+                    h.stats.cancelled_tickets += 1
+            raise
+        if not match_id:
+            return
+        h.stats.waits.append((time.monotonic(), time.monotonic() - asked, "table"))
+        await self.play(match_id, "table")
+        await self._ticket_ended(ticket.ticket_id)
+
+    async def _seated(self, ticket_id: str) -> str:
+        """Watch the ticket until it names its match."""
+        while True:
+            self.h.stats.request(self.player, "matchmaking")
+            call = self.mm.WatchTicket(mm.WatchTicketRequest(ticket_id=ticket_id), metadata=self.md)
+            try:
+                async for update in call:
+                    if update.ticket.match_id:
+                        call.cancel()
+                        return update.ticket.match_id
+                    if update.ticket.status in (mm.TICKET_STATUS_CANCELLED, mm.TICKET_STATUS_ENDED):
+                        return ""
+            except grpc.aio.AioRpcError as e:
+                if self.h.stopping.is_set():
+                    return ""
+                self.h.stats.error("WatchTicket", e)
+                await asyncio.sleep(0.2)
+
+    async def _ticket_ended(self, ticket_id: str) -> None:
+        """Wait until matchmaking has learnt the match's end (else the next request is refused)."""
+        while not self.h.stopping.is_set():
+            self.h.stats.request(self.player, "matchmaking")
+            call = self.mm.WatchTicket(mm.WatchTicketRequest(ticket_id=ticket_id), metadata=self.md)
+            try:
+                async for update in call:
+                    if update.ticket.status in (mm.TICKET_STATUS_ENDED, mm.TICKET_STATUS_CANCELLED):
+                        call.cancel()
+                        return
+                return
+            except grpc.aio.AioRpcError as e:
+                if self.h.stopping.is_set():
+                    return
+                self.h.stats.error("WatchTicket", e)
+                await asyncio.sleep(0.2)
+
+    # ---- playing -----------------------------------------------------------------------
+
+    async def play(self, match_id: str, kind: str) -> None:
+        h = self.h
+        seen = Seen(match_id, self.player)
+        h.stats.seen.append(seen)
+        state = {"latest": None}
+        turn = asyncio.Event()
+
+        def on_view(view: pb.MatchView) -> None:
+            latest = state["latest"]
+            if latest is None or view.version > latest.version:
+                state["latest"] = view
+                turn.set()
+
+        watcher = asyncio.create_task(Watcher(h, self.stub, seen, self.md, on_view).watch())
+        acted, seed_sent = -1, False
+        h.stats.start(match_id)
+        try:
+            while not watcher.done():
+                waiter = asyncio.create_task(turn.wait())
+                await asyncio.wait({waiter, watcher}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                turn.clear()
+                view = state["latest"]
+                if view is None or view.status in ENDED:
+                    continue
+                me = view.your_seat
+                if (view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS and not seed_sent and 0 <= me < len(view.seats)
+                        and view.seats[me].awaiting_seed):
+                    seed_sent = True
+                    try:
+                        reply = await self._call("SubmitSeed", self.stub.SubmitSeed,
+                                                 pb.SubmitSeedRequest(match_id=match_id, seed=uuid.uuid4().hex))
+                        h.stats.seeds += 1
+                        on_view(reply.view)
+                    except grpc.aio.AioRpcError:
+                        pass
+                    continue
+                if view.status != pb.MATCH_STATUS_IN_PROGRESS or view.turn != me or view.version <= acted:
+                    continue
+                acted = view.version
+                reply_view = await self.act(match_id, view)
+                if reply_view is not None:
+                    on_view(reply_view)
+            await watcher
+        finally:
+            watcher.cancel()
+            h.stats.stop(match_id)
+        h.stats.ended(seen, kind)
+
+    async def act(self, match_id: str, view: pb.MatchView) -> pb.MatchView | None:
+        h = self.h
+        moves = [m for m in view.legal_moves if m.kind in (pb.MOVE_KIND_PLAY, pb.MOVE_KIND_DRAW)]
+        if not moves:  # not in the view: ask (should not happen)
+            h.stats.getmatch += 1
+            try:
+                view = (await self._call("GetMatch", self.stub.GetMatch, pb.GetMatchRequest(match_id=match_id))).view
+            except grpc.aio.AioRpcError:
+                return None
+            moves = [m for m in view.legal_moves if m.kind in (pb.MOVE_KIND_PLAY, pb.MOVE_KIND_DRAW)]
+            if not moves:
+                return view
+        move = self.rng.choice(moves)
+        request_id = f"{self.player}:{match_id}:{view.version}"
+        started = time.monotonic()
+        try:
+            if move.kind == pb.MOVE_KIND_DRAW:
+                reply = await self._call("DrawTile", self.stub.DrawTile,
+                                         pb.DrawTileRequest(match_id=match_id, request_id=request_id))
+            else:
+                reply = await self._call("PlayTile", self.stub.PlayTile,
+                                         pb.PlayTileRequest(match_id=match_id, request_id=request_id, tile=move.tile,
+                                                            end=move.end))
+        except grpc.aio.AioRpcError:
+            h.stats.getmatch += 1  # refused: look again (counted as an error above)
+            try:
+                return (await self._call("GetMatch", self.stub.GetMatch, pb.GetMatchRequest(match_id=match_id))).view
+            except grpc.aio.AioRpcError:
+                return None
+        done = time.monotonic()
+        h.stats.commands.append((done, done - started))
+        return reply.view
+
+
+# ---------------------------------------------------------------------------------------
+# reconciliation
+
+
+async def stream_versions(system: LoadSystem) -> dict[str, list[int]]:
+    """Every match event on the JetStream stream, in stream order, as versions per match
+    (an ephemeral pull consumer over domino.v1.match.>)."""
+    import nats
+    from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+
+    from services.common import bus
+
+    assert system.nats is not None
+    nc = await nats.connect(system.nats.url, user="admin", password=system.nats_passwords()["admin"])
+    out: dict[str, list[int]] = defaultdict(list)
+    try:
+        js = nc.jetstream()
+        sub = await js.pull_subscribe("domino.v1.match.>", stream=bus.STREAM, config=ConsumerConfig(
+            ack_policy=AckPolicy.NONE, deliver_policy=DeliverPolicy.ALL, inactive_threshold=60))
+        while True:
+            info = await sub.consumer_info()
+            if info.num_pending == 0:
+                break
+            msgs = await sub.fetch(min(1000, info.num_pending), timeout=10)
+            for msg in msgs:
+                body = json.loads(msg.data)
+                out[body["match_id"]].append(body["version"])
+        await sub.unsubscribe()
+    finally:
+        await nc.close()
+    return out
+
+
+async def wait_relay_caught_up(system: LoadSystem, timeout: float = 60) -> float:
+    """Seconds until the relay has published everything stored (lag_events 0 twice)."""
+    started = time.monotonic()
+    zero = 0
+    while time.monotonic() - started < timeout:
+        sample = await asyncio.to_thread(scrape, system.ports.relay_metrics)
+        zero = zero + 1 if sample and metric_sum(sample, "domino_relay_lag_events") == 0 else 0
+        if zero >= 2:
+            break
+        await asyncio.sleep(0.5)
+    return time.monotonic() - started
+
+
+def reconcile(system: LoadSystem, stats: Stats, finished_ids: set[str]) -> dict:
+    from services.match.application import MatchApplication
+    from services.match.domainmodel import Match
+
+    problems: list[str] = []
+    clients: dict[str, list[Seen]] = defaultdict(list)
+    for seen in stats.seen:
+        if seen.match_id in finished_ids:
+            clients[seen.match_id].append(seen)
+    stream = asyncio.run(stream_versions(system))
+    app = MatchApplication(env=dict(system.store_env))
+    events_total = 0
+    try:
+        for match_id, seens in clients.items():
+            events = list(app.events_after(uuid.UUID(match_id), 0))
+            versions = [e.originator_version for e in events]
+            events_total += len(versions)
+            if versions != list(range(1, len(versions) + 1)) or not isinstance(events[-1], Match.MatchEnded):
+                problems.append(f"{match_id}: store versions {versions[:3]}..{versions[-3:]}")
+            if stream.get(match_id) != versions:
+                got = stream.get(match_id) or []
+                problems.append(f"{match_id}: stream {len(got)} versions != store {len(versions)}")
+            for seen in seens:
+                if seen.versions != versions:
+                    problems.append(f"{match_id} ({seen.player}): client saw {len(seen.versions)} versions, "
+                                    f"store {len(versions)}")
+    finally:
+        app.close()
+    return {"reconciled": not problems and bool(clients), "reconciled_matches": len(clients),
+            "reconciled_clients": sum(len(s) for s in clients.values()), "reconciled_events": events_total,
+            "reconcile_problems": problems[:10]}
+
+
+# ---------------------------------------------------------------------------------------
+# measuring
+
+
+class Sampler:
+    """Relay lag every ``period`` s, and CPU/metrics snapshots on demand."""
+
+    def __init__(self, system: LoadSystem, pids: dict[str, int], period: float = 0.5) -> None:
+        self.system = system
+        self.pids = pids
+        self.period = period
+        self.relay_lag: list[tuple[float, float]] = []  # (at, seconds)
+        self.in_play: list[tuple[float, int]] = []
+        self.task: asyncio.Task | None = None
+
+    async def loop(self, stats: Stats) -> None:
+        while True:
+            sample = await asyncio.to_thread(scrape, self.system.ports.relay_metrics)
+            if sample:
+                self.relay_lag.append((time.monotonic(), metric_sum(sample, "domino_relay_lag_seconds")))
+            self.in_play.append((time.monotonic(), stats.in_play))
+            await asyncio.sleep(self.period)
+
+    def snapshot(self) -> dict:
+        s = self.system
+        match = [scrape(p) for p in s.match_metrics_ports()]
+        return {"at": time.monotonic(), "cpu": cpu_snapshot(self.pids), "match": match,
+                "bots": scrape(s.ports.bots_metrics), "relay": scrape(s.ports.relay_metrics),
+                "matchmaking": scrape(s.ports.matchmaking_metrics)}
+
+
+def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) -> dict:
+    t0, t1 = before["at"], after["at"]
+    seconds = t1 - t0
+    lat = [s * 1000 for at, s in stats.commands if t0 <= at <= t1]
+    waits = [s * 1000 for at, s, _ in stats.waits if t0 <= at <= t1]
+    table_waits = [s * 1000 for at, s, kind in stats.waits if t0 <= at <= t1 and kind == "table"]
+    practice_waits = [s * 1000 for at, s, kind in stats.waits if t0 <= at <= t1 and kind == "practice"]
+    lags = [s * 1000 for at, s in stats.lags if t0 <= at <= t1]
+    relay = [s * 1000 for at, s in sampler.relay_lag if t0 <= at <= t1]
+    in_play = [n for at, n in sampler.in_play if t0 <= at <= t1]
+    finished = [f for f in stats.finished if t0 <= f[0] <= t1]
+
+    def delta(kind: str, name: str, **labels: str) -> float:
+        if kind == "match":
+            return sum(metric_sum(a, name, **labels) - metric_sum(b, name, **labels)
+                       for b, a in zip(before["match"], after["match"]))
+        return metric_sum(after[kind], name, **labels) - metric_sum(before[kind], name, **labels)
+
+    server_commands = sum(delta("match", "domino_match_rpcs_total", method=m, code="OK") for m in COMMANDS)
+    rpc_codes: Counter = Counter()
+    for b, a in zip(before["match"] + [before["matchmaking"]], after["match"] + [after["matchmaking"]]):
+        for (name, labels), value in a.items():
+            if name.endswith("_rpcs_total"):
+                d = dict(labels)
+                if d.get("code") != "OK":
+                    inc = value - b.get((name, labels), 0.0)
+                    if inc:
+                        rpc_codes[f"{name.split('_')[1]}:{d.get('method')}:{d.get('code')}"] += int(inc)
+    cpu = {name: after["cpu"][name] - before["cpu"].get(name, 0.0) for name in after["cpu"]}
+    per_command = {name: rnd(1000 * c / server_commands, 3) if server_commands else None for name, c in cpu.items()}
+    turns = {dict(ls).get("outcome", ""): v - before["bots"].get((n, ls), 0.0)
+             for (n, ls), v in after["bots"].items() if n == "domino_bots_turns_total"}
+    decision = histogram_quantile(before["bots"], after["bots"], "domino_bots_decision_seconds", 0.99)
+    decision50 = histogram_quantile(before["bots"], after["bots"], "domino_bots_decision_seconds", 0.5)
+    return {
+        "window_seconds": rnd(seconds, 1),
+        "matches_finished": len(finished),
+        "matches_per_minute": rnd(len(finished) * 60 / seconds, 1) if seconds else None,
+        "matches_finished_by_kind": dict(Counter(kind for _, _, kind in finished)),
+        "concurrent_matches_mean": rnd(sum(in_play) / len(in_play), 1) if in_play else None,
+        "client_commands": len(lat),
+        "client_commands_per_s": rnd(len(lat) / seconds, 1),
+        "command_p50_ms": rnd(pct(lat, 50)), "command_p99_ms": rnd(pct(lat, 99)),
+        "command_p999_ms": rnd(pct(lat, 99.9)), "command_max_ms": rnd(max(lat) if lat else None),
+        "server_commands": int(server_commands),
+        "server_commands_per_s": rnd(server_commands / seconds, 1),
+        "matchmaking_wait_p50_ms": rnd(pct(waits, 50)), "matchmaking_wait_p99_ms": rnd(pct(waits, 99)),
+        "table_wait_p50_ms": rnd(pct(table_waits, 50)), "table_wait_p99_ms": rnd(pct(table_waits, 99)),
+        "practice_wait_p50_ms": rnd(pct(practice_waits, 50)), "practice_wait_p99_ms": rnd(pct(practice_waits, 99)),
+        "matchmaking_waits": len(waits),
+        "relay_lag_p99_ms": rnd(pct(relay, 99)), "relay_lag_max_ms": rnd(max(relay) if relay else None),
+        "relay_lag_samples": len(relay),
+        "relay_published_per_s": rnd(delta("relay", "domino_relay_published_total") / seconds, 1),
+        "watch_delivery_p50_ms": rnd(pct(lags, 50)), "watch_delivery_p99_ms": rnd(pct(lags, 99)),
+        "bot_decision_p50_ms": rnd(decision50 * 1000 if decision50 is not None else None),
+        "bot_decision_p99_ms": rnd(decision * 1000 if decision is not None else None),
+        "bot_turns": {k: int(v) for k, v in turns.items() if v},
+        "server_rpc_failures": dict(rpc_codes),
+        "server_getmatch_per_command": rnd(delta("match", "domino_match_rpcs_total", method="GetMatch")
+                                           / server_commands, 2) if server_commands else None,
+        "cpu_seconds": {k: rnd(v, 2) for k, v in cpu.items()},
+        "cpu_cores": {k: rnd(v / seconds, 3) for k, v in cpu.items()},
+        "cpu_cores_total": rnd(sum(cpu.values()) / seconds, 2),
+        "cpu_ms_per_command": per_command,
+        "cpu_ms_per_command_total": rnd(1000 * sum(cpu.values()) / server_commands, 2) if server_commands else None,
+    }
+
+
+async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
+    harness = Harness(system, args)
+    sampler = Sampler(system, pids)
+    sampler_task = asyncio.create_task(sampler.loop(harness.stats))
+    result: dict[str, Any] = {}
+    try:
+        if args.ramp:
+            result.update(await ramp(harness, sampler, args))
+        else:
+            harness.add_clients(args.clients)
+            harness.add_bot_matches(args.bot_matches)
+            log(f"{args.clients} clients ({harness.table_clients} at tables in groups {dict(harness.class_counts)}), "
+                f"{args.bot_matches} bot-only drivers; {args.warmup:.0f} s warm-up, {args.duration:.0f} s measured")
+            await asyncio.sleep(args.warmup)
+            before = await asyncio.to_thread(sampler.snapshot)
+            await asyncio.sleep(args.duration)
+            after = await asyncio.to_thread(sampler.snapshot)
+            result.update(window_figures(harness.stats, sampler, before, after))
+        await harness.stop()
+    finally:
+        sampler_task.cancel()
+    stats = harness.stats
+    # Failed RPCs: what the services counted (clients' and bots' calls alike), less what the
+    # harness itself causes (its own stream cancels, asking for practice before matchmaking
+    # learnt the last end); plus client-side failures that never reached a service.
+    harness_made = ("match:WatchMatch:CANCELLED", "matchmaking:WatchTicket:CANCELLED",
+                    "matchmaking:StartPractice:FAILED_PRECONDITION")
+    server = result.get("server_rpc_failures") or {}
+    if args.ramp:
+        server = Counter()
+        for step in result.get("ramp_steps", []):
+            server.update(step.get("server_rpc_failures", {}))
+    local_only = {k: v for k, v in stats.errors.items() if k.split(":")[1] in ("UNAVAILABLE", "DEADLINE_EXCEEDED")}
+    result["errors"] = sum(v for k, v in server.items() if k not in harness_made) + sum(local_only.values())
+    result["error_codes"] = {**{k: v for k, v in server.items() if k not in harness_made}, **local_only}
+    result["client_error_codes"] = dict(stats.errors)
+    result["error_samples"] = stats.error_samples
+    result["client_max_requests_in_a_second"] = max(stats.per_second.values(), default=0)
+    result.update({"reconnects": stats.reconnects, "getmatch_calls": stats.getmatch, "seeds_sent": stats.seeds,
+                   "practice_busy_retries": stats.practice_busy_retries, "cancelled_tickets": stats.cancelled_tickets,
+                   "clients": args.clients if not args.ramp else len([t for t in harness.tasks]),
+                   "table_groups": dict(harness.class_counts)})
+    log("waiting for the relay to catch up, then reconciling")
+    result["relay_catch_up_seconds"] = rnd(await wait_relay_caught_up(system), 1)
+    result.update(await asyncio.to_thread(reconcile, system, stats, set(stats.finished_ids)))
+    return result
+
+
+async def ramp(harness: Harness, sampler: Sampler, args) -> dict:
+    """Add matches step by step; each step measured over its last (step - settle) seconds."""
+    steps = []
+    level, best = 0, 0
+    while level < args.ramp_max:
+        target = args.ramp_start if level == 0 else level + args.ramp_increment
+        while level < target:
+            harness.add_match_unit(level)
+            level += 1
+        await asyncio.sleep(args.ramp_settle_seconds)
+        before = await asyncio.to_thread(sampler.snapshot)
+        await asyncio.sleep(max(1.0, args.ramp_step_seconds - args.ramp_settle_seconds))
+        after = await asyncio.to_thread(sampler.snapshot)
+        fig = window_figures(harness.stats, sampler, before, after)
+        step = {"matches": level, **{k: fig[k] for k in (
+            "concurrent_matches_mean", "command_p50_ms", "command_p99_ms", "client_commands_per_s",
+            "server_commands_per_s", "matches_per_minute", "relay_lag_p99_ms", "cpu_cores_total",
+            "server_rpc_failures")},
+            "cpu_cores": fig["cpu_cores"]}
+        steps.append(step)
+        log(f"ramp: {level} matches, p99 {step['command_p99_ms']} ms, {step['server_commands_per_s']} commands/s, "
+            f"{step['cpu_cores_total']} cores")
+        p99 = step["command_p99_ms"]
+        if p99 is None or p99 >= P99_LIMIT_MS:
+            break
+        best = level
+    return {"max_concurrent_matches_p99_under_100ms": best, "ramp_steps": steps,
+            "ramp_step_seconds": args.ramp_step_seconds, "ramp_settle_seconds": args.ramp_settle_seconds,
+            **({"last_step": steps[-1]} if steps else {})}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--duration", type=float, default=60.0, help="measured seconds (after --warmup)")
+    ap.add_argument("--warmup", type=float, default=10.0, help="seconds of play before the measured window")
+    ap.add_argument("--clients", type=int, default=24, help="concurrent simulated players")
+    ap.add_argument("--practice-share", type=float, default=0.25, help="share of clients playing practice vs bots")
+    ap.add_argument("--bot-matches", type=int, default=0, help="concurrent bot-only matches (as `domino demo`)")
+    ap.add_argument("--bot-rules", default="egyptian:block-4", help="family:variant of bot-only matches")
+    ap.add_argument("--bot-strength", default="greedy", choices=STRENGTHS)
+    ap.add_argument("--bot-watch", default="stream", choices=("stream", "poll"),
+                    help="bot-only drivers follow their match with WatchMatch, or poll GetMatch every 0.25 s "
+                         "as `domino demo` does")
+    ap.add_argument("--bot-poll-seconds", type=float, default=0.25, help="GetMatch interval of --bot-watch poll")
+    ap.add_argument("--reconnect-seconds", type=float, default=10.0,
+                    help="mean seconds between a client's deliberate stream reconnects (0: never)")
+    ap.add_argument("--table-wait-seconds", type=float, default=5.0,
+                    help="DOMINO_TABLE_WAIT_SECONDS (a table's empty seats get bots after this)")
+    ap.add_argument("--match-replicas", type=int, default=1, choices=(1, 2))
+    ap.add_argument("--service-env", action="append", default=[], metavar="KEY=VALUE",
+                    help="extra environment for every service (experiments)")
+    ap.add_argument("--ramp", action="store_true", help="raise concurrent matches until command p99 >= 100 ms")
+    ap.add_argument("--ramp-start", type=int, default=4)
+    ap.add_argument("--ramp-increment", type=int, default=4)
+    ap.add_argument("--ramp-max", type=int, default=200)
+    ap.add_argument("--ramp-step-seconds", type=float, default=60.0)
+    ap.add_argument("--ramp-settle-seconds", type=float, default=5.0,
+                    help="seconds after adding matches before the step's window opens")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
+    ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    args = ap.parse_args()
+
+    started = time.monotonic()
+    load_before = loadavg()
+    tmp = Path(tempfile.mkdtemp(prefix="domino-load-"))
+    os.chmod(tmp, 0o755)  # embedded PostgreSQL runs as its own user below it
+    service_env = {"DOMINO_TABLE_WAIT_SECONDS": str(args.table_wait_seconds)}
+    for item in args.service_env:
+        key, _, value = item.partition("=")
+        service_env[key] = value
+    log(f"starting PostgreSQL and the system in {tmp}")
+    pg = start_postgres(tmp / "pg")
+    system = LoadSystem(tmp / "var", pg.eventsourcing_env(), service_env, args.match_replicas)
+    result: dict[str, Any] = {}
+    try:
+        system.start()
+        pids = system.pids(pg.pid)
+        result = asyncio.run(run_load(system, args, pids))
+    finally:
+        system.stop()
+        pg.stop()
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            log(f"kept {tmp}")
+    import grpc as _grpc
+
+    result.update({
+        "duration": args.duration, "warmup": args.warmup, "ramp": args.ramp, "practice_share": args.practice_share,
+        "bot_matches": args.bot_matches, "bot_watch": args.bot_watch, "bot_poll_seconds": args.bot_poll_seconds, "bot_rules": args.bot_rules, "bot_strength": args.bot_strength,
+        "reconnect_seconds": args.reconnect_seconds, "match_replicas": args.match_replicas,
+        "service_env": service_env, "loadavg_1m_before": load_before, "loadavg_1m_after": loadavg(),
+        "cpus": os.cpu_count(), "python": platform.python_version(), "grpcio": _grpc.__version__,
+        "wall_seconds": rnd(time.monotonic() - started, 1),
+    })
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+    else:
+        keys = ("matches_per_minute", "command_p50_ms", "command_p99_ms", "command_p999_ms", "matchmaking_wait_p50_ms",
+                "matchmaking_wait_p99_ms", "relay_lag_p99_ms", "bot_decision_p99_ms", "errors",
+                "cpu_ms_per_command", "reconciled", "max_concurrent_matches_p99_under_100ms")
+        for key in keys:
+            if key in result:
+                print(f"{key}: {result[key]}")
+
+
+if __name__ == "__main__":
+    main()
