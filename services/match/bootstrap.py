@@ -49,6 +49,12 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                                  watch_poll_seconds=settings.watch_poll_seconds, settings=settings)
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
+    Gauge("domino_match_timer_overdue_seconds", "How long the earliest turn deadline has been due without being "
+          "played (0 when none is)").set_function(timer.overdue_seconds)
+    Gauge("domino_match_turns_expired", "Turns this process played because their timer ran out, since it "
+          "started").set_function(lambda: timer.expired)
+    Gauge("domino_match_timer_failed_passes", "Timer passes that failed (store away...), since this process "
+          "started").set_function(lambda: timer.failed_passes)
     start_http_server(settings.match_metrics_port)
     await server.start()
     await mark_serving(server)

@@ -37,6 +37,7 @@ class TurnTimer:
         self.abandoned = 0
         self._position = 0  # last notification id read
         self.expired = 0
+        self.failed_passes = 0
         self.active: set[UUID] = set()  # unfinished matches seen in the store
 
     def follow_store(self, batch: int = 500) -> int:
@@ -112,12 +113,19 @@ class TurnTimer:
     def next_deadline(self) -> float | None:
         return self._heap[0][0] if self._heap else None
 
+    def overdue_seconds(self) -> float:
+        """How long the earliest armed deadline has been due (0: none is): after a working
+        pass nothing is left due, so a growing value means the timer is failing or stuck."""
+        nxt = self.next_deadline()
+        return 0.0 if nxt is None else max(0.0, self.clock() - nxt)
+
     async def run(self, stopping: asyncio.Event, poll_seconds: float = 0.5) -> None:
         while not stopping.is_set():
             try:
                 await asyncio.to_thread(self.follow_store)
                 await self.step()
             except Exception:  # a fault in one pass must not stop the timers of every match
+                self.failed_passes += 1
                 log.exception("turn timer pass failed")
             nxt = self.next_deadline()
             delay = poll_seconds if nxt is None else min(poll_seconds, max(0.0, nxt - self.clock()))

@@ -132,6 +132,16 @@ class MatchStoreContract:
         after = app.get_match(match.id)
         assert after.state.round.actions()[0][0] == seat and after.round_timeouts[0]
 
+    def test_a_passed_deadline_shows_as_overdue_until_a_timer_pass_plays_it(self, app, clock):
+        create(app, timer=30)
+        timer = app.timer()
+        timer.follow_store()
+        assert timer.timer.overdue_seconds() == 0
+        clock.advance(40)
+        assert timer.timer.overdue_seconds() == 10
+        timer.step()
+        assert timer.timer.overdue_seconds() == 0
+
     def test_a_seat_that_times_out_twice_in_a_row_is_away_and_played_at_once(self, app, clock):
         match = create(app, "draw-2", timer=30)
         seat = match.state.round.turn
