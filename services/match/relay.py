@@ -145,10 +145,12 @@ class Relay:
             ))
             last_version[event.originator_id] = event.originator_version
         await self._acknowledged(acks)
-        self.position = notes[-1].id
-        turns = await asyncio.gather(*(self._turn(match_id, version) for match_id, version in last_version.items()))
+        position = notes[-1].id
+        turns = await asyncio.gather(*(self._turn(match_id, version, position)
+                                       for match_id, version in last_version.items()))
         await self._acknowledged([await self.js.publish_async(*turn[:2], headers=turn[2]) for turn in turns if turn],
                                  events=False)
+        self.position = position  # only now: a pass that fails sends its events (deduplicated) and turns again
         assert self.bucket is not None  # opened by start()
         await self.bucket.put(bus.RELAY_POSITION_KEY, str(self.position).encode())
         newest = await asyncio.to_thread(self.app.recorder.max_notification_id)
@@ -164,7 +166,7 @@ class Relay:
                 self.stats.duplicates += bool(ack.duplicate)
                 self.on_publish(bool(ack.duplicate))
 
-    async def _turn(self, match_id: UUID, version: int) -> tuple[str, bytes, dict[str, str]] | None:
+    async def _turn(self, match_id: UUID, version: int, position: int) -> tuple[str, bytes, dict[str, str]] | None:
         """The turn message for the match as it stands at ``version``, if a seat is to act."""
         try:
             match = await asyncio.to_thread(self.app.get_match, match_id)
@@ -179,10 +181,10 @@ class Relay:
         turn = {"match_id": str(match_id), "version": version, "seat": rnd.turn, "player_id": match.seats[rnd.turn],
                 "round": match.round_number, "turn_no": match.turn_no, "deadline": match.deadline}
         return (bus.turn_subject(match_id), json.dumps(turn).encode(),
-                {"Nats-Msg-Id": bus.turn_msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(self.position)})
+                {"Nats-Msg-Id": bus.turn_msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(position)})
 
     async def _publish_turn(self, match_id: UUID, version: int) -> None:
-        turn = await self._turn(match_id, version)
+        turn = await self._turn(match_id, version, self.position)
         if turn is not None:
             await self.js.publish(turn[0], turn[1], headers=turn[2])
 

@@ -17,14 +17,17 @@ pytestmark = pytest.mark.system
 
 
 @pytest.fixture
-def faulty(fresh_postgres_env):
+def faulty(fresh_postgres_env, request):
     var_dir = Path(tempfile.mkdtemp(prefix="domino-faults-"))
     system = FaultSystem(var_dir, fresh_postgres_env)
+    failed_before = request.session.testsfailed
     system.start()
     try:
         yield system
     finally:
         system.stop()
+    if request.session.testsfailed == failed_before:  # a failed test keeps its logs (named in its message)
+        shutil.rmtree(var_dir, ignore_errors=True)
 
 
 def assert_reconciled(system, players) -> None:
@@ -184,6 +187,7 @@ def test_while_postgres_is_down_commands_answer_unavailable_promptly_and_play_re
         assert_reconciled(system, players)
     finally:
         system.stop()
+    shutil.rmtree(var_dir, ignore_errors=True)  # reached only when the test passed: a failure keeps its logs
 
 
 def test_a_deadline_that_passes_while_every_replica_is_down_is_resolved_once_when_two_come_back_together(faulty):
