@@ -148,3 +148,47 @@ def test_a_first_start_believes_the_streams_last_event_only_if_the_store_has_it(
     relay = asyncio.run(relay_until_idle(app, nats_server.url))
     assert relay.stats.published == app.recorder.max_notification_id()  # from the start: nothing skipped
     app.close()
+
+
+class TurnsNotAcknowledged:
+    """JetStream as the relay sees it while NATS restarts: its turn messages of one pass go
+    unacknowledged (events still are)."""
+
+    def __init__(self, js) -> None:
+        self.js = js
+        self.failing = True
+
+    def __getattr__(self, name):
+        return getattr(self.js, name)
+
+    async def publish_async(self, subject: str, payload: bytes = b"", **kwargs):
+        if self.failing and subject.startswith("domino.v1.turn."):
+            future = asyncio.get_running_loop().create_future()
+            future.set_exception(asyncio.TimeoutError())
+            return future
+        return await self.js.publish_async(subject, payload, **kwargs)
+
+
+def test_a_pass_whose_turn_messages_are_not_acknowledged_sends_them_again(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
+    (match_id,) = played(app, matches=1, actions=3)
+
+    async def two_passes() -> Relay:
+        nc = await nats.connect(nats_server.url)
+        js = TurnsNotAcknowledged(nc.jetstream())
+        relay = Relay(app, js, batch=500)
+        await relay.start()
+        with pytest.raises(asyncio.TimeoutError):
+            await relay.pump()
+        js.failing = False
+        while await relay.pump():
+            pass
+        await nc.close()
+        return relay
+
+    relay = asyncio.run(two_passes())
+    turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
+    assert [t["version"] for t in turns] == [app.get_match(match_id).version]
+    assert relay.position == app.recorder.max_notification_id()
+    app.close()
