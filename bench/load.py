@@ -92,7 +92,7 @@ from domino.match.v1 import match_service_pb2_grpc as pb_grpc  # noqa: E402
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm  # noqa: E402
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc  # noqa: E402
 from services.common.auth import mint_token  # noqa: E402
-from services.common.servers import free_ports, start_postgres  # noqa: E402
+from services.common.servers import start_postgres  # noqa: E402
 from services.common.supervisor import LocalSystem, Ports  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -232,46 +232,13 @@ class LoadSystem(LocalSystem):
     (round robin), bots and matchmaking reach through one target naming both."""
 
     def __init__(self, var_dir: Path, store_env: dict[str, str], service_env: dict[str, str], replicas: int) -> None:
-        super().__init__(var_dir, Ports.free(), extra_env={
+        super().__init__(var_dir, Ports.free(), match_replicas=replicas, extra_env={
             **store_env, "DOMINO_LOG_FORMAT": "json", "DOMINO_BOT_THINK_MIN_SECONDS": "0",
             "DOMINO_BOT_THINK_MAX_SECONDS": "0", **service_env})
         self.store_env = store_env
-        self.replicas = replicas
-        self.second_port, self.second_metrics = free_ports(2)
-
-    @property
-    def match_target(self) -> str:
-        if self.replicas == 1:
-            return self.match_address
-        return f"ipv4:127.0.0.1:{self.ports.match},127.0.0.1:{self.second_port}"
-
-    def env(self, service: str | None = None) -> dict[str, str]:
-        env = super().env(service)
-        if self.replicas > 1 and service in ("bots", "matchmaking"):
-            env["DOMINO_MATCH_ADDRESS"] = self.match_target
-        if service == "match-2":
-            env["DOMINO_MATCH_ADDRESS"] = f"127.0.0.1:{self.second_port}"
-            env["DOMINO_MATCH_METRICS_PORT"] = str(self.second_metrics)
-        return env
-
-    def start(self, timeout: float = 60) -> None:
-        super().start(timeout)
-        if self.replicas > 1:
-            import subprocess
-
-            log_file = open(self.var_dir / "logs" / "match-2.log", "ab")
-            proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "match"], env=self.env("match-2"),
-                                    stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
-            self.processes["match-2"] = proc
-            deadline = time.monotonic() + timeout
-            while not scrape(self.second_metrics):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("match-2 did not start")
-                time.sleep(0.1)
-            time.sleep(1.0)  # the metrics port opens just before the gRPC port
 
     def match_metrics_ports(self) -> list[int]:
-        return [self.ports.match_metrics] + ([self.second_metrics] if self.replicas > 1 else [])
+        return [self.ports.match_metrics] + ([self._second_match[1]] if self.match_replicas > 1 else [])
 
     def pids(self, postgres_pid: int) -> dict[str, int]:
         pids = {name: proc.pid for name, proc in self.processes.items()}

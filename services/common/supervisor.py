@@ -62,14 +62,31 @@ class LocalSystem:
     ports: Ports = field(default_factory=Ports)
     services: tuple[str, ...] = SERVICES
     extra_env: dict[str, str] = field(default_factory=dict)
+    match_replicas: int = 1  # a second replica ("match-2") serves on ports of its own
     nats: NatsServer | None = None
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
     _lock: IO[str] | None = None  # the open lock file while the system runs
     _keys: KeyRing | None = None
+    _second_ports: tuple[int, int] | None = None
 
     @property
     def match_address(self) -> str:
         return f"127.0.0.1:{self.ports.match}"
+
+    @property
+    def match_target(self) -> str:
+        """What clients of the match service dial: every replica (they move on when one dies)."""
+        if self.match_replicas == 1:
+            return self.match_address
+        return f"ipv4:127.0.0.1:{self.ports.match},127.0.0.1:{self._second_match[0]}"
+
+    @property
+    def _second_match(self) -> tuple[int, int]:
+        """(gRPC port, metrics port) of the second match replica, chosen once."""
+        if self._second_ports is None:
+            grpc_port, metrics_port = free_ports(2)
+            self._second_ports = (grpc_port, metrics_port)
+        return self._second_ports
 
     @property
     def matchmaking_address(self) -> str:
@@ -96,6 +113,11 @@ class LocalSystem:
         if user in NATS_USERS:
             env["DOMINO_NATS_USER"], env["DOMINO_NATS_PASSWORD"] = user, self.nats_passwords()[user]
         env.update(self.extra_env)
+        if service in ("bots", "matchmaking"):
+            env["DOMINO_MATCH_ADDRESS"] = self.match_target
+        if service == "match-2":
+            env["DOMINO_MATCH_ADDRESS"] = f"127.0.0.1:{self._second_match[0]}"
+            env["DOMINO_MATCH_METRICS_PORT"] = str(self._second_match[1])
         return env
 
     def nats_passwords(self) -> dict[str, str]:
@@ -147,6 +169,8 @@ class LocalSystem:
             asyncio.run(self._set_up_nats(self.nats.url))
             for name in self.services:
                 self.start_service(name, timeout)
+            if self.match_replicas > 1:
+                self.start_service("match-2", timeout, serve="match")
         except BaseException:
             self.stop()  # leave nothing running behind a failed start
             raise
@@ -164,9 +188,11 @@ class LocalSystem:
         lock.flush()
         self._lock = lock
 
-    def start_service(self, name: str, timeout: float = 60) -> subprocess.Popen:
+    def start_service(self, name: str, timeout: float = 60, serve: str | None = None) -> subprocess.Popen:
+        """Start ``domino serve <serve>`` (default: ``name``) as process ``name``, with
+        ``env(name)``; a second replica of a service is a second name."""
         log = open(self.var_dir / "logs" / f"{name}.log", "ab")
-        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", name], env=self.env(name),
+        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", serve or name], env=self.env(name),
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.processes[name] = proc
         self._wait_ready(name, proc, timeout)
@@ -183,22 +209,21 @@ class LocalSystem:
         raise TimeoutError(f"{name} did not become ready in {timeout} s")
 
     def _is_ready(self, name: str) -> bool:
-        if name in ("match", "matchmaking"):
-            address = self.match_address if name == "match" else self.matchmaking_address
-            with grpc.insecure_channel(address) as channel:
-                try:
-                    stub = health_pb2_grpc.HealthStub(channel)
-                    check = stub.Check  # type: ignore[attr-defined]  # the stubs' HealthStub lists no methods
-                    reply = check(health_pb2.HealthCheckRequest(), timeout=1)
-                except grpc.RpcError:
-                    return False
-                return reply.status == health_pb2.HealthCheckResponse.SERVING
+        address = self.grpc_address(name)
+        if address is not None:
+            return serving(address)
         port = {"relay": self.ports.relay_metrics, "bots": self.ports.bots_metrics}[name]
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=1):
                 return True
         except OSError:
             return False
+
+    def grpc_address(self, name: str) -> str | None:
+        """The gRPC address process ``name`` serves on (None: it serves no gRPC)."""
+        if name == "match-2":
+            return f"127.0.0.1:{self._second_match[0]}"
+        return {"match": self.match_address, "matchmaking": self.matchmaking_address}.get(name)
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         proc = self.processes.pop(name)
@@ -234,3 +259,13 @@ class LocalSystem:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def serving(address: str) -> bool:
+    """Whether the gRPC server at ``address`` answers its health check with SERVING."""
+    with grpc.insecure_channel(address) as channel:
+        try:
+            check = health_pb2_grpc.HealthStub(channel).Check  # type: ignore[attr-defined]  # stubs list no methods
+            return check(health_pb2.HealthCheckRequest(), timeout=1).status == health_pb2.HealthCheckResponse.SERVING
+        except grpc.RpcError:
+            return False

@@ -24,11 +24,10 @@ import asyncio
 import copy
 import logging
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar, cast
+from typing import Any, Callable, Iterator, Protocol, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import PersistenceError, RecordConflictError
 
 from services.common.logs import Warnings
@@ -84,15 +83,12 @@ class EmbeddedStore:
 
     async def append(self, match: Match) -> None:
         with unavailable("append"):
-            self._put(match.collect_events())
+            self._app.events.put(match.collect_events())
         self._remember(match)
 
     async def read(self, call: Callable[..., T], *args: Any) -> T:
         with unavailable("read"):
             return call(*args)
-
-    def _put(self, events: Sequence[DomainEventProtocol[UUID]]) -> None:
-        self._app.events.put(events)
 
     def _remember(self, match: Match) -> None:
         if self._app.repository.cache is not None:

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +31,6 @@ from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.audit.verify import verify
 from services.common import bus
 from services.common.auth import mint_token
-from services.common.servers import free_ports
 from services.common.supervisor import LocalSystem, Ports
 from services.match.application import MatchApplication
 from services.match.domainmodel import Match
@@ -60,61 +57,25 @@ PLANS = (
 
 
 class FaultSystem(LocalSystem):
-    """LocalSystem on PostgreSQL with a second match replica; clients and bots name both."""
+    """LocalSystem on PostgreSQL with two match replicas; clients and bots name both."""
 
     def __init__(self, var_dir: Path, store_env: dict[str, str]) -> None:
-        super().__init__(var_dir, Ports.free(), services=("match", "relay", "bots"), extra_env={
+        super().__init__(var_dir, Ports.free(), services=("match", "relay", "bots"), match_replicas=2, extra_env={
             **store_env, "DOMINO_LOG_FORMAT": "json", "DOMINO_BOT_THINK_MAX_SECONDS": "0",
             "DOMINO_BOT_THINK_MIN_SECONDS": "0", "DOMINO_COMMAND_RATE": "1000000", "DOMINO_COMMAND_BURST": "1000000",
             "DOMINO_TIMER_POLL_SECONDS": "0.2", "DOMINO_BOT_ACK_WAIT_SECONDS": "5"})
         self.store_env = store_env
-        self.second_port, self.second_metrics = free_ports(2)
 
     @property
     def both_replicas(self) -> str:
-        return f"ipv4:127.0.0.1:{self.ports.match},127.0.0.1:{self.second_port}"
-
-    def env(self, service: str | None = None) -> dict[str, str]:
-        env = super().env(service)
-        if service == "bots":
-            env["DOMINO_MATCH_ADDRESS"] = self.both_replicas
-        if service == "match-2":
-            env["DOMINO_MATCH_ADDRESS"] = f"127.0.0.1:{self.second_port}"
-            env["DOMINO_MATCH_METRICS_PORT"] = str(self.second_metrics)
-        return env
-
-    def start(self, timeout: float = 60) -> None:
-        super().start(timeout)
-        self.start_replica("match-2", timeout)
+        return self.match_target
 
     def start_replica(self, name: str, timeout: float = 60) -> None:
         """``match`` (the first port) or ``match-2`` (the second), as its own process."""
-        if name == "match":
-            self.start_service("match", timeout)
-            return
-        log = open(self.var_dir / "logs" / f"{name}.log", "ab")
-        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "match"], env=self.env(name),
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.processes[name] = proc
-        deadline = time.monotonic() + timeout
-        while not serving(f"127.0.0.1:{self.second_port}"):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{name} did not start; see {self.var_dir / 'logs' / (name + '.log')}")
-            time.sleep(0.1)
+        self.start_service(name, timeout, serve="match")
 
     def token(self, subject: str, role: str = "player") -> tuple[tuple[str, str], ...]:
         return (("authorization", f"Bearer {mint_token(subject, self.keys(), role)}"),)
-
-
-def serving(address: str) -> bool:
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    with grpc.insecure_channel(address) as channel:
-        try:
-            check = health_pb2_grpc.HealthStub(channel).Check  # type: ignore[attr-defined]
-            return check(health_pb2.HealthCheckRequest(), timeout=1).status == health_pb2.HealthCheckResponse.SERVING
-        except grpc.RpcError:
-            return False
 
 
 @dataclass

@@ -30,6 +30,17 @@ def faulty(fresh_postgres_env, request):
         shutil.rmtree(var_dir, ignore_errors=True)
 
 
+def freeze_kill_restart(system, name: str, frozen_seconds: float):
+    """A fault: SIGSTOP the service, let play go on around it, SIGKILL it, start it again."""
+    async def fault():
+        system.processes[name].send_signal(signal.SIGSTOP)
+        await asyncio.sleep(frozen_seconds)
+        await asyncio.to_thread(system.kill, name, signal.SIGKILL)
+        await asyncio.to_thread(system.start_service, name)
+
+    return fault
+
+
 def assert_reconciled(system, players) -> None:
     result = reconcile(system, players)
     print(f"{result.matches} matches, {result.events} events; retries {[s.retries for s in players.seen]}, "
@@ -48,24 +59,14 @@ def test_a_killed_match_replica_loses_nothing_and_its_clients_move_to_the_other(
 
 
 def test_a_relay_killed_between_appends_and_their_publishing_publishes_everything_once_after_restart(faulty):
-    async def freeze_then_kill_the_relay():
-        faulty.processes["relay"].send_signal(signal.SIGSTOP)  # appends go on; none is published
-        await asyncio.sleep(1.0)
-        await asyncio.to_thread(faulty.kill, "relay", signal.SIGKILL)
-        await asyncio.to_thread(faulty.start_service, "relay")
-
-    players = asyncio.run(play_with_fault(faulty, freeze_then_kill_the_relay))
+    # frozen, appends go on and none is published; then killed with all of them unsent
+    players = asyncio.run(play_with_fault(faulty, freeze_kill_restart(faulty, "relay", 1.0)))
     assert_reconciled(faulty, players)
 
 
 def test_bots_killed_mid_decision_take_every_turn_exactly_once_after_restart(faulty):
-    async def kill_the_bots_while_they_hold_turns():
-        faulty.processes["bots"].send_signal(signal.SIGSTOP)  # turns delivered, none answered
-        await asyncio.sleep(0.5)
-        await asyncio.to_thread(faulty.kill, "bots", signal.SIGKILL)
-        await asyncio.to_thread(faulty.start_service, "bots")
-
-    players = asyncio.run(play_with_fault(faulty, kill_the_bots_while_they_hold_turns))
+    # frozen, turns are delivered and none answered; then killed holding them
+    players = asyncio.run(play_with_fault(faulty, freeze_kill_restart(faulty, "bots", 0.5)))
     assert_reconciled(faulty, players)
 
 
