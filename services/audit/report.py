@@ -47,6 +47,17 @@ def _family_cells(family: str, res: RoundResult) -> str:
     return ""
 
 
+def _evidence_lines(verdict: Verdict) -> list[str]:
+    evidence = verdict.evidence
+    if evidence is None:
+        return []
+    c = evidence.chain
+    lines = [f"chain: {c.status} ({c.entries} entries)" + (f": {c.message}" if c.message else "")]
+    for name, finding in (("signed head", evidence.signature), ("player's heads", evidence.heads)):
+        lines.append(f"{name}: {finding.status}" + (f": {finding.message}" if finding.message else ""))
+    return lines + [""]
+
+
 def render(record: MatchRecord, verdict: Verdict) -> str:
     family = record.rules
     won = "ended by" if family == "goat" else "winner"
@@ -65,10 +76,14 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
         else:
             lines.append(f"{r:>5}  {led:<22} {'(in play)':<8}")
     lines.append("")
+    lines += _evidence_lines(verdict)
     f = verdict.fault
     if f is not None:
         where = f"round {f.round}" + (f", action {f.action}" if f.action is not None else "")
         lines.append(f"INVALID at {where}: {f.message}")
+        return "\n".join(lines)
+    if not verdict.valid:
+        lines.append("INVALID: the record is not the log that was played (see above)")
         return "\n".join(lines)
     m = verdict.match
     status = "complete" if verdict.complete else "stops mid-round"

@@ -12,7 +12,10 @@ import hmac
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.match.heads import Head, PublishedKeys
 from services.match.record import MatchRecord, RecordedAction, RecordedRound
+
+from .evidence import Evidence, examine
 from services.match.rules import fairness
 from services.match.rules.autoplay import timeout_move
 from services.match.rules.errors import BadDeal, NotYourTurn, RulesError, TileDoesNotFit
@@ -36,10 +39,11 @@ class Verdict:
     abandoned: bool = False  # the record says the match was abandoned
     leaders: list[int] = field(default_factory=list)  # who led each round
     events: int = 0  # actions replayed
+    evidence: Evidence | None = None  # the chain and heads, when the record has a chain or heads were given
 
     @property
     def valid(self) -> bool:
-        return self.fault is None
+        return self.fault is None and (self.evidence is None or self.evidence.ok)
 
     @property
     def complete(self) -> bool:
@@ -47,8 +51,19 @@ class Verdict:
         return rnd is None or rnd.outcome is not None
 
     def to_json(self) -> dict[str, Any]:
-        if self.fault is not None:
-            f = self.fault
+        out = self._rules_json()
+        if self.evidence is not None:
+            out.update(self.evidence.to_json())
+        return out
+
+    def _rules_json(self) -> dict[str, Any]:
+        fault = self.fault
+        if fault is None and self.evidence is not None:
+            first = self.evidence.first_fault()
+            if first is not None:
+                fault = Fault(*first)
+        if fault is not None:
+            f = fault
             return {"valid": False, "error": {"round": f.round, "action": f.action, "message": f.message}}
         m = self.match
         family = m.rules.family
@@ -77,12 +92,16 @@ class _Stop(Exception):
         self.fault = fault
 
 
-def verify(record: MatchRecord) -> Verdict:
+def verify(record: MatchRecord, keys: PublishedKeys | None = None, heads: list[Head] | None = None) -> Verdict:
+    """The record replayed; with a chain in it, or ``keys`` or kept ``heads`` given, also
+    whether it is the log that was played (evidence.py)."""
     verdict = Verdict(new_match(record.rule_set(), record.target), abandoned=record.abandoned)
     try:
         _replay(record, verdict)
     except _Stop as stop:
         verdict.fault = stop.fault
+    if record.chain is not None or keys is not None or heads is not None:
+        verdict.evidence = examine(record, keys, heads)
     return verdict
 
 

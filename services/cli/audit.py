@@ -11,6 +11,7 @@ from services.audit.report import render
 from services.audit.simulate import simulate as simulate_match
 from services.audit.verify import verify as verify_record
 from services.match import record as record_format
+from services.match.heads import BadHead, PublishedKeys, read_heads
 from services.match.rules.errors import BadOptions
 from services.match.rules.rulesets import EGYPTIAN_VARIANTS, FAMILY_NAMES
 
@@ -23,11 +24,16 @@ def audit() -> None:
 @audit.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (docs/record.md) instead of a table.")
-def verify(file: str, as_json: bool) -> None:
-    """Replay FILE through the rules engine and report what it found.
+@click.option("--heads", "heads_files", multiple=True, type=click.Path(dir_okay=False),
+              help="A player's kept heads (domino-heads/1, written by `domino play`); may be repeated.")
+@click.option("--key", "key_file", type=click.Path(dir_okay=False),
+              help="The published head keys (domino-keys/1) or one PEM public key, to check signatures.")
+def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str | None) -> None:
+    """Replay FILE through the rules engine and report what it found; with a chain in
+    FILE, --heads or --key, also whether FILE is the log that was played.
 
-    Exit status: 0 valid, 1 an illegal deal or action (its position is printed),
-    2 a malformed file.
+    Exit status: 0 valid, 1 an illegal deal or action, or a broken chain, signature or
+    head (its position is printed), 2 a malformed file.
     """
     try:
         if file == "-":
@@ -41,7 +47,21 @@ def verify(file: str, as_json: bool) -> None:
         record = record_format.loads(text)
     except record_format.MalformedRecord as e:
         _fail_malformed(str(e))
-    verdict = verify_record(record)
+    keys = None
+    kept = None
+    try:
+        if key_file is not None:
+            keys = PublishedKeys.load(key_file)
+        if heads_files:
+            kept = []
+            for path in heads_files:
+                with open(path, "rb") as fh:
+                    kept += read_heads(json.loads(fh.read()))
+    except OSError as e:
+        _fail_malformed(f"cannot read {e.filename}: {e.strerror}")
+    except (BadHead, ValueError) as e:
+        _fail_malformed(str(e))
+    verdict = verify_record(record, keys, kept)
     if as_json:
         click.echo(json.dumps(verdict.to_json()))
     else:
@@ -106,28 +126,177 @@ def _options(pairs: tuple[str, ...]) -> dict | None:
 @click.option("--token", default=None, envvar="DOMINO_TOKEN",
               help="An auditor's bearer token (default: one minted with the auditor key in DOMINO_KEYS_DIR, or "
                    "the local run's var/keys).")
+@click.option("--unfinished", is_flag=True, help="Export a match that has not ended (shows every hand; logged).")
 @click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write the record (default: stdout).")
-def export(match_id: str, address: str | None, token: str | None, output) -> None:
-    """Export a finished match's domino-record/1 (ExportMatch, auditor role)."""
+def export(match_id: str, address: str | None, token: str | None, unfinished: bool, output) -> None:
+    """Export a finished match's domino-record/1, with its hash chain and signed head
+    (ExportMatch, auditor role)."""
+    from services.common.config import Settings
+
+    record_json = _exported(Settings(), match_id, address, token, unfinished)
+    output.write(json.dumps(json.loads(record_json), indent=2) + "\n")
+
+
+def _auditor_token(settings, token: str | None) -> str:
+    from services.common.auth import KeyRing, MissingKeys, mint_token
+    from services.common.config import client_keys_dir
+
+    if token:
+        return token
+    try:
+        return mint_token("domino-audit", KeyRing.load(client_keys_dir(settings), issues=("auditor",)), "auditor",
+                          ttl_seconds=300)
+    except MissingKeys as e:
+        raise click.ClickException(f"{e}; or pass --token") from None
+
+
+def _exported(settings, match_id: str, address: str | None, token: str | None, unfinished: bool) -> str:
     import grpc
 
     from domino.match.v1 import match_service_pb2 as pb
     from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-    from services.common.auth import KeyRing, MissingKeys, mint_token
-    from services.common.config import client_keys_dir
-    from services.common.config import Settings
 
-    settings = Settings()
-    if not token:
-        try:
-            token = mint_token("domino-audit", KeyRing.load(client_keys_dir(settings), issues=("auditor",)), "auditor",
-                               ttl_seconds=300)
-        except MissingKeys as e:
-            raise click.ClickException(f"{e}; or pass --token") from None
     with grpc.insecure_channel(address or settings.match_address) as channel:
         try:
             reply = pb_grpc.MatchServiceStub(channel).ExportMatch(
-                pb.ExportMatchRequest(match_id=match_id), metadata=(("authorization", f"Bearer {token}"),), timeout=30)
+                pb.ExportMatchRequest(match_id=match_id, unfinished=unfinished),
+                metadata=(("authorization", f"Bearer {_auditor_token(settings, token)}"),), timeout=30)
         except grpc.RpcError as e:
             raise click.ClickException(f"{e.code().name}: {e.details()}") from None
-    output.write(json.dumps(json.loads(reply.record_json), indent=2) + "\n")
+    return reply.record_json
+
+
+def _nats_settings(settings):
+    """The auditor's NATS user: DOMINO_NATS_USER/PASSWORD, else the local run's (var/)."""
+    import os
+
+    if settings.nats_user:
+        return settings
+    path = os.path.join(settings.var_dir, "nats-users.json")
+    try:
+        with open(path) as fh:
+            password = json.load(fh)["auditor"]
+    except (OSError, ValueError, KeyError):
+        return settings  # a NATS without users (tests)
+    return settings.model_copy(update={"nats_user": "auditor", "nats_password": password})
+
+
+@audit.command()
+@click.argument("match_id")
+@click.option("--record", "record_file", type=click.Path(dir_okay=False),
+              help="Compare this export instead of asking the match service for one.")
+@click.option("--key", "key_file", type=click.Path(dir_okay=False),
+              help="The published head keys (domino-keys/1) or one PEM public key, to check the heads' signatures.")
+@click.option("--address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS).")
+@click.option("--token", default=None, envvar="DOMINO_TOKEN", help="An auditor's bearer token.")
+@click.option("--publish", is_flag=True,
+              help="Operators: store the export's signed final head in the witness, for a match the relay could "
+                   "not witness (needs a NATS user allowed to publish there).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def witness(match_id, record_file, key_file, address, token, publish, as_json) -> None:
+    """Compare MATCH's stored log with the heads the witness stream took when it ended.
+
+    Exit status: 0 they agree, 1 they do not (or the witness has no head), 2 nothing to
+    compare (unreadable record or keys, NATS or the match service away).
+    """
+    import asyncio
+
+    from services.audit.witness import compare, publish as publish_head, witness_heads
+    from services.common import bus
+    from services.common.config import Settings
+
+    settings = Settings()
+    try:
+        text = open(record_file, "rb").read() if record_file else _exported(settings, match_id, address, token, True)
+        record = record_format.loads(text)
+        keys = PublishedKeys.load(key_file) if key_file else None
+    except OSError as e:
+        _fail("witness", f"cannot read {e.filename}: {e.strerror}")
+    except (record_format.MalformedRecord, BadHead) as e:
+        _fail("witness", str(e))
+
+    async def read():
+        nc = await bus.connect(_nats_settings(settings), "audit-witness", max_reconnect_attempts=2)
+        try:
+            js = nc.jetstream()
+            if publish:
+                head = (record.chain or {}).get("head")
+                if head is None or record.fairness is None or record.fairness.server_seed is None:
+                    raise click.ClickException("the export has no signed final head of an ended match to publish")
+                from services.match.heads import Head
+                await publish_head(js, Head.from_json(head))
+            return await witness_heads(js, match_id)
+        finally:
+            await nc.close()
+
+    try:
+        heads = asyncio.run(read())
+    except click.ClickException:
+        raise
+    except BadHead as e:
+        _fail("witness", str(e))
+    except Exception as e:  # noqa: BLE001 - one line for the auditor, whatever NATS said
+        _fail("witness", f"cannot read the witness stream: {e}")
+    finding = compare(record, heads, keys)
+    if as_json:
+        click.echo(json.dumps({"match": match_id, "witness_heads": len(heads), **finding.to_json()}))
+    else:
+        click.echo(f"witness for {match_id}: {len(heads)} head(s); {finding.status}"
+                   + (f": {finding.message}" if finding.message else ""))
+    sys.exit(0 if finding.status == "ok" else 1)
+
+
+@audit.command("repair-report")
+@click.argument("match_id")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def repair_report(match_id: str, as_json: bool) -> None:
+    """What an operator needs to decide about MATCH when its stored log is refused on replay
+    (reads the store directly with the match service's persistence settings; changes nothing)."""
+    import uuid
+
+    from services.audit.repair import repair_report as report_of
+    from services.common.config import Settings, persistence_env
+    from services.match.application import MatchApplication
+
+    try:
+        match = uuid.UUID(match_id)
+    except ValueError:
+        _fail("repair-report", f"{match_id!r} is not a match id")
+    app = MatchApplication(env=persistence_env(Settings()))
+    try:
+        report = report_of(app, match)
+    finally:
+        app.close()
+    if as_json:
+        click.echo(json.dumps(report, default=str))
+    elif not report["found"]:
+        click.echo(f"no stored events for match {match_id}")
+    else:
+        click.echo(f"match {report['match']}: {report.get('rules')} {report.get('variant') or ''} "
+                   f"seats {', '.join(report.get('seats', []))}; {report['events']} stored events")
+        for event in report["stored_events"]:
+            mark = " <- REFUSED" if report["refused"] and event["version"] == report["refused"]["version"] else ""
+            body = event.get("unreadable") or json.dumps(event.get("fields"), default=str)
+            click.echo(f"  {event['version']:>4} {event['type']:<16} {body[:160]}{mark}")
+        click.echo(f"chain: {json.dumps(report['chain'])}")
+        for line in report["decide"]:
+            click.echo(f"- {line}")
+    sys.exit(0 if report["found"] else 1)
+
+
+@audit.command("rotate-head-key")
+@click.option("--keys-dir", required=True, type=click.Path(file_okay=False),
+              help="The directory holding heads.key and heads-keys.json (DOMINO_KEYS_DIR).")
+@click.option("--overlap-seconds", default=86_400, show_default=True,
+              help="How long the old key stays valid, while processes not yet restarted still sign with it.")
+def rotate_head_key(keys_dir: str, overlap_seconds: int) -> None:
+    """Make a new head signing key; the old one stays published with the end of its use."""
+    from services.match.heads import rotate
+
+    click.echo(f"new head signing key {rotate(keys_dir, overlap_seconds=overlap_seconds)}; publish "
+               f"{keys_dir}/heads-keys.json and restart the match service and the relay")
+
+
+def _fail(command: str, message: str) -> None:
+    click.echo(f"domino audit {command}: {message}", err=True)
+    sys.exit(2)

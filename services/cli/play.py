@@ -17,7 +17,7 @@ from services.client.inbox import Inbox
 from services.client import families
 from services.client.families import RULES, SEAT_COUNTS, VARIANTS, Setup
 from services.client.menu import STRENGTHS, TURN_TIMERS, clean_code
-from services.client.store import LastMatch
+from services.client.store import KeptHeads, LastMatch
 from services.client.terminal import Output
 from services.common.auth import KeyRing, MissingKeys, mint_token
 from services.common.config import Settings, client_keys_dir
@@ -199,7 +199,8 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
     out = Output(console, redraw=False if no_redraw else None)
     inbox = Inbox()
     inbox.read_lines(sys.stdin)
-    app = App(player, match_api, matchmaking_api, inbox, out, store,
+    heads = KeptHeads(var_dir or Path(settings.var_dir), player)
+    app = App(player, match_api, matchmaking_api, inbox, out, store, heads,
               GameOptions(auto=auto, delay=delay, tick=1.0 if out.redraw else 0.0, round_pause=round_pause),
               Choices(rules=choices.rules or None, variant=choices.variant or None,
                       seats=choices.seats, teams=choices.teams, target=choices.target,

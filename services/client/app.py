@@ -18,7 +18,7 @@ from .api import ApiError, MatchApi, MatchmakingApi
 from .families import Setup
 from .game import ClientError, Game, GameOptions
 from .inbox import Inbox, Pump
-from .store import LastMatch
+from .store import KeptHeads, LastMatch
 from .terminal import Output
 
 
@@ -50,6 +50,7 @@ class App:
     inbox: Inbox
     out: Output
     store: LastMatch
+    heads: KeptHeads | None = None
     game_options: GameOptions = field(default_factory=GameOptions)
     choices: Choices = field(default_factory=Choices)
     clock: Callable[[], float] = time.time
@@ -126,7 +127,8 @@ class App:
 
     def play_match(self, match_id: str) -> pb.MatchView | None:
         game = Game(self.match, self.inbox, self.out, self.game_options, clock=self.clock,
-                    on_join=self.store.save, on_end=self.store.clear)
+                    on_join=self.store.save, on_end=self.store.clear,
+                    on_view=self.heads.keep if self.heads is not None else lambda view: None)
         final = game.run(match_id)
         self.out.fresh()
         if final is None:
@@ -134,6 +136,9 @@ class App:
                          style="bold", soft_wrap=True)
         else:
             self.out.say(rounds.result_line(final), soft_wrap=True)
+            if self.heads is not None and final.HasField("head"):
+                self.out.say(f"The signed heads of this match are kept in {self.heads.path(match_id)} "
+                             "(for `domino audit verify --heads`).", soft_wrap=True)
         return final
 
     # ---- waiting for a table --------------------------------------------------------

@@ -52,8 +52,10 @@ class GameOptions:
 class Game:
     def __init__(self, api: MatchApi, inbox: Inbox, out: Output, options: GameOptions | None = None,
                  clock: Callable[[], float] = time.time, on_join: Callable[[str], None] = lambda match_id: None,
-                 on_end: Callable[[str], None] = lambda match_id: None) -> None:
+                 on_end: Callable[[str], None] = lambda match_id: None,
+                 on_view: Callable[[pb.MatchView], None] = lambda view: None) -> None:
         self.api = api
+        self.on_view = on_view  # every view received (its signed head is kept: store.KeptHeads)
         self.inbox = inbox
         self.out = out
         self.options = options or GameOptions()
@@ -83,6 +85,7 @@ class Game:
         if view.your_seat < 0:
             raise ClientError(f"you have no seat at match {match_id}")
         self.view = view
+        self.on_view(view)
         self.on_join(match_id)
         self._send_seed()
         if not tiles.is_ended(view) and view.seats[view.your_seat].away and not view.seats[view.your_seat].left:
@@ -104,6 +107,7 @@ class Game:
         if view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS and view.seats[view.your_seat].awaiting_seed:
             try:
                 self.view = self.api.submit_seed(view.match_id, secrets.token_hex(16))
+                self.on_view(self.view)
             except ApiError as e:
                 self.message = Text(f"Could not send your seed ({e}); the deal goes on without it.", style="red")
 
@@ -265,6 +269,7 @@ class Game:
         return None
 
     def _update(self, view: pb.MatchView) -> None:
+        self.on_view(view)
         if view.version < self.view.version:
             return
         changed = view.version != self.view.version

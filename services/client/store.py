@@ -1,8 +1,9 @@
-"""The last match each player joined from this machine, so `domino play` can offer to
-resume it: one small JSON file per player under <var>/players/."""
+"""What `domino play` keeps on this machine: the last match each player joined, so it can
+offer to resume it (<var>/players/), and the signed heads each match sent (<var>/heads/)."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -38,3 +39,50 @@ class LastMatch:
                 self.path.unlink()
             except OSError:
                 pass
+
+
+class KeptHeads:
+    """Every signed chain head this player's client received, one `domino-heads/1` file per
+    match under <var>/heads/: the player's own evidence of what was played, which
+    `domino audit verify --heads` checks an export against (docs/record.md, "Signed heads")."""
+
+    def __init__(self, var_dir: str | Path, player: str) -> None:
+        self.directory = Path(var_dir) / "heads" / LastMatch(var_dir, player).path.stem
+        self._heads: dict[str, dict[int, dict]] = {}
+
+    def path(self, match_id: str) -> Path:
+        safe = re.sub(r"[^A-Za-z0-9-]", "_", match_id)[:60]
+        return self.directory / f"{safe}.json"
+
+    def keep(self, view) -> None:
+        """Keep ``view``'s head (a MatchView), if it has one not kept yet."""
+        if not view.HasField("head"):
+            return
+        h = view.head
+        kept = self._heads.get(h.match_id)
+        if kept is None:
+            kept = self._heads[h.match_id] = self._read(h.match_id)
+        if h.version in kept:
+            return
+        kept[h.version] = {"match": h.match_id, "version": h.version, "entries": h.entries, "hash": h.hash,
+                           "key": h.key_id, "signed_at": h.signed_at,
+                           "signature": base64.b64encode(h.signature).decode()}
+        self._write(h.match_id, kept)
+
+    def _read(self, match_id: str) -> dict[int, dict]:
+        try:
+            data = json.loads(self.path(match_id).read_text())
+            return {int(h["version"]): h for h in data["heads"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}
+
+    def _write(self, match_id: str, kept: dict[int, dict]) -> None:
+        path = self.path(match_id)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            heads = [kept[v] for v in sorted(kept)]
+            tmp.write_text(json.dumps({"format": "domino-heads/1", "match": match_id, "heads": heads}, indent=1))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # the game goes on; only this evidence is lost

@@ -8,7 +8,12 @@
     domino.v1.turn.<match_id>            a seat is to act: {match_id, version, seat,
                                          player_id, round, turn_no, deadline}
 
-All of them live in the JetStream stream DOMINO. Every message carries `Nats-Msg-Id`
+    domino.witness.v1.<match_id>         the signed chain head of a finished match
+                                         (services/match/heads.py), in its own stream
+
+All but the last live in the JetStream stream DOMINO; the witness heads live in
+DOMINO_WITNESS, which denies deleting and purging and refuses (not forgets) what would
+not fit, so what it holds stays, outside the database (docs/security.md). Every message carries `Nats-Msg-Id`
 (`<match>:<version>` for events, `<match>:turn:<version>` for turns), so a relay that
 publishes again after a crash is de-duplicated by the server, and
 `Domino-Notification-Id`, the store position it was published from, from which a
@@ -34,6 +39,10 @@ STREAM_SUBJECTS = ["domino.v1.>"]
 DUPLICATE_WINDOW_SECONDS = 120
 MAX_AGE_SECONDS = 7 * 24 * 3600  # consumers that are away longer than a week start afresh
 NOTIFICATION_HEADER = "Domino-Notification-Id"
+WITNESS_STREAM = "DOMINO_WITNESS"
+WITNESS_SUBJECTS = ["domino.witness.v1.>"]
+WITNESS_MAX_BYTES = 8 * 1024**3  # ~20 million heads; when full, new heads are refused and the relay says so
+WITNESS_DUPLICATE_WINDOW_SECONDS = 3600
 ALL_MATCH_EVENTS = "domino.v1.match.>"
 ALL_TURNS = "domino.v1.turn.>"
 
@@ -54,6 +63,14 @@ def turn_msg_id(match_id, version: int) -> str:
     return f"{match_id}:turn:{version}"
 
 
+def witness_subject(match_id) -> str:
+    return f"domino.witness.v1.{match_id}"
+
+
+def witness_msg_id(match_id, version: int) -> str:
+    return f"witness:{match_id}:{version}"
+
+
 # NATS users and what each may do (nats-server `authorization`): only the relay publishes
 # events and turns; matchmaking and bots only consume what they read, through their own
 # durable consumers; only `admin` (`domino nats setup`) creates or changes streams. Every
@@ -65,7 +82,9 @@ def _consumer(durable: str) -> list[str]:
 
 
 _READ_STREAM = ["$JS.API.INFO", f"$JS.API.STREAM.INFO.{STREAM}", "$JS.API.STREAM.NAMES"]
-NATS_USERS = ("admin", "relay", "matchmaking", "bots")
+_READ_WITNESS = [f"$JS.API.STREAM.INFO.{WITNESS_STREAM}", f"$JS.API.STREAM.MSG.GET.{WITNESS_STREAM}",
+                 f"$JS.API.DIRECT.GET.{WITNESS_STREAM}.>"]
+NATS_USERS = ("admin", "relay", "matchmaking", "bots", "auditor")
 def inbox_prefix(user: str) -> str:
     """Each user's replies come to its own inboxes: no user may read another's (a bots
     process cannot listen to what matchmaking pulls from its consumer)."""
@@ -77,8 +96,10 @@ NATS_PERMISSIONS: dict[str, dict[str, list[str]]] = {
     "relay": {"publish": ["domino.v1.match.>", "domino.v1.turn.>", *_READ_STREAM, f"$JS.API.STREAM.MSG.GET.{STREAM}",
                           f"$JS.API.DIRECT.GET.{STREAM}.>", f"$JS.API.STREAM.INFO.KV_{RELAY_BUCKET}",
                           f"$KV.{RELAY_BUCKET}.>", f"$JS.API.STREAM.MSG.GET.KV_{RELAY_BUCKET}",
-                          f"$JS.API.DIRECT.GET.KV_{RELAY_BUCKET}.>"],
+                          f"$JS.API.DIRECT.GET.KV_{RELAY_BUCKET}.>", "domino.witness.v1.>", *_READ_WITNESS],
               "subscribe": [f"{inbox_prefix('relay')}.>"]},
+    # `domino audit witness`: reads the witness stream, nothing else
+    "auditor": {"publish": ["$JS.API.INFO", *_READ_WITNESS], "subscribe": [f"{inbox_prefix('auditor')}.>"]},
     "matchmaking": {"publish": [*_READ_STREAM, *_consumer("matchmaking"), *_consumer("matchmaking-leaves")],
                     "subscribe": [f"{inbox_prefix('matchmaking')}.>"]},
     "bots": {"publish": [*_READ_STREAM, *_consumer("bots")], "subscribe": [f"{inbox_prefix('bots')}.>"]},
@@ -218,3 +239,21 @@ async def ensure_stream(js, replicas: int | None = None) -> None:
         await js.add_stream(name=STREAM, subjects=STREAM_SUBJECTS, duplicate_window=DUPLICATE_WINDOW_SECONDS,
                             num_replicas=replicas or Settings().nats_stream_replicas, max_age=MAX_AGE_SECONDS)
     await relay_bucket(js, create=True)
+    await ensure_witness_stream(js, replicas)
+
+
+async def ensure_witness_stream(js, replicas: int | None = None) -> None:
+    """The witness stream: append-only (no delete, no purge, no expiry) and bounded by
+    refusing new heads when full (DiscardPolicy.NEW), never by dropping old ones."""
+    from nats.js.api import DiscardPolicy, StreamConfig
+    from nats.js.errors import NotFoundError
+
+    from .config import Settings
+
+    try:
+        await js.stream_info(WITNESS_STREAM)
+    except NotFoundError:
+        await js.add_stream(StreamConfig(
+            name=WITNESS_STREAM, subjects=WITNESS_SUBJECTS, deny_delete=True, deny_purge=True,
+            discard=DiscardPolicy.NEW, max_bytes=WITNESS_MAX_BYTES, duplicate_window=WITNESS_DUPLICATE_WINDOW_SECONDS,
+            num_replicas=replicas or Settings().nats_stream_replicas, allow_direct=True))

@@ -24,6 +24,8 @@ from typing import IO
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from services.match import heads
+
 from .auth import ROLES, KeyRing
 from .bus import NATS_USERS, ensure_stream
 from .ports import taken
@@ -123,9 +125,10 @@ class LocalSystem:
     def nats_passwords(self) -> dict[str, str]:
         """Each NATS user's password, made once per installation (var/nats-users.json)."""
         path = self.var_dir / "nats-users.json"
-        if path.exists():
-            return json.loads(path.read_text())
-        passwords = {user: secrets.token_urlsafe(24) for user in NATS_USERS}
+        passwords = json.loads(path.read_text()) if path.exists() else {}
+        if all(user in passwords for user in NATS_USERS):
+            return passwords
+        passwords = {user: passwords.get(user) or secrets.token_urlsafe(24) for user in NATS_USERS}
         path.write_text(json.dumps(passwords))
         path.chmod(0o600)
         return passwords
@@ -154,6 +157,8 @@ class LocalSystem:
         """Development keys, made once per installation: never a key anyone else knows."""
         if not all((self.keys_dir / f"{role}.key").exists() for role in ROLES):
             KeyRing.generate().write(self.keys_dir)
+        if not (self.keys_dir / heads.PRIVATE_FILE).exists():
+            heads.rotate(self.keys_dir)
 
     def start(self, timeout: float = 60) -> None:
         self.var_dir.mkdir(parents=True, exist_ok=True)

@@ -180,6 +180,13 @@ class MatchApplication(Application[UUID]):
     def match_at(self, match_id: UUID, version: int) -> Match:
         return self.store.get(match_id, version)
 
+    def stored_events(self, match_id: UUID) -> list[Match.Event]:
+        """Every stored event of the match, not replayed (an auditor's export of any log)."""
+        events = list(self.events.get(match_id))
+        if not events:
+            raise UnknownMatch(f"no match {match_id}")
+        return cast(list[Match.Event], events)
+
     def events_after(self, match_id: UUID, version: int) -> Iterable[Match.Event]:
         return cast(Iterable[Match.Event], self.events.get(match_id, gt=version))
 

@@ -12,7 +12,7 @@ from prometheus_client import Gauge, start_http_server
 from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
 from services.common import logs
 from services.common.changes import ChangeFeed
-from services.common.auth import ROLES, KeyRing
+from services.common.auth import ROLES, KeyRing, MissingKeys
 from services.common.limits import RateLimit, StreamLimits, limits_of
 from services.common.config import Settings, persistence_env
 from services.common.grpc_metrics import RpcMetrics
@@ -21,6 +21,8 @@ from services.common.lifecycle import run_service, stop_on_signals
 
 from .application import MatchApplication
 from .grpc_adapter import MatchServicer
+from .heads import BadHead, Signer, load_signer
+from .store import FROZEN
 from .timers import TurnTimer
 
 log = logging.getLogger("domino.match")
@@ -29,11 +31,13 @@ SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].ful
 
 def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: ChangeFeed | None = None,
                   metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0,
-                  limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None):
+                  limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None,
+                  signer: Signer | None = None):
     """(server, port): MatchService on the common gRPC server (health, reflection, metrics;
     ``settings``: its connection policy, reflection and TLS)."""
     streams, rates = limits or (None, None)
-    servicer = MatchServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, streams=streams, rates=rates)
+    servicer = MatchServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, streams=streams, rates=rates,
+                             signer=signer)
     return new_server(address, SERVICE_NAME,
                       lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server),
                       metrics, settings)
@@ -45,8 +49,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     metrics = RpcMetrics("match")
     active = Gauge("domino_match_active_matches", "Matches started and not yet ended")
     keys = KeyRing.load(settings.keys_dir, accepts=ROLES)  # verifies every kind of token, issues none
+    signer = head_signer(settings)
     server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits_of(settings),
-                                 watch_poll_seconds=settings.watch_poll_seconds, settings=settings)
+                                 watch_poll_seconds=settings.watch_poll_seconds, settings=settings, signer=signer)
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
     Gauge("domino_match_timer_overdue_seconds", "How long the earliest turn deadline has been due without being "
@@ -55,6 +60,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
           "started").set_function(lambda: timer.expired)
     Gauge("domino_match_timer_failed_passes", "Timer passes that failed (store away...), since this process "
           "started").set_function(lambda: timer.failed_passes)
+    Gauge("domino_match_frozen_matches", "Matches whose stored log replay refuses (frozen, answering DATA_LOSS), "
+          "seen by this process since it started").set_function(lambda: len(FROZEN))
     start_http_server(settings.match_metrics_port)
     await server.start()
     await mark_serving(server)
@@ -72,6 +79,18 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await app.aclose()
     app.close()
     log.info("match service stopped")
+
+
+def head_signer(settings: Settings) -> Signer:
+    """The head signing key, beside the token keys in DOMINO_KEYS_DIR (heads.key, published
+    in heads-keys.json); a process without it refuses to start and says so."""
+    if not settings.keys_dir:
+        raise MissingKeys("DOMINO_KEYS_DIR is not set; it must hold heads.key and heads-keys.json "
+                          "(`domino up` makes development keys under var/keys)")
+    try:
+        return load_signer(settings.keys_dir)
+    except BadHead as e:
+        raise MissingKeys(str(e)) from None
 
 
 def main() -> None:
@@ -101,10 +120,16 @@ async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) ->
 
     from .relay import Relay
 
+    signer = head_signer(settings)
     app = MatchApplication(env=persistence_env(settings))
     nc = await bus.connect(settings, "relay")
     published = Counter("domino_relay_published_total", "Events published to JetStream", ["duplicate"])
-    relay = Relay(app, nc.jetstream(), on_publish=lambda duplicate: published.labels(str(duplicate).lower()).inc())
+    relay = Relay(app, nc.jetstream(), on_publish=lambda duplicate: published.labels(str(duplicate).lower()).inc(),
+                  signer=signer)
+    Gauge("domino_relay_witnessed", "Final heads of finished matches the witness stream stored, since this "
+          "process started").set_function(lambda: relay.witnessed)
+    Gauge("domino_relay_witness_failures", "Final heads the witness stream did not store (full or away), since "
+          "this process started").set_function(lambda: relay.witness_failures)
     await relay.start()
     Gauge("domino_relay_lag_events", "Stored events not yet published").set_function(lambda: relay.stats.lag_events)
     Gauge("domino_relay_lag_seconds", "Age of the newest event when it was published").set_function(

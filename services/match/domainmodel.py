@@ -18,7 +18,9 @@ from typing import Any
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import register_topic
 
+from . import chain
 from .errors import NotSeated, RequestIdReused, StaleTimeout
+from .record import Fairness, MatchRecord, RecordedAction, RecordedRound
 from .rules import fairness
 from .rules.autoplay import timeout_move
 from .rules.errors import MatchOver, NotYourTurn, RulesError
@@ -65,12 +67,13 @@ class Match(Aggregate):
         options: dict[str, Any] | None = None
         awaiting: list[int] | None = None
         deadline: float | None = None
+        link: str = ""  # the hash chain's first link (chain.py); "" in matches from before the chain
 
     @event(MatchStarted)
     def __init__(self, request_id: str, rules: str, variant: str, teams: bool, target: int, turn_timer: int,
                  seats: list[str], client_seeds: list[str], commitment: str, server_seed: str,
                  options: dict | None = None, awaiting: list[int] | None = None,
-                 deadline: float | None = None) -> None:
+                 deadline: float | None = None, link: str = "") -> None:
         self.rules_name = rules
         self.variant = variant
         self.teams = teams
@@ -96,6 +99,59 @@ class Match(Aggregate):
         self.round_announced = False  # RoundEnded stored for the last finished round
         self.finished = False  # MatchEnded stored
         self.abandoned = False  # ended because nobody acted for a long time
+        self.chain_salt = chain.salt(server_seed) if link else b""  # no chain in matches from before it
+        self.chain_head = ""  # the last link: what a signed head vouches for
+        self.chain_entries = 0
+        self.dealt_rounds = 0
+        self._linked(link)
+
+    @classmethod
+    def _create(cls, event_class, **kwargs):  # type: ignore[override]
+        # The header's link is computed from what the creation stores, like every other link.
+        record = MatchRecord(kwargs["rules"], kwargs["variant"] or None, kwargs["teams"], kwargs["target"],
+                             list(kwargs["seats"]), fairness=Fairness(kwargs["commitment"], None, []),
+                             options=kwargs.get("options"))
+        kwargs["link"] = chain.link(chain.salt(kwargs["server_seed"]), chain.GENESIS, chain.header_entry(record))
+        return super()._create(event_class, **kwargs)
+
+    def trigger_event(self, event_class, **kwargs) -> None:  # type: ignore[override]
+        # Every event the record shows carries its link, computed here before it is applied.
+        if self.chain_salt and hasattr(event_class, "link"):
+            entry = self._chain_entry(event_class, kwargs)
+            if entry is not None:
+                kwargs["link"] = chain.link(self.chain_salt, self.chain_head, entry)
+        super().trigger_event(event_class, **kwargs)
+
+    def _chain_entry(self, event_class: type, kw: dict) -> dict | None:
+        """The entry an event about to be stored adds to the chain, built as the export
+        (export.py) writes the same fact into the record."""
+        if issubclass(event_class, Match.TilePlayed):
+            first = self._in_play.left < 0
+            move = play(kw["tile"], None if first else kw["end"])
+            return chain.action_entry(RecordedAction(kw["seat"], move, timeout=kw["timeout"]))
+        if issubclass(event_class, Match.TileDrawn):
+            return chain.action_entry(RecordedAction(kw["seat"], DRAW, kw["tile"], kw["timeout"]))
+        if issubclass(event_class, Match.TurnPassed):
+            return chain.action_entry(RecordedAction(kw["seat"], PASS, timeout=kw["timeout"]))
+        if issubclass(event_class, Match.RoundDealt):
+            hands = kw["hands"]
+            leader = kw.get("leader", -1)
+            rnd = RecordedRound(Deal(tuple(mask_of(h) for h in hands), tuple(kw["boneyard"]), kw["set_aside"]),
+                                hand_order=tuple(tuple(h) for h in hands),
+                                leader=leader if self.rules_name != "egyptian" and leader >= 0 else None)
+            first = self.dealt_rounds == 0
+            return chain.deal_entry(rnd, self.rules_name != "egyptian", list(self.client_seeds) if first else None)
+        if issubclass(event_class, Match.RoundEnded):
+            return chain.REDEAL_ENTRY if kw["reason"] == "redeal" else None
+        if issubclass(event_class, Match.MatchEnded):
+            return chain.end_entry(kw["server_seed"], kw.get("abandoned", False),
+                                   None if self.dealt_rounds else list(self.client_seeds))
+        return None
+
+    def _linked(self, link: str) -> None:
+        if link:
+            self.chain_head = link
+            self.chain_entries += 1
 
     def __deepcopy__(self, memo: dict) -> "Match":
         # Events replace attributes and never mutate them, so a shallow copy (with its own
@@ -334,10 +390,13 @@ class Match(Aggregate):
         set_aside: int
         deadline: float | None
         leader: int = -1
+        link: str = ""
 
     @event(RoundDealt)
     def _round_dealt(self, round_index: int, hands: list[list[int]], boneyard: list[int], set_aside: int,
-                     deadline: float | None, leader: int = -1) -> None:
+                     deadline: float | None, leader: int = -1, link: str = "") -> None:
+        self._linked(link)
+        self.dealt_rounds += 1
         chance = leader if leads_by_chance(self.state) else -1
         deal = Deal(tuple(mask_of(h) for h in hands), tuple(boneyard), set_aside, chance)
         self.state = start_round(self.state, deal)
@@ -353,10 +412,12 @@ class Match(Aggregate):
         timeout: bool
         request_key: str
         deadline: float | None
+        link: str = ""
 
     @event(TilePlayed)
     def _play(self, seat: int, tile: int, end: int | None, timeout: bool, request_key: str,
-              deadline: float | None) -> None:
+              deadline: float | None, link: str = "") -> None:
+        self._linked(link)
         move = play(tile, end)
         self.state = self._applied(move, seat)
         self._after_action(seat, timeout, request_key, deadline, turn_over=True, command=fingerprint(move))
@@ -367,9 +428,12 @@ class Match(Aggregate):
         timeout: bool
         request_key: str
         deadline: float | None
+        link: str = ""
 
     @event(TileDrawn)
-    def _draw(self, seat: int, tile: int, timeout: bool, request_key: str, deadline: float | None) -> None:
+    def _draw(self, seat: int, tile: int, timeout: bool, request_key: str, deadline: float | None,
+              link: str = "") -> None:
+        self._linked(link)
         self.state = self._applied(DRAW, seat)
         self._after_action(seat, timeout, request_key, deadline, turn_over=False, command=fingerprint(DRAW),
                            drawn=tile)
@@ -378,9 +442,11 @@ class Match(Aggregate):
         seat: int
         timeout: bool
         deadline: float | None
+        link: str = ""
 
     @event(TurnPassed)
-    def _turn_passed(self, seat: int, timeout: bool, deadline: float | None) -> None:
+    def _turn_passed(self, seat: int, timeout: bool, deadline: float | None, link: str = "") -> None:
+        self._linked(link)
         self.state = apply(self.state, PASS, seat)
         self._after_action(seat, timeout, "", deadline, turn_over=True, forced=not timeout)
 
@@ -393,11 +459,13 @@ class Match(Aggregate):
         written: list[int] | None = None
         remembered: list[int] | None = None
         pot: int = 0
+        link: str = ""  # a redeal only: the record marks it
 
     @event(RoundEnded)
     def _round_ended(self, reason: str, winner: int | None, points: int, scores: list[int],
                      play_points: list | None = None, written: list | None = None, remembered: list | None = None,
-                     pot: int = 0) -> None:
+                     pot: int = 0, link: str = "") -> None:
+        self._linked(link)
         self.round_announced = True
         self.deadline = None
 
@@ -407,10 +475,12 @@ class Match(Aggregate):
         server_seed: str
         goats: list[int] | None = None
         abandoned: bool = False
+        link: str = ""
 
     @event(MatchEnded)
     def _match_ended(self, winner: int | None, scores: list[int], server_seed: str, goats: list | None = None,
-                     abandoned: bool = False) -> None:
+                     abandoned: bool = False, link: str = "") -> None:
+        self._linked(link)
         self.finished = True
         self.abandoned = abandoned
         self.deadline = None

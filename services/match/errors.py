@@ -51,6 +51,22 @@ class StoreUnavailable(MatchError):
     """The store did not answer or failed to write; nothing was changed, try again."""
 
 
+# ---- DATA_LOSS -----------------------------------------------------------------------------
+
+class CorruptLog(MatchError):
+    """The engine refuses a stored event of this match: the match is frozen and nothing is
+    rewritten; an operator decides (`domino audit repair-report`, docs/operations.md)."""
+
+    def __init__(self, match_id: object, version: int, topic: str, reason: str) -> None:
+        super().__init__(f"match {match_id} cannot be read: its stored event {version} ({topic.rsplit(':', 1)[-1]}) "
+                         f"is refused on replay, so the match is frozen and nothing was changed. For operators: "
+                         f"`domino audit repair-report {match_id}`")
+        self.match_id = match_id
+        self.version = version
+        self.topic = topic
+        self.reason = reason
+
+
 # ---- ABORTED -------------------------------------------------------------------------------
 
 class ConcurrencyConflict(MatchError):

@@ -27,7 +27,10 @@ def full_record(events: Iterable) -> MatchRecord:
     record = MatchRecord(e.rules, e.variant or None, e.teams, e.target, list(e.seats), fairness=fairness,
                          options=getattr(e, "options", None))
     revealed = None
+    links = [e.link] if getattr(e, "link", "") else None
     for e in stream:
+        if links is not None and getattr(e, "link", ""):
+            links.append(e.link)
         if isinstance(e, Match.SeedSubmitted):
             fairness.client_seeds[e.seat] = e.seed
         elif isinstance(e, Match.RoundDealt):
@@ -49,6 +52,8 @@ def full_record(events: Iterable) -> MatchRecord:
             revealed = e.server_seed
             record.abandoned = getattr(e, "abandoned", False)
     fairness.server_seed = revealed
+    if links is not None:
+        record.chain = {"links": links}
     return record
 
 
@@ -71,5 +76,6 @@ def seat_record_json(events: Iterable, seat: int) -> dict:
         for action in rnd["actions"]:
             if "draw" in action and action["seat"] != seat:
                 action["draw"] = None
+    data.pop("chain", None)  # its links hash what this seat may not see; the service adds the signed head
     data["viewer_seat"] = seat
     return data

@@ -8,11 +8,13 @@ the request alone happens before anything is loaded, so bad input changes nothin
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from typing import AsyncIterator, cast
 
 import grpc
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
@@ -27,10 +29,11 @@ from services.common.grpc_status import ErrorStatuses
 from .application import MatchApplication, SeatSpec
 from .domainmodel import Match
 from .errors import (
-    ConcurrencyConflict, Forbidden, InvalidRequest, NotSeated, RequestIdReused, StaleTimeout, StoreUnavailable,
+    ConcurrencyConflict, CorruptLog, Forbidden, InvalidRequest, NotSeated, RequestIdReused, StaleTimeout, StoreUnavailable,
     UnknownMatch,
 )
 from .export import full_record, seat_record_json
+from .heads import Head, Signer
 from .messages import event_pb, match_view, tile_pb
 from .record import to_json
 from .rules.errors import MalformedTile, RulesError
@@ -38,6 +41,7 @@ from . import ends
 from .rules.tiles import tile as tile_id
 
 Context = grpc.aio.ServicerContext
+log = logging.getLogger("domino.match")
 
 
 _STATUS = [
@@ -52,14 +56,18 @@ _STATUS = [
     (StaleTimeout, grpc.StatusCode.FAILED_PRECONDITION),
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
     (StoreUnavailable, grpc.StatusCode.UNAVAILABLE),
+    (CorruptLog, grpc.StatusCode.DATA_LOSS),
     (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
     def __init__(self, app: MatchApplication, keys: KeyRing, changes: ChangeFeed, poll_seconds: float = 1.0,
-                 streams: StreamLimits | None = None, rates: RateLimit | None = None) -> None:
+                 streams: StreamLimits | None = None, rates: RateLimit | None = None,
+                 signer: Signer | None = None) -> None:
         self.app = app
+        # Without a configured key (unit and component tests) heads are signed with a key of the moment.
+        self.signer = signer or Signer(Ed25519PrivateKey.generate())
         self.keys = keys
         self.streams = streams or StreamLimits()
         self.rates = rates or RateLimit()
@@ -80,14 +88,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.target if request.HasField("target") else None,
                 request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None, seats,
                 goat_options(request), request.seed_wait_seconds)
-            return pb.CreateMatchResponse(match_id=str(match.id), view=match_view(match, -1))
+            return pb.CreateMatchResponse(match_id=str(match.id), view=self._view(match, -1))
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:
         async with _statuses(context):
             who = self._identity(context)
             match_id = _match_id(request.match_id)
             match = await self.app.read(self.app.get_match, match_id)
-            return pb.GetMatchResponse(view=match_view(match, self._viewer_seat(match, who)))
+            return pb.GetMatchResponse(view=self._view(match, self._viewer_seat(match, who)))
 
     async def PlayTile(self, request: pb.PlayTileRequest, context: Context) -> pb.PlayTileResponse:
         async with _statuses(context):
@@ -103,7 +111,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             outcome = await self.app.play_tile(match_id, who.subject, tile, end, request.request_id)
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
-            return pb.PlayTileResponse(version=outcome.version, view=match_view(outcome.match, seat))
+            return pb.PlayTileResponse(version=outcome.version, view=self._view(outcome.match, seat))
 
     async def DrawTile(self, request: pb.DrawTileRequest, context: Context) -> pb.DrawTileResponse:
         async with _statuses(context):
@@ -113,7 +121,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
             return pb.DrawTileResponse(version=outcome.version, tile=tile_pb(outcome.drawn),
-                                       view=match_view(outcome.match, seat))
+                                       view=self._view(outcome.match, seat))
 
     async def ResumeSeat(self, request: pb.ResumeSeatRequest, context: Context) -> pb.ResumeSeatResponse:
         async with _statuses(context):
@@ -121,7 +129,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             match_id = _match_id(request.match_id)
             match = await self.app.resume_seat(match_id, who.subject)
             self.changes.publish(match_id)
-            return pb.ResumeSeatResponse(view=match_view(match, match.seat_of(who.subject)))
+            return pb.ResumeSeatResponse(view=self._view(match, match.seat_of(who.subject)))
 
     async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: Context) -> pb.LeaveMatchResponse:
         async with _statuses(context):
@@ -129,7 +137,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             match_id = _match_id(request.match_id)
             match = await self.app.leave_match(match_id, who.subject)
             self.changes.publish(match_id)
-            return pb.LeaveMatchResponse(view=match_view(match, match.seat_of(who.subject)))
+            return pb.LeaveMatchResponse(view=self._view(match, match.seat_of(who.subject)))
 
     async def SubmitSeed(self, request: pb.SubmitSeedRequest, context: Context) -> pb.SubmitSeedResponse:
         async with _statuses(context):
@@ -137,7 +145,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             match_id = _match_id(request.match_id)
             match = await self.app.submit_seed(match_id, who.subject, request.seed)
             self.changes.publish(match_id)
-            return pb.SubmitSeedResponse(view=match_view(match, match.seat_of(who.subject)))
+            return pb.SubmitSeedResponse(view=self._view(match, match.seat_of(who.subject)))
 
     async def WatchMatch(self, request: pb.WatchMatchRequest,
                          context: Context) -> AsyncIterator[pb.WatchMatchResponse]:
@@ -167,7 +175,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             for event in events:
                 folded = cast(Match, event.mutate(folded))
                 version = event.originator_version
-                yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=match_view(folded, seat))
+                yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=self._view(folded, seat))
             if folded is not None and folded.finished or self.changes.closed:
                 return  # ended; or the server is stopping and the client will resume elsewhere
             await end_at_expiry(context, who)
@@ -177,18 +185,46 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         async with _statuses(context):
             who = self._identity(context)
             match_id = _match_id(request.match_id)
-            match = await self.app.read(self.app.get_match, match_id)
-            events = await self.app.read(lambda: list(self.app.events_after(match_id, 0)))
+            if request.unfinished and not who.is_auditor:
+                raise Forbidden("only auditors may export a match that has not ended")
             if who.is_auditor:
-                if not match.finished:
-                    raise RulesError("an auditor's export is available once the match has ended")
+                # Built from the stored events without replaying them, so a log the engine
+                # refuses (a corrupt or tampered one) can still be exported and examined.
+                events = await self.app.read(self.app.stored_events, match_id)
+                ended = any(isinstance(e, Match.MatchEnded) for e in events)
+                if not ended and not request.unfinished:
+                    raise RulesError("an auditor's export is available once the match has ended "
+                                     "(set unfinished to export one still in play)")
+                if not ended:
+                    log.warning("an auditor exported a match still in play", extra={"auditor": who.subject,
+                                                                                   "match": str(match_id)})
                 data = to_json(full_record(events))
+                self._sign_export(data, str(match_id), events[-1].originator_version)
             else:
+                match = await self.app.read(self.app.get_match, match_id)
                 seat = self._viewer_seat(match, who)
                 if seat < 0:
                     raise Forbidden("only the match's players and auditors may export it")
+                events = await self.app.read(lambda: list(self.app.events_after(match_id, 0)))
                 data = seat_record_json(events, seat)
+                head = self._head(match)
+                if head is not None:
+                    data["chain"] = {"head": head.to_json()}
             return pb.ExportMatchResponse(record_json=json.dumps(data))
+
+    def _sign_export(self, data: dict, match_id: str, version: int) -> None:
+        """The export's chain ends with the head of the stored links, signed now."""
+        links = data.get("chain", {}).get("links")
+        if links:
+            data["chain"]["head"] = self.signer.head(match_id, version, len(links), links[-1]).to_json()
+
+    def _view(self, match: Match, seat: int) -> pb.MatchView:
+        return match_view(match, seat, self._head(match))
+
+    def _head(self, match: Match) -> Head | None:
+        if not match.chain_head:
+            return None  # a match from before the chain
+        return self.signer.head(str(match.id), match.version, match.chain_entries, match.chain_head)
 
     # ---- request checks ----------------------------------------------------------------
 

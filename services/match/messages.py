@@ -10,6 +10,7 @@ copying the element messages from Python.
 
 from __future__ import annotations
 
+import base64
 from functools import cache
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -18,6 +19,7 @@ from domino.match.v1 import match_service_pb2 as pb
 
 from .domainmodel import Match
 from .ends import TO_PB as _END
+from .heads import Head
 from .public_events import event_name
 from .rules.moves import Move
 from .rules.state import RoundResult
@@ -88,8 +90,9 @@ def status(match: Match) -> pb.MatchStatus:
     return pb.MATCH_STATUS_IN_PROGRESS
 
 
-def match_view(match: Match, seat: int) -> pb.MatchView:
-    """What ``seat`` may see (-1: the public view, no hand)."""
+def match_view(match: Match, seat: int, head: Head | None = None) -> pb.MatchView:
+    """What ``seat`` may see (-1: the public view, no hand), with the signed chain ``head``
+    at the match's version."""
     view = player_view(match.state, max(seat, 0))
     rnd = match.state.round
     in_play = rnd is not None and rnd.outcome is None and not match.finished
@@ -140,7 +143,20 @@ def match_view(match: Match, seat: int) -> pb.MatchView:
         if in_play:
             parts += [_legal_move(m) for m in view.legal_moves]
     msg.MergeFromString(b"".join(parts))
+    if head is not None:
+        msg.head.CopyFrom(head_pb(head))
     return msg
+
+
+def head_pb(head: Head) -> pb.SignedHead:
+    return pb.SignedHead(match_id=head.match, version=head.version, entries=head.entries, hash=head.hash,
+                         key_id=head.key, signed_at=head.signed_at, signature=base64.b64decode(head.signature))
+
+
+def head_of(msg: pb.SignedHead) -> Head:
+    """A received head as the JSON a player keeps (heads.Head)."""
+    return Head(msg.match_id, msg.version, msg.entries, msg.hash, msg.key_id, msg.signed_at,
+                base64.b64encode(msg.signature).decode())
 
 
 def event_pb(event, seat: int, match: Match | None = None) -> pb.MatchEvent:

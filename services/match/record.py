@@ -60,6 +60,7 @@ class MatchRecord:
     fairness: Fairness | None = None
     options: dict | None = None  # Goat's four options, as played
     abandoned: bool = False  # the match was ended because nobody acted for a long time
+    chain: dict | None = None  # {"links": [hex, ...], "head": {...}}, as exported (chain.py, heads.py)
 
     def rule_set(self) -> rulesets.RuleSet:
         return rulesets.rule_set(self.rules, self.variant, self.teams, len(self.seats), self.options)
@@ -141,7 +142,23 @@ def from_json(data) -> MatchRecord:
         record.abandoned = _need(data, "abandoned", bool, "the record")
     if "fairness" in data:
         record.fairness = _fairness_from_json(data["fairness"], len(seats))
+    if "chain" in data:
+        record.chain = _chain_from_json(data["chain"])
     return record
+
+
+def _chain_from_json(data) -> dict:
+    """The chain's shape only: whether its links and head are right is the verifier's job."""
+    if not isinstance(data, dict):
+        raise MalformedRecord("'chain' must be an object")
+    links = data.get("links")
+    if links is not None and (not isinstance(links, list) or not all(
+            isinstance(h, str) and len(h) == 64 and all(c in "0123456789abcdef" for c in h) for h in links)):
+        raise MalformedRecord("chain: 'links' must be a list of SHA-256 digests (64 lowercase hex digits)")
+    head = data.get("head")
+    if head is not None and not isinstance(head, dict):
+        raise MalformedRecord("chain: 'head' must be an object")
+    return {k: v for k, v in (("links", links), ("head", head)) if v is not None}
 
 
 _GOAT_OPTIONS = ("zero_zero", "redeal", "remembered", "fish")
@@ -231,7 +248,7 @@ def to_json(record: MatchRecord) -> dict:
     if record.options is not None:
         out["options"] = dict(record.options)
     every_boneyard = record.rules != "egyptian"
-    out["rounds"] = [_round_to_json(r, every_boneyard) for r in record.rounds]
+    out["rounds"] = [round_to_json(r, every_boneyard) for r in record.rounds]
     if record.abandoned:
         out["abandoned"] = True
     if record.fairness is not None:
@@ -241,10 +258,12 @@ def to_json(record: MatchRecord) -> dict:
             fairness["server_seed"] = f.server_seed
         fairness["client_seeds"] = list(f.client_seeds)
         out["fairness"] = fairness
+    if record.chain is not None:
+        out["chain"] = dict(record.chain)
     return out
 
 
-def _round_to_json(rnd: RecordedRound, every_boneyard: bool) -> dict:
+def round_to_json(rnd: RecordedRound, every_boneyard: bool) -> dict:
     deal = rnd.deal
     hands = rnd.hand_order or tuple(tuple(tiles_in(h)) for h in deal.hands)
     out: dict = {"hands": [[NAMES[t] for t in hand] for hand in hands]}
@@ -256,11 +275,11 @@ def _round_to_json(rnd: RecordedRound, every_boneyard: bool) -> dict:
         out["leader"] = rnd.leader
     if rnd.redeal is not None:
         out["redeal"] = rnd.redeal
-    out["actions"] = [_action_to_json(a) for a in rnd.actions]
+    out["actions"] = [action_to_json(a) for a in rnd.actions]
     return out
 
 
-def _action_to_json(action: RecordedAction) -> dict:
+def action_to_json(action: RecordedAction) -> dict:
     move = action.move
     out: dict = {"seat": action.seat}
     if move.kind == "play":

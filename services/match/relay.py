@@ -35,6 +35,7 @@ from services.common import bus
 from .application import MatchApplication
 from .domainmodel import Match
 from .errors import UnknownMatch
+from .heads import Signer
 from .public_events import event_name, public_event
 
 if TYPE_CHECKING:
@@ -54,8 +55,11 @@ class RelayStats:
 
 class Relay:
     def __init__(self, app: MatchApplication, js, batch: int = 200,
-                 on_publish: Callable[[bool], None] = lambda duplicate: None) -> None:
+                 on_publish: Callable[[bool], None] = lambda duplicate: None, signer: Signer | None = None) -> None:
         self.app = app
+        self.signer = signer  # signs the witness heads of finished matches; None: no witness (tests)
+        self.witnessed = 0  # final heads the witness stream stored
+        self.witness_failures = 0
         self.js = js
         self.batch = batch
         self.on_publish = on_publish
@@ -134,6 +138,7 @@ class Relay:
             return 0
         last_version: dict[UUID, int] = {}
         acks = []
+        witnesses = []
         for note in notes:  # sent in order, their acknowledgements awaited together
             event = cast(Match.Event, self.app.mapper.to_domain_event(note))  # the store holds only matches
             self.stats.lag_seconds = max(0.0, time.time() - event.timestamp.timestamp())
@@ -144,7 +149,10 @@ class Relay:
                          bus.NOTIFICATION_HEADER: str(note.id)},
             ))
             last_version[event.originator_id] = event.originator_version
+            if isinstance(event, Match.MatchEnded) and getattr(event, "link", "") and self.signer is not None:
+                witnesses.append(self._witness(event))
         await self._acknowledged(acks)
+        await asyncio.gather(*witnesses)
         position = notes[-1].id
         turns = await asyncio.gather(*(self._turn(match_id, version, position)
                                        for match_id, version in last_version.items()))
@@ -156,6 +164,25 @@ class Relay:
         newest = await asyncio.to_thread(self.app.recorder.max_notification_id)
         self.stats.lag_events = max(0, (newest or 0) - self.position)
         return len(notes)
+
+    async def _witness(self, ended: Match.MatchEnded) -> None:
+        """Store the finished match's signed final head in the witness stream, before the
+        position moves on. A witness that refuses it (full, or away) must not stop the game's
+        events: the failure is counted and logged with the match, for an operator to re-send
+        (`domino audit witness --publish`)."""
+        assert self.signer is not None
+        try:
+            match = await asyncio.to_thread(self.app.match_at, ended.originator_id, ended.originator_version)
+            head = self.signer.head(str(match.id), match.version, match.chain_entries, match.chain_head)
+            await self.js.publish(bus.witness_subject(match.id), json.dumps(head.to_json()).encode(),
+                                  timeout=ACK_SECONDS,
+                                  headers={"Nats-Msg-Id": bus.witness_msg_id(match.id, match.version)})
+        except Exception as error:  # noqa: BLE001 - whatever it was, the operator must hear of it
+            self.witness_failures += 1
+            log.error("the witness did not store a finished match's head", extra={
+                "match": str(ended.originator_id), "version": ended.originator_version, "error": str(error)[:300]})
+        else:
+            self.witnessed += 1
 
     async def _acknowledged(self, acks: list, events: bool = True) -> None:
         """Wait for JetStream to have stored every message sent; a pass that times out is

@@ -33,7 +33,7 @@ from eventsourcing.persistence import PersistenceError, RecordConflictError
 from services.common.logs import Warnings
 
 from .domainmodel import Match
-from .errors import StoreUnavailable, UnknownMatch
+from .errors import CorruptLog, StoreUnavailable, UnknownMatch
 
 STORE_SECONDS = 3.0  # a network store's deadline for one read or append
 log = logging.getLogger("domino.match.store")
@@ -71,12 +71,29 @@ class EmbeddedStore:
             return None
 
     def get(self, match_id: UUID, version: int | None = None) -> Match:
+        frozen = FROZEN.get(match_id)
+        if frozen is not None:
+            raise frozen
         try:
             with unavailable("read"):
                 return cast(Match, self._app.repository.get(match_id, version=version))
         except AggregateNotFoundError:
             raise UnknownMatch(f"no match {match_id}" + ("" if version is None else f" at version {version}")) \
                 from None
+        except (StoreUnavailable, RecordConflictError):
+            raise
+        except Exception as error:  # noqa: BLE001 - the engine (or the decoder) refused a stored event
+            raise self._frozen(match_id, error) from error
+
+    def _frozen(self, match_id: UUID, error: Exception) -> CorruptLog:
+        """Find the stored event replay refuses, freeze the match, and say so loudly, once."""
+        corrupt = first_refused(self._app, match_id) or CorruptLog(match_id, -1, "?", repr(error)[:300])
+        if match_id not in FROZEN:
+            FROZEN[match_id] = corrupt
+            log.error("a match's stored log is refused on replay: the match is frozen", extra={
+                "match": str(match_id), "version": corrupt.version, "topic": corrupt.topic,
+                "reason": corrupt.reason[:300]})
+        return corrupt
 
     async def load(self, match_id: UUID) -> Match:
         return self.get(match_id)
@@ -119,6 +136,26 @@ class NetworkStore(EmbeddedStore):
         with unavailable("read"):
             async with asyncio.timeout(self.seconds):
                 return await asyncio.to_thread(call, *args)
+
+
+# Matches whose stored log replay refuses, in this process: frozen until an operator has
+# decided and the process restarts (docs/operations.md, "A match's log is corrupt").
+FROZEN: dict[UUID, CorruptLog] = {}
+
+
+def first_refused(app: Application[UUID], match_id: UUID) -> CorruptLog | None:
+    """The first stored event of the match that cannot be read or applied, one at a time."""
+    aggregate = None
+    for stored in app.recorder.select_events(match_id):
+        try:
+            event = app.mapper.to_domain_event(stored)
+        except Exception as error:  # noqa: BLE001 - unreadable is as refused as illegal
+            return CorruptLog(match_id, stored.originator_version, stored.topic, f"unreadable: {error!r}"[:500])
+        try:
+            aggregate = event.mutate(aggregate)
+        except Exception as error:  # noqa: BLE001
+            return CorruptLog(match_id, stored.originator_version, stored.topic, f"{type(error).__name__}: {error}"[:500])
+    return None
 
 
 def store_of(app: Application[UUID]) -> EmbeddedStore:

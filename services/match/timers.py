@@ -18,7 +18,7 @@ from uuid import UUID
 
 from .application import MatchApplication
 from .domainmodel import Match
-from .errors import StaleTimeout, UnknownMatch
+from .errors import CorruptLog, StaleTimeout, UnknownMatch
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +77,8 @@ class TurnTimer:
                 if match.finished or match.deadline != deadline:
                     continue  # that turn was played in time; a later deadline is armed
                 await self.app.expire_turn(match.id, match.round_number, match.turn_no)
-            except (StaleTimeout, UnknownMatch):
-                continue
+            except (StaleTimeout, UnknownMatch, CorruptLog):
+                continue  # a frozen match's timer stops with it
             played += 1
             self.expired += 1
             self.on_expired(match.id)
@@ -99,7 +99,7 @@ class TurnTimer:
                 continue
             try:
                 await self.app.abandon_match(UUID(match_id), version, self.abandon_after_seconds)
-            except (StaleTimeout, UnknownMatch):
+            except (StaleTimeout, UnknownMatch, CorruptLog):
                 self._last_seen.pop(match_id, None)
                 continue
             log.warning("match abandoned: nothing happened for a long time",

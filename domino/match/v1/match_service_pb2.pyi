@@ -194,10 +194,12 @@ class WatchMatchResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
 
 class ExportMatchRequest(_message.Message):
-    __slots__ = ("match_id",)
+    __slots__ = ("match_id", "unfinished")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    UNFINISHED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+    unfinished: bool
+    def __init__(self, match_id: _Optional[str] = ..., unfinished: _Optional[bool] = ...) -> None: ...
 
 class ExportMatchResponse(_message.Message):
     __slots__ = ("record_json",)
@@ -310,7 +312,7 @@ class PublicAction(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., points: _Optional[int] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment", "up_end", "down_end", "up_line", "down_line", "spinner_index", "ends_total", "remembered", "accounts_open", "pot", "goats", "goat_options", "turn_seconds")
+    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment", "up_end", "down_end", "up_line", "down_line", "spinner_index", "ends_total", "remembered", "accounts_open", "pot", "goats", "goat_options", "turn_seconds", "head")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -347,6 +349,7 @@ class MatchView(_message.Message):
     GOATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    HEAD_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     version: int
     status: MatchStatus
@@ -383,4 +386,23 @@ class MatchView(_message.Message):
     goats: _containers.RepeatedScalarFieldContainer[int]
     goat_options: GoatOptions
     turn_seconds: int
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ..., up_end: _Optional[int] = ..., down_end: _Optional[int] = ..., up_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., down_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., spinner_index: _Optional[int] = ..., ends_total: _Optional[int] = ..., remembered: _Optional[_Iterable[int]] = ..., accounts_open: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., goats: _Optional[_Iterable[int]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., turn_seconds: _Optional[int] = ...) -> None: ...
+    head: SignedHead
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ..., up_end: _Optional[int] = ..., down_end: _Optional[int] = ..., up_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., down_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., spinner_index: _Optional[int] = ..., ends_total: _Optional[int] = ..., remembered: _Optional[_Iterable[int]] = ..., accounts_open: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., goats: _Optional[_Iterable[int]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., head: _Optional[_Union[SignedHead, _Mapping]] = ...) -> None: ...
+
+class SignedHead(_message.Message):
+    __slots__ = ("match_id", "version", "entries", "hash", "key_id", "signed_at", "signature")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    HASH_FIELD_NUMBER: _ClassVar[int]
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    SIGNED_AT_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    version: int
+    entries: int
+    hash: str
+    key_id: str
+    signed_at: int
+    signature: bytes
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., entries: _Optional[int] = ..., hash: _Optional[str] = ..., key_id: _Optional[str] = ..., signed_at: _Optional[int] = ..., signature: _Optional[bytes] = ...) -> None: ...
