@@ -79,23 +79,28 @@ AUTOSCALED = ("match", "matchmaking", "bots")
 WITH_PDB = ("match", "matchmaking", "bots", "nats")
 #: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target).
 CALL_MATCH = ("matchmaking", "bots")
-#: The token keys each service's /keys volume must hold (services/common/auth.py): what it
-#: checks (public) and what it issues (private). The relay does neither.
-TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub"},
-              "matchmaking": {"player.pub", "service.key"}, "bots": {"bot.key"}}
+#: The keys each service's /keys volume must hold: the token keys (services/common/auth.py)
+#: it checks (public) and issues (private), and for HEAD_SIGNERS the head signing key and the
+#: published head keys (services/match/heads.py). The relay has no token keys.
+HEAD_KEYS = {"heads.key", "heads-keys.json"}
+HEAD_SIGNING_SECRET = "domino-head-signing-key"
+HEAD_SIGNERS = ("match", "relay")
+TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub", *HEAD_KEYS},
+              "matchmaking": {"player.pub", "service.key"}, "bots": {"bot.key"}, "relay": HEAD_KEYS}
 KEYS_DIR = "/keys"
 MIN_GRACE_SECONDS = 30
 
 #: Secrets the manifests read but that no overlay may have to define: in production ops
 #: create them (deploy/README.md). name -> keys read.
 EXTERNAL_SECRETS = {"domino-postgres": {"password"}, "domino-service-token-key": {"service.key"},
-                    "domino-bot-token-key": {"bot.key"},
+                    "domino-bot-token-key": {"bot.key"}, HEAD_SIGNING_SECRET: {"heads.key"},
                     # the public host's certificate (kubernetes.io/tls): ops or cert-manager make it
                     "domino-public-tls": {"tls.crt", "tls.key"},
                     "domino-nats": {"admin-password", "relay-password", "matchmaking-password", "bots-password",
-                                    "cluster-password"}}
+                                    "auditor-password", "cluster-password"}}
 #: ConfigMaps ops create in production (public, but per installation).
-EXTERNAL_CONFIGMAPS = {"domino-token-public-keys": {"player.pub", "bot.pub", "service.pub", "auditor.pub"}}
+EXTERNAL_CONFIGMAPS = {"domino-token-public-keys": {"player.pub", "bot.pub", "service.pub", "auditor.pub"},
+                       "domino-head-keys": {"heads-keys.json"}}
 #: Overlays that are production: no Secret objects, no in-cluster PostgreSQL, pinned image.
 PRODUCTION_OVERLAYS = ("prod",)
 UNPINNED_TAGS = ("", "latest", "dev")
@@ -103,10 +108,12 @@ UNPINNED_TAGS = ("", "latest", "dev")
 #: NATS (services/common/bus.py NATS_USERS, NATS_PERMISSIONS). Every password is a key of
 #: NATS_SECRET: `<user>-password` for each user, NATS_CLUSTER_KEY for the routes. Each
 #: Deployment connects as its own user (None: it does not use NATS); the admin is only the
-#: SETUP_JOB's, which runs `domino nats setup`.
+#: SETUP_JOB's, which runs `domino nats setup`. NATS_OUTSIDE_USERS are people's (`domino
+#: audit witness`): the servers check their passwords, no workload holds them.
 NATS_SECRET = "domino-nats"
 NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots"}
 NATS_ADMIN = "admin"
+NATS_OUTSIDE_USERS = ("auditor",)
 SETUP_JOB = "nats-setup"
 SETUP_COMMAND = ["domino", "nats", "setup"]
 NATS_CLUSTER_KEY = "cluster-password"
@@ -1100,7 +1107,7 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                     err(dep, f"DOMINO_KEYS_DIR must be {KEYS_DIR}, where the token keys are mounted")
                 held = mounted_key_files(pod, main, KEYS_DIR)
                 if held != TOKEN_KEYS[name]:
-                    err(dep, f"the token keys mounted at {KEYS_DIR} must be exactly "
+                    err(dep, f"the keys mounted at {KEYS_DIR} must be exactly "
                              f"{', '.join(sorted(TOKEN_KEYS[name]))} (found {', '.join(sorted(held)) or 'none'})")
             elif keys_dir or mounted_key_files(pod, main, KEYS_DIR):
                 err(dep, "holds token keys it has no use for")
@@ -1149,8 +1156,9 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
 
     # ---- the NATS admin: only Job nats-setup runs `domino nats setup` with its password
     bus = repo_module("services.common.bus")
-    if {u for u in NATS_USER_OF.values() if u} | {NATS_ADMIN} != set(bus.NATS_USERS):
-        errors.append(f"validate_k8s.py: NATS_USER_OF and NATS_ADMIN must cover services/common/bus.py NATS_USERS "
+    if {u for u in NATS_USER_OF.values() if u} | {NATS_ADMIN, *NATS_OUTSIDE_USERS} != set(bus.NATS_USERS):
+        errors.append(f"validate_k8s.py: NATS_USER_OF, NATS_ADMIN and NATS_OUTSIDE_USERS must cover "
+                      f"services/common/bus.py NATS_USERS "
                       f"({', '.join(bus.NATS_USERS)}) exactly")
     setup = jobs.get(SETUP_JOB)
     if setup is None:
@@ -1207,6 +1215,13 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                     "(and the NATS servers) may")
         if held - allowed - {admin_key}:
             err(wl, f"holds NATS passwords it has no use for: {', '.join(sorted(held - allowed - {admin_key}))}")
+
+    # ---- the head signing key: only the services that sign heads hold it
+    for (kind, name), wl in pod_workloads.items():
+        if (kind, name) not in {("Deployment", s) for s in HEAD_SIGNERS} \
+                and secret_keys_held(wl, HEAD_SIGNING_SECRET, EXTERNAL_SECRETS[HEAD_SIGNING_SECRET]):
+            err(wl, f"holds the head signing key (Secret {HEAD_SIGNING_SECRET}): only "
+                    f"{', '.join(HEAD_SIGNERS)} sign heads")
 
     # ---- the relay: exactly one, never two at once
     relay = deployments.get("relay")

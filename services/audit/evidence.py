@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from services.match import chain
+from services.match.chain import ChainCheck, Entry
 from services.match.heads import BadHead, Head, PublishedKeys
 from services.match.record import MatchRecord
 
@@ -35,10 +36,10 @@ class Finding:
 
 @dataclass
 class Evidence:
-    chain: chain.ChainCheck
+    chain: ChainCheck
     signature: Finding
     heads: Finding
-    where: list[chain.Entry]  # the record's entries, to name a position
+    where: list[Entry]  # the record's entries, to name a position
 
     @property
     def ok(self) -> bool:

@@ -27,7 +27,7 @@ from services.match.rules.tiles import NAMES
 
 @dataclass
 class Fault:
-    round: int
+    round: int | None  # None: the record as a whole (its chain, its heads)
     action: int | None
     message: str
 

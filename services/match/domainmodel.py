@@ -106,7 +106,7 @@ class Match(Aggregate):
         self._linked(link)
 
     @classmethod
-    def _create(cls, event_class, **kwargs):  # type: ignore[override]
+    def _create(cls, event_class, **kwargs):
         # The header's link is computed from what the creation stores, like every other link.
         record = MatchRecord(kwargs["rules"], kwargs["variant"] or None, kwargs["teams"], kwargs["target"],
                              list(kwargs["seats"]), fairness=Fairness(kwargs["commitment"], None, []),
@@ -114,7 +114,7 @@ class Match(Aggregate):
         kwargs["link"] = chain.link(chain.salt(kwargs["server_seed"]), chain.GENESIS, chain.header_entry(record))
         return super()._create(event_class, **kwargs)
 
-    def trigger_event(self, event_class, **kwargs) -> None:  # type: ignore[override]
+    def trigger_event(self, event_class, **kwargs) -> None:
         # Every event the record shows carries its link, computed here before it is applied.
         if self.chain_salt and hasattr(event_class, "link"):
             entry = self._chain_entry(event_class, kwargs)

@@ -27,9 +27,9 @@ def full_record(events: Iterable) -> MatchRecord:
     record = MatchRecord(e.rules, e.variant or None, e.teams, e.target, list(e.seats), fairness=fairness,
                          options=getattr(e, "options", None))
     revealed = None
-    links = [e.link] if getattr(e, "link", "") else None
+    links = [e.link] if e.link else None
     for e in stream:
-        if links is not None and getattr(e, "link", ""):
+        if links is not None and getattr(e, "link", None):
             links.append(e.link)
         if isinstance(e, Match.SeedSubmitted):
             fairness.client_seeds[e.seat] = e.seed

@@ -149,7 +149,7 @@ class Relay:
                          bus.NOTIFICATION_HEADER: str(note.id)},
             ))
             last_version[event.originator_id] = event.originator_version
-            if isinstance(event, Match.MatchEnded) and getattr(event, "link", "") and self.signer is not None:
+            if isinstance(event, Match.MatchEnded) and event.link and self.signer is not None:
                 witnesses.append(self._witness(event))
         await self._acknowledged(acks)
         await asyncio.gather(*witnesses)

@@ -152,7 +152,7 @@ def first_refused(app: Application[UUID], match_id: UUID) -> CorruptLog | None:
         except Exception as error:  # noqa: BLE001 - unreadable is as refused as illegal
             return CorruptLog(match_id, stored.originator_version, stored.topic, f"unreadable: {error!r}"[:500])
         try:
-            aggregate = event.mutate(aggregate)
+            aggregate = cast(Any, event).mutate(aggregate)
         except Exception as error:  # noqa: BLE001
             return CorruptLog(match_id, stored.originator_version, stored.topic, f"{type(error).__name__}: {error}"[:500])
     return None

@@ -9,7 +9,8 @@ from services.common import bus
 
 
 async def fresh_bus(js) -> None:
-    for delete, name in ((js.delete_stream, bus.STREAM), (js.delete_key_value, bus.RELAY_BUCKET)):
+    for delete, name in ((js.delete_stream, bus.STREAM), (js.delete_key_value, bus.RELAY_BUCKET),
+                         (js.delete_stream, bus.WITNESS_STREAM)):
         try:
             await delete(name)
         except nats.js.errors.NotFoundError:

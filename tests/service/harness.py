@@ -13,7 +13,10 @@ import grpc
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common.limits import RateLimit, StreamLimits
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from services.match.application import MatchApplication
+from services.match.heads import Signer
 from services.match.bootstrap import create_server
 from services.common.changes import ChangeFeed
 from tests.support.keys import KEYS, auth
@@ -25,6 +28,8 @@ def UNLIMITED():  # noqa: N802 - reads as a constant
 
 
 class Service:
+    signer: Signer  # the service's head signing key
+
     def __init__(self, app: MatchApplication, port: int, loop) -> None:
         self.app = app
         self.port = port
@@ -49,11 +54,12 @@ class Service:
 def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2):
     loop = asyncio.new_event_loop()
     started = threading.Event()
+    signer = Signer(Ed25519PrivateKey.generate())
     holder: dict = {}
 
     async def start():
         server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=watch_poll_seconds,
-                                     limits=UNLIMITED())
+                                     limits=UNLIMITED(), signer=signer)
         await server.start()
         holder.update(server=server, port=port)
         started.set()
@@ -64,6 +70,7 @@ def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2):
     if not started.wait(10):
         raise RuntimeError("the match service did not start")
     service = Service(app, holder["port"], loop)
+    service.signer = signer
     try:
         yield service
     finally:

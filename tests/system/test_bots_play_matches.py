@@ -18,10 +18,11 @@ from .conftest import domino_command
 pytestmark = pytest.mark.system
 
 
-def verified(record_json: str, tmp_path) -> dict:
+def verified(record_json: str, tmp_path, *options: str) -> dict:
     path = tmp_path / "record.json"
     path.write_text(record_json)
-    done = subprocess.run([domino_command(), "audit", "verify", "--json", str(path)], capture_output=True, text=True)
+    done = subprocess.run([domino_command(), "audit", "verify", "--json", str(path), *options], capture_output=True,
+                          text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout)
 
@@ -123,6 +124,26 @@ def test_domino_demo_plays_a_whole_bot_match_of_a_family_and_prints_its_record(s
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)
     assert record["rules"] == args[1] and len(record["seats"]) == int(args[args.index("--seats") + 1])
-    verdict = verified(done.stdout, tmp_path)
+    verdict = verified(done.stdout, tmp_path, "--key", str(system.keys_dir / "heads-keys.json"))
     assert verdict["complete"]
     assert verdict["goats"] if record["rules"] == "goat" else verdict["winner"] is not None
+    assert verdict["chain"]["status"] == "ok" and verdict["signature"]["status"] == "ok"
+    assert_witnessed(system, record, tmp_path)
+
+
+def assert_witnessed(system, record: dict, tmp_path) -> None:
+    """The relay stored the finished match's final head in the witness stream, and
+    `domino audit witness` finds the exported log agrees with it."""
+    path = tmp_path / "witnessed.json"
+    path.write_text(json.dumps(record))
+    env = {"DOMINO_NATS_URL": f"nats://127.0.0.1:{system.ports.nats}", "DOMINO_NATS_USER": "auditor",
+           "DOMINO_NATS_PASSWORD": system.nats_passwords()["auditor"], "PATH": "/usr/bin:/bin"}
+    command = [domino_command(), "audit", "witness", record["chain"]["head"]["match"], "--record", str(path),
+               "--key", str(system.keys_dir / "heads-keys.json"), "--json"]
+    for _ in range(50):  # the relay publishes the head just after the match's last events
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+        if json.loads(done.stdout or "{}").get("status") != "absent":
+            break
+        time.sleep(0.2)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["witness_heads"] == 1

@@ -117,6 +117,28 @@ def test_prod_has_no_committed_secret_and_an_external_postgres(rendered):
     assert all(base64.b64decode(v).decode().startswith("dev-only-") for v in dev_nats.values())
 
 
+def test_match_and_relay_sign_heads_with_the_dev_head_key(rendered, tmp_path):
+    """Both mount, at DOMINO_KEYS_DIR, the head signing key and the published head keys; the
+    dev overlay's pair loads as the services load it (the key is published)."""
+    from services.match.heads import load_signer
+
+    dev = rendered["dev"]
+    for name in ("match", "relay"):
+        deployment = find(dev, "Deployment", name)
+        assert env(deployment, name, "DOMINO_KEYS_DIR")["value"] == "/keys"
+        keys = next(v for v in pod(deployment)["volumes"] if v["name"] == "keys")["projected"]["sources"]
+        assert {"secret": {"name": "domino-head-signing-key", "items": [{"key": "heads.key", "path": "heads.key"}]}} \
+            in keys
+        assert {"configMap": {"name": "domino-head-keys",
+                              "items": [{"key": "heads-keys.json", "path": "heads-keys.json"}]}} in keys
+        mount = next(m for m in container(deployment, name)["volumeMounts"] if m["mountPath"] == "/keys")
+        assert mount["readOnly"] is True
+    (tmp_path / "heads.key").write_bytes(
+        base64.b64decode(find(dev, "Secret", "domino-head-signing-key")["data"]["heads.key"]))
+    (tmp_path / "heads-keys.json").write_text(find(dev, "ConfigMap", "domino-head-keys")["data"]["heads-keys.json"])
+    assert load_signer(tmp_path).key_id
+
+
 def test_the_nats_users_are_generated_from_nats_permissions():
     """base/nats/authorization.conf is exactly what services/common/bus.py makes of
     NATS_PERMISSIONS, with every password read from the environment."""
@@ -211,8 +233,17 @@ def _break(resources, change):
         "POSTGRES_PASSWORD", "x"), "belongs in a Secret"),
     (lambda r: container(find(r, "Deployment", "bots"), "bots")["env"].append(
         {"name": "DOMINO_NATS_PASSWORD", "value": "x"}), "never a literal value"),
-    (lambda r: container(find(r, "Deployment", "relay"), "relay")["env"].append(
-        {"name": "DOMINO_KEYS_DIR", "value": "/keys"}), "holds token keys it has no use for"),
+    # /keys: the relay has only the head keys; the head signing key is only match's and relay's
+    (lambda r: next(v for v in pod(find(r, "Deployment", "relay"))["volumes"] if v["name"] == "keys")[
+        "projected"]["sources"].append({"configMap": {"name": "domino-token-public-keys"}}),
+     "Deployment/relay: the keys mounted at /keys must be exactly heads-keys.json, heads.key"),
+    (lambda r: container(find(r, "Deployment", "relay"), "relay")["env"].remove(
+        env(find(r, "Deployment", "relay"), "relay", "DOMINO_KEYS_DIR")), "DOMINO_KEYS_DIR must be /keys"),
+    (lambda r: next(v for v in pod(find(r, "Deployment", "match"))["volumes"] if v["name"] == "keys")[
+        "projected"]["sources"].pop(), "Deployment/match: the keys mounted at /keys must be exactly"),
+    (lambda r: pod(find(r, "Deployment", "bots"))["volumes"].append(
+        {"name": "heads", "secret": {"secretName": "domino-head-signing-key"}}),
+     "Deployment/bots: holds the head signing key"),
     (lambda r: next(v for v in pod(find(r, "Deployment", "bots"))["volumes"] if v["name"] == "token-keys")[
         "secret"].__setitem__("secretName", "domino-service-token-key") or next(
         v for v in pod(find(r, "Deployment", "bots"))["volumes"] if v["name"] == "token-keys")["secret"].__setitem__(
@@ -246,6 +277,11 @@ def _break(resources, change):
     (lambda r: container(find(r, "Deployment", "bots"), "bots")["env"].append(
         {"name": "RELAY_PASSWORD", "valueFrom": from_secret("domino-nats", "relay-password")}),
      "Deployment/bots: holds NATS passwords it has no use for: relay-password"),
+    (lambda r: container(find(r, "Deployment", "relay"), "relay")["env"].append(
+        {"name": "AUDITOR_PASSWORD", "valueFrom": from_secret("domino-nats", "auditor-password")}),
+     "Deployment/relay: holds NATS passwords it has no use for: auditor-password"),
+    (lambda r: container(find(r, "StatefulSet", "nats"), "nats")["env"].remove(
+        env(find(r, "StatefulSet", "nats"), "nats", "AUDITOR_PASSWORD")), "variable reference for 'AUDITOR_PASSWORD'"),
     (lambda r: container(find(r, "Deployment", "match"), "match")["env"].append(
         {"name": "DOMINO_NATS_USER", "value": "relay"}), "Deployment/match: uses no NATS"),
     (lambda r: container(find(r, "Deployment", "relay"), "relay")["env"].append(
