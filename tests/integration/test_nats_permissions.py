@@ -165,3 +165,48 @@ def test_each_consumer_receives_what_the_relay_publishes_on_its_own_inbox(secure
         return received, violations
 
     assert asyncio.run(as_user(server, passwords, user, receive)) == (subject, [])
+
+
+def test_the_witness_keeps_what_it_holds_even_from_the_admin(secured):
+    """Deny delete and deny purge: not even the admin can take a head back."""
+    server, passwords = secured
+
+    async def body(nc, _):
+        js = nc.jetstream()
+        ack = await js.publish(bus.witness_subject(MATCH), b'{"match": "x"}')
+        refused = []
+        for attempt in (lambda: js.purge_stream(bus.WITNESS_STREAM), lambda: js.delete_msg(bus.WITNESS_STREAM, ack.seq)):
+            try:
+                await attempt()
+            except nats.js.errors.APIError as e:
+                refused.append(e.description or str(e))
+        info = await js.stream_info(bus.WITNESS_STREAM)
+        return refused, info.state.messages, info.config
+
+    refused, messages, config = asyncio.run(as_user(server, passwords, "admin", body))
+    assert len(refused) == 2 and messages >= 1
+    assert config.deny_delete and config.deny_purge and config.max_bytes == bus.WITNESS_MAX_BYTES
+
+
+def test_only_the_relay_may_add_to_the_witness_and_the_auditor_may_only_read_it(secured):
+    server, passwords = secured
+
+    async def add(user):
+        async def body(nc, violations):
+            await nc.publish(bus.witness_subject(MATCH), b'{"forged": true}')
+            await nc.flush()
+            for _ in range(50):
+                if violations:
+                    break
+                await asyncio.sleep(0.02)
+            return violations
+        return await as_user(server, passwords, user, body)
+
+    for user in ("auditor", "matchmaking", "bots"):
+        assert any("permissions violation" in v.lower() for v in asyncio.run(add(user))), user
+
+    async def read(nc, _):
+        msg = await nc.jetstream().get_last_msg(bus.WITNESS_STREAM, bus.witness_subject(MATCH))
+        return msg.data
+
+    assert asyncio.run(as_user(server, passwords, "auditor", read))
