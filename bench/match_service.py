@@ -555,7 +555,10 @@ class MatchServer:
         self.cpu_pids: dict[str, tuple[int, bool]] = {}
 
     def _write_keys(self, directory: Path) -> Path:
+        from services.match.heads import rotate
+
         self.secret.write(directory)
+        rotate(directory)  # the head signing key the match service signs views with
         return directory
 
     async def start(self) -> None:
