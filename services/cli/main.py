@@ -9,6 +9,7 @@ from .bots import bots
 from .demo import demo
 from .nats_setup import nats
 from .play import play
+from .projections import projections
 from .serve import serve
 from .token import token
 from .up import up
@@ -25,6 +26,7 @@ cli.add_command(bots)
 cli.add_command(demo)
 cli.add_command(nats)
 cli.add_command(play)
+cli.add_command(projections)
 cli.add_command(serve)
 cli.add_command(token)
 cli.add_command(up)

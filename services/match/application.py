@@ -30,6 +30,7 @@ from .rules.errors import BadOptions, RulesError
 from .rules.moves import DRAW, play
 from .rules.rulesets import match_options
 from .store import store_of
+from .table_talk import PHRASES, TableTalk, talk_id
 
 __all__ = ["MatchApplication", "Outcome", "SeatSpec"]
 
@@ -94,7 +95,7 @@ class MatchApplication(Application[UUID]):
 
     async def create_match(self, request_id: str, rules: str, variant: str, teams: bool | None, target: int | None,
                            turn_timer: int | None, seats: list[SeatSpec], options: dict[str, Any] | None = None,
-                           seed_wait_seconds: float = 0) -> Match:
+                           seed_wait_seconds: float = 0, spectators: bool = False) -> Match:
         """A new match (or the one this request id made). With ``seed_wait_seconds`` the first
         deal waits that long for the seeds of the seats that are not bots (SubmitSeed)."""
         check_request_id(request_id)
@@ -127,7 +128,7 @@ class MatchApplication(Application[UUID]):
                       turn_timer=turn_timer, seats=players, client_seeds=[s.client_seed for s in seats],
                       commitment=fairness.commitment(server_seed), server_seed=server_seed.hex(),
                       options=played_options, awaiting=awaiting,
-                      deadline=self.clock() + seed_wait_seconds if awaiting else None)
+                      deadline=self.clock() + seed_wait_seconds if awaiting else None, spectators=spectators)
         match.begin(self.clock())
         try:
             await self.store.append(match)
@@ -147,6 +148,29 @@ class MatchApplication(Application[UUID]):
         key = request_key(player_id, request_id)
         return await self._seat_command(match_id, player_id, key, fingerprint(DRAW),
                                         lambda match, seat: match.draw_tile(seat, key, self.clock()))
+
+    async def send_chat(self, match_id: UUID, player_id: str, phrase: str) -> None:
+        """A seated player's quick-chat phrase, stored beside the match (table_talk.py)."""
+        if phrase not in PHRASES:
+            raise InvalidRequest(f"phrase must be one of {', '.join(PHRASES)}")
+        match = self.store.cached(match_id) or await self.store.load(match_id)
+        seat = match.seat_of(player_id)
+        for _ in range(RACE_RETRIES):
+            try:
+                talk = cast(TableTalk, await self.store.load(talk_id(match_id)))
+            except UnknownMatch:
+                talk = TableTalk(match_id=match_id)
+            talk.send(seat=seat, player_id=player_id, phrase=phrase)
+            try:
+                await self.store.append(cast(Match, talk))
+                return
+            except RecordConflictError:
+                continue
+        raise ConcurrencyConflict("the table's chat changed under this message repeatedly; try again")
+
+    def phrases_after(self, match_id: UUID, version: int) -> list[TableTalk.PhraseSent]:
+        """The phrases sent at the match after the talk's ``version``."""
+        return [e for e in self.events.get(talk_id(match_id), gt=version) if isinstance(e, TableTalk.PhraseSent)]
 
     async def resume_seat(self, match_id: UUID, player_id: str) -> Match:
         return await self._change(match_id, lambda match: match.resume_seat(match.seat_of(player_id)))

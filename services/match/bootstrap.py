@@ -19,6 +19,9 @@ from services.common.grpc_metrics import RpcMetrics
 from services.common.grpc_server import drain, mark_serving, new_server
 from services.common.lifecycle import run_service, stop_on_signals
 
+from services.history.projection import HistoryProjection
+from services.history.view import View
+
 from .application import MatchApplication
 from .grpc_adapter import MatchServicer
 from .heads import BadHead, Signer, load_signer
@@ -32,26 +35,33 @@ SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].ful
 def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: ChangeFeed | None = None,
                   metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0,
                   limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None,
-                  signer: Signer | None = None):
+                  signer: Signer | None = None, history: View | None = None):
     """(server, port): MatchService on the common gRPC server (health, reflection, metrics;
     ``settings``: its connection policy, reflection and TLS)."""
     streams, rates = limits or (None, None)
     servicer = MatchServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, streams=streams, rates=rates,
-                             signer=signer)
+                             signer=signer, history=history)
     return new_server(address, SERVICE_NAME,
                       lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server),
                       metrics, settings)
 
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
-    app = MatchApplication(env=persistence_env(settings))
+    env = persistence_env(settings)
+    app = MatchApplication(env=env)
+    history = View.for_env(env)
+    try:
+        history.create()  # the relay's projection fills it; created here too so reads never find it missing
+    except Exception as error:  # noqa: BLE001 - history is not worth refusing to serve matches
+        log.error("the history view could not be created", extra={"error": str(error)[:300]})
     changes = ChangeFeed()
     metrics = RpcMetrics("match")
     active = Gauge("domino_match_active_matches", "Matches started and not yet ended")
     keys = KeyRing.load(settings.keys_dir, accepts=ROLES)  # verifies every kind of token, issues none
     signer = head_signer(settings)
     server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits_of(settings),
-                                 watch_poll_seconds=settings.watch_poll_seconds, settings=settings, signer=signer)
+                                 watch_poll_seconds=settings.watch_poll_seconds, settings=settings, signer=signer,
+                                 history=history)
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
     Gauge("domino_match_timer_overdue_seconds", "How long the earliest turn deadline has been due without being "
@@ -121,7 +131,10 @@ async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) ->
     from .relay import Relay
 
     signer = head_signer(settings)
-    app = MatchApplication(env=persistence_env(settings))
+    env = persistence_env(settings)
+    app = MatchApplication(env=env)
+    projection = HistoryProjection(app, View.for_env(env))
+    await asyncio.to_thread(projection.start)
     nc = await bus.connect(settings, "relay")
     published = Counter("domino_relay_published_total", "Events published to JetStream", ["duplicate"])
     relay = Relay(app, nc.jetstream(), on_publish=lambda duplicate: published.labels(str(duplicate).lower()).inc(),
@@ -134,12 +147,17 @@ async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) ->
     Gauge("domino_relay_lag_events", "Stored events not yet published").set_function(lambda: relay.stats.lag_events)
     Gauge("domino_relay_lag_seconds", "Age of the newest event when it was published").set_function(
         lambda: relay.stats.lag_seconds)
+    Gauge("domino_history_lag_events", "Stored events the history projection has not applied yet").set_function(
+        lambda: projection.lag_events)
     start_http_server(settings.relay_metrics_port)
-    log.info("relay started", extra={"position": relay.position, "nats": settings.nats_url})
+    log.info("relay started", extra={"position": relay.position, "history_position": projection.position,
+                                     "nats": settings.nats_url})
     stopping = stop_on_signals()
     if ready is not None:
         ready.set()
+    history = asyncio.create_task(projection.run(stopping))
     await relay.run(stopping)
+    await history
     await nc.drain()
     app.close()
     log.info("relay stopped")

@@ -68,12 +68,14 @@ class Match(Aggregate):
         awaiting: list[int] | None = None
         deadline: float | None = None
         link: str = ""  # the hash chain's first link (chain.py); "" in matches from before the chain
+        spectators: bool = False  # players without a seat may watch, one turn behind
 
     @event(MatchStarted)
     def __init__(self, request_id: str, rules: str, variant: str, teams: bool, target: int, turn_timer: int,
                  seats: list[str], client_seeds: list[str], commitment: str, server_seed: str,
                  options: dict | None = None, awaiting: list[int] | None = None,
-                 deadline: float | None = None, link: str = "") -> None:
+                 deadline: float | None = None, link: str = "", spectators: bool = False) -> None:
+        self.spectators = spectators
         self.rules_name = rules
         self.variant = variant
         self.teams = teams

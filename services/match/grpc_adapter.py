@@ -7,6 +7,8 @@ the request alone happens before anything is loaded, so bad input changes nothin
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
 import logging
 import time
@@ -26,7 +28,9 @@ from services.common.limits import RateLimit, StreamLimits, TooMany
 from services.common.changes import ChangeFeed
 from services.common.grpc_status import ErrorStatuses
 
-from .application import MatchApplication, SeatSpec
+from services.history.view import View
+
+from .application import MAX_PLAYER_ID, MatchApplication, SeatSpec
 from .domainmodel import Match
 from .errors import (
     ConcurrencyConflict, CorruptLog, Forbidden, InvalidRequest, NotSeated, RequestIdReused, StaleTimeout, StoreUnavailable,
@@ -34,9 +38,12 @@ from .errors import (
 )
 from .export import full_record, seat_record_json
 from .heads import Head, Signer
-from .messages import event_pb, match_view, tile_pb
+from .messages import chat_pb, event_pb, match_view, rating_pb, summary_pb, tile_pb
+from .spectators import SpectatorDelay
+from .table_talk import PHRASES
 from .record import to_json
 from .rules.errors import MalformedTile, RulesError
+from .rules.rulesets import FAMILY_NAMES
 from . import ends
 from .rules.tiles import tile as tile_id
 
@@ -64,8 +71,10 @@ _STATUS = [
 class MatchServicer(pb_grpc.MatchServiceServicer):
     def __init__(self, app: MatchApplication, keys: KeyRing, changes: ChangeFeed, poll_seconds: float = 1.0,
                  streams: StreamLimits | None = None, rates: RateLimit | None = None,
-                 signer: Signer | None = None) -> None:
+                 signer: Signer | None = None, history: View | None = None) -> None:
         self.app = app
+        self.history = history  # the history and ratings view (services/history); None: not configured
+        self.chat_rates = RateLimit(CHAT_RATE, CHAT_BURST)  # per player and match: table talk, not a flood
         # Without a configured key (unit and component tests) heads are signed with a key of the moment.
         self.signer = signer or Signer(Ed25519PrivateKey.generate())
         self.keys = keys
@@ -87,7 +96,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.teams if request.HasField("teams") else None,
                 request.target if request.HasField("target") else None,
                 request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None, seats,
-                goat_options(request), request.seed_wait_seconds)
+                goat_options(request), request.seed_wait_seconds, request.spectators)
             return pb.CreateMatchResponse(match_id=str(match.id), view=self._view(match, -1))
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:
@@ -155,23 +164,41 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             if request.from_version < 0:
                 raise InvalidRequest("from_version cannot be negative")
             match = await self.app.read(self.app.get_match, match_id)
-            seat = self._viewer_seat(match, who)
+            seat, spectator = self._watcher(match, who)
             if request.from_version > match.version:
                 raise InvalidRequest(f"from_version {request.from_version} is beyond the match's version {match.version}")
             self.streams.acquire(who.subject)
         try:
             async with _statuses(context):  # the store may fail mid-stream: UNAVAILABLE, and the client resumes
-                async for update in self._watch(match_id, seat, request.from_version, who, context):
+                async for update in self._watch(match_id, seat, request.from_version, who, context, spectator):
                     yield update
         finally:
             self.streams.release(who.subject)
 
+    def _watcher(self, match: Match, who: Identity) -> tuple[int, bool]:
+        """(the seat whose view the caller gets, whether they are a spectator)."""
+        if who.is_service or who.is_auditor:
+            return -1, False
+        if who.subject in match.seats:
+            return match.seats.index(who.subject), False
+        if not match.spectators:
+            raise NotSeated(f"{who.subject} has no seat at this match, and it does not allow spectators")
+        return -1, True
+
     async def _watch(self, match_id: uuid.UUID, seat: int, version: int, who: Identity,
-                     context: Context) -> AsyncIterator[pb.WatchMatchResponse]:
+                     context: Context, spectator: bool = False) -> AsyncIterator[pb.WatchMatchResponse]:
         folded = None if version == 0 else await self.app.read(self.app.match_at, match_id, version)
+        held = SpectatorDelay() if spectator else None
+        talk_version = 0
         while True:
             waiter = self.changes.waiter(match_id)
             events = await self.app.read(lambda: list(self.app.events_after(match_id, version)))
+            phrases = await self.app.read(self.app.phrases_after, match_id, talk_version)
+            for phrase in phrases:
+                talk_version = phrase.originator_version
+                yield pb.WatchMatchResponse(chat=chat_pb(phrase))
+            if held is not None:
+                events = held.visible(events)
             for event in events:
                 folded = cast(Match, event.mutate(folded))
                 version = event.originator_version
@@ -211,6 +238,58 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 if head is not None:
                     data["chain"] = {"head": head.to_json()}
             return pb.ExportMatchResponse(record_json=json.dumps(data))
+
+    async def SendChat(self, request: pb.SendChatRequest, context: Context) -> pb.SendChatResponse:
+        async with _statuses(context):
+            who = self._seated(context)
+            match_id = _match_id(request.match_id)
+            if request.phrase not in PHRASES:
+                raise InvalidRequest(f"phrase must be one of {', '.join(PHRASES)}")
+            self.chat_rates.take(f"{who.subject}:{match_id}")
+            await self.app.send_chat(match_id, who.subject, request.phrase)
+            self.changes.publish(match_id)
+            return pb.SendChatResponse()
+
+    async def ListMyMatches(self, request: pb.ListMyMatchesRequest, context: Context) -> pb.ListMyMatchesResponse:
+        async with _statuses(context):
+            who = self._seated(context)
+            if not 0 <= request.page_size <= MAX_PAGE:
+                raise InvalidRequest(f"page_size must be 1 to {MAX_PAGE} (0: {DEFAULT_PAGE})")
+            size = request.page_size or DEFAULT_PAGE
+            after = _page_after(request.page_token) if request.page_token else None
+            rows = await asyncio.to_thread(self._history().matches_of, who.subject, size + 1, after)
+            more = len(rows) > size
+            rows = rows[:size]
+            token = _page_token(rows[-1].started_at, rows[-1].match_id) if more else ""
+            return pb.ListMyMatchesResponse(matches=[summary_pb(r) for r in rows], next_page_token=token)
+
+    async def GetRating(self, request: pb.GetRatingRequest, context: Context) -> pb.GetRatingResponse:
+        async with _statuses(context):
+            who = self._identity(context)
+            _rating_family(request.rules)
+            player = request.player_id or who.subject
+            if len(player) > MAX_PLAYER_ID:
+                raise InvalidRequest(f"player_id is longer than {MAX_PLAYER_ID} characters")
+            ranked, total = await asyncio.to_thread(self._history().rating, request.rules, request.teams, player)
+            return pb.GetRatingResponse(rating=rating_pb(ranked, player), rated_players=total)
+
+    async def GetLeaderboard(self, request: pb.GetLeaderboardRequest,
+                             context: Context) -> pb.GetLeaderboardResponse:
+        async with _statuses(context):
+            who = self._identity(context)
+            _rating_family(request.rules)
+            if not 0 <= request.top <= MAX_TOP:
+                raise InvalidRequest(f"top must be 1 to {MAX_TOP} (0: {DEFAULT_TOP})")
+            view = self._history()
+            top = await asyncio.to_thread(view.leaderboard, request.rules, request.teams, request.top or DEFAULT_TOP)
+            mine, total = await asyncio.to_thread(view.rating, request.rules, request.teams, who.subject)
+            return pb.GetLeaderboardResponse(top=[rating_pb(r, r.player_id) for r in top],
+                                             you=rating_pb(mine, who.subject), rated_players=total)
+
+    def _history(self) -> View:
+        if self.history is None:
+            raise StoreUnavailable("match history is not available on this server")
+        return self.history
 
     def _sign_export(self, data: dict, match_id: str, version: int) -> None:
         """The export's chain ends with the head of the stored links, signed now."""
@@ -254,6 +333,32 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         if who.is_service or who.is_auditor:
             return -1
         return match.seat_of(who.subject)
+
+
+MAX_PAGE, DEFAULT_PAGE = 50, 20
+CHAT_RATE, CHAT_BURST = 0.5, 3.0  # phrases a second per player and match, on average, and in a burst
+MAX_TOP, DEFAULT_TOP = 100, 10
+
+
+def _rating_family(rules: str) -> None:
+    if rules not in FAMILY_NAMES:
+        raise InvalidRequest(f"rules must be one of {', '.join(FAMILY_NAMES)}")
+
+
+def _page_token(started_at: float, match_id: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps([started_at, match_id]).encode()).decode()
+
+
+def _page_after(token: str) -> tuple[float, str]:
+    """The position a page token names; anything not made by _page_token is refused."""
+    try:
+        if len(token) > 200:
+            raise ValueError
+        started_at, match_id = json.loads(base64.urlsafe_b64decode(token.encode()))
+        uuid.UUID(match_id)
+        return float(started_at), match_id
+    except (ValueError, TypeError):
+        raise InvalidRequest("page_token is not one this service gave out") from None
 
 
 def _match_id(text: str) -> uuid.UUID:

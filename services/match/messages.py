@@ -177,3 +177,28 @@ def event_pb(event, seat: int, match: Match | None = None) -> pb.MatchEvent:
     elif isinstance(event, Match.TileDrawn) and event.seat == seat:
         msg.tile.CopyFrom(_TILES[event.tile])
     return msg
+
+
+def summary_pb(s) -> pb.MatchSummary:
+    """A history row (services/history/view.py Summary)."""
+    msg = pb.MatchSummary(match_id=s.match_id, rules=s.rules, variant=s.variant, teams=s.teams, seats=s.seats,
+                          your_seat=s.seat, result=s.result, scores=s.scores, started_at=timestamp(s.started_at))
+    ended = timestamp(s.ended_at)
+    if ended is not None:
+        msg.ended_at.CopyFrom(ended)
+    return msg
+
+
+def rating_pb(ranked, player_id: str) -> pb.Rating:
+    """A rated player (services/history/view.py Ranked), or an unrated one (rank 0)."""
+    if ranked is None:
+        return pb.Rating(player_id=player_id)
+    r = ranked.rating
+    return pb.Rating(player_id=ranked.player_id, mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, matches=r.matches,
+                     rank=ranked.rank)
+
+
+def chat_pb(sent) -> pb.ChatMessage:
+    """A quick-chat phrase (table_talk.TableTalk.PhraseSent)."""
+    return pb.ChatMessage(seat=sent.seat, player_id=sent.player_id, phrase=sent.phrase,
+                          sent_at=timestamp(sent.timestamp.timestamp()))

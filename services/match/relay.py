@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from nats.js.kv import KeyValue
 
 log = logging.getLogger("domino.relay")
-ACK_SECONDS = 10.0  # longest wait for JetStream to acknowledge a batch
+ACK_SECONDS = 10.0
+MATCH_TOPIC = "services.match.domainmodel:Match."  # the prefix of every Match event's topic  # longest wait for JetStream to acknowledge a batch
 
 
 @dataclass
@@ -140,7 +141,9 @@ class Relay:
         acks = []
         witnesses = []
         for note in notes:  # sent in order, their acknowledgements awaited together
-            event = cast(Match.Event, self.app.mapper.to_domain_event(note))  # the store holds only matches
+            if not note.topic.startswith(MATCH_TOPIC):
+                continue  # table talk (table_talk.py): WatchMatch delivers it, not the bus
+            event = cast(Match.Event, self.app.mapper.to_domain_event(note))
             self.stats.lag_seconds = max(0.0, time.time() - event.timestamp.timestamp())
             acks.append(await self.js.publish_async(
                 bus.match_event_subject(event.originator_id, event_name(event)),

@@ -51,7 +51,7 @@ class Service:
 
 
 @contextmanager
-def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2):
+def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2, history=None):
     loop = asyncio.new_event_loop()
     started = threading.Event()
     signer = Signer(Ed25519PrivateKey.generate())
@@ -59,7 +59,7 @@ def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2):
 
     async def start():
         server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=watch_poll_seconds,
-                                     limits=UNLIMITED(), signer=signer)
+                                     limits=UNLIMITED(), signer=signer, history=history)
         await server.start()
         holder.update(server=server, port=port)
         started.set()

@@ -27,7 +27,7 @@ PLAYERS = {"draw-2": ("ann", "bob"), "block-3": ("ann", "bob", "cat"), "block-4"
 SERVICE = auth("matchmaking", "service")
 AUDITOR = auth("auditor-1", "auditor")
 RPCS_WITH_MATCH_ID = ("GetMatch", "PlayTile", "DrawTile", "ResumeSeat", "WatchMatch", "ExportMatch", "LeaveMatch",
-                      "SubmitSeed")
+                      "SubmitSeed", "SendChat")
 
 
 @pytest.fixture
@@ -73,6 +73,9 @@ def call(svc, rpc: str, match_id: str, metadata, **fields):
         return stub.LeaveMatch(pb.LeaveMatchRequest(match_id=match_id), metadata=metadata)
     if rpc == "SubmitSeed":
         return stub.SubmitSeed(pb.SubmitSeedRequest(match_id=match_id, seed=fields.get("seed", "s")), metadata=metadata)
+    if rpc == "SendChat":
+        return stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase=fields.get("phrase", "hello")),
+                             metadata=metadata)
     raise AssertionError(rpc)
 
 
@@ -235,7 +238,7 @@ def test_export_by_a_service_is_permission_denied(svc, match_id):
                  "players and auditors")
 
 
-@pytest.mark.parametrize("rpc", ["PlayTile", "DrawTile", "LeaveMatch", "SubmitSeed"])
+@pytest.mark.parametrize("rpc", ["PlayTile", "DrawTile", "LeaveMatch", "SubmitSeed", "SendChat"])
 def test_a_service_cannot_act_for_a_seat(svc, match_id, rpc):
     with nothing_appended(svc, match_id):
         rejected(grpc.StatusCode.PERMISSION_DENIED, lambda: call(svc, rpc, match_id, SERVICE), "cannot act for a seat")
@@ -657,3 +660,68 @@ def test_a_player_who_left_cannot_play_or_take_the_seat_back(svc):
         with nothing_appended(svc, created.match_id):
             rejected(grpc.StatusCode.FAILED_PRECONDITION, lambda: call(svc, rpc, created.match_id, auth("ann")),
                      "you left this match")
+
+
+# ---- table talk, history and ratings ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("phrase", ["", "you are bad", "HELLO", "hello " * 40])
+def test_a_chat_phrase_outside_the_fixed_set_is_invalid_argument_and_stores_nothing(svc, match_id, phrase):
+    with nothing_appended(svc, match_id):
+        rejected(grpc.StatusCode.INVALID_ARGUMENT, lambda: call(svc, "SendChat", match_id, auth("ann"), phrase=phrase),
+                 "phrase must be one of", "well_played")
+
+
+def test_chatting_faster_than_the_limit_is_resource_exhausted(svc, match_id):
+    for _ in range(3):
+        call(svc, "SendChat", match_id, auth("ann"))
+    before = stored_events(svc)
+    rejected(grpc.StatusCode.RESOURCE_EXHAUSTED, lambda: call(svc, "SendChat", match_id, auth("ann")), "slow down")
+    assert stored_events(svc) == before
+
+
+def test_watching_a_match_that_allows_no_spectators_is_permission_denied(svc, match_id):
+    rejected(grpc.StatusCode.PERMISSION_DENIED, lambda: call(svc, "WatchMatch", match_id, auth("zed")),
+             "does not allow spectators")
+
+
+HISTORY_CALLS = {
+    "ListMyMatches": lambda stub, md, **f: stub.ListMyMatches(pb.ListMyMatchesRequest(**f), metadata=md),
+    "GetRating": lambda stub, md, **f: stub.GetRating(pb.GetRatingRequest(**{"rules": "egyptian", **f}), metadata=md),
+    "GetLeaderboard": lambda stub, md, **f: stub.GetLeaderboard(pb.GetLeaderboardRequest(**{"rules": "egyptian", **f}),
+                                                                metadata=md),
+}
+BAD_HISTORY = {
+    "page size too big": ("ListMyMatches", {"page_size": 51}, "page_size"),
+    "negative page size": ("ListMyMatches", {"page_size": -1}, "page_size"),
+    "forged page token": ("ListMyMatches", {"page_token": "bm90IG91cnM="}, "page_token"),
+    "page token not base64": ("ListMyMatches", {"page_token": "%%%"}, "page_token"),
+    "unknown rules": ("GetRating", {"rules": "chess"}, "rules must be one of"),
+    "overlong player id": ("GetRating", {"player_id": "x" * 101}, "player_id"),
+    "leaderboard of unknown rules": ("GetLeaderboard", {"rules": ""}, "rules must be one of"),
+    "leaderboard too long": ("GetLeaderboard", {"top": 101}, "top must be"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_HISTORY)
+def test_bad_history_and_rating_requests_are_invalid_argument(svc, case):
+    rpc, fields, words = BAD_HISTORY[case]
+    with nothing_appended(svc):
+        rejected(grpc.StatusCode.INVALID_ARGUMENT, lambda: HISTORY_CALLS[rpc](svc.stub, auth("ann"), **fields), words)
+
+
+@pytest.mark.parametrize("rpc", HISTORY_CALLS)
+@pytest.mark.parametrize("credentials", BAD_CREDENTIALS, ids=str)
+def test_history_and_ratings_with_bad_credentials_are_unauthenticated(svc, rpc, credentials):
+    metadata, words = BAD_CREDENTIALS[credentials]
+    rejected(grpc.StatusCode.UNAUTHENTICATED, lambda: HISTORY_CALLS[rpc](svc.stub, metadata), words)
+
+
+def test_listing_matches_needs_a_players_own_token(svc):
+    rejected(grpc.StatusCode.PERMISSION_DENIED, lambda: HISTORY_CALLS["ListMyMatches"](svc.stub, SERVICE),
+             "cannot act for a seat")
+
+
+def test_history_on_a_server_without_its_view_is_unavailable(svc):
+    rejected(grpc.StatusCode.UNAVAILABLE, lambda: HISTORY_CALLS["GetLeaderboard"](svc.stub, auth("ann")),
+             "history is not available")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from domino.match.v1 import match_service_pb2 as pb
+from services.common.bot_ids import is_bot
 from tests.support.keys import auth
 
 
@@ -30,12 +31,13 @@ FAMILIES = {  # name: CreateMatch fields
 
 def act(svc, match_id: str, view: pb.MatchView, n: int) -> pb.MatchView:
     player = view.seats[view.turn].player_id
-    mine = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view
+    token = auth(player, "bot" if is_bot(player) else "player")  # bot seats speak with bot tokens
+    mine = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=token).view
     move = mine.legal_moves[-1]  # the last legal move: the up and down ends come last
     if move.kind == pb.MOVE_KIND_DRAW:
-        return svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=f"q{n}"), metadata=auth(player)).view
+        return svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=f"q{n}"), metadata=token).view
     return svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=f"q{n}", tile=move.tile, end=move.end),
-                             metadata=auth(player)).view
+                             metadata=token).view
 
 
 def play_whole_match(svc, match_id: str, check=lambda view: None) -> pb.MatchView:

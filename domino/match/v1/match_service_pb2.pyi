@@ -86,7 +86,7 @@ class GoatOptions(_message.Message):
     def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "seed_wait_seconds")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "seed_wait_seconds", "spectators")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -96,6 +96,7 @@ class CreateMatchRequest(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEED_WAIT_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -105,7 +106,8 @@ class CreateMatchRequest(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
     goat_options: GoatOptions
     seed_wait_seconds: int
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., seed_wait_seconds: _Optional[int] = ...) -> None: ...
+    spectators: bool
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., seed_wait_seconds: _Optional[int] = ..., spectators: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "view")
@@ -186,12 +188,132 @@ class WatchMatchRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., from_version: _Optional[int] = ...) -> None: ...
 
 class WatchMatchResponse(_message.Message):
-    __slots__ = ("event", "view")
+    __slots__ = ("event", "view", "chat")
     EVENT_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    CHAT_FIELD_NUMBER: _ClassVar[int]
     event: MatchEvent
     view: MatchView
-    def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
+    chat: ChatMessage
+    def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ...) -> None: ...
+
+class ChatMessage(_message.Message):
+    __slots__ = ("seat", "player_id", "phrase", "sent_at")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    PHRASE_FIELD_NUMBER: _ClassVar[int]
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    phrase: str
+    sent_at: _timestamp_pb2.Timestamp
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., phrase: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SendChatRequest(_message.Message):
+    __slots__ = ("match_id", "phrase")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    PHRASE_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    phrase: str
+    def __init__(self, match_id: _Optional[str] = ..., phrase: _Optional[str] = ...) -> None: ...
+
+class SendChatResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListMyMatchesRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class MatchSummary(_message.Message):
+    __slots__ = ("match_id", "rules", "variant", "teams", "seats", "your_seat", "result", "scores", "started_at", "ended_at")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    YOUR_SEAT_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    STARTED_AT_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    rules: str
+    variant: str
+    teams: bool
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    your_seat: int
+    result: str
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    started_at: _timestamp_pb2.Timestamp
+    ended_at: _timestamp_pb2.Timestamp
+    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seats: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., result: _Optional[str] = ..., scores: _Optional[_Iterable[int]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListMyMatchesResponse(_message.Message):
+    __slots__ = ("matches", "next_page_token")
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[MatchSummary]
+    next_page_token: str
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class Rating(_message.Message):
+    __slots__ = ("player_id", "mu", "sigma", "ordinal", "matches", "rank")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    ORDINAL_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    mu: float
+    sigma: float
+    ordinal: float
+    matches: int
+    rank: int
+    def __init__(self, player_id: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., ordinal: _Optional[float] = ..., matches: _Optional[int] = ..., rank: _Optional[int] = ...) -> None: ...
+
+class GetRatingRequest(_message.Message):
+    __slots__ = ("player_id", "rules", "teams")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    rules: str
+    teams: bool
+    def __init__(self, player_id: _Optional[str] = ..., rules: _Optional[str] = ..., teams: _Optional[bool] = ...) -> None: ...
+
+class GetRatingResponse(_message.Message):
+    __slots__ = ("rating", "rated_players")
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    RATED_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    rating: Rating
+    rated_players: int
+    def __init__(self, rating: _Optional[_Union[Rating, _Mapping]] = ..., rated_players: _Optional[int] = ...) -> None: ...
+
+class GetLeaderboardRequest(_message.Message):
+    __slots__ = ("rules", "teams", "top")
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    TOP_FIELD_NUMBER: _ClassVar[int]
+    rules: str
+    teams: bool
+    top: int
+    def __init__(self, rules: _Optional[str] = ..., teams: _Optional[bool] = ..., top: _Optional[int] = ...) -> None: ...
+
+class GetLeaderboardResponse(_message.Message):
+    __slots__ = ("top", "you", "rated_players")
+    TOP_FIELD_NUMBER: _ClassVar[int]
+    YOU_FIELD_NUMBER: _ClassVar[int]
+    RATED_PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    top: _containers.RepeatedCompositeFieldContainer[Rating]
+    you: Rating
+    rated_players: int
+    def __init__(self, top: _Optional[_Iterable[_Union[Rating, _Mapping]]] = ..., you: _Optional[_Union[Rating, _Mapping]] = ..., rated_players: _Optional[int] = ...) -> None: ...
 
 class ExportMatchRequest(_message.Message):
     __slots__ = ("match_id", "unfinished")

@@ -85,6 +85,26 @@ class MatchServiceStub:
                 request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedRequest.SerializeToString,
                 response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedResponse.FromString,
                 _registered_method=True)
+        self.SendChat = channel.unary_unary(
+                '/domino.match.v1.MatchService/SendChat',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.SendChatRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.SendChatResponse.FromString,
+                _registered_method=True)
+        self.ListMyMatches = channel.unary_unary(
+                '/domino.match.v1.MatchService/ListMyMatches',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ListMyMatchesRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ListMyMatchesResponse.FromString,
+                _registered_method=True)
+        self.GetRating = channel.unary_unary(
+                '/domino.match.v1.MatchService/GetRating',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetRatingRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetRatingResponse.FromString,
+                _registered_method=True)
+        self.GetLeaderboard = channel.unary_unary(
+                '/domino.match.v1.MatchService/GetLeaderboard',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -163,6 +183,35 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SendChat(self, request, context):
+        """Sends one of the fixed quick-chat phrases to everyone at the table (seated players only):
+        WatchMatch delivers it to the seats and the spectators. Never part of the match record.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMyMatches(self, request, context):
+        """The caller's finished (and live) matches, newest first, a page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRating(self, request, context):
+        """A player's skill rating in one rule family and team setting (OpenSkill).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLeaderboard(self, request, context):
+        """The best rated players of a rule family and team setting, and the caller's rank.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -210,6 +259,26 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.SubmitSeed,
                     request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedRequest.FromString,
                     response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedResponse.SerializeToString,
+            ),
+            'SendChat': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendChat,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.SendChatRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.SendChatResponse.SerializeToString,
+            ),
+            'ListMyMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMyMatches,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ListMyMatchesRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ListMyMatchesResponse.SerializeToString,
+            ),
+            'GetRating': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRating,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetRatingRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetRatingResponse.SerializeToString,
+            ),
+            'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLeaderboard,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -461,6 +530,114 @@ class MatchService:
             '/domino.match.v1.MatchService/SubmitSeed',
             domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedRequest.SerializeToString,
             domino_dot_match_dot_v1_dot_match__service__pb2.SubmitSeedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendChat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/SendChat',
+            domino_dot_match_dot_v1_dot_match__service__pb2.SendChatRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.SendChatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMyMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/ListMyMatches',
+            domino_dot_match_dot_v1_dot_match__service__pb2.ListMyMatchesRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.ListMyMatchesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRating(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/GetRating',
+            domino_dot_match_dot_v1_dot_match__service__pb2.GetRatingRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.GetRatingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/GetLeaderboard',
+            domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,29 @@
+"""`domino projections rebuild`: the history and ratings view built again from the events."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+@click.group()
+def projections() -> None:
+    """Views kept from the match events (history and ratings)."""
+
+
+@projections.command()
+def rebuild() -> None:
+    """Drop the history and ratings tables and build them again from every stored match event
+    (with the match service's persistence settings). Stop the relay first: it keeps them."""
+    from services.common.config import Settings, persistence_env
+    from services.history.projection import rebuild as rebuild_view
+    from services.history.view import View
+    from services.match.application import MatchApplication
+
+    env = persistence_env(Settings())
+    app = MatchApplication(env=env)
+    try:
+        click.echo(json.dumps(rebuild_view(app, View.for_env(env))))
+    finally:
+        app.close()

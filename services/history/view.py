@@ -1,0 +1,213 @@
+"""The history and ratings tables: a view of the match store, kept by the history projection
+(projection.py) and read by the match service's ListMyMatches, GetRating and GetLeaderboard.
+
+Everything in them can be rebuilt from the match events alone (`domino projections rebuild`):
+each batch of events is applied in one transaction together with the position it reached,
+so a crash applies a batch wholly or not at all, and never twice. On PostgreSQL the tables
+sit in the match store's own database; on SQLite in `history.sqlite` beside its file (a
+separate file, so the projection's writes never wait on the match service's).
+
+The SQL is written once for both: `?` placeholders (turned into `%s` for psycopg), and
+`INSERT ... ON CONFLICT` upserts, which both understand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from .summary import Ended, Rating, Started, rated_id, rating_key, rerated, result_of
+
+TABLES = ("domino_history", "domino_ratings", "domino_projection_tracking")
+_SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS domino_history (player_id TEXT NOT NULL, match_id TEXT NOT NULL, "
+    "seat INTEGER NOT NULL, rules TEXT NOT NULL, variant TEXT NOT NULL, teams INTEGER NOT NULL, seats TEXT NOT NULL, "
+    "result TEXT NOT NULL, scores TEXT NOT NULL, started_at DOUBLE PRECISION NOT NULL, ended_at DOUBLE PRECISION, "
+    "PRIMARY KEY (player_id, match_id))",
+    "CREATE INDEX IF NOT EXISTS domino_history_newest ON domino_history (player_id, started_at DESC, match_id DESC)",
+    "CREATE INDEX IF NOT EXISTS domino_history_match ON domino_history (match_id)",
+    "CREATE TABLE IF NOT EXISTS domino_ratings (rating_key TEXT NOT NULL, player_id TEXT NOT NULL, "
+    "mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, ordinal DOUBLE PRECISION NOT NULL, "
+    "matches INTEGER NOT NULL, PRIMARY KEY (rating_key, player_id))",
+    "CREATE INDEX IF NOT EXISTS domino_ratings_order ON domino_ratings (rating_key, ordinal DESC, player_id)",
+    "CREATE TABLE IF NOT EXISTS domino_projection_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)",
+]
+PROJECTION = "history"
+
+
+@dataclass(frozen=True)
+class Summary:
+    match_id: str
+    rules: str
+    variant: str
+    teams: bool
+    seats: list[str]
+    seat: int
+    result: str
+    scores: list[int]
+    started_at: float
+    ended_at: float | None
+
+
+@dataclass(frozen=True)
+class Ranked:
+    player_id: str
+    rating: Rating
+    rank: int
+
+
+class View:
+    def __init__(self, connect: Callable[[], Any], postgres: bool) -> None:
+        self._connect = connect
+        self.postgres = postgres
+
+    @classmethod
+    def for_env(cls, env: dict[str, str], sqlite_path: str | None = None) -> "View":
+        """The view of the store ``env`` names (eventsourcing's variables)."""
+        if "postgres" in env.get("PERSISTENCE_MODULE", ""):
+            import psycopg
+
+            args: dict[str, Any] = dict(dbname=env["POSTGRES_DBNAME"], host=env.get("POSTGRES_HOST", "localhost"),
+                        port=env.get("POSTGRES_PORT", "5432"), user=env.get("POSTGRES_USER", ""),
+                        password=env.get("POSTGRES_PASSWORD") or None,
+                        connect_timeout=int(float(env.get("POSTGRES_CONNECT_TIMEOUT", "5"))))
+            return cls(lambda: psycopg.connect(**args), postgres=True)
+        path = sqlite_path or os.path.join(os.path.dirname(env.get("SQLITE_DBNAME", "")) or ".", "history.sqlite")
+        return cls(lambda: sqlite3.connect(path, timeout=10, isolation_level=None,
+                                           uri=path.startswith("file:")), postgres=False)
+
+    # ---- plumbing ----------------------------------------------------------------------
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Callable[..., Any]]:
+        """``execute(sql, *params)`` inside one transaction, committed at the end."""
+        conn = self._connect()
+        try:
+            if self.postgres:
+                with conn.transaction():
+                    yield lambda sql, *params: conn.execute(sql.replace("?", "%s"), params)
+            else:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield lambda sql, *params: conn.execute(sql, params)
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+        finally:
+            conn.close()
+
+    def create(self) -> None:
+        with self._transaction() as execute:
+            for statement in _SCHEMA:
+                execute(statement)
+
+    def drop(self) -> None:
+        with self._transaction() as execute:
+            for table in TABLES:
+                execute(f"DROP TABLE IF EXISTS {table}")
+
+    # ---- the projection's side ---------------------------------------------------------
+
+    def position(self) -> int:
+        with self._transaction() as execute:
+            row = execute("SELECT position FROM domino_projection_tracking WHERE name = ?", PROJECTION).fetchone()
+        return int(row[0]) if row else 0
+
+    def apply(self, facts: list[Started | Ended], position: int) -> None:
+        """Apply a batch of facts and record ``position``, in one transaction; a batch whose
+        position is not beyond the recorded one was applied already and changes nothing."""
+        with self._transaction() as execute:
+            row = execute("SELECT position FROM domino_projection_tracking WHERE name = ?", PROJECTION).fetchone()
+            if row is not None and int(row[0]) >= position:
+                return
+            for fact in facts:
+                if isinstance(fact, Started):
+                    self._started(execute, fact)
+                else:
+                    self._ended(execute, fact)
+            execute("INSERT INTO domino_projection_tracking (name, position) VALUES (?, ?) "
+                    "ON CONFLICT (name) DO UPDATE SET position = excluded.position", PROJECTION, position)
+
+    @staticmethod
+    def _started(execute, s: Started) -> None:
+        for seat, player in enumerate(s.seats):
+            execute("INSERT INTO domino_history (player_id, match_id, seat, rules, variant, teams, seats, result, "
+                    "scores, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'in_play', '[]', ?, NULL) "
+                    "ON CONFLICT (player_id, match_id) DO NOTHING",
+                    player, s.match_id, seat, s.rules, s.variant, int(s.teams), json.dumps(list(s.seats)), s.started_at)
+
+    @staticmethod
+    def _ended(execute, e: Ended) -> None:
+        row = execute("SELECT rules, variant, teams, seats, started_at FROM domino_history WHERE match_id = ? LIMIT 1",
+                      e.match_id).fetchone()
+        if row is None:
+            return  # a match that started before the view's first event: nothing to update
+        started = Started(e.match_id, row[0], row[1], bool(row[2]), tuple(json.loads(row[3])), float(row[4]))
+        for seat, player in enumerate(started.seats):
+            execute("UPDATE domino_history SET result = ?, scores = ?, ended_at = ? WHERE player_id = ? AND match_id = ?",
+                    result_of(seat, started, e), json.dumps(list(e.scores)), e.ended_at, player, e.match_id)
+        key = rating_key(started.rules, started.teams)
+        current = {}
+        for who in {rated_id(p) for p in started.seats}:
+            r = execute("SELECT mu, sigma, matches FROM domino_ratings WHERE rating_key = ? AND player_id = ?",
+                        key, who).fetchone()
+            if r is not None:
+                current[who] = Rating(float(r[0]), float(r[1]), int(r[2]))
+        for who, rating in rerated(started, e, current).items():
+            execute("INSERT INTO domino_ratings (rating_key, player_id, mu, sigma, ordinal, matches) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rating_key, player_id) DO UPDATE SET mu = excluded.mu, "
+                    "sigma = excluded.sigma, ordinal = excluded.ordinal, matches = excluded.matches",
+                    key, who, rating.mu, rating.sigma, rating.ordinal, rating.matches)
+
+    # ---- the readers' side -------------------------------------------------------------
+
+    def matches_of(self, player_id: str, limit: int, after: tuple[float, str] | None = None) -> list[Summary]:
+        """The player's matches, newest first, after the (started_at, match_id) of the last one seen."""
+        where = "player_id = ?"
+        params: list[Any] = [player_id]
+        if after is not None:
+            where += " AND (started_at < ? OR (started_at = ? AND match_id < ?))"
+            params += [after[0], after[0], after[1]]
+        with self._transaction() as execute:
+            rows = execute(f"SELECT match_id, rules, variant, teams, seats, seat, result, scores, started_at, ended_at "
+                           f"FROM domino_history WHERE {where} ORDER BY started_at DESC, match_id DESC LIMIT ?",
+                           *params, limit).fetchall()
+        return [Summary(r[0], r[1], r[2], bool(r[3]), json.loads(r[4]), int(r[5]), r[6], json.loads(r[7]),
+                        float(r[8]), None if r[9] is None else float(r[9])) for r in rows]
+
+    def rating(self, rules: str, teams: bool, player_id: str) -> tuple[Ranked | None, int]:
+        """(the player's rating and rank, or None if unrated; how many are rated)."""
+        key = rating_key(rules, teams)
+        with self._transaction() as execute:
+            total = execute("SELECT COUNT(*) FROM domino_ratings WHERE rating_key = ?", key).fetchone()[0]
+            row = execute("SELECT mu, sigma, matches, ordinal FROM domino_ratings WHERE rating_key = ? AND player_id = ?",
+                          key, rated_id(player_id)).fetchone()
+            if row is None:
+                return None, int(total)
+            above = execute("SELECT COUNT(*) FROM domino_ratings WHERE rating_key = ? AND ordinal > ?",
+                            key, row[3]).fetchone()[0]
+        return Ranked(rated_id(player_id), Rating(float(row[0]), float(row[1]), int(row[2])), int(above) + 1), int(total)
+
+    def leaderboard(self, rules: str, teams: bool, top: int) -> list[Ranked]:
+        key = rating_key(rules, teams)
+        with self._transaction() as execute:
+            rows = execute("SELECT player_id, mu, sigma, matches FROM domino_ratings WHERE rating_key = ? "
+                           "ORDER BY ordinal DESC, player_id LIMIT ?", key, top).fetchall()
+        out: list[Ranked] = []
+        for i, r in enumerate(rows):
+            rating = Rating(float(r[1]), float(r[2]), int(r[3]))
+            tied = out and out[-1].rating.ordinal == rating.ordinal
+            out.append(Ranked(r[0], rating, out[-1].rank if tied else i + 1))
+        return out
+
+    def dump(self) -> dict[str, list]:
+        """Every row, in a fixed order: what a rebuild must reproduce."""
+        with self._transaction() as execute:
+            history = execute("SELECT * FROM domino_history ORDER BY player_id, match_id").fetchall()
+            ratings = execute("SELECT * FROM domino_ratings ORDER BY rating_key, player_id").fetchall()
+        return {"history": [tuple(r) for r in history], "ratings": [tuple(r) for r in ratings]}

@@ -1,0 +1,76 @@
+"""The history projection over a real SQLite file and a real PostgreSQL: it follows the match
+store as matches are played, and a rebuild from the events alone gives the same tables."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from services.history.projection import HistoryProjection, rebuild
+from services.history.view import View
+from services.match.application import MatchApplication, SeatSpec
+from services.match.rules.moves import legal_moves
+from tests.support.matches import Matches
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def env(request):
+    return request.getfixturevalue("fresh_sqlite_env" if request.param == "sqlite" else "fresh_postgres_env")
+
+
+def play(app, request_id: str, rules: str, variant: str, players: list[str], rng: random.Random, moves=None):
+    match = app.create_match(request_id, rules, variant, None, None, 0, [SeatSpec(p, p) for p in players])
+    n = 0
+    while not match.finished and (moves is None or n < moves):
+        rnd = match.state.round
+        move = rng.choice(legal_moves(rnd))
+        player = match.seats[rnd.turn]
+        n += 1
+        match = (app.draw_tile(match.id, player, f"{request_id}-{n}") if move.kind == "draw"
+                 else app.play_tile(match.id, player, move.tile, move.end, f"{request_id}-{n}")).match
+    return match
+
+
+def test_a_rebuild_from_the_events_alone_gives_the_tables_the_live_projection_kept(env):
+    rng = random.Random(3)
+    app = Matches(MatchApplication(env=env))
+    view = View.for_env(env)
+    try:
+        projection = HistoryProjection(app.app, view, batch=17)
+        projection.start()
+        people = ["ann", "bob", "cat", "dan", "eve"]
+        for i in range(6):  # the projection follows as the matches are played
+            players = rng.sample(people, 2) if i % 2 else rng.sample(people, 3) + ["bot:greedy:3"]
+            rules, variant = ("egyptian", "draw-2") if i % 2 else ("egyptian", "block-4")
+            play(app, f"m{i}", rules, variant, players, rng)
+            projection.pump()
+        play(app, "live", "all-fives", "", ["ann", "bob"], rng, moves=3)  # one still in play
+        projection.catch_up()
+        live = view.dump()
+        assert rebuild(app.app, view)["history_rows"] == len(live["history"])
+        assert view.dump() == live
+    finally:
+        app.close()
+    assert any(row[7] == "in_play" for row in live["history"])
+    assert {row[0] for row in live["ratings"]} == {"egyptian/solo", "egyptian/teams"}
+    assert any(row[1] == "bot:greedy" for row in live["ratings"])
+
+
+def test_a_players_matches_are_listed_newest_first_a_page_at_a_time(env):
+    rng = random.Random(5)
+    app = Matches(MatchApplication(env=env))
+    view = View.for_env(env)
+    try:
+        projection = HistoryProjection(app.app, view)
+        projection.start()
+        ids = [str(play(app, f"p{i}", "egyptian", "draw-2", ["ann", "bob"], rng).id) for i in range(5)]
+        projection.catch_up()
+        first = view.matches_of("ann", 3)
+        rest = view.matches_of("ann", 3, (first[-1].started_at, first[-1].match_id))
+    finally:
+        app.close()
+    assert [s.match_id for s in first + rest] == ids[::-1]
+    assert all(s.result in ("won", "lost", "tied") for s in first + rest)

@@ -1,0 +1,155 @@
+"""What players expect beyond the table, over real gRPC: quick chat reaches the seats and the
+spectators and never the record; spectators watch one turn behind; the history pages newest
+first; ratings and the leaderboard follow finished matches."""
+
+from __future__ import annotations
+
+import json
+
+import grpc
+import pytest
+
+from domino.match.v1 import match_service_pb2 as pb
+from services.history.projection import HistoryProjection
+from services.history.view import View
+from services.match.application import MatchApplication
+from services.match.spectators import SpectatorDelay
+from tests.support.grpc_matches import act, play_whole_match
+from tests.support.keys import auth
+
+from .harness import running_service
+
+
+@pytest.fixture
+def svc():
+    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with running_service(app, watch_poll_seconds=0.05) as service:
+        yield service
+    app.close()
+
+
+def updates(svc, match_id: str, who, from_version: int = 0, seconds: float = 1.5) -> list[pb.WatchMatchResponse]:
+    """Everything WatchMatch sends ``who`` within ``seconds``."""
+    got = []
+    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=from_version), metadata=who,
+                                 timeout=seconds)
+    try:
+        for update in stream:
+            got.append(update)
+    except grpc.RpcError as e:
+        assert e.code() == grpc.StatusCode.DEADLINE_EXCEEDED, e
+    return got
+
+
+def public(svc, match_id):
+    return svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("mm", "service")).view
+
+
+def test_a_chat_phrase_reaches_every_seat_and_spectator_and_not_the_record(svc):
+    match_id = svc.create(variant="draw-2", players=("ann", "bob"), spectators=True).match_id
+    version = public(svc, match_id).version
+    svc.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="good_luck"), metadata=auth("ann"))
+    for who in (auth("bob"), auth("zed")):
+        chats = [u.chat for u in updates(svc, match_id, who, from_version=version) if u.HasField("chat")]
+        assert [(c.seat, c.player_id, c.phrase) for c in chats] == [(0, "ann", "good_luck")]
+    assert public(svc, match_id).version == version  # the match itself did not move
+    play_whole_match(svc, match_id)
+    record = svc.stub.ExportMatch(pb.ExportMatchRequest(match_id=match_id),
+                                  metadata=auth("auditor-1", "auditor")).record_json
+    assert "good_luck" not in record
+
+
+def test_a_spectator_sees_the_public_view_one_full_turn_behind(svc):
+    match_id = svc.create(variant="block-4", spectators=True).match_id
+    view = public(svc, match_id)
+    for n in range(5):
+        view = act(svc, match_id, view, n)
+    seen = [u for u in updates(svc, match_id, auth("zed")) if u.HasField("view")]
+    assert all(u.view.your_seat == -1 and not u.view.hand for u in seen)
+    every = [u.event for u in updates(svc, match_id, auth("mm", "service"))]
+    actions = [e for e in every if e.kind in ("tile_played", "turn_passed", "tile_drawn")]
+    newest_turn = next(e.version for e in reversed(actions) if e.seat != actions[-1].seat) + 1
+    newest_turn = min(e.version for e in actions if e.version >= newest_turn and e.seat == actions[-1].seat)
+    assert seen[-1].view.version == newest_turn - 1  # everything up to the newest turn, none of it
+
+
+def test_a_spectator_sees_everything_once_the_match_has_ended(svc):
+    match_id = svc.create(variant="draw-2", players=("ann", "bob"), spectators=True).match_id
+    final = play_whole_match(svc, match_id)
+    seen = [u for u in updates(svc, match_id, auth("zed")) if u.HasField("view")]
+    assert seen[-1].view.version == final.version and seen[-1].view.status == pb.MATCH_STATUS_ENDED
+
+
+def test_the_delay_holds_back_a_turn_until_another_seat_acts():
+    from types import SimpleNamespace as E
+
+    from services.match.domainmodel import Match
+
+    def action(kind, version, seat):
+        event = object.__new__(getattr(Match, kind))
+        event.__dict__.update(originator_version=version, seat=seat)
+        return event
+
+    delay = SpectatorDelay()
+    assert delay.visible([action("TilePlayed", 3, 0)]) == []
+    drawn = action("TileDrawn", 4, 1)
+    assert [e.originator_version for e in delay.visible([drawn])] == [3]
+    assert delay.visible([action("TileDrawn", 5, 1)]) == []  # the same seat's turn goes on
+    assert [e.originator_version for e in delay.visible([action("TilePlayed", 6, 2)])] == [4, 5]
+    assert E  # SimpleNamespace kept for readability of the event stand-ins above
+
+
+# ---- history and ratings ------------------------------------------------------------------
+
+
+@pytest.fixture
+def kept(tmp_path):
+    """A service on a real SQLite file, its history view, and the projection that keeps it."""
+    env = {"PERSISTENCE_MODULE": "services.common.sqlite_store", "SQLITE_DBNAME": str(tmp_path / "events.sqlite")}
+    app = MatchApplication(env=env)
+    view = View.for_env(env)
+    view.create()
+    projection = HistoryProjection(app, view)
+    projection.start()
+    with running_service(app, history=view) as service:
+        yield service, projection
+    app.close()
+
+
+def test_my_matches_come_newest_first_a_page_at_a_time_with_their_results(kept):
+    svc, projection = kept
+    ids = []
+    for i in range(3):
+        match_id = svc.create(variant="draw-2", players=("ann", "bob:x" if i else "bob"), request_id=f"h{i}").match_id
+        play_whole_match(svc, match_id)
+        ids.append(match_id)
+    live = svc.create(variant="draw-2", players=("ann", "cat"), request_id="live").match_id
+    projection.catch_up()
+    first = svc.stub.ListMyMatches(pb.ListMyMatchesRequest(page_size=2), metadata=auth("ann"))
+    rest = svc.stub.ListMyMatches(pb.ListMyMatchesRequest(page_size=2, page_token=first.next_page_token),
+                                  metadata=auth("ann"))
+    listed = list(first.matches) + list(rest.matches)
+    assert [m.match_id for m in listed] == [live] + ids[::-1] and not rest.next_page_token
+    assert listed[0].result == "in_play" and not listed[0].HasField("ended_at")
+    assert {m.result for m in listed[1:]} <= {"won", "lost", "tied"}
+    assert all(m.your_seat == 0 and m.rules == "egyptian" and m.variant == "draw-2" for m in listed)
+    exported = json.loads(svc.stub.ExportMatch(pb.ExportMatchRequest(match_id=ids[0]), metadata=auth("ann")).record_json)
+    assert exported["viewer_seat"] == 0  # any of them, as the player saw it
+
+
+def test_ratings_follow_finished_matches_and_the_leaderboard_ranks_them(kept):
+    svc, projection = kept
+    for i in range(3):
+        match_id = svc.create(variant="draw-2", players=("ann", "bot:strong:1"), request_id=f"r{i}").match_id
+        play_whole_match(svc, match_id)
+    projection.catch_up()
+    mine = svc.stub.GetRating(pb.GetRatingRequest(rules="egyptian", teams=False), metadata=auth("ann"))
+    bot = svc.stub.GetRating(pb.GetRatingRequest(player_id="bot:strong:7", rules="egyptian"), metadata=auth("ann"))
+    assert mine.rated_players == 2 and mine.rating.matches == 3 and bot.rating.player_id == "bot:strong"
+    assert mine.rating.ordinal == pytest.approx(mine.rating.mu - 3 * mine.rating.sigma)
+    board = svc.stub.GetLeaderboard(pb.GetLeaderboardRequest(rules="egyptian", teams=False, top=5),
+                                    metadata=auth("ann"))
+    assert [r.rank for r in board.top] == [1, 2] and {r.player_id for r in board.top} == {"ann", "bot:strong"}
+    assert board.you.player_id == "ann" and board.you.rank == mine.rating.rank
+    nobody = svc.stub.GetRating(pb.GetRatingRequest(rules="goat", teams=False), metadata=auth("ann"))
+    assert nobody.rating.rank == 0 and nobody.rated_players == 0
