@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 
 from .summary import Ended, Rating, Started, rated_id, rating_key, rerated, result_of
 
-TABLES = ("domino_history", "domino_ratings", "domino_projection_tracking")
+TABLES = ("domino_history", "domino_ratings", "domino_rated_players", "domino_projection_tracking")
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_history (player_id TEXT NOT NULL, match_id TEXT NOT NULL, "
     "seat INTEGER NOT NULL, rules TEXT NOT NULL, variant TEXT NOT NULL, teams INTEGER NOT NULL, seats TEXT NOT NULL, "
@@ -34,6 +34,8 @@ _SCHEMA = [
     "mu DOUBLE PRECISION NOT NULL, sigma DOUBLE PRECISION NOT NULL, ordinal DOUBLE PRECISION NOT NULL, "
     "matches INTEGER NOT NULL, PRIMARY KEY (rating_key, player_id))",
     "CREATE INDEX IF NOT EXISTS domino_ratings_order ON domino_ratings (rating_key, ordinal DESC, player_id)",
+    # how many are rated per key, kept with the ratings: counting 100,000 index entries per read is not
+    "CREATE TABLE IF NOT EXISTS domino_rated_players (rating_key TEXT PRIMARY KEY, players BIGINT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS domino_projection_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)",
 ]
 PROJECTION = "history"
@@ -61,21 +63,24 @@ class Ranked:
 
 
 class View:
-    def __init__(self, connect: Callable[[], Any], postgres: bool) -> None:
+    def __init__(self, connect: Callable[[], Any], postgres: bool, pool: Any = None) -> None:
         self._connect = connect
         self.postgres = postgres
+        self._pool = pool  # PostgreSQL: a small pool, opened on first use (a connection costs milliseconds)
+        self._opened = False
 
     @classmethod
     def for_env(cls, env: dict[str, str], sqlite_path: str | None = None) -> "View":
         """The view of the store ``env`` names (eventsourcing's variables)."""
         if "postgres" in env.get("PERSISTENCE_MODULE", ""):
-            import psycopg
+            from psycopg_pool import ConnectionPool
 
             args: dict[str, Any] = dict(dbname=env["POSTGRES_DBNAME"], host=env.get("POSTGRES_HOST", "localhost"),
-                        port=env.get("POSTGRES_PORT", "5432"), user=env.get("POSTGRES_USER", ""),
-                        password=env.get("POSTGRES_PASSWORD") or None,
-                        connect_timeout=int(float(env.get("POSTGRES_CONNECT_TIMEOUT", "5"))))
-            return cls(lambda: psycopg.connect(**args), postgres=True)
+                                        port=env.get("POSTGRES_PORT", "5432"), user=env.get("POSTGRES_USER", ""),
+                                        password=env.get("POSTGRES_PASSWORD") or None,
+                                        connect_timeout=int(float(env.get("POSTGRES_CONNECT_TIMEOUT", "5"))))
+            pool = ConnectionPool(kwargs=args, min_size=1, max_size=4, timeout=5, open=False)
+            return cls(lambda: None, postgres=True, pool=pool)
         path = sqlite_path or os.path.join(os.path.dirname(env.get("SQLITE_DBNAME", "")) or ".", "history.sqlite")
         return cls(lambda: sqlite3.connect(path, timeout=10, isolation_level=None,
                                            uri=path.startswith("file:")), postgres=False)
@@ -85,19 +90,22 @@ class View:
     @contextmanager
     def _transaction(self) -> Iterator[Callable[..., Any]]:
         """``execute(sql, *params)`` inside one transaction, committed at the end."""
+        if self._pool is not None:
+            if not self._opened:
+                self._pool.open(wait=True, timeout=10)
+                self._opened = True
+            with self._pool.connection() as conn, conn.transaction():
+                yield lambda sql, *params: conn.execute(sql.replace("?", "%s"), params)
+            return
         conn = self._connect()
         try:
-            if self.postgres:
-                with conn.transaction():
-                    yield lambda sql, *params: conn.execute(sql.replace("?", "%s"), params)
-            else:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield lambda sql, *params: conn.execute(sql, params)
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield lambda sql, *params: conn.execute(sql, params)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
         finally:
             conn.close()
 
@@ -158,6 +166,10 @@ class View:
                         key, who).fetchone()
             if r is not None:
                 current[who] = Rating(float(r[0]), float(r[1]), int(r[2]))
+        newcomers = sum(1 for who in rerated(started, e, current) if who not in current)
+        if newcomers:
+            execute("INSERT INTO domino_rated_players (rating_key, players) VALUES (?, ?) ON CONFLICT (rating_key) "
+                    "DO UPDATE SET players = domino_rated_players.players + excluded.players", key, newcomers)
         for who, rating in rerated(started, e, current).items():
             execute("INSERT INTO domino_ratings (rating_key, player_id, mu, sigma, ordinal, matches) "
                     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rating_key, player_id) DO UPDATE SET mu = excluded.mu, "
@@ -184,7 +196,8 @@ class View:
         """(the player's rating and rank, or None if unrated; how many are rated)."""
         key = rating_key(rules, teams)
         with self._transaction() as execute:
-            total = execute("SELECT COUNT(*) FROM domino_ratings WHERE rating_key = ?", key).fetchone()[0]
+            counted = execute("SELECT players FROM domino_rated_players WHERE rating_key = ?", key).fetchone()
+            total = counted[0] if counted else 0
             row = execute("SELECT mu, sigma, matches, ordinal FROM domino_ratings WHERE rating_key = ? AND player_id = ?",
                           key, rated_id(player_id)).fetchone()
             if row is None:
@@ -204,6 +217,10 @@ class View:
             tied = out and out[-1].rating.ordinal == rating.ordinal
             out.append(Ranked(r[0], rating, out[-1].rank if tied else i + 1))
         return out
+
+    def close(self) -> None:
+        if self._pool is not None and self._opened:
+            self._pool.close()
 
     def dump(self) -> dict[str, list]:
         """Every row, in a fixed order: what a rebuild must reproduce."""
