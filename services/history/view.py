@@ -42,7 +42,7 @@ PROJECTION = "history"
 
 
 @dataclass(frozen=True)
-class Summary:
+class PlayedMatch:
     match_id: str
     rules: str
     variant: str
@@ -178,7 +178,7 @@ class View:
 
     # ---- the readers' side -------------------------------------------------------------
 
-    def matches_of(self, player_id: str, limit: int, after: tuple[float, str] | None = None) -> list[Summary]:
+    def matches_of(self, player_id: str, limit: int, after: tuple[float, str] | None = None) -> list[PlayedMatch]:
         """The player's matches, newest first, after the (started_at, match_id) of the last one seen."""
         where = "player_id = ?"
         params: list[Any] = [player_id]
@@ -189,7 +189,7 @@ class View:
             rows = execute(f"SELECT match_id, rules, variant, teams, seats, seat, result, scores, started_at, ended_at "
                            f"FROM domino_history WHERE {where} ORDER BY started_at DESC, match_id DESC LIMIT ?",
                            *params, limit).fetchall()
-        return [Summary(r[0], r[1], r[2], bool(r[3]), json.loads(r[4]), int(r[5]), r[6], json.loads(r[7]),
+        return [PlayedMatch(r[0], r[1], r[2], bool(r[3]), json.loads(r[4]), int(r[5]), r[6], json.loads(r[7]),
                         float(r[8]), None if r[9] is None else float(r[9])) for r in rows]
 
     def rating(self, rules: str, teams: bool, player_id: str) -> tuple[Ranked | None, int]:
