@@ -129,6 +129,28 @@ def test_domino_demo_plays_a_whole_bot_match_of_a_family_and_prints_its_record(s
     assert verdict["goats"] if record["rules"] == "goat" else verdict["winner"] is not None
     assert verdict["chain"]["status"] == "ok" and verdict["signature"]["status"] == "ok"
     assert_witnessed(system, record, tmp_path)
+    assert_rated(system, record)
+
+
+def assert_rated(system, record: dict) -> None:
+    """The relay's process keeps the ratings: the match's bots are on the family's leaderboard."""
+    import grpc
+
+    from domino.match.v1 import match_service_pb2 as pb
+    from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+    from services.common.auth import KeyRing, mint_token
+    from services.history.summary import rated_id
+
+    token = mint_token("onlooker", KeyRing.load(system.keys_dir, issues=("player",)), "player")
+    request = pb.GetLeaderboardRequest(rules=record["rules"], teams=record["teams"], top=20)
+    with grpc.insecure_channel(system.match_address) as channel:
+        stub = pb_grpc.MatchServiceStub(channel)
+        for _ in range(50):
+            board = stub.GetLeaderboard(request, metadata=(("authorization", f"Bearer {token}"),), timeout=10)
+            if board.top:
+                break
+            time.sleep(0.2)
+    assert {rated_id(p) for p in record["seats"]} <= {r.player_id for r in board.top}
 
 
 def assert_witnessed(system, record: dict, tmp_path) -> None:
