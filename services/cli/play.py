@@ -101,7 +101,8 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 @click.option("--create", "mode", flag_value="create", help="Create a private room at once.")
 @click.option("--join", "code", default=None, metavar="CODE", help="Join the private room with this invite code.")
 @click.option("--resume", "resume", default=None, metavar="MATCH_ID",
-              help="Go back to a match (after a crash or a lost connection); 'last' for your last one.")
+              help="Go back to a match (after a crash or a lost connection); 'last' for the one matchmaking says "
+                   "you are seated in (or, if it does not answer, the last one played here).")
 @click.option("--rules", type=click.Choice(RULES), default=None,
               help="The family: egyptian (the default), all-fives, goat, classic or sports.")
 @click.option("--variant", type=click.Choice(VARIANTS), default=None,
@@ -123,6 +124,9 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 @click.option("--seat", type=int, default=None, help="The seat to take in a room you create or join.")
 @click.option("--fill-bots", is_flag=True, help="With --create: put bots in every free seat (in the room: f).")
 @click.option("--start-when-full", is_flag=True, help="With --create: start the match once every seat is taken.")
+@click.option("--spectators/--no-spectators", default=None,
+              help="With --create: whether players without a seat may watch the match (default: no; in the "
+                   "room: o spectators=on).")
 @click.option("--auto", is_flag=True, help="Play your seat automatically (the first legal move): demos, tests.")
 @click.option("--delay", type=float, default=0.0, show_default=True, help="Seconds before each automatic move.")
 @click.option("--round-pause", type=click.FloatRange(min=0), default=None,
@@ -131,12 +135,13 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-redraw", is_flag=True, help="Print screens one after another instead of redrawing in place.")
 def play(player, token, match_address, matchmaking_address, server, tls, ca, var_dir, mode, code, resume, rules,
-         variant, seats, teams, target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full, auto,
-         delay, round_pause, no_color, no_redraw) -> None:
+         variant, seats, teams, target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full,
+         spectators, auto, delay, round_pause, no_color, no_redraw) -> None:
     """Play dominoes in the terminal: practice against bots, public tables, private rooms.
 
-    With no mode it shows a menu (and offers to resume your unfinished match). Start the
-    system first with `domino up`.
+    With no mode it shows a menu, which first offers to take you back to where matchmaking
+    says you are: your room, your ticket for a public table, or your match. Start the system
+    first with `domino up`.
 
     \b
     Examples:
@@ -155,8 +160,8 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
     modes = [m for m in (mode, code and "join", resume and "resume") if m]
     if len(modes) > 1:
         raise click.UsageError("choose one of --practice, --table, --create, --join and --resume")
-    if (fill_bots or start_when_full) and mode != "create":
-        raise click.UsageError("--fill-bots and --start-when-full go with --create")
+    if (fill_bots or start_when_full or spectators is not None) and mode != "create":
+        raise click.UsageError("--fill-bots, --start-when-full and --spectators go with --create")
     if server and (match_address or matchmaking_address):
         raise click.UsageError("--server names both services' address: leave out --match-address and "
                                "--matchmaking-address")
@@ -206,12 +211,12 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
                       seats=choices.seats, teams=choices.teams, target=choices.target,
                       goat_options=choices.goat_options,
                       turn_timer=int(turn_timer) if turn_timer is not None else None, strength=strength, seat=seat,
-                      fill_bots=fill_bots, start_when_full=start_when_full))
+                      fill_bots=fill_bots, start_when_full=start_when_full, spectators=spectators))
     match_id = None
     status = 0
     try:
         if resume:
-            match_id = store.load() if resume == "last" else resume
+            match_id = app.last_match_id() if resume == "last" else resume
             if not match_id:
                 raise click.ClickException(f"no unfinished match is remembered for {player}")
             app.play_match(match_id)

@@ -27,6 +27,7 @@ from .families import Setup
 
 CALL_TIMEOUT = 10.0
 PROBE_TIMEOUT = 1.5  # `domino play` checks the services answer before asking anything
+PRESENCE_TIMEOUT = 3.0  # the menu asks where the player is each time it is shown
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 # A player waits at the screen: after an outage, try the server again every two seconds at
 # most (gRPC's default backoff grows to two minutes).
@@ -107,12 +108,12 @@ class _Stub:
         self.retries = retries
         self.retry_pause = retry_pause
 
-    def call(self, method, request, retry: bool = False):
+    def call(self, method, request, retry: bool = False, timeout: float = CALL_TIMEOUT):
         """One unary call; with ``retry`` (idempotent calls) UNAVAILABLE is retried."""
         attempts = self.retries if retry else 1
         for attempt in range(attempts):
             try:
-                return method(request, metadata=self.metadata, timeout=CALL_TIMEOUT)
+                return method(request, metadata=self.metadata, timeout=timeout)
             except grpc.RpcError as e:
                 error = ApiError(e.code(), e.details() or "", self.address,
                                  TLS_UNREACHABLE_HINT if self.tls else UNREACHABLE_HINT)
@@ -206,19 +207,21 @@ class MatchmakingApi(_Stub):
     def cancel_ticket(self, ticket_id: str) -> mm.TicketView:
         return self.call(self.stub.CancelTicket, mm.CancelTicketRequest(ticket_id=ticket_id), retry=True).ticket
 
-    def create_room(self, setup: Setup, turn_timer: int | None = None, seat: int | None = None) -> mm.RoomView:
+    def create_room(self, setup: Setup, turn_timer: int | None = None, seat: int | None = None,
+                    spectators: bool | None = None) -> mm.RoomView:
         request = mm.CreateRoomRequest(request_id=request_id())
         _setup(request, setup)
-        _optional(request, turn_timer_seconds=turn_timer, seat=seat)
+        _optional(request, turn_timer_seconds=turn_timer, seat=seat, spectators=spectators)
         return self.call(self.stub.CreateRoom, request, retry=True).room
 
     def update_room_options(self, room_id: str, rules: str | None = None, variant: str | None = None,
                             seats: int | None = None, teams: bool | None = None, target: int | None = None,
-                            turn_timer: int | None = None, goat_options: dict | None = None) -> mm.RoomView:
+                            turn_timer: int | None = None, goat_options: dict | None = None,
+                            spectators: bool | None = None) -> mm.RoomView:
         """Host only, before the start: changes the options given; the others stay."""
         request = mm.UpdateRoomOptionsRequest(room_id=room_id)
         _optional(request, rules=rules, variant=variant, seats=seats, teams=teams, target=target,
-                  turn_timer_seconds=turn_timer)
+                  turn_timer_seconds=turn_timer, spectators=spectators)
         if goat_options:
             request.goat_options.CopyFrom(mm.GoatOptions(**goat_options))
         return self.call(self.stub.UpdateRoomOptions, request).room
@@ -253,6 +256,12 @@ class MatchmakingApi(_Stub):
 
     def watch_room(self, room_id: str, from_version: int = 0):
         return self.stream(self.stub.WatchRoom, mm.WatchRoomRequest(room_id=room_id, from_version=from_version))
+
+    def presence(self, timeout: float = PRESENCE_TIMEOUT) -> mm.GetPresenceResponse:
+        """Where matchmaking says the caller is: a room, a waiting ticket, a table and its
+        match, or nowhere (no ``place``). Asked once, briefly: the menu falls back on what
+        this machine remembers when matchmaking does not answer."""
+        return self.call(self.stub.GetPresence, mm.GetPresenceRequest(), timeout=timeout)
 
     def _probe(self):
         return self.stub.GetTicket, mm.GetTicketRequest()

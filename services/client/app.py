@@ -1,5 +1,10 @@
 """`domino play` put together: the menu, the waits before a match (practice, public
-table, private room) and the match itself, all reading the same inbox."""
+table, private room) and the match itself, all reading the same inbox.
+
+The menu first asks matchmaking where the player is (GetPresence) and offers to go back
+there: the room, the ticket still waiting for a table, or the match being played. The
+server is the truth; the match this machine remembers (store.LastMatch) is offered only
+when matchmaking does not answer."""
 
 from __future__ import annotations
 
@@ -40,6 +45,17 @@ class Choices:
     seat: int | None = None
     fill_bots: bool = False
     start_when_full: bool = False
+    spectators: bool | None = None  # a room created here: may players without a seat watch?
+
+
+@dataclass(frozen=True)
+class WayBack:
+    """Where the menu offers to take the player back: what it says, and the place (a room's
+    lobby, a ticket's wait, or a match by id)."""
+    label: str
+    room: mm.RoomView | None = None
+    ticket: mm.TicketView | None = None
+    match_id: str = ""
 
 
 @dataclass
@@ -65,17 +81,17 @@ class App:
             self.out.fresh()
             self.out.say(lobby_screens.banner(self.player, self.match.address, self.matchmaking.address))
             items = list(menu.MAIN)
-            resumable = self._resumable()
-            if resumable is not None:
-                items.insert(0, ("r", f"Resume your match ({_describe(resumable)})"))
+            back = self.way_back()
+            if back is not None:
+                items.insert(0, ("r", back.label))
             self.out.say(lobby_screens.menu(items))
             keys = [k for k, _ in items]
-            answer = self.ask("Choose", keys, "r" if resumable is not None else "1")
+            answer = self.ask("Choose", keys, "r" if back is not None else "1")
             try:
                 if answer == "q":
                     return 0
-                if answer == "r" and resumable is not None:
-                    self.play_match(resumable.match_id)
+                if answer == "r" and back is not None:
+                    self.go_back(back)
                 elif answer == "1":
                     self.practice()
                 elif answer == "2":
@@ -92,6 +108,54 @@ class App:
                 self.out.say(Text(str(e), style="bold red"))
             self.pause()
 
+    def way_back(self) -> WayBack | None:
+        """Where matchmaking says the player is, as a menu offer (None: nowhere). When it
+        does not answer, the unfinished match this machine remembers, if any."""
+        try:
+            presence = self.matchmaking.presence()
+        except ApiError:
+            remembered = self._resumable()
+            if remembered is None:
+                return None
+            return WayBack(f"Resume your match ({_describe(remembered)}; remembered here, matchmaking did not "
+                           "answer)", match_id=remembered.match_id)
+        place = presence.WhichOneof("place")
+        if place == "ticket":
+            return WayBack(lobby_screens.ticket_label(presence.ticket, self.clock()), ticket=presence.ticket)
+        if place == "room" and not presence.match_id:
+            return WayBack(lobby_screens.room_label(presence.room), room=presence.room)
+        if place is None:
+            return None
+        where, setup = lobby_screens.place_text(presence), lobby_screens.place_setup(presence)
+        if not presence.match_id:  # a table whose match is being created
+            return WayBack(f"Your match is starting ({where}, {setup}): check again")
+        view = self._view(presence.match_id)
+        if view is None:  # the match service does not answer now: say what matchmaking knows
+            return WayBack(f"Resume your match ({where}, {setup})", match_id=presence.match_id)
+        if tiles.is_ended(view) or view.your_seat < 0:
+            return None  # just ended: matchmaking frees the player in a moment
+        return WayBack(f"Resume your match ({_describe(view)}; {where})", match_id=presence.match_id)
+
+    def go_back(self, back: WayBack) -> pb.MatchView | None:
+        """Back to the room's lobby, the ticket's wait or the match the menu offered."""
+        match_id: str | None = back.match_id
+        if back.room is not None:
+            match_id = self._room(back.room)
+        elif back.ticket is not None:
+            match_id = self._wait_for_table(back.ticket)
+        elif not match_id:
+            self.out.say("The match is still being created; try again in a moment.")
+        return self.play_match(match_id) if match_id else None
+
+    def last_match_id(self) -> str | None:
+        """The match to resume with `--resume last`: the one matchmaking says the player is
+        seated in, or the one this machine remembers when matchmaking says nothing."""
+        try:
+            match_id = self.matchmaking.presence().match_id
+        except ApiError:
+            match_id = ""
+        return match_id or self.store.load()
+
     def practice(self) -> pb.MatchView | None:
         setup = self.setup()
         strength = self._strength()
@@ -105,7 +169,8 @@ class App:
         return self.play_match(match_id) if match_id else None
 
     def create_room(self) -> pb.MatchView | None:
-        room = self.matchmaking.create_room(self.setup(), self.choices.turn_timer, self.choices.seat)
+        room = self.matchmaking.create_room(self.setup(), self.choices.turn_timer, self.choices.seat,
+                                            self.choices.spectators)
         match_id = self._room(room)
         return self.play_match(match_id) if match_id else None
 
@@ -369,7 +434,16 @@ class App:
             return self.choices.strength or "greedy"
         return self.ask_choice("Bots' strength", menu.STRENGTHS, "greedy")
 
+    def _view(self, match_id: str) -> pb.MatchView | None:
+        """The match as the player's seat sees it, to describe it (None: not now)."""
+        try:
+            return self.match.get(match_id, retry=False)
+        except ApiError:
+            return None
+
     def _resumable(self) -> pb.MatchView | None:
+        """The unfinished match this machine remembers (the fallback when matchmaking does
+        not answer); a file naming a finished or foreign match is forgotten."""
         match_id = self.store.load()
         if not match_id:
             return None
@@ -398,8 +472,8 @@ def explain(error: ApiError) -> str:
     """The server's message, with what to do about the usual refusals."""
     text = str(error)
     if error.code == grpc.StatusCode.FAILED_PRECONDITION and "already" in error.message:
-        text += (". A match of yours that is still being played can be resumed: r in the menu, or "
-                 "domino play --resume last; a room you are in, with domino play --join CODE.")
+        text += (". Go back there with r in the menu (your room, your ticket or your match), or "
+                 "domino play --resume last for a match.")
     elif error.code == grpc.StatusCode.NOT_FOUND and "code" in error.message.lower():
         text += ". Check the invite code."
     return text
@@ -414,4 +488,4 @@ def _setup_name(setup: Setup) -> str:
     return f"{families.title(setup.rules, setup.variant)}, {setup.seat_count} seats"
 
 
-__all__ = ["App", "Choices", "ClientError", "InputClosed", "explain"]
+__all__ = ["App", "Choices", "ClientError", "InputClosed", "WayBack", "explain"]

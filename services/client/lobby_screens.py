@@ -1,5 +1,5 @@
-"""The screens before a match: the banner and menu, a private room and a public table's
-ticket, each naming the family, its variant and the seat count."""
+"""The screens before a match: the banner and menu (with where the player is), a private
+room and a public table's ticket, each naming the family, its variant and the seat count."""
 
 from __future__ import annotations
 
@@ -32,10 +32,18 @@ def menu(items: list[tuple[str, str]], title: str = "What would you like to do?"
 
 def options_text(options: mm.MatchOptions) -> str:
     rules = options.rules or "egyptian"
-    seats = options.seats or families.seat_count(rules, options.variant, None)
-    return (f"{families.setup_text(rules, options.variant, seats, options.teams)} · "
-            f"{families.target_text(rules, options.target)} · "
+    return (f"{_setup(options)} · {families.target_text(rules, options.target)} · "
             f"{families.timer_text(rules, options.turn_timer_seconds)}")
+
+
+def _setup(options: mm.MatchOptions) -> str:
+    rules = options.rules or "egyptian"
+    seats = options.seats or families.seat_count(rules, options.variant, None)
+    return families.setup_text(rules, options.variant, seats, options.teams)
+
+
+def spectators_text(options: mm.MatchOptions) -> str:
+    return "spectators may watch" if options.spectators else "no spectators"
 
 
 ROOM_STATUS = {mm.ROOM_STATUS_OPEN: "open", mm.ROOM_STATUS_STARTING: "starting", mm.ROOM_STATUS_PLAYING: "playing",
@@ -64,7 +72,8 @@ def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
         if room.options.teams:
             row.append("AB"[seat.team] if seat.team >= 0 else "")
         table.add_row(*row)
-    title = Text.assemble((" room ", "bold white on dark_green"), f"  {options_text(room.options)}",
+    title = Text.assemble((" room ", "bold white on dark_green"),
+                          f"  {options_text(room.options)} · {spectators_text(room.options)}",
                           (f"   {ROOM_STATUS.get(room.status, '?')}", "bold"))
     if room.options.HasField("goat_options"):
         goat = families.goat_options_of(room.options.goat_options)
@@ -76,7 +85,8 @@ def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
         free = sum(1 for s in room.seats if not s.player_id)
         parts.append(Text("b [SEAT] [random|greedy|strong] adds a bot · k SEAT removes one · m SEAT moves you\n"
                           "f [STRENGTH] fills every empty seat with bots (strength random, greedy or strong)\n"
-                          "o NAME=VALUE changes options (target=150, seats=3, teams, rules=goat, fish=one …)\n"
+                          "o NAME=VALUE changes options (target=150, seats=3, teams, rules=goat, fish=one, "
+                          "spectators=on …)\n"
                           "s starts" + (f" (when full: {free} free)" if free else " (everyone is here)")
                           + " · q leaves (closes the room)", style="dim"))
     else:
@@ -104,3 +114,32 @@ def ticket_screen(ticket: mm.TicketView, now: float) -> Group:
         lines.append(Text("Seated: " + ", ".join(tiles.player_name(p) for p in ticket.seats)
                           + (" — starting the match…" if not ticket.match_id else "")))
     return Group(*lines)
+
+
+# ---- where the player is (the menu's offer to go back) ------------------------------------
+
+
+def room_label(room: mm.RoomView) -> str:
+    taken = sum(1 for s in room.seats if s.player_id)
+    return (f"Back to your room {room.code} ({_setup(room.options)}; {ROOM_STATUS.get(room.status, '?')}, "
+            f"{taken} of {len(room.seats)} seats taken)")
+
+
+def ticket_label(ticket: mm.TicketView, now: float) -> str:
+    seats = ticket.seat_count or len(ticket.seats)
+    setup = families.setup_text(ticket.rules or "egyptian", ticket.variant, seats, ticket.teams)
+    waited = max(0, int(now - ticket.requested_at.ToNanoseconds() / 1e9)) if ticket.HasField("requested_at") else 0
+    return f"Keep waiting for your public table ({setup}; {waited} s so far)"
+
+
+def place_text(presence: mm.GetPresenceResponse) -> str:
+    """Where the player's match is played: "room K7M2PQ4X", "practice table", "public table"."""
+    if presence.WhichOneof("place") == "room":
+        return f"room {presence.room.code}"
+    return f"{'practice' if presence.table.kind == mm.TABLE_KIND_PRACTICE else 'public'} table"
+
+
+def place_setup(presence: mm.GetPresenceResponse) -> str:
+    """What is played there: "Egyptian block-4 · 4 seats · teams"."""
+    place = presence.room if presence.WhichOneof("place") == "room" else presence.table
+    return _setup(place.options)

@@ -10,6 +10,8 @@ from . import families
 STRENGTHS = ("random", "greedy", "strong")
 TURN_TIMERS = (30, 45, 60, 90, 0)
 
+#: The menu's choices; when matchmaking says the player is somewhere (a room, a ticket, a
+#: match), "r" comes first and takes them back there (App.way_back).
 MAIN = [
     ("1", "Practise against bots"),
     ("2", "Play at a public table"),
@@ -61,7 +63,8 @@ class RoomCommand:
 
 ROOM_HELP = ("b [SEAT] [random|greedy|strong] adds a bot, f [random|greedy|strong] fills every empty seat "
              "with bots, k SEAT removes a bot, m SEAT moves you, o NAME=VALUE… changes options (rules, variant, "
-             "seats, teams, target, timer, and Goat's zero_zero, redeal, remembered, fish), s starts, q leaves.")
+             "seats, teams, target, timer, spectators=on|off, and Goat's zero_zero, redeal, remembered, fish), "
+             "s starts, q leaves.")
 
 
 def parse_room_command(line: str) -> RoomCommand:
@@ -112,6 +115,9 @@ def _room_options(words: list[str]) -> RoomCommand:
         if word in ("teams", "solo"):
             changes.append(("teams", word == "teams"))
             continue
+        if word == "spectators":
+            changes.append(("spectators", True))
+            continue
         name, _, value = word.partition("=")
         name = name.replace("-", "_")
         try:
@@ -123,7 +129,7 @@ def _room_options(words: list[str]) -> RoomCommand:
                 changes.append((name, value))
             elif name in ("seats", "target", "timer") and value.isdigit():
                 changes.append((name, int(value)))
-            elif name == "teams" and yes(value, default=None) is not None:
+            elif name in ("teams", "spectators") and yes(value, default=None) is not None:
                 changes.append((name, yes(value)))
             else:
                 return RoomCommand("invalid", message=f"{word!r}? " + ROOM_HELP)

@@ -1,6 +1,7 @@
 """Matchmaking's application: private rooms, public tables, practice against bots.
 
-The use cases live in room_use_cases.py and table_use_cases.py, on the plumbing they share
+The use cases live in room_use_cases.py and table_use_cases.py (and presence_use_cases.py,
+where a player is now, which reads both), on the plumbing they share
 (plumbing.py: load, save every changed aggregate in one atomic call, retry a lost race);
 this class combines them and injects the clock, the invite codes, the observer and the
 match service, so tests need no sleeping.
@@ -19,15 +20,17 @@ from .match_starts import MatchCreator, MatchStarts, PendingStarts, Unavailable,
 from .options import check_strength
 from .plumbing import LOCK_STRIPES, Observer
 from .presence import MatchLink, Presence
-from .room_use_cases import CODE_ALPHABET, CODE_LENGTH, RoomUseCases, new_invite_code, normalized_code
+from .presence_use_cases import PresenceUseCases, Whereabouts
+from .room_use_cases import CODE_ALPHABET, CODE_LENGTH, new_invite_code, normalized_code
 from .rooms import FailedJoins
-from .table_use_cases import TableUseCases, TicketState
+from .table_use_cases import TicketState
 from .tables import Queue
 
-__all__ = ["MatchmakingApplication", "Observer", "TicketState", "CODE_ALPHABET", "CODE_LENGTH", "normalized_code"]
+__all__ = ["MatchmakingApplication", "Observer", "TicketState", "Whereabouts", "CODE_ALPHABET", "CODE_LENGTH",
+           "normalized_code"]
 
 
-class MatchmakingApplication(RoomUseCases, TableUseCases):
+class MatchmakingApplication(PresenceUseCases):  # which is RoomUseCases and TableUseCases too
     name = "Matchmaking"  # PostgreSQL tables matchmaking_events, matchmaking_snapshots
     env = {"AGGREGATE_CACHE_MAXSIZE": "5000", "COMPRESSOR_TOPIC": ""}
     snapshotting_intervals = {Queue: 100, Presence: 50, FailedJoins: 50}

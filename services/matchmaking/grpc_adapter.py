@@ -24,9 +24,10 @@ from services.common.grpc_status import ErrorStatuses, end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
 from services.match.rules.rulesets import TURN_TIMERS
 
-from .application import MatchmakingApplication, TicketState
+from .application import MatchmakingApplication, TicketState, Whereabouts
 from .presence import Presence
 from .rooms import Room
+from .tables import Table
 from .seating import bot_strength, is_bot
 from .errors import (
     ConcurrencyConflict, InvalidRequest, MatchRefused, MatchServiceUnavailable, NotAPlayer, NotHost, NotInRoom, Refused,
@@ -81,7 +82,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def CreateRoom(self, request: pb.CreateRoomRequest, context: Context) -> pb.CreateRoomResponse:
         async with _statuses(context):
             player = self._player(context)
-            options = _options(request)
+            options = _options(request, spectators=request.HasField("spectators") and request.spectators)
             seat = request.seat if request.HasField("seat") else None
             room = await asyncio.to_thread(self.app.create_room, player, request.request_id, options, seat)
             return pb.CreateRoomResponse(room=room_pb(room))
@@ -144,7 +145,8 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             room_id = _uuid(request.room_id, "room_id")
             changes = {name: getattr(request, field) for name, field in
                        (("rules", "rules"), ("variant", "variant"), ("teams", "teams"), ("target", "target"),
-                        ("turn_timer", "turn_timer_seconds"), ("seats", "seats")) if request.HasField(field)}
+                        ("turn_timer", "turn_timer_seconds"), ("seats", "seats"), ("spectators", "spectators"))
+                       if request.HasField(field)}
             if request.HasField("goat_options"):
                 changes["goat_options"] = _goat_options(request.goat_options)
             _check_values(changes.get("turn_timer"))
@@ -258,6 +260,14 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             return pb.StartPracticeResponse(match_id=table.match_id, seat=0, seats=table.seats,
                                             options=options_pb(table.match_options))
 
+    # ---- where the caller is --------------------------------------------------------------
+
+    async def GetPresence(self, request: pb.GetPresenceRequest, context: Context) -> pb.GetPresenceResponse:
+        async with _statuses(context):
+            player = self._player(context)  # players ask for themselves only
+            found = await asyncio.to_thread(self.app.whereabouts, player)
+            return presence_pb(found)
+
     # ---- request checks ----------------------------------------------------------------
 
     def _player(self, context: Context) -> str:
@@ -282,7 +292,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             self._match_waiting -= 1
 
 
-def _options(request: pb.CreateRoomRequest | pb.StartPracticeRequest) -> Options:
+def _options(request: pb.CreateRoomRequest | pb.StartPracticeRequest, spectators: bool = False) -> Options:
     """The options a request asks for, checked by the rules engine (InvalidOptions names the
     allowed values)."""
     target = request.target if request.HasField("target") else None
@@ -290,7 +300,8 @@ def _options(request: pb.CreateRoomRequest | pb.StartPracticeRequest) -> Options
     _check_values(timer)
     return Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None,
                           target, timer, request.seats if request.HasField("seats") else None,
-                          _goat_options(request.goat_options) if request.HasField("goat_options") else None)
+                          _goat_options(request.goat_options) if request.HasField("goat_options") else None,
+                          spectators)
 
 
 def _goat_options(given: pb.GoatOptions) -> dict[str, Any]:
@@ -325,7 +336,8 @@ def _statuses(context: Context) -> ErrorStatuses:
 def options_pb(options: Options) -> pb.MatchOptions:
     return pb.MatchOptions(rules=options.rules, variant=options.variant, teams=options.teams, target=options.target,
                            turn_timer_seconds=options.turn_timer, seats=options.seats,
-                           goat_options=pb.GoatOptions(**options.goat) if options.goat else None)
+                           goat_options=pb.GoatOptions(**options.goat) if options.goat else None,
+                           spectators=options.spectators)
 
 
 def room_pb(room: Room) -> pb.RoomView:
@@ -343,3 +355,19 @@ def ticket_pb(ticket: TicketState) -> pb.TicketView:
     return pb.TicketView(ticket_id=ticket.ticket_id, status=_TICKET_STATUS[ticket.status], rules=ticket.rules,
                          variant=ticket.variant, teams=ticket.teams, requested_at=requested, table_id=ticket.table_id,
                          seat=ticket.seat, seats=ticket.seats, match_id=ticket.match_id, seat_count=ticket.seat_count)
+
+
+_TABLE_KIND = {Table.PUBLIC: pb.TABLE_KIND_PUBLIC, Table.PRACTICE: pb.TABLE_KIND_PRACTICE}
+
+
+def presence_pb(found: Whereabouts) -> pb.GetPresenceResponse:
+    if found.room is not None:
+        return pb.GetPresenceResponse(room=room_pb(found.room), match_id=found.match_id)
+    if found.ticket is not None:
+        return pb.GetPresenceResponse(ticket=ticket_pb(found.ticket))
+    if found.table is not None:
+        table = found.table
+        view = pb.TableView(table_id=str(table.id), kind=_TABLE_KIND[table.kind], options=options_pb(table.match_options),
+                            seat=found.seat, seats=table.seats, match_id=table.match_id, ticket_id=found.ticket_id)
+        return pb.GetPresenceResponse(table=view, match_id=found.match_id)
+    return pb.GetPresenceResponse()

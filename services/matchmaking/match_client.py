@@ -40,7 +40,7 @@ class GrpcMatchCreator:
             target=options.target, turn_timer_seconds=options.turn_timer,
             seats=[pb.SeatSpec(player_id=player) for player in seats],
             goat_options=pb.GoatOptions(**options.goat) if options.goat else None,
-            seed_wait_seconds=int(self.seed_wait_seconds))
+            seed_wait_seconds=int(self.seed_wait_seconds), spectators=options.spectators)
         try:
             reply = self.stub.CreateMatch(request, metadata=self._metadata(), timeout=self.timeout_seconds)
         except grpc.RpcError as e:

@@ -1,6 +1,6 @@
 """What a request may ask for: the options a match is played with, checked against the
 rules engine's own lists (docs/rules.md: every family, its seats, teams, targets, the turn
-timer and Goat's options), bot strengths and request ids."""
+timer and Goat's options) plus whether spectators may watch, bot strengths and request ids."""
 
 from __future__ import annotations
 
@@ -30,10 +30,12 @@ class Options:
     turn_timer: int
     seats: int = 0  # the number of seats (0 in options stored before it was kept: the variant's)
     goat: dict | None = None  # Goat's four options as played; None outside Goat
+    spectators: bool = False  # players without a seat may watch (rooms: the host decides; public tables: yes)
 
     @classmethod
     def chosen(cls, rules: str, variant: str, teams: bool | None = None, target: int | None = None,
-               turn_timer: int | None = None, seats: int | None = None, goat_options: dict | None = None) -> "Options":
+               turn_timer: int | None = None, seats: int | None = None, goat_options: dict | None = None,
+               spectators: bool = False) -> "Options":
         """Checked options; unset ones take the rule set's defaults. InvalidOptions otherwise."""
         rules = rules or DEFAULT_RULES
         try:
@@ -41,15 +43,15 @@ class Options:
         except BadOptions as e:
             raise InvalidOptions(str(e)) from None
         played = ruleset.options._asdict() if ruleset.options is not None else None
-        return cls(rules, variant or "", ruleset.teams, target, turn_timer, ruleset.seats, played)
+        return cls(rules, variant or "", ruleset.teams, target, turn_timer, ruleset.seats, played, bool(spectators))
 
     def changed(self, rules: str | None = None, variant: str | None = None, teams: bool | None = None,
                 target: int | None = None, turn_timer: int | None = None, seats: int | None = None,
-                goat_options: dict | None = None) -> "Options":
+                goat_options: dict | None = None, spectators: bool | None = None) -> "Options":
         """These options with the given ones changed. Another family starts from its own
         defaults (variant, seats, teams, target); another variant or seat count without
         ``teams`` takes its default (teams for block-4); Goat's options carry over within a
-        variant and take the new preset with another; the timer carries over."""
+        variant and take the new preset with another; the timer and spectators carry over."""
         same_family = rules is None or rules == self.rules
         rules = rules or self.rules
         if not same_family:
@@ -64,7 +66,7 @@ class Options:
         if target is None and same_family:
             target = self.target  # a family's targets are the same for all its variants and seats
         return Options.chosen(rules, variant, teams, target, self.turn_timer if turn_timer is None else turn_timer,
-                              seats, goat_options)
+                              seats, goat_options, self.spectators if spectators is None else spectators)
 
     @property
     def name(self) -> str:
@@ -76,6 +78,8 @@ class Options:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Options":
+        """Options as stored (those stored before ``seats`` or ``spectators`` were kept take
+        the variant's seats and no spectators)."""
         data = dict(data)
         if not data.get("seats"):
             data["seats"] = rule_set(data["rules"], data["variant"], data["teams"]).seats

@@ -112,7 +112,7 @@ class Room(Aggregate):
     def update_options(self, by: str, options: Options) -> None:
         self._check_host(by, "change the options")
         self._check_open("change the options")
-        if options.as_dict() == self.options:
+        if options == self.match_options:
             return
         if any(self.seats[options.seats:]):
             raise SeatsInTheWay(f"{options.name} has {options.seats} seats; free seats "

@@ -10,7 +10,7 @@ table it forms and the players seated at it are saved in one atomic call.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from uuid import UUID
 
 from .errors import MatchRefused, MatchServiceUnavailable, RequestIdReused, TicketNotWaiting, UnknownTicket
@@ -131,8 +131,9 @@ class TableUseCases(Plumbing):
         return formed
 
     def _seat(self, queue: Queue, formation: Formation, known: dict[str, Presence]) -> list:
-        """The table a queue formed, and its players' presences seated at it."""
-        options = Options.chosen(queue.rules, queue.variant, queue.teams, seats=queue.seats)
+        """The table a queue formed, and its players' presences seated at it. Public tables
+        play the rule set's defaults, and anyone may watch them."""
+        options = Options.chosen(queue.rules, queue.variant, queue.teams, seats=queue.seats, spectators=True)
         table = Table(table_id=formation.table_id, kind=Table.PUBLIC, options=options.as_dict(),
                       seats=formation.players, tickets=formation.tickets, at=formation.at)
         changed: list = [table]
@@ -151,17 +152,18 @@ class TableUseCases(Plumbing):
     # ---- practice ----------------------------------------------------------------------
 
     def start_practice(self, player_id: str, request_id: str, options: Options, strength: str) -> Table:
-        """A match of the caller (seat 0) against bots; MatchServiceUnavailable when the
-        match could not be created yet (a retry with the same request id finishes it)."""
+        """A match of the caller (seat 0) against bots, which nobody watches; MatchServiceUnavailable
+        when the match could not be created yet (a retry with the same request id finishes it)."""
         check_request_id(request_id)
         check_strength(strength)
+        options = replace(options, spectators=False)
         table_id = uuid.uuid5(PRACTICE_NAMESPACE, f"{len(player_id)}:{player_id}:{request_id}")
         seats = [player_id] + [bot_id(strength, n) for n in range(1, options.seats)]
 
         def attempt() -> Table:
             table = self.load(Table, table_id)
             if table is not None:
-                if (table.options, table.seats) != (options.as_dict(), seats):
+                if (table.match_options, table.seats) != (options, seats):
                     raise RequestIdReused("this request_id already started a different practice")
                 return table
             presence = self.presence(player_id)

@@ -1,6 +1,7 @@
 """Matchmaking over real gRPC on loopback, in front of a real in-process MatchService:
 `running_matchmaking` serves a MatchmakingApplication in a background event loop, and
-`running_system` starts a match service and matchmaking wired to it by the real gRPC client.
+`running_system` starts a match service and matchmaking wired to it by the real gRPC client,
+whose channel records every CreateMatchRequest it sends (`System.created`).
 """
 
 from __future__ import annotations
@@ -9,12 +10,13 @@ import asyncio
 import hashlib
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 
 from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
+from domino.match.v1 import match_service_pb2_grpc as match_grpc
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from services.common.grpc_metrics import RpcMetrics
 from services.match.application import MatchApplication
@@ -33,14 +35,16 @@ SERVICE = auth("ops", "service")
 
 @contextmanager
 def running_matchmaking(app: MatchmakingApplication, changes: ChangeFeed, watch_poll_seconds: float = 0.2,
-                        metrics: RpcMetrics | None = None):
-    """The port of a MatchmakingService serving ``app``; ``app`` reports changes to ``changes``."""
+                        metrics: RpcMetrics | None = None, limits=None):
+    """The port of a MatchmakingService serving ``app``; ``app`` reports changes to ``changes``.
+    ``limits``: (StreamLimits, RateLimit); none that tests reach unless given."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
 
     async def start():
-        server, port = create_server("127.0.0.1:0", app, KEYS, changes, metrics, watch_poll_seconds, UNLIMITED())
+        server, port = create_server("127.0.0.1:0", app, KEYS, changes, metrics, watch_poll_seconds,
+                                     limits or UNLIMITED())
         await server.start()
         await mark_serving(server)
         return server, port
@@ -61,6 +65,7 @@ class System:
     app: MatchmakingApplication
     stub: pb_grpc.MatchmakingServiceStub
     port: int
+    created: list[match_pb.CreateMatchRequest] = field(default_factory=list)  # as matchmaking sent them
 
     def match_view(self, match_id: str) -> match_pb.MatchView:
         return self.match.stub.GetMatch(match_pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view
@@ -92,6 +97,30 @@ class System:
     def ticket(self, player: str, ticket_id: str) -> pb.TicketView:
         return self.stub.GetTicket(pb.GetTicketRequest(ticket_id=ticket_id), metadata=auth(player)).ticket
 
+    def presence(self, player: str) -> pb.GetPresenceResponse:
+        return self.stub.GetPresence(pb.GetPresenceRequest(), metadata=auth(player))
+
+    def sent(self, request_id: str) -> match_pb.CreateMatchRequest:
+        """The CreateMatchRequest matchmaking sent with this request id (`room:<room id>`,
+        `table:<table id>`, `practice:<table id>`); the last one if it was retried."""
+        sent = [r for r in self.created if r.request_id == request_id]
+        if not sent:
+            raise LookupError(f"matchmaking sent no CreateMatch {request_id!r} "
+                              f"(it sent {[r.request_id for r in self.created]})")
+        return sent[-1]
+
+
+class _Recorder(grpc.UnaryUnaryClientInterceptor):
+    """Keeps every CreateMatchRequest on its way out of matchmaking's match client."""
+
+    def __init__(self, created: list) -> None:
+        self.created = created
+
+    def intercept_unary_unary(self, continuation, details, request):
+        if isinstance(request, match_pb.CreateMatchRequest):
+            self.created.append(request)
+        return continuation(details, request)
+
 
 @contextmanager
 def running_system(metrics: RpcMetrics | None = None, **app_options):
@@ -101,9 +130,11 @@ def running_system(metrics: RpcMetrics | None = None, **app_options):
     match_app = MatchApplication(env=POPO, clock=clock, seed_source=lambda: seed)
     with running_service(match_app) as match:
         creator = GrpcMatchCreator(f"127.0.0.1:{match.port}", KEYS)
+        created: list[match_pb.CreateMatchRequest] = []
+        creator.stub = match_grpc.MatchServiceStub(grpc.intercept_channel(creator.channel, _Recorder(created)))
         changes = ChangeFeed()
         app = MatchmakingApplication(env=POPO, matches=creator, clock=clock, on_change=changes.publish, **app_options)
         with running_matchmaking(app, changes, metrics=metrics) as port:
             with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-                yield System(clock, match, app, pb_grpc.MatchmakingServiceStub(channel), port)
+                yield System(clock, match, app, pb_grpc.MatchmakingServiceStub(channel), port, created)
         creator.close()

@@ -103,11 +103,13 @@ def calls(system, room: pb.RoomView, ticket: pb.TicketView) -> dict:
         "CancelTicket": lambda md: s.CancelTicket(pb.CancelTicketRequest(ticket_id=ticket.ticket_id), metadata=md),
         "StartPractice": lambda md: s.StartPractice(
             pb.StartPracticeRequest(request_id="p", variant="draw-2", strength="greedy"), metadata=md),
+        "GetPresence": lambda md: s.GetPresence(pb.GetPresenceRequest(), metadata=md),
     }
 
 
 RPCS = ("CreateRoom", "GetRoom", "JoinRoom", "LeaveRoom", "ChangeSeat", "AddBot", "RemoveBot", "UpdateRoomOptions",
-        "StartRoom", "WatchRoom", "RequestTable", "GetTicket", "WatchTicket", "CancelTicket", "StartPractice")
+        "StartRoom", "WatchRoom", "RequestTable", "GetTicket", "WatchTicket", "CancelTicket", "StartPractice",
+        "GetPresence")
 BAD_CREDENTIALS = {
     "no token": ((), "missing"),
     "not a bearer token": ((("authorization", "Token abc.def.ghi"),), "Bearer <token>"),
@@ -324,6 +326,15 @@ def test_after_the_start_options_and_seats_are_locked(system, room, ticket, name
                 "started")
 
 
+def test_only_the_host_lets_spectators_in_and_only_before_the_start(system, room, names):
+    spectators = lambda who: system.stub.UpdateRoomOptions(  # noqa: E731
+        pb.UpdateRoomOptionsRequest(room_id=room.room_id, spectators=True), metadata=auth(names(who)))
+    refused(system, grpc.StatusCode.PERMISSION_DENIED, lambda: spectators("guest"), "only the host")
+    system.add_bot(names("host"), room.room_id)
+    system.start(names("host"), room.room_id)
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: spectators("host"), "started")
+
+
 @pytest.mark.parametrize("from_version", [-1, 99])
 def test_watch_room_from_an_impossible_version_is_invalid_argument(system, room, names, from_version):
     refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: first(system.stub.WatchRoom(
@@ -377,3 +388,31 @@ def test_a_seated_ticket_cannot_be_cancelled(system, names):
 def test_start_practice_with_bad_options_is_invalid_argument(system, names, fields, words):
     refused(system, grpc.StatusCode.INVALID_ARGUMENT,
             lambda: system.stub.StartPractice(pb.StartPracticeRequest(**fields), metadata=auth(names("p"))), *words)
+
+
+# ---- where the caller is -------------------------------------------------------------------
+
+@pytest.mark.parametrize("identity", [("matchmaking", "service"), ("aud", "auditor")])
+def test_a_service_or_an_auditor_cannot_ask_where_a_player_is(system, ticket, identity):
+    """Players ask for themselves only: there is no player_id to name anyone else."""
+    details = refused(system, grpc.StatusCode.PERMISSION_DENIED,
+                      lambda: system.stub.GetPresence(pb.GetPresenceRequest(), metadata=auth(*identity)), "only players")
+    assert ticket.ticket_id not in details
+
+
+def test_unknown_fields_name_nobody_else(system, names):
+    """A request carrying a field of a newer client (say a player_id) is still about the caller."""
+    request = pb.GetPresenceRequest()
+    request.MergeFromString(b"\x0a\x03ann")  # field 1, a string: not in this version of the API
+    with nothing_stored(system):
+        asked = system.stub.GetPresence(request, metadata=auth(names("p")))
+    assert asked.WhichOneof("place") is None and asked.match_id == ""
+
+
+@pytest.mark.parametrize("place", ["nowhere", "ticket", "room"])
+def test_asking_where_one_is_stores_nothing(system, room, ticket, names, place):
+    player = {"nowhere": names("p"), "ticket": names("waiter"), "room": names("guest")}[place]
+    with nothing_stored(system):
+        asked = system.stub.GetPresence(pb.GetPresenceRequest(), metadata=auth(player))
+    # (the module's waiters share one queue: by now this one may be seated with others)
+    assert (asked.WhichOneof("place") or "nowhere") in ((place, "table") if place == "ticket" else (place,))

@@ -77,6 +77,35 @@ def test_a_new_variant_takes_its_own_teams_default_and_keeps_target_and_timer():
     assert Options.chosen("egyptian", "draw-2").changed(variant="block-4").teams is True
 
 
+def test_spectators_are_not_allowed_unless_asked_and_carry_over_every_change():
+    assert Options.chosen("egyptian", "block-4").spectators is False
+    watched = Options.chosen("egyptian", "block-4", spectators=True)
+    assert watched.spectators is True
+    assert watched.changed(variant="draw-2").spectators is True
+    assert watched.changed(rules="all-fives").spectators is True  # another family keeps the host's choice
+    assert watched.changed(spectators=False) == Options.chosen("egyptian", "block-4")
+
+
+def test_options_stored_before_spectators_were_kept_read_as_no_spectators():
+    stored = {k: v for k, v in BLOCK_4.as_dict().items() if k != "spectators"}
+    assert Options.from_dict(stored) == BLOCK_4
+
+
+def test_the_host_lets_spectators_watch():
+    r = room()
+    r.update_options("host", r.match_options.changed(spectators=True))
+    assert r.match_options.spectators is True
+    assert pending(r)[-1] == "OptionsChanged"
+
+
+def test_options_the_room_already_has_record_nothing_even_if_stored_before_spectators():
+    r = Room(code="ABCDEFGH", host_id="host", host_seat=0, at=100.0,
+             options={k: v for k, v in BLOCK_4.as_dict().items() if k != "spectators"})
+    r.collect_events()
+    r.update_options("host", BLOCK_4.changed(spectators=False))
+    assert pending(r) == []
+
+
 # ---- seats -----------------------------------------------------------------------------
 
 

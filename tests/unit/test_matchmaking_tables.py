@@ -9,6 +9,7 @@ tests/service/test_matchmaking_*.py.
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 import pytest
 from prometheus_client import CollectorRegistry
@@ -61,7 +62,8 @@ def test_four_players_asking_for_the_same_table_are_seated_together_in_order(app
     assert seated[0].seats == ("ann", "bob", "cat", "dan") and [t.seat for t in seated] == [0, 1, 2, 3]
     assert len({t.match_id for t in seated}) == 1 and seated[0].match_id
     (request_id, options, seats), = matches.calls
-    assert request_id == f"table:{seated[0].table_id}" and options == BLOCK_4 and seats == seated[0].seats
+    assert request_id == f"table:{seated[0].table_id}" and seats == seated[0].seats
+    assert options == replace(BLOCK_4, spectators=True)  # the defaults, and anyone may watch a public table
 
 
 def test_tables_of_different_kinds_never_mix(app):
@@ -169,6 +171,91 @@ def test_practice_with_the_match_service_away_is_unavailable_and_finished_by_a_r
         app.start_practice("ann", "p1", DRAW_2, "greedy")
     matches.down = False
     assert app.start_practice("ann", "p1", DRAW_2, "greedy").match_id
+
+
+def test_practice_is_never_watched_and_a_room_passes_on_its_hosts_choice(app, matches):
+    app.start_practice("ann", "p1", replace(DRAW_2, spectators=True), "greedy")
+    assert matches.calls[-1][1].spectators is False
+    room = app.create_room("bob", "c1", Options.chosen("", "draw-2", spectators=True), None)
+    app.add_bot("bob", room.id, None, "greedy")
+    app.start_room("bob", room.id)
+    assert matches.calls[-1][0] == f"room:{room.id}" and matches.calls[-1][1].spectators is True
+
+
+# ---- where a player is -------------------------------------------------------------------
+
+
+def test_a_player_never_seen_is_nowhere_and_asking_stores_nothing(app):
+    before = notifications(app)
+    found = app.whereabouts("ann")
+    assert (found.kind, found.match_id) == ("", "")
+    assert notifications(app) == before and app.load(Presence, Presence.create_id("ann")) is None
+
+
+def test_a_player_in_a_room_is_found_there_until_its_match_ends(app):
+    room = app.create_room("ann", "c1", DRAW_2, None)
+    app.join_room("bob", room.code, None)
+    found = app.whereabouts("bob")
+    assert found.kind == "room" and found.room.id == room.id and found.room.code == room.code
+    assert found.match_id == ""
+    match_id = app.start_room("ann", room.id).match_id
+    assert app.whereabouts("bob").match_id == match_id and app.whereabouts("ann").kind == "room"
+    app.release_match(match_id)
+    assert app.whereabouts("bob").kind == app.whereabouts("ann").kind == ""
+
+
+def test_a_player_who_left_a_room_is_nowhere(app):
+    room = app.create_room("ann", "c1", DRAW_2, None)
+    app.join_room("bob", room.code, None)
+    app.leave_room("bob", room.id)
+    assert app.whereabouts("bob").kind == "" and app.whereabouts("ann").kind == "room"
+    app.leave_room("ann", room.id)  # the host closes it
+    assert app.whereabouts("ann").kind == ""
+
+
+def test_a_waiting_player_is_found_with_their_ticket_then_at_the_table_it_led_to(app):
+    ticket = app.request_table("ann", "r1", DRAW_2)
+    found = app.whereabouts("ann")
+    assert found.kind == "ticket" and found.ticket == ticket and found.match_id == ""
+    app.request_table("bob", "r1", DRAW_2)
+    found = app.whereabouts("ann")
+    assert found.kind == "table" and found.table.kind == Table.PUBLIC and found.seat == 0
+    assert found.ticket_id == ticket.ticket_id and found.match_id == app.ticket("ann", ticket.ticket_id).match_id
+    assert app.whereabouts("bob").seat == 1
+    app.release_match(found.match_id)
+    assert app.whereabouts("ann").kind == ""
+
+
+def test_a_cancelled_ticket_leaves_the_player_nowhere(app):
+    ticket = app.request_table("ann", "r1", DRAW_2)
+    app.cancel_ticket("ann", ticket.ticket_id)
+    assert app.whereabouts("ann").kind == ""
+
+
+def test_a_player_seated_with_bots_after_the_wait_is_found_at_the_table(app, clock):
+    ticket = app.request_table("ann", "r1", BLOCK_4)
+    clock.now += 30
+    app.fill_waiting_tables()
+    found = app.whereabouts("ann")
+    assert found.kind == "table" and found.ticket_id == ticket.ticket_id and found.table.seats[1:] == [
+        "bot:greedy:1", "bot:greedy:2", "bot:greedy:3"]
+
+
+def test_a_practising_player_is_found_at_the_practice_table_until_they_leave_its_match(app):
+    table = app.start_practice("ann", "p1", DRAW_2, "greedy")
+    found = app.whereabouts("ann")
+    assert found.kind == "table" and found.table.kind == Table.PRACTICE and found.seat == 0
+    assert found.ticket_id == "" and found.match_id == table.match_id
+    app.release_players(table.match_id, ["ann"])
+    assert app.whereabouts("ann").kind == ""
+
+
+def test_a_table_whose_match_is_not_created_yet_is_found_without_a_match(app, matches):
+    matches.down = True
+    app.request_table("ann", "r1", DRAW_2)
+    app.request_table("bob", "r1", DRAW_2)
+    found = app.whereabouts("ann")
+    assert found.kind == "table" and found.match_id == ""
 
 
 # ---- interrupted starts ------------------------------------------------------------------

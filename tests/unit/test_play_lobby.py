@@ -1,4 +1,7 @@
-"""The menu and the room lobby of `domino play` with fake services: typed lines in, calls out."""
+"""The menu and the room lobby of `domino play` with fake services: typed lines in, calls out.
+
+The menu first asks matchmaking where the player is (FakeMatchmaking.place, a
+GetPresenceResponse) and offers to go back there; the fakes stand at the client's API seam."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import io
 import grpc
 from rich.console import Console
 
+from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from services.client.api import ApiError
 from services.client.app import App, Choices
@@ -27,6 +31,16 @@ class FakeMatchmaking:
                                                                         target=51, turn_timer_seconds=45))
         for seat, player in enumerate(["ann", "", ""]):
             self.room_view.seats.add(seat=seat, player_id=player, team=-1)
+        self.place = mm.GetPresenceResponse()  # where GetPresence says the player is: nowhere
+        self.unreachable = False
+
+    def presence(self):
+        if self.unreachable:
+            raise ApiError(grpc.StatusCode.UNAVAILABLE, "connection refused", self.address)
+        return self.place
+
+    def get_ticket(self, ticket_id):
+        return mm.TicketView(ticket_id=ticket_id, status=mm.TICKET_STATUS_SEATED, match_id="m-3", seats=["ann", "bob"])
 
     def _changed(self) -> mm.RoomView:
         self.room_view.version += 1
@@ -34,8 +48,8 @@ class FakeMatchmaking:
         out.CopyFrom(self.room_view)
         return out
 
-    def create_room(self, setup, turn_timer, seat):
-        self.calls.append(("create", setup, turn_timer, seat))
+    def create_room(self, setup, turn_timer, seat, spectators=None):
+        self.calls.append(("create", setup, turn_timer, seat) + ((spectators,) if spectators is not None else ()))
         return self._changed()
 
     def start_practice(self, setup, strength, turn_timer):
@@ -86,7 +100,25 @@ class FakeMatchmaking:
     def leave_room(self, room_id):
         self.calls.append(("leave",))
         self.room_view.status, self.room_view.closed_reason = mm.ROOM_STATUS_CLOSED, "the host left"
+        self.place = mm.GetPresenceResponse()
         return self._changed()
+
+
+class FakeMatch:
+    address = "fake:1"
+
+    def __init__(self, **views: pb.MatchView) -> None:
+        self.views = views
+
+    def get(self, match_id, retry=True):
+        if match_id not in self.views:
+            raise ApiError(grpc.StatusCode.NOT_FOUND, f"no match {match_id}")
+        return self.views[match_id]
+
+
+def live(match_id: str, status=pb.MATCH_STATUS_IN_PROGRESS) -> pb.MatchView:
+    return pb.MatchView(match_id=match_id, rules="egyptian", variant="draw-2", status=status, your_seat=0,
+                        round_number=2, scores=[10, 5])
 
 
 def app_for(lines: list[str], tmp_path, **choices) -> tuple[App, FakeMatchmaking, io.StringIO, list]:
@@ -259,3 +291,148 @@ def test_play_without_a_running_system_says_how_to_start_it_before_asking_anythi
 
     assert f"Start it with: {command_path()} up" in result.output  # the domino that works from here
     assert "What would you like to do?" not in result.output and "Family" not in result.output
+
+
+# ---- where the player is: the menu offers the way back -----------------------------------------
+
+
+def flat(text: str) -> str:
+    """The screen with its lines joined, as a long menu line reads when it wraps."""
+    return " ".join(text.split())
+
+
+def menu_app(lines: list[str], tmp_path, place: mm.GetPresenceResponse | None = None, **views):
+    app, fake, screen, played = app_for(lines, tmp_path)
+    app.match = FakeMatch(**views)
+    if place is not None:
+        fake.place = place
+    return app, fake, screen, played
+
+
+def seated_in_room(fake: FakeMatchmaking, match_id: str = "") -> mm.GetPresenceResponse:
+    room = mm.RoomView()
+    room.CopyFrom(fake.room_view)
+    if match_id:
+        room.status, room.match_id = mm.ROOM_STATUS_PLAYING, match_id
+    return mm.GetPresenceResponse(room=room, match_id=match_id)
+
+
+def at_table(match_id: str, kind=mm.TABLE_KIND_PRACTICE) -> mm.GetPresenceResponse:
+    options = mm.MatchOptions(rules="egyptian", variant="draw-2", seats=2, target=71, turn_timer_seconds=45)
+    table = mm.TableView(table_id="tb-1", kind=kind, options=options, seat=0, seats=["ann", "bot:greedy:1"],
+                         match_id=match_id)
+    return mm.GetPresenceResponse(table=table, match_id=match_id)
+
+
+def test_the_menu_offers_to_go_back_to_the_players_room_and_takes_them_to_its_lobby(tmp_path):
+    app, fake, screen, played = menu_app(["r", "q", "", "q"], tmp_path)
+    fake.place = seated_in_room(fake)
+    assert app.menu() == 0
+    text = flat(screen.getvalue())
+    assert "r) Back to your room K7M2PQ4X (Egyptian block-3 · 3 seats · solo; open, 1 of 3 seats taken)" in text
+    assert "Choose [r/1/2/3/4/q] (r):" in text  # going back is the default
+    assert "Invite code K7M2PQ4X" in text and ("leave",) in fake.calls and played == []
+    assert text.count("r) Back to your room") == 1  # once left, the menu offers it no more
+
+
+def test_a_room_whose_match_is_being_played_is_rejoined_in_the_match(tmp_path):
+    app, fake, screen, played = menu_app(["", "q"], tmp_path, **{"m-1": live("m-1")})
+    fake.place = seated_in_room(fake, "m-1")
+    app.interactive = True
+    back = app.way_back()
+    assert back.label == "Resume your match (Egyptian draw-2, round 2, scores 10 – 5; room K7M2PQ4X)"
+    app.go_back(back)
+    assert played == ["m-1"]
+
+
+def test_a_ticket_still_waiting_is_waited_on_again_until_its_table_is_seated(tmp_path):
+    ticket = mm.TicketView(ticket_id="t-7", status=mm.TICKET_STATUS_WAITING, rules="egyptian", variant="block-3",
+                           seat_count=3)
+    ticket.requested_at.FromSeconds(1000)
+    app, fake, _, played = menu_app([], tmp_path, place=mm.GetPresenceResponse(ticket=ticket))
+    app.clock = lambda: 1042.0
+    back = app.way_back()
+    assert back.label == "Keep waiting for your public table (Egyptian block-3 · 3 seats · solo; 42 s so far)"
+    assert back.ticket.ticket_id == "t-7"
+    app.go_back(back)  # the wait goes on where it was: the ticket's table is seated with its match
+    assert played == ["m-3"]
+
+
+def test_a_player_seated_at_a_table_is_offered_its_live_match(tmp_path):
+    app, fake, screen, played = menu_app(["r", "", "q"], tmp_path, place=at_table("m-4"), **{"m-4": live("m-4")})
+    assert app.menu() == 0
+    assert played == ["m-4"]
+    assert "r) Resume your match (Egyptian draw-2, round 2, scores 10 – 5; practice table)" in flat(screen.getvalue())
+
+
+def test_a_match_the_match_service_does_not_describe_now_is_offered_as_matchmaking_knows_it(tmp_path):
+    app, _, _, _ = menu_app([], tmp_path, place=at_table("m-4", mm.TABLE_KIND_PUBLIC))
+    back = app.way_back()
+    assert (back.label, back.match_id) == ("Resume your match (public table, Egyptian draw-2 · 2 seats · solo)", "m-4")
+
+
+def test_a_match_that_just_ended_is_not_offered(tmp_path):
+    app, _, _, _ = menu_app([], tmp_path, place=at_table("m-4", mm.TABLE_KIND_PUBLIC),
+                            **{"m-4": live("m-4", pb.MATCH_STATUS_ENDED)})
+    assert app.way_back() is None
+
+
+def test_a_table_whose_match_is_being_created_says_so(tmp_path):
+    app, _, screen, played = menu_app([], tmp_path, place=at_table("", mm.TABLE_KIND_PUBLIC))
+    back = app.way_back()
+    assert back.label == "Your match is starting (public table, Egyptian draw-2 · 2 seats · solo): check again"
+    assert app.go_back(back) is None and played == []
+    assert "still being created" in screen.getvalue()
+
+
+def test_the_server_is_the_truth_a_remembered_match_is_not_offered_when_it_says_nowhere(tmp_path):
+    app, _, screen, _ = menu_app(["q"], tmp_path, **{"m-9": live("m-9")})
+    app.store.save("m-9")
+    assert app.menu() == 0
+    assert "r) " not in screen.getvalue()
+
+
+def test_when_matchmaking_does_not_answer_the_match_remembered_here_is_offered(tmp_path):
+    app, fake, screen, played = menu_app(["", "", "q"], tmp_path, **{"m-9": live("m-9")})
+    fake.unreachable = True
+    app.store.save("m-9")
+    assert app.menu() == 0
+    assert played == ["m-9"]
+    assert ("r) Resume your match (Egyptian draw-2, round 2, scores 10 – 5; remembered here, matchmaking did not "
+            "answer)") in flat(screen.getvalue())
+
+
+def test_resume_last_asks_matchmaking_first_then_this_machine(tmp_path):
+    app, fake, _, _ = menu_app([], tmp_path, place=at_table("m-4"))
+    app.store.save("m-9")
+    assert app.last_match_id() == "m-4"
+    fake.place = mm.GetPresenceResponse()
+    assert app.last_match_id() == "m-9"
+    fake.unreachable = True
+    assert app.last_match_id() == "m-9"
+
+
+# ---- spectators ---------------------------------------------------------------------------------
+
+
+def test_the_host_lets_spectators_in_from_the_lobby(tmp_path):
+    app, fake, screen, _ = app_for(["o spectators=on", "q"], tmp_path, variant="block-3")
+    app.create_room()
+    assert fake.calls[1][0] == "options" and fake.calls[1][1]["spectators"] is True
+    text = screen.getvalue()
+    assert "no spectators" in text and "spectators=on" in text
+
+
+def test_a_room_created_from_the_command_line_may_allow_spectators(tmp_path):
+    app, fake, _, _ = app_for(["q"], tmp_path, variant="block-3", spectators=True)
+    app.create_room()
+    assert fake.calls[0] == ("create", Setup("egyptian", "block-3"), None, None, True)
+
+
+def test_the_room_screen_says_whether_spectators_may_watch():
+    from services.client import lobby_screens
+
+    room = FakeMatchmaking().room_view
+    assert "spectators may watch" not in str(lobby_screens.room_screen(room, "ann").renderables[0])
+    room.options.spectators = True
+    assert "spectators may watch" in str(lobby_screens.room_screen(room, "ann").renderables[0])

@@ -18,6 +18,12 @@ class RoomStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ROOM_STATUS_PLAYING: _ClassVar[RoomStatus]
     ROOM_STATUS_CLOSED: _ClassVar[RoomStatus]
 
+class TableKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TABLE_KIND_UNSPECIFIED: _ClassVar[TableKind]
+    TABLE_KIND_PUBLIC: _ClassVar[TableKind]
+    TABLE_KIND_PRACTICE: _ClassVar[TableKind]
+
 class TicketStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     TICKET_STATUS_UNSPECIFIED: _ClassVar[TicketStatus]
@@ -30,6 +36,9 @@ ROOM_STATUS_OPEN: RoomStatus
 ROOM_STATUS_STARTING: RoomStatus
 ROOM_STATUS_PLAYING: RoomStatus
 ROOM_STATUS_CLOSED: RoomStatus
+TABLE_KIND_UNSPECIFIED: TableKind
+TABLE_KIND_PUBLIC: TableKind
+TABLE_KIND_PRACTICE: TableKind
 TICKET_STATUS_UNSPECIFIED: TicketStatus
 TICKET_STATUS_WAITING: TicketStatus
 TICKET_STATUS_SEATED: TicketStatus
@@ -49,7 +58,7 @@ class GoatOptions(_message.Message):
     def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
 
 class MatchOptions(_message.Message):
-    __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options")
+    __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "spectators")
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +66,7 @@ class MatchOptions(_message.Message):
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     rules: str
     variant: str
     teams: bool
@@ -64,7 +74,8 @@ class MatchOptions(_message.Message):
     turn_timer_seconds: int
     seats: int
     goat_options: GoatOptions
-    def __init__(self, rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
+    spectators: bool
+    def __init__(self, rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ...) -> None: ...
 
 class RoomSeat(_message.Message):
     __slots__ = ("seat", "player_id", "bot_strength", "team")
@@ -127,7 +138,7 @@ class TicketView(_message.Message):
     def __init__(self, ticket_id: _Optional[str] = ..., status: _Optional[_Union[TicketStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seat_count: _Optional[int] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ...) -> None: ...
 
 class CreateRoomRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat", "seats", "goat_options")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat", "seats", "goat_options", "spectators")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -137,6 +148,7 @@ class CreateRoomRequest(_message.Message):
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -146,7 +158,8 @@ class CreateRoomRequest(_message.Message):
     seat: int
     seats: int
     goat_options: GoatOptions
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
+    spectators: bool
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ...) -> None: ...
 
 class CreateRoomResponse(_message.Message):
     __slots__ = ("room",)
@@ -239,7 +252,7 @@ class RemoveBotResponse(_message.Message):
     def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
 
 class UpdateRoomOptionsRequest(_message.Message):
-    __slots__ = ("room_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options")
+    __slots__ = ("room_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "spectators")
     ROOM_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -248,6 +261,7 @@ class UpdateRoomOptionsRequest(_message.Message):
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     room_id: str
     rules: str
     variant: str
@@ -256,7 +270,8 @@ class UpdateRoomOptionsRequest(_message.Message):
     turn_timer_seconds: int
     seats: int
     goat_options: GoatOptions
-    def __init__(self, room_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
+    spectators: bool
+    def __init__(self, room_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ...) -> None: ...
 
 class UpdateRoomOptionsResponse(_message.Message):
     __slots__ = ("room",)
@@ -379,3 +394,37 @@ class StartPracticeResponse(_message.Message):
     seats: _containers.RepeatedScalarFieldContainer[str]
     options: MatchOptions
     def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ...) -> None: ...
+
+class GetPresenceRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class TableView(_message.Message):
+    __slots__ = ("table_id", "kind", "options", "seat", "seats", "match_id", "ticket_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    kind: TableKind
+    options: MatchOptions
+    seat: int
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    match_id: str
+    ticket_id: str
+    def __init__(self, table_id: _Optional[str] = ..., kind: _Optional[_Union[TableKind, str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ..., ticket_id: _Optional[str] = ...) -> None: ...
+
+class GetPresenceResponse(_message.Message):
+    __slots__ = ("room", "ticket", "table", "match_id")
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    TICKET_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    ticket: TicketView
+    table: TableView
+    match_id: str
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ..., ticket: _Optional[_Union[TicketView, _Mapping]] = ..., table: _Optional[_Union[TableView, _Mapping]] = ..., match_id: _Optional[str] = ...) -> None: ...

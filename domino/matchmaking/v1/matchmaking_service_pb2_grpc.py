@@ -34,7 +34,8 @@ class MatchmakingServiceStub:
     token; the token's `sub` is the player id. Bot identities (`bot:...`) cannot take seats.
 
     A player is in one place at a time: one room, one ticket (and the table it led to) or one
-    practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION.
+    practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION;
+    GetPresence tells the caller where they are.
 
     Status codes: unknown room/code/ticket NOT_FOUND; not the host, not in the room
     PERMISSION_DENIED; malformed request or an option outside the allowed values
@@ -124,6 +125,11 @@ class MatchmakingServiceStub:
                 request_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.StartPracticeRequest.SerializeToString,
                 response_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.StartPracticeResponse.FromString,
                 _registered_method=True)
+        self.GetPresence = channel.unary_unary(
+                '/domino.matchmaking.v1.MatchmakingService/GetPresence',
+                request_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceRequest.SerializeToString,
+                response_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakingServiceServicer:
@@ -135,7 +141,8 @@ class MatchmakingServiceServicer:
     token; the token's `sub` is the player id. Bot identities (`bot:...`) cannot take seats.
 
     A player is in one place at a time: one room, one ticket (and the table it led to) or one
-    practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION.
+    practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION;
+    GetPresence tells the caller where they are.
 
     Status codes: unknown room/code/ticket NOT_FOUND; not the host, not in the room
     PERMISSION_DENIED; malformed request or an option outside the allowed values
@@ -256,6 +263,17 @@ class MatchmakingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetPresence(self, request, context):
+        """Where the caller is now: in a room (until its match ends), waiting with a ticket for a
+        public table, seated at a public or practice table until its match ends, or nowhere.
+        A client that lost track (it crashed, or runs on another device) finds its way back
+        with it: WatchRoom, WatchTicket, or the match on MatchService. Players ask only for
+        themselves (the token's player); it reads and changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchmakingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -334,6 +352,11 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
                     request_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.StartPracticeRequest.FromString,
                     response_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.StartPracticeResponse.SerializeToString,
             ),
+            'GetPresence': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPresence,
+                    request_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceRequest.FromString,
+                    response_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'domino.matchmaking.v1.MatchmakingService', rpc_method_handlers)
@@ -351,7 +374,8 @@ class MatchmakingService:
     token; the token's `sub` is the player id. Bot identities (`bot:...`) cannot take seats.
 
     A player is in one place at a time: one room, one ticket (and the table it led to) or one
-    practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION.
+    practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION;
+    GetPresence tells the caller where they are.
 
     Status codes: unknown room/code/ticket NOT_FOUND; not the host, not in the room
     PERMISSION_DENIED; malformed request or an option outside the allowed values
@@ -755,6 +779,33 @@ class MatchmakingService:
             '/domino.matchmaking.v1.MatchmakingService/StartPractice',
             domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.StartPracticeRequest.SerializeToString,
             domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.StartPracticeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPresence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.matchmaking.v1.MatchmakingService/GetPresence',
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceRequest.SerializeToString,
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceResponse.FromString,
             options,
             channel_credentials,
             insecure,
