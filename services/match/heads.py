@@ -91,6 +91,10 @@ class Signer:
         self._signed: OrderedDict[tuple[str, int], Head] = OrderedDict()
         self._remember = remember
 
+    @property
+    def public_key(self) -> Ed25519PublicKey:
+        return self._private.public_key()
+
     def head(self, match: str, version: int, entries: int, link: str) -> Head:
         key = (match, version)
         head = self._signed.get(key)

@@ -31,7 +31,7 @@ def svc():
 
 
 def published(svc) -> PublishedKeys:
-    public = svc.signer._private.public_key()
+    public = svc.signer.public_key
     return PublishedKeys([PublishedKey(key_id(public), public)])
 
 
