@@ -43,8 +43,14 @@ class Settings(BaseSettings):
     matchmaking_address: str = Field("127.0.0.1:50052", description="host:port matchmaking listens on")
     matchmaking_metrics_port: int = Field(9102)
     table_wait_seconds: float = Field(20.0, description="how long the first player at a public table waits "
-                                                        "before empty seats are filled with bots")
+                                                        "before empty seats are filled (with the other waiting "
+                                                        "players first, then bots)")
     table_bot_strength: str = Field("greedy", description="strength of the bots that fill public tables")
+    table_rating_spread: float = Field(10.0, ge=0, description="public tables: a player whose rating "
+                                                               "(OpenSkill ordinal) differs from every forming "
+                                                               "table's mean by more than this opens another "
+                                                               "table, unless one has waited half of "
+                                                               "DOMINO_TABLE_WAIT_SECONDS (docs/design.md)")
     matchmaking_poll_seconds: float = Field(1.0, description="how often the bot fill and the re-start of "
                                                              "interrupted match starts run")
     bots_metrics_port: int = Field(9103)

@@ -4,7 +4,7 @@ The use cases live in room_use_cases.py and table_use_cases.py (and presence_use
 where a player is now, which reads both), on the plumbing they share
 (plumbing.py: load, save every changed aggregate in one atomic call, retry a lost race);
 this class combines them and injects the clock, the invite codes, the observer and the
-match service, so tests need no sleeping.
+match service (its MatchCreator and Ratings ports), so tests need no sleeping.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from .presence import MatchLink, Presence
 from .presence_use_cases import PresenceUseCases, Whereabouts
 from .room_use_cases import CODE_ALPHABET, CODE_LENGTH, new_invite_code, normalized_code
 from .rooms import FailedJoins
+from .table_choice import NoRatings, Ratings
 from .table_use_cases import TicketState
 from .tables import Queue
 
@@ -39,11 +40,16 @@ class MatchmakingApplication(PresenceUseCases):  # which is RoomUseCases and Tab
                  clock: Callable[[], float] = time.time, table_wait_seconds: float = 20.0,
                  table_bot_strength: str = "greedy", observer: Observer | None = None,
                  on_change: Callable[[UUID], None] = lambda aggregate_id: None,
-                 code_source: Callable[[], str] = new_invite_code) -> None:
+                 code_source: Callable[[], str] = new_invite_code, ratings: Ratings | None = None,
+                 table_rating_spread: float = 10.0) -> None:
         check_strength(table_bot_strength)
+        if table_rating_spread < 0:
+            raise ValueError("table_rating_spread must not be negative")
         super().__init__(env)
         self.clock = clock
         self.table_wait_seconds = table_wait_seconds
+        self.table_rating_spread = table_rating_spread  # table_choice.py
+        self.ratings = ratings if ratings is not None else NoRatings()
         self.table_bot_strength = table_bot_strength
         self.observer = observer or Observer()
         self.on_change = on_change

@@ -1,5 +1,6 @@
-"""Wires matchmaking: store, application, the match service's client, gRPC server, the bot
-fill and start-again timers, the NATS consumer of match ends, metrics, signals."""
+"""Wires matchmaking: store, application, the match service's clients (matches and ratings),
+gRPC server, the bot fill and start-again timers, the NATS consumer of match ends, metrics,
+signals."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from services.common.changes import ChangeFeed
 
 from .application import MatchmakingApplication
 from .grpc_adapter import MatchmakingServicer
-from .match_client import GrpcMatchCreator
+from .match_client import GrpcMatchCreator, GrpcRatings
 from .metrics import PrometheusObserver
 from .settings import matchmaking_persistence_env
 
@@ -100,7 +101,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     app = MatchmakingApplication(env=matchmaking_persistence_env(settings), matches=creator,
                                  table_wait_seconds=settings.table_wait_seconds,
                                  table_bot_strength=settings.table_bot_strength, observer=PrometheusObserver(),
-                                 on_change=changes.publish)
+                                 on_change=changes.publish, ratings=GrpcRatings(creator),
+                                 table_rating_spread=settings.table_rating_spread)
     server, port = create_server(settings.matchmaking_address, app, keys, changes, limits=limits_of(settings),
                                  metrics=RpcMetrics("matchmaking"), watch_poll_seconds=settings.watch_poll_seconds,
                                  settings=settings)

@@ -106,3 +106,13 @@ class MatchRefused(MatchmakingError):
 
 class ConcurrencyConflict(MatchmakingError):
     """Lost the race for an aggregate more times than it is worth retrying."""
+
+
+class RatingUnavailable(MatchmakingError):
+    """The match service did not tell a player's rating in time (or answered an error). Never
+    reaches a caller: the player is seated first come, first seated (table_choice.py).
+    ``reason``: "deadline", "error", or "backoff" (not asked: it failed moments ago)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason

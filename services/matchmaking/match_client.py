@@ -1,10 +1,13 @@
-"""The MatchCreator port over gRPC: MatchService.CreateMatch with a service token that
-matchmaking mints for itself (role `service`, subject `matchmaking`)."""
+"""The match service's ports over gRPC, with a service token that matchmaking mints for
+itself (role `service`, subject `matchmaking`): MatchCreator (MatchService.CreateMatch,
+GetMatch) and Ratings (MatchService.GetRating). Every call has a deadline."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
+from typing import Callable
 
 import grpc
 
@@ -12,15 +15,18 @@ from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common.auth import KeyRing, mint_token
 
-from .errors import MatchRefused, MatchServiceUnavailable
+from .errors import MatchRefused, MatchServiceUnavailable, RatingUnavailable
 from .match_starts import CreatedMatch
 from .options import Options
+from .table_choice import DEFAULT_ORDINAL
 
 SERVICE_SUBJECT = "matchmaking"
 OVER = (pb.MATCH_STATUS_ENDED, pb.MATCH_STATUS_ABANDONED)
 TOKEN_TTL_SECONDS = 3600
 # The match service answered and will answer the same again: the match can never be created.
 REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION}
+# The match service is away or slow: ratings are not asked again for a moment.
+AWAY = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
 
 
 class GrpcMatchCreator:
@@ -77,3 +83,53 @@ class GrpcMatchCreator:
 
     def close(self) -> None:
         self.channel.close()
+
+
+class GrpcRatings:
+    """The Ratings port (table_choice.py) over gRPC: MatchService.GetRating, on the match
+    client's channel and token. It is asked while a player waits for RequestTable, so its
+    deadline is short (``timeout_seconds``). A rating is kept ``ttl_seconds`` per player,
+    family and team setting (at most ``max_kept`` of them, the least recently used go first);
+    ratings move only when matches end. When the match service is away or does not answer
+    in time it is not asked again for ``backoff_seconds``: RatingUnavailable "backoff"."""
+
+    def __init__(self, client: GrpcMatchCreator, timeout_seconds: float = 1.0, ttl_seconds: float = 60.0,
+                 max_kept: int = 10_000, backoff_seconds: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.client = client
+        self.timeout_seconds = timeout_seconds
+        self.ttl_seconds = ttl_seconds
+        self.max_kept = max_kept
+        self.backoff_seconds = backoff_seconds
+        self.clock = clock
+        self._kept: OrderedDict[tuple[str, str, bool], tuple[float, float]] = OrderedDict()  # -> (until, ordinal)
+        self._quiet_until = 0.0
+        self._lock = threading.Lock()
+
+    def ordinal(self, player_id: str, rules: str, teams: bool) -> float:
+        key = (player_id, rules, teams)
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None and kept[0] > self.clock():
+                self._kept.move_to_end(key)
+                return kept[1]
+            if self.clock() < self._quiet_until:
+                raise RatingUnavailable("backoff", "GetRating failed moments ago; not asked")
+        request = pb.GetRatingRequest(player_id=player_id, rules=rules, teams=teams)
+        try:
+            reply = self.client.stub.GetRating(request, metadata=self.client._metadata(),
+                                               timeout=self.timeout_seconds)
+        except grpc.RpcError as e:
+            code = e.code()
+            if code in AWAY:
+                with self._lock:
+                    self._quiet_until = self.clock() + self.backoff_seconds
+            reason = "deadline" if code == grpc.StatusCode.DEADLINE_EXCEEDED else "error"
+            raise RatingUnavailable(reason, f"GetRating failed: {code.name} {e.details() or ''}".strip()) from None
+        ordinal = reply.rating.ordinal if reply.rating.matches else DEFAULT_ORDINAL
+        with self._lock:
+            self._kept[key] = (self.clock() + self.ttl_seconds, ordinal)
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.max_kept:
+                self._kept.popitem(last=False)
+        return ordinal

@@ -23,6 +23,10 @@ class PrometheusObserver(Observer):
                                  "Seats filled by bots in the matches started, by kind", ["kind"], registry=registry)
         self.races_lost = Counter("domino_matchmaking_races_lost_total",
                                   "Commands retried because another writer (replica) saved first", registry=registry)
+        self.ratings_unavailable = Counter("domino_matchmaking_ratings_unavailable_total",
+                                           "Players seated at a public table first come, first seated because the "
+                                           "match service could not tell their rating, by reason", ["reason"],
+                                           registry=registry)
 
     def queue_waited(self, seconds: float) -> None:
         self.queue_wait.observe(seconds)
@@ -34,3 +38,6 @@ class PrometheusObserver(Observer):
 
     def race_lost(self) -> None:
         self.races_lost.inc()
+
+    def rating_unavailable(self, reason: str) -> None:
+        self.ratings_unavailable.labels(reason).inc()

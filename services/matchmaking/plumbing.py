@@ -1,5 +1,5 @@
 """What matchmaking's use cases share: loading and saving aggregates, retrying lost races,
-and the injected clock, invite codes, observer and match starts.
+and the injected clock, invite codes, observer, match starts and ratings.
 
 RoomUseCases (room_use_cases.py) and TableUseCases (table_use_cases.py) build on this
 class; MatchmakingApplication (application.py) combines them and sets the attributes
@@ -30,6 +30,7 @@ from .tables import Table
 
 if TYPE_CHECKING:
     from .match_starts import MatchStarts
+    from .table_choice import Ratings
 
 RACE_RETRIES = 60
 LOCK_STRIPES = 64
@@ -50,6 +51,10 @@ class Observer:
     def race_lost(self) -> None:
         """Another writer saved first; the command is retried on the new state."""
 
+    def rating_unavailable(self, reason: str) -> None:
+        """A player was seated first come, first seated: their rating could not be told
+        ("deadline", "error", or "backoff": not asked, as it failed moments ago)."""
+
 
 class Plumbing(Application[UUID]):
     # Set by MatchmakingApplication.__init__: clocks, ids and invite codes are injected, so
@@ -57,6 +62,8 @@ class Plumbing(Application[UUID]):
     clock: Callable[[], float]
     code_source: Callable[[], str]
     table_wait_seconds: float
+    table_rating_spread: float
+    ratings: Ratings
     table_bot_strength: str
     observer: Observer
     on_change: Callable[[UUID], None]

@@ -3,23 +3,33 @@ fill long waits with bots, play bots at once.
 
 Built on the plumbing (plumbing.py): `load`, `presence`, `save_changes`, `retrying`
 (reload and retry on a lost race, under a per-queue lock within the process), `clock`,
-`observer` and `starts`, which MatchmakingApplication (application.py) sets. A queue, the
-table it forms and the players seated at it are saved in one atomic call.
+`observer`, `starts` and `ratings`, which MatchmakingApplication (application.py) sets. A
+queue, the table it forms and the players seated at it are saved in one atomic call.
+
+A player asking for a table is seated by rating among the tables forming in the queue
+(table_choice.py). The rating is asked of the match service before the queue is loaded and
+outside its lock, once per request; when it cannot be told, the player is seated first
+come, first seated, and that is counted and logged, never refused.
 """
 
 from __future__ import annotations
 
+import logging
 import uuid
 from dataclasses import dataclass, replace
 from uuid import UUID
 
-from .errors import MatchRefused, MatchServiceUnavailable, RequestIdReused, TicketNotWaiting, UnknownTicket
+from .errors import (
+    MatchRefused, MatchServiceUnavailable, RatingUnavailable, RequestIdReused, TicketNotWaiting, UnknownTicket,
+)
 from .options import Options, check_request_id, check_strength, queue_kinds
 from .plumbing import Plumbing
 from .presence import Presence
 from .seating import bot_id
+from .table_choice import OPEN_AFTER_SHARE
 from .tables import Formation, Queue, Table
 
+log = logging.getLogger("domino.matchmaking")
 PRACTICE_NAMESPACE = uuid.UUID("0c8a3f52-41d2-4f7e-9b58-6a1f0e0d7a06")
 
 
@@ -44,9 +54,12 @@ class TicketState:
 
 class TableUseCases(Plumbing):
     def request_table(self, player_id: str, request_id: str, options: Options) -> TicketState:
-        """Queue for a public table; seats the table at once if this fills it."""
+        """Queue for a public table, at the forming table closest to the player's rating (or
+        a new one, table_choice.py); seats the table at once if this fills it."""
         check_request_id(request_id)
         queue_id = Queue.create_id(options.rules, options.variant, options.teams, options.seats)
+        asked = self.presence(player_id)  # a retry, or a player who is elsewhere, needs no rating
+        ordinal = None if asked.ticket_for_request(request_id) or asked.place else self._rating(player_id, options)
 
         def attempt():
             presence = self.presence(player_id)
@@ -60,7 +73,9 @@ class TableUseCases(Plumbing):
                                                         teams=options.teams, seats=options.seats)
             now = self.clock()
             ticket_id = str(uuid.uuid4())
-            formation = queue.add(ticket_id, player_id, now, table_id=str(uuid.uuid4()))
+            formation = queue.add(ticket_id, player_id, now, table_id=str(uuid.uuid4()), ordinal=ordinal,
+                                  spread=self.table_rating_spread,
+                                  open_after=self.table_wait_seconds * OPEN_AFTER_SHARE)
             presence.open_ticket(ticket_id, queue_key(options), request_id, now)
             seated = self._seat(queue, formation, {player_id: presence}) if formation else []
             self.save_changes(queue, presence, *seated)
@@ -70,6 +85,19 @@ class TableUseCases(Plumbing):
         if formation is not None:
             self._formed(formation)
         return self.ticket(player_id, ticket_id)
+
+    def _rating(self, player_id: str, options: Options) -> float | None:
+        """The player's rating in the queue's family and team setting; None when the match
+        service cannot tell it now (counted and logged: they are seated first come, first seated)."""
+        try:
+            return self.ratings.ordinal(player_id, options.rules, options.teams)
+        except RatingUnavailable as e:
+            self.observer.rating_unavailable(e.reason)
+            if e.reason != "backoff":  # that failure was logged moments ago
+                log.warning("no rating to seat by; seating first come, first seated",
+                            extra={"player": player_id, "rules": options.rules, "teams": options.teams,
+                                   "reason": e.reason, "error": str(e)})
+            return None
 
     def ticket(self, player_id: str, ticket_id: str) -> TicketState:
         presence = self.load(Presence, Presence.create_id(player_id))
@@ -107,28 +135,33 @@ class TableUseCases(Plumbing):
         return self.ticket(player_id, ticket_id)
 
     def fill_waiting_tables(self, now: float | None = None) -> list[str]:
-        """Seat bots at every queue whose oldest player has waited the configured time;
-        returns the ids of the tables formed. The step function of the bot-fill timer."""
+        """Form every forming table whose oldest player has waited the configured time, its
+        empty seats taken by the queue's other waiting players, then bots; returns the ids
+        of the tables formed. The step function of the bot-fill timer."""
         now = self.clock() if now is None else now
         formed = []
         for rules, variant, teams, seats in queue_kinds():
-            queue_id = Queue.create_id(rules, variant, teams, seats)
-
-            def attempt():
-                queue = self.load(Queue, queue_id)
-                if queue is None:
-                    return None
-                formation = queue.fill_with_bots(str(uuid.uuid4()), now, self.table_wait_seconds,
-                                                 self.table_bot_strength)
-                if formation is not None:
-                    self.save_changes(queue, *self._seat(queue, formation, {}))
-                return formation
-
-            formation = self.retrying(attempt, lock=queue_id)
-            if formation is not None:
-                self._formed(formation)
-                formed.append(formation.table_id)
+            formed += self._fill_queue(Queue.create_id(rules, variant, teams, seats), now)
         return formed
+
+    def _fill_queue(self, queue_id: UUID, now: float) -> list[str]:
+        """The tables of one queue that are due, formed one atomic save at a time."""
+        def attempt() -> Formation | None:
+            queue = self.load(Queue, queue_id)
+            if queue is None:
+                return None
+            formation = queue.fill_with_bots(str(uuid.uuid4()), now, self.table_wait_seconds, self.table_bot_strength)
+            if formation is not None:
+                self.save_changes(queue, *self._seat(queue, formation, {}))
+            return formation
+
+        formed: list[str] = []
+        while True:
+            formation = self.retrying(attempt, lock=queue_id)
+            if formation is None:
+                return formed
+            self._formed(formation)
+            formed.append(formation.table_id)
 
     def _seat(self, queue: Queue, formation: Formation, known: dict[str, Presence]) -> list:
         """The table a queue formed, and its players' presences seated at it. Public tables

@@ -1,7 +1,9 @@
 """Matchmaking over real gRPC on loopback, in front of a real in-process MatchService:
 `running_matchmaking` serves a MatchmakingApplication in a background event loop, and
-`running_system` starts a match service and matchmaking wired to it by the real gRPC client,
-whose channel records every CreateMatchRequest it sends (`System.created`).
+`running_system` starts a match service and matchmaking wired to it by the real gRPC clients
+(matches and ratings), whose channel records every CreateMatchRequest it sends
+(`System.created`). Its match service has no history view unless given one (`history=`), so
+GetRating answers UNAVAILABLE and public tables are seated first come, first seated.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from services.common.changes import ChangeFeed
 from services.matchmaking.application import MatchmakingApplication
 from services.common.grpc_server import mark_serving
 from services.matchmaking.bootstrap import create_server
-from services.matchmaking.match_client import GrpcMatchCreator
+from services.matchmaking.match_client import GrpcMatchCreator, GrpcRatings
 from tests.service.harness import UNLIMITED, Service, running_service
 from tests.support.clock import Clock
 from tests.support.keys import KEYS, auth
@@ -123,18 +125,26 @@ class _Recorder(grpc.UnaryUnaryClientInterceptor):
 
 
 @contextmanager
-def running_system(metrics: RpcMetrics | None = None, **app_options):
-    """A real match service (in memory, fixed seed) and matchmaking wired to it over gRPC."""
+def running_system(metrics: RpcMetrics | None = None, history=None, ratings_address: str = "",
+                   ratings_timeout_seconds: float = 1.0, **app_options):
+    """A real match service (in memory, fixed seed) and matchmaking wired to it over gRPC.
+    ``history``: the match service's history view (services/history/view.py), which
+    GetRating reads; ``ratings_address``: ask ratings there instead (a hung socket...)."""
     clock = Clock()
     seed = hashlib.sha256(b"matchmaking service tests").digest()
     match_app = MatchApplication(env=POPO, clock=clock, seed_source=lambda: seed)
-    with running_service(match_app) as match:
+    with running_service(match_app, history=history) as match:
         creator = GrpcMatchCreator(f"127.0.0.1:{match.port}", KEYS)
         created: list[match_pb.CreateMatchRequest] = []
         creator.stub = match_grpc.MatchServiceStub(grpc.intercept_channel(creator.channel, _Recorder(created)))
+        asked = GrpcMatchCreator(ratings_address, KEYS) if ratings_address else creator
+        ratings = GrpcRatings(asked, timeout_seconds=ratings_timeout_seconds)
         changes = ChangeFeed()
-        app = MatchmakingApplication(env=POPO, matches=creator, clock=clock, on_change=changes.publish, **app_options)
+        app = MatchmakingApplication(env=POPO, matches=creator, clock=clock, on_change=changes.publish,
+                                     ratings=ratings, **app_options)
         with running_matchmaking(app, changes, metrics=metrics) as port:
             with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
                 yield System(clock, match, app, pb_grpc.MatchmakingServiceStub(channel), port, created)
+        if asked is not creator:
+            asked.close()
         creator.close()

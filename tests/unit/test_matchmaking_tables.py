@@ -1,8 +1,8 @@
 """Public tables, presence, practice and the match lifecycle, in memory.
 
 The aggregates are exercised through the application on the in-memory store; the match
-service is replaced at its port (MatchCreator) by a recording fake, the one seam that is
-mocked here. The same behaviours run over gRPC against a real match service in
+service is replaced at its ports (MatchCreator, Ratings) by recording fakes, the one seam
+that is mocked here. The same behaviours run over gRPC against a real match service in
 tests/service/test_matchmaking_*.py.
 """
 
@@ -12,14 +12,15 @@ import uuid
 from dataclasses import replace
 
 import pytest
+from eventsourcing.domain import Snapshot
 from prometheus_client import CollectorRegistry
 
 from services.matchmaking.application import MatchmakingApplication
 from services.matchmaking.presence import MatchLink, Presence
 from services.matchmaking.tables import Queue, Table
 from services.matchmaking.errors import (
-    AlreadyElsewhere, InvalidRequest, MatchRefused, MatchServiceUnavailable, RequestIdReused, TicketNotWaiting,
-    UnknownTicket,
+    AlreadyElsewhere, InvalidRequest, MatchRefused, MatchServiceUnavailable, RatingUnavailable, RequestIdReused,
+    TicketNotWaiting, UnknownTicket,
 )
 from services.matchmaking.metrics import PrometheusObserver
 from services.matchmaking.options import Options
@@ -337,6 +338,120 @@ def test_a_match_already_over_when_it_is_recorded_frees_its_players_at_once(app,
     table = app.start_practice("ann", "p1", DRAW_2, "greedy")
     assert app.load(MatchLink, MatchLink.create_id(table.match_id)).released
     assert app.presence("ann").place is None
+
+
+# ---- seated by rating ----------------------------------------------------------------------
+
+
+class FakeRatings:
+    """Matchmaking's Ratings port: ordinals by player (unrated: 0); ``down`` fails every ask."""
+
+    def __init__(self, **ordinals: float) -> None:
+        self.ordinals = ordinals
+        self.asked: list[tuple[str, str, bool]] = []
+        self.down = ""
+
+    def ordinal(self, player_id: str, rules: str, teams: bool) -> float:
+        self.asked.append((player_id, rules, teams))
+        if self.down:
+            raise RatingUnavailable(self.down, "GetRating failed: DEADLINE_EXCEEDED")
+        return self.ordinals.get(player_id, 0.0)
+
+
+def rated_app(clock, matches, ratings, **options) -> MatchmakingApplication:
+    return MatchmakingApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, matches=matches, clock=clock,
+                                  ratings=ratings, **options)
+
+
+def test_players_of_similar_rating_are_seated_together_when_two_tables_form(clock, matches):
+    app = rated_app(clock, matches, FakeRatings(ace=30.0, ada=26.0, cub=-8.0))
+    ace = app.request_table("ace", "r1", DRAW_2)
+    cub = app.request_table("cub", "r1", DRAW_2)  # 38 points from ace: a table of its own
+    clock.advance(1)
+    ada = app.request_table("ada", "r1", DRAW_2)
+    assert ada.status == "seated" and ada.seats == ("ace", "ada") and app.ticket("ace", ace.ticket_id).seat == 0
+    assert app.ticket("cub", cub.ticket_id).status == "waiting"
+    assert app.request_table("new", "r1", DRAW_2).seats == ("cub", "new")  # 0 is within 10 of -8
+    assert app.ratings.asked[0] == ("ace", "egyptian", False)
+
+
+def test_a_table_that_has_waited_half_the_wait_takes_anyone(clock, matches):
+    app = rated_app(clock, matches, FakeRatings(ace=30.0), table_wait_seconds=20)
+    app.request_table("ace", "r1", DRAW_2)
+    clock.advance(9.9)
+    assert app.request_table("bob", "r1", DRAW_2).status == "waiting"
+    app.cancel_ticket("bob", app.whereabouts("bob").ticket.ticket_id)
+    clock.advance(0.1)
+    assert app.request_table("bob", "r2", DRAW_2).seats == ("ace", "bob")
+
+
+def test_the_rating_spread_is_a_setting(clock, matches):
+    app = rated_app(clock, matches, FakeRatings(ace=30.0), table_rating_spread=30)
+    app.request_table("ace", "r1", DRAW_2)
+    assert app.request_table("bob", "r1", DRAW_2).seats == ("ace", "bob")
+    with pytest.raises(ValueError):
+        rated_app(clock, matches, FakeRatings(), table_rating_spread=-1)
+
+
+def test_nobody_waits_longer_than_the_wait_and_split_tables_join_before_bots_come(clock, matches):
+    app = rated_app(clock, matches, FakeRatings(ace=30.0, ada=30.0, cub=-10.0), table_wait_seconds=20)
+    tickets = {}
+    for player in ("ace", "cub", "ada"):
+        tickets[player] = app.request_table(player, "r1", BLOCK_4)
+        clock.advance(1)
+    assert len(app.load(Queue, Queue.create_id("egyptian", "block-4", True)).forming_tables()) == 2
+    clock.advance(17)  # ace has waited 20 s
+    (table_id,) = app.fill_waiting_tables()
+    seated = app.ticket("cub", tickets["cub"].ticket_id)
+    assert seated.table_id == table_id and seated.seats == ("ace", "cub", "ada", "bot:greedy:3")
+
+
+def test_every_due_table_of_a_queue_is_formed_in_one_pass(clock, matches):
+    app = rated_app(clock, matches, FakeRatings(ace=30.0, cub=-10.0, cid=-10.0), table_wait_seconds=20)
+    three = Options.chosen("egyptian", "block-3")
+    for player in ("ace", "cub", "cid"):
+        app.request_table(player, "r1", three)
+    clock.advance(20)
+    formed = app.fill_waiting_tables()
+    assert len(formed) == 1  # ace's table took cub and cid: one table, no second one to form
+    assert app.load(Queue, Queue.create_id("egyptian", "block-3", False)).waiting == []
+
+
+def test_a_rating_the_match_service_cannot_tell_seats_first_come_and_is_counted(clock, matches, caplog):
+    registry = CollectorRegistry()
+    ratings = FakeRatings(ace=30.0, cub=-8.0)
+    app = rated_app(clock, matches, ratings, observer=PrometheusObserver(registry))
+    app.request_table("ace", "r1", DRAW_2)
+    ratings.down = "deadline"
+    assert app.request_table("cub", "r1", DRAW_2).seats == ("ace", "cub")
+    ratings.down = "backoff"
+    app.request_table("cat", "r1", DRAW_2)
+    value = registry.get_sample_value
+    assert value("domino_matchmaking_ratings_unavailable_total", {"reason": "deadline"}) == 1
+    assert value("domino_matchmaking_ratings_unavailable_total", {"reason": "backoff"}) == 1
+    warned = [r for r in caplog.records if r.getMessage().startswith("no rating to seat by")]
+    assert [(r.player, r.reason) for r in warned] == [("cub", "deadline")]  # a back-off is not logged again
+
+
+def test_a_retried_request_or_a_player_elsewhere_is_not_rated_again(clock, matches):
+    ratings = FakeRatings()
+    app = rated_app(clock, matches, ratings)
+    first = app.request_table("ann", "r1", BLOCK_4)
+    assert app.request_table("ann", "r1", BLOCK_4) == first
+    with pytest.raises(AlreadyElsewhere):
+        app.request_table("ann", "r2", BLOCK_4)
+    assert ratings.asked == [("ann", "egyptian", True)]
+
+
+def test_a_queue_of_rated_tables_reads_back_the_same_from_a_snapshot(clock, matches):
+    app = rated_app(clock, matches, FakeRatings(ace=30.0, ada=28.0, cub=-10.0))
+    for player in ("ace", "cub", "ada", "bob"):
+        app.request_table(player, "r1", BLOCK_4)
+    queue = app.load(Queue, Queue.create_id("egyptian", "block-4", True))
+    snapshot = Snapshot.take(queue)
+    restored = app.mapper.to_domain_event(app.mapper.to_stored_event(snapshot)).mutate(None)
+    assert (restored.waiting, restored.forming) == (queue.waiting, queue.forming)
+    assert [t.ordinals for t in restored.forming_tables()] == [(30.0, 28.0), (-10.0, 0.0)]
 
 
 # ---- storage and metrics -------------------------------------------------------------------
