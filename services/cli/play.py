@@ -17,7 +17,7 @@ from services.client.inbox import Inbox
 from services.client import families
 from services.client.families import RULES, SEAT_COUNTS, VARIANTS, Setup
 from services.client.menu import STRENGTHS, TURN_TIMERS, clean_code
-from services.client.store import KeptHeads, LastMatch
+from services.client.store import Exports, KeptHeads, LastMatch
 from services.client.terminal import Output
 from services.common.auth import KeyRing, MissingKeys, mint_token
 from services.common.config import Settings, client_keys_dir
@@ -95,7 +95,8 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
               help="PEM file of the certificate(s) to trust for the server's (a private or self-signed one). "
                    "Implies --tls.")
 @click.option("--var", "var_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where your last match id is kept (default: DOMINO_VAR_DIR or ./var).")
+              help="Where your last match id, signed heads and exported records are kept (default: DOMINO_VAR_DIR or "
+                   "./var).")
 @click.option("--practice", "mode", flag_value="practice", help="Practise against bots at once.")
 @click.option("--table", "mode", flag_value="table", help="Ask for a seat at a public table at once.")
 @click.option("--create", "mode", flag_value="create", help="Create a private room at once.")
@@ -103,6 +104,8 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 @click.option("--resume", "resume", default=None, metavar="MATCH_ID",
               help="Go back to a match (after a crash or a lost connection); 'last' for the one matchmaking says "
                    "you are seated in (or, if it does not answer, the last one played here).")
+@click.option("--watch", "watch", default=None, metavar="MATCH_ID",
+              help="Watch a match as a spectator (one turn behind, no hands), if it allows spectators; q leaves.")
 @click.option("--rules", type=click.Choice(RULES), default=None,
               help="The family: egyptian (the default), all-fives, goat, classic or sports.")
 @click.option("--variant", type=click.Choice(VARIANTS), default=None,
@@ -134,14 +137,15 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
                    f"(default {ROUND_PAUSE:g}; 0 with --auto; 0 skips it).")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-redraw", is_flag=True, help="Print screens one after another instead of redrawing in place.")
-def play(player, token, match_address, matchmaking_address, server, tls, ca, var_dir, mode, code, resume, rules,
-         variant, seats, teams, target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full,
+def play(player, token, match_address, matchmaking_address, server, tls, ca, var_dir, mode, code, resume, watch,
+         rules, variant, seats, teams, target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full,
          spectators, auto, delay, round_pause, no_color, no_redraw) -> None:
     """Play dominoes in the terminal: practice against bots, public tables, private rooms.
 
     With no mode it shows a menu, which first offers to take you back to where matchmaking
-    says you are: your room, your ticket for a public table, or your match. Start the system
-    first with `domino up`.
+    says you are: your room, your ticket for a public table, or your match; it also lists your
+    matches (and exports them), shows ratings and the leaderboard, and lets you watch a match.
+    Start the system first with `domino up`.
 
     \b
     Examples:
@@ -152,14 +156,15 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
       domino play --create --variant draw-2          (share the invite code)
       domino play --join K7M2PQ4X
       domino play --resume last
+      domino play --watch MATCH_ID                 (as a spectator, one turn behind)
       domino play --practice --variant draw-2 --bots greedy --auto   (watch it play itself)
       domino play --server play.example.com --token "$TOKEN"   (the public host, over TLS)
       domino play --server play.example.com --ca dev-ca.pem --token "$TOKEN"   (a self-signed one)
     """
     settings = Settings()
-    modes = [m for m in (mode, code and "join", resume and "resume") if m]
+    modes = [m for m in (mode, code and "join", resume and "resume", watch and "watch") if m]
     if len(modes) > 1:
-        raise click.UsageError("choose one of --practice, --table, --create, --join and --resume")
+        raise click.UsageError("choose one of --practice, --table, --create, --join, --resume and --watch")
     if (fill_bots or start_when_full or spectators is not None) and mode != "create":
         raise click.UsageError("--fill-bots, --start-when-full and --spectators go with --create")
     if server and (match_address or matchmaking_address):
@@ -191,7 +196,7 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
     matchmaking_api = MatchmakingApi(matchmaking_address, token, credentials=credentials)
     try:
         check_reachable([("the match service", match_api)]
-                        + ([] if resume else [("matchmaking", matchmaking_api)]), tls=tls)
+                        + ([] if resume or watch else [("matchmaking", matchmaking_api)]), tls=tls)
     except click.ClickException:
         match_api.close()
         matchmaking_api.close()
@@ -205,13 +210,15 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
     inbox = Inbox()
     inbox.read_lines(sys.stdin)
     heads = KeptHeads(var_dir or Path(settings.var_dir), player)
+    exports = Exports(var_dir or Path(settings.var_dir), player)
     app = App(player, match_api, matchmaking_api, inbox, out, store, heads,
               GameOptions(auto=auto, delay=delay, tick=1.0 if out.redraw else 0.0, round_pause=round_pause),
               Choices(rules=choices.rules or None, variant=choices.variant or None,
                       seats=choices.seats, teams=choices.teams, target=choices.target,
                       goat_options=choices.goat_options,
                       turn_timer=int(turn_timer) if turn_timer is not None else None, strength=strength, seat=seat,
-                      fill_bots=fill_bots, start_when_full=start_when_full, spectators=spectators))
+                      fill_bots=fill_bots, start_when_full=start_when_full, spectators=spectators),
+              exports=exports)
     match_id = None
     status = 0
     try:
@@ -220,6 +227,8 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
             if not match_id:
                 raise click.ClickException(f"no unfinished match is remembered for {player}")
             app.play_match(match_id)
+        elif watch:
+            app.watch(watch)
         elif mode == "practice":
             app.practice()
         elif mode == "table":
@@ -237,7 +246,7 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
     except InputClosed:
         console.print()
     except KeyboardInterrupt:
-        console.print("\nBye. An unfinished match waits for you: domino play --resume last")
+        console.print("\nBye." if watch else "\nBye. An unfinished match waits for you: domino play --resume last")
         status = 130
     finally:
         match_api.close()

@@ -2,10 +2,12 @@
 
 Layout: a pure core that turns a server view into screen text and an input line into a
 command (``tiles``, ``commands``, ``render`` with ``pips`` and ``recent``, ``rounds``,
-``round_end``, ``leading``, ``lobby_screens``, ``menu``), what each rule family lets a
+``round_end``, ``leading``, ``lobby_screens``, ``menu``, ``talk`` for quick chat,
+``history_screens`` for past matches and ratings), what each rule family lets a
 player choose (``families``), the gRPC calls (``api``), an inbox
 that merges typed lines and server streams into one queue (``inbox``), and the loops that
-put them together (``game`` for a match, ``app`` for the menu, rooms and public tables).
+put them together (``game`` for a match, ``spectate`` for watching one, ``app`` for the
+menu, rooms, public tables, history and ratings).
 Everything that reads or writes the terminal takes its console and input stream as
 arguments, so tests drive it through a pseudo-terminal or plain streams.
 """

@@ -177,6 +177,25 @@ class MatchApi(_Stub):
         """The match's domino-record/1 JSON as the caller's seat may see it (docs/record.md)."""
         return self.call(self.stub.ExportMatch, pb.ExportMatchRequest(match_id=match_id), retry=True).record_json
 
+    def send_chat(self, match_id: str, phrase: str) -> None:
+        """One quick-chat phrase to the table (table_talk.PHRASES). Not retried: it carries no
+        request id, and a phrase lost to an outage is better than one said twice."""
+        self.call(self.stub.SendChat, pb.SendChatRequest(match_id=match_id, phrase=phrase))
+
+    def my_matches(self, page_size: int = 10, page_token: str = "") -> pb.ListMyMatchesResponse:
+        """A page of the caller's matches, newest first (``next_page_token`` for the next)."""
+        request = pb.ListMyMatchesRequest(page_size=page_size, page_token=page_token)
+        return self.call(self.stub.ListMyMatches, request, retry=True)
+
+    def rating(self, rules: str, teams: bool, player_id: str = "") -> pb.GetRatingResponse:
+        """A player's rating in a family and team setting (empty ``player_id``: the caller)."""
+        request = pb.GetRatingRequest(player_id=player_id, rules=rules, teams=teams)
+        return self.call(self.stub.GetRating, request, retry=True)
+
+    def leaderboard(self, rules: str, teams: bool, top: int = 10) -> pb.GetLeaderboardResponse:
+        request = pb.GetLeaderboardRequest(rules=rules, teams=teams, top=top)
+        return self.call(self.stub.GetLeaderboard, request, retry=True)
+
     def _probe(self):
         return self.stub.GetMatch, pb.GetMatchRequest()
 

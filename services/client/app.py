@@ -18,12 +18,13 @@ from rich.text import Text
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 
-from . import families, lobby_screens, menu, rounds, tiles
+from . import families, history_screens, lobby_screens, menu, rounds, tiles
 from .api import ApiError, MatchApi, MatchmakingApi
 from .families import Setup
 from .game import ClientError, Game, GameOptions
 from .inbox import Inbox, Pump
-from .store import KeptHeads, LastMatch
+from .spectate import Spectator
+from .store import Exports, KeptHeads, LastMatch
 from .terminal import Output
 
 
@@ -71,6 +72,7 @@ class App:
     choices: Choices = field(default_factory=Choices)
     clock: Callable[[], float] = time.time
     interactive: bool = False  # the menu is in charge: answers are typed, closed input ends the client
+    exports: Exports | None = None  # where "Your matches" writes the records the player exports
 
     # ---- entry points ---------------------------------------------------------------
 
@@ -100,6 +102,12 @@ class App:
                     self.create_room()
                 elif answer == "4":
                     self.join_room()
+                elif answer == "5":
+                    self.my_matches()
+                elif answer == "6":
+                    self.ratings()
+                elif answer == "7":
+                    self.watch()
             except ApiError as e:
                 self.out.say(Text(explain(e), style="bold red"))
                 if e.code == grpc.StatusCode.UNAVAILABLE:
@@ -204,6 +212,102 @@ class App:
             if self.heads is not None and final.HasField("head"):
                 self.out.say(f"The signed heads of this match are kept in {self.heads.path(match_id)} "
                              "(for `domino audit verify --heads`).", soft_wrap=True)
+        return final
+
+    # ---- history, ratings, watching -------------------------------------------------
+
+    def my_matches(self) -> None:
+        """"Your matches": pages of ListMyMatches, newest first; a number exports that match
+        (ExportMatch with the player's own token: what their seat saw) to a file under var/."""
+        tokens = [""]  # the page token of each page seen so far; the last is on screen
+        page: pb.ListMyMatchesResponse | None = None
+        while True:
+            if page is None:
+                try:
+                    page = self.match.my_matches(history_screens.PAGE, tokens[-1])
+                except ApiError as e:
+                    self.out.say(Text(f"Your matches are not available: {_plain(e)}", style="bold red"))
+                    return
+                self.out.say(history_screens.history_screen(page.matches, len(tokens) - 1,
+                                                            bool(page.next_page_token)))
+                if not page.matches and len(tokens) == 1:
+                    return
+            first = (len(tokens) - 1) * history_screens.PAGE + 1
+            self.out.ask("Your matches>")
+            command = history_screens.parse_history(self._line(), first, len(page.matches),
+                                                    bool(page.next_page_token), len(tokens) - 1)
+            if command.action == "back":
+                return
+            if command.action == "next":
+                tokens.append(page.next_page_token)
+                page = None
+            elif command.action == "previous":
+                tokens.pop()
+                page = None
+            elif command.action == "export":
+                self._export(page.matches[command.number - first])
+            else:
+                self.out.say(command.message, style="yellow")
+
+    def _export(self, summary: pb.MatchSummary) -> None:
+        try:
+            record = self.match.export(summary.match_id)
+        except ApiError as e:
+            self.out.say(Text(f"Could not export match {summary.match_id}: {_plain(e)}", style="bold red"))
+            return
+        exports = self.exports or Exports("var", self.player)
+        try:
+            path = exports.save(summary.match_id, record)
+        except OSError as e:
+            self.out.say(Text(f"Could not write the record: {e}", style="bold red"))
+            return
+        self.out.say(Text.assemble("Exported match ", (summary.match_id, "bold"), " (as your seat saw it) to ",
+                                   (str(path), "bold green")), soft_wrap=True)
+
+    def ratings(self) -> None:
+        """"Ratings": the player's rating in a family and team setting (asked; by default
+        those of the match they last played) and that leaderboard's top with their rank."""
+        last = self._last_played()
+        rules = self.ask_choice("Family", families.RULES, last.rules if last is not None else "egyptian")
+        kind = families.family(rules).teams
+        if kind == families.OPTION:
+            default = "teams" if last is not None and last.rules == rules and last.teams else "solo"
+            teams = self.ask_choice("Ratings for", ("solo", "teams"), default) == "teams"
+        else:
+            teams = kind == families.ALWAYS
+        try:
+            mine = self.match.rating(rules, teams)
+            board = self.match.leaderboard(rules, teams, history_screens.TOP)
+        except ApiError as e:
+            self.out.say(Text(f"Ratings are not available: {_plain(e)}", style="bold red"))
+            return
+        self.out.say(history_screens.ratings_screen(rules, teams, mine, board, self.player))
+
+    def _last_played(self) -> pb.MatchSummary | None:
+        """The player's newest match (None: none, or no history on this server)."""
+        try:
+            page = self.match.my_matches(1)
+        except ApiError:
+            return None
+        return page.matches[0] if page.matches else None
+
+    def watch(self, match_id: str | None = None) -> pb.MatchView | None:
+        """WatchMatch as a spectator: the public view one turn behind, and the table talk.
+        ClientError with the server's message when the match may not be watched. A match the
+        player has a seat at is opened to play instead."""
+        while not match_id:
+            self.out.ask("Match id to watch:")
+            match_id = self._line().strip()
+        spectator = Spectator(self.match, self.inbox, self.out, stop_on_eof=self.interactive)
+        final = spectator.run(match_id)
+        if spectator.seated:
+            self.out.say("You have a seat at this match: opening it to play.", style="bold")
+            return self.play_match(match_id)
+        self.out.fresh()
+        if final is None:
+            self.out.say(f"You stopped watching match {match_id}.", style="bold")
+        else:
+            self.out.say(rounds.result_line(final), soft_wrap=True)
         return final
 
     # ---- waiting for a table --------------------------------------------------------
@@ -477,6 +581,15 @@ def explain(error: ApiError) -> str:
     elif error.code == grpc.StatusCode.NOT_FOUND and "code" in error.message.lower():
         text += ". Check the invite code."
     return text
+
+
+def _plain(error: ApiError) -> str:
+    """The server's own message when it sent one (a refusal, or "not available on this
+    server"); the usual words when the service could not be reached at all."""
+    message = error.message or ""
+    if not message or error.code == grpc.StatusCode.DEADLINE_EXCEEDED or "failed to connect" in message.lower():
+        return str(error)
+    return message
 
 
 def _describe(view: pb.MatchView) -> str:

@@ -82,6 +82,8 @@ Any time: Enter refreshes the screen, ? shows this help, q leaves the table
 (your seat stays; `domino play --resume MATCH_ID` brings you back), and
 `leave match` leaves for good: the server plays your seat to the end and you
 are free to play elsewhere.
+Quick chat: c lists the phrases, c 3 or c well_played says one to the table
+(the last few show under "Table talk", spectators see them too).
 Marked away (two turns timed out), the server plays for you until you type
 back (or b) or a move; Enter only refreshes, q leaves without coming back."""
 

@@ -8,6 +8,10 @@ that is reused for the retries of that one command.
 The countdown ticks on every screen, the player's own turn included; a tick rewrites only
 the lines that changed, so a half-typed line survives it (terminal.Output).
 
+The stream also brings table talk: an update with only ``chat`` set (no event, no view)
+is a quick-chat phrase, shown in the last few lines of "Table talk", never a view; ``c``
+lists the phrases and ``c N`` or ``c NAME`` sends one (SendChat).
+
 A seat the server marked away is taken back only by the player: when they open the match,
 type ``back`` or type a move. Enter only refreshes, ``q`` leaves as it is, and a stream
 that reconnects after an outage leaves the seat away (the server keeps playing for it).
@@ -25,12 +29,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import commands, render, round_end, tiles
+from . import commands, render, round_end, talk, tiles
 from .api import ApiError, MatchApi, request_id
 from .commands import Leave, Back, ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from .inbox import Inbox, Pump
@@ -75,6 +79,8 @@ class Game:
         self.round_end: round_end.RoundEnd | None = None  # the ended round, on screen until _round_end_until()
         self.round_end_shown: float | None = None  # when it was first drawn: the pause counts from then
         self.final_round: round_end.RoundEnd | None = None  # the last round's hands, on the final screen
+        self.talk = talk.TalkLog()  # table talk: the quick-chat phrases received (WatchMatch's chat updates)
+        self.talk_shown = 0  # how many of them the last screen printed
 
     # ---- the loop -------------------------------------------------------------------
 
@@ -91,8 +97,7 @@ class Game:
         if not tiles.is_ended(view) and view.seats[view.your_seat].away and not view.seats[view.your_seat].left:
             self._resume()
         if not tiles.is_ended(view):
-            self.pump = Pump(self.inbox, "view", self._open_watch,
-                             reopen_when_done=lambda last: last is None or not tiles.is_ended(last.view)).start()
+            self.pump = Pump(self.inbox, "view", self._open_watch, reopen_when_done=_reopen).start()
         try:
             return self._loop()
         finally:
@@ -181,28 +186,42 @@ class Game:
                 self.round_end_shown = now
             until = self._round_end_until()
             assert until is not None  # a round's end is on screen, shown since round_end_shown
-            screen = Group(render.header(self.view), round_end.round_end_panel(self.view, self.round_end),
-                           round_end.next_round_text(self.view, now, until - now))
+            parts: list[RenderableType] = [render.header(self.view),
+                                           round_end.round_end_panel(self.view, self.round_end)]
+            talk_area = self._talk_text()
+            if talk_area is not None:
+                parts.append(talk_area)
+            if self.message:
+                parts.append(self.message if isinstance(self.message, Text)
+                             else Text(self.message, style="bold yellow"))
+            parts.append(round_end.next_round_text(self.view, now, until - now))
+            screen = Group(*parts)
             self.out.screen(screen, with_prompt=True, in_place=not self.typed)
         else:
             prompting = tiles.is_my_turn(self.view) and not self.options.auto and not tiles.is_ended(self.view)
             panel = (round_end.round_end_panel(self.view, self.final_round)
                      if self.final_round is not None and tiles.is_ended(self.view) else None)
-            screen = render.game_screen(self.view, now, self.message, self.pending, self.options.auto, panel)
+            screen = render.game_screen(self.view, now, self.message, self.pending, self.options.auto, panel,
+                                        talk=self._talk_text())
             self.out.screen(screen, with_prompt=prompting, in_place=not self.typed)
             self.shown = self.view
+        self.talk_shown = len(self.talk)
         self.dirty = False
         self.typed = False
 
+    def _talk_text(self) -> Text | None:
+        me = self.view.seats[self.view.your_seat].player_id if 0 <= self.view.your_seat < len(self.view.seats) else ""
+        return talk.talk_text(self.talk, me)
+
     def _worth_printing(self) -> bool:
         """Printed one after another (a pipe, a log), screens come when the player has
-        something to do or see: their turn, a message, a round's or the match's end, and
-        the first screen after their own move; not after every move of the others."""
+        something to do or see: their turn, a message, table talk, a round's or the match's
+        end, and the first screen after their own move; not after every move of the others."""
         shown, view = self.shown, self.view
         if self.round_end is not None:
-            return self.typed
-        return (shown is None or bool(self.message) or tiles.is_my_turn(view) or tiles.is_ended(view)
-                or tiles.is_my_turn(shown) or len(view.rounds) != len(shown.rounds))
+            return self.typed or len(self.talk) != self.talk_shown
+        return (shown is None or bool(self.message) or len(self.talk) != self.talk_shown or tiles.is_my_turn(view)
+                or tiles.is_ended(view) or tiles.is_my_turn(shown) or len(view.rounds) != len(shown.rounds))
 
     # ---- the end of a round -----------------------------------------------------------
 
@@ -248,7 +267,7 @@ class Game:
     def _handle(self, event):
         if event.kind == "view":
             if event.source is self.pump:
-                self._update(event.value.view)
+                self._streamed(event.value)
         elif event.kind == "line":
             return self._on_line(event.value)
         elif event.kind == "eof":
@@ -267,6 +286,15 @@ class Game:
             self.poll = True
             self.dirty = True
         return None
+
+    def _streamed(self, update: pb.WatchMatchResponse) -> None:
+        """One WatchMatch update: a quick-chat phrase (then it carries no event and no view),
+        or a stored event with the view after it."""
+        if update.HasField("chat"):
+            if self.talk.add(update.chat):
+                self.dirty = True
+        elif update.HasField("view"):
+            self._update(update.view)
 
     def _update(self, view: pb.MatchView) -> None:
         self.on_view(view)
@@ -290,6 +318,10 @@ class Game:
             return None
         self.message = ""
         self.dirty = True
+        chat = talk.parse_chat(line)
+        if chat is not None and not (self.pending is not None and isinstance(chat, talk.ListPhrases)):
+            self._chat(chat)  # c alone still cancels the question of which end
+            return None
         if self.round_end is not None:  # the ended round is on screen: Enter goes on, q leaves
             text = line.strip()
             if commands.parse_move(text, self.view) == Quit():
@@ -351,6 +383,19 @@ class Game:
         elif isinstance(command, (Play, Draw)):
             self._send(command)
         return None
+
+    def _chat(self, command: talk.ChatCommand) -> None:
+        if isinstance(command, talk.ListPhrases):
+            self.message = talk.phrases_text()
+        elif isinstance(command, talk.Unclear):
+            self.message = Text(command.message, style="bold red")
+        else:
+            try:
+                self.api.send_chat(self.view.match_id, command.phrase)
+            except ApiError as e:
+                self.message = Text(talk.refusal(e), style="bold red")
+            else:  # everyone, the sender too, sees it in the table talk once the stream brings it
+                self.message = Text(f"You said: {talk.phrase_text(command.phrase)}", style="dim")
 
     def _away(self) -> bool:
         return self.view.seats[self.view.your_seat].away
@@ -423,6 +468,12 @@ class Game:
         except ApiError as e:
             self.message = Text(f"Could not take your seat back: {e}", style="bold red")
         self.dirty = True
+
+
+def _reopen(last: pb.WatchMatchResponse | None) -> bool:
+    """Whether a WatchMatch stream the server ended is opened again: unless its last update
+    showed the match ended (a chat-only update shows no view at all)."""
+    return last is None or not last.HasField("view") or not tiles.is_ended(last.view)
 
 
 def _timed_out_for_me(view: pb.MatchView) -> bool:

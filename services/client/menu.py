@@ -17,6 +17,9 @@ MAIN = [
     ("2", "Play at a public table"),
     ("3", "Create a private room (invite friends with a code)"),
     ("4", "Join a room with a code"),
+    ("5", "Your matches"),
+    ("6", "Ratings"),
+    ("7", "Watch a match"),
     ("q", "Quit"),
 ]
 

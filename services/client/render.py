@@ -40,9 +40,10 @@ def to_text(renderable: RenderableType, width: int = 100, color: bool = False) -
 
 
 def game_screen(view: pb.MatchView, now: float | None = None, message: str | Text = "",
-                pending: Tile | None = None, auto: bool = False, round_panel: RenderableType | None = None) -> Group:
+                pending: Tile | None = None, auto: bool = False, round_panel: RenderableType | None = None,
+                talk: RenderableType | None = None) -> Group:
     """The table as the player sees it; ``round_panel``: the last round's end (its hands),
-    shown above the result once the match is over."""
+    shown above the result once the match is over; ``talk``: the table talk (talk.talk_text)."""
     now = time.time() if now is None else now
     parts: list[RenderableType] = [header(view), line_panel(view), seats_table(view, now)]
     summary = rounds.last_round_text(view)
@@ -51,6 +52,8 @@ def game_screen(view: pb.MatchView, now: float | None = None, message: str | Tex
     recent = recent_text(view)
     if recent:
         parts.append(recent)
+    if talk is not None:
+        parts.append(talk)
     if tiles.is_ended(view):
         if round_panel is not None:
             parts.append(round_panel)
@@ -162,7 +165,42 @@ def last_played(view: pb.MatchView) -> Tile | None:
     return None
 
 
-def seats_table(view: pb.MatchView, now: float) -> Table:
+def spectator_screen(view: pb.MatchView, message: str | Text = "", talk: RenderableType | None = None) -> Group:
+    """The table as a spectator sees it: the public view one turn behind (the server holds
+    back each seat's newest turn until the next seat acts), no hand, nothing to play."""
+    parts: list[RenderableType] = [header(view)]
+    if tiles.is_ended(view):
+        parts.append(Text("Watching as a spectator — the match is over: everything is shown.", style="bold cyan"))
+    else:
+        parts.append(Text("Watching as a spectator · ONE TURN BEHIND the table (a seat's newest turn shows once "
+                          "the next seat acts) · no hands", style="bold cyan"))
+    parts += [line_panel(view), seats_table(view, 0.0, countdown=False)]
+    summary = rounds.last_round_text(view)
+    if summary and not tiles.is_ended(view):
+        parts.append(summary)
+    recent = recent_text(view)
+    if recent:
+        parts.append(recent)
+    if talk is not None:
+        parts.append(talk)
+    if tiles.is_ended(view):
+        parts.append(rounds.final_panel(view))
+    elif view.turn < 0:
+        parts.append(Text("Between rounds…", style="dim"))
+    else:
+        status = Text(f"{tiles.seat_name(view, view.turn)} to play", style="bold")
+        status.append(" (as of this view: one turn behind the table)", style="dim")
+        parts.append(status)
+    if message:
+        parts.append(message if isinstance(message, Text) else Text(message, style="bold yellow"))
+    parts.append(Text("q leaves · Enter refreshes · ? help (spectators only watch: no moves, no chat)",
+                      style="dim"))
+    return Group(*parts)
+
+
+def seats_table(view: pb.MatchView, now: float, countdown: bool = True) -> Table:
+    """``countdown``: the seconds the seat to act has left (not for a spectator's view,
+    which is a turn behind)."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
     table.add_column("", width=1)
     table.add_column("seat", justify="right")
@@ -183,7 +221,7 @@ def seats_table(view: pb.MatchView, now: float) -> Table:
         score = str(view.scores[side]) if side < len(view.scores) else "0"
         notes = Text()
         if turn:
-            notes.append(f"to play, {tiles.time_left(view, now)}", style="bold yellow")
+            notes.append(f"to play, {tiles.time_left(view, now)}" if countdown else "to play", style="bold yellow")
         if info.away:
             notes.append(" away" if notes else "away", style="bold red")
         row: list[RenderableType] = [Text("▶" if turn else " ", style="bold yellow"), str(seat), name]

@@ -1,5 +1,6 @@
 """What `domino play` keeps on this machine: the last match each player joined, so it can
-offer to resume it (<var>/players/), and the signed heads each match sent (<var>/heads/)."""
+offer to resume it (<var>/players/), the signed heads each match sent (<var>/heads/), and the
+records the player exported (<var>/exports/)."""
 
 from __future__ import annotations
 
@@ -86,3 +87,28 @@ class KeptHeads:
             os.replace(tmp, path)
         except OSError:
             pass  # the game goes on; only this evidence is lost
+
+
+class Exports:
+    """Match records the player exported from "Your matches": one pretty-printed
+    domino-record/1 file per match under <var>/exports/<player>/."""
+
+    def __init__(self, var_dir: str | Path, player: str) -> None:
+        self.directory = Path(var_dir) / "exports" / LastMatch(var_dir, player).path.stem
+
+    def path(self, match_id: str) -> Path:
+        safe = re.sub(r"[^A-Za-z0-9-]", "_", match_id)[:60]
+        return self.directory / f"{safe}.json"
+
+    def save(self, match_id: str, record_json: str) -> Path:
+        """Writes the record (OSError when it cannot); returns where."""
+        path = self.path(match_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            text = json.dumps(json.loads(record_json), indent=2, ensure_ascii=False) + "\n"
+        except ValueError:
+            text = record_json  # kept as the server sent it
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+        return path

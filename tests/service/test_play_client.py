@@ -4,11 +4,14 @@ the game loop over real gRPC, and the command through its input stream."""
 from __future__ import annotations
 
 import io
+import json
 import os
+import re
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -174,3 +177,154 @@ def test_each_rounds_end_shows_your_hand_as_your_export_gives_it(svc):
         assert shown.hands[1].tiles is not None  # an ended round's hands are laid down for all to see
         assert len(shown.hands[1].tiles) == shown.hands[1].count
     assert "Press Enter for the next round" in text
+
+
+# ---- history, ratings, watching and table talk ------------------------------------------------
+
+
+def play_env(tmp_path, match_port: int, matchmaking_port: int | None = None) -> dict:
+    KEYS.write(tmp_path / "keys")
+    env = dict(os.environ, DOMINO_KEYS_DIR=str(tmp_path / "keys"), DOMINO_MATCH_ADDRESS=f"127.0.0.1:{match_port}",
+               DOMINO_VAR_DIR=str(tmp_path / "var"), NO_COLOR="1", COLUMNS="120")
+    if matchmaking_port is not None:
+        env["DOMINO_MATCHMAKING_ADDRESS"] = f"127.0.0.1:{matchmaking_port}"
+    return env
+
+
+@pytest.fixture
+def kept(tmp_path):
+    """A match service on a real SQLite file serving history (tests/service/test_table_features.py),
+    the projection that keeps it, and a matchmaking that answers every call UNIMPLEMENTED: the
+    menu finds it there and falls back on what this machine remembers (nothing)."""
+    from concurrent import futures
+
+    import grpc
+
+    from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
+    from services.history.projection import HistoryProjection
+    from services.history.view import View
+
+    env = {"PERSISTENCE_MODULE": "services.common.sqlite_store", "SQLITE_DBNAME": str(tmp_path / "events.sqlite")}
+    app = MatchApplication(env=env)
+    view = View.for_env(env)
+    view.create()
+    projection = HistoryProjection(app, view)
+    projection.start()
+    matchmaking = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    mm_grpc.add_MatchmakingServiceServicer_to_server(mm_grpc.MatchmakingServiceServicer(), matchmaking)
+    mm_port = matchmaking.add_insecure_port("127.0.0.1:0")
+    matchmaking.start()
+    try:
+        with running_service(app, history=view) as service:
+            yield service, projection, mm_port
+    finally:
+        matchmaking.stop(0)
+        app.close()
+
+
+def test_the_menu_lists_your_matches_exports_one_and_shows_the_ratings(kept, tmp_path):
+    from tests.support.grpc_matches import play_whole_match
+
+    svc, projection, mm_port = kept
+    ids = []
+    for i in range(2):
+        match_id = svc.create(variant="draw-2", players=("ann", "bot:strong:1"), request_id=f"h{i}").match_id
+        play_whole_match(svc, match_id)
+        ids.append(match_id)
+    projection.catch_up()
+    lines = ["5", "2", "", "",  # your matches: export the older one, back, Enter for the menu
+             "6", "", "", "",  # ratings: the family and setting last played (egyptian, solo)
+             "q"]
+    done = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", "ann"],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          env=play_env(tmp_path, svc.port, mm_port), timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = done.stdout
+    assert "your matches   newest first · page 1" in text
+    rows = [line for line in text.splitlines() if "Egyptian draw-2 · solo" in line]
+    assert len(rows) == 2 and all("you, bot strong 1" in row for row in rows)
+    assert all(re.search(r"\b(won|lost|tied)\b", row) for row in rows)
+    exported = next(Path(tmp_path / "var" / "exports").glob(f"*/{ids[0]}.json"))  # newest first: 2 is the older
+    assert f"Exported match {ids[0]} (as your seat saw it) to {exported}" in " ".join(text.split())
+    assert json.loads(exported.read_text())["viewer_seat"] == 0
+    assert "ratings   Egyptian · solo   2 rated" in text
+    assert re.search(r"Your rating  -?\d+\.\d \(μ .*\) · rank [12] of 2 · 2 matches rated", text)
+    assert re.search(r"\d   bot:strong\s+-?\d+\.\d\s+2", text)
+
+
+def watching(env, match_id: str, player: str = "zed") -> tuple[subprocess.Popen, list[str]]:
+    """`domino play --watch` with closed input (it watches to the end), its output read as it comes."""
+    proc = subprocess.Popen([sys.executable, "-m", "services.cli", "play", "--player", player, "--watch", match_id],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    out: list[str] = []
+    threading.Thread(target=lambda: out.extend(iter(proc.stdout.readline, "")), daemon=True).start()
+    return proc, out
+
+
+def eventually(condition, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_spectator_watches_a_match_one_turn_behind_with_its_table_talk(svc, tmp_path):
+    from tests.support.grpc_matches import act, play_whole_match
+
+    match_id = svc.create(variant="draw-2", players=("ann", "bob"), spectators=True, turn_timer_seconds=0).match_id
+    proc, out = watching(play_env(tmp_path, svc.port), match_id)
+    try:
+        eventually(lambda: "ONE TURN BEHIND" in "".join(out))
+        view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("ops", "service")).view
+        first = act(svc, match_id, view, 0)  # the first turn: held back from the spectator until the next seat acts
+        svc.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="good_luck"), metadata=auth("ann"))
+        eventually(lambda: "Good luck!" in "".join(out))
+        shown = "".join(out)
+        screen = shown[shown.rfind(" domino "):]  # the latest screen: the one the phrase brought
+        assert first.round_actions and "Good luck!" in screen
+        assert "The line is empty" in screen and "opened the line" not in shown  # the first turn is held back
+        play_whole_match(svc, match_id)
+        assert proc.wait(30) == 0, proc.stderr.read() if proc.stderr else ""
+    finally:
+        proc.kill()
+    text = "".join(out)
+    assert "seat 0 · ann  Good luck!" in text
+    assert "Your hand" not in text and "Match over — " in text and f"match {match_id} ended: " in text
+    assert "the match is over: everything is shown" in text
+
+
+def test_watching_a_match_that_allows_no_spectators_shows_the_servers_refusal(svc, tmp_path):
+    match_id = svc.create(variant="draw-2", players=("ann", "bob")).match_id
+    done = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", "zed", "--watch", match_id],
+                          input="", capture_output=True, text=True, env=play_env(tmp_path, svc.port), timeout=30)
+    assert done.returncode == 1
+    assert f"cannot watch match {match_id}: zed has no seat at this match, and it does not allow spectators" \
+        in " ".join(done.stderr.split())
+
+
+def test_a_phrase_typed_at_one_seat_shows_at_the_other_and_too_many_are_refused_politely(svc, tmp_path):
+    match_id = svc.create(variant="draw-2", players=("ann", "bob"), turn_timer_seconds=0).match_id
+    api = MatchApi(f"127.0.0.1:{svc.port}", token("bob"))
+    file = io.StringIO()
+    out = Output(Console(file=file, width=120, color_system=None, highlight=False), redraw=False)
+    inbox = Inbox()
+    game = Game(api, inbox, out, GameOptions(tick=0))
+    bob = threading.Thread(target=game.run, args=(match_id,), daemon=True)
+    bob.start()
+    try:
+        lines = "c 3\nc hello\nc thanks\nc 8\nq\n"  # the fourth at once is over the rate limit
+        done = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", "ann", "--resume", match_id],
+                              input=lines, capture_output=True, text=True, env=play_env(tmp_path, svc.port),
+                              timeout=30)
+        assert done.returncode == 0, done.stderr
+        assert "You said: Well played!" in done.stdout
+        assert "Easy on the chat: wait a few seconds before the next phrase." in done.stdout
+        eventually(lambda: "Thanks!" in file.getvalue(), timeout=10)
+    finally:
+        inbox.put("line", "q")
+        bob.join(10)
+        api.close()
+    screen = file.getvalue()
+    assert "Table talk  seat 0 · ann  Well played!" in screen
+    assert "seat 0 · ann  Hello!" in screen and "seat 0 · ann  Thanks!" in screen and "Good game!" not in screen

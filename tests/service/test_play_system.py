@@ -275,6 +275,43 @@ def test_two_players_asking_for_a_public_table_sit_at_the_same_match(system, ser
         assert term.wait_exit() == 0
 
 
+def test_a_spectator_watches_a_rooms_match_with_its_table_talk_and_the_host_finds_it_in_their_matches(system,
+                                                                                                      service):
+    host = Term(system, "--player", "wren", "--create", "--variant", "draw-2", "--target", "51", "--spectators",
+                "--fill-bots", "--start-when-full", "--auto", "--delay", "0.15")
+    match_id = host.expect(MATCH_ID.pattern).group(1)
+    watcher = Term(system, "--player", "vic", "--watch", match_id)
+    watcher.expect("ONE TURN BEHIND")
+    host.sendline("c 3")
+    watcher.expect(r"seat \d · wren\s+Well played!")
+    watcher.sendline("c 1")
+    watcher.expect("Spectators cannot chat")
+    host.expect(r"Match over — ", timeout=120)
+    assert host.wait_exit() == 0
+    watcher.expect(r"Match over — ", timeout=30)
+    assert watcher.wait_exit() == 0
+    menu = Term(system, "--player", "wren")
+    for _ in range(20):  # the relay's process keeps the history: it follows the store in a moment
+        menu.expect(r"Choose \[")
+        menu.sendline("5")
+        if menu.expect(r"No matches yet|you, bot greedy 1").group(0) != "No matches yet":
+            break
+        menu.expect("Press Enter for the menu.")
+        time.sleep(0.5)
+        menu.sendline("")
+    else:
+        raise AssertionError("the match never showed in Your matches")
+    menu.sendline("1")
+    path = menu.expect(r"to (\S+\.json)").group(1)
+    assert Path(path).exists() and f"Exported match {match_id}" in menu.before.replace("\n", "")
+    menu.sendline("")
+    menu.expect("Press Enter for the menu.")
+    menu.sendline("")
+    menu.expect(r"Choose \[")
+    menu.sendline("q")
+    assert menu.wait_exit() == 0
+
+
 def test_the_client_rides_out_a_restart_of_the_match_service(system, service):
     """Last in this module: it restarts a service the others use."""
     term, match_id = practice(system, service, "cleo", "--auto", "--delay", "0.03")

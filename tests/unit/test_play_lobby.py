@@ -330,7 +330,7 @@ def test_the_menu_offers_to_go_back_to_the_players_room_and_takes_them_to_its_lo
     assert app.menu() == 0
     text = flat(screen.getvalue())
     assert "r) Back to your room K7M2PQ4X (Egyptian block-3 · 3 seats · solo; open, 1 of 3 seats taken)" in text
-    assert "Choose [r/1/2/3/4/q] (r):" in text  # going back is the default
+    assert "Choose [r/1/2/3/4/5/6/7/q] (r):" in text  # going back is the default
     assert "Invite code K7M2PQ4X" in text and ("leave",) in fake.calls and played == []
     assert text.count("r) Back to your room") == 1  # once left, the menu offers it no more
 
