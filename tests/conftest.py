@@ -74,6 +74,12 @@ def fresh_postgres_env(postgres: PostgresServer) -> Iterator[dict[str, str]]:
         postgres.drop_database(dbname)
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def either_store_env(request: pytest.FixtureRequest) -> dict[str, str]:
+    """Each test that takes it runs twice: on a real SQLite file and on a real PostgreSQL."""
+    return request.getfixturevalue("fresh_sqlite_env" if request.param == "sqlite" else "fresh_postgres_env")
+
+
 @pytest.fixture
 def fresh_sqlite_env(tmp_path: Path) -> dict[str, str]:
     return sqlite_env(tmp_path / "events.sqlite")

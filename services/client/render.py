@@ -46,14 +46,7 @@ def game_screen(view: pb.MatchView, now: float | None = None, message: str | Tex
     shown above the result once the match is over; ``talk``: the table talk (talk.talk_text)."""
     now = time.time() if now is None else now
     parts: list[RenderableType] = [header(view), line_panel(view), seats_table(view, now)]
-    summary = rounds.last_round_text(view)
-    if summary and not tiles.is_ended(view):
-        parts.append(summary)
-    recent = recent_text(view)
-    if recent:
-        parts.append(recent)
-    if talk is not None:
-        parts.append(talk)
+    parts += _table_news(view, talk)
     if tiles.is_ended(view):
         if round_panel is not None:
             parts.append(round_panel)
@@ -175,14 +168,7 @@ def spectator_screen(view: pb.MatchView, message: str | Text = "", talk: Rendera
         parts.append(Text("Watching as a spectator · ONE TURN BEHIND the table (a seat's newest turn shows once "
                           "the next seat acts) · no hands", style="bold cyan"))
     parts += [line_panel(view), seats_table(view, 0.0, countdown=False)]
-    summary = rounds.last_round_text(view)
-    if summary and not tiles.is_ended(view):
-        parts.append(summary)
-    recent = recent_text(view)
-    if recent:
-        parts.append(recent)
-    if talk is not None:
-        parts.append(talk)
+    parts += _table_news(view, talk)
     if tiles.is_ended(view):
         parts.append(rounds.final_panel(view))
     elif view.turn < 0:
@@ -326,3 +312,17 @@ def prompt_hint(view: pb.MatchView, pending: Tile | None) -> Text:
 
 def prompt() -> Text:
     return Text("> ", style="bold green")
+
+
+def _table_news(view: pb.MatchView, talk: RenderableType | None) -> list[RenderableType]:
+    """What happened lately, under the table: the last round's end, the newest actions, the talk."""
+    parts: list[RenderableType] = []
+    summary = rounds.last_round_text(view)
+    if summary and not tiles.is_ended(view):
+        parts.append(summary)
+    recent = recent_text(view)
+    if recent:
+        parts.append(recent)
+    if talk is not None:
+        parts.append(talk)
+    return parts

@@ -27,9 +27,9 @@ from tests.support.keys import auth
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def env(request):
-    return request.getfixturevalue("fresh_sqlite_env" if request.param == "sqlite" else "fresh_postgres_env")
+@pytest.fixture
+def env(either_store_env):
+    return either_store_env
 
 
 @pytest.fixture(autouse=True)

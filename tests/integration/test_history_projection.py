@@ -16,9 +16,9 @@ from tests.support.matches import Matches
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def env(request):
-    return request.getfixturevalue("fresh_sqlite_env" if request.param == "sqlite" else "fresh_postgres_env")
+@pytest.fixture
+def env(either_store_env):
+    return either_store_env
 
 
 def play(app, request_id: str, rules: str, variant: str, players: list[str], rng: random.Random, moves=None):

@@ -31,9 +31,9 @@ from tests.support.matches import Matches
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def env(request):
-    return request.getfixturevalue("fresh_sqlite_env" if request.param == "sqlite" else "fresh_postgres_env")
+@pytest.fixture
+def env(either_store_env):
+    return either_store_env
 
 
 @pytest.fixture
@@ -75,6 +75,18 @@ def play_and_witness(env, nats_url, signer):
         return match.id, kept
     finally:
         app.close()
+
+
+def witnessed(url: str, match_id) -> list:
+    """The heads the witness stream holds for the match."""
+    async def read():
+        nc = await nats.connect(url)
+        try:
+            return await witness_heads(nc.jetstream(), str(match_id))
+        finally:
+            await nc.close()
+
+    return asyncio.run(read())
 
 
 # ---- the stored rows, edited where they live --------------------------------------------
@@ -222,14 +234,7 @@ def test_an_edit_of_the_stored_log_is_caught_by_the_heads_and_the_witness(env, n
         assert verdict["chain"]["status"] == "broken"
         assert verdict["chain"]["first_bad"]["entry"] == entry
 
-    async def witnessed():
-        nc = await nats.connect(nats_server.url)
-        try:
-            return await witness_heads(nc.jetstream(), str(match_id))
-        finally:
-            await nc.close()
-
-    assert compare(record, asyncio.run(witnessed()), keys).status == "broken"
+    assert compare(record, witnessed(nats_server.url, match_id), keys).status == "broken"
 
 
 def test_the_untouched_log_agrees_with_the_heads_and_the_witness(env, nats_server, keys_dir):
@@ -244,12 +249,5 @@ def test_the_untouched_log_agrees_with_the_heads_and_the_witness(env, nats_serve
     verdict = verify(record, keys, kept)
     assert verdict.valid, verdict.to_json()
 
-    async def witnessed():
-        nc = await nats.connect(nats_server.url)
-        try:
-            return await witness_heads(nc.jetstream(), str(match_id))
-        finally:
-            await nc.close()
-
-    heads = asyncio.run(witnessed())
+    heads = witnessed(nats_server.url, match_id)
     assert len(heads) == 1 and compare(record, heads, keys).status == "ok"

@@ -78,3 +78,23 @@ def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2, hist
         asyncio.run_coroutine_threadsafe(holder["server"].stop(0), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
+
+
+@contextmanager
+def service_with_history(tmp_path, watch_poll_seconds: float = 0.2):
+    """A match service on a real SQLite file with its history view, and the projection that
+    keeps the view (call ``projection.catch_up()`` to apply what was played)."""
+    from services.history.projection import HistoryProjection
+    from services.history.view import View
+
+    env = {"PERSISTENCE_MODULE": "services.common.sqlite_store", "SQLITE_DBNAME": str(tmp_path / "events.sqlite")}
+    app = MatchApplication(env=env)
+    view = View.for_env(env)
+    view.create()
+    projection = HistoryProjection(app, view)
+    projection.start()
+    try:
+        with running_service(app, watch_poll_seconds=watch_poll_seconds, history=view) as service:
+            yield service, projection
+    finally:
+        app.close()

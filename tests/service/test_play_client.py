@@ -24,7 +24,7 @@ from services.client.terminal import Output
 from services.match.application import MatchApplication
 from tests.support.keys import KEYS, auth, token
 
-from .harness import running_service
+from .harness import running_service, service_with_history
 
 
 @pytest.fixture
@@ -201,25 +201,16 @@ def kept(tmp_path):
     import grpc
 
     from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
-    from services.history.projection import HistoryProjection
-    from services.history.view import View
 
-    env = {"PERSISTENCE_MODULE": "services.common.sqlite_store", "SQLITE_DBNAME": str(tmp_path / "events.sqlite")}
-    app = MatchApplication(env=env)
-    view = View.for_env(env)
-    view.create()
-    projection = HistoryProjection(app, view)
-    projection.start()
     matchmaking = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     mm_grpc.add_MatchmakingServiceServicer_to_server(mm_grpc.MatchmakingServiceServicer(), matchmaking)
     mm_port = matchmaking.add_insecure_port("127.0.0.1:0")
     matchmaking.start()
     try:
-        with running_service(app, history=view) as service:
+        with service_with_history(tmp_path) as (service, projection):
             yield service, projection, mm_port
     finally:
         matchmaking.stop(0)
-        app.close()
 
 
 def test_the_menu_lists_your_matches_exports_one_and_shows_the_ratings(kept, tmp_path):

@@ -10,14 +10,12 @@ import grpc
 import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.history.projection import HistoryProjection
-from services.history.view import View
 from services.match.application import MatchApplication
 from services.match.spectators import SpectatorDelay
 from tests.support.grpc_matches import act, play_whole_match
 from tests.support.keys import auth
 
-from .harness import running_service
+from .harness import running_service, service_with_history
 
 
 @pytest.fixture
@@ -104,16 +102,8 @@ def test_the_delay_holds_back_a_turn_until_another_seat_acts():
 
 @pytest.fixture
 def kept(tmp_path):
-    """A service on a real SQLite file, its history view, and the projection that keeps it."""
-    env = {"PERSISTENCE_MODULE": "services.common.sqlite_store", "SQLITE_DBNAME": str(tmp_path / "events.sqlite")}
-    app = MatchApplication(env=env)
-    view = View.for_env(env)
-    view.create()
-    projection = HistoryProjection(app, view)
-    projection.start()
-    with running_service(app, history=view) as service:
+    with service_with_history(tmp_path) as (service, projection):
         yield service, projection
-    app.close()
 
 
 def test_my_matches_come_newest_first_a_page_at_a_time_with_their_results(kept):
