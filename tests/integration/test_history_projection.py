@@ -10,8 +10,7 @@ import pytest
 from services.history.projection import HistoryProjection, rebuild
 from services.history.view import View
 from services.match.application import MatchApplication, SeatSpec
-from services.match.rules.moves import legal_moves
-from tests.support.matches import Matches
+from tests.support.matches import Matches, random_move
 
 pytestmark = pytest.mark.integration
 
@@ -25,12 +24,8 @@ def play(app, request_id: str, rules: str, variant: str, players: list[str], rng
     match = app.create_match(request_id, rules, variant, None, None, 0, [SeatSpec(p, p) for p in players])
     n = 0
     while not match.finished and (moves is None or n < moves):
-        rnd = match.state.round
-        move = rng.choice(legal_moves(rnd))
-        player = match.seats[rnd.turn]
         n += 1
-        match = (app.draw_tile(match.id, player, f"{request_id}-{n}") if move.kind == "draw"
-                 else app.play_tile(match.id, player, move.tile, move.end, f"{request_id}-{n}")).match
+        match = random_move(app, match, rng, f"{request_id}-{n}")
     return match
 
 

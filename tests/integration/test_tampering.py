@@ -26,7 +26,7 @@ from services.match.record import from_json, to_json
 from services.match.relay import Relay
 from services.match.rules.moves import legal_moves
 from tests.integration.fresh_bus import fresh_bus
-from tests.support.matches import Matches
+from tests.support.matches import Matches, random_move
 
 pytestmark = pytest.mark.integration
 
@@ -53,12 +53,8 @@ def play_and_witness(env, nats_url, signer):
         kept = []
         n = 0
         while not match.finished:
-            rnd = match.state.round
-            move = rng.choice(legal_moves(rnd))
-            player = match.seats[rnd.turn]
             n += 1
-            match = (app.draw_tile(match.id, player, f"r{n}") if move.kind == "draw"
-                     else app.play_tile(match.id, player, move.tile, move.end, f"r{n}")).match
+            match = random_move(app, match, rng, f"r{n}")
             kept.append(signer.head(str(match.id), match.version, match.chain_entries, match.chain_head))
 
         async def relay():

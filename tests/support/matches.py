@@ -74,3 +74,13 @@ def act(app: Matches, match: Match, n: int, choose: int = 0) -> Match:
     if move.kind == "draw":
         return app.draw_tile(match.id, player, f"r{n}").match
     return app.play_tile(match.id, player, move.tile, move.end, f"r{n}").match
+
+
+def random_move(app: Matches, match: Match, rng, request_id: str) -> Match:
+    """The seat to act makes a legal move chosen by ``rng`` (its request id: ``request_id``)."""
+    rnd = match.state.round
+    move = rng.choice(legal_moves(rnd))
+    player = match.seats[rnd.turn]
+    if move.kind == "draw":
+        return app.draw_tile(match.id, player, request_id).match
+    return app.play_tile(match.id, player, move.tile, move.end, request_id).match

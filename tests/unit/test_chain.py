@@ -17,9 +17,8 @@ from services.match import chain
 from services.match.application import MatchApplication, SeatSpec
 from services.match.export import full_record
 from services.match.record import from_json, to_json
-from services.match.rules.moves import legal_moves
 from services.match.rules.tiles import NAMES
-from tests.support.matches import Matches
+from tests.support.matches import Matches, random_move
 
 FAMILIES = {
     "block-4": ("egyptian", "block-4", 4, None),
@@ -48,14 +47,8 @@ def play_match(name: str, seed: int, timer: int = 0, abandon_after: int | None =
             if abandon_after is not None and n == abandon_after:
                 match = app.abandon_match(match.id, match.version, 60)
                 break
-            rnd = match.state.round
-            move = rng.choice(legal_moves(rnd))
-            player = match.seats[rnd.turn]
             n += 1
-            if move.kind == "draw":
-                match = app.draw_tile(match.id, player, f"r{n}").match
-            else:
-                match = app.play_tile(match.id, player, move.tile, move.end, f"r{n}").match
+            match = random_move(app, match, rng, f"r{n}")
         return list(app.events_after(match.id, 0)), match
     finally:
         app.close()
