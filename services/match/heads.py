@@ -16,7 +16,7 @@ import hashlib
 import json
 import time
 from collections import OrderedDict
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -49,12 +49,12 @@ class Head:
     signature: str = ""  # base64 of the Ed25519 signature over ``payload()``
 
     def payload(self) -> bytes:
-        fields = asdict(self)
-        del fields["signature"]
-        return canonical({"format": HEAD, **fields})
+        return canonical({"format": HEAD, "match": self.match, "version": self.version, "entries": self.entries,
+                          "hash": self.hash, "key": self.key, "signed_at": self.signed_at})
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {"match": self.match, "version": self.version, "entries": self.entries, "hash": self.hash,
+                "key": self.key, "signed_at": self.signed_at, "signature": self.signature}
 
     @classmethod
     def from_json(cls, data: Any) -> "Head":
@@ -99,9 +99,9 @@ class Signer:
         key = (match, version)
         head = self._signed.get(key)
         if head is None or head.hash != link:
-            unsigned = Head(match, version, entries, link, self.key_id, int(self._clock()))
-            signature = base64.b64encode(self._private.sign(unsigned.payload())).decode()
-            head = Head(**{**asdict(unsigned), "signature": signature})
+            at = int(self._clock())
+            signature = self._private.sign(Head(match, version, entries, link, self.key_id, at).payload())
+            head = Head(match, version, entries, link, self.key_id, at, base64.b64encode(signature).decode())
             self._signed[key] = head
             if len(self._signed) > self._remember:
                 self._signed.popitem(last=False)
