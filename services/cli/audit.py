@@ -10,6 +10,7 @@ import click
 from services.audit.report import render
 from services.audit.simulate import simulate as simulate_match
 from services.audit.verify import verify as verify_record
+from services.cli.tls import credentials_of, tls_options
 from services.match import record as record_format
 from services.match.heads import BadHead, PublishedKeys, read_heads
 from services.match.rules.errors import BadOptions
@@ -126,14 +127,15 @@ def _options(pairs: tuple[str, ...]) -> dict | None:
 @click.option("--token", default=None, envvar="DOMINO_TOKEN",
               help="An auditor's bearer token (default: one minted with the auditor key in DOMINO_KEYS_DIR, or "
                    "the local run's var/keys).")
+@tls_options
 @click.option("--unfinished", is_flag=True, help="Export a match that has not ended (shows every hand; logged).")
 @click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write the record (default: stdout).")
-def export(match_id: str, address: str | None, token: str | None, unfinished: bool, output) -> None:
+def export(match_id: str, address: str | None, token: str | None, tls: bool, ca, unfinished: bool, output) -> None:
     """Export a finished match's domino-record/1, with its hash chain and signed head
     (ExportMatch, auditor role)."""
     from services.common.config import Settings
 
-    record_json = _exported(Settings(), match_id, address, token, unfinished)
+    record_json = _exported(Settings(), match_id, address, token, unfinished, credentials_of(tls, ca))
     output.write(json.dumps(json.loads(record_json), indent=2) + "\n")
 
 
@@ -150,13 +152,15 @@ def _auditor_token(settings, token: str | None) -> str:
         raise click.ClickException(f"{e}; or pass --token") from None
 
 
-def _exported(settings, match_id: str, address: str | None, token: str | None, unfinished: bool) -> str:
+def _exported(settings, match_id: str, address: str | None, token: str | None, unfinished: bool,
+              credentials=None) -> str:
     import grpc
 
     from domino.match.v1 import match_service_pb2 as pb
     from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+    from services.client.api import open_channel
 
-    with grpc.insecure_channel(address or settings.match_address) as channel:
+    with open_channel(address or settings.match_address, credentials) as channel:
         try:
             reply = pb_grpc.MatchServiceStub(channel).ExportMatch(
                 pb.ExportMatchRequest(match_id=match_id, unfinished=unfinished),
@@ -189,11 +193,12 @@ def _nats_settings(settings):
               help="The published head keys (domino-keys/1) or one PEM public key, to check the heads' signatures.")
 @click.option("--address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS).")
 @click.option("--token", default=None, envvar="DOMINO_TOKEN", help="An auditor's bearer token.")
+@tls_options
 @click.option("--publish", is_flag=True,
               help="Operators: store the export's signed final head in the witness, for a match the relay could "
                    "not witness (needs a NATS user allowed to publish there).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def witness(match_id, record_file, key_file, address, token, publish, as_json) -> None:
+def witness(match_id, record_file, key_file, address, token, tls, ca, publish, as_json) -> None:
     """Compare MATCH's stored log with the heads the witness stream took when it ended.
 
     Exit status: 0 they agree, 1 they do not (or the witness has no head), 2 nothing to
@@ -207,7 +212,8 @@ def witness(match_id, record_file, key_file, address, token, publish, as_json) -
 
     settings = Settings()
     try:
-        text = open(record_file, "rb").read() if record_file else _exported(settings, match_id, address, token, True)
+        text = open(record_file, "rb").read() if record_file else _exported(settings, match_id, address, token, True,
+                                                                                 credentials_of(tls, ca))
         record = record_format.loads(text)
         keys = PublishedKeys.load(key_file) if key_file else None
     except OSError as e:

@@ -14,6 +14,8 @@ from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.audit.report import render
 from services.audit.verify import verify
+from services.cli.tls import credentials_of, tls_options
+from services.client.api import open_channel
 from services.common.auth import KeyRing, MissingKeys, mint_token
 from services.common.config import Settings, client_keys_dir
 from services.match import record as record_format
@@ -31,9 +33,10 @@ from services.match.rules.rulesets import FAMILY_NAMES, rule_set
 @click.option("--bots", "strength", type=click.Choice(["random", "greedy", "strong"]), default="greedy",
               show_default=True, help="Strength of every seat.")
 @click.option("--address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS, the local run).")
+@tls_options
 @click.option("--timeout", type=float, default=300, show_default=True, help="Seconds to wait for the match to end.")
 @click.option("--json", "as_json", is_flag=True, help="Print the exported domino-record/1 only.")
-def demo(family, variant, seats, teams, target, strength, address, timeout, as_json) -> None:
+def demo(family, variant, seats, teams, target, strength, address, tls, ca, timeout, as_json) -> None:
     """Play one whole match of any family with every seat a bot, wait for its end, print its record."""
     variant = variant or {"egyptian": "block-4", "goat": "koza"}.get(family, "")
     try:
@@ -62,7 +65,7 @@ def demo(family, variant, seats, teams, target, strength, address, timeout, as_j
     patient = tenacity.retry(retry=tenacity.retry_if_exception(_passing), reraise=True,
                              wait=tenacity.wait_exponential(multiplier=0.2, max=2),
                              stop=tenacity.stop_before_delay(max(1.0, deadline - time.monotonic())))
-    with grpc.insecure_channel(address) as channel:
+    with open_channel(address, credentials_of(tls, ca)) as channel:
         stub = pb_grpc.MatchServiceStub(channel)
         try:
             match_id = patient(stub.CreateMatch)(request, metadata=service, timeout=10).match_id

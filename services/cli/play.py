@@ -10,7 +10,8 @@ import click
 from rich.console import Console
 
 from services.cli.up import command_path
-from services.client.api import ApiError, MatchApi, MatchmakingApi, channel_credentials, subject_of
+from services.cli.tls import credentials_of, tls_options
+from services.client.api import ApiError, MatchApi, MatchmakingApi, subject_of
 from services.client.app import App, Choices, InputClosed, explain
 from services.client.game import ClientError, GameOptions
 from services.client.inbox import Inbox
@@ -88,12 +89,7 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 @click.option("--server", default=None, metavar="HOST[:PORT]",
               help=f"The public host, which serves both APIs (deploy/README.md); port {PUBLIC_PORT} unless given. "
                    "Implies --tls.")
-@click.option("--tls", is_flag=True,
-              help="Connect with TLS, checking the server's certificate against the public authorities (or --ca). "
-                   "Without it: plaintext, as the local system (`domino up`) speaks.")
-@click.option("--ca", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None, metavar="PATH",
-              help="PEM file of the certificate(s) to trust for the server's (a private or self-signed one). "
-                   "Implies --tls.")
+@tls_options
 @click.option("--var", "var_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where your last match id, signed heads and exported records are kept (default: DOMINO_VAR_DIR or "
                    "./var).")
@@ -173,7 +169,7 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
     if server:
         match_address = matchmaking_address = public_address(server)
     tls = tls or bool(ca) or bool(server)
-    credentials = channel_credentials(ca) if tls else None
+    credentials = credentials_of(tls, ca)
     choices = _choices(rules, variant, int(seats) if seats else None, teams, target, goat_options, scripted=bool(mode))
     if token:
         player = subject_of(token)

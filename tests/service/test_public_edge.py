@@ -22,6 +22,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+from services.cli.main import cli
 from services.cli.play import play
 from services.client.api import (BACKOFF_OPTIONS, ApiError, MatchApi, channel_credentials, keepalive_options,
                                  open_channel)
@@ -121,6 +122,21 @@ def test_domino_play_reaches_a_tls_server_with_its_ca_and_not_without(tls_addres
         assert reached not in refused
     plain = _play("--match-address", tls_address, tmp_path=tmp_path)
     assert "cannot reach the match service" in plain and "Is the system running?" in plain
+
+
+def _export(address: str, *options: str) -> str:
+    result = CliRunner().invoke(cli, ["audit", "export", str(uuid.uuid4()), "--address", address,
+                                        "--token", token("auditor-ann", "auditor"), *options])
+    assert result.exit_code == 1, result.output
+    return result.output
+
+
+def test_domino_audit_export_reaches_a_tls_server_with_its_ca_and_not_without(tls_address, pki, stranger):
+    """An unknown match is NOT_FOUND, which only a reached server can say."""
+    assert "NOT_FOUND" in _export(tls_address, "--ca", str(pki.ca))
+    for refused in (_export(tls_address, "--ca", str(stranger.ca)), _export(tls_address, "--tls"),
+                    _export(tls_address)):
+        assert "UNAVAILABLE" in refused
 
 
 def test_a_plaintext_server_stays_the_local_default(tmp_path):

@@ -120,7 +120,7 @@ def fake_apis(monkeypatch):
     FakeApi.made = []
     monkeypatch.setattr(play_module, "MatchApi", FakeApi)
     monkeypatch.setattr(play_module, "MatchmakingApi", FakeApi)
-    monkeypatch.setattr(play_module, "channel_credentials", lambda ca=None: ("tls", ca))
+    monkeypatch.setattr("services.client.api.channel_credentials", lambda ca=None: ("tls", ca))
     return FakeApi.made
 
 
