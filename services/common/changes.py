@@ -20,11 +20,14 @@ class Waiter:
         self._event = event
         self._waiting = waiting
 
-    async def wait(self, timeout: float) -> None:
+    async def wait(self, timeout: float) -> bool:
+        """True when a change woke it, False when the timeout did (time for a re-read that
+        catches what other replicas changed)."""
         try:
             await asyncio.wait_for(self._event.wait(), timeout)
+            return True
         except asyncio.TimeoutError:
-            pass
+            return False
         finally:
             self._waiting.discard(self._event)
 

@@ -13,6 +13,7 @@ import json
 import logging
 import time
 import uuid
+from collections import Counter
 from typing import AsyncIterator, cast
 
 import grpc
@@ -82,6 +83,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         self.rates = rates or RateLimit()
         self.changes = changes
         self.poll_seconds = poll_seconds
+        self._talk_sent: Counter[uuid.UUID] = Counter()  # phrases sent through this replica, per match
 
     # ---- RPCs --------------------------------------------------------------------------
 
@@ -190,10 +192,18 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         folded = None if version == 0 else await self.app.read(self.app.match_at, match_id, version)
         held = SpectatorDelay() if spectator else None
         talk_version = 0
+        talk_seen = -1
+        notified = False
         while True:
             waiter = self.changes.waiter(match_id)
             events = await self.app.read(lambda: list(self.app.events_after(match_id, version)))
-            phrases = await self.app.read(self.app.phrases_after, match_id, talk_version)
+            # The table talk is read again only when it may have changed: a phrase sent
+            # through this replica, or a wake by timeout (one sent through another).
+            talk_now = self._talk_sent.get(match_id, 0)
+            phrases: list = []
+            if not notified or talk_now != talk_seen:
+                talk_seen = talk_now
+                phrases = await self.app.read(self.app.phrases_after, match_id, talk_version)
             for phrase in phrases:
                 talk_version = phrase.originator_version
                 yield pb.WatchMatchResponse(chat=chat_pb(phrase))
@@ -206,7 +216,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             if folded is not None and folded.finished or self.changes.closed:
                 return  # ended; or the server is stopping and the client will resume elsewhere
             await end_at_expiry(context, who)
-            await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
+            notified = await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
     async def ExportMatch(self, request: pb.ExportMatchRequest, context: Context) -> pb.ExportMatchResponse:
         async with _statuses(context):
@@ -247,6 +257,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 raise InvalidRequest(f"phrase must be one of {', '.join(PHRASES)}")
             self.chat_rates.take(f"{who.subject}:{match_id}")
             await self.app.send_chat(match_id, who.subject, request.phrase)
+            if len(self._talk_sent) >= MAX_TALK_COUNTERS:
+                self._talk_sent.clear()  # streams then read the talk once more: harmless
+            self._talk_sent[match_id] += 1  # after the phrase is stored, before streams wake
             self.changes.publish(match_id)
             return pb.SendChatResponse()
 
@@ -336,6 +349,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
 
 MAX_PAGE, DEFAULT_PAGE = 50, 20
+MAX_TALK_COUNTERS = 100_000  # matches whose phrases this replica counts
 CHAT_RATE, CHAT_BURST = 0.5, 3.0  # phrases a second per player and match, on average, and in a burst
 MAX_TOP, DEFAULT_TOP = 100, 10
 

@@ -5,6 +5,7 @@ first; ratings and the leaderboard follow finished matches."""
 from __future__ import annotations
 
 import json
+import uuid
 
 import grpc
 import pytest
@@ -55,6 +56,73 @@ def test_a_chat_phrase_reaches_every_seat_and_spectator_and_not_the_record(svc):
     record = svc.stub.ExportMatch(pb.ExportMatchRequest(match_id=match_id),
                                   metadata=auth("auditor-1", "auditor")).record_json
     assert "good_luck" not in record
+
+
+def _next_chat(stream) -> pb.ChatMessage:
+    for update in stream:
+        if update.HasField("chat"):
+            return update.chat
+    raise AssertionError("the stream ended without a phrase")
+
+
+def _move(svc, match_id: str, n: int) -> int:
+    """One legal move by whoever's turn it is; the match's version after it."""
+    return act(svc, match_id, public(svc, match_id), n).version
+
+
+@pytest.fixture
+def slow_poll():
+    """A service whose streams re-read on their own only once a minute: what they show
+    sooner came from a wake."""
+    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with running_service(app, watch_poll_seconds=60) as service:
+        yield service
+    app.close()
+
+
+def test_a_phrase_sent_through_this_replica_wakes_a_watching_seat_at_once(slow_poll):
+    svc = slow_poll
+    match_id = svc.create(variant="draw-2", players=("ann", "bob")).match_id
+    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=public(svc, match_id).version),
+                                 metadata=auth("bob"), timeout=10)
+    _move(svc, match_id, 1)  # a wake without talk first
+    svc.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="well_played"), metadata=auth("ann"))
+    assert _next_chat(stream).phrase == "well_played"
+    stream.cancel()
+
+
+def test_a_phrase_stored_by_another_replica_reaches_a_watching_seat_at_its_next_re_read(svc):
+    match_id = svc.create(variant="draw-2", players=("ann", "bob")).match_id
+    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=public(svc, match_id).version),
+                                 metadata=auth("bob"), timeout=10)
+    _move(svc, match_id, 1)
+    svc.run(svc.app.send_chat(uuid.UUID(match_id), "ann", "good_luck"))  # stored without a wake, as elsewhere
+    assert _next_chat(stream).phrase == "good_luck"
+    stream.cancel()
+
+
+def test_a_watching_seat_re_reads_the_table_talk_only_when_it_may_have_changed(slow_poll):
+    svc = slow_poll
+    match_id = svc.create(variant="draw-2", players=("ann", "bob")).match_id
+    reads = {"events": 0, "talk": 0}
+    events_after, phrases_after = svc.app.events_after, svc.app.phrases_after
+
+    def counted(kind, read):
+        def call(*args):
+            reads[kind] += 1
+            return read(*args)
+        return call
+
+    svc.app.events_after = counted("events", events_after)  # type: ignore[method-assign]
+    svc.app.phrases_after = counted("talk", phrases_after)  # type: ignore[method-assign]
+    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), metadata=auth("bob"), timeout=10)
+    last = max(_move(svc, match_id, n) for n in range(6))
+    for update in stream:
+        if update.view.version == last:
+            break
+    stream.cancel()
+    assert reads["events"] >= 2  # the first read, and at least one after a wake
+    assert reads["talk"] == 1  # the first read only: no phrase was sent
 
 
 def test_a_spectator_sees_the_public_view_one_full_turn_behind(svc):
