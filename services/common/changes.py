@@ -16,9 +16,10 @@ from uuid import UUID
 
 
 class Waiter:
-    def __init__(self, event: asyncio.Event, waiting: set) -> None:
+    def __init__(self, event: asyncio.Event, waiting: set, generation: int = 0) -> None:
         self._event = event
         self._waiting = waiting
+        self.generation = generation  # the changes published before it was registered (``ChangeFeed.generation``)
 
     async def wait(self, timeout: float) -> bool:
         """True when a change woke it, False when the timeout did (time for a re-read that
@@ -35,6 +36,7 @@ class Waiter:
 class ChangeFeed:
     def __init__(self) -> None:
         self._waiting: dict[UUID, set[asyncio.Event]] = defaultdict(set)
+        self._generations: dict[UUID, int] = {}  # changes published while streams wait, per key
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False  # the server is stopping: streams end instead of waiting
 
@@ -57,13 +59,19 @@ class ChangeFeed:
             event.set()
         waiting = self._waiting[match_id]
         waiting.add(event)
-        return Waiter(event, waiting)
+        return Waiter(event, waiting, self._generations.get(match_id, 0))
+
+    def generation(self, match_id: UUID) -> int:
+        """Grows with every change published while a stream waits for ``match_id``: a read
+        begun at generation g has seen every change published before g was reached."""
+        return self._generations.get(match_id, 0)
 
     def publish(self, match_id: UUID) -> None:
         """Safe to call from any thread."""
         loop = self._loop
         if loop is None or not self._waiting.get(match_id):
-            return
+            return  # nobody waits, so nobody is reading either (streams register first)
+        self._generations[match_id] = self._generations.get(match_id, 0) + 1
         try:
             loop.call_soon_threadsafe(self._wake, match_id)
         except RuntimeError:
@@ -76,3 +84,4 @@ class ChangeFeed:
                 event.set()
             if not waiting:
                 del self._waiting[match_id]
+                self._generations.pop(match_id, None)

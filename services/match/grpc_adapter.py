@@ -41,6 +41,7 @@ from .export import full_record, seat_record_json
 from .heads import Head, Signer
 from .messages import chat_pb, event_pb, match_view, rating_pb, summary_pb, tile_pb
 from .spectators import SpectatorDelay
+from .watch_reads import SharedReads
 from .table_talk import PHRASES
 from .record import to_json
 from .rules.errors import MalformedTile, RulesError
@@ -84,6 +85,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         self.changes = changes
         self.poll_seconds = poll_seconds
         self._talk_sent: Counter[uuid.UUID] = Counter()  # phrases sent through this replica, per match
+        self.shared = SharedReads(changes)  # one store read per change for all the streams of a match
 
     # ---- RPCs --------------------------------------------------------------------------
 
@@ -196,14 +198,18 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         notified = False
         while True:
             waiter = self.changes.waiter(match_id)
-            events = await self.app.read(lambda: list(self.app.events_after(match_id, version)))
+            after = version
+            events = await self.shared.read(match_id, ("events", match_id, after), waiter.generation,
+                                            lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
             # The table talk is read again only when it may have changed: a phrase sent
             # through this replica, or a wake by timeout (one sent through another).
             talk_now = self._talk_sent.get(match_id, 0)
             phrases: list = []
             if not notified or talk_now != talk_seen:
                 talk_seen = talk_now
-                phrases = await self.app.read(self.app.phrases_after, match_id, talk_version)
+                talk_after = talk_version
+                phrases = await self.shared.read(match_id, ("talk", match_id, talk_after), waiter.generation,
+                                                 lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
             for phrase in phrases:
                 talk_version = phrase.originator_version
                 yield pb.WatchMatchResponse(chat=chat_pb(phrase))

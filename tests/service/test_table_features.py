@@ -125,6 +125,31 @@ def test_a_watching_seat_re_reads_the_table_talk_only_when_it_may_have_changed(s
     assert reads["talk"] == 1  # the first read only: no phrase was sent
 
 
+def test_the_streams_of_a_match_woken_by_one_move_read_its_events_once(slow_poll):
+    svc = slow_poll
+    match_id = svc.create(variant="draw-2", players=("ann", "bob"), spectators=True).match_id
+    reads = []
+    events_after = svc.app.events_after
+
+    def counted(*args):
+        reads.append(args)
+        return events_after(*args)
+
+    svc.app.events_after = counted  # type: ignore[method-assign]
+    version = public(svc, match_id).version
+    streams = [svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=version), metadata=who,
+                                   timeout=10) for who in (auth("ann"), auth("bob"))]
+    moves = 5
+    for n in range(moves):
+        version = _move(svc, match_id, n)
+        for stream in streams:  # both have the move before the next one
+            while next(stream).view.version != version:
+                pass
+    for stream in streams:
+        stream.cancel()
+    assert len(reads) <= 2 + moves + 2  # without sharing: 2 + 2 * moves
+
+
 def test_a_spectator_sees_the_public_view_one_full_turn_behind(svc):
     match_id = svc.create(variant="block-4", spectators=True).match_id
     view = public(svc, match_id)

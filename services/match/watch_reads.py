@@ -1,0 +1,46 @@
+"""One store read for every WatchMatch stream of a match woken by the same change.
+
+A move wakes each stream watching its match (the players, spectators); each would then ask
+the store for the same new events, and the table talk, after the same version. Instead the
+first asks and the others wait for its answer.
+
+A stream may only take an answer whose read began after every change published before the
+stream started waiting (``ChangeFeed.generation``): such a read has seen all of them, and
+any change published later wakes the stream again. So sharing never makes a stream miss or
+delay an event; changes made through other replicas are not published here and, as before,
+reach streams at their timed re-read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable, Hashable
+from uuid import UUID
+
+from services.common.changes import ChangeFeed
+
+
+class SharedReads:
+    def __init__(self, changes: ChangeFeed) -> None:
+        self._changes = changes
+        self._reading: dict[Hashable, tuple[int, asyncio.Future]] = {}  # key -> (generation at start, answer)
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._reading)
+
+    async def read(self, match_id: UUID, key: Hashable, since: int, fetch: Callable[[], Awaitable[Any]]) -> Any:
+        """``fetch()``'s answer for ``key``, shared with a read of the same key begun at
+        generation ``since`` or later (the caller's ``Waiter.generation``)."""
+        reading = self._reading.get(key)
+        if reading is None or reading[0] < since:
+            reading = (self._changes.generation(match_id), asyncio.ensure_future(fetch()))
+            self._reading[key] = reading
+            reading[1].add_done_callback(lambda done: self._done(key, done))
+        return await asyncio.shield(reading[1])  # a stream that goes away leaves the others their answer
+
+    def _done(self, key: Hashable, done: asyncio.Future) -> None:
+        if self._reading.get(key, (0, None))[1] is done:
+            del self._reading[key]
+        if not done.cancelled():
+            done.exception()  # the askers got it; do not log it again as never retrieved

@@ -1,0 +1,91 @@
+"""One store read for the streams of a match woken by the same change, never an answer older
+than what a stream has been told of (services/match/watch_reads.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from services.common.changes import ChangeFeed
+from services.match.watch_reads import SharedReads
+
+MATCH = uuid.uuid4()
+
+
+class Store:
+    """Answers each read with how many reads came before it, once released."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+        self.release = asyncio.Event()
+
+    async def fetch(self) -> int:
+        self.reads += 1
+        answer = self.reads
+        await self.release.wait()
+        return answer
+
+
+def run(scenario):
+    return asyncio.run(scenario())
+
+
+def test_streams_waiting_since_the_same_change_share_one_read():
+    async def scenario():
+        changes, store = ChangeFeed(), Store()
+        shared = SharedReads(changes)
+        first, second = changes.waiter(MATCH), changes.waiter(MATCH)
+        asks = [asyncio.ensure_future(shared.read(MATCH, "k", w.generation, store.fetch)) for w in (first, second)]
+        await asyncio.sleep(0)
+        store.release.set()
+        return await asyncio.gather(*asks), store.reads
+
+    answers, reads = run(scenario)
+    assert answers == [1, 1] and reads == 1
+
+
+def test_a_stream_told_of_a_later_change_does_not_take_an_earlier_read():
+    async def scenario():
+        changes, store = ChangeFeed(), Store()
+        shared = SharedReads(changes)
+        early = changes.waiter(MATCH)
+        first = asyncio.ensure_future(shared.read(MATCH, "k", early.generation, store.fetch))
+        await asyncio.sleep(0)
+        changes.publish(MATCH)  # a change stored while the first read runs
+        late = changes.waiter(MATCH)
+        second = asyncio.ensure_future(shared.read(MATCH, "k", late.generation, store.fetch))
+        await asyncio.sleep(0)
+        store.release.set()
+        return await first, await second, store.reads
+
+    first, second, reads = run(scenario)
+    assert (first, second, reads) == (1, 2, 2)
+
+
+def test_a_stream_that_goes_away_leaves_the_others_their_answer():
+    async def scenario():
+        changes, store = ChangeFeed(), Store()
+        shared = SharedReads(changes)
+        waiter = changes.waiter(MATCH)
+        leaving = asyncio.ensure_future(shared.read(MATCH, "k", waiter.generation, store.fetch))
+        staying = asyncio.ensure_future(shared.read(MATCH, "k", waiter.generation, store.fetch))
+        await asyncio.sleep(0)
+        leaving.cancel()
+        store.release.set()
+        return await staying, shared.in_flight
+
+    answer, in_flight = run(scenario)
+    assert answer == 1 and in_flight == 0
+
+
+def test_a_finished_read_is_not_shared_with_later_asks():
+    async def scenario():
+        changes, store = ChangeFeed(), Store()
+        store.release.set()
+        shared = SharedReads(changes)
+        waiter = changes.waiter(MATCH)
+        first = await shared.read(MATCH, "k", waiter.generation, store.fetch)
+        second = await shared.read(MATCH, "k", waiter.generation, store.fetch)
+        return first, second
+
+    assert run(scenario) == (1, 2)
