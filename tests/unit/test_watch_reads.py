@@ -30,12 +30,17 @@ def run(scenario):
     return asyncio.run(scenario())
 
 
+def ask(shared: SharedReads, store: Store, waiter) -> asyncio.Future:
+    """A stream registered as ``waiter`` asking for the match's new events."""
+    return asyncio.ensure_future(shared.read(MATCH, "k", waiter.generation, store.fetch))
+
+
 def test_streams_waiting_since_the_same_change_share_one_read():
     async def scenario():
         changes, store = ChangeFeed(), Store()
         shared = SharedReads(changes)
         first, second = changes.waiter(MATCH), changes.waiter(MATCH)
-        asks = [asyncio.ensure_future(shared.read(MATCH, "k", w.generation, store.fetch)) for w in (first, second)]
+        asks = [ask(shared, store, w) for w in (first, second)]
         await asyncio.sleep(0)
         store.release.set()
         return await asyncio.gather(*asks), store.reads
@@ -48,12 +53,10 @@ def test_a_stream_told_of_a_later_change_does_not_take_an_earlier_read():
     async def scenario():
         changes, store = ChangeFeed(), Store()
         shared = SharedReads(changes)
-        early = changes.waiter(MATCH)
-        first = asyncio.ensure_future(shared.read(MATCH, "k", early.generation, store.fetch))
+        first = ask(shared, store, changes.waiter(MATCH))
         await asyncio.sleep(0)
         changes.publish(MATCH)  # a change stored while the first read runs
-        late = changes.waiter(MATCH)
-        second = asyncio.ensure_future(shared.read(MATCH, "k", late.generation, store.fetch))
+        second = ask(shared, store, changes.waiter(MATCH))
         await asyncio.sleep(0)
         store.release.set()
         return await first, await second, store.reads
@@ -67,8 +70,7 @@ def test_a_stream_that_goes_away_leaves_the_others_their_answer():
         changes, store = ChangeFeed(), Store()
         shared = SharedReads(changes)
         waiter = changes.waiter(MATCH)
-        leaving = asyncio.ensure_future(shared.read(MATCH, "k", waiter.generation, store.fetch))
-        staying = asyncio.ensure_future(shared.read(MATCH, "k", waiter.generation, store.fetch))
+        leaving, staying = ask(shared, store, waiter), ask(shared, store, waiter)
         await asyncio.sleep(0)
         leaving.cancel()
         store.release.set()
