@@ -11,15 +11,33 @@ restart, from the version they have).
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 from uuid import UUID
 
 
 class Waiter:
-    def __init__(self, event: asyncio.Event, waiting: set, generation: int = 0) -> None:
+    """One stream's registration for the next change of a key: ``with feed.waiter(key) as
+    waiter: ...read...; await waiter.wait(timeout)``. Leaving the block (a stream that ends,
+    fails or is cancelled while it reads) unregisters it, so ended streams leave nothing
+    behind."""
+
+    def __init__(self, feed: "ChangeFeed", key: UUID, event: asyncio.Event, waiting: set,
+                 generation: int = 0) -> None:
+        self._feed = feed
+        self._key = key
         self._event = event
         self._waiting = waiting
-        self.generation = generation  # the changes published before it was registered (``ChangeFeed.generation``)
+        self.generation = generation  # where the key's changes stood when it registered (``ChangeFeed.generation``)
+
+    def __enter__(self) -> "Waiter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._waiting.discard(self._event)
+        if not self._waiting:
+            self._feed._forget(self._key, self._waiting)
 
     async def wait(self, timeout: float) -> bool:
         """True when a change woke it, False when the timeout did (time for a re-read that
@@ -30,13 +48,17 @@ class Waiter:
         except asyncio.TimeoutError:
             return False
         finally:
-            self._waiting.discard(self._event)
+            self.close()
 
 
 class ChangeFeed:
     def __init__(self) -> None:
-        self._waiting: dict[UUID, set[asyncio.Event]] = defaultdict(set)
-        self._generations: dict[UUID, int] = {}  # changes published while streams wait, per key
+        self._waiting: dict[UUID, set[asyncio.Event]] = {}  # keys with streams registered, and theirs
+        # Per key with streams registered: a number that grows with each change published.
+        # A key registered anew starts above every number given out before (``_next``), so
+        # a read begun before its streams went away is never taken for a newer one.
+        self._generations: dict[UUID, int] = {}
+        self._next = 1
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False  # the server is stopping: streams end instead of waiting
 
@@ -57,31 +79,39 @@ class ChangeFeed:
         event = asyncio.Event()
         if self.closed:
             event.set()
-        waiting = self._waiting[match_id]
+        waiting = self._waiting.get(match_id)
+        if waiting is None:
+            waiting = self._waiting[match_id] = set()
+            self._generations[match_id] = self._issue()
         waiting.add(event)
-        return Waiter(event, waiting, self._generations.get(match_id, 0))
+        return Waiter(self, match_id, event, waiting, self._generations[match_id])
 
     def generation(self, match_id: UUID) -> int:
-        """Grows with every change published while a stream waits for ``match_id``: a read
-        begun at generation g has seen every change published before g was reached."""
-        return self._generations.get(match_id, 0)
+        """Grows with every change of ``match_id`` published while streams are registered for
+        it: a read begun at generation g has seen every change published before g was reached."""
+        return self._generations.get(match_id, self._next)
+
+    def _issue(self) -> int:
+        number = self._next
+        self._next += 1
+        return number
+
+    def _forget(self, match_id: UUID, waiting: set) -> None:
+        if self._waiting.get(match_id) is waiting:
+            del self._waiting[match_id]
+            self._generations.pop(match_id, None)
 
     def publish(self, match_id: UUID) -> None:
         """Safe to call from any thread."""
         loop = self._loop
         if loop is None or not self._waiting.get(match_id):
             return  # nobody waits, so nobody is reading either (streams register first)
-        self._generations[match_id] = self._generations.get(match_id, 0) + 1
+        self._generations[match_id] = self._issue()
         try:
             loop.call_soon_threadsafe(self._wake, match_id)
         except RuntimeError:
             pass  # the loop has closed: nobody is waiting
 
     def _wake(self, match_id: UUID) -> None:
-        waiting = self._waiting.get(match_id)
-        if waiting is not None:
-            for event in waiting:
-                event.set()
-            if not waiting:
-                del self._waiting[match_id]
-                self._generations.pop(match_id, None)
+        for event in self._waiting.get(match_id, ()):
+            event.set()

@@ -197,32 +197,32 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         talk_seen = -1
         notified = False
         while True:
-            waiter = self.changes.waiter(match_id)
-            after = version
-            events = await self.shared.read(match_id, ("events", match_id, after), waiter.generation,
-                                            lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
-            # The table talk is read again only when it may have changed: a phrase sent
-            # through this replica, or a wake by timeout (one sent through another).
-            talk_now = self._talk_sent.get(match_id, 0)
-            phrases: list = []
-            if not notified or talk_now != talk_seen:
-                talk_seen = talk_now
-                talk_after = talk_version
-                phrases = await self.shared.read(match_id, ("talk", match_id, talk_after), waiter.generation,
-                                                 lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
-            for phrase in phrases:
-                talk_version = phrase.originator_version
-                yield pb.WatchMatchResponse(chat=chat_pb(phrase))
-            if held is not None:
-                events = held.visible(events)
-            for event in events:
-                folded = cast(Match, event.mutate(folded))
-                version = event.originator_version
-                yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=self._view(folded, seat))
-            if folded is not None and folded.finished or self.changes.closed:
-                return  # ended; or the server is stopping and the client will resume elsewhere
-            await end_at_expiry(context, who)
-            notified = await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
+            with self.changes.waiter(match_id) as waiter:
+                after = version
+                events = await self.shared.read(match_id, ("events", match_id, after), waiter.generation,
+                                                lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
+                # The table talk is read again only when it may have changed: a phrase sent
+                # through this replica, or a wake by timeout (one sent through another).
+                talk_now = self._talk_sent.get(match_id, 0)
+                phrases: list = []
+                if not notified or talk_now != talk_seen:
+                    talk_seen = talk_now
+                    talk_after = talk_version
+                    phrases = await self.shared.read(match_id, ("talk", match_id, talk_after), waiter.generation,
+                                                     lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
+                for phrase in phrases:
+                    talk_version = phrase.originator_version
+                    yield pb.WatchMatchResponse(chat=chat_pb(phrase))
+                if held is not None:
+                    events = held.visible(events)
+                for event in events:
+                    folded = cast(Match, event.mutate(folded))
+                    version = event.originator_version
+                    yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=self._view(folded, seat))
+                if folded is not None and folded.finished or self.changes.closed:
+                    return  # ended; or the server is stopping and the client will resume elsewhere
+                await end_at_expiry(context, who)
+                notified = await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
     async def ExportMatch(self, request: pb.ExportMatchRequest, context: Context) -> pb.ExportMatchResponse:
         async with _statuses(context):

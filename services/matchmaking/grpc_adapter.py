@@ -182,18 +182,18 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         player = who.subject
         room = None if version == 0 else await asyncio.to_thread(self.app.room_at, room_id, version)
         while True:
-            waiter = self.changes.waiter(room_id)
-            events = await asyncio.to_thread(self.app.room_events_after, room_id, version)
-            for event in events:
-                room = event.mutate(room)
-                assert room is not None  # no event of a room discards it
-                version = room.version
-                yield pb.WatchRoomResponse(room=room_pb(room))
-            assert room is not None  # watched from version 0, the first event created it
-            if room.status == Room.CLOSED or not room.is_member(player) or self.changes.closed:
-                return  # closed, the watcher left, or the server is stopping: the last state was sent
-            await end_at_expiry(context, who)
-            await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
+            with self.changes.waiter(room_id) as waiter:
+                events = await asyncio.to_thread(self.app.room_events_after, room_id, version)
+                for event in events:
+                    room = event.mutate(room)
+                    assert room is not None  # no event of a room discards it
+                    version = room.version
+                    yield pb.WatchRoomResponse(room=room_pb(room))
+                assert room is not None  # watched from version 0, the first event created it
+                if room.status == Room.CLOSED or not room.is_member(player) or self.changes.closed:
+                    return  # closed, the watcher left, or the server is stopping: the last state was sent
+                await end_at_expiry(context, who)
+                await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
     # ---- public tables -----------------------------------------------------------------
 
@@ -231,15 +231,15 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         presence_id = Presence.create_id(player)
         last = None
         while True:
-            waiter = self.changes.waiter(presence_id)
-            ticket = await asyncio.to_thread(self.app.ticket, player, ticket_id)
-            if ticket != last:
-                last = ticket
-                yield pb.WatchTicketResponse(ticket=ticket_pb(ticket))
-            if ticket.finished or self.changes.closed:
-                return
-            await end_at_expiry(context, who)
-            await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
+            with self.changes.waiter(presence_id) as waiter:
+                ticket = await asyncio.to_thread(self.app.ticket, player, ticket_id)
+                if ticket != last:
+                    last = ticket
+                    yield pb.WatchTicketResponse(ticket=ticket_pb(ticket))
+                if ticket.finished or self.changes.closed:
+                    return
+                await end_at_expiry(context, who)
+                await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
     async def CancelTicket(self, request: pb.CancelTicketRequest, context: Context) -> pb.CancelTicketResponse:
         async with _statuses(context):

@@ -91,3 +91,32 @@ def test_a_finished_read_is_not_shared_with_later_asks():
         return first, second
 
     assert run(scenario) == (1, 2)
+
+
+def test_a_stream_that_leaves_while_it_reads_leaves_nothing_registered():
+    async def scenario():
+        changes = ChangeFeed()
+        with changes.waiter(MATCH):
+            pass  # an ended, failed or cancelled stream leaves its block here
+        left = changes.waiting
+        with changes.waiter(MATCH) as waiter:
+            await waiter.wait(0.01)
+        return left, changes.waiting, MATCH in changes._waiting
+
+    assert run(scenario) == (0, 0, False)
+
+
+def test_a_match_watched_anew_does_not_take_a_read_begun_before_its_streams_left():
+    async def scenario():
+        changes, store = ChangeFeed(), Store()
+        shared = SharedReads(changes)
+        with changes.waiter(MATCH) as gone:
+            first = ask(shared, store, gone)
+            await asyncio.sleep(0)
+        changes.publish(MATCH)  # nobody registered: nothing to wake
+        second = ask(shared, store, changes.waiter(MATCH))
+        await asyncio.sleep(0)
+        store.release.set()
+        return await first, await second
+
+    assert run(scenario) == (1, 2)
