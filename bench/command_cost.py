@@ -28,12 +28,12 @@ import os
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import grpc  # noqa: E402
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 
 import match_service as ms  # noqa: E402
@@ -57,14 +57,17 @@ class _Clock:
         self.spent: dict[str, float] = {}
         self.on = False
 
+    def _count(self, name: str, since: float) -> None:
+        if self.on:
+            self.spent[name] = self.spent.get(name, 0.0) + time.process_time() - since
+
     def wrap_async(self, name: str, fn):
         async def timed(*args):
             t = time.process_time()
             try:
                 return await fn(*args)
             finally:
-                if self.on:
-                    self.spent[name] = self.spent.get(name, 0.0) + time.process_time() - t
+                self._count(name, t)
         return timed
 
     def wrap(self, name: str, fn):
@@ -73,8 +76,7 @@ class _Clock:
             try:
                 return fn(*args)
             finally:
-                if self.on:
-                    self.spent[name] = self.spent.get(name, 0.0) + time.process_time() - t
+                self._count(name, t)
         return timed
 
 
@@ -144,37 +146,16 @@ async def transport_cost(tmp: Path, inflight: int, seconds: float) -> dict:
     try:
         await server.start()
         await echo.start()
-        health = await _health_load(server.target, server.child.pid, inflight, seconds)
+        health = await ms.measure_calls(
+            server.target, lambda channel: partial(health_pb2_grpc.HealthStub(channel).Check,
+                                                   health_pb2.HealthCheckRequest(), timeout=10),
+            inflight, seconds, 1.0, server.child.pid)
         bare = await echo.measure(inflight)
-        return {"health_server_cpu_ms_per_request": health, "echo_server_cpu_ms_per_request":
-                bare["server_cpu_ms_per_request"], "inflight": inflight}
+        return {"health_server_cpu_ms_per_request": health["server_cpu_ms_per_request"],
+                "echo_server_cpu_ms_per_request": bare["server_cpu_ms_per_request"], "inflight": inflight}
     finally:
         echo.stop()
         server.stop()
-
-
-async def _health_load(target: str, pid: int, inflight: int, seconds: float) -> float:
-    async with grpc.aio.insecure_channel(target) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        done = 0
-        stop = time.perf_counter() + 1.0 + seconds
-        start_at = time.perf_counter() + 1.0
-        counted = [0]
-
-        async def worker() -> None:
-            nonlocal done
-            while time.perf_counter() < stop:
-                await stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
-                if time.perf_counter() >= start_at:
-                    counted[0] += 1
-
-        tasks = [asyncio.create_task(worker()) for _ in range(inflight)]
-        await asyncio.sleep(max(0.0, start_at - time.perf_counter()))
-        cpu0 = ms.cpu_seconds(pid)
-        await asyncio.sleep(max(0.0, stop - time.perf_counter()))
-        cpu1 = ms.cpu_seconds(pid)
-        await asyncio.gather(*tasks)
-        return (cpu1 - cpu0) * 1000 / max(1, counted[0])
 
 
 async def run(args) -> dict:

@@ -63,6 +63,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import grpc
@@ -468,10 +469,18 @@ async def measure_late_early(target: str, secret, matches: int) -> dict:
 
 async def measure_echo(target: str, inflight: int, seconds: float, warmup: float, payload: bytes,
                        server_pid: int | None = None) -> dict:
+    return await measure_calls(target, lambda channel: partial(channel.unary_unary(ECHO_METHOD), payload),
+                               inflight, seconds, warmup, server_pid)
+
+
+async def measure_calls(target: str, call_on, inflight: int, seconds: float, warmup: float,
+                        server_pid: int | None = None) -> dict:
+    """``inflight`` loops making ``call_on(channel)()`` over one channel for warmup + seconds:
+    calls per second, latency, and server and client CPU per call in the measured window."""
     lat: list[float] = []
     cpu: list[float] = []
     async with grpc.aio.insecure_channel(target) as channel:
-        call = channel.unary_unary(ECHO_METHOD)
+        call = call_on(channel)
         start = time.perf_counter()
         t_lo, t_hi = start + warmup, start + warmup + seconds
 
@@ -480,7 +489,7 @@ async def measure_echo(target: str, inflight: int, seconds: float, warmup: float
                 t0 = time.perf_counter()
                 if t0 >= t_hi:
                     return
-                await call(payload)
+                await call()
                 t1 = time.perf_counter()
                 if t_lo <= t1 <= t_hi:
                     lat.append(t1 - t0)

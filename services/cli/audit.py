@@ -212,8 +212,11 @@ def witness(match_id, record_file, key_file, address, token, tls, ca, publish, a
 
     settings = Settings()
     try:
-        text = open(record_file, "rb").read() if record_file else _exported(settings, match_id, address, token, True,
-                                                                                 credentials_of(tls, ca))
+        text: str | bytes
+        if record_file:
+            text = open(record_file, "rb").read()
+        else:
+            text = _exported(settings, match_id, address, token, True, credentials_of(tls, ca))
         record = record_format.loads(text)
         keys = PublishedKeys.load(key_file) if key_file else None
     except OSError as e:

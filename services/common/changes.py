@@ -23,7 +23,7 @@ class Waiter:
     def __init__(self, feed: "ChangeFeed", key: UUID, event: asyncio.Event, waiting: set,
                  generation: int = 0) -> None:
         self._feed = feed
-        self._key = key
+        self.key = key
         self._event = event
         self._waiting = waiting
         self.generation = generation  # where the key's changes stood when it registered (``ChangeFeed.generation``)
@@ -37,7 +37,7 @@ class Waiter:
     def close(self) -> None:
         self._waiting.discard(self._event)
         if not self._waiting:
-            self._feed._forget(self._key, self._waiting)
+            self._feed._forget(self.key, self._waiting)
 
     async def wait(self, timeout: float) -> bool:
         """True when a change woke it, False when the timeout did (time for a re-read that
@@ -47,8 +47,6 @@ class Waiter:
             return True
         except asyncio.TimeoutError:
             return False
-        finally:
-            self.close()
 
 
 class ChangeFeed:

@@ -199,7 +199,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         while True:
             with self.changes.waiter(match_id) as waiter:
                 after = version
-                events = await self.shared.read(match_id, ("events", match_id, after), waiter.generation,
+                events = await self.shared.read(waiter, ("events", after),
                                                 lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
                 # The table talk is read again only when it may have changed: a phrase sent
                 # through this replica, or a wake by timeout (one sent through another).
@@ -208,7 +208,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 if not notified or talk_now != talk_seen:
                     talk_seen = talk_now
                     talk_after = talk_version
-                    phrases = await self.shared.read(match_id, ("talk", match_id, talk_after), waiter.generation,
+                    phrases = await self.shared.read(waiter, ("talk", talk_after),
                                                      lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
                 for phrase in phrases:
                     talk_version = phrase.originator_version

@@ -17,29 +17,31 @@ import asyncio
 from typing import Any, Awaitable, Callable, Hashable
 from uuid import UUID
 
-from services.common.changes import ChangeFeed
+from services.common.changes import ChangeFeed, Waiter
 
 
 class SharedReads:
     def __init__(self, changes: ChangeFeed) -> None:
         self._changes = changes
-        self._reading: dict[Hashable, tuple[int, asyncio.Future]] = {}  # key -> (generation at start, answer)
+        # (watched key, what) -> (the key's generation when the read began, its answer)
+        self._reading: dict[tuple[UUID, Hashable], tuple[int, asyncio.Future]] = {}
 
     @property
     def in_flight(self) -> int:
         return len(self._reading)
 
-    async def read(self, match_id: UUID, key: Hashable, since: int, fetch: Callable[[], Awaitable[Any]]) -> Any:
-        """``fetch()``'s answer for ``key``, shared with a read of the same key begun at
-        generation ``since`` or later (the caller's ``Waiter.generation``)."""
+    async def read(self, waiter: Waiter, what: Hashable, fetch: Callable[[], Awaitable[Any]]) -> Any:
+        """``fetch()``'s answer for ``what`` of the key ``waiter`` is registered for, shared
+        with a read of the same begun at the waiter's generation or later."""
+        key = (waiter.key, what)
         reading = self._reading.get(key)
-        if reading is None or reading[0] < since:
-            reading = (self._changes.generation(match_id), asyncio.ensure_future(fetch()))
+        if reading is None or reading[0] < waiter.generation:
+            reading = (self._changes.generation(waiter.key), asyncio.ensure_future(fetch()))
             self._reading[key] = reading
             reading[1].add_done_callback(lambda done: self._done(key, done))
         return await asyncio.shield(reading[1])  # a stream that goes away leaves the others their answer
 
-    def _done(self, key: Hashable, done: asyncio.Future) -> None:
+    def _done(self, key: tuple[UUID, Hashable], done: asyncio.Future) -> None:
         if self._reading.get(key, (0, None))[1] is done:
             del self._reading[key]
         if not done.cancelled():

@@ -32,7 +32,7 @@ def run(scenario):
 
 def ask(shared: SharedReads, store: Store, waiter) -> asyncio.Future:
     """A stream registered as ``waiter`` asking for the match's new events."""
-    return asyncio.ensure_future(shared.read(MATCH, "k", waiter.generation, store.fetch))
+    return asyncio.ensure_future(shared.read(waiter, "events", store.fetch))
 
 
 def test_streams_waiting_since_the_same_change_share_one_read():
@@ -86,8 +86,8 @@ def test_a_finished_read_is_not_shared_with_later_asks():
         store.release.set()
         shared = SharedReads(changes)
         waiter = changes.waiter(MATCH)
-        first = await shared.read(MATCH, "k", waiter.generation, store.fetch)
-        second = await shared.read(MATCH, "k", waiter.generation, store.fetch)
+        first = await shared.read(waiter, "events", store.fetch)
+        second = await shared.read(waiter, "events", store.fetch)
         return first, second
 
     assert run(scenario) == (1, 2)
