@@ -36,6 +36,17 @@ appears with its mirror image, so two equal strategies win 50% of decided rounds
 expectation, in every family; the report also gives the 1-vs-rest win rates of solo
 games against their fair share 1/n.
 
+Solo games of three or four seats also get the **same-seat comparison** (``same_seat``),
+the way duplicate bridge scores a board: each deal is played twice more, once with A in
+every seat and once with B in every seat, and for every deal and seat k the round of "A
+alone in seat k among B" is set against the round of "B in seat k among B" (the all-B
+play), and "A in seat k among A" (the all-A play) against "B alone in seat k among A".
+A comparison is decided when seat k won in exactly one of its two rounds; A is better
+when that was A's. With the same cards, the same seat and the same company, only the
+strategy in seat k differs, so this asks directly whether A does better than B would
+have in its place; two equal strategies are again 50% in expectation. The headline rate
+above stays the all-seatings one.
+
 Each strategy's decision time is measured with ``time.perf_counter`` around every
 ``choose`` call that had more than one legal move.
 """
@@ -108,6 +119,42 @@ def seatings(rules) -> list[tuple[int, ...]]:
     return alone + rest
 
 
+def compares_seats(rules) -> bool:
+    """Whether the arena adds the same-seat comparison: solo games of three or more seats."""
+    return not rules.teams and rules.seats > 2
+
+
+def same_seat(plays: list[PlayResult], fields: list[FieldResult], seats: int) -> dict:
+    """The same-seat comparison (see the module's docstring) over every deal with both field
+    plays: A's rate among decided comparisons, overall and in each company."""
+    won = {(f.deal, f.everyone): f.winner_side for f in fields}
+    counts = {"among_b": [0, 0], "among_a": [0, 0]}  # [A better, B better]
+    for p in plays:
+        if (p.deal, "a") not in won or (p.deal, "b") not in won:
+            continue
+        if len(p.a_seats) == 1:  # A alone in seat k, against B in seat k of the all-B play
+            k = p.a_seats[0]
+            company, a_won, b_won = "among_b", p.winner_side == k, won[p.deal, "b"] == k
+        else:  # B alone in seat k, against A in seat k of the all-A play
+            k = next(s for s in range(seats) if s not in p.a_seats)
+            company, a_won, b_won = "among_a", won[p.deal, "a"] == k, p.winner_side == k
+        if a_won != b_won:
+            counts[company][0 if a_won else 1] += 1
+    out: dict = {}
+    better, worse = 0, 0
+    for company, (a_better, b_better) in counts.items():
+        out[company] = _rate(a_better, b_better)
+        better, worse = better + a_better, worse + b_better
+    return {**_rate(better, worse), **out}
+
+
+def _rate(a_better: int, b_better: int) -> dict:
+    n = a_better + b_better
+    lo, hi = wilson(a_better, n)
+    return {"decided": n, "a_better": a_better, "b_better": b_better,
+            "a_rate": round(a_better / n, 4) if n else None, "a_rate_ci95": [round(lo, 4), round(hi, 4)]}
+
+
 def deal_key(seed: int, index: int, redeal: int = 0) -> bytes:
     """The key of deal ``index``; ``redeal`` > 0 names the deals that follow thrown-in ones."""
     text = f"domino-arena/1:{seed}:{index}" + (f":redeal:{redeal}" if redeal else "")
@@ -150,8 +197,18 @@ class PlayResult:
 
 
 @dataclass
+class FieldResult:
+    """A play of a deal with one strategy in every seat (the same-seat comparison's baseline)."""
+
+    deal: int
+    everyone: str  # "a" or "b"
+    winner_side: int | None
+
+
+@dataclass
 class Tally:
     plays: list[PlayResult] = field(default_factory=list)
+    fields: list[FieldResult] = field(default_factory=list)
     times: dict[str, list[float]] = field(default_factory=lambda: {"a": [], "b": []})
     cpu: dict[str, list[float]] = field(default_factory=lambda: {"a": [], "b": []})
 
@@ -228,6 +285,11 @@ def run_deals(a_spec: str, b_spec: str, variant: str | None, teams: bool | None,
             a_points = sum(points[side] for side in a_sides)
             tally.plays.append(PlayResult(i, tuple(a_seats), winner, 0 if winner is None else points[winner], won,
                                           res.reason, a_points, sum(points) - a_points))
+        if compares_seats(ruleset):
+            for who, strategy in (("a", a), ("b", b)):
+                rngs = [random.Random(f"domino-arena/1:{seed}:{i}:all-{who}:{s}") for s in range(n)]
+                m = play_round(start, [strategy] * n, rngs, [who] * n, tally.times, tally.cpu)
+                tally.fields.append(FieldResult(i, who, round_outcome(ruleset, m.results[-1])[0]))
         if progress is not None:
             progress(done)
     return tally
@@ -258,6 +320,7 @@ def arena(a_spec: str, b_spec: str, variant: str | None = None, teams: bool | No
         tally = Tally()
         for part in parts:
             tally.plays.extend(part.plays)
+            tally.fields.extend(part.fields)
             for k in ("a", "b"):
                 tally.times[k].extend(part.times[k])
                 tally.cpu[k].extend(part.cpu[k])
@@ -323,6 +386,8 @@ def report(rules, a_spec, b_spec, seed, deals, tally: Tally, elapsed: float, job
             out[who] = {"rounds": len(sub), "decided": len(dec), "lone_seat_wins": lone_wins,
                         "lone_win_rate": round(lone_wins / len(dec), 4) if dec else None,
                         "lone_win_rate_ci95": [round(lo1, 4), round(hi1, 4)], "fair_share": round(1 / n, 4)}
+    if compares_seats(rules):
+        out["same_seat"] = same_seat(plays, tally.fields, rules.seats)
     return out
 
 

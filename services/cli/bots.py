@@ -59,7 +59,8 @@ def arena(a_spec: str, b_spec: str, family: str, variant: str | None, seats: int
     """Play A against B on DEALS seeded deals in duplicate format (each deal replayed with
     the seats swapped), one round per play, and report A's win rate among decided rounds
     (All Fives: the most points in the round, play points included; Goat: the lowest round
-    score)."""
+    score). Solo games of three or four seats also get the same-seat comparison: A in a
+    seat against B in that seat, with the same cards and the same company."""
     from services.bots.arena import arena as run_arena
     from services.bots.arena import arena_rules, resolve
     from services.match.rules.errors import BadOptions
@@ -95,6 +96,11 @@ def arena(a_spec: str, b_spec: str, family: str, variant: str | None, seats: int
     click.echo(f"rounds {result['rounds']}, decided {result['decided']}, A wins {result['a_wins']}: "
                f"{result['a_win_rate']:.1%} (95% CI {lo:.1%}-{hi:.1%})" if result["decided"] else "no decided rounds")
     click.echo(f"a round is won by {result['won_by']}")
+    same = result.get("same_seat")
+    if same and same["decided"]:
+        lo, hi = same["a_rate_ci95"]
+        click.echo(f"same seat, same cards (A in a seat against B in it): A better in {same['a_better']} of "
+                   f"{same['decided']} decided comparisons, {same['a_rate']:.1%} (95% CI {lo:.1%}-{hi:.1%})")
     click.echo(f"points per round ({result['points_are']}): A {result['a_points_per_round']}, "
                f"B {result['b_points_per_round']}")
     for k in ("a", "b"):

@@ -7,7 +7,19 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from services.bots.arena import arena, arena_rules, deal_key, first_round, round_outcome, run_deals, seatings, wilson
+from services.bots.arena import (
+    FieldResult,
+    PlayResult,
+    arena,
+    arena_rules,
+    deal_key,
+    first_round,
+    round_outcome,
+    run_deals,
+    same_seat,
+    seatings,
+    wilson,
+)
 from services.cli.bots import bots
 from services.match.rules import fairness
 from services.match.rules.rulesets import egyptian
@@ -164,3 +176,34 @@ def test_cli_rejects_what_the_family_does_not_offer():
                  ["--rules", "goat", "--variant", "koza", "--option", "nope=1"], ["--rules", "goat", "--option", "x"]):
         bad = runner.invoke(bots, ["arena", "--a", "greedy", "--b", "greedy", "--deals", "1", *args])
         assert bad.exit_code == 2, args
+
+
+def test_solo_games_of_three_or_more_seats_add_the_same_seat_comparison():
+    r = arena("strong:samples=4,deadline=none", "greedy", deals=2, seed=3, rules="classic", seats=3)
+    same = r["same_seat"]
+    assert same["decided"] == same["a_better"] + same["b_better"]
+    assert same["decided"] == same["among_a"]["decided"] + same["among_b"]["decided"] <= 2 * 2 * 3
+    assert "same_seat" not in arena("greedy", "random", "block-4", deals=1, seed=1)
+    assert "same_seat" not in arena("greedy", "random", rules="classic", seats=2, deals=1, seed=1)
+
+
+def test_a_deterministic_strategy_against_itself_has_no_decided_same_seat_comparison():
+    # greedy alone in seat k among greedy is the all-greedy play itself
+    r = arena("greedy", "greedy", deals=3, seed=5, rules="classic", seats=4)
+    assert r["same_seat"]["decided"] == 0 and r["same_seat"]["a_rate"] is None
+
+
+def test_same_seat_compares_seat_k_with_a_against_seat_k_with_b_in_the_same_company():
+    plays = [  # deal 0 at three seats: A alone in seats 0, 1, 2; then B alone in seats 0, 1, 2
+        PlayResult(0, (0,), 0, 0, True, "domino"),  # A alone won in seat 0; all-B: seat 1 won -> A better
+        PlayResult(0, (1,), 1, 0, True, "domino"),  # A alone won in seat 1; all-B: seat 1 won -> not decided
+        PlayResult(0, (2,), 1, 0, False, "domino"),  # A alone lost in seat 2; all-B: seat 2 lost -> not decided
+        PlayResult(0, (1, 2), 0, 0, False, "domino"),  # B alone won in seat 0; all-A: seat 0 lost -> B better
+        PlayResult(0, (0, 2), 2, 0, True, "domino"),  # B alone lost in seat 1; all-A: seat 1 lost -> not decided
+        PlayResult(0, (0, 1), None, 0, None, "blocked"),  # B alone tied in seat 2; all-A: seat 2 won -> A better
+    ]
+    fields = [FieldResult(0, "b", 1), FieldResult(0, "a", 2)]
+    got = same_seat(plays, fields, 3)
+    assert (got["among_b"]["a_better"], got["among_b"]["b_better"]) == (1, 0)
+    assert (got["among_a"]["a_better"], got["among_a"]["b_better"]) == (1, 1)
+    assert (got["decided"], got["a_better"], got["a_rate"]) == (3, 2, round(2 / 3, 4))
