@@ -1,0 +1,165 @@
+"""How far a bot could go: the strong bot shown every hand, in the arena against greedy.
+
+A diagnostic, not a product bot: the "omniscient" strong bot searches the true hands (the
+boneyard's order stays unknown: each deal it searches reshuffles the true boneyard) instead
+of deals sampled from its view. What it wins is a ceiling for any bot that plays from its
+view alone with this value of a round; the gap between it and ``strong`` is what the
+hidden tiles cost (docs/bots.md, "How far a bot could go").
+
+``--own-search exhaustive`` replaces the rollouts by a search of every line of the bot's own
+later moves in each deal (the other seats playing greedy, as the rollouts model them), to
+show whether planning its own later turns better would matter.
+
+    .venv/bin/python bench/bot_ceiling.py --rules classic --seats 4 --deals 150 --seed 2 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from services.bots import arena as A  # noqa: E402
+from services.bots import strong as S  # noqa: E402
+from services.bots.knowledge import public_round, shuffled_tiles, with_tiles  # noqa: E402
+from services.match.rules.match import apply  # noqa: E402
+from services.match.rules.moves import OPEN, PLAY_LEFT, PLAY_RIGHT, legal_moves  # noqa: E402
+from services.match.rules.tiles import MATCHES  # noqa: E402
+from services.match.rules.turns import step  # noqa: E402
+from services.match.rules.view import player_view  # noqa: E402
+
+
+class Omniscient(S.StrongBot):
+    """``strong`` searching the true hands of ``self.truth`` (set before each decision)."""
+
+    def __init__(self, own_search: str, deals: int, budget: int) -> None:
+        super().__init__(deadline=None)
+        self.truth = None
+        self.own_search = own_search
+        self.deals = deals
+        self.budget = budget
+
+    def determinizations(self, view, know, rng, cfg=None):
+        cfg = cfg or self.config_for(view.rules)
+        rnd = self.truth
+        rest = 0
+        for t in rnd.boneyard[rnd.drawn:]:
+            rest |= 1 << t
+        n = S.determinization_count(view, cfg) if self.own_search == "rollouts" else self.deals
+        return [(list(rnd.hands), shuffled_tiles(rest, rng), rnd.set_aside) for _ in range(n)]
+
+    def choose(self, view, rng):
+        if self.own_search == "rollouts" or len(view.legal_moves) == 1:
+            return super().choose(view, rng)
+        moves = view.legal_moves
+        value = S.round_value(view, self.config_for(view.rules))
+        public = public_round(view)
+        totals = [0.0] * len(moves)
+        for hands, boneyard, aside in self.determinizations(view, None, rng):
+            base = with_tiles(public, hands, boneyard, aside)
+            for j, m in enumerate(moves):
+                r = base.copy()
+                step(r, m)
+                totals[j] += best_line(r, view.seat, value, [self.budget])
+        return moves[max(range(len(moves)), key=lambda j: (totals[j], -j))]
+
+
+def greedy_move(r):
+    hand = r.hands[r.turn]
+    if r.left < 0:
+        return OPEN[r.lead if r.lead >= 0 else S.heaviest(hand & ~r.barred)]
+    ml = MATCHES[r.left]
+    fit = hand & (ml | MATCHES[r.right])
+    if fit:
+        t = S.heaviest(fit)
+        return PLAY_LEFT[t] if ml >> t & 1 else PLAY_RIGHT[t]
+    return legal_moves(r)[0]
+
+
+def best_line(r, me: int, value, budget: list[int]) -> float:
+    """The best value ``me`` can reach from round ``r`` (stepped in place), the others
+    playing greedy; past ``budget`` choice points, a greedy playout."""
+    while True:
+        while r.outcome is None and r.turn != me:
+            step(r, greedy_move(r))
+        if r.outcome is not None:
+            return value(r)
+        moves = legal_moves(r)
+        if len(moves) == 1:
+            step(r, moves[0])
+            continue
+        budget[0] -= 1
+        if budget[0] < 0:
+            S.rollout(r, random.random, 0.0)
+            return value(r)
+        best = -1e9
+        for m in moves:
+            c = r.copy()
+            step(c, m)
+            best = max(best, best_line(c, me, value, budget))
+        return best
+
+
+def run(args) -> dict:
+    rules = A.arena_rules(args.rules, args.variant, args.teams, args.seats)
+    bot = Omniscient(args.own_search, args.search_deals, args.budget)
+    greedy = A.resolve("greedy")
+    tally = A.Tally()
+    start = time.perf_counter()
+    n = rules.seats
+    for i in range(args.deals):
+        first = A.first_round(rules, args.seed, i)
+        for p, a_seats in enumerate(A.seatings(rules)):
+            rngs = [random.Random(f"domino-arena/1:{args.seed}:{i}:{p}:{s}") for s in range(n)]
+            m = first
+            while m.round is not None and m.round.outcome is None:
+                seat = m.round.turn
+                view = player_view(m, seat)
+                if seat in a_seats:
+                    bot.truth = m.round
+                    move = bot.choose(view, rngs[seat])
+                else:
+                    move = greedy(view, rngs[seat])
+                m = apply(m, move, seat)
+            winner, points = A.round_outcome(rules, m.results[-1])
+            sides = {rules.side_of(s) for s in a_seats}
+            won = None if winner is None else winner in sides
+            tally.plays.append(A.PlayResult(i, tuple(a_seats), winner, 0 if winner is None else points[winner], won,
+                                            m.results[-1].reason))
+    out = A.report(rules, f"omniscient strong ({args.own_search})", "greedy", args.seed, args.deals, tally,
+                   time.perf_counter() - start)
+    out.pop("same_seat", None)  # no field plays here
+    out.pop("decision_ms")
+    out.pop("decision_cpu_ms")
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rules", default="classic")
+    p.add_argument("--variant", default=None)
+    p.add_argument("--seats", type=int, default=None)
+    p.add_argument("--teams", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--seed", type=int, default=2)
+    p.add_argument("--own-search", choices=("rollouts", "exhaustive"), default="rollouts")
+    p.add_argument("--search-deals", type=int, default=16, help="deals searched per decision (exhaustive)")
+    p.add_argument("--budget", type=int, default=300, help="choice points per searched move (exhaustive)")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args()
+    out = run(args)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        lo, hi = out["a_win_rate_ci95"]
+        print(f"{out['a']} vs greedy, {out['rules']} {out['seats']} seats: {out['a_win_rate']:.1%} "
+              f"[{lo:.1%}, {hi:.1%}] of {out['decided']} decided rounds")
+
+
+if __name__ == "__main__":
+    main()
