@@ -94,6 +94,13 @@ def test_cli_prints_json():
     assert r["variant"] == "draw-2" and r["rounds"] == 4
 
 
+def test_cli_reports_the_same_seat_comparison_for_solo_games_of_three_seats():
+    result = CliRunner().invoke(bots, ["arena", "--a", "random", "--b", "greedy", "--rules", "classic", "--seats", "3",
+                                       "--deals", "4", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert "same seat, same cards" in result.output and "decided comparisons" in result.output
+
+
 def test_cli_rejects_unknown_strategy_and_teams_outside_block4():
     runner = CliRunner()
     bad = runner.invoke(bots, ["arena", "--a", "nope", "--b", "greedy", "--deals", "1"])
