@@ -8,7 +8,8 @@ hidden tiles cost (docs/bots.md, "How far a bot could go").
 
 ``--own-search exhaustive`` replaces the rollouts by a search of every line of the bot's own
 later moves in each deal (the other seats playing greedy, as the rollouts model them), to
-show whether planning its own later turns better would matter.
+show whether planning its own later turns better would matter (families with two ends:
+there greedy plays in §1.6's order, ``autoplay.timeout_move``).
 
     .venv/bin/python bench/bot_ceiling.py --rules classic --seats 4 --deals 150 --seed 2 --json
 """
@@ -28,8 +29,8 @@ from services.bots import arena as A  # noqa: E402
 from services.bots import strong as S  # noqa: E402
 from services.bots.knowledge import public_round, shuffled_tiles, with_tiles  # noqa: E402
 from services.match.rules.match import apply  # noqa: E402
-from services.match.rules.moves import OPEN, PLAY_LEFT, PLAY_RIGHT, legal_moves  # noqa: E402
-from services.match.rules.tiles import MATCHES  # noqa: E402
+from services.match.rules.autoplay import timeout_move  # noqa: E402
+from services.match.rules.moves import legal_moves  # noqa: E402
 from services.match.rules.turns import step  # noqa: E402
 from services.match.rules.view import player_view  # noqa: E402
 
@@ -69,24 +70,12 @@ class Omniscient(S.StrongBot):
         return moves[max(range(len(moves)), key=lambda j: (totals[j], -j))]
 
 
-def greedy_move(r):
-    hand = r.hands[r.turn]
-    if r.left < 0:
-        return OPEN[r.lead if r.lead >= 0 else S.heaviest(hand & ~r.barred)]
-    ml = MATCHES[r.left]
-    fit = hand & (ml | MATCHES[r.right])
-    if fit:
-        t = S.heaviest(fit)
-        return PLAY_LEFT[t] if ml >> t & 1 else PLAY_RIGHT[t]
-    return legal_moves(r)[0]
-
-
 def best_line(r, me: int, value, budget: list[int]) -> float:
     """The best value ``me`` can reach from round ``r`` (stepped in place), the others
     playing greedy; past ``budget`` choice points, a greedy playout."""
     while True:
         while r.outcome is None and r.turn != me:
-            step(r, greedy_move(r))
+            step(r, timeout_move(r))  # greedy in a two-ended family: §1.6's order
         if r.outcome is not None:
             return value(r)
         moves = legal_moves(r)
@@ -107,6 +96,8 @@ def best_line(r, me: int, value, budget: list[int]) -> float:
 
 def run(args) -> dict:
     rules = A.arena_rules(args.rules, args.variant, args.teams, args.seats)
+    if args.own_search == "exhaustive" and rules.four_ends:
+        raise SystemExit("--own-search exhaustive models greedy as §1.6's order, which All Fives' greedy is not")
     bot = Omniscient(args.own_search, args.search_deals, args.budget)
     greedy = A.resolve("greedy")
     tally = A.Tally()
@@ -115,7 +106,7 @@ def run(args) -> dict:
     for i in range(args.deals):
         first = A.first_round(rules, args.seed, i)
         for p, a_seats in enumerate(A.seatings(rules)):
-            rngs = [random.Random(f"domino-arena/1:{args.seed}:{i}:{p}:{s}") for s in range(n)]
+            rngs = A.play_rngs(args.seed, i, p, n)
             m = first
             while m.round is not None and m.round.outcome is None:
                 seat = m.round.turn
@@ -126,11 +117,7 @@ def run(args) -> dict:
                 else:
                     move = greedy(view, rngs[seat])
                 m = apply(m, move, seat)
-            winner, points = A.round_outcome(rules, m.results[-1])
-            sides = {rules.side_of(s) for s in a_seats}
-            won = None if winner is None else winner in sides
-            tally.plays.append(A.PlayResult(i, tuple(a_seats), winner, 0 if winner is None else points[winner], won,
-                                            m.results[-1].reason))
+            tally.plays.append(A.play_result(rules, i, a_seats, m))
     out = A.report(rules, f"omniscient strong ({args.own_search})", "greedy", args.seed, args.deals, tally,
                    time.perf_counter() - start)
     out.pop("same_seat", None)  # no field plays here

@@ -140,12 +140,8 @@ def same_seat(plays: list[PlayResult], fields: list[FieldResult], seats: int) ->
             company, a_won, b_won = "among_a", won[p.deal, "a"] == k, p.winner_side == k
         if a_won != b_won:
             counts[company][0 if a_won else 1] += 1
-    out: dict = {}
-    better, worse = 0, 0
-    for company, (a_better, b_better) in counts.items():
-        out[company] = _rate(a_better, b_better)
-        better, worse = better + a_better, worse + b_better
-    return {**_rate(better, worse), **out}
+    overall = _rate(sum(c[0] for c in counts.values()), sum(c[1] for c in counts.values()))
+    return {**overall, **{company: _rate(*c) for company, c in counts.items()}}
 
 
 def _rate(a_better: int, b_better: int) -> dict:
@@ -263,6 +259,22 @@ def play_round(m, strategies: list[Callable], rngs: list[random.Random], labels:
     return m
 
 
+def play_rngs(seed: int, deal: int, play, seats: int) -> list[random.Random]:
+    """Each seat's random stream for one play of a deal."""
+    return [random.Random(f"domino-arena/1:{seed}:{deal}:{play}:{s}") for s in range(seats)]
+
+
+def play_result(rules, deal: int, a_seats: tuple[int, ...], m) -> PlayResult:
+    """The result of a play whose round has just ended in match ``m``, A holding ``a_seats``."""
+    res = m.results[-1]
+    winner, points = round_outcome(rules, res)
+    a_sides = {rules.side_of(s) for s in a_seats}
+    won = None if winner is None else winner in a_sides
+    a_points = sum(points[side] for side in a_sides)
+    return PlayResult(deal, tuple(a_seats), winner, 0 if winner is None else points[winner], won, res.reason,
+                      a_points, sum(points) - a_points)
+
+
 def run_deals(a_spec: str, b_spec: str, variant: str | None, teams: bool | None, seed: int, indices,
               progress: Callable[[int], None] | None = None, rules: str = "egyptian", seats: int | None = None,
               options: dict | None = None) -> Tally:
@@ -276,18 +288,11 @@ def run_deals(a_spec: str, b_spec: str, variant: str | None, teams: bool | None,
         for p, a_seats in enumerate(plans):
             strategies = [a if s in a_seats else b for s in range(n)]
             labels = ["a" if s in a_seats else "b" for s in range(n)]
-            rngs = [random.Random(f"domino-arena/1:{seed}:{i}:{p}:{s}") for s in range(n)]
-            m = play_round(start, strategies, rngs, labels, tally.times, tally.cpu)
-            res = m.results[-1]
-            winner, points = round_outcome(ruleset, res)
-            a_sides = {ruleset.side_of(s) for s in a_seats}
-            won = None if winner is None else winner in a_sides
-            a_points = sum(points[side] for side in a_sides)
-            tally.plays.append(PlayResult(i, tuple(a_seats), winner, 0 if winner is None else points[winner], won,
-                                          res.reason, a_points, sum(points) - a_points))
+            m = play_round(start, strategies, play_rngs(seed, i, p, n), labels, tally.times, tally.cpu)
+            tally.plays.append(play_result(ruleset, i, a_seats, m))
         if compares_seats(ruleset):
             for who, strategy in (("a", a), ("b", b)):
-                rngs = [random.Random(f"domino-arena/1:{seed}:{i}:all-{who}:{s}") for s in range(n)]
+                rngs = play_rngs(seed, i, f"all-{who}", n)
                 m = play_round(start, [strategy] * n, rngs, [who] * n, tally.times, tally.cpu)
                 tally.fields.append(FieldResult(i, who, round_outcome(ruleset, m.results[-1])[0]))
         if progress is not None:
