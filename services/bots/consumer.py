@@ -93,7 +93,7 @@ class TurnConsumer:
         waited, attempt = 0.0, 0
         while True:
             try:
-                await self.player.play_turn(turn.match_id, turn.player_id)
+                await self.player.play_turn(turn.match_id, turn.player_id, turn.version)
                 return
             except Exception as e:
                 refused = refusal(e)

@@ -83,8 +83,9 @@ class BotPlayer:
             self._tokens[player_id] = (time.time() + 3600, token)
         return (("authorization", f"Bearer {token}"),)
 
-    async def play_turn(self, match_id: str, player_id: str) -> int:
-        """Act while it is this bot's turn; returns how many commands were sent."""
+    async def play_turn(self, match_id: str, player_id: str, version: int = 0) -> int:
+        """Act while it is this bot's turn; returns how many commands were sent. ``version``:
+        the match's version the turn was announced at (a view that new will do)."""
         strength = bot_strength(player_id)
         if strength is None:
             return 0
@@ -93,7 +94,7 @@ class BotPlayer:
         self._seats[key] = (lock, users + 1)
         try:
             async with lock:  # one seat's turns one at a time: the second finds the turn taken
-                return await self._play_turn(match_id, player_id, strength)
+                return await self._play_turn(match_id, player_id, strength, version)
         finally:
             lock, users = self._seats[key]
             if users == 1:
@@ -109,10 +110,10 @@ class BotPlayer:
             return 0.0
         return least + (most - least) * rng.random()
 
-    async def _play_turn(self, match_id: str, player_id: str, strength: str) -> int:
+    async def _play_turn(self, match_id: str, player_id: str, strength: str, version: int) -> int:
         metadata = self._metadata(player_id)
-        view = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata,
-                                         timeout=CALL_SECONDS)).view
+        view = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id, min_version=version),
+                                         metadata=metadata, timeout=CALL_SECONDS)).view
         sent = 0
         while view.status == pb.MATCH_STATUS_IN_PROGRESS and view.turn == view.your_seat >= 0:
             started = time.perf_counter()

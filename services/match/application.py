@@ -201,6 +201,12 @@ class MatchApplication(Application[UUID]):
     def get_match(self, match_id: UUID) -> Match:
         return self.store.get(match_id)
 
+    def match_since(self, match_id: UUID, version: int) -> Match | None:
+        """This replica's copy if it is at least ``version``, without reading the store (a bot
+        told of a turn at that version needs no newer one); None when it has none as new."""
+        match = self.store.cached(match_id)
+        return match if match is not None and match.version >= version else None
+
     def match_at(self, match_id: UUID, version: int) -> Match:
         return self.store.get(match_id, version)
 
@@ -210,6 +216,11 @@ class MatchApplication(Application[UUID]):
         if not events:
             raise UnknownMatch(f"no match {match_id}")
         return cast(list[Match.Event], events)
+
+    def recent_events(self, match_id: UUID, version: int) -> list[Match.Event] | None:
+        """The events after ``version`` if this replica stored every one of them (no I/O);
+        None when only the store knows them all."""
+        return self.store.recent(match_id, version)
 
     def events_after(self, match_id: UUID, version: int) -> Iterable[Match.Event]:
         return cast(Iterable[Match.Event], self.events.get(match_id, gt=version))

@@ -107,7 +107,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         async with _statuses(context):
             who = self._identity(context)
             match_id = _match_id(request.match_id)
-            match = await self.app.read(self.app.get_match, match_id)
+            if request.min_version < 0:
+                raise InvalidRequest("min_version cannot be negative")
+            match = self.app.match_since(match_id, request.min_version) if request.min_version else None
+            if match is None:
+                match = await self.app.read(self.app.get_match, match_id)
+                if match.version < request.min_version:
+                    raise InvalidRequest(f"min_version {request.min_version} is beyond the match's version "
+                                         f"{match.version}")
             return pb.GetMatchResponse(view=self._view(match, self._viewer_seat(match, who)))
 
     async def PlayTile(self, request: pb.PlayTileRequest, context: Context) -> pb.PlayTileResponse:
@@ -199,8 +206,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         while True:
             with self.changes.waiter(match_id) as waiter:
                 after = version
-                events = await self.shared.read(waiter, ("events", after),
-                                                lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
+                # Woken by a change made here: this replica holds the events it stored (and
+                # a gap sends it to the store); a timed wake asks the store, which also has
+                # what other replicas stored.
+                events = self.app.recent_events(match_id, after) if notified else None
+                if events is None:
+                    events = await self.shared.read(
+                        waiter, ("events", after),
+                        lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
                 # The table talk is read again only when it may have changed: a phrase sent
                 # through this replica, or a wake by timeout (one sent through another).
                 talk_now = self._talk_sent.get(match_id, 0)

@@ -4,7 +4,8 @@ Commands never publish. The relay reads the notification log after its position 
 publishes each event (public fields only) with `Nats-Msg-Id` = `<match>:<version>`, a batch
 sent in order and its acknowledgements awaited together (a round trip per batch, not per
 event); after each batch it publishes whose turn it now is in every match the batch touched
-(those matches read concurrently), then records
+(from its own copies of the matches, the batch's events applied to them, so a turn costs
+the store no read; a match it has no whole copy of is read from the store), then records
 its position (the last notification id published) in its own key-value bucket, which only
 the relay may write (NATS permissions). A crash between the store and the bus loses
 nothing, and what a restarted relay sends again falls inside the stream's duplicate window
@@ -24,6 +25,7 @@ import asyncio
 import json
 import logging
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, cast
 from uuid import UUID
@@ -43,7 +45,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("domino.relay")
 ACK_SECONDS = 10.0
-MATCH_TOPIC = "services.match.domainmodel:Match."  # the prefix of every Match event's topic  # longest wait for JetStream to acknowledge a batch
+MATCH_TOPIC = "services.match.domainmodel:Match."  # the prefix of every Match event's topic
+KEPT_MATCHES = 2000  # matches the relay keeps a copy of (the least recently changed are dropped)
 
 
 @dataclass
@@ -67,6 +70,8 @@ class Relay:
         self.position = 0  # the last notification id published; start() reads it from the bucket
         self.bucket: KeyValue | None = None  # opened by start()
         self.stats = RelayStats()
+        self.kept: OrderedDict[UUID, Match] = OrderedDict()  # match -> as the events published so far leave it
+        self.kept_max = KEPT_MATCHES
 
     async def start(self) -> None:
         await bus.wait_for_stream(self.js)
@@ -152,12 +157,16 @@ class Relay:
                          bus.NOTIFICATION_HEADER: str(note.id)},
             ))
             last_version[event.originator_id] = event.originator_version
+            self._keep(event)
             if isinstance(event, Match.MatchEnded) and event.link and self.signer is not None:
                 witnesses.append(self._witness(event))
         await self._acknowledged(acks)
         await asyncio.gather(*witnesses)
         position = notes[-1].id
-        turns = await asyncio.gather(*(self._turn(match_id, version, position)
+        # A full batch means the store has more: its copies are behind the store, so those
+        # turns are read from the store (and skipped if the match has moved on).
+        current = len(notes) < self.batch
+        turns = await asyncio.gather(*(self._turn(match_id, version, position, current)
                                        for match_id, version in last_version.items()))
         await self._acknowledged([await self.js.publish_async(*turn[:2], headers=turn[2]) for turn in turns if turn],
                                  events=False)
@@ -166,7 +175,32 @@ class Relay:
         await self.bucket.put(bus.RELAY_POSITION_KEY, str(self.position).encode())
         newest = await asyncio.to_thread(self.app.recorder.max_notification_id)
         self.stats.lag_events = max(0, (newest or 0) - self.position)
+        for match_id in [m for m in last_version if self.kept.get(m) is not None and self.kept[m].finished]:
+            del self.kept[match_id]
         return len(notes)
+
+    def _keep(self, event: Match.Event) -> None:
+        """Apply a published event to the relay's copy of its match. Only a copy that has
+        every event before it is kept; an event seen again (a pass sent twice) is skipped."""
+        match_id, version = event.originator_id, event.originator_version
+        match = self.kept.get(match_id)
+        if match is not None and match.version >= version:
+            return
+        if (match.version if match is not None else 0) != version - 1:
+            self.kept.pop(match_id, None)
+            return
+        try:
+            self.kept[match_id] = cast(Match, event.mutate(match))
+        except Exception:  # noqa: BLE001 - the store's own read says what is wrong with the log
+            self.kept.pop(match_id, None)
+            return
+        self.kept.move_to_end(match_id)
+        while len(self.kept) > self.kept_max:
+            self.kept.popitem(last=False)
+
+    def _kept_at(self, match_id: UUID, version: int) -> Match | None:
+        match = self.kept.get(match_id)
+        return match if match is not None and match.version == version else None
 
     async def _witness(self, ended: Match.MatchEnded) -> None:
         """Store the finished match's signed final head in the witness stream, before the
@@ -175,7 +209,9 @@ class Relay:
         (`domino audit witness --publish`)."""
         assert self.signer is not None
         try:
-            match = await asyncio.to_thread(self.app.match_at, ended.originator_id, ended.originator_version)
+            match = self._kept_at(ended.originator_id, ended.originator_version)
+            if match is None:
+                match = await asyncio.to_thread(self.app.match_at, ended.originator_id, ended.originator_version)
             head = self.signer.head(str(match.id), match.version, match.chain_entries, match.chain_head)
             await self.js.publish(bus.witness_subject(match.id), json.dumps(head.to_json()).encode(),
                                   timeout=ACK_SECONDS,
@@ -196,12 +232,16 @@ class Relay:
                 self.stats.duplicates += bool(ack.duplicate)
                 self.on_publish(bool(ack.duplicate))
 
-    async def _turn(self, match_id: UUID, version: int, position: int) -> tuple[str, bytes, dict[str, str]] | None:
-        """The turn message for the match as it stands at ``version``, if a seat is to act."""
-        try:
-            match = await asyncio.to_thread(self.app.get_match, match_id)
-        except UnknownMatch:
-            return None
+    async def _turn(self, match_id: UUID, version: int, position: int,
+                    current: bool = False) -> tuple[str, bytes, dict[str, str]] | None:
+        """The turn message for the match as it stands at ``version``, if a seat is to act
+        (``current``: the relay's copy at ``version`` is as new as the store was when read)."""
+        match = self._kept_at(match_id, version) if current else None
+        if match is None:
+            try:
+                match = await asyncio.to_thread(self.app.get_match, match_id)
+            except UnknownMatch:
+                return None
         # Only once the stream has caught up with the match, so turns follow their events.
         if match.version != version or match.finished:
             return None

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Protocol, TypeVar, cast
 from uuid import UUID
@@ -36,6 +37,8 @@ from .domainmodel import Match
 from .errors import CorruptLog, StoreUnavailable, UnknownMatch
 
 STORE_SECONDS = 3.0  # a network store's deadline for one read or append
+RECENT_EVENTS = 64  # per match: a round or two
+RECENT_MATCHES = 5000  # the matches most recently stored to
 log = logging.getLogger("domino.match.store")
 _warnings = Warnings(log)
 
@@ -56,19 +59,33 @@ class MatchStore(Protocol):
     async def read(self, call: Callable[..., T], *args: Any) -> T:
         """Any other read of the store (a query), run where this store's reads belong."""
 
+    def recent(self, match_id: UUID, after: int) -> list[Match.Event] | None:
+        """The match's events after version ``after``, as this replica stored them, if it
+        holds every one of them; None: ask the store."""
+
 
 class EmbeddedStore:
     def __init__(self, app: Application[UUID]) -> None:
         self._app = app
 
     def cached(self, match_id: UUID) -> Match | None:
-        cache = self._app.repository.cache
-        if cache is None:
+        repository = self._app.repository
+        if repository.cache is None or match_id in FROZEN:
             return None
+        # A worker thread's read fast-forwards the cached copy in place, holding the library's
+        # lock for that match: copy it only under that lock, or not at all (never wait on a read).
+        lock = repository._use_fastforward_lock(match_id)
         try:
-            return cast(Match, copy.deepcopy(cache.get(match_id)))
+            if not lock.acquire(blocking=False):
+                return None
+            try:
+                return cast(Match, copy.deepcopy(repository.cache.get(match_id)))
+            finally:
+                lock.release()
         except KeyError:
             return None
+        finally:
+            repository._disuse_fastforward_lock(match_id)
 
     def get(self, match_id: UUID, version: int | None = None) -> Match:
         frozen = FROZEN.get(match_id)
@@ -107,6 +124,9 @@ class EmbeddedStore:
         with unavailable("read"):
             return call(*args)
 
+    def recent(self, match_id: UUID, after: int) -> list[Match.Event] | None:
+        return None  # the embedded store answers in microseconds, on the event loop
+
     def _remember(self, match: Match) -> None:
         if self._app.repository.cache is not None:
             self._app.repository.cache.put(match.id, copy.deepcopy(match))
@@ -120,6 +140,8 @@ class NetworkStore(EmbeddedStore):
         super().__init__(app)
         self._append_async = app.recorder.append_async  # type: ignore[attr-defined]
         self.seconds = seconds
+        # match -> the last events this replica stored, for WatchMatch streams woken by them
+        self._recent: OrderedDict[UUID, list[Match.Event]] = OrderedDict()
 
     async def load(self, match_id: UUID) -> Match:
         with unavailable("read"):
@@ -127,10 +149,31 @@ class NetworkStore(EmbeddedStore):
                 return await asyncio.to_thread(self.get, match_id)
 
     async def append(self, match: Match) -> None:
+        stored = [self._app.mapper.to_stored_event(e) for e in match.collect_events()]
         with unavailable("append"):
             async with asyncio.timeout(self.seconds):  # a timer, not a task: cheaper than wait_for
-                await self._append_async([self._app.mapper.to_stored_event(e) for e in match.collect_events()])
+                await self._append_async(stored)
         self._remember(match)
+        self._recent_stored(match.id, stored)
+
+    def recent(self, match_id: UUID, after: int) -> list[Match.Event] | None:
+        events = self._recent.get(match_id)
+        if not events or events[0].originator_version > after + 1:
+            return None
+        return [e for e in events if e.originator_version > after]
+
+    def _recent_stored(self, match_id: UUID, stored: list) -> None:
+        """Keep what was just stored as a read of the store would return it (decoded from
+        the same records), after the events before it only if they are its predecessors."""
+        events = [cast(Match.Event, self._app.mapper.to_domain_event(s)) for s in stored]
+        if not events:
+            return
+        kept = self._recent.pop(match_id, [])
+        if kept and kept[-1].originator_version != events[0].originator_version - 1:
+            kept = []
+        self._recent[match_id] = (kept + events)[-RECENT_EVENTS:]
+        while len(self._recent) > RECENT_MATCHES:
+            self._recent.popitem(last=False)
 
     async def read(self, call: Callable[..., T], *args: Any) -> T:
         with unavailable("read"):

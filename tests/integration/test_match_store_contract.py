@@ -61,6 +61,15 @@ class MatchStoreContract:
         yield app
         app.close()
 
+    def test_a_copy_that_a_read_is_bringing_up_to_date_is_not_taken(self, app):
+        match = create(app)
+        repository = app.app.repository
+        lock = repository._use_fastforward_lock(match.id)
+        with lock:  # as a worker thread's read holds it while applying newer events
+            assert app.store.cached(match.id) is None
+        repository._disuse_fastforward_lock(match.id)
+        assert app.store.cached(match.id).version == match.version
+
     @pytest.mark.parametrize("variant", ["draw-2", "block-3", "block-4"])
     def test_a_whole_match_is_stored_and_its_export_verifies(self, app, variant):
         match = play_out(app, create(app, variant, target=51))

@@ -117,6 +117,45 @@ def test_a_turn_message_names_the_seat_to_act(fresh_sqlite_env, nats_server):
     app.close()
 
 
+def store_reads(app, monkeypatch) -> list:
+    """The matches the relay reads from the store (each call of ``get_match``)."""
+    reads: list = []
+    real = app.get_match
+
+    def counted(match_id):
+        reads.append(match_id)
+        return real(match_id)
+
+    monkeypatch.setattr(app, "get_match", counted)
+    return reads
+
+
+def test_a_caught_up_relay_names_the_turn_from_its_own_copy_of_the_match(fresh_sqlite_env, nats_server, monkeypatch):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
+    (match_id,) = played(app, matches=1, actions=3)
+    match = app.get_match(match_id)
+    reads = store_reads(app, monkeypatch)
+    asyncio.run(relay_until_idle(app, nats_server.url))
+    turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
+    assert (turns[-1]["seat"], turns[-1]["version"]) == (match.state.round.turn, match.version)
+    assert reads == []
+    app.close()
+
+
+def test_a_relay_that_starts_inside_a_match_reads_the_turn_from_the_store(fresh_sqlite_env, nats_server, monkeypatch):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
+    (match_id,) = played(app, matches=1, actions=3)
+    match = app.get_match(match_id)
+    reads = store_reads(app, monkeypatch)
+    asyncio.run(relay_until_idle(app, nats_server.url, position=2))  # it never saw the match's first events
+    turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
+    assert (turns[-1]["seat"], turns[-1]["version"]) == (match.state.round.turn, match.version)
+    assert match_id in reads
+    app.close()
+
+
 async def publish_forged(url: str, headers: dict) -> None:
     nc = await nats.connect(url)
     js = nc.jetstream()

@@ -53,3 +53,25 @@ def test_two_replicas_racing_on_one_turn_store_exactly_one_play(fresh_postgres_e
         first.close()
         second.close()
 
+
+
+def test_get_match_at_least_a_version_newer_than_the_replicas_copy_reads_the_store(fresh_postgres_env):
+    first, second = MatchApplication(env=fresh_postgres_env, clock=Clock()), MatchApplication(env=fresh_postgres_env, clock=Clock())
+    try:
+        with running_service(first) as one, running_service(second) as two:
+            match_id = one.create().match_id
+            view = two.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("svc", "service")).view
+            player = view.seats[view.turn].player_id
+            mine = one.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view
+            move = mine.legal_moves[0]
+            one.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id="p1", tile=move.tile, end=move.end),
+                              metadata=auth(player))
+            held = two.stub.GetMatch(pb.GetMatchRequest(match_id=match_id, min_version=view.version),
+                                     metadata=auth(player)).view
+            newer = two.stub.GetMatch(pb.GetMatchRequest(match_id=match_id, min_version=view.version + 1),
+                                      metadata=auth(player)).view
+            assert held.version == view.version  # its own copy was new enough
+            assert newer.version > view.version and len(newer.hand) == len(mine.hand) - 1
+    finally:
+        first.close()
+        second.close()

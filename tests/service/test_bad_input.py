@@ -51,7 +51,7 @@ def call(svc, rpc: str, match_id: str, metadata, **fields):
     """One call of ``rpc`` with an otherwise plausible request; streams read their first message."""
     stub = svc.stub
     if rpc == "GetMatch":
-        return stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata)
+        return stub.GetMatch(pb.GetMatchRequest(match_id=match_id, **fields), metadata=metadata)
     if rpc == "PlayTile":
         fields.setdefault("tile", pb.Tile(low=6, high=6))
         return stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=fields.pop("request_id", "bad-1"),
@@ -518,6 +518,21 @@ def test_watch_from_a_negative_version_is_invalid_argument(svc, match_id, from_v
     with nothing_appended(svc, match_id):
         rejected(grpc.StatusCode.INVALID_ARGUMENT,
                  lambda: call(svc, "WatchMatch", match_id, auth("ann"), from_version=from_version), "negative")
+
+
+def test_get_match_at_least_a_version_beyond_the_match_is_invalid_argument(svc, match_id):
+    version = svc.app.get_match(uuid.UUID(match_id)).version
+    with nothing_appended(svc, match_id):
+        rejected(grpc.StatusCode.INVALID_ARGUMENT,
+                 lambda: call(svc, "GetMatch", match_id, auth("ann"), min_version=version + 1),
+                 f"min_version {version + 1}", f"version {version}")
+
+
+@pytest.mark.parametrize("min_version", [-1, -(2**62)])
+def test_get_match_at_least_a_negative_version_is_invalid_argument(svc, match_id, min_version):
+    with nothing_appended(svc, match_id):
+        rejected(grpc.StatusCode.INVALID_ARGUMENT,
+                 lambda: call(svc, "GetMatch", match_id, auth("ann"), min_version=min_version), "negative")
 
 
 def test_watch_from_the_current_version_is_accepted(svc, match_id):

@@ -108,3 +108,15 @@ def test_the_service_answers_health_checks_and_reflection(svc):
             iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
         names = {s.name for reply in replies for s in reply.list_services_response.service}
     assert "domino.match.v1.MatchService" in names and "grpc.health.v1.Health" in names
+
+
+def test_get_match_at_least_a_version_this_replica_holds_answers_without_reading_the_store(svc, monkeypatch):
+    match_id = svc.create(variant="draw-2", players=PLAYERS["draw-2"]).match_id
+    version = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("ann")).view.version
+
+    def unread(*args):
+        raise AssertionError("the store was read")
+
+    monkeypatch.setattr(svc.app, "get_match", unread)
+    view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id, min_version=version), metadata=auth("ann")).view
+    assert view.version == version and view.your_seat == 0 and len(view.hand) > 0

@@ -118,10 +118,12 @@ class CreateMatchResponse(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
 
 class GetMatchRequest(_message.Message):
-    __slots__ = ("match_id",)
+    __slots__ = ("match_id", "min_version")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    MIN_VERSION_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+    min_version: int
+    def __init__(self, match_id: _Optional[str] = ..., min_version: _Optional[int] = ...) -> None: ...
 
 class GetMatchResponse(_message.Message):
     __slots__ = ("view",)

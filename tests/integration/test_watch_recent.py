@@ -1,0 +1,92 @@
+"""WatchMatch on PostgreSQL: a stream woken by a change this replica stored takes the new
+events from what the replica kept of them; a stream that would miss one stored elsewhere asks
+the store. Timed re-reads are pushed out of the way (60 s) so every wake is a notified one."""
+
+from __future__ import annotations
+
+import pytest
+
+from domino.match.v1 import match_service_pb2 as pb
+from services.match.application import MatchApplication
+from tests.service.harness import running_service
+from tests.support.clock import Clock
+from tests.support.keys import auth
+
+pytestmark = pytest.mark.integration
+SERVICE = auth("svc", "service")
+
+
+def play_first_move(svc, match_id: str, request_id: str) -> int:
+    view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view
+    player = view.seats[view.turn].player_id
+    move = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view.legal_moves[0]
+    if move.kind == pb.MOVE_KIND_DRAW:
+        return svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=request_id),
+                                 metadata=auth(player)).version
+    return svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=request_id, tile=move.tile,
+                                                end=move.end), metadata=auth(player)).version
+
+
+def next_versions(stream, until: int) -> list[int]:
+    seen: list[int] = []
+    while not seen or seen[-1] < until:
+        update = next(stream)
+        if update.HasField("event"):
+            seen.append(update.event.version)
+    return seen
+
+
+def store_reads(app, monkeypatch) -> list:
+    reads: list = []
+    real = app.events_after
+
+    def counted(match_id, version):
+        reads.append(version)
+        return real(match_id, version)
+
+    monkeypatch.setattr(app, "events_after", counted)
+    return reads
+
+
+def test_a_stream_woken_by_this_replicas_moves_reads_them_from_memory(fresh_postgres_env, monkeypatch):
+    app = MatchApplication(env=fresh_postgres_env, clock=Clock())
+    reads = store_reads(app, monkeypatch)
+    try:
+        with running_service(app, watch_poll_seconds=60) as svc:
+            match_id = svc.create().match_id
+            start = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view.version
+            stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=start),
+                                         metadata=SERVICE)
+            try:
+                versions = [start]
+                for n in range(4):
+                    last = play_first_move(svc, match_id, f"m{n}")
+                    versions += next_versions(stream, last)
+            finally:
+                stream.cancel()
+        assert versions == list(range(start, last + 1))
+        assert reads == [start]  # the stream's first read only
+    finally:
+        app.close()
+
+
+def test_a_stream_that_would_miss_a_move_stored_by_another_replica_asks_the_store(fresh_postgres_env, monkeypatch):
+    first, second = MatchApplication(env=fresh_postgres_env, clock=Clock()), MatchApplication(env=fresh_postgres_env, clock=Clock())
+    reads = store_reads(second, monkeypatch)
+    try:
+        with running_service(first) as one, running_service(second, watch_poll_seconds=60) as two:
+            match_id = one.create().match_id
+            start = two.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view.version
+            stream = two.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=start),
+                                         metadata=SERVICE)
+            try:
+                play_first_move(one, match_id, "elsewhere")  # the second replica is not told
+                last = play_first_move(two, match_id, "here")
+                versions = next_versions(stream, last)
+            finally:
+                stream.cancel()
+        assert versions == list(range(start + 1, last + 1))
+        assert reads == [start, start]  # the first read, and the one the gap sent to the store
+    finally:
+        first.close()
+        second.close()
