@@ -130,30 +130,31 @@ def store_reads(app, monkeypatch) -> list:
     return reads
 
 
+def relayed_turn(env, url: str, monkeypatch, position: int | None = None) -> tuple[bool, list, object]:
+    """One match three actions in, relayed from ``position``: (the last turn message names the
+    seat to act at the match's version, the matches the relay read from the store, the id)."""
+    asyncio.run(fresh_stream(url))
+    app = Matches(MatchApplication(env=env))
+    try:
+        (match_id,) = played(app, matches=1, actions=3)
+        match = app.get_match(match_id)
+        reads = store_reads(app, monkeypatch)
+        asyncio.run(relay_until_idle(app, url, position))
+        turns = [json.loads(m.data) for m in asyncio.run(stream_messages(url)) if ".turn." in m.subject]
+        return (turns[-1]["seat"], turns[-1]["version"]) == (match.state.round.turn, match.version), reads, match_id
+    finally:
+        app.close()
+
+
 def test_a_caught_up_relay_names_the_turn_from_its_own_copy_of_the_match(fresh_sqlite_env, nats_server, monkeypatch):
-    asyncio.run(fresh_stream(nats_server.url))
-    app = Matches(MatchApplication(env=fresh_sqlite_env))
-    (match_id,) = played(app, matches=1, actions=3)
-    match = app.get_match(match_id)
-    reads = store_reads(app, monkeypatch)
-    asyncio.run(relay_until_idle(app, nats_server.url))
-    turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
-    assert (turns[-1]["seat"], turns[-1]["version"]) == (match.state.round.turn, match.version)
-    assert reads == []
-    app.close()
+    right, reads, _ = relayed_turn(fresh_sqlite_env, nats_server.url, monkeypatch)
+    assert right and reads == []
 
 
 def test_a_relay_that_starts_inside_a_match_reads_the_turn_from_the_store(fresh_sqlite_env, nats_server, monkeypatch):
-    asyncio.run(fresh_stream(nats_server.url))
-    app = Matches(MatchApplication(env=fresh_sqlite_env))
-    (match_id,) = played(app, matches=1, actions=3)
-    match = app.get_match(match_id)
-    reads = store_reads(app, monkeypatch)
-    asyncio.run(relay_until_idle(app, nats_server.url, position=2))  # it never saw the match's first events
-    turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
-    assert (turns[-1]["seat"], turns[-1]["version"]) == (match.state.round.turn, match.version)
-    assert match_id in reads
-    app.close()
+    # position 2: it never saw the match's first events
+    right, reads, match_id = relayed_turn(fresh_sqlite_env, nats_server.url, monkeypatch, position=2)
+    assert right and match_id in reads
 
 
 async def publish_forged(url: str, headers: dict) -> None:
