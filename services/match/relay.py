@@ -71,7 +71,6 @@ class Relay:
         self.bucket: KeyValue | None = None  # opened by start()
         self.stats = RelayStats()
         self.kept: OrderedDict[UUID, Match] = OrderedDict()  # match -> as the events published so far leave it
-        self.kept_max = KEPT_MATCHES
 
     async def start(self) -> None:
         await bus.wait_for_stream(self.js)
@@ -195,7 +194,7 @@ class Relay:
             self.kept.pop(match_id, None)
             return
         self.kept.move_to_end(match_id)
-        while len(self.kept) > self.kept_max:
+        while len(self.kept) > KEPT_MATCHES:
             self.kept.popitem(last=False)
 
     def _kept_at(self, match_id: UUID, version: int) -> Match | None:

@@ -10,21 +10,16 @@ from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
 from tests.service.harness import running_service
 from tests.support.clock import Clock
+from tests.support.grpc_matches import act
 from tests.support.keys import auth
 
 pytestmark = pytest.mark.integration
 SERVICE = auth("svc", "service")
 
 
-def play_first_move(svc, match_id: str, request_id: str) -> int:
-    view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view
-    player = view.seats[view.turn].player_id
-    move = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view.legal_moves[0]
-    if move.kind == pb.MOVE_KIND_DRAW:
-        return svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=request_id),
-                                 metadata=auth(player)).version
-    return svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=request_id, tile=move.tile,
-                                                end=move.end), metadata=auth(player)).version
+def act_once(svc, match_id: str, n: int) -> int:
+    """The seat to act makes a move; the version it stored."""
+    return act(svc, match_id, svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view, n).version
 
 
 def next_versions(stream, until: int) -> list[int]:
@@ -60,7 +55,7 @@ def test_a_stream_woken_by_this_replicas_moves_reads_them_from_memory(fresh_post
             try:
                 versions = [start]
                 for n in range(4):
-                    last = play_first_move(svc, match_id, f"m{n}")
+                    last = act_once(svc, match_id, n)
                     versions += next_versions(stream, last)
             finally:
                 stream.cancel()
@@ -80,8 +75,8 @@ def test_a_stream_that_would_miss_a_move_stored_by_another_replica_asks_the_stor
             stream = two.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=start),
                                          metadata=SERVICE)
             try:
-                play_first_move(one, match_id, "elsewhere")  # the second replica is not told
-                last = play_first_move(two, match_id, "here")
+                act_once(one, match_id, 0)  # the second replica is not told
+                last = act_once(two, match_id, 1)
                 versions = next_versions(stream, last)
             finally:
                 stream.cancel()

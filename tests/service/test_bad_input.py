@@ -505,34 +505,24 @@ def test_draw_reusing_the_request_id_of_a_play_is_invalid_argument(svc, match_id
 # ---- WatchMatch --------------------------------------------------------------------------------
 
 
-def test_watch_from_beyond_the_match_version_is_invalid_argument(svc, match_id):
+VERSION_FIELDS = [("WatchMatch", "from_version"), ("GetMatch", "min_version")]  # "from" / "at least" a version
+
+
+@pytest.mark.parametrize("rpc,field", VERSION_FIELDS)
+def test_a_version_beyond_the_match_is_invalid_argument(svc, match_id, rpc, field):
     version = svc.app.get_match(uuid.UUID(match_id)).version
     with nothing_appended(svc, match_id):
         rejected(grpc.StatusCode.INVALID_ARGUMENT,
-                 lambda: call(svc, "WatchMatch", match_id, auth("ann"), from_version=version + 1),
-                 f"from_version {version + 1}", f"version {version}")
+                 lambda: call(svc, rpc, match_id, auth("ann"), **{field: version + 1}),
+                 f"{field} {version + 1}", f"version {version}")
 
 
-@pytest.mark.parametrize("from_version", [-1, -(2**62)])
-def test_watch_from_a_negative_version_is_invalid_argument(svc, match_id, from_version):
+@pytest.mark.parametrize("rpc,field", VERSION_FIELDS)
+@pytest.mark.parametrize("bad", [-1, -(2**62)])
+def test_a_negative_version_is_invalid_argument(svc, match_id, rpc, field, bad):
     with nothing_appended(svc, match_id):
-        rejected(grpc.StatusCode.INVALID_ARGUMENT,
-                 lambda: call(svc, "WatchMatch", match_id, auth("ann"), from_version=from_version), "negative")
-
-
-def test_get_match_at_least_a_version_beyond_the_match_is_invalid_argument(svc, match_id):
-    version = svc.app.get_match(uuid.UUID(match_id)).version
-    with nothing_appended(svc, match_id):
-        rejected(grpc.StatusCode.INVALID_ARGUMENT,
-                 lambda: call(svc, "GetMatch", match_id, auth("ann"), min_version=version + 1),
-                 f"min_version {version + 1}", f"version {version}")
-
-
-@pytest.mark.parametrize("min_version", [-1, -(2**62)])
-def test_get_match_at_least_a_negative_version_is_invalid_argument(svc, match_id, min_version):
-    with nothing_appended(svc, match_id):
-        rejected(grpc.StatusCode.INVALID_ARGUMENT,
-                 lambda: call(svc, "GetMatch", match_id, auth("ann"), min_version=min_version), "negative")
+        rejected(grpc.StatusCode.INVALID_ARGUMENT, lambda: call(svc, rpc, match_id, auth("ann"), **{field: bad}),
+                 "negative")
 
 
 def test_watch_from_the_current_version_is_accepted(svc, match_id):
