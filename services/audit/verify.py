@@ -46,6 +46,13 @@ class Verdict:
         return self.fault is None and (self.evidence is None or self.evidence.ok)
 
     @property
+    def scores(self) -> tuple[int, ...]:
+        """The totals after the last ended round: points an All Fives play scores in a round
+        that has not ended yet are not counted (docs/record.md)."""
+        m = self.match
+        return m.results[-1].scores if m.results else (0,) * len(m.scores)
+
+    @property
     def complete(self) -> bool:
         rnd = self.match.round
         return rnd is None or rnd.outcome is not None
@@ -69,7 +76,7 @@ class Verdict:
         family = m.rules.family
         out: dict[str, Any] = {"valid": True, "complete": self.complete,
                                "rounds": [round_json(family, r) for r in m.results],
-                               "scores": list(m.scores), "winner": m.winner if m.over else None}
+                               "scores": list(self.scores), "winner": m.winner if m.over else None}
         if family == "goat" and m.over:
             out["goats"] = list(m.goats)
         if self.abandoned:
@@ -128,6 +135,8 @@ def _deal(match: Match, rnd: RecordedRound, r: int, seed: bytes | None, record: 
     """Start round ``r`` as written, checking its deal, its leader and its redeal mark."""
     rules = match.rules
     _check_written_hands(rnd, r)
+    if rnd.stray:
+        raise _Stop(Fault(r, None, f"bad deal: {rnd.stray}"))
     by_chance = leads_by_chance(match)
     if by_chance and rnd.leader is None:
         raise _Stop(Fault(r, None, "this round's leader is drawn by chance, so the record must name it ('leader')"))

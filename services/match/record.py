@@ -40,6 +40,7 @@ class RecordedRound:
     hand_order: tuple[tuple[int, ...], ...] | None = None  # hands as written, to write them back alike
     leader: int | None = None  # the seat written as leading, if any
     redeal: bool | None = None  # as written, if written
+    stray: str | None = None  # tiles written where the rule set deals none: a fault of the round
 
 
 @dataclass
@@ -177,15 +178,25 @@ def _round_from_json(rnd, r: int, rules: rulesets.RuleSet) -> RecordedRound:
         hand_order.append(tuple(_tile(t, f"{where} hand {s}") for t in hand))
     boneyard: tuple[int, ...] = ()
     set_aside = -1
-    if rules.draws or rules.family != "egyptian":
+    stray = None
+    has_boneyard = rules.draws or rules.family != "egyptian"
+    if has_boneyard:
         boneyard = tuple(_tile(t, f"{where} boneyard") for t in _need(rnd, "boneyard", list, where))
-    elif rules.undealt:
+    elif rnd.get("boneyard"):
+        _need(rnd, "boneyard", list, where)
+        for t in rnd["boneyard"]:
+            _tile(t, f"{where} boneyard")
+        stray = f"{rules.name} deals no boneyard, but this round lists tiles in one"
+    if not has_boneyard and rules.undealt:
         set_aside = _tile(_need(rnd, "set_aside", str, where), f"{where} set_aside")
+    elif rnd.get("set_aside") is not None:
+        _tile(rnd["set_aside"], f"{where} set_aside")
+        stray = f"{rules.name} sets no tile aside, but this round has a 'set_aside'"
     leader = _need(rnd, "leader", int, where) if "leader" in rnd else None
     redeal = _need(rnd, "redeal", bool, where) if "redeal" in rnd else None
     masks = tuple(mask_of(h) for h in hand_order)  # the verifier checks hand_order for repeats
     recorded = RecordedRound(Deal(masks, boneyard, set_aside), hand_order=tuple(hand_order), leader=leader,
-                             redeal=redeal)
+                             redeal=redeal, stray=stray)
     for a, action in enumerate(actions):
         recorded.actions.append(_action_from_json(action, f"{where} action {a}"))
     return recorded

@@ -272,6 +272,45 @@ def test_a_tile_that_does_not_exist_exits_2(tmp_path, name, where, tile):
     assert_malformed(run("audit", "verify", str(write(tmp_path, data)), "--json"))
 
 
+@pytest.mark.parametrize("tile", [" 1-2", "1-2 ", "1 -2", "1-\t2"])
+def test_a_tile_with_spaces_around_its_digits_exits_2(tmp_path, tile):
+    data = record_json()
+    _set_tile(data, "hand", tile)
+    assert_malformed(run("audit", "verify", str(write(tmp_path, data)), "--json"))
+
+
+@pytest.mark.parametrize("name,field,value", [
+    ("block-4-teams", "boneyard", ["1-2"]), ("block-3", "boneyard", ["1-2"]),
+    ("block-4-teams", "set_aside", "1-2"), ("draw-2", "set_aside", "1-2"),
+])
+def test_tiles_written_where_the_variant_deals_none_are_a_fault_of_the_round(tmp_path, name, field, value):
+    data = record_json(name, seed=5)
+    data["rounds"][0][field] = value
+    result, report = verify_json(write(tmp_path, data))
+    assert result.exit_code == 1
+    assert report["error"]["round"] == 0 and report["error"]["action"] is None
+    assert ("boneyard" if field == "boneyard" else "set_aside") in report["error"]["message"]
+
+
+@pytest.mark.parametrize("name,field,value", [("block-4-teams", "boneyard", []), ("block-4-teams", "set_aside", None),
+                                              ("draw-2", "set_aside", None)])
+def test_an_empty_boneyard_or_null_set_aside_where_the_variant_has_none_is_read_as_absent(tmp_path, name, field,
+                                                                                       value):
+    data = record_json(name, seed=5)
+    data["rounds"][0][field] = value
+    assert verify_json(write(tmp_path, data))[0].exit_code == 0
+
+
+def test_a_null_end_is_read_as_a_missing_end(tmp_path):
+    data = record_json()
+    action = next(a for a in data["rounds"][0]["actions"][1:] if "play" in a)
+    action["end"] = None
+    index = data["rounds"][0]["actions"].index(action)
+    result, report = verify_json(write(tmp_path, data))
+    assert result.exit_code == 1
+    assert report["error"] == {"round": 0, "action": index, "message": report["error"]["message"]}
+
+
 @pytest.mark.parametrize("tile", ["²-1", "1-¹"], ids=["superscript-two", "superscript-one"])
 def test_a_tile_written_with_superscript_digits_exits_2(tmp_path, tile):
     data = record_json()

@@ -143,6 +143,38 @@ def test_a_wrong_chance_leader_exits_1_at_its_round(tmp_path):
     assert "draw seat" in report["error"]["message"]
 
 
+def _cut_after_a_scoring_play(tmp_path, first_round: bool) -> tuple[dict, dict]:
+    """An All Fives record stopped right after a play that scored, in round 0 or a later
+    round, and the verifier's report on the whole record."""
+    for seed in range(11, 40):
+        data = family_json("all-fives-2", seed)
+        _, whole = verify_json(write(tmp_path, data, "whole.json"))
+        for r, rnd in enumerate(whole["rounds"]):
+            if rnd["play_points"] and (r == 0) == first_round:
+                index = rnd["play_points"][0][0]
+                cut = data["rounds"][r]
+                data["rounds"] = data["rounds"][:r] + [dict(cut, actions=cut["actions"][:index + 1])]
+                return data, whole
+    raise AssertionError("no simulated All Fives round scored during play")
+
+
+def test_all_fives_top_level_scores_are_the_totals_after_the_last_ended_round(tmp_path):
+    data, whole = _cut_after_a_scoring_play(tmp_path, first_round=False)
+    ended = len(data["rounds"]) - 1
+    _, report = verify_json(write(tmp_path, data))
+    assert report["valid"] and not report["complete"] and len(report["rounds"]) == ended
+    assert report["scores"] == whole["rounds"][ended - 1]["scores"]
+    table = run("audit", "verify", str(write(tmp_path, data))).stdout
+    assert "scores " + " / ".join(map(str, report["scores"])) in table
+
+
+def test_an_all_fives_record_stopping_in_its_first_round_scores_nothing_yet_whatever_was_scored_in_play(tmp_path):
+    data, _ = _cut_after_a_scoring_play(tmp_path, first_round=True)
+    _, report = verify_json(write(tmp_path, data))
+    assert report["valid"] and not report["complete"]
+    assert report["rounds"] == [] and report["scores"] == [0, 0]
+
+
 def test_the_table_shows_points_scored_in_play_for_all_fives(tmp_path):
     result = run("audit", "verify", str(write(tmp_path, family_json("all-fives-2"))))
     assert result.exit_code == 0

@@ -51,7 +51,7 @@ def parse_tile(text: str) -> int:
     """Read ``"a-b"`` (or ``"b-a"``) into a tile id."""
     if not isinstance(text, str):
         raise MalformedTile(f"a tile is written as a string like '2-5', not {shown(text)}")
-    parts = text.strip().split("-")
+    parts = text.split("-")
     if len(parts) != 2 or not all(len(p) == 1 and p in "0123456789" for p in parts):
         raise MalformedTile(f"{shown(text)} is not a tile (write tiles as 'a-b' with 0 <= a, b <= 6)")
     return tile(int(parts[0]), int(parts[1]))
