@@ -176,22 +176,19 @@ def _round_from_json(rnd, r: int, rules: rulesets.RuleSet) -> RecordedRound:
         if not isinstance(hand, list):
             raise MalformedRecord(f"{where}: hand {s} must be a list of tiles")
         hand_order.append(tuple(_tile(t, f"{where} hand {s}") for t in hand))
-    boneyard: tuple[int, ...] = ()
-    set_aside = -1
-    stray = None
     has_boneyard = rules.draws or rules.family != "egyptian"
-    if has_boneyard:
+    sets_aside = not has_boneyard and rules.undealt > 0  # block-3
+    boneyard: tuple[int, ...] = ()
+    if has_boneyard or rnd.get("boneyard"):
         boneyard = tuple(_tile(t, f"{where} boneyard") for t in _need(rnd, "boneyard", list, where))
-    elif rnd.get("boneyard"):
-        _need(rnd, "boneyard", list, where)
-        for t in rnd["boneyard"]:
-            _tile(t, f"{where} boneyard")
-        stray = f"{rules.name} deals no boneyard, but this round lists tiles in one"
-    if not has_boneyard and rules.undealt:
+    set_aside = -1
+    if sets_aside or rnd.get("set_aside") is not None:
         set_aside = _tile(_need(rnd, "set_aside", str, where), f"{where} set_aside")
-    elif rnd.get("set_aside") is not None:
-        _tile(rnd["set_aside"], f"{where} set_aside")
-        stray = f"{rules.name} sets no tile aside, but this round has a 'set_aside'"
+    stray = None  # tiles written where the rule set deals none
+    if boneyard and not has_boneyard:
+        stray, boneyard = f"{rules.name} deals no boneyard, but this round lists tiles in one", ()
+    if set_aside >= 0 and not sets_aside:
+        stray, set_aside = f"{rules.name} sets no tile aside, but this round has a 'set_aside'", -1
     leader = _need(rnd, "leader", int, where) if "leader" in rnd else None
     redeal = _need(rnd, "redeal", bool, where) if "redeal" in rnd else None
     masks = tuple(mask_of(h) for h in hand_order)  # the verifier checks hand_order for repeats
