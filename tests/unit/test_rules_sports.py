@@ -243,6 +243,12 @@ def test_a_play_that_would_block_the_round_gets_sixty_seconds():
     assert move_seconds(rnd) == 60
 
 
+def test_going_out_with_a_play_that_leaves_no_play_is_a_domino_not_sixty_seconds():
+    rnd = position("5-6", "0-1", "3-3", "3-4", left=2, right=5, turn=0)
+    assert take_turn(rnd, play(t("5-6"), RIGHT)).outcome == "domino"
+    assert move_seconds(rnd) == 5
+
+
 def test_a_seat_with_no_play_does_not_wait():
     rnd = position("0-0 1-1", "2-3", "4-5", "3-3", left=2, right=5, turn=0)
     assert move_seconds(rnd) == 0 and legal_moves(rnd) == (PASS,)
