@@ -174,8 +174,9 @@ class Relay:
         await self.bucket.put(bus.RELAY_POSITION_KEY, str(self.position).encode())
         newest = await asyncio.to_thread(self.app.recorder.max_notification_id)
         self.stats.lag_events = max(0, (newest or 0) - self.position)
-        for match_id in [m for m in last_version if self.kept.get(m) is not None and self.kept[m].finished]:
-            del self.kept[match_id]
+        for match_id in last_version:
+            if (kept := self.kept.get(match_id)) is not None and kept.finished:
+                del self.kept[match_id]
         return len(notes)
 
     def _keep(self, event: Match.Event) -> None:
