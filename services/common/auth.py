@@ -1,10 +1,11 @@
 """Who is calling: bearer JWTs signed with Ed25519, one key pair per kind of token.
 
-There are four kinds (roles): `player` (a person, for their own seat), `bot` (the bot
-service, for a bot's seat), `service` (matchmaking, to create and look up matches) and
-`auditor` (to export whole records). Each kind has its own key pair: a process holds the
-private key only of the kinds it issues (matchmaking: `service`; bots: `bot`; the identity
-provider in front of the game: `player`; the audit desk: `auditor`) and the public keys of
+There are five kinds (roles): `player` (a person, for their own seat), `bot` (the bot
+service, for a bot's seat), `service` (matchmaking, to create and look up matches),
+`auditor` (to export whole records) and `account` (the account service, to erase a deleted
+account's history). Each kind has its own key pair: a process holds the private key only
+of the kinds it issues (matchmaking: `service`; bots: `bot`; the account service: `player`
+and `account`; the audit desk: `auditor`) and the public keys of
 the kinds it accepts, so a compromised bot pod cannot mint an auditor's or a service's
 token. A token names its kind (`role` claim, `kid` header), its issuer (`domino-<role>`)
 and may not live longer than its kind allows (``MAX_LIFETIME``).
@@ -24,10 +25,12 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-ROLES = ("player", "bot", "service", "auditor")
+ROLES = ("player", "bot", "service", "auditor", "account")
 ALGORITHM = "EdDSA"
 HOUR = 3600
-MAX_LIFETIME = {"player": 24 * HOUR, "bot": HOUR, "service": HOUR, "auditor": HOUR}
+# A player's access token lives 15 minutes at most: a ban or a sign-out reaches every
+# service within that, with no revocation list to ask (docs/security.md).
+MAX_LIFETIME = {"player": 15 * 60, "bot": HOUR, "service": HOUR, "auditor": HOUR, "account": HOUR}
 
 
 class AuthError(Exception):
@@ -47,6 +50,8 @@ class Identity:
     subject: str
     role: str = "player"
     expires_at: float = float("inf")
+    session: str = ""  # the account service's session id (`sid`), for SignOut
+    signed_in_at: float = 0.0  # when the session's sign-in happened (`auth_time`): refreshes keep it
 
     @property
     def is_service(self) -> bool:
@@ -121,7 +126,7 @@ def _read(path: Path, private: bool):
 
 
 def mint_token(subject: str, keys: KeyRing, role: str = "player", ttl_seconds: int | None = None,
-               now: float | None = None) -> str:
+               now: float | None = None, session: str = "", signed_in_at: float | None = None) -> str:
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}")
     if not subject:
@@ -130,7 +135,12 @@ def mint_token(subject: str, keys: KeyRing, role: str = "player", ttl_seconds: i
         raise MissingKeys(f"this process holds no key to issue {role} tokens")
     ttl = MAX_LIFETIME[role] if ttl_seconds is None else min(ttl_seconds, MAX_LIFETIME[role])
     issued = int(time.time() if now is None else now)
-    claims = {"sub": subject, "role": role, "iss": issuer(role), "iat": issued, "exp": issued + ttl}
+    claims: dict[str, object] = {"sub": subject, "role": role, "iss": issuer(role), "iat": issued,
+                                 "exp": issued + ttl}
+    if session:
+        claims["sid"] = session
+    if signed_in_at is not None:
+        claims["auth_time"] = int(signed_in_at)
     return jwt.encode(claims, keys.private[role], algorithm=ALGORITHM, headers={"kid": role})
 
 
@@ -175,8 +185,11 @@ def _verify(token: str, keys: KeyRing) -> Identity:
     if not isinstance(claims["sub"], str) or not 0 < len(claims["sub"]) <= 200:
         raise AuthError("the token's subject is not valid")
     if claims["exp"] - claims["iat"] > MAX_LIFETIME[role]:
-        raise AuthError(f"{role} tokens may live at most {MAX_LIFETIME[role] // HOUR} h")
-    return Identity(claims["sub"], role, float(claims["exp"]))
+        raise AuthError(f"{role} tokens may live at most {MAX_LIFETIME[role] // 60} minutes")
+    session, signed_in_at = claims.get("sid", ""), claims.get("auth_time", claims["iat"])
+    if not isinstance(session, str) or len(session) > 100 or not isinstance(signed_in_at, int):
+        raise AuthError("the token's session claims are not valid")
+    return Identity(claims["sub"], role, float(claims["exp"]), session, float(signed_in_at))
 
 
 def bearer_identity(metadata, keys: KeyRing) -> Identity:

@@ -61,6 +61,24 @@ class Settings(BaseSettings):
     bot_ack_wait_seconds: float = Field(30.0, ge=1, description="how long a turn a bots process took (and died with) "
                                                                  "waits before another bots process gets it")
 
+    account_address: str = Field("127.0.0.1:50053", description="host:port the account service listens on (and "
+                                                                "where matchmaking asks whether an account may play)")
+    account_metrics_port: int = Field(9105, description="Prometheus metrics HTTP port of the account service")
+    access_token_seconds: int = Field(900, ge=5, le=900, description="lifetime of the player access tokens the "
+                                                                     "account service issues (15 minutes at most)")
+    refresh_token_days: float = Field(30.0, gt=0, le=90, description="a refresh token is valid this long after "
+                                                                     "its session was last used")
+    oidc_providers: str = Field("", description="JSON list of the OpenID Connect issuers players may sign in "
+                                                "with: [{\"name\", \"issuer\", \"jwks_uri\", \"client_ids\": [...], "
+                                                "\"nonce\": \"sha256\"|\"plain\"}] (docs/operations.md); empty: "
+                                                "device sign-in only")
+    oidc_ca_file: str = Field("", description="PEM bundle trusted for the issuers' JWKS over HTTPS besides the "
+                                              "system's (a private issuer's CA)")
+    display_name_changes_per_day: int = Field(3, ge=1, description="how often a player may change their display "
+                                                                   "name in 24 hours")
+    sign_ins_per_minute: float = Field(30.0, gt=0, description="sign-ins and refreshes one client address (and one "
+                                                               "device id) may make a minute, in bursts of as many")
+
     nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
     nats_user: str = Field("", description="this service's NATS user (relay, matchmaking, bots; admin for `domino "
                                            "nats setup`); empty: connect without credentials")

@@ -530,3 +530,17 @@ class SignedHead(_message.Message):
     signed_at: int
     signature: bytes
     def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., entries: _Optional[int] = ..., hash: _Optional[str] = ..., key_id: _Optional[str] = ..., signed_at: _Optional[int] = ..., signature: _Optional[bytes] = ...) -> None: ...
+
+class ForgetPlayerRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class ForgetPlayerResponse(_message.Message):
+    __slots__ = ("history_rows", "ratings")
+    HISTORY_ROWS_FIELD_NUMBER: _ClassVar[int]
+    RATINGS_FIELD_NUMBER: _ClassVar[int]
+    history_rows: int
+    ratings: int
+    def __init__(self, history_rows: _Optional[int] = ..., ratings: _Optional[int] = ...) -> None: ...

@@ -105,6 +105,11 @@ class MatchServiceStub:
                 request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardResponse.FromString,
                 _registered_method=True)
+        self.ForgetPlayer = channel.unary_unary(
+                '/domino.match.v1.MatchService/ForgetPlayer',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -212,6 +217,14 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetPlayer(self, request, context):
+        """The account service only (an `account` token): erases a deleted account's history
+        rows and ratings, and keeps them out of every later rebuild. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -279,6 +292,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'ForgetPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetPlayer,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -638,6 +656,33 @@ class MatchService:
             '/domino.match.v1.MatchService/GetLeaderboard',
             domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardRequest.SerializeToString,
             domino_dot_match_dot_v1_dot_match__service__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/ForgetPlayer',
+            domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerResponse.FromString,
             options,
             channel_credentials,
             insecure,

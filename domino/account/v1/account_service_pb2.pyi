@@ -1,0 +1,237 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Standing(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    STANDING_UNSPECIFIED: _ClassVar[Standing]
+    STANDING_ACTIVE: _ClassVar[Standing]
+    STANDING_UNKNOWN: _ClassVar[Standing]
+    STANDING_BANNED: _ClassVar[Standing]
+    STANDING_DELETED: _ClassVar[Standing]
+STANDING_UNSPECIFIED: Standing
+STANDING_ACTIVE: Standing
+STANDING_UNKNOWN: Standing
+STANDING_BANNED: Standing
+STANDING_DELETED: Standing
+
+class Session(_message.Message):
+    __slots__ = ("account_id", "access_token", "refresh_token", "access_expires_at", "refresh_expires_at", "display_name")
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCESS_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ACCESS_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    REFRESH_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    account_id: str
+    access_token: str
+    refresh_token: str
+    access_expires_at: _timestamp_pb2.Timestamp
+    refresh_expires_at: _timestamp_pb2.Timestamp
+    display_name: str
+    def __init__(self, account_id: _Optional[str] = ..., access_token: _Optional[str] = ..., refresh_token: _Optional[str] = ..., access_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., display_name: _Optional[str] = ...) -> None: ...
+
+class SignInWithDeviceRequest(_message.Message):
+    __slots__ = ("device_id", "device_secret", "display_name")
+    DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_SECRET_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    device_id: str
+    device_secret: str
+    display_name: str
+    def __init__(self, device_id: _Optional[str] = ..., device_secret: _Optional[str] = ..., display_name: _Optional[str] = ...) -> None: ...
+
+class SignInWithDeviceResponse(_message.Message):
+    __slots__ = ("session", "created")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    session: Session
+    created: bool
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., created: _Optional[bool] = ...) -> None: ...
+
+class SignInWithIdTokenRequest(_message.Message):
+    __slots__ = ("provider", "id_token", "nonce", "display_name")
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    ID_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    NONCE_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    provider: str
+    id_token: str
+    nonce: str
+    display_name: str
+    def __init__(self, provider: _Optional[str] = ..., id_token: _Optional[str] = ..., nonce: _Optional[str] = ..., display_name: _Optional[str] = ...) -> None: ...
+
+class SignInWithIdTokenResponse(_message.Message):
+    __slots__ = ("session", "created")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    session: Session
+    created: bool
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ..., created: _Optional[bool] = ...) -> None: ...
+
+class RefreshSessionRequest(_message.Message):
+    __slots__ = ("refresh_token",)
+    REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    refresh_token: str
+    def __init__(self, refresh_token: _Optional[str] = ...) -> None: ...
+
+class RefreshSessionResponse(_message.Message):
+    __slots__ = ("session",)
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    session: Session
+    def __init__(self, session: _Optional[_Union[Session, _Mapping]] = ...) -> None: ...
+
+class SignOutRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SignOutResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SignOutEverywhereRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class SignOutEverywhereResponse(_message.Message):
+    __slots__ = ("sessions_ended",)
+    SESSIONS_ENDED_FIELD_NUMBER: _ClassVar[int]
+    sessions_ended: int
+    def __init__(self, sessions_ended: _Optional[int] = ...) -> None: ...
+
+class LinkIdentityRequest(_message.Message):
+    __slots__ = ("provider", "id_token", "nonce")
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    ID_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    NONCE_FIELD_NUMBER: _ClassVar[int]
+    provider: str
+    id_token: str
+    nonce: str
+    def __init__(self, provider: _Optional[str] = ..., id_token: _Optional[str] = ..., nonce: _Optional[str] = ...) -> None: ...
+
+class LinkIdentityResponse(_message.Message):
+    __slots__ = ("account",)
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    account: Account
+    def __init__(self, account: _Optional[_Union[Account, _Mapping]] = ...) -> None: ...
+
+class UnlinkIdentityRequest(_message.Message):
+    __slots__ = ("provider",)
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    provider: str
+    def __init__(self, provider: _Optional[str] = ...) -> None: ...
+
+class UnlinkIdentityResponse(_message.Message):
+    __slots__ = ("account",)
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    account: Account
+    def __init__(self, account: _Optional[_Union[Account, _Mapping]] = ...) -> None: ...
+
+class GetAccountRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetAccountResponse(_message.Message):
+    __slots__ = ("account",)
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    account: Account
+    def __init__(self, account: _Optional[_Union[Account, _Mapping]] = ...) -> None: ...
+
+class SetDisplayNameRequest(_message.Message):
+    __slots__ = ("display_name",)
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    display_name: str
+    def __init__(self, display_name: _Optional[str] = ...) -> None: ...
+
+class SetDisplayNameResponse(_message.Message):
+    __slots__ = ("account",)
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    account: Account
+    def __init__(self, account: _Optional[_Union[Account, _Mapping]] = ...) -> None: ...
+
+class GetDisplayNamesRequest(_message.Message):
+    __slots__ = ("account_ids",)
+    ACCOUNT_IDS_FIELD_NUMBER: _ClassVar[int]
+    account_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, account_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetDisplayNamesResponse(_message.Message):
+    __slots__ = ("display_names",)
+    class DisplayNamesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    DISPLAY_NAMES_FIELD_NUMBER: _ClassVar[int]
+    display_names: _containers.ScalarMap[str, str]
+    def __init__(self, display_names: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class DeleteAccountRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class DeleteAccountResponse(_message.Message):
+    __slots__ = ("deleted_at",)
+    DELETED_AT_FIELD_NUMBER: _ClassVar[int]
+    deleted_at: _timestamp_pb2.Timestamp
+    def __init__(self, deleted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ExportMyDataRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ExportMyDataResponse(_message.Message):
+    __slots__ = ("data_json",)
+    DATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    data_json: str
+    def __init__(self, data_json: _Optional[str] = ...) -> None: ...
+
+class GetStandingRequest(_message.Message):
+    __slots__ = ("account_id",)
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    account_id: str
+    def __init__(self, account_id: _Optional[str] = ...) -> None: ...
+
+class GetStandingResponse(_message.Message):
+    __slots__ = ("standing", "reason", "until")
+    STANDING_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    UNTIL_FIELD_NUMBER: _ClassVar[int]
+    standing: Standing
+    reason: str
+    until: _timestamp_pb2.Timestamp
+    def __init__(self, standing: _Optional[_Union[Standing, str]] = ..., reason: _Optional[str] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Account(_message.Message):
+    __slots__ = ("account_id", "display_name", "created_at", "identities", "devices", "guest")
+    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    IDENTITIES_FIELD_NUMBER: _ClassVar[int]
+    DEVICES_FIELD_NUMBER: _ClassVar[int]
+    GUEST_FIELD_NUMBER: _ClassVar[int]
+    account_id: str
+    display_name: str
+    created_at: _timestamp_pb2.Timestamp
+    identities: _containers.RepeatedCompositeFieldContainer[LinkedIdentity]
+    devices: int
+    guest: bool
+    def __init__(self, account_id: _Optional[str] = ..., display_name: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., identities: _Optional[_Iterable[_Union[LinkedIdentity, _Mapping]]] = ..., devices: _Optional[int] = ..., guest: _Optional[bool] = ...) -> None: ...
+
+class LinkedIdentity(_message.Message):
+    __slots__ = ("provider", "linked_at")
+    PROVIDER_FIELD_NUMBER: _ClassVar[int]
+    LINKED_AT_FIELD_NUMBER: _ClassVar[int]
+    provider: str
+    linked_at: _timestamp_pb2.Timestamp
+    def __init__(self, provider: _Optional[str] = ..., linked_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
