@@ -41,3 +41,11 @@ def matchmaking() -> None:
     from services.matchmaking.bootstrap import main
 
     main()
+
+
+@serve.command()
+def accounts() -> None:
+    """The account service: sign-in by device or ID token, sessions, display names, deletion (gRPC)."""
+    from services.accounts.bootstrap import main
+
+    main()

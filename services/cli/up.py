@@ -16,7 +16,7 @@ from services.common.supervisor import SERVICES, AlreadyRunning, LocalSystem, Po
 @click.option("--var", "var_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the SQLite store, NATS data and logs live (default: DOMINO_VAR_DIR or ./var).")
 def up(var_dir: Path | None) -> None:
-    """Start NATS (JetStream), the match service (SQLite), the relay, matchmaking and bots.
+    """Start NATS (JetStream), the match service (SQLite), the relay, accounts, matchmaking and bots.
 
     Starting again resumes every unfinished match where it stood.
     """
@@ -37,11 +37,13 @@ def up(var_dir: Path | None) -> None:
     click.echo(f"""
 domino is up (data and logs in {var_dir}/).
   gRPC, with reflection:  match {system.match_address}   matchmaking {system.matchmaking_address}
+                          accounts {system.account_address}
   NATS (JetStream):       nats://127.0.0.1:{p.nats}
   metrics:                match http://127.0.0.1:{p.match_metrics}/metrics
                           relay http://127.0.0.1:{p.relay_metrics}/metrics
                           matchmaking http://127.0.0.1:{p.matchmaking_metrics}/metrics
                           bots http://127.0.0.1:{p.bots_metrics}/metrics
+                          accounts http://127.0.0.1:{p.account_metrics}/metrics
 Play:   {domino} play        (another terminal)
 Demo:   {domino} demo --rules all-fives --seats 3 --json
 Stop:   Ctrl-C

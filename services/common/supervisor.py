@@ -1,4 +1,4 @@
-"""Runs the whole system as local processes: NATS, match, relay, matchmaking, bots.
+"""Runs the whole system as local processes: NATS, match, relay, accounts, matchmaking, bots.
 
 Used by `domino up` (the one-command local run) and by the system tests, which also kill
 and restart single services through it. Every service is a real process started with
@@ -32,7 +32,7 @@ from .ports import taken
 from .servers import NatsServer, free_ports, start_nats
 from .config import SQLITE_MODULE
 
-SERVICES = ("match", "relay", "matchmaking", "bots")
+SERVICES = ("match", "relay", "accounts", "matchmaking", "bots")
 
 
 class AlreadyRunning(RuntimeError):
@@ -52,10 +52,12 @@ class Ports:
     matchmaking_metrics: int = 9102
     bots_metrics: int = 9103
     relay_metrics: int = 9104
+    account: int = 50053
+    account_metrics: int = 9105
 
     @classmethod
     def free(cls) -> "Ports":
-        return cls(*free_ports(7))
+        return cls(*free_ports(9))
 
 
 @dataclass
@@ -94,6 +96,10 @@ class LocalSystem:
     def matchmaking_address(self) -> str:
         return f"127.0.0.1:{self.ports.matchmaking}"
 
+    @property
+    def account_address(self) -> str:
+        return f"127.0.0.1:{self.ports.account}"
+
     def env(self, service: str | None = None) -> dict[str, str]:
         """The environment of ``service`` (its own NATS user), or of a local tool (none)."""
         env = dict(os.environ)
@@ -102,6 +108,8 @@ class LocalSystem:
             "DOMINO_NATS_URL": f"nats://127.0.0.1:{self.ports.nats}",
             "DOMINO_MATCH_ADDRESS": self.match_address,
             "DOMINO_MATCHMAKING_ADDRESS": self.matchmaking_address,
+            "DOMINO_ACCOUNT_ADDRESS": self.account_address,
+            "DOMINO_ACCOUNT_METRICS_PORT": str(self.ports.account_metrics),
             "DOMINO_MATCH_METRICS_PORT": str(self.ports.match_metrics),
             "DOMINO_MATCHMAKING_METRICS_PORT": str(self.ports.matchmaking_metrics),
             "DOMINO_BOTS_METRICS_PORT": str(self.ports.bots_metrics),
@@ -115,7 +123,7 @@ class LocalSystem:
         if user in NATS_USERS:
             env["DOMINO_NATS_USER"], env["DOMINO_NATS_PASSWORD"] = user, self.nats_passwords()[user]
         env.update(self.extra_env)
-        if service in ("bots", "matchmaking"):
+        if service in ("bots", "matchmaking", "accounts"):
             env["DOMINO_MATCH_ADDRESS"] = self.match_target
         if service == "match-2":
             env["DOMINO_MATCH_ADDRESS"] = f"127.0.0.1:{self._second_match[0]}"
@@ -228,7 +236,8 @@ class LocalSystem:
         """The gRPC address process ``name`` serves on (None: it serves no gRPC)."""
         if name == "match-2":
             return f"127.0.0.1:{self._second_match[0]}"
-        return {"match": self.match_address, "matchmaking": self.matchmaking_address}.get(name)
+        return {"match": self.match_address, "matchmaking": self.matchmaking_address,
+                "accounts": self.account_address}.get(name)
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         proc = self.processes.pop(name)

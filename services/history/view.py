@@ -14,11 +14,10 @@ The SQL is written once for both: `?` placeholders (turned into `%s` for psycopg
 from __future__ import annotations
 
 import json
-import os
-import sqlite3
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
+
+from services.common.sql import Database
 
 from .summary import Ended, Rating, Started, rated_id, rating_key, rerated, result_of
 
@@ -37,7 +36,12 @@ _SCHEMA = [
     # how many are rated per key, kept with the ratings: counting 100,000 index entries per read is not
     "CREATE TABLE IF NOT EXISTS domino_rated_players (rating_key TEXT PRIMARY KEY, players BIGINT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS domino_projection_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)",
+    # Deleted accounts, by id only: their rows are erased and never written again, also by a
+    # rebuild (this table is not in TABLES, so a rebuild keeps it).
+    "CREATE TABLE IF NOT EXISTS domino_forgotten_players (player_id TEXT PRIMARY KEY, "
+    "forgotten_at DOUBLE PRECISION NOT NULL)",
 ]
+_SERIALIZE = "SELECT pg_advisory_xact_lock(727001)"  # PostgreSQL: the projection and an erasure take turns
 PROJECTION = "history"
 
 
@@ -63,51 +67,18 @@ class Ranked:
 
 
 class View:
-    def __init__(self, connect: Callable[[], Any], postgres: bool, pool: Any = None) -> None:
-        self._connect = connect
-        self.postgres = postgres
-        self._pool = pool  # PostgreSQL: a small pool, opened on first use (a connection costs milliseconds)
-        self._opened = False
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._transaction = db.transaction
 
     @classmethod
     def for_env(cls, env: dict[str, str], sqlite_path: str | None = None) -> "View":
         """The view of the store ``env`` names (eventsourcing's variables)."""
-        if "postgres" in env.get("PERSISTENCE_MODULE", ""):
-            from psycopg_pool import ConnectionPool
+        return cls(Database.for_env(env, sqlite_path or "history.sqlite"))
 
-            args: dict[str, Any] = dict(dbname=env["POSTGRES_DBNAME"], host=env.get("POSTGRES_HOST", "localhost"),
-                                        port=env.get("POSTGRES_PORT", "5432"), user=env.get("POSTGRES_USER", ""),
-                                        password=env.get("POSTGRES_PASSWORD") or None,
-                                        connect_timeout=int(float(env.get("POSTGRES_CONNECT_TIMEOUT", "5"))))
-            pool = ConnectionPool(kwargs=args, min_size=1, max_size=4, timeout=5, open=False)
-            return cls(lambda: None, postgres=True, pool=pool)
-        path = sqlite_path or os.path.join(os.path.dirname(env.get("SQLITE_DBNAME", "")) or ".", "history.sqlite")
-        return cls(lambda: sqlite3.connect(path, timeout=10, isolation_level=None,
-                                           uri=path.startswith("file:")), postgres=False)
-
-    # ---- plumbing ----------------------------------------------------------------------
-
-    @contextmanager
-    def _transaction(self) -> Iterator[Callable[..., Any]]:
-        """``execute(sql, *params)`` inside one transaction, committed at the end."""
-        if self._pool is not None:
-            if not self._opened:
-                self._pool.open(wait=True, timeout=10)
-                self._opened = True
-            with self._pool.connection() as conn, conn.transaction():
-                yield lambda sql, *params: conn.execute(sql.replace("?", "%s"), params)
-            return
-        conn = self._connect()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield lambda sql, *params: conn.execute(sql, params)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        finally:
-            conn.close()
+    @property
+    def postgres(self) -> bool:
+        return self.db.postgres
 
     def create(self) -> None:
         with self._transaction() as execute:
@@ -130,6 +101,8 @@ class View:
         """Apply a batch of facts and record ``position``, in one transaction; a batch whose
         position is not beyond the recorded one was applied already and changes nothing."""
         with self._transaction() as execute:
+            if self.postgres:
+                execute(_SERIALIZE)
             row = execute("SELECT position FROM domino_projection_tracking WHERE name = ?", PROJECTION).fetchone()
             if row is not None and int(row[0]) >= position:
                 return
@@ -141,16 +114,38 @@ class View:
             execute("INSERT INTO domino_projection_tracking (name, position) VALUES (?, ?) "
                     "ON CONFLICT (name) DO UPDATE SET position = excluded.position", PROJECTION, position)
 
+    def forget(self, player_id: str, now: float) -> tuple[int, int]:
+        """Erase a deleted account's history rows and ratings, and keep them out from now on
+        (docs/security.md, "The right to be forgotten"); (rows, ratings) erased."""
+        with self._transaction() as execute:
+            if self.postgres:
+                execute(_SERIALIZE)
+            rows = execute("DELETE FROM domino_history WHERE player_id = ?", player_id).rowcount
+            keys = [r[0] for r in execute("SELECT rating_key FROM domino_ratings WHERE player_id = ?",
+                                          player_id).fetchall()]
+            for key in keys:
+                execute("UPDATE domino_rated_players SET players = players - 1 WHERE rating_key = ?", key)
+            execute("DELETE FROM domino_ratings WHERE player_id = ?", player_id)
+            execute("INSERT INTO domino_forgotten_players (player_id, forgotten_at) VALUES (?, ?) "
+                    "ON CONFLICT (player_id) DO NOTHING", player_id, now)
+        return max(0, rows), len(keys)
+
     @staticmethod
-    def _started(execute, s: Started) -> None:
+    def _forgotten(execute, player_id: str) -> bool:
+        return execute("SELECT 1 FROM domino_forgotten_players WHERE player_id = ?", player_id).fetchone() is not None
+
+    @classmethod
+    def _started(cls, execute, s: Started) -> None:
         for seat, player in enumerate(s.seats):
+            if cls._forgotten(execute, player):
+                continue
             execute("INSERT INTO domino_history (player_id, match_id, seat, rules, variant, teams, seats, result, "
                     "scores, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'in_play', '[]', ?, NULL) "
                     "ON CONFLICT (player_id, match_id) DO NOTHING",
                     player, s.match_id, seat, s.rules, s.variant, int(s.teams), json.dumps(list(s.seats)), s.started_at)
 
-    @staticmethod
-    def _ended(execute, e: Ended) -> None:
+    @classmethod
+    def _ended(cls, execute, e: Ended) -> None:
         row = execute("SELECT rules, variant, teams, seats, started_at FROM domino_history WHERE match_id = ? LIMIT 1",
                       e.match_id).fetchone()
         if row is None:
@@ -166,11 +161,13 @@ class View:
                         key, who).fetchone()
             if r is not None:
                 current[who] = Rating(float(r[0]), float(r[1]), int(r[2]))
-        newcomers = sum(1 for who in rerated(started, e, current) if who not in current)
+        kept = {who: rating for who, rating in rerated(started, e, current).items()
+                if who in current or not cls._forgotten(execute, who)}
+        newcomers = sum(1 for who in kept if who not in current)
         if newcomers:
             execute("INSERT INTO domino_rated_players (rating_key, players) VALUES (?, ?) ON CONFLICT (rating_key) "
                     "DO UPDATE SET players = domino_rated_players.players + excluded.players", key, newcomers)
-        for who, rating in rerated(started, e, current).items():
+        for who, rating in kept.items():
             execute("INSERT INTO domino_ratings (rating_key, player_id, mu, sigma, ordinal, matches) "
                     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rating_key, player_id) DO UPDATE SET mu = excluded.mu, "
                     "sigma = excluded.sigma, ordinal = excluded.ordinal, matches = excluded.matches",
@@ -219,8 +216,7 @@ class View:
         return out
 
     def close(self) -> None:
-        if self._pool is not None and self._opened:
-            self._pool.close()
+        self.db.close()
 
     def dump(self) -> dict[str, list]:
         """Every row, in a fixed order: what a rebuild must reproduce."""

@@ -318,6 +318,18 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             return pb.GetLeaderboardResponse(top=[rating_pb(r, r.player_id) for r in top],
                                              you=rating_pb(mine, who.subject), rated_players=total)
 
+    async def ForgetPlayer(self, request: pb.ForgetPlayerRequest, context: Context) -> pb.ForgetPlayerResponse:
+        async with _statuses(context):
+            who = bearer_identity(context.invocation_metadata(), self.keys)
+            if who.role != "account":
+                raise Forbidden("only the account service erases a deleted account's history")
+            if not request.player_id or len(request.player_id) > MAX_PLAYER_ID or is_bot(request.player_id):
+                raise InvalidRequest(f"player_id must be a player's id of 1 to {MAX_PLAYER_ID} characters")
+            rows, ratings = await asyncio.to_thread(self._history().forget, request.player_id, time.time())
+            log.info("history erased for a deleted account", extra={"player": request.player_id, "rows": rows,
+                                                                    "ratings": ratings})
+            return pb.ForgetPlayerResponse(history_rows=rows, ratings=ratings)
+
     def _history(self) -> View:
         if self.history is None:
             raise StoreUnavailable("match history is not available on this server")
@@ -345,6 +357,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         are rate-limited per subject; services act for many players, and one bot id (`bot:greedy:1`)
         sits in many matches at once, so they are not (their tokens come only from our services)."""
         who = bearer_identity(context.invocation_metadata(), self.keys)
+        if who.role == "account":
+            raise Forbidden("an account token only erases a deleted account's history (ForgetPlayer)")
         if not (who.is_service or who.is_bot):  # a bot id plays in many matches at once
             self.rates.take(who.subject)
         if is_bot(who.subject) != who.is_bot and who.role in ("player", "bot"):

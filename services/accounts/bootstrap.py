@@ -1,0 +1,107 @@
+"""Wires the account service: store, ID-token verifier, the match service's client, gRPC
+server, metrics, the retry of unfinished erasures, signals."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from prometheus_client import Counter, Gauge, start_http_server
+
+from domino.account.v1 import account_service_pb2, account_service_pb2_grpc
+from services.common.auth import KeyRing
+from services.common.config import Settings, persistence_env
+from services.common.grpc_metrics import RpcMetrics
+from services.common.grpc_server import drain, mark_serving, new_server
+from services.common.lifecycle import run_service, stop_on_signals
+from services.common.limits import RateLimit
+
+from .application import AccountApplication
+from .grpc_adapter import AccountServicer
+from .match_client import GrpcHistory
+from .metrics import PrometheusObserver
+from .oidc import IdTokenVerifier, providers_from_json
+from .store import AccountStore
+
+log = logging.getLogger("domino.accounts")
+SERVICE_NAME = account_service_pb2.DESCRIPTOR.services_by_name["AccountService"].full_name
+ERASE_RETRY_SECONDS = 30.0
+
+
+def create_server(address: str, app: AccountApplication, keys: KeyRing, metrics: RpcMetrics | None = None,
+                  settings: Settings | None = None):
+    """(server, port): AccountService on the common gRPC server (health, reflection, metrics;
+    ``settings``: its connection policy, reflection, TLS and rate limits)."""
+    settings = settings if settings is not None else Settings.model_construct()
+    per_minute = settings.sign_ins_per_minute
+    servicer = AccountServicer(app, keys, RateLimit(settings.command_rate, settings.command_burst),
+                               RateLimit(per_minute / 60.0, per_minute))
+    return new_server(address, SERVICE_NAME,
+                      lambda server: account_service_pb2_grpc.add_AccountServiceServicer_to_server(servicer, server),
+                      metrics, settings)
+
+
+def verifier_of(settings: Settings) -> IdTokenVerifier | None:
+    """The configured issuers (DOMINO_OIDC_PROVIDERS), or None: device sign-in only."""
+    providers = providers_from_json(settings.oidc_providers)
+    if not providers:
+        return None
+    fetches = Counter("domino_account_jwks_fetches_total", "Fetches of an issuer's signing keys, by provider and "
+                      "outcome", ["provider", "outcome"])
+    return IdTokenVerifier(providers, ca_file=settings.oidc_ca_file or None,
+                           on_fetch=lambda provider, outcome: fetches.labels(provider, outcome).inc())
+
+
+def application_of(settings: Settings, keys: KeyRing, store: AccountStore, history: GrpcHistory | None,
+                   verifier: IdTokenVerifier | None, observer=None) -> AccountApplication:
+    return AccountApplication(store, keys, verifier, history, access_seconds=settings.access_token_seconds,
+                              refresh_days=settings.refresh_token_days,
+                              name_changes_per_day=settings.display_name_changes_per_day, observer=observer)
+
+
+async def erase_pending(app: AccountApplication, stopping: asyncio.Event, every: float = ERASE_RETRY_SECONDS) -> None:
+    """Deleted accounts whose history the match service could not erase at once are tried
+    again until it confirms (the deletion itself is never undone)."""
+    while not stopping.is_set():
+        try:
+            await asyncio.to_thread(app.erase_pending)
+        except Exception:  # the store away: try again next pass
+            log.exception("erasure retry pass failed")
+        try:
+            await asyncio.wait_for(stopping.wait(), every)
+        except asyncio.TimeoutError:
+            pass
+
+
+async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
+    keys = KeyRing.load(settings.keys_dir, issues=("player", "account"), accepts=("player", "service"))
+    store = AccountStore.for_env(persistence_env(settings))
+    store.create()
+    history = GrpcHistory(settings.match_address, keys)
+    app = application_of(settings, keys, store, history, verifier_of(settings), PrometheusObserver())
+    pending = Gauge("domino_account_erasures_pending", "Deleted accounts whose history the match service has not "
+                    "yet erased (retried every 30 s)")
+    pending.set_function(app.pending_erasures)
+    server, port = create_server(settings.account_address, app, keys, RpcMetrics("account"), settings)
+    start_http_server(settings.account_metrics_port)
+    await server.start()
+    await mark_serving(server)
+    log.info("account service listening", extra={"port": port, "metrics_port": settings.account_metrics_port,
+                                                 "tls": bool(settings.tls_cert_file),
+                                                 "reflection": settings.grpc_reflection,
+                                                 "oidc_providers": len(providers_from_json(settings.oidc_providers))})
+    stopping = stop_on_signals()
+    retries = asyncio.create_task(erase_pending(app, stopping))
+    if ready is not None:
+        ready.set()
+    await stopping.wait()
+    log.info("account service stopping: finishing in-flight requests")
+    await drain(server, settings.shutdown_grace_seconds)
+    await asyncio.gather(retries, return_exceptions=True)
+    history.close()
+    store.close()
+    log.info("account service stopped")
+
+
+def main() -> None:
+    run_service(serve)

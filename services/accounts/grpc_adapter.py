@@ -1,0 +1,204 @@
+"""AccountService over gRPC: protobuf in, application calls, protobuf out.
+
+Only this module knows status codes. Sizes are checked before anything else, so an
+oversized field is refused without being parsed; sign-ins and refreshes carry their own
+credentials and are rate-limited per client address and per device id (brute force buys
+nothing against 256-bit secrets, but floods cost CPU); every other call needs a player
+access token and is rate-limited per account.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from domino.account.v1 import account_service_pb2 as pb
+from domino.account.v1 import account_service_pb2_grpc as pb_grpc
+from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
+from services.common.bot_ids import is_bot
+from services.common.grpc_status import ErrorStatuses
+from services.common.limits import RateLimit, TooMany
+
+from .application import AccountApplication, AccountView, Tokens
+from .errors import Banned, InvalidRequest, NotSignedIn, Refused, Taken, Unavailable, UnknownAccount
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
+
+_STATUS = [
+    (AuthError, grpc.StatusCode.UNAUTHENTICATED),
+    (NotSignedIn, grpc.StatusCode.UNAUTHENTICATED),
+    (UnknownAccount, grpc.StatusCode.UNAUTHENTICATED),
+    (Banned, grpc.StatusCode.PERMISSION_DENIED),
+    (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (Taken, grpc.StatusCode.ALREADY_EXISTS),
+    (Refused, grpc.StatusCode.FAILED_PRECONDITION),
+    (Unavailable, grpc.StatusCode.UNAVAILABLE),
+    (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
+]
+_STANDING = {"active": pb.STANDING_ACTIVE, "unknown": pb.STANDING_UNKNOWN, "banned": pb.STANDING_BANNED,
+             "deleted": pb.STANDING_DELETED}
+MAX_FIELD = {"device_id": 128, "device_secret": 64, "display_name": 80, "provider": 32, "id_token": 8192,
+             "nonce": 512, "refresh_token": 64, "account_id": 200}
+T = TypeVar("T")
+
+
+class AccountServicer(pb_grpc.AccountServiceServicer):
+    def __init__(self, app: AccountApplication, keys: KeyRing, rates: RateLimit | None = None,
+                 sign_ins: RateLimit | None = None) -> None:
+        self.app = app
+        self.keys = keys
+        self.rates = rates or RateLimit()
+        self.sign_ins = sign_ins or RateLimit(rate=0.5, burst=30)
+
+    # ---- signing in ---------------------------------------------------------------------
+
+    async def SignInWithDevice(self, request: pb.SignInWithDeviceRequest,
+                               context: Context) -> pb.SignInWithDeviceResponse:
+        async with _statuses(context):
+            _sizes(request, "device_id", "device_secret", "display_name")
+            self._limit_sign_in(context, f"device:{request.device_id}")
+            tokens, created = await self._run(self.app.sign_in_with_device, request.device_id,
+                                              request.device_secret, request.display_name)
+            return pb.SignInWithDeviceResponse(session=session_pb(tokens), created=created)
+
+    async def SignInWithIdToken(self, request: pb.SignInWithIdTokenRequest,
+                                context: Context) -> pb.SignInWithIdTokenResponse:
+        async with _statuses(context):
+            _sizes(request, "provider", "id_token", "nonce", "display_name")
+            self._limit_sign_in(context)
+            tokens, created = await self._run(self.app.sign_in_with_id_token, request.provider, request.id_token,
+                                              request.nonce, request.display_name)
+            return pb.SignInWithIdTokenResponse(session=session_pb(tokens), created=created)
+
+    async def RefreshSession(self, request: pb.RefreshSessionRequest, context: Context) -> pb.RefreshSessionResponse:
+        async with _statuses(context):
+            _sizes(request, "refresh_token")
+            self._limit_sign_in(context)
+            tokens = await self._run(self.app.refresh, request.refresh_token)
+            return pb.RefreshSessionResponse(session=session_pb(tokens))
+
+    async def SignOut(self, request: pb.SignOutRequest, context: Context) -> pb.SignOutResponse:
+        async with _statuses(context):
+            await self._run(self.app.sign_out, self._player(context))
+            return pb.SignOutResponse()
+
+    async def SignOutEverywhere(self, request: pb.SignOutEverywhereRequest,
+                                context: Context) -> pb.SignOutEverywhereResponse:
+        async with _statuses(context):
+            ended = await self._run(self.app.sign_out_everywhere, self._player(context))
+            return pb.SignOutEverywhereResponse(sessions_ended=ended)
+
+    # ---- the account --------------------------------------------------------------------
+
+    async def LinkIdentity(self, request: pb.LinkIdentityRequest, context: Context) -> pb.LinkIdentityResponse:
+        async with _statuses(context):
+            _sizes(request, "provider", "id_token", "nonce")
+            who = self._player(context)
+            view = await self._run(self.app.link, who, request.provider, request.id_token, request.nonce)
+            return pb.LinkIdentityResponse(account=account_pb(view))
+
+    async def UnlinkIdentity(self, request: pb.UnlinkIdentityRequest, context: Context) -> pb.UnlinkIdentityResponse:
+        async with _statuses(context):
+            _sizes(request, "provider")
+            view = await self._run(self.app.unlink, self._player(context), request.provider)
+            return pb.UnlinkIdentityResponse(account=account_pb(view))
+
+    async def GetAccount(self, request: pb.GetAccountRequest, context: Context) -> pb.GetAccountResponse:
+        async with _statuses(context):
+            view = await self._run(self.app.account, self._player(context))
+            return pb.GetAccountResponse(account=account_pb(view))
+
+    async def SetDisplayName(self, request: pb.SetDisplayNameRequest, context: Context) -> pb.SetDisplayNameResponse:
+        async with _statuses(context):
+            _sizes(request, "display_name")
+            if not request.display_name:
+                raise InvalidRequest("display_name is required")
+            view = await self._run(self.app.set_display_name, self._player(context), request.display_name)
+            return pb.SetDisplayNameResponse(account=account_pb(view))
+
+    async def GetDisplayNames(self, request: pb.GetDisplayNamesRequest,
+                              context: Context) -> pb.GetDisplayNamesResponse:
+        async with _statuses(context):
+            self._caller(context, "player", "bot", "service")
+            found = await self._run(self.app.display_names, list(request.account_ids))
+            return pb.GetDisplayNamesResponse(display_names=found)
+
+    async def DeleteAccount(self, request: pb.DeleteAccountRequest, context: Context) -> pb.DeleteAccountResponse:
+        async with _statuses(context):
+            deleted_at = await self._run(self.app.delete, self._player(context))
+            return pb.DeleteAccountResponse(deleted_at=_timestamp(deleted_at))
+
+    async def ExportMyData(self, request: pb.ExportMyDataRequest, context: Context) -> pb.ExportMyDataResponse:
+        async with _statuses(context):
+            data = await self._run(self.app.export, self._player(context))
+            return pb.ExportMyDataResponse(data_json=json.dumps(data, ensure_ascii=False, indent=2))
+
+    async def GetStanding(self, request: pb.GetStandingRequest, context: Context) -> pb.GetStandingResponse:
+        async with _statuses(context):
+            self._caller(context, "service")
+            _sizes(request, "account_id")
+            if not request.account_id:
+                raise InvalidRequest("account_id is required")
+            found = await self._run(self.app.standing, request.account_id)
+            reply = pb.GetStandingResponse(standing=_STANDING[found.state], reason=found.reason)
+            if found.until is not None:
+                reply.until.CopyFrom(_timestamp(found.until))
+            return reply
+
+    # ---- request checks -----------------------------------------------------------------
+
+    def _player(self, context: Context) -> Identity:
+        return self._caller(context, "player")
+
+    def _caller(self, context: Context, *roles: str) -> Identity:
+        who = bearer_identity(context.invocation_metadata(), self.keys)
+        if who.role not in roles or (who.role == "player" and is_bot(who.subject)):
+            raise AuthError(f"this call needs a {' or '.join(roles)} token")
+        if who.role == "player":
+            self.rates.take(who.subject)
+        return who
+
+    def _limit_sign_in(self, context: Context, *more: str) -> None:
+        host = context.peer().rsplit(":", 1)[0]
+        for key in (f"peer:{host}", *more):
+            self.sign_ins.take(key)
+
+    @staticmethod
+    async def _run(call: Callable[..., T], *args: Any) -> T:
+        """The store is blocking: the use cases run on the default thread pool."""
+        return await asyncio.to_thread(call, *args)
+
+
+def _sizes(request: Any, *fields: str) -> None:
+    for name in fields:
+        if len(getattr(request, name)) > MAX_FIELD[name]:
+            raise InvalidRequest(f"{name} is longer than {MAX_FIELD[name]} characters")
+
+
+def _statuses(context: Context) -> ErrorStatuses:
+    return ErrorStatuses(context, _STATUS)
+
+
+def _timestamp(seconds: float) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromNanoseconds(int(seconds * 1e9))
+    return stamp
+
+
+def session_pb(tokens: Tokens) -> pb.Session:
+    return pb.Session(account_id=tokens.account_id, access_token=tokens.access_token,
+                      refresh_token=tokens.refresh_token, access_expires_at=_timestamp(tokens.access_expires_at),
+                      refresh_expires_at=_timestamp(tokens.refresh_expires_at), display_name=tokens.display_name)
+
+
+def account_pb(view: AccountView) -> pb.Account:
+    return pb.Account(account_id=view.account_id, display_name=view.display_name,
+                      created_at=_timestamp(view.created_at), devices=view.devices, guest=view.guest,
+                      identities=[pb.LinkedIdentity(provider=p, linked_at=_timestamp(at)) for p, at in view.identities])

@@ -1,0 +1,79 @@
+"""One small SQL database, on SQLite or PostgreSQL, for the tables that are not event
+sourced (the history view, the account store): a transaction is ``with db.transaction() as
+execute:``; the SQL is written once with `?` placeholders (turned into `%s` for psycopg)
+and `INSERT ... ON CONFLICT`, which both understand.
+
+The database is the one eventsourcing's variables name (`PERSISTENCE_MODULE`,
+`POSTGRES_*`): on PostgreSQL the tables sit in the match store's own database; on SQLite
+in a file of their own beside its file, so their writes never wait on the match service's.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+Execute = Callable[..., Any]
+
+
+class Database:
+    def __init__(self, connect: Callable[[], Any], postgres: bool, pool: Any = None) -> None:
+        self._connect = connect
+        self.postgres = postgres
+        self._pool = pool  # PostgreSQL: a small pool, opened on first use (a connection costs milliseconds)
+        self._opened = False
+
+    @classmethod
+    def for_env(cls, env: dict[str, str], sqlite_file: str, pool_size: int = 4,
+                pragmas: tuple[str, ...] = ()) -> "Database":
+        """The database of the store ``env`` names; ``sqlite_file``: the file's name beside
+        the match store's SQLite file (or a full path, or a `file:` URI)."""
+        if "postgres" in env.get("PERSISTENCE_MODULE", ""):
+            from psycopg_pool import ConnectionPool
+
+            args: dict[str, Any] = dict(dbname=env["POSTGRES_DBNAME"], host=env.get("POSTGRES_HOST", "localhost"),
+                                        port=env.get("POSTGRES_PORT", "5432"), user=env.get("POSTGRES_USER", ""),
+                                        password=env.get("POSTGRES_PASSWORD") or None,
+                                        connect_timeout=int(float(env.get("POSTGRES_CONNECT_TIMEOUT", "5"))))
+            pool = ConnectionPool(kwargs=args, min_size=1, max_size=pool_size, timeout=5, open=False)
+            return cls(lambda: None, postgres=True, pool=pool)
+        path = sqlite_file
+        if not (os.path.isabs(path) or path.startswith("file:")):
+            path = os.path.join(os.path.dirname(env.get("SQLITE_DBNAME", "")) or ".", sqlite_file)
+
+        def connect() -> sqlite3.Connection:
+            conn = sqlite3.connect(path, timeout=10, isolation_level=None, uri=path.startswith("file:"))
+            for pragma in pragmas:
+                conn.execute(f"PRAGMA {pragma}")
+            return conn
+
+        return cls(connect, postgres=False)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Execute]:
+        """``execute(sql, *params)`` inside one transaction, committed at the end."""
+        if self._pool is not None:
+            if not self._opened:
+                self._pool.open(wait=True, timeout=10)
+                self._opened = True
+            with self._pool.connection() as conn, conn.transaction():
+                yield lambda sql, *params: conn.execute(sql.replace("?", "%s"), params)
+            return
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield lambda sql, *params: conn.execute(sql, params)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        if self._pool is not None and self._opened:
+            self._pool.close()
+            self._opened = False
