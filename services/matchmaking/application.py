@@ -23,6 +23,7 @@ from .presence import MatchLink, Presence
 from .presence_use_cases import PresenceUseCases, Whereabouts
 from .room_use_cases import CODE_ALPHABET, CODE_LENGTH, new_invite_code, normalized_code
 from .rooms import FailedJoins
+from .standings import AnyoneMayPlay, Standings
 from .table_choice import NoRatings, Ratings
 from .table_use_cases import TicketState
 from .tables import Queue
@@ -41,7 +42,7 @@ class MatchmakingApplication(PresenceUseCases):  # which is RoomUseCases and Tab
                  table_bot_strength: str = "greedy", observer: Observer | None = None,
                  on_change: Callable[[UUID], None] = lambda aggregate_id: None,
                  code_source: Callable[[], str] = new_invite_code, ratings: Ratings | None = None,
-                 table_rating_spread: float = 10.0) -> None:
+                 table_rating_spread: float = 10.0, standings: Standings | None = None) -> None:
         check_strength(table_bot_strength)
         if table_rating_spread < 0:
             raise ValueError("table_rating_spread must not be negative")
@@ -54,6 +55,7 @@ class MatchmakingApplication(PresenceUseCases):  # which is RoomUseCases and Tab
         self.observer = observer or Observer()
         self.on_change = on_change
         self.code_source = code_source
+        self.standings = standings if standings is not None else AnyoneMayPlay()
         self.starts = MatchStarts(self, matches or Unavailable())
         self.pending_starts = PendingStarts(self)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]

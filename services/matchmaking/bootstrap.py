@@ -20,6 +20,7 @@ from services.common.changes import ChangeFeed
 
 from .application import MatchmakingApplication
 from .grpc_adapter import MatchmakingServicer
+from .account_client import GrpcStandings
 from .match_client import GrpcMatchCreator, GrpcRatings
 from .metrics import PrometheusObserver
 from .settings import matchmaking_persistence_env
@@ -98,11 +99,12 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     changes = ChangeFeed()
     keys = KeyRing.load(settings.keys_dir, issues=("service",), accepts=("player",))
     creator = GrpcMatchCreator(settings.match_address, keys, seed_wait_seconds=settings.seed_wait_seconds)
+    standings = GrpcStandings(settings.account_address, creator)
     app = MatchmakingApplication(env=matchmaking_persistence_env(settings), matches=creator,
                                  table_wait_seconds=settings.table_wait_seconds,
                                  table_bot_strength=settings.table_bot_strength, observer=PrometheusObserver(),
                                  on_change=changes.publish, ratings=GrpcRatings(creator),
-                                 table_rating_spread=settings.table_rating_spread)
+                                 table_rating_spread=settings.table_rating_spread, standings=standings)
     server, port = create_server(settings.matchmaking_address, app, keys, changes, limits=limits_of(settings),
                                  metrics=RpcMetrics("matchmaking"), watch_poll_seconds=settings.watch_poll_seconds,
                                  settings=settings)
@@ -122,6 +124,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await drain(server, settings.shutdown_grace_seconds, changes)
     await asyncio.gather(timers, ends, return_exceptions=True)
     creator.close()
+    standings.close()
     app.close()
     log.info("matchmaking stopped")
 

@@ -116,3 +116,11 @@ class RatingUnavailable(MatchmakingError):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+class Barred(MatchmakingError):
+    """The account may not play: banned (with the reason and the end) or deleted."""
+
+
+class AccountsUnavailable(MatchmakingError):
+    """The account service could not say whether the player may play; try again."""

@@ -30,6 +30,7 @@ from .rooms import Room
 from .tables import Table
 from .seating import bot_strength, is_bot
 from .errors import (
+    AccountsUnavailable, Barred,
     ConcurrencyConflict, InvalidRequest, MatchRefused, MatchServiceUnavailable, NotAPlayer, NotHost, NotInRoom, Refused,
     TooManyFailedJoins, UnknownRoom, UnknownTicket,
 )
@@ -54,6 +55,8 @@ _STATUS = [
     (MatchRefused, grpc.StatusCode.INTERNAL),  # options were checked here first: a refusal is a server fault
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
     (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (Barred, grpc.StatusCode.PERMISSION_DENIED),
+    (AccountsUnavailable, grpc.StatusCode.UNAVAILABLE),
 ]
 T = TypeVar("T")
 MATCH_CALL_THREADS = 4

@@ -27,6 +27,7 @@ from .errors import ConcurrencyConflict
 from .presence import Presence
 from .seating import humans
 from .tables import Table
+from .standings import Standings
 
 if TYPE_CHECKING:
     from .match_starts import MatchStarts
@@ -64,6 +65,7 @@ class Plumbing(Application[UUID]):
     table_wait_seconds: float
     table_rating_spread: float
     ratings: Ratings
+    standings: Standings
     table_bot_strength: str
     observer: Observer
     on_change: Callable[[UUID], None]

@@ -39,6 +39,7 @@ def normalized_code(text: str) -> str:
 class RoomUseCases(Plumbing):
     def create_room(self, player_id: str, request_id: str, options: Options, seat: int | None) -> Room:
         check_request_id(request_id)
+        self.standings.check(player_id)
 
         def attempt() -> Room:
             presence = self.presence(player_id)
@@ -88,6 +89,7 @@ class RoomUseCases(Plumbing):
 
     def join_room(self, player_id: str, code: str, seat: int | None) -> Room:
         code = normalized_code(code)
+        self.standings.check(player_id)
 
         def attempt() -> Room:
             room = self._room_by_code(player_id, code)

@@ -58,6 +58,7 @@ class TableUseCases(Plumbing):
         a new one, table_choice.py); seats the table at once if this fills it."""
         check_request_id(request_id)
         queue_id = Queue.create_id(options.rules, options.variant, options.teams, options.seats)
+        self.standings.check(player_id)
         asked = self.presence(player_id)  # a retry, or a player who is elsewhere, needs no rating
         ordinal = None if asked.ticket_for_request(request_id) or asked.place else self._rating(player_id, options)
 
@@ -189,6 +190,7 @@ class TableUseCases(Plumbing):
         when the match could not be created yet (a retry with the same request id finishes it)."""
         check_request_id(request_id)
         check_strength(strength)
+        self.standings.check(player_id)
         options = replace(options, spectators=False)
         table_id = uuid.uuid5(PRACTICE_NAMESPACE, f"{len(player_id)}:{player_id}:{request_id}")
         seats = [player_id] + [bot_id(strength, n) for n in range(1, options.seats)]

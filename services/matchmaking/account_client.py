@@ -1,0 +1,37 @@
+"""The Standings port over gRPC: AccountService.GetStanding, with matchmaking's own service
+token, under a short deadline. Nothing is cached: a ban refuses the next request."""
+
+from __future__ import annotations
+
+import datetime
+
+import grpc
+
+from domino.account.v1 import account_service_pb2 as pb
+from domino.account.v1 import account_service_pb2_grpc as pb_grpc
+
+from .errors import AccountsUnavailable, Barred
+from .match_client import GrpcMatchCreator
+
+
+class GrpcStandings:
+    def __init__(self, address: str, tokens: GrpcMatchCreator, timeout_seconds: float = 2.0) -> None:
+        self.channel = grpc.insecure_channel(address)
+        self.stub = pb_grpc.AccountServiceStub(self.channel)
+        self.tokens = tokens  # its service token serves here too
+        self.timeout_seconds = timeout_seconds
+
+    def check(self, player_id: str) -> None:
+        try:
+            reply = self.stub.GetStanding(pb.GetStandingRequest(account_id=player_id),
+                                          metadata=self.tokens._metadata(), timeout=self.timeout_seconds)
+        except grpc.RpcError as e:
+            raise AccountsUnavailable(f"cannot check your account right now ({e.code().name}); try again") from None
+        if reply.standing == pb.STANDING_BANNED:
+            until = datetime.datetime.fromtimestamp(reply.until.seconds, datetime.timezone.utc)
+            raise Barred(f"this account is banned until {until:%Y-%m-%d %H:%M} UTC: {reply.reason}")
+        if reply.standing == pb.STANDING_DELETED:
+            raise Barred("this account has been deleted")
+
+    def close(self) -> None:
+        self.channel.close()
