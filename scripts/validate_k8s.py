@@ -19,7 +19,9 @@ For each overlay:
    by `nats-server -t` with the pod's environment), HPAs and PDBs that target what exists,
    references to ConfigMaps and Secrets that exist (or that ops must create), DOMINO_*
    variables that the services really read, an external PostgreSQL and no committed
-   Secret in prod;
+   Secret in prod; each private token key held only by the service that issues those
+   tokens (player.key and account.key: the account service alone) and none in a
+   ConfigMap; the account service's OpenID Connect issuers (DOMINO_OIDC_PROVIDERS);
 4. NATS authorization: the users and rights are exactly services/common/bus.py
    NATS_PERMISSIONS (base/nats/authorization.conf is generated from it; the routes between
    the nodes authenticate too), every password comes from Secret domino-nats, each service
@@ -71,36 +73,59 @@ PYPROJECT = REPO / "pyproject.toml"
 #: the newest version kubernetes-validate knows is checked as well.
 MIN_KUBERNETES = "1.30"
 
-#: The domino services: how each is probed, and whether an HPA scales it.
-GRPC_SERVICES = {"match": 50051, "matchmaking": 50052}
+#: The domino services (by Deployment, `domino serve NAME`): how each is probed, and whether
+#: an HPA scales it.
+GRPC_SERVICES = {"match": 50051, "matchmaking": 50052, "accounts": 50053}
 HTTP_SERVICES = ("relay", "bots")
 SERVICES = (*GRPC_SERVICES, *HTTP_SERVICES)
-AUTOSCALED = ("match", "matchmaking", "bots")
-WITH_PDB = ("match", "matchmaking", "bots", "nats")
-#: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target).
-CALL_MATCH = ("matchmaking", "bots")
+AUTOSCALED = ("match", "matchmaking", "accounts", "bots")
+WITH_PDB = ("match", "matchmaking", "accounts", "bots", "nats")
+#: Where a service's Kubernetes Service and its settings (DOMINO_<NAME>_ADDRESS,
+#: DOMINO_<NAME>_METRICS_PORT) name it otherwise than its Deployment: Deployment `accounts`
+#: (`domino serve accounts`) is Service `account`, DOMINO_ACCOUNT_*.
+SERVICE_NAME = {"accounts": "account"}
+#: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target)
+#: and those that call the account service (DOMINO_ACCOUNT_ADDRESS).
+CALL_MATCH = ("matchmaking", "bots", "accounts")
+CALL_ACCOUNTS = ("matchmaking",)
 #: The keys each service's /keys volume must hold: the token keys (services/common/auth.py)
 #: it checks (public) and issues (private), and for HEAD_SIGNERS the head signing key and the
-#: published head keys (services/match/heads.py). The relay has no token keys.
+#: published head keys (services/match/heads.py). The relay has no token keys. A private
+#: token key (<role>.key) is held by exactly the services listed with it here: player.key
+#: and account.key by the account service alone (it signs every player token).
 HEAD_KEYS = {"heads.key", "heads-keys.json"}
 HEAD_SIGNING_SECRET = "domino-head-signing-key"
 HEAD_SIGNERS = ("match", "relay")
-TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub", *HEAD_KEYS},
-              "matchmaking": {"player.pub", "service.key"}, "bots": {"bot.key"}, "relay": HEAD_KEYS}
+TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub", *HEAD_KEYS},
+              "matchmaking": {"player.pub", "service.key"}, "bots": {"bot.key"}, "relay": HEAD_KEYS,
+              "accounts": {"player.key", "account.key", "player.pub", "service.pub"}}
+#: The Secrets that hold private token keys, and their keys.
+ACCOUNT_KEYS_SECRET = "domino-account-token-keys"
+TOKEN_KEY_SECRETS = {ACCOUNT_KEYS_SECRET: {"player.key", "account.key"},
+                     "domino-service-token-key": {"service.key"}, "domino-bot-token-key": {"bot.key"}}
 KEYS_DIR = "/keys"
 MIN_GRACE_SECONDS = 30
 
 #: Secrets the manifests read but that no overlay may have to define: in production ops
 #: create them (deploy/README.md). name -> keys read.
-EXTERNAL_SECRETS = {"domino-postgres": {"password"}, "domino-service-token-key": {"service.key"},
-                    "domino-bot-token-key": {"bot.key"}, HEAD_SIGNING_SECRET: {"heads.key"},
+EXTERNAL_SECRETS = {"domino-postgres": {"password"}, **TOKEN_KEY_SECRETS, HEAD_SIGNING_SECRET: {"heads.key"},
                     # the public host's certificate (kubernetes.io/tls): ops or cert-manager make it
                     "domino-public-tls": {"tls.crt", "tls.key"},
                     "domino-nats": {"admin-password", "relay-password", "matchmaking-password", "bots-password",
                                     "auditor-password", "cluster-password"}}
 #: ConfigMaps ops create in production (public, but per installation).
-EXTERNAL_CONFIGMAPS = {"domino-token-public-keys": {"player.pub", "bot.pub", "service.pub", "auditor.pub"},
+EXTERNAL_CONFIGMAPS = {"domino-token-public-keys": {"player.pub", "bot.pub", "service.pub", "auditor.pub",
+                                                    "account.pub"},
                        "domino-head-keys": {"heads-keys.json"}}
+#: The account service's OpenID Connect issuers: a ConfigMap every overlay defines (it is
+#: configuration, not a secret), loaded with envFrom. DOMINO_OIDC_PROVIDERS is a JSON list of
+#: OIDC_FIELDS ("name", "issuer", "jwks_uri", "client_ids", "nonce", ...); the code fills in
+#: the issuer, JWKS and nonce of OIDC_KNOWN_PROVIDERS, every other one needs them.
+OIDC_CONFIGMAP = "domino-oidc"
+OIDC_VARIABLE = "DOMINO_OIDC_PROVIDERS"
+OIDC_KNOWN_PROVIDERS = ("apple", "google")
+OIDC_NONCES = ("sha256", "plain")
+OIDC_FIELDS = {"name", "issuer", "jwks_uri", "client_ids", "nonce", "issuer_aliases", "algorithms"}
 #: Overlays that are production: no Secret objects, no in-cluster PostgreSQL, pinned image.
 PRODUCTION_OVERLAYS = ("prod",)
 UNPINNED_TAGS = ("", "latest", "dev")
@@ -111,7 +136,7 @@ UNPINNED_TAGS = ("", "latest", "dev")
 #: SETUP_JOB's, which runs `domino nats setup`. NATS_OUTSIDE_USERS are people's (`domino
 #: audit witness`): the servers check their passwords, no workload holds them.
 NATS_SECRET = "domino-nats"
-NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots"}
+NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots", "accounts": None}
 NATS_ADMIN = "admin"
 NATS_OUTSIDE_USERS = ("auditor",)
 SETUP_JOB = "nats-setup"
@@ -135,22 +160,25 @@ MONITORING_NAMESPACE = {"kubernetes.io/metadata.name": "monitoring"}
 INGRESS: dict[str, dict[str, Any]] = {
     "match": {"grpc": ANYONE, "metrics": SCRAPERS},
     "matchmaking": {"grpc": ANYONE, "metrics": SCRAPERS},
+    # phones through the gateway (wherever its proxies run: see GATEWAY_SOURCES), matchmaking
+    "accounts": {"grpc": ANYONE, "metrics": SCRAPERS},
     "relay": {"metrics": SCRAPERS},
     "bots": {"metrics": SCRAPERS},
     "nats": {"client": {"relay", "matchmaking", "bots", SETUP_JOB}, "cluster": {"nats"}, "monitor": SCRAPERS},
-    "postgres": {"postgres": {"match", "relay", "matchmaking"}},
+    "postgres": {"postgres": {"match", "relay", "matchmaking", "accounts"}},
 }
 
 
 #: The public edge (components/public-edge): Gateway API v1, which kubernetes-validate has
-#: no schemas for. Every public gRPC service (by its full name in proto/) goes to its own
-#: Service's gRPC port; nothing else is routed (health, reflection). The certificate is
-#: PUBLIC_TLS_SECRET; the listeners are HTTPS on PUBLIC_PORT.
+#: no schemas for. Every public gRPC service (by its full name in proto/; PUBLIC_PROTOS by
+#: Deployment) goes to its own Service's gRPC port; nothing else is routed (health,
+#: reflection). The certificate is PUBLIC_TLS_SECRET; the listeners are HTTPS on PUBLIC_PORT.
 GATEWAY_API_GROUP = "gateway.networking.k8s.io"
 GATEWAY_API_VERSION = f"{GATEWAY_API_GROUP}/v1"
 GATEWAY_KINDS = ("Gateway", "GRPCRoute")
 PUBLIC_PROTOS = {"match": ("domino.match.v1.match_service_pb2", "MatchService"),
-                 "matchmaking": ("domino.matchmaking.v1.matchmaking_service_pb2", "MatchmakingService")}
+                 "matchmaking": ("domino.matchmaking.v1.matchmaking_service_pb2", "MatchmakingService"),
+                 "accounts": ("domino.account.v1.account_service_pb2", "AccountService")}
 PUBLIC_TLS_SECRET = "domino-public-tls"
 PUBLIC_PORT = 443
 #: What components/public-edge leaves for the overlay's `public-edge` values to replace.
@@ -410,6 +438,81 @@ def _service_address(address: str, services: dict[str, dict[str, Any]]) -> bool:
     return bool(svc) and port.isdigit() and int(port) in [p["port"] for p in svc["spec"].get("ports", [])]
 
 
+def _serves_grpc_of(address: str, deployment: str, services: dict[str, dict[str, Any]],
+                    workloads: dict[tuple[str, str], dict[str, Any]]) -> bool:
+    """Whether host:port is the `grpc` port of a Service that selects that Deployment's pods."""
+    host, _, port = address.rpartition(":")
+    svc = services.get(host.split(".")[0])
+    target = workloads.get(("Deployment", deployment))
+    if not svc or target is None or not port.isdigit():
+        return False
+    return selects({"matchLabels": svc["spec"].get("selector") or {}}, pod_labels(target)) and any(
+        p.get("name") == "grpc" and p["port"] == int(port) for p in svc["spec"].get("ports", []))
+
+
+def oidc_problems(value: str) -> list[str]:
+    """What is wrong with DOMINO_OIDC_PROVIDERS: a JSON list of issuers, each with a unique
+    name and the app's client ids; any issuer but OIDC_KNOWN_PROVIDERS with its issuer and
+    JWKS (HTTPS); nonce sha256 or plain; no other fields than OIDC_FIELDS. Empty, or `[]`:
+    device sign-in only. Then, when it imports, what the account service's own parser
+    (services/accounts/oidc.py providers_from_json) says, as it would say it at start-up."""
+    problems = _oidc_shape_problems(value)
+    if problems:
+        return problems
+    try:
+        parse = repo_module("services.accounts.oidc").providers_from_json
+    except (ImportError, AttributeError):
+        return []
+    try:
+        parse(value)
+    except ValueError as exc:
+        return [f"the account service refuses it: {exc}"]
+    return []
+
+
+def _oidc_shape_problems(value: str) -> list[str]:
+    import json
+
+    if not value.strip():
+        return []
+    try:
+        providers = json.loads(value)
+    except ValueError as exc:
+        return [f"not JSON: {exc}"]
+    if not isinstance(providers, list):
+        return ["must be a JSON list of issuers"]
+    problems, names = [], set()
+    for i, provider in enumerate(providers):
+        if not isinstance(provider, dict):
+            problems.append(f"[{i}] must be an object")
+            continue
+        name = provider.get("name")
+        where = f"[{i}] {name!r}"
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9_-]{1,32}", name):
+            problems.append(f"{where}: needs a name (1-32 lower-case letters, digits, - and _): what the app sends")
+        elif name in names:
+            problems.append(f"{where}: listed twice")
+        names.add(name)
+        unknown = set(provider) - OIDC_FIELDS
+        if unknown:
+            problems.append(f"{where}: unknown fields {', '.join(sorted(unknown))} "
+                            f"(known: {', '.join(sorted(OIDC_FIELDS))})")
+        client_ids = provider.get("client_ids")
+        if not isinstance(client_ids, list) or not client_ids \
+                or not all(isinstance(c, str) and c.strip() for c in client_ids):
+            problems.append(f"{where}: client_ids must be a non-empty list of the app's client ids (the ID "
+                            "token's audience)")
+        for key in ("issuer", "jwks_uri"):
+            url = provider.get(key)
+            if url is None and name not in OIDC_KNOWN_PROVIDERS:
+                problems.append(f"{where}: needs {key} (only {', '.join(OIDC_KNOWN_PROVIDERS)} are known to the code)")
+            elif url is not None and (not isinstance(url, str) or not re.fullmatch(r"https://[^\s/]+(/\S*)?", url)):
+                problems.append(f"{where}: {key} {url!r} must be an https:// URL")
+        if "nonce" in provider and provider["nonce"] not in OIDC_NONCES:
+            problems.append(f"{where}: nonce {provider['nonce']!r} must be one of {', '.join(OIDC_NONCES)}")
+    return problems
+
+
 def container_ports(res: dict[str, Any]) -> dict[str | int, int]:
     """name -> port and port -> port, over the non-init containers of a workload."""
     ports: dict[str | int, int] = {}
@@ -658,12 +761,15 @@ def matches_labels(selector: dict[str, Any], labels: dict[str, str]) -> bool:
 
 def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str, Any]],
                             namespace: dict[str, str],
-                            gateway_backends: Sequence[tuple[str, dict[str, Any], str, int]] = ()) -> list[str]:
+                            gateway_backends: Sequence[tuple[str, dict[str, Any], str, int]] = (),
+                            reach: dict[tuple[str, str | int], set[str]] | None = None) -> list[str]:
     """Who can open a connection to each port of each pod, computed from the NetworkPolicies
     (ingress) as a network plugin would, against INGRESS; ``namespace``: the labels of the
     overlay's namespace. One message per port that is open to too many or closed to some.
     ``gateway_backends``: (route, workload, port name, port number) that the gateway's
-    proxies must reach from wherever they run (GATEWAY_SOURCES)."""
+    proxies must reach from wherever they run (GATEWAY_SOURCES). ``reach``, when given, is
+    filled with (app, port name or number) -> the names of the sources (GATEWAY_SOURCES
+    included) that reach it."""
     problems = []
 
     def app(res: dict[str, Any]) -> str:
@@ -739,6 +845,11 @@ def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[
                     continue
                 name, number = port.get("name", ""), port["containerPort"]
                 allowed = {source[0] for source in sources if reaches(source, isolating, name, number)}
+                if reach is not None:
+                    reach[(app(wl), name or number)] = allowed | {
+                        gw_name for gw_name, gw_namespace, gw_labels, gw_address in GATEWAY_SOURCES
+                        if reaches((gw_name, namespace if gw_namespace == NAMESPACE else gw_namespace, gw_labels,
+                                    gw_address), isolating, name, number)}
                 want = INGRESS.get(app(wl), {}).get(name, set())
                 if want == ANYONE:
                     wanted = {source[0] for source in sources}
@@ -776,10 +887,20 @@ def shape_problems(value: Any, shape: Any, path: str) -> list[str]:
     return problems
 
 
+def service_name(deployment: str) -> str:
+    """The name of a service's Kubernetes Service, and of its DOMINO_<NAME>_* settings."""
+    return SERVICE_NAME.get(deployment, deployment)
+
+
 def public_services() -> dict[str, str]:
     """The full name of each public gRPC service (proto/) -> the Service that serves it."""
-    return {repo_module(module).DESCRIPTOR.services_by_name[service].full_name: name
+    return {repo_module(module).DESCRIPTOR.services_by_name[service].full_name: service_name(name)
             for name, (module, service) in PUBLIC_PROTOS.items()}
+
+
+def service_grpc_port(service: str) -> int:
+    """The gRPC port of a domino service, by its Kubernetes Service's name."""
+    return next(port for name, port in GRPC_SERVICES.items() if service_name(name) == service)
 
 
 def hosts_intersect(a: str, b: str) -> bool:
@@ -969,10 +1090,10 @@ def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[st
             err(gw, "no GRPCRoute is attached to it")
     if gateways or routes:
         for service, backend in public.items():
-            wanted = {(backend, GRPC_SERVICES[backend])}
+            wanted = {(backend, service_grpc_port(backend))}
             found = routed.get(service, set())
             if found != wanted:
-                err("GRPCRoute", f"{service} must go to Service/{backend} port {GRPC_SERVICES[backend]} only "
+                err("GRPCRoute", f"{service} must go to Service/{backend} port {service_grpc_port(backend)} only "
                                  f"(found {', '.join(f'{n}:{p}' for n, p in sorted(found, key=str)) or 'no route'})")
         for service in sorted(set(routed) - set(public)):
             err("GRPCRoute", f"routes {service}, which is not a public service ({', '.join(sorted(public))})")
@@ -1127,17 +1248,34 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
             for var in env:
                 if var.startswith("DOMINO_") and var not in known_vars:
                     err(dep, f"{var} is read by no service ({', '.join(SETTINGS_CLASSES)})")
-            values = {**config, **{k: e["value"] for k, e in env.items() if "value" in e}}
+            # What the container's environment holds: domino-config and any other ConfigMap
+            # it loads whole (envFrom), then its own `env`.
+            env_from: dict[str, str] = {}
+            for src in main.get("envFrom", []):
+                cm = configmaps.get((src.get("configMapRef") or {}).get("name", ""))
+                if cm is None or cm is domino_config:
+                    continue
+                for var in cm.get("data") or {}:
+                    if var.startswith("DOMINO_") and var not in known_vars:
+                        err(dep, f"{var} (envFrom ConfigMap {cm['metadata']['name']}) is read by no service "
+                                 f"({', '.join(SETTINGS_CLASSES)})")
+                env_from.update({f"{src.get('prefix', '')}{k}": v for k, v in (cm.get("data") or {}).items()})
+            values = {**config, **env_from, **{k: e["value"] for k, e in env.items() if "value" in e}}
             problems = settings_problems(values)
             for problem in problems:
                 err(dep, f"the service would refuse its settings: {problem}")
-            metrics_var = f"DOMINO_{name.upper()}_METRICS_PORT"
+            prefix = f"DOMINO_{service_name(name).upper()}"
+            metrics_var = f"{prefix}_METRICS_PORT"
             if ports.get("metrics") is None or str(ports["metrics"]) != values.get(metrics_var):
                 err(dep, f"container port `metrics` ({ports.get('metrics')}) != {metrics_var} "
                          f"({values.get(metrics_var, 'unset')})")
-            target = values.get("DOMINO_MATCH_ADDRESS", "") if name != "match" else ""
-            if name in CALL_MATCH and not _service_address(target, services):
-                err(dep, f"DOMINO_MATCH_ADDRESS {target!r} must be host:port of a Service of the overlay")
+            for callee, callers in (("match", CALL_MATCH), ("accounts", CALL_ACCOUNTS)):
+                var = f"DOMINO_{service_name(callee).upper()}_ADDRESS"
+                target = values.get(var, "")
+                if name in callers and not _service_address(target, services):
+                    err(dep, f"{var} {target!r} must be host:port of a Service of the overlay")
+                elif name in callers and not _serves_grpc_of(target, callee, services, workloads):
+                    err(dep, f"{var} {target!r} must be the `grpc` port of a Service of Deployment/{callee}")
             for var in ("DOMINO_TLS_CERT_FILE", "DOMINO_TLS_KEY_FILE"):
                 if values.get(var) or "valueFrom" in env.get(var, {}):
                     err(dep, f"{var}: the pods speak plaintext gRPC; the Gateway terminates TLS (and the "
@@ -1146,11 +1284,23 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                     and reflection_on(values.get("DOMINO_GRPC_REFLECTION")):
                 err(dep, "serves gRPC reflection: production sets DOMINO_GRPC_REFLECTION=false")
             if name in GRPC_SERVICES:
-                listen = env.get(f"DOMINO_{name.upper()}_ADDRESS", {}).get("value", "")
+                listen = env.get(f"{prefix}_ADDRESS", {}).get("value", "")
                 if listen != f"0.0.0.0:{GRPC_SERVICES[name]}":
-                    err(dep, f"DOMINO_{name.upper()}_ADDRESS must be 0.0.0.0:{GRPC_SERVICES[name]} (found {listen!r})")
+                    err(dep, f"{prefix}_ADDRESS must be 0.0.0.0:{GRPC_SERVICES[name]} (found {listen!r})")
                 if ports.get("grpc") != GRPC_SERVICES[name]:
                     err(dep, f"container port `grpc` must be {GRPC_SERVICES[name]}")
+            if name == "accounts":
+                if not any((src.get("configMapRef") or {}).get("name", "") in configmaps
+                           and re.fullmatch(rf"{OIDC_CONFIGMAP}(-\w+)?", src["configMapRef"]["name"])
+                           for src in main.get("envFrom", [])):
+                    err(dep, f"must load ConfigMap {OIDC_CONFIGMAP} (envFrom; key {OIDC_VARIABLE}), which the "
+                             "overlay defines")
+                for problem in oidc_problems(values.get(OIDC_VARIABLE, "")):
+                    err(dep, f"{OIDC_VARIABLE}: {problem}")
+                ca_file = values.get("DOMINO_OIDC_CA_FILE", "")
+                if ca_file and not any(ca_file.startswith(m["mountPath"].rstrip("/") + "/")
+                                       for m in main.get("volumeMounts", [])):
+                    err(dep, f"DOMINO_OIDC_CA_FILE {ca_file!r} is on no volume the container mounts")
         if name in AUTOSCALED and "replicas" in spec:
             err(dep, "sets spec.replicas although its HorizontalPodAutoscaler owns the count")
 
@@ -1222,6 +1372,20 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                 and secret_keys_held(wl, HEAD_SIGNING_SECRET, EXTERNAL_SECRETS[HEAD_SIGNING_SECRET]):
             err(wl, f"holds the head signing key (Secret {HEAD_SIGNING_SECRET}): only "
                     f"{', '.join(HEAD_SIGNERS)} sign heads")
+
+    # ---- private token keys: each only in the services that issue those tokens (TOKEN_KEYS);
+    # player.key (every player's identity) and account.key in the account service alone
+    for (kind, name), wl in pod_workloads.items():
+        allowed = TOKEN_KEYS.get(name, set()) if kind == "Deployment" else set()
+        for secret, keys in TOKEN_KEY_SECRETS.items():
+            for key in sorted(secret_keys_held(wl, secret, keys) - allowed):
+                owners = [f"Deployment/{d}" for d, held in TOKEN_KEYS.items() if key in held]
+                err(wl, f"holds the private token key {key} (Secret {secret}): only {', '.join(owners) or 'nobody'} "
+                        f"may issue {key.removesuffix('.key')} tokens")
+    for cm in configmaps.values():
+        for key, text in (cm.get("data") or {}).items():
+            if "PRIVATE KEY" in str(text):
+                err(cm, f"key {key} holds a private key: private keys go in Secrets, never a ConfigMap")
 
     # ---- the relay: exactly one, never two at once
     relay = deployments.get("relay")

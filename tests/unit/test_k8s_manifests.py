@@ -305,13 +305,13 @@ def _break(resources, change):
     # NetworkPolicies: ingress denied by default, each port reachable by exactly the right pods
     (lambda r: r.remove(find(r, "NetworkPolicy", "default-deny-ingress")), "none denies ingress by default"),
     (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][0]["from"][0].__setitem__("podSelector", {}),
-     "StatefulSet/nats: port client (4222) is open to another pod of the namespace, match, nats, postgres"),
+     "StatefulSet/nats: port client (4222) is open to accounts, another pod of the namespace, match, nats, postgres"),
     (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][0]["from"][0]["podSelector"][
         "matchExpressions"][0]["values"].remove("relay"), "StatefulSet/nats: port client (4222) is closed to relay"),
     (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][1].pop("from"),
-     "StatefulSet/nats: port cluster (6222) is open to another namespace"),
+     "StatefulSet/nats: port cluster (6222) is open to accounts, another namespace"),
     (lambda r: r.remove(find(r, "NetworkPolicy", "grpc-apis")),
-     "Deployment/match: port grpc (50051) is closed to another namespace"),
+     "Deployment/match: port grpc (50051) is closed to accounts, another namespace"),
     (lambda r: find(r, "NetworkPolicy", "grpc-apis")["spec"]["ingress"][0].__setitem__(
         "from", [{"podSelector": {}}]), "Deployment/matchmaking: port grpc (50052) is closed to another namespace"),
     (lambda r: find(r, "NetworkPolicy", "metrics")["spec"]["ingress"][0].pop("from"),
@@ -351,9 +351,11 @@ def test_prod_has_the_public_edge_and_dev_does_not(rendered):
     table = {rule["matches"][0]["method"]["service"]: (rule["backendRefs"][0]["name"], rule["backendRefs"][0]["port"])
              for rule in route["spec"]["rules"]}
     assert table == {"domino.match.v1.MatchService": ("match", 50051),
-                     "domino.matchmaking.v1.MatchmakingService": ("matchmaking", 50052)}
+                     "domino.matchmaking.v1.MatchmakingService": ("matchmaking", 50052),
+                     "domino.account.v1.AccountService": ("account", 50053)}
     assert vk.public_services() == {"domino.match.v1.MatchService": "match",
-                                    "domino.matchmaking.v1.MatchmakingService": "matchmaking"}
+                                    "domino.matchmaking.v1.MatchmakingService": "matchmaking",
+                                    "domino.account.v1.AccountService": "account"}
     assert not [r for r in prod if r["kind"] == "ConfigMap" and r["metadata"]["name"] == "public-edge"], \
         "the overlay's public-edge values are local to kustomize, never applied"
     assert domino_config(prod)["data"]["DOMINO_GRPC_REFLECTION"] == "false"
@@ -490,6 +492,7 @@ def test_an_overlay_sets_the_public_host_once_and_cert_manager_is_optional(tmp_p
     edge_errors, backends = vk.gateway_problems(resources, by_kind, "domino-edge", "edge")
     assert edge_errors == []
     assert sorted((where, port, number) for where, _, port, number in backends) == [
+        ("GRPCRoute/domino -> Service/account", "grpc", 50053),
         ("GRPCRoute/domino -> Service/match", "grpc", 50051),
         ("GRPCRoute/domino -> Service/matchmaking", "grpc", 50052)]
 
@@ -570,3 +573,276 @@ def test_the_image_builds_the_package_as_make_install_does_with_the_kernel_compi
     assert any(line.startswith("COPY --from=build /opt/domino") for line in runtime)
     assert not any(line.startswith("COPY ") and "--from" not in line for line in runtime), "runtime gets the venv only"
     assert "gcc" not in " ".join(runtime)
+
+
+# ---- the account service (deploy/k8s/base/accounts.yaml) -----------------------------------------
+
+def pod_workloads(resources):
+    return [r for r in resources if r["kind"] in ("Deployment", "StatefulSet", "Job")]
+
+
+def oidc_config(resources):
+    return next(x for x in resources if x["kind"] == "ConfigMap" and x["metadata"]["name"].startswith("domino-oidc"))
+
+
+def key_volume(resources, deployment, volume="token-keys"):
+    return next(v for v in pod(find(resources, "Deployment", deployment))["volumes"] if v["name"] == volume)
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_only_the_account_service_holds_player_key_and_account_key(rendered, overlay):
+    """player.key signs every player's identity: in the account service and nowhere else, as
+    account.key; the Secret that holds them is mounted by no other pod, and no ConfigMap
+    holds a private key."""
+    resources = rendered[overlay]
+    holders = {(r["kind"], r["metadata"]["name"]): vk.secret_keys_held(r, vk.ACCOUNT_KEYS_SECRET,
+                                                                       {"player.key", "account.key"})
+               for r in pod_workloads(resources)}
+    assert {k: v for k, v in holders.items() if v} == {("Deployment", "accounts"): {"player.key", "account.key"}}
+    accounts = find(resources, "Deployment", "accounts")
+    assert vk.mounted_key_files(pod(accounts), container(accounts, "accounts"), "/keys") == {
+        "player.key", "account.key", "player.pub", "service.pub"}
+    assert env(accounts, "accounts", "DOMINO_KEYS_DIR")["value"] == "/keys"
+    for name in ("match", "matchmaking", "bots", "relay"):
+        deployment = find(resources, "Deployment", name)
+        files = vk.mounted_key_files(pod(deployment), container(deployment, name), "/keys")
+        assert not {"player.key", "account.key"} & files, name
+    match = find(resources, "Deployment", "match")
+    assert "account.pub" in vk.mounted_key_files(pod(match), container(match, "match"), "/keys")  # ForgetPlayer
+    for cm in (r for r in resources if r["kind"] == "ConfigMap"):
+        assert "PRIVATE KEY" not in yaml.safe_dump(cm.get("data") or {}), cm["metadata"]["name"]
+    assert "account.pub" in vk.EXTERNAL_CONFIGMAPS["domino-token-public-keys"]
+    assert vk.EXTERNAL_SECRETS[vk.ACCOUNT_KEYS_SECRET] == {"player.key", "account.key"}
+
+
+def test_the_dev_player_and_account_keys_are_pairs(rendered, tmp_path):
+    """The dev Secret's private keys and the dev ConfigMap's public keys load as the services
+    load them, and a token the account service signs is one the match service accepts."""
+    from services.common.auth import KeyRing, mint_token, verify_token
+
+    dev = rendered["dev"]
+    secret = find(dev, "Secret", vk.ACCOUNT_KEYS_SECRET)["data"]
+    assert set(secret) == {"player.key", "account.key"}
+    for key, value in secret.items():
+        (tmp_path / key).write_bytes(base64.b64decode(value))
+    for key, value in find(dev, "ConfigMap", "domino-token-public-keys")["data"].items():
+        (tmp_path / key).write_text(value)
+    assert {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub"} == \
+        set(find(dev, "ConfigMap", "domino-token-public-keys")["data"])
+    issuer = KeyRing.load(tmp_path, issues=("player", "account"), accepts=("player", "service"))
+    checker = KeyRing.load(tmp_path, accepts=("player", "account"))
+    for role in ("player", "account"):
+        assert verify_token(mint_token("acct-1", issuer, role), checker).role == role
+
+
+def test_matchmaking_asks_the_account_service(rendered):
+    for overlay, resources in rendered.items():
+        matchmaking = find(resources, "Deployment", "matchmaking")
+        assert env(matchmaking, "matchmaking", "DOMINO_ACCOUNT_ADDRESS")["value"] == "account:50053", overlay
+        service = find(resources, "Service", "account")
+        assert service["spec"]["selector"] == {"app.kubernetes.io/name": "accounts"}
+        assert {(p["name"], p["port"]) for p in service["spec"]["ports"]} == {("grpc", 50053), ("metrics", 9105)}
+        assert next(p for p in service["spec"]["ports"] if p["name"] == "grpc")["appProtocol"] == "grpc"
+        accounts = find(resources, "Deployment", "accounts")
+        assert env(accounts, "accounts", "DOMINO_ACCOUNT_ADDRESS")["value"] == "0.0.0.0:50053"
+        assert env(accounts, "accounts", "DOMINO_MATCH_ADDRESS")["value"] == "match:50051"
+        assert domino_config(resources)["data"]["DOMINO_ACCOUNT_METRICS_PORT"] == "9105"
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_the_account_service_runs_like_the_others(rendered, overlay):
+    """`domino serve accounts`: gRPC probes on 50053, requests and limits, non-root with a
+    read-only root, PostgreSQL awaited and its password from the Secret, no NATS, scaled by
+    an HPA with a PDB; no reflection in production."""
+    resources = rendered[overlay]
+    accounts = find(resources, "Deployment", "accounts")
+    main = container(accounts, "accounts")
+    assert main["command"] == ["domino", "serve", "accounts"]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert main[probe]["grpc"]["port"] == 50053, probe
+    for c in [*pod(accounts)["containers"], *pod(accounts)["initContainers"]]:
+        assert {"cpu", "memory"} <= set(c["resources"]["limits"]) and {"cpu", "memory"} <= set(
+            c["resources"]["requests"])
+        assert c["securityContext"]["readOnlyRootFilesystem"] is True
+        assert c["securityContext"]["allowPrivilegeEscalation"] is False
+    assert pod(accounts)["securityContext"]["runAsNonRoot"] is True
+    assert pod(accounts)["automountServiceAccountToken"] is False
+    assert [c["name"] for c in pod(accounts)["initContainers"]] == ["wait-for-postgres"]
+    assert env(accounts, "accounts", "POSTGRES_PASSWORD")["valueFrom"] == from_secret("domino-postgres", "password")
+    assert not {e["name"] for e in main["env"]} & {"DOMINO_NATS_USER", "DOMINO_NATS_PASSWORD"}
+    assert find(resources, "HorizontalPodAutoscaler", "accounts")["spec"]["scaleTargetRef"]["name"] == "accounts"
+    assert find(resources, "PodDisruptionBudget", "accounts")
+    loaded = [src["configMapRef"]["name"] for src in main["envFrom"]]
+    assert loaded == [domino_config(resources)["metadata"]["name"], oidc_config(resources)["metadata"]["name"]]
+    if overlay == "prod":
+        assert domino_config(resources)["data"]["DOMINO_GRPC_REFLECTION"] == "false"
+
+
+def test_the_oidc_issuers_come_from_the_overlays(rendered):
+    """dev: none (device sign-in only); prod: the example of oidc-providers.json, which the
+    operator edits, and which passes the validator's checks."""
+    import json
+
+    assert json.loads(oidc_config(rendered["dev"])["data"]["DOMINO_OIDC_PROVIDERS"]) == []
+    providers = json.loads(oidc_config(rendered["prod"])["data"]["DOMINO_OIDC_PROVIDERS"])
+    assert [p["name"] for p in providers] == ["apple", "google", "keycloak"]
+    assert vk.oidc_problems(oidc_config(rendered["prod"])["data"]["DOMINO_OIDC_PROVIDERS"]) == []
+    assert vk.oidc_problems("") == [] and vk.oidc_problems("[]") == []
+
+
+@pytest.mark.parametrize("value, problem", [
+    ("{", "not JSON"),
+    ('{"name": "apple"}', "must be a JSON list"),
+    ('[{"client_ids": ["x"]}]', "needs a name"),
+    ('[{"name": "apple", "client_ids": ["a"]}, {"name": "apple", "client_ids": ["b"]}]', "listed twice"),
+    ('[{"name": "google", "client_ids": []}]', "client_ids must be a non-empty list"),
+    ('[{"name": "google", "client_id": "x"}]', "client_ids must be a non-empty list"),
+    ('[{"name": "kc", "issuer": "https://id.example.com", "client_ids": ["d"]}]', "needs jwks_uri"),
+    ('[{"name": "kc", "issuer": "http://id.example.com", "jwks_uri": "https://id.example.com/certs", '
+     '"client_ids": ["d"]}]', "issuer 'http://id.example.com' must be an https:// URL"),
+    ('[{"name": "apple", "client_ids": ["d"], "nonce": "md5"}]', "nonce 'md5' must be one of sha256, plain"),
+])
+def test_the_validator_checks_the_oidc_issuers(value, problem):
+    assert any(problem in p for p in vk.oidc_problems(value)), vk.oidc_problems(value)
+
+
+def test_only_the_gateway_and_matchmaking_need_to_reach_the_account_service(rendered):
+    """accounts :50053 is reached by the gateway's proxies wherever the controller runs them
+    (its own namespace, the controller's, a cloud load balancer outside the cluster: so, like
+    match and matchmaking, by anyone) and by matchmaking; its metrics only by the scrapers;
+    any other port of its pods by nobody. accounts reaches PostgreSQL."""
+    for overlay, resources in rendered.items():
+        namespace = next(r["metadata"]["namespace"] for r in resources if r["metadata"].get("namespace"))
+        policies = [r for r in resources if r["kind"] == "NetworkPolicy"]
+        workloads = copy.deepcopy(pod_workloads(resources))
+        accounts = next(w for w in workloads if w["metadata"]["name"] == "accounts")
+        container(accounts, "accounts")["ports"].append({"name": "debug", "containerPort": 5005})
+        reach: dict = {}
+        problems = vk.network_policy_problems(policies, workloads, {"kubernetes.io/metadata.name": namespace},
+                                              reach=reach)
+        assert problems == [], problems
+        gateway = {name for name, *_ in vk.GATEWAY_SOURCES}
+        assert gateway | {"matchmaking"} <= reach[("accounts", "grpc")], overlay
+        assert "outside the cluster" in reach[("accounts", "grpc")]  # the cloud load balancer's case
+        assert reach[("accounts", "metrics")] == reach[("matchmaking", "metrics")]
+        assert not {"outside the cluster", "another namespace", "a cloud load balancer sending to pod IPs",
+                    "the gateway's proxies in their controller's namespace"} & reach[("accounts", "metrics")]
+        assert reach[("accounts", "debug")] == set(), "the default deny covers every other port"
+        assert vk.INGRESS["accounts"] == {"grpc": vk.ANYONE, "metrics": vk.SCRAPERS}
+        if overlay == "dev":
+            assert "accounts" in reach[("postgres", "postgres")]
+            assert "bots" not in reach[("postgres", "postgres")]
+
+
+def _set_env(resources, deployment, name, value):
+    entries = container(find(resources, "Deployment", deployment), deployment)["env"]
+    entries[:] = [e for e in entries if e["name"] != name] + ([{"name": name, "value": value}] if value else [])
+
+
+@pytest.mark.parametrize("change, message", [
+    # the private token keys: player.key and account.key only in the account service
+    (lambda r: key_volume(r, "matchmaking")["projected"]["sources"].append(
+        {"secret": {"name": "domino-account-token-keys", "items": [{"key": "player.key", "path": "player.key"}]}}),
+     "Deployment/matchmaking: holds the private token key player.key (Secret domino-account-token-keys): only "
+     "Deployment/accounts may issue player tokens"),
+    (lambda r: container(find(r, "Deployment", "bots"), "bots")["envFrom"].append(
+        {"secretRef": {"name": "domino-account-token-keys"}}),
+     "Deployment/bots: holds the private token key account.key"),
+    (lambda r: pod(find(r, "Job", "nats-setup")).setdefault("volumes", []).append(
+        {"name": "k", "secret": {"secretName": "domino-account-token-keys"}}),
+     "Job/nats-setup: holds the private token key player.key"),
+    (lambda r: key_volume(r, "match", "keys")["projected"]["sources"].append(
+        {"secret": {"name": "domino-account-token-keys", "items": [{"key": "player.key", "path": "p.pem"}]}}),
+     "Deployment/match: holds the private token key player.key"),
+    (lambda r: key_volume(r, "accounts")["projected"]["sources"].append(
+        {"secret": {"name": "domino-service-token-key"}}),
+     "Deployment/accounts: holds the private token key service.key"),
+    (lambda r: find(r, "ConfigMap", "domino-token-public-keys")["data"].__setitem__(
+        "player.key", base64.b64decode(find(r, "Secret", "domino-account-token-keys")["data"]["player.key"]).decode()),
+     "ConfigMap/domino-token-public-keys: key player.key holds a private key"),
+    (lambda r: key_volume(r, "accounts")["projected"]["sources"][0]["secret"]["items"].pop(),
+     "Deployment/accounts: the keys mounted at /keys must be exactly account.key, player.key, player.pub, service.pub"),
+    (lambda r: key_volume(r, "match", "keys")["projected"]["sources"][0]["configMap"].__setitem__(
+        "items", [{"key": k, "path": k} for k in ("player.pub", "bot.pub", "service.pub", "auditor.pub")]),
+     "Deployment/match: the keys mounted at /keys must be exactly account.pub"),
+    # where matchmaking finds the account service, and where it listens
+    (lambda r: _set_env(r, "matchmaking", "DOMINO_ACCOUNT_ADDRESS", None),
+     "Deployment/matchmaking: DOMINO_ACCOUNT_ADDRESS '' must be host:port of a Service"),
+    (lambda r: _set_env(r, "matchmaking", "DOMINO_ACCOUNT_ADDRESS", "account:9105"),
+     "DOMINO_ACCOUNT_ADDRESS 'account:9105' must be the `grpc` port of a Service of Deployment/accounts"),
+    (lambda r: _set_env(r, "matchmaking", "DOMINO_ACCOUNT_ADDRESS", "match:50051"),
+     "DOMINO_ACCOUNT_ADDRESS 'match:50051' must be the `grpc` port of a Service of Deployment/accounts"),
+    (lambda r: _set_env(r, "accounts", "DOMINO_MATCH_ADDRESS", None),
+     "Deployment/accounts: DOMINO_MATCH_ADDRESS '' must be host:port of a Service"),
+    (lambda r: _set_env(r, "accounts", "DOMINO_ACCOUNT_ADDRESS", "127.0.0.1:50053"),
+     "Deployment/accounts: DOMINO_ACCOUNT_ADDRESS must be 0.0.0.0:50053"),
+    (lambda r: container(find(r, "Deployment", "accounts"), "accounts")["ports"][1].__setitem__("containerPort", 9106),
+     "container port `metrics` (9106) != DOMINO_ACCOUNT_METRICS_PORT (9105)"),
+    (lambda r: find(r, "Service", "account")["spec"]["ports"][0].__setitem__("name", "rpc"),
+     "DOMINO_ACCOUNT_ADDRESS 'account:50053' must be the `grpc` port"),
+    # probes, resources, the pod's security, NATS, scaling
+    (lambda r: container(find(r, "Deployment", "accounts"), "accounts").__setitem__(
+        "readinessProbe", {"tcpSocket": {"port": 50053}}), "must be a gRPC probe on port 50053"),
+    (lambda r: container(find(r, "Deployment", "accounts"), "accounts").pop("livenessProbe"),
+     "Deployment/accounts container accounts: has no livenessProbe"),
+    (lambda r: container(find(r, "Deployment", "accounts"), "accounts")["resources"].pop("limits"),
+     "Deployment/accounts container accounts: resources.limits lacks cpu, memory"),
+    (lambda r: pod(find(r, "Deployment", "accounts"))["securityContext"].pop("runAsNonRoot"),
+     "Deployment/accounts: the pod must set securityContext.runAsNonRoot"),
+    (lambda r: container(find(r, "Deployment", "accounts"), "accounts").__setitem__(
+        "command", ["domino", "serve", "account"]), "must be ['domino', 'serve', 'accounts']"),
+    (lambda r: _set_env(r, "accounts", "DOMINO_NATS_USER", "matchmaking"), "Deployment/accounts: uses no NATS"),
+    (lambda r: r.remove(find(r, "HorizontalPodAutoscaler", "accounts")),
+     "Deployment/accounts: has no HorizontalPodAutoscaler"),
+    (lambda r: r.remove(find(r, "PodDisruptionBudget", "accounts")), "Deployment/accounts: has no PodDisruptionBudget"),
+    # the OpenID Connect issuers
+    (lambda r: container(find(r, "Deployment", "accounts"), "accounts")["envFrom"].pop(),
+     "Deployment/accounts: must load ConfigMap domino-oidc"),
+    (lambda r: oidc_config(r)["data"].__setitem__("DOMINO_OIDC_PROVIDERS", '[{"name": "kc", "client_ids": ["d"]}]'),
+     "Deployment/accounts: DOMINO_OIDC_PROVIDERS: [0] 'kc': needs issuer"),
+    (lambda r: oidc_config(r)["data"].__setitem__("DOMINO_OIDC_PROVIDER", "[]"),
+     "DOMINO_OIDC_PROVIDER (envFrom ConfigMap domino-oidc"),
+    (lambda r: _set_env(r, "accounts", "DOMINO_OIDC_CA_FILE", "/etc/oidc/ca.pem"),
+     "DOMINO_OIDC_CA_FILE '/etc/oidc/ca.pem' is on no volume the container mounts"),
+    # who reaches it
+    (lambda r: find(r, "NetworkPolicy", "grpc-apis")["spec"]["podSelector"]["matchExpressions"][0]["values"].remove(
+        "accounts"), "Deployment/accounts: port grpc (50053) is closed to"),
+    (lambda r: find(r, "NetworkPolicy", "metrics")["spec"]["podSelector"]["matchExpressions"][0]["values"].remove(
+        "accounts"), "Deployment/accounts: port metrics (9105) is closed to"),
+    (lambda r: find(r, "NetworkPolicy", "postgres")["spec"]["ingress"][0]["from"][0]["podSelector"][
+        "matchExpressions"][0]["values"].remove("accounts"),
+     "StatefulSet/postgres: port postgres (5432) is closed to accounts"),
+])
+def test_validator_catches_for_the_account_service(rendered, change, message):
+    errors = invariant_errors(_break(rendered["dev"], change))
+    assert any(message in e for e in errors), errors
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: domino_config(r)["data"].pop("DOMINO_GRPC_REFLECTION"), "Deployment/accounts: serves gRPC reflection"),
+    (lambda r: _set_env(r, "accounts", "DOMINO_GRPC_REFLECTION", "true"),
+     "Deployment/accounts: serves gRPC reflection: production sets DOMINO_GRPC_REFLECTION=false"),
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"]["rules"].pop(2),
+     "domino.account.v1.AccountService must go to Service/account port 50053 only (found no route)"),
+    (lambda r: route_rule(r, 2)["backendRefs"][0].update(name="matchmaking", port=50052),
+     "domino.account.v1.AccountService must go to Service/account port 50053 only (found matchmaking:50052)"),
+    (lambda r: find(r, "NetworkPolicy", "grpc-apis")["spec"]["ingress"][0].__setitem__(
+        "from", [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "matchmaking"}}}]),
+     "Deployment/accounts port grpc (50053) is closed to the gateway's proxies in their controller's namespace"),
+    (lambda r: r.append({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "domino-account-token-keys",
+                                                                          "namespace": "domino"},
+                         "data": {"player.key": "eA==", "account.key": "eA=="}}),
+     "Secret/domino-account-token-keys: production commits no Secret"),
+])
+def test_validator_catches_for_the_account_service_in_prod(rendered, change, message):
+    errors = invariant_errors(_break(rendered["prod"], change), "prod")
+    assert any(message in e for e in errors), errors
+
+
+def test_the_validator_asks_the_account_service_about_its_issuers():
+    """What the structural checks let through, the service's own parser still judges (when
+    services/accounts/oidc.py is there): an algorithm it does not allow."""
+    pytest.importorskip("services.accounts.oidc")
+    problems = vk.oidc_problems('[{"name": "google", "client_ids": ["x"], "algorithms": ["HS256"]}]')
+    assert problems and problems[0].startswith("the account service refuses it:"), problems
+    assert vk.oidc_problems('[{"name": "google", "client_id": ["x"]}]')[0].startswith("[0] 'google': unknown fields")
