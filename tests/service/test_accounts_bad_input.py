@@ -1,0 +1,199 @@
+"""Every AccountService RPC refuses bad input (missing, oversized, malformed, the wrong kind
+of token) with a clear status and changes nothing in the account store."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import grpc
+import pytest
+
+from domino.account.v1 import account_service_pb2 as pb
+from services.common.auth import KeyRing, mint_token
+from tests.support.keys import auth
+
+from .account_harness import bearer, device, running_accounts
+
+OK_SECRET = "ab" * 32
+NO_TOKEN = ()
+FORGED = (("authorization", f"Bearer {mint_token('someone', KeyRing.generate(), 'player')}"),)
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory):
+    with running_accounts(tmp_path_factory.mktemp("accounts-bad")) as service:
+        yield service
+
+
+@pytest.fixture(scope="module")
+def player(svc):
+    return svc.sign_up("Bad Input Player")
+
+
+@contextmanager
+def nothing_changed(svc):
+    before = svc.app.store.dump()
+    yield
+    assert svc.app.store.dump() == before, "the refused call changed the store"
+
+
+def refused(svc, code: grpc.StatusCode, call, *words: str) -> None:
+    with nothing_changed(svc), pytest.raises(grpc.RpcError) as caught:
+        call()
+    assert caught.value.code() == code, caught.value.details()
+    for word in words:
+        assert word in caught.value.details()
+
+
+@pytest.mark.parametrize("request_, words", [
+    (pb.SignInWithDeviceRequest(device_secret=OK_SECRET), ["device_id is required"]),
+    (pb.SignInWithDeviceRequest(device_id="d" * 20), ["device_secret is required"]),
+    (pb.SignInWithDeviceRequest(device_id="short", device_secret=OK_SECRET), ["16-128"]),
+    (pb.SignInWithDeviceRequest(device_id="d" * 129, device_secret=OK_SECRET), ["longer than 128"]),
+    (pb.SignInWithDeviceRequest(device_id="has spaces in it ok", device_secret=OK_SECRET), ["16-128"]),
+    (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret="ab" * 16), ["256 bits"]),
+    (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret="zz" * 32), ["256 bits"]),
+    (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret="a" * 65), ["longer than 64"]),
+    (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret=OK_SECRET, display_name="x"), ["3-20"]),
+    (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret=OK_SECRET, display_name="n" * 81),
+     ["longer than 80"]),
+])
+def test_sign_in_with_device_refuses_malformed_input(svc, request_, words):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.SignInWithDevice(request_), *words)
+
+
+@pytest.mark.parametrize("request_, code, words", [
+    (pb.SignInWithIdTokenRequest(id_token="x.y.z", nonce="n"), grpc.StatusCode.INVALID_ARGUMENT,
+     ["provider is required"]),
+    (pb.SignInWithIdTokenRequest(provider="google", nonce="n"), grpc.StatusCode.INVALID_ARGUMENT,
+     ["id_token is required"]),
+    (pb.SignInWithIdTokenRequest(provider="myspace", id_token="x.y.z", nonce="n"), grpc.StatusCode.INVALID_ARGUMENT,
+     ["myspace"]),
+    (pb.SignInWithIdTokenRequest(provider="google", id_token="t" * 8193, nonce="n"), grpc.StatusCode.INVALID_ARGUMENT,
+     ["longer than 8192"]),
+    (pb.SignInWithIdTokenRequest(provider="google", id_token="not-a-jwt", nonce="n"),
+     grpc.StatusCode.UNAUTHENTICATED, ["ID token is refused"]),
+    (pb.SignInWithIdTokenRequest(provider="google", id_token="x.y.z", nonce="n" * 513),
+     grpc.StatusCode.INVALID_ARGUMENT, ["longer than 512"]),
+])
+def test_sign_in_with_id_token_refuses_malformed_input(svc, request_, code, words):
+    refused(svc, code, lambda: svc.stub.SignInWithIdToken(request_), *words)
+
+
+def test_sign_in_with_id_token_refuses_a_player_access_token_as_an_id_token(svc, player):
+    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.SignInWithIdToken(
+        pb.SignInWithIdTokenRequest(provider="google", id_token=player.access_token, nonce="n")), "refused")
+
+
+def test_sign_in_with_id_token_without_its_nonce_is_refused(svc):
+    token = svc.id_token("google", "no-nonce-sent")
+    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.SignInWithIdToken(
+        pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce="")))
+
+
+@pytest.mark.parametrize("token, code, words", [
+    ("", grpc.StatusCode.INVALID_ARGUMENT, ["refresh_token is required"]),
+    ("rt1.short", grpc.StatusCode.INVALID_ARGUMENT, ["malformed"]),
+    ("r" * 65, grpc.StatusCode.INVALID_ARGUMENT, ["longer than 64"]),
+    ("rt1." + "A" * 43, grpc.StatusCode.UNAUTHENTICATED, ["unknown refresh token"]),
+])
+def test_refresh_session_refuses_bad_refresh_tokens(svc, token, code, words):
+    refused(svc, code, lambda: svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token=token)), *words)
+
+
+def test_refresh_session_refuses_an_access_token_in_place_of_a_refresh_token(svc, player):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.RefreshSession(
+        pb.RefreshSessionRequest(refresh_token=player.access_token)))
+
+
+# Every call that needs a signed-in player, with no token, a forged one, and another kind's.
+AUTHENTICATED = [
+    ("SignOut", pb.SignOutRequest()),
+    ("SignOutEverywhere", pb.SignOutEverywhereRequest()),
+    ("LinkIdentity", pb.LinkIdentityRequest(provider="google", id_token="x.y.z", nonce="n")),
+    ("UnlinkIdentity", pb.UnlinkIdentityRequest(provider="google")),
+    ("GetAccount", pb.GetAccountRequest()),
+    ("SetDisplayName", pb.SetDisplayNameRequest(display_name="Someone New")),
+    ("DeleteAccount", pb.DeleteAccountRequest()),
+    ("ExportMyData", pb.ExportMyDataRequest()),
+]
+
+
+@pytest.mark.parametrize("method, request_", AUTHENTICATED, ids=[m for m, _ in AUTHENTICATED])
+@pytest.mark.parametrize("metadata", [NO_TOKEN, FORGED, auth("matchmaking", "service"), auth("bot:greedy:1", "bot"),
+                                      (("authorization", "Bearer rt1." + "A" * 43),)],
+                         ids=["none", "forged", "service", "bot", "refresh-token"])
+def test_player_calls_refuse_a_missing_forged_or_wrong_kind_of_token(svc, method, request_, metadata):
+    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: getattr(svc.stub, method)(request_, metadata=metadata))
+
+
+def test_get_display_names_refuses_more_than_100_ids(svc, player):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.GetDisplayNames(
+        pb.GetDisplayNamesRequest(account_ids=[f"id-{n}" for n in range(101)]), metadata=bearer(player)), "100")
+
+
+def test_get_display_names_refuses_an_empty_or_oversized_id(svc, player):
+    for bad in ("", "x" * 201):
+        refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.GetDisplayNames(
+            pb.GetDisplayNamesRequest(account_ids=[bad]), metadata=bearer(player)))
+
+
+def test_get_display_names_needs_a_token(svc):
+    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.GetDisplayNames(
+        pb.GetDisplayNamesRequest(account_ids=["a"])))
+
+
+def test_set_display_name_refuses_an_empty_name(svc, player):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.SetDisplayName(
+        pb.SetDisplayNameRequest(display_name=""), metadata=bearer(player)), "display_name is required")
+
+
+def test_set_display_name_refuses_a_name_another_account_holds(svc, player):
+    svc.sign_up("Taken Already")
+    refused(svc, grpc.StatusCode.ALREADY_EXISTS, lambda: svc.stub.SetDisplayName(
+        pb.SetDisplayNameRequest(display_name="TAKEN ALREADY"), metadata=bearer(player)))
+
+
+def test_link_identity_refuses_a_garbage_token(svc, player):
+    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.LinkIdentity(
+        pb.LinkIdentityRequest(provider="google", id_token="x.y.z", nonce="n"), metadata=bearer(player)))
+
+
+def test_link_identity_refuses_an_unknown_provider(svc, player):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.LinkIdentity(
+        pb.LinkIdentityRequest(provider="myspace", id_token="x.y.z", nonce="n"), metadata=bearer(player)))
+
+
+def test_unlink_identity_refuses_a_provider_that_is_not_linked(svc, player):
+    refused(svc, grpc.StatusCode.FAILED_PRECONDITION, lambda: svc.stub.UnlinkIdentity(
+        pb.UnlinkIdentityRequest(provider="apple"), metadata=bearer(player)), "no apple identity")
+
+
+def test_unlink_identity_refuses_an_empty_or_oversized_provider(svc, player):
+    for bad, words in (("", "provider is required"), ("p" * 33, "longer than 32")):
+        refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.UnlinkIdentity(
+            pb.UnlinkIdentityRequest(provider=bad), metadata=bearer(player)), words)
+
+
+@pytest.mark.parametrize("metadata", [NO_TOKEN, FORGED], ids=["none", "forged"])
+def test_get_standing_refuses_callers_without_a_service_token(svc, metadata):
+    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.GetStanding(
+        pb.GetStandingRequest(account_id="someone"), metadata=metadata))
+
+
+def test_get_standing_refuses_a_missing_or_oversized_account_id(svc):
+    for bad in ("", "x" * 201):
+        refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.GetStanding(
+            pb.GetStandingRequest(account_id=bad), metadata=auth("matchmaking", "service")))
+
+
+def test_a_flood_of_device_sign_ins_is_resource_exhausted(tmp_path):
+    from services.common.config import Settings
+
+    with running_accounts(tmp_path, settings=Settings.model_construct(
+            command_rate=1e9, command_burst=1e9, sign_ins_per_minute=3)) as svc:
+        device_id, secret = device()
+        for _ in range(3):
+            svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=device_id, device_secret=secret))
+        refused(svc, grpc.StatusCode.RESOURCE_EXHAUSTED, lambda: svc.stub.SignInWithDevice(
+            pb.SignInWithDeviceRequest(device_id=device_id, device_secret=secret)), "slow down")
