@@ -62,8 +62,9 @@ class _SigningKey:
 
     def jwk(self) -> dict[str, Any]:
         public = self.private.public_key()
-        as_jwk = RSAAlgorithm.to_jwk if self.alg == "RS256" else ECAlgorithm.to_jwk
-        return {**as_jwk(public, as_dict=True), "kid": self.kid, "alg": self.alg, "use": "sig"}
+        jwk = (RSAAlgorithm.to_jwk(public, as_dict=True) if isinstance(public, rsa.RSAPublicKey)
+               else ECAlgorithm.to_jwk(public, as_dict=True))
+        return {**jwk, "kid": self.kid, "alg": self.alg, "use": "sig"}
 
     def public_pem(self) -> bytes:
         return self.private.public_key().public_bytes(serialization.Encoding.PEM,
