@@ -69,3 +69,31 @@ def test_a_players_matches_are_listed_newest_first_a_page_at_a_time(env):
         app.close()
     assert [s.match_id for s in first + rest] == ids[::-1]
     assert all(s.result in ("won", "lost", "tied") for s in first + rest)
+
+
+def test_a_forgotten_player_loses_every_history_row_and_rating_and_a_rebuild_keeps_them_out(env):
+    rng = random.Random(7)
+    app = Matches(MatchApplication(env=env))
+    view = View.for_env(env)
+    try:
+        projection = HistoryProjection(app.app, view)
+        projection.start()
+        for i in range(3):
+            play(app, f"f{i}", "egyptian", "draw-2", ["gone", "stays"], rng)
+        projection.catch_up()
+        rows, ratings = view.forget("gone", 1.0)
+        after_forget = view.dump()
+        play(app, "later", "egyptian", "draw-2", ["gone", "stays"], rng)  # a match already under way
+        projection.catch_up()
+        later = view.dump()
+        rebuild(app.app, view)
+        rebuilt = view.dump()
+        counted = view.rating("egyptian", False, "stays")[1]
+    finally:
+        app.close()
+    assert (rows, ratings) == (3, 1)
+    for dump in (after_forget, later, rebuilt):
+        assert not [r for r in dump["history"] if r[0] == "gone"]
+        assert not [r for r in dump["ratings"] if r[1] == "gone"]
+    assert len([r for r in rebuilt["history"] if r[0] == "stays"]) == 4
+    assert counted == 1
