@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .admin import admin
 from .audit import audit
 from .bots import bots
 from .demo import demo
@@ -21,6 +22,7 @@ def cli() -> None:
     """Online dominoes backend: services, tools and the auditor."""
 
 
+cli.add_command(admin)
 cli.add_command(audit)
 cli.add_command(bots)
 cli.add_command(demo)

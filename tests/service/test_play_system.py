@@ -37,7 +37,7 @@ MATCH_ID = re.compile(r"match ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[
 @pytest.fixture(scope="module")
 def system():
     var = Path(tempfile.mkdtemp(prefix="domino-play-"))
-    services = ("match", "relay", "bots", "matchmaking")
+    services = ("match", "relay", "accounts", "bots", "matchmaking")
     local = LocalSystem(var / "system", Ports.free(), services=services,
                         extra_env={"DOMINO_TABLE_WAIT_SECONDS": "30", "DOMINO_WATCH_POLL_SECONDS": "0.2",
                                    "DOMINO_SHUTDOWN_GRACE_SECONDS": "1"})
