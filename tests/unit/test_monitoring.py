@@ -239,3 +239,32 @@ def test_a_metric_defined_twice_differently_is_refused(tmp_path):
 def test_runbook_anchors_follow_githubs_slugs():
     assert cm.runbook_anchors("## Load figures (bench/load.py)\n#### DominoServiceDown\n") == \
         {"load-figures-benchloadpy", "dominoservicedown"}
+
+
+def test_the_account_service_is_watched_like_the_others_and_for_its_own_risks(catalog):
+    """The account service (Service `account`) in the availability and RPC alerts, its RPCs
+    known to the checker, and its own alerts: refresh token reuse and unfinished erasures."""
+    assert {"SignInWithDevice", "RefreshSession", "GetStanding", "Check"} <= catalog.methods["account"]
+    assert "account" in catalog.k8s_services
+    by_name: dict[str, list[dict]] = {}
+    for rule in alerts():
+        by_name.setdefault(rule["alert"], []).append(rule)
+    assert "account" in re.search(r'service=~"([^"]+)"', by_name["DominoServiceDown"][0]["expr"]).group(1).split("|")
+    assert 'absent(up{service="account"})' in by_name["DominoServiceAbsent"][0]["expr"]
+    for name in ("DominoRpcServerErrors", "DominoRpcCallerErrors", "DominoRpcLatencyHigh"):
+        assert any(r["labels"].get("service") == "account" and "domino_account_rpc" in r["expr"]
+                   for r in by_name[name]), name
+    (reuse,) = by_name["DominoRefreshTokenReuseBurst"]
+    assert re.fullmatch(r"sum by \(namespace\) \(increase\(domino_account_refresh_reuse_total\[10m\]\)\) > 5",
+                        reuse["expr"])
+    assert reuse["for"] == "5m" and reuse["labels"]["severity"] == "ticket"
+    (erasures,) = by_name["DominoAccountErasurePending"]
+    assert erasures["expr"] == "max by (namespace) (domino_account_erasures_pending) > 0"
+    assert erasures["for"] == "30m" and erasures["labels"]["severity"] == "ticket"
+    # the runbooks also answer to the anchors people link to
+    assert '<a id="refresh-token-reuse"></a>' in OPERATIONS and '<a id="account-erasure-pending"></a>' in OPERATIONS
+    exprs = " ".join(expr for _, expr in cm.dashboard_queries(DASHBOARD))
+    for metric in ("domino_account_sign_ins_total", "domino_account_refreshes_total",
+                   "domino_account_refresh_reuse_total", "domino_account_erasures_pending",
+                   "domino_account_rpcs_total", "domino_account_rpc_seconds_bucket"):
+        assert metric in exprs, f"no panel shows {metric}"
