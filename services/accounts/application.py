@@ -124,7 +124,7 @@ class AccountApplication:
             self.observer.signed_in("device", _outcome(refused))
             raise
         self.observer.signed_in("device", "created" if created else "signed_in")
-        log.info("signed in", extra={"account": account.account_id, "method": "device", "created": created})
+        log.info("signed in", extra={"account": account.account_id, "method": "device", "new_account": created})
         return tokens, created
 
     def sign_in_with_id_token(self, provider: str, id_token: str, nonce: str,
@@ -149,7 +149,7 @@ class AccountApplication:
             raise
         self.observer.signed_in("id_token", "created" if created else "signed_in")
         log.info("signed in", extra={"account": account.account_id, "method": "id_token", "provider": provider,
-                                     "created": created})
+                                     "new_account": created})
         return tokens, created
 
     def refresh(self, refresh_token: str) -> Tokens:

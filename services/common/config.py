@@ -64,7 +64,7 @@ class Settings(BaseSettings):
     account_address: str = Field("127.0.0.1:50053", description="host:port the account service listens on (and "
                                                                 "where matchmaking asks whether an account may play)")
     account_metrics_port: int = Field(9105, description="Prometheus metrics HTTP port of the account service")
-    access_token_seconds: int = Field(900, ge=5, le=900, description="lifetime of the player access tokens the "
+    access_token_seconds: int = Field(900, ge=1, le=900, description="lifetime of the player access tokens the "
                                                                      "account service issues (15 minutes at most)")
     refresh_token_days: float = Field(30.0, gt=0, le=90, description="a refresh token is valid this long after "
                                                                      "its session was last used")
