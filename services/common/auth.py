@@ -185,7 +185,9 @@ def _verify(token: str, keys: KeyRing) -> Identity:
     if not isinstance(claims["sub"], str) or not 0 < len(claims["sub"]) <= 200:
         raise AuthError("the token's subject is not valid")
     if claims["exp"] - claims["iat"] > MAX_LIFETIME[role]:
-        raise AuthError(f"{role} tokens may live at most {MAX_LIFETIME[role] // 60} minutes")
+        longest = MAX_LIFETIME[role]
+        raise AuthError(f"{role} tokens may live at most "
+                        + (f"{longest // HOUR} h" if longest % HOUR == 0 else f"{longest // 60} minutes"))
     session, signed_in_at = claims.get("sid", ""), claims.get("auth_time", claims["iat"])
     if not isinstance(session, str) or len(session) > 100 or not isinstance(signed_in_at, int):
         raise AuthError("the token's session claims are not valid")
