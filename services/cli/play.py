@@ -2,33 +2,31 @@
 
 from __future__ import annotations
 
-import getpass
 import sys
 from pathlib import Path
 
 import click
+import grpc
 from rich.console import Console
+from rich.text import Text
 
 from services.cli.up import command_path
 from services.cli.tls import credentials_of, tls_options
-from services.client.api import ApiError, MatchApi, MatchmakingApi, subject_of
+from services.client.account_api import AccountApi
+from services.client.account_screen import AccountScreen
+from services.client.api import ApiError, MatchApi, MatchmakingApi, TokenSource, subject_of
 from services.client.app import App, Choices, InputClosed, explain
+from services.client.device import Device, DeviceFileError, config_dir
 from services.client.game import ClientError, GameOptions
 from services.client.inbox import Inbox
-from services.client import families
+from services.client import families, names
 from services.client.families import RULES, SEAT_COUNTS, VARIANTS, Setup
 from services.client.menu import STRENGTHS, TURN_TIMERS, clean_code
+from services.client.session import NAME_REFUSALS, LocalTokens, Session, first_sign_in
 from services.client.store import Exports, KeptHeads, LastMatch
 from services.client.terminal import Output
 from services.common.auth import KeyRing, MissingKeys, mint_token
 from services.common.config import Settings, client_keys_dir
-
-
-def _default_player() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no login name (containers): a fixed one will do
-        return "player"
 
 
 ROUND_PAUSE = 8.0  # seconds a round's end stays on screen, unless Enter is pressed first
@@ -56,6 +54,43 @@ def public_address(server: str) -> str:
     return f"{server}:{PUBLIC_PORT}"
 
 
+def local_tokens(player: str, settings: Settings) -> LocalTokens:
+    """``--player``: tokens minted with the local run's player key (MissingKeys without it)."""
+    keys = KeyRing.load(client_keys_dir(settings), issues=("player",))
+    tokens = LocalTokens(lambda: mint_token(player, keys, "player"))
+    tokens()
+    return tokens
+
+
+def sign_in(session: Session, name: str | None, out: Output, inbox: Inbox, ask: bool) -> None:
+    """The device's sign-in: silent once it has an account; the first time the display name
+    is asked (``ask``: someone is at the terminal) or taken from ``--name``."""
+    if session.device.account_id:
+        session.sign_in()
+        return
+
+    def ask_name(refusal: str) -> str:
+        if refusal:
+            out.say(Text(refusal, style="bold red"))
+        else:
+            out.say("Welcome! Choose the name other players see (you can change it later under Account).")
+        while True:
+            out.ask("Display name (3-20 characters):")
+            typed = inbox.line().strip()
+            if typed:
+                return typed
+
+    try:
+        created = first_sign_in(session, name or "", ask_name if ask else None)
+    except ApiError as e:
+        if e.code in NAME_REFUSALS:
+            raise click.ClickException(f"{e}; choose another with --name") from None
+        raise
+    if created:
+        out.say(Text.assemble("Signed in as ", (session.display_name, "bold green"), " (a new account on this "
+                              "terminal; its device key is kept in ", str(session.device.path), ")."), soft_wrap=True)
+
+
 def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool) -> Setup:
     """The family and options the command line names, checked together (UsageError says
     what does not fit). Started with a mode, unnamed ones take the defaults; from the menu
@@ -80,15 +115,23 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 
 
 @click.command()
+@click.option("--name", "display_name", default=None, metavar="NAME",
+              help="The display name of the account this terminal creates on first use (asked when you are at "
+                   "the terminal; a script passes it here, or the server makes one up).")
+@click.option("--config-dir", envvar="DOMINO_CONFIG_DIR", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="Where this terminal's device key is kept, one file per account service "
+                                 "(default: DOMINO_CONFIG_DIR, else $XDG_CONFIG_HOME/domino or ~/.config/domino).")
 @click.option("--player", envvar="DOMINO_PLAYER", default=None,
-              help="Your player id; a token for it is minted with the player key of the local run (default: DOMINO_PLAYER or "
-                   "your login name).")
-@click.option("--token", envvar="DOMINO_TOKEN", default=None, help="A bearer token to use instead (its subject is you).")
+              help="Developer option: play as this player id, with a token minted by the player key of the local "
+                   "run (var/keys); no account, ids instead of names.")
+@click.option("--token", envvar="DOMINO_TOKEN", default=None,
+              help="Developer option: a bearer token to use instead of signing in (its subject is you; not renewed).")
 @click.option("--match-address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS).")
 @click.option("--matchmaking-address", default=None, help="Matchmaking (default: DOMINO_MATCHMAKING_ADDRESS).")
+@click.option("--account-address", default=None, help="The account service (default: DOMINO_ACCOUNT_ADDRESS).")
 @click.option("--server", default=None, metavar="HOST[:PORT]",
-              help=f"The public host, which serves both APIs (deploy/README.md); port {PUBLIC_PORT} unless given. "
-                   "Implies --tls.")
+              help=f"The public host, which serves all three APIs (deploy/README.md); port {PUBLIC_PORT} unless "
+                   "given. Implies --tls.")
 @tls_options
 @click.option("--var", "var_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where your last match id, signed heads and exported records are kept (default: DOMINO_VAR_DIR or "
@@ -133,19 +176,25 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
                    f"(default {ROUND_PAUSE:g}; 0 with --auto; 0 skips it).")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-redraw", is_flag=True, help="Print screens one after another instead of redrawing in place.")
-def play(player, token, match_address, matchmaking_address, server, tls, ca, var_dir, mode, code, resume, watch,
-         rules, variant, seats, teams, target, goat_options, turn_timer, strength, seat, fill_bots, start_when_full,
-         spectators, auto, delay, round_pause, no_color, no_redraw) -> None:
+def play(display_name, config_dir, player, token, match_address, matchmaking_address, account_address, server, tls,
+         ca, var_dir, mode, code, resume, watch, rules, variant, seats, teams, target, goat_options, turn_timer,
+         strength, seat, fill_bots, start_when_full, spectators, auto, delay, round_pause, no_color,
+         no_redraw) -> None:
     """Play dominoes in the terminal: practice against bots, public tables, private rooms.
+
+    This terminal signs in to the account service like a phone: the first time it makes a
+    device key (kept in your config directory) and asks the name other players see; later it
+    signs in with that key without asking, and renews its session by itself.
 
     With no mode it shows a menu, which first offers to take you back to where matchmaking
     says you are: your room, your ticket for a public table, or your match; it also lists your
-    matches (and exports them), shows ratings and the leaderboard, and lets you watch a match.
-    Start the system first with `domino up`.
+    matches (and exports them), shows ratings and the leaderboard, lets you watch a match, and
+    manages your account. Start the system first with `domino up`.
 
     \b
     Examples:
-      domino play --player alice
+      domino play
+      domino play --player alice                   (developer: a local player id, no account)
       domino play --practice --variant block-4 --bots strong
       domino play --practice --rules all-fives --seats 2 --target 100
       domino play --practice --rules goat --variant koza --seats 3 --option fish=one
@@ -154,8 +203,9 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
       domino play --resume last
       domino play --watch MATCH_ID                 (as a spectator, one turn behind)
       domino play --practice --variant draw-2 --bots greedy --auto   (watch it play itself)
-      domino play --server play.example.com --token "$TOKEN"   (the public host, over TLS)
-      domino play --server play.example.com --ca dev-ca.pem --token "$TOKEN"   (a self-signed one)
+      domino play --server play.example.com        (the public host, over TLS)
+      domino play --server play.example.com --ca dev-ca.pem   (a self-signed one)
+      domino play --practice --auto --name robo --config-dir /tmp/robo   (a script's own account)
     """
     settings = Settings()
     modes = [m for m in (mode, code and "join", resume and "resume", watch and "watch") if m]
@@ -163,65 +213,85 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
         raise click.UsageError("choose one of --practice, --table, --create, --join, --resume and --watch")
     if (fill_bots or start_when_full or spectators is not None) and mode != "create":
         raise click.UsageError("--fill-bots, --start-when-full and --spectators go with --create")
-    if server and (match_address or matchmaking_address):
-        raise click.UsageError("--server names both services' address: leave out --match-address and "
-                               "--matchmaking-address")
+    if server and (match_address or matchmaking_address or account_address):
+        raise click.UsageError("--server names every service's address: leave out --match-address, "
+                               "--matchmaking-address and --account-address")
     if server:
-        match_address = matchmaking_address = public_address(server)
+        match_address = matchmaking_address = account_address = public_address(server)
     tls = tls or bool(ca) or bool(server)
     credentials = credentials_of(tls, ca)
     choices = _choices(rules, variant, int(seats) if seats else None, teams, target, goat_options, scripted=bool(mode))
+    match_address = match_address or settings.match_address
+    matchmaking_address = matchmaking_address or settings.matchmaking_address
+    account_address = account_address or settings.account_address
+    tokens: str | TokenSource = ""
+    account_api = None  # --player: no account service at all
+    missing_keys = None
     if token:
         player = subject_of(token)
         if not player:
             raise click.UsageError("--token is not a readable JWT")
-    missing_keys = None
-    if not token:
-        player = player or _default_player()
+        tokens = token
+        account_api = AccountApi(account_address, token, credentials=credentials)  # for names only
+    elif player:
         try:
-            token = mint_token(player, KeyRing.load(client_keys_dir(settings), issues=("player",)), "player")
+            tokens = local_tokens(player, settings)
         except MissingKeys as e:
-            missing_keys, token = f"{e}; or pass --token", ""  # said after the services are found
-    match_address = match_address or settings.match_address
-    matchmaking_address = matchmaking_address or settings.matchmaking_address
-    store = LastMatch(var_dir or Path(settings.var_dir), player)
+            missing_keys = f"{e}; or pass --token"  # said after the services are found
+    else:
+        account_api = AccountApi(account_address, credentials=credentials)
     if round_pause is None:
         round_pause = 0.0 if auto else ROUND_PAUSE
 
-    match_api = MatchApi(match_address, token, credentials=credentials)
-    matchmaking_api = MatchmakingApi(matchmaking_address, token, credentials=credentials)
+    match_api = MatchApi(match_address, tokens, credentials=credentials)
+    matchmaking_api = MatchmakingApi(matchmaking_address, tokens, credentials=credentials)
+    apis = [api for api in (match_api, matchmaking_api, account_api) if api is not None]
     try:
         check_reachable([("the match service", match_api)]
-                        + ([] if resume or watch else [("matchmaking", matchmaking_api)]), tls=tls)
+                        + ([] if resume or watch else [("matchmaking", matchmaking_api)])
+                        + ([("the account service", account_api)] if account_api is not None and not token else []),
+                        tls=tls)
     except click.ClickException:
-        match_api.close()
-        matchmaking_api.close()
+        for api in apis:
+            api.close()
         raise
     if missing_keys:
-        match_api.close()
-        matchmaking_api.close()
+        for api in apis:
+            api.close()
         raise click.ClickException(missing_keys)
     console = Console(highlight=False, emoji=False, no_color=no_color or None)
     out = Output(console, redraw=False if no_redraw else None)
     inbox = Inbox()
     inbox.read_lines(sys.stdin)
-    heads = KeptHeads(var_dir or Path(settings.var_dir), player)
-    exports = Exports(var_dir or Path(settings.var_dir), player)
-    app = App(player, match_api, matchmaking_api, inbox, out, store, heads,
-              GameOptions(auto=auto, delay=delay, tick=1.0 if out.redraw else 0.0, round_pause=round_pause),
-              Choices(rules=choices.rules or None, variant=choices.variant or None,
-                      seats=choices.seats, teams=choices.teams, target=choices.target,
-                      goat_options=choices.goat_options,
-                      turn_timer=int(turn_timer) if turn_timer is not None else None, strength=strength, seat=seat,
-                      fill_bots=fill_bots, start_when_full=start_when_full, spectators=spectators),
-              exports=exports)
     match_id = None
     status = 0
+    app = None
     try:
+        account = None
+        directory = names.use(names.Names(account_api.display_names) if account_api is not None else names.PLAIN)
+        if account_api is not None and not token:
+            session = Session(account_api, _device(config_dir, account_address))
+            for api in apis:
+                api.use(session)
+            sign_in(session, display_name, out, inbox, ask=not auto and sys.stdin.isatty())
+            player = session.account_id
+            directory.set(player, session.display_name)
+            account = AccountScreen(account_api, session, directory)
+        store = LastMatch(var_dir or Path(settings.var_dir), player)
+        heads = KeptHeads(var_dir or Path(settings.var_dir), player)
+        exports = Exports(var_dir or Path(settings.var_dir), player)
+        app = App(player, match_api, matchmaking_api, inbox, out, store, heads,
+                  GameOptions(auto=auto, delay=delay, tick=1.0 if out.redraw else 0.0, round_pause=round_pause),
+                  Choices(rules=choices.rules or None, variant=choices.variant or None,
+                          seats=choices.seats, teams=choices.teams, target=choices.target,
+                          goat_options=choices.goat_options,
+                          turn_timer=int(turn_timer) if turn_timer is not None else None, strength=strength,
+                          seat=seat, fill_bots=fill_bots, start_when_full=start_when_full, spectators=spectators),
+                  exports=exports, account=account)
         if resume:
             match_id = app.last_match_id() if resume == "last" else resume
             if not match_id:
-                raise click.ClickException(f"no unfinished match is remembered for {player}")
+                raise click.ClickException(f"no unfinished match is remembered for {app.me()}")
             app.play_match(match_id)
         elif watch:
             app.watch(watch)
@@ -236,16 +306,36 @@ def play(player, token, match_address, matchmaking_address, server, tls, ca, var
         else:
             status = app.menu()
     except ApiError as e:
-        raise click.ClickException(explain(e)) from None
+        raise click.ClickException(_explain(e, account_address)) from None
     except ClientError as e:
         raise click.ClickException(str(e)) from None
     except InputClosed:
         console.print()
     except KeyboardInterrupt:
-        console.print("\nBye." if watch else "\nBye. An unfinished match waits for you: domino play --resume last")
+        console.print("\nBye." if watch or app is None else
+                      "\nBye. An unfinished match waits for you: domino play --resume last")
         status = 130
     finally:
-        match_api.close()
-        matchmaking_api.close()
+        for api in apis:
+            api.close()
     if status:
         raise SystemExit(status)
+
+
+def _device(given: Path | None, account_address: str) -> Device:
+    directory = config_dir(given)
+    try:
+        return Device.load_or_create(directory, account_address)
+    except DeviceFileError as e:
+        raise click.ClickException(str(e)) from None
+    except OSError as e:
+        raise click.ClickException(f"cannot keep this terminal's device key in {directory}: {e.strerror or e} "
+                                   "(choose another place with --config-dir)") from None
+
+
+def _explain(error: ApiError, account_address: str) -> str:
+    """What to do, besides the server's words; a refused sign-in says where the key is."""
+    if error.address == account_address and error.code == grpc.StatusCode.UNAUTHENTICATED:
+        return (f"the account service refused this terminal's sign-in: {error}. Its device key is kept in your "
+                "config directory (--config-dir); move that file away to start as a new player.")
+    return explain(error)

@@ -4,7 +4,9 @@ Layout: a pure core that turns a server view into screen text and an input line 
 command (``tiles``, ``commands``, ``render`` with ``pips`` and ``recent``, ``rounds``,
 ``round_end``, ``leading``, ``lobby_screens``, ``menu``, ``talk`` for quick chat,
 ``history_screens`` for past matches and ratings), what each rule family lets a
-player choose (``families``), the gRPC calls (``api``), an inbox
+player choose (``families``), the gRPC calls (``api``, ``account_api``), the player's
+account as a phone holds it (``device`` for the device key, ``session`` for tokens that
+renew themselves, ``names`` for display names, ``account_screen``), an inbox
 that merges typed lines and server streams into one queue (``inbox``), and the loops that
 put them together (``game`` for a match, ``spectate`` for watching one, ``app`` for the
 menu, rooms, public tables, history and ratings).

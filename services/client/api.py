@@ -13,7 +13,7 @@ import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
-from typing import cast
+from typing import Protocol, cast
 
 import grpc
 import jwt
@@ -97,41 +97,89 @@ def request_id() -> str:
     return str(uuid.uuid4())
 
 
+class TokenSource(Protocol):
+    """Where a stub gets the bearer token of each call (session.Session, session.LocalTokens):
+    ``source()`` the current one, fresh enough to use; ``source(stale)`` one newer than
+    ``stale``, which the server just refused as expired."""
+
+    def __call__(self, stale: str | None = None) -> str: ...
+
+
+class TokenExpired(Exception):
+    """A stream the server ended because its token expired (the token was renewed already):
+    the Pump opens it again at once, with nothing on screen."""
+
+
+def expired(error: ApiError) -> bool:
+    """Whether the server refused a call, or ended a stream, because its token expired (and
+    not for a token it does not accept at all)."""
+    return error.code == grpc.StatusCode.UNAUTHENTICATED and "expired" in error.message.lower()
+
+
 class _Stub:
-    def __init__(self, address: str, token: str, retries: int = 4, retry_pause: float = 0.25,
+    def __init__(self, address: str, token: str | TokenSource, retries: int = 4, retry_pause: float = 0.25,
                  credentials: grpc.ChannelCredentials | None = None) -> None:
-        """``credentials``: TLS (``channel_credentials``); None: plaintext, the local system."""
+        """``token``: a fixed one (`--token`), or a TokenSource that renews them, so a call
+        refused for an expired token is renewed and sent again once. ``credentials``: TLS
+        (``channel_credentials``); None: plaintext, the local system."""
         self.address = address
         self.tls = credentials is not None
-        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.tokens: TokenSource | None = None if isinstance(token, str) else token
+        self.fixed = token if isinstance(token, str) else ""
         self.channel = open_channel(address, credentials)
         self.retries = retries
         self.retry_pause = retry_pause
 
-    def call(self, method, request, retry: bool = False, timeout: float = CALL_TIMEOUT):
-        """One unary call; with ``retry`` (idempotent calls) UNAVAILABLE is retried."""
-        attempts = self.retries if retry else 1
-        for attempt in range(attempts):
-            try:
-                return method(request, metadata=self.metadata, timeout=timeout)
-            except grpc.RpcError as e:
-                error = ApiError(e.code(), e.details() or "", self.address,
-                                 TLS_UNREACHABLE_HINT if self.tls else UNREACHABLE_HINT)
-                if not (error.unreachable and attempt + 1 < attempts):
-                    raise error from None
-                time.sleep(self.retry_pause * (attempt + 1))
-        raise AssertionError("unreachable")
+    def use(self, tokens: TokenSource) -> None:
+        """Renewing tokens from now on: a device's session is signed in once the services
+        are known to answer, after the stubs were made to ask them."""
+        self.tokens = tokens
 
-    def stream(self, method, request):
-        return method(request, metadata=self.metadata)
+    def token(self, stale: str | None = None) -> str:
+        """The bearer token to send now (ApiError when a new one cannot be had)."""
+        return self.tokens(stale) if self.tokens is not None else self.fixed
+
+    def _error(self, e: grpc.RpcError) -> ApiError:
+        return ApiError(e.code(), e.details() or "", self.address, TLS_UNREACHABLE_HINT if self.tls else UNREACHABLE_HINT)
+
+    def call(self, method, request, retry: bool = False, timeout: float = CALL_TIMEOUT, auth: bool = True):
+        """One unary call; with ``retry`` (idempotent calls) UNAVAILABLE is retried. Refused
+        for an expired token, it is sent once more with a renewed one: the refusal changed
+        nothing, so even a call without a request id may go again. ``auth``: False for the
+        calls that carry their own credentials (sign-ins)."""
+        attempts = self.retries if retry else 1
+        attempt, renewed = 0, False
+        stale: str | None = None
+        while True:
+            try:
+                token = self.token(stale) if auth else ""
+                return method(request, metadata=_bearer(token) if auth else (), timeout=timeout)
+            except grpc.RpcError as e:
+                error = self._error(e)
+            except ApiError as e:  # no token to be had (the account service did not answer)
+                error, token = e, ""
+            if auth and self.tokens is not None and not renewed and expired(error):
+                renewed, stale = True, token
+                continue
+            stale = None
+            if not (error.unreachable and attempt + 1 < attempts):
+                raise error
+            time.sleep(self.retry_pause * (attempt + 1))
+            attempt += 1
+
+    def stream(self, method, request) -> "Stream":
+        """A server stream with the current token. One that ends because the token expired
+        renews it and raises TokenExpired, for the Pump to open it again."""
+        token = self.token()
+        return Stream(method(request, metadata=_bearer(token)), self, token)
 
     def reachable(self, timeout: float = PROBE_TIMEOUT) -> bool:
         """Whether the service answers at all: one call with a short deadline and an empty
         request. Any answer, a refusal included, proves it is there; only UNAVAILABLE or a
-        missed deadline says it is not."""
+        missed deadline says it is not. No token is asked for: a sign-in must not come first."""
         method, request = self._probe()
         try:
-            method(request, metadata=self.metadata, timeout=timeout)
+            method(request, metadata=_bearer(self.fixed) if self.fixed else (), timeout=timeout)
         except grpc.RpcError as e:
             return e.code() not in RETRYABLE
         return True
@@ -143,8 +191,39 @@ class _Stub:
         self.channel.close()
 
 
+class Stream:
+    """A streaming call as the Pump reads it: iterate it, ``cancel()`` it. An end for an
+    expired token becomes TokenExpired once a newer token is there (a fixed one cannot be
+    renewed: its stream ends UNAUTHENTICATED, as any refusal)."""
+
+    def __init__(self, call, stub: _Stub, token: str) -> None:
+        self.call = call
+        self.stub = stub
+        self.token = token
+
+    def __iter__(self):
+        try:
+            yield from self.call
+        except grpc.RpcError as e:
+            error = self.stub._error(e)
+            if self.stub.tokens is None or not expired(error):
+                raise
+            self.stub.token(self.token)  # renewed now: ApiError when it cannot be
+            raise TokenExpired(error.message) from None
+
+    def cancel(self) -> None:
+        self.call.cancel()
+
+    def __getattr__(self, name: str):
+        return getattr(self.call, name)
+
+
+def _bearer(token: str) -> tuple:
+    return (("authorization", f"Bearer {token}"),)
+
+
 class MatchApi(_Stub):
-    def __init__(self, address: str, token: str, **kw) -> None:
+    def __init__(self, address: str, token: str | TokenSource, **kw) -> None:
         super().__init__(address, token, **kw)
         self.stub = pb_grpc.MatchServiceStub(self.channel)
 
@@ -201,7 +280,7 @@ class MatchApi(_Stub):
 
 
 class MatchmakingApi(_Stub):
-    def __init__(self, address: str, token: str, **kw) -> None:
+    def __init__(self, address: str, token: str | TokenSource, **kw) -> None:
         super().__init__(address, token, **kw)
         self.stub = mm_grpc.MatchmakingServiceStub(self.channel)
 

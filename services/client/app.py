@@ -18,18 +18,15 @@ from rich.text import Text
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 
-from . import families, history_screens, lobby_screens, menu, rounds, tiles
+from . import families, history_screens, lobby_screens, menu, names, rounds, tiles
+from .account_screen import AccountScreen
 from .api import ApiError, MatchApi, MatchmakingApi
 from .families import Setup
 from .game import ClientError, Game, GameOptions
-from .inbox import Inbox, Pump
+from .inbox import Inbox, InputClosed, Pump
 from .spectate import Spectator
 from .store import Exports, KeptHeads, LastMatch
 from .terminal import Output
-
-
-class InputClosed(Exception):
-    pass
 
 
 @dataclass
@@ -73,6 +70,7 @@ class App:
     clock: Callable[[], float] = time.time
     interactive: bool = False  # the menu is in charge: answers are typed, closed input ends the client
     exports: Exports | None = None  # where "Your matches" writes the records the player exports
+    account: AccountScreen | None = None  # signed in to the account service: the menu's "Account"
 
     # ---- entry points ---------------------------------------------------------------
 
@@ -81,8 +79,10 @@ class App:
         self.interactive = True
         while True:
             self.out.fresh()
-            self.out.say(lobby_screens.banner(self.player, self.match.address, self.matchmaking.address))
+            self.out.say(lobby_screens.banner(self.me(), self.match.address, self.matchmaking.address))
             items = list(menu.MAIN)
+            if self.account is not None:
+                items.insert(-1, menu.ACCOUNT)
             back = self.way_back()
             if back is not None:
                 items.insert(0, ("r", back.label))
@@ -108,6 +108,10 @@ class App:
                     self.ratings()
                 elif answer == "7":
                     self.watch()
+                elif answer == menu.ACCOUNT[0] and self.account is not None:
+                    if self.account.run(self.out, self.inbox):
+                        return 0  # signed out or deleted: nothing more to do here
+                    continue  # its own "b" was the way back: no pause
             except ApiError as e:
                 self.out.say(Text(explain(e), style="bold red"))
                 if e.code == grpc.StatusCode.UNAVAILABLE:
@@ -115,6 +119,10 @@ class App:
             except ClientError as e:
                 self.out.say(Text(str(e), style="bold red"))
             self.pause()
+
+    def me(self) -> str:
+        """The name the player goes by: their display name when signed in to an account."""
+        return (self.account.display_name if self.account is not None else "") or self.player
 
     def way_back(self) -> WayBack | None:
         """Where matchmaking says the player is, as a menu offer (None: nowhere). When it
@@ -191,6 +199,7 @@ class App:
         seat = self.choices.seat
         free = [s.seat for s in room.seats if not s.player_id]
         if seat is None and typed and len(free) > 1:
+            names.learn(s.player_id for s in room.seats)
             self.out.say(lobby_screens.room_screen(room, self.player))
             answer = self.ask("Which seat?", [str(s) for s in free], str(free[0]))
             seat = int(answer)
@@ -228,6 +237,7 @@ class App:
                 except ApiError as e:
                     self.out.say(Text(f"Your matches are not available: {_plain(e)}", style="bold red"))
                     return
+                names.learn(p for m in page.matches for p in m.seats)
                 self.out.say(history_screens.history_screen(page.matches, len(tokens) - 1,
                                                             bool(page.next_page_token)))
                 if not page.matches and len(tokens) == 1:
@@ -281,6 +291,7 @@ class App:
         except ApiError as e:
             self.out.say(Text(f"Ratings are not available: {_plain(e)}", style="bold red"))
             return
+        names.learn([self.player, *(r.player_id for r in board.top)])
         self.out.say(history_screens.ratings_screen(rules, teams, mine, board, self.player))
 
     def _last_played(self) -> pb.MatchSummary | None:
@@ -323,6 +334,7 @@ class App:
                 if ticket.status in (mm.TICKET_STATUS_CANCELLED, mm.TICKET_STATUS_ENDED):
                     self.out.say(f"The ticket was {lobby_screens.TICKET_STATUS[ticket.status]}.")
                     return None
+                names.learn(ticket.seats)
                 if self.out.redraw or ticket != shown:  # redrawn, the seconds waited count up
                     self.out.screen(lobby_screens.ticket_screen(ticket, self.clock()), with_prompt=True,
                                     in_place=not typed)  # a half-typed q survives the count
@@ -377,6 +389,7 @@ class App:
                         and all(s.player_id for s in room.seats)):
                     room = self._newer(room, self.matchmaking.start_room(room_id))
                     continue
+                names.learn(s.player_id for s in room.seats)
                 self.out.screen(lobby_screens.room_screen(room, self.player, message), with_prompt=True)
                 event = self.inbox.get()
                 message = ""

@@ -34,7 +34,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import commands, render, round_end, talk, tiles
+from . import commands, names, render, round_end, talk, tiles
 from .api import ApiError, MatchApi, request_id
 from .commands import Leave, Back, ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from .inbox import Inbox, Pump
@@ -92,6 +92,7 @@ class Game:
             raise ClientError(f"you have no seat at match {match_id}")
         self.view = view
         self.on_view(view)
+        names.learn(s.player_id for s in view.seats)
         self.on_join(match_id)
         self._send_seed()
         if not tiles.is_ended(view) and view.seats[view.your_seat].away and not view.seats[view.your_seat].left:
@@ -298,6 +299,7 @@ class Game:
 
     def _update(self, view: pb.MatchView) -> None:
         self.on_view(view)
+        names.learn(s.player_id for s in view.seats)  # asked once per player; then from the cache
         if view.version < self.view.version:
             return
         changed = view.version != self.view.version

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, tiles
+from . import families, names, tiles
 
 PAGE = 10  # matches a page
 TOP = 10  # players on the leaderboard
@@ -30,10 +30,11 @@ def when(stamp, tz: tzinfo | None = None) -> str:
 
 
 def rated_name(player_id: str) -> str:
-    """Bots are rated by strength: "bot:strong:3" (a seat) and "bot:strong" both read "bot:strong"."""
+    """Bots are rated by strength: "bot:strong:3" (a seat) and "bot:strong" both read "bot:strong";
+    players by their display name."""
     if player_id.startswith("bot:"):
         return ":".join(player_id.split(":")[:2])
-    return player_id
+    return names.name(player_id)
 
 
 def seats_text(summary: pb.MatchSummary) -> str:

@@ -13,6 +13,12 @@ from typing import Any, Callable, overload
 
 import grpc
 
+from .api import ApiError, TokenExpired
+
+
+class InputClosed(Exception):
+    """The player's input ended (Ctrl-D, or the end of a script)."""
+
 
 @dataclass(frozen=True)
 class Event:
@@ -39,6 +45,15 @@ class Inbox:
             return self.queue.get(timeout=timeout)
         except queue.Empty:
             return None
+
+    def line(self) -> str:
+        """The next typed line, whatever streams bring meanwhile (InputClosed at the end)."""
+        while True:
+            event = self.get()
+            if event.kind == "line":
+                return event.value
+            if event.kind == "eof":
+                raise InputClosed()
 
     def pending(self) -> list[Event]:
         out = []
@@ -95,6 +110,8 @@ class Pump:
     reconnect resumes where it stopped; each item goes in as ``(kind, item)``. Lost
     connections put ``("link", "lost")`` and then ``("link", "back")``; other errors
     ``("stream-error", ApiError-like message)``; a stream the server ended, ``(kind + "-end")``.
+    A stream ended because its token expired is opened again with the renewed token and
+    puts nothing: the player never sees a session being renewed.
     """
 
     def __init__(self, inbox: Inbox, kind: str, open_call: Callable[[Any], Any], max_pause: float = 5.0,
@@ -122,6 +139,7 @@ class Pump:
     def _run(self) -> None:
         pause = 0.25
         lost = False
+        renewals = 0  # expiries since the last item: a second one in a row waits, as after an outage
         while not self.stopped.is_set():
             try:
                 self.call = self.open_call(self.last)
@@ -133,6 +151,7 @@ class Pump:
                         self.inbox.put("link", "back", self)
                         lost = False
                     pause = 0.25
+                    renewals = 0
                     self.last = item
                     self.inbox.put(self.kind, item, self)
                 if lost:
@@ -142,6 +161,23 @@ class Pump:
                     self.inbox.put(self.kind + "-end", self.last, self)
                     return
                 self.stopped.wait(pause)  # the server ended it early (a restart): open it again
+            except TokenExpired:
+                renewals += 1
+                if renewals > 1:
+                    self.stopped.wait(pause)
+                    pause = min(self.max_pause, pause * 2)
+            except ApiError as e:  # no token to open it with: the account service did not answer
+                if self.stopped.is_set():
+                    return
+                if e.unreachable:
+                    if not lost:
+                        self.inbox.put("link", "lost", self)
+                        lost = True
+                    self.stopped.wait(pause)
+                    pause = min(self.max_pause, pause * 2)
+                    continue
+                self.inbox.put("stream-error", str(e), self)
+                return
             except grpc.RpcError as e:
                 if self.stopped.is_set() or e.code() == grpc.StatusCode.CANCELLED:
                     return

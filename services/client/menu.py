@@ -22,6 +22,8 @@ MAIN = [
     ("7", "Watch a match"),
     ("q", "Quit"),
 ]
+#: Shown before "Quit" when the player signed in to an account (not with --player or --token).
+ACCOUNT = ("8", "Account (your name, sign out, delete)")
 
 
 def pick(answer: str, choices: list[str] | tuple, default: str | None = None) -> str | None:

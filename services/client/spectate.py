@@ -11,7 +11,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import render, talk, tiles
+from . import names, render, talk, tiles
 from .game import ClientError
 from .inbox import Inbox, Pump
 from .terminal import Output
@@ -102,6 +102,7 @@ class Spectator:
             return False
         if self.view is not None and view.version < self.view.version:
             return False
+        names.learn(s.player_id for s in view.seats)
         self.view = view
         return True
 

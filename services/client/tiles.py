@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from domino.match.v1 import match_service_pb2 as pb
 
+from . import names
+
 # The wire's End values, used as plain ints throughout the client.
 LEFT: int = pb.END_LEFT
 RIGHT: int = pb.END_RIGHT
@@ -137,11 +139,11 @@ def side_of(view: pb.MatchView, seat: int) -> int:
 
 
 def player_name(player_id: str) -> str:
-    """A readable name: bots as "bot greedy 1", players as themselves."""
+    """A readable name: bots as "bot greedy 1", players by their display name (names.py)."""
     if player_id.startswith("bot:"):
         parts = player_id.split(":")
         return "bot " + " ".join(parts[1:])
-    return player_id or "(free)"
+    return names.name(player_id) if player_id else "(free)"
 
 
 def seat_name(view: pb.MatchView, seat: int) -> str:
