@@ -7,15 +7,28 @@
 
 The system runs as it does in production, every part its own process: embedded PostgreSQL
 (``services.common.servers.start_postgres``), NATS with JetStream, and match (one replica,
-or two with ``--match-replicas 2``), relay, matchmaking and bots, started by
+or two with ``--match-replicas 2``), relay, accounts, matchmaking and bots, started by
 ``services.common.supervisor.LocalSystem`` with ``PostgresServer.eventsourcing_env``, bots
-thinking 0 s (``DOMINO_BOT_THINK_MIN/MAX_SECONDS=0``) and every other setting at its
-default unless ``--service-env`` says otherwise (``DOMINO_COMMAND_RATE`` stays 20/s per
-caller). This process holds only the simulated players.
+thinking 0 s (``DOMINO_BOT_THINK_MIN/MAX_SECONDS=0``), the account service's sign-ins per
+client address unlimited (``DOMINO_SIGN_INS_PER_MINUTE``: every phone here is 127.0.0.1)
+and every other setting at its default unless ``--service-env`` says otherwise
+(``DOMINO_COMMAND_RATE`` stays 20/s per caller). This process holds only the simulated
+players.
 
-Each simulated client is a phone: its own player id, its own player token (minted with the
-system's development keys) and its own gRPC channels (grpc.aio). It asks matchmaking for a
-match, then plays it to the end from its ``WatchMatch`` stream alone: every update carries the
+Each simulated client is a phone: its own device (a random id and 256-bit secret), its own
+gRPC channels (grpc.aio), and the account the device signs in to: it calls the account
+service's ``SignInWithDevice`` first, plays as the session's ``account_id`` with its access
+token, and rotates the session with ``RefreshSession`` before ``access_expires_at`` (as the
+app does, services/client/session.py; a refused refresh signs in by device again), then
+reopens its open streams with the new token (``token_reconnects``) before the old one's
+expiry would end them. ``--access-token-seconds`` shortens the tokens' lifetime to exercise
+that; ``--local-keys`` instead mints each player's token with the system's development keys,
+as before the account service (player ids ``load-...``). A phone paces its own requests to
+each service a little under the services' per-player limit (90% of
+``DOMINO_COMMAND_RATE``, bursts 5 short of ``DOMINO_COMMAND_BURST``; ``client_paced_waits``,
+not counted in command latency): these phones play bots that think 0 s at machine speed,
+which no person does (``--no-client-pacing``: as fast as they play). It asks
+matchmaking for a match, then plays it to the end from its ``WatchMatch`` stream alone: every update carries the
 seat's view with ``legal_moves``, so it acts (a random legal move, ``PlayTile`` or
 ``DrawTile``) when an update says it is its turn, and calls ``GetMatch`` only when a command
 is refused. It sends its own seed (``SubmitSeed``) when the view waits for it. Now and then
@@ -70,6 +83,7 @@ import os
 import platform
 import random
 import re
+import secrets
 import shutil
 import sys
 import tempfile
@@ -87,13 +101,18 @@ if str(ROOT) not in sys.path:
 
 import grpc  # noqa: E402
 
+from domino.account.v1 import account_service_pb2 as acc  # noqa: E402
+from domino.account.v1 import account_service_pb2_grpc as acc_grpc  # noqa: E402
 from domino.match.v1 import match_service_pb2 as pb  # noqa: E402
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc  # noqa: E402
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm  # noqa: E402
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc  # noqa: E402
 from services.common.auth import mint_token  # noqa: E402
 from services.common.servers import start_postgres  # noqa: E402
+from services.client import session as client_session  # noqa: E402
 from services.common.supervisor import LocalSystem, Ports  # noqa: E402
+
+SYSTEM_SERVICES = ("match", "relay", "accounts", "matchmaking", "bots")
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 CALL_SECONDS = 10.0
@@ -232,9 +251,9 @@ class LoadSystem(LocalSystem):
     (round robin), bots and matchmaking reach through one target naming both."""
 
     def __init__(self, var_dir: Path, store_env: dict[str, str], service_env: dict[str, str], replicas: int) -> None:
-        super().__init__(var_dir, Ports.free(), match_replicas=replicas, extra_env={
+        super().__init__(var_dir, Ports.free(), services=SYSTEM_SERVICES, match_replicas=replicas, extra_env={
             **store_env, "DOMINO_LOG_FORMAT": "json", "DOMINO_BOT_THINK_MIN_SECONDS": "0",
-            "DOMINO_BOT_THINK_MAX_SECONDS": "0", **service_env})
+            "DOMINO_BOT_THINK_MAX_SECONDS": "0", "DOMINO_SIGN_INS_PER_MINUTE": "1000000", **service_env})
         self.store_env = store_env
 
     def match_metrics_ports(self) -> list[int]:
@@ -277,8 +296,13 @@ class Stats:
     errors: Counter = field(default_factory=Counter)  # "Method:CODE"
     error_samples: list[str] = field(default_factory=list)
     getmatch: int = 0
+    sign_ins: list[float] = field(default_factory=list)  # seconds of each SignInWithDevice that succeeded
+    refreshes: list[float] = field(default_factory=list)  # seconds of each RefreshSession that succeeded
     per_second: Counter = field(default_factory=Counter)  # (player, service, whole second) -> requests
     seeds: int = 0
+    token_reconnects: int = 0  # streams reopened because their phone's token was renewed
+    paced_waits: int = 0
+    paced_seconds: float = 0.0
     reconnects: int = 0
     practice_busy_retries: int = 0
     cancelled_tickets: int = 0
@@ -313,6 +337,32 @@ class Stats:
             self.error_samples.append(f"{method}: {e.code().name}: {(e.details() or '')[:200]}")
 
 
+class Pace:
+    """A phone's own token bucket for one service, a little under the services' per-player
+    limit (``DOMINO_COMMAND_RATE``/``_BURST``): these phones play at machine speed against bots
+    that think 0 s, which no person does, and a well-behaved app waits rather than be refused."""
+
+    def __init__(self, rate: float, burst: float, stats: "Stats") -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.at = time.monotonic()
+        self.stats = stats
+
+    async def take(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            wait = (1 - self.tokens) / self.rate
+            self.stats.paced_waits += 1
+            self.stats.paced_seconds += wait
+            self.tokens -= 1  # taken now, paid for by the wait
+            await asyncio.sleep(wait)
+            return
+        self.tokens -= 1
+
+
 class Harness:
     def __init__(self, system: LoadSystem, args) -> None:
         self.system = system
@@ -324,6 +374,10 @@ class Harness:
         self.tasks: list[asyncio.Task] = []
         self.table_clients = 0
         self.class_counts: Counter = Counter()
+        # the phones' own pace: 90% of the per-player rate the services allow, bursts 5 short of theirs
+        env = system.env()
+        rate, burst = float(env.get("DOMINO_COMMAND_RATE", 20.0)), float(env.get("DOMINO_COMMAND_BURST", 40.0))
+        self.pace = (0.9 * rate, max(1.0, burst - 5))
         self.open_matches: set[str] = set()
 
     def token(self, subject: str, role: str = "player") -> tuple:
@@ -442,12 +496,15 @@ class Watcher:
     """A WatchMatch stream that resumes from the last version seen: after a failure, when the
     server ends it early, and on purpose every ``--reconnect-seconds`` (exponential)."""
 
-    def __init__(self, harness: Harness, stub, seen: Seen, metadata: tuple, on_view) -> None:
+    def __init__(self, harness: Harness, stub, seen: Seen, metadata, on_view, before_call=None,
+                 renewed=None) -> None:
         self.h = harness
         self.stub = stub
         self.seen = seen
-        self.metadata = metadata
+        self.metadata = metadata  # call metadata, or a function giving the current one (tokens rotate)
         self.on_view = on_view  # called with each update's view (players), or None
+        self.before_call = before_call  # awaited before each (re)connect: a phone counts and paces its calls
+        self.renewed = renewed  # a function giving the event set when the phone's token is renewed
         self.rng = random.Random(f"{seen.match_id}:{seen.player}")
 
     async def watch(self) -> None:
@@ -455,24 +512,32 @@ class Watcher:
         mean = self.h.args.reconnect_seconds
         while self.seen.ended_at is None:
             last = self.seen.versions[-1] if self.seen.versions else 0
-            if not self.seen.player.startswith("demo-"):
-                stats.request(self.seen.player, "match")
+            if self.before_call is not None:
+                await self.before_call()
             call = self.stub.WatchMatch(pb.WatchMatchRequest(match_id=self.seen.match_id, from_version=last),
-                                        metadata=self.metadata)
+                                        metadata=self.metadata() if callable(self.metadata) else self.metadata)
             reader = asyncio.create_task(self._read(call))
+            renewal = asyncio.create_task(self.renewed().wait()) if self.renewed is not None else None
             timeout = self.rng.expovariate(1 / mean) if mean > 0 else None
             try:
-                done, _ = await asyncio.wait({reader}, timeout=timeout)
+                done, _ = await asyncio.wait({reader} | ({renewal} if renewal else set()), timeout=timeout,
+                                             return_when=asyncio.FIRST_COMPLETED)
             except asyncio.CancelledError:
                 call.cancel()
                 reader.cancel()
                 raise
-            if not done:  # a reconnect on purpose: the phone lost its connection
+            finally:
+                if renewal is not None:
+                    renewal.cancel()
+            if reader not in done:  # a reconnect on purpose: the phone lost its connection, or has a new token
                 call.cancel()
                 reader.cancel()
                 with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
                     await reader
-                stats.reconnects += 1
+                if renewal is not None and renewal in done:
+                    stats.token_reconnects += 1
+                else:
+                    stats.reconnects += 1
                 continue
             try:
                 reader.result()
@@ -497,32 +562,117 @@ class Watcher:
 
 
 class Phone:
-    """One simulated mobile client: its own id, token and channels."""
+    """One simulated mobile client: its own device, account, token and channels."""
 
     def __init__(self, harness: Harness, player: str, n: int, table_seats: int | None) -> None:
         self.h = harness
-        self.player = player
+        self.player = player  # with --local-keys; else the account id its device signs in to
         self.n = n
         self.table_seats = table_seats
-        self.md = harness.token(player)
+        self.md: tuple = harness.token(player) if harness.args.local_keys else ()
         self.rng = random.Random(f"{harness.args.seed}:{n}")
         self.matches = 0
+        # what the app keeps from its first launch: a random device id and a 256-bit secret
+        self.device = (f"{player}-{secrets.token_urlsafe(12)}", secrets.token_hex(32))
+        self.refresh_token = ""
+        self.renew_at = 0.0  # time.monotonic() at which to refresh the session
+        self.renewed = asyncio.Event()  # set (and replaced) at each new token: open streams reopen with it
+        rate, burst = harness.pace
+        self.paces = {service: Pace(rate, burst, harness.stats) for service in ("match", "matchmaking")}
+
+    async def _request(self, service: str) -> None:
+        """Counts a request to ``service`` and, unless --no-client-pacing, waits for the phone's
+        own bucket."""
+        self.h.stats.request(self.player, service)
+        if not self.h.args.no_client_pacing:
+            await self.paces[service].take()
 
     async def run(self) -> None:
         h = self.h
-        async with h.channel(h.system.match_target) as mc, grpc.aio.insecure_channel(h.system.matchmaking_address) as mmc:
+        async with contextlib.AsyncExitStack() as stack:
+            mc = await stack.enter_async_context(h.channel(h.system.match_target))
+            mmc = await stack.enter_async_context(grpc.aio.insecure_channel(h.system.matchmaking_address))
             self.stub = pb_grpc.MatchServiceStub(mc)
             self.mm = mm_grpc.MatchmakingServiceStub(mmc)
             await asyncio.sleep(self.rng.random() * 0.5)  # phones do not all start in the same millisecond
-            while not h.stopping.is_set():
-                if self.table_seats is None:
-                    await self.practice_once()
-                else:
-                    await self.table_once()
-                self.matches += 1
+            fresh = None
+            if not h.args.local_keys:
+                ac = await stack.enter_async_context(grpc.aio.insecure_channel(h.system.account_address))
+                self.accounts = acc_grpc.AccountServiceStub(ac)
+                if not await self.sign_in():
+                    return
+                fresh = asyncio.create_task(self.keep_fresh())
+            try:
+                while not h.stopping.is_set():
+                    if self.table_seats is None:
+                        await self.practice_once()
+                    else:
+                        await self.table_once()
+                    self.matches += 1
+            finally:
+                if fresh is not None:
+                    fresh.cancel()
 
-    async def _call(self, method_name: str, method, request, metadata=None):
-        self.h.stats.request(self.player, "matchmaking" if method_name in MM_METHODS else "match")
+    # ---- the account -------------------------------------------------------------------
+
+    def _use(self, session: acc.Session) -> None:
+        """A new session or a rotated one: its token from now on, and when to renew it (as the
+        app does, services/client/session.py: a fifth of its life early, at most 60 s, the
+        life read from the token's own exp - iat)."""
+        self.player = session.account_id
+        self.md = (("authorization", f"Bearer {session.access_token}"),)
+        self.refresh_token = session.refresh_token
+        expires_at = session.access_expires_at.seconds + session.access_expires_at.nanos / 1e9
+        life = client_session.lifetime(session.access_token, expires_at, time.time())
+        self.renew_at = time.monotonic() + life - min(client_session.EARLY_SECONDS, client_session.EARLY_SHARE * life)
+        self.renewed.set()
+        self.renewed = asyncio.Event()
+
+    async def sign_in(self) -> bool:
+        """SignInWithDevice until it answers (a few tries); False when the phone gives up."""
+        h = self.h
+        for attempt in range(5):
+            started = time.monotonic()
+            try:
+                reply = await self.accounts.SignInWithDevice(acc.SignInWithDeviceRequest(
+                    device_id=self.device[0], device_secret=self.device[1]), timeout=CALL_SECONDS)
+            except grpc.aio.AioRpcError as e:
+                if h.stopping.is_set():
+                    return False
+                h.stats.error("SignInWithDevice", e)
+                await asyncio.sleep(0.5 * 2 ** attempt)
+                continue
+            h.stats.sign_ins.append(time.monotonic() - started)
+            self._use(reply.session)
+            return True
+        return False
+
+    async def keep_fresh(self) -> None:
+        """RefreshSession a little before the access token expires; a refused refresh
+        (UNAUTHENTICATED) signs in by device again. The phone's open streams then reopen with
+        the new token (``renewed``), before the old one's expiry would end them."""
+        h = self.h
+        while not h.stopping.is_set():
+            await asyncio.sleep(max(0.0, self.renew_at - time.monotonic()))
+            started = time.monotonic()
+            try:
+                reply = await self.accounts.RefreshSession(acc.RefreshSessionRequest(refresh_token=self.refresh_token),
+                                                           timeout=CALL_SECONDS)
+            except grpc.aio.AioRpcError as e:
+                if h.stopping.is_set():
+                    return
+                h.stats.error("RefreshSession", e)
+                if e.code() == grpc.StatusCode.UNAUTHENTICATED:
+                    await self.sign_in()
+                else:
+                    await asyncio.sleep(1)
+                continue
+            h.stats.refreshes.append(time.monotonic() - started)
+            self._use(reply.session)
+
+    async def _call(self, method_name: str, method, request, metadata=None, paced: bool = False):
+        if not paced:  # (a command's caller paces before it starts the clock)
+            await self._request("matchmaking" if method_name in MM_METHODS else "match")
         try:
             return await method(request, metadata=metadata or self.md, timeout=CALL_SECONDS)
         except grpc.aio.AioRpcError as e:
@@ -540,7 +690,7 @@ class Phone:
                 setattr(request, name, value)
         asked = time.monotonic()
         while True:
-            h.stats.request(self.player, "matchmaking")
+            await self._request("matchmaking")
             try:
                 reply = await self.mm.StartPractice(request, metadata=self.md, timeout=CALL_SECONDS)
                 break
@@ -589,39 +739,59 @@ class Phone:
         await self._ticket_ended(ticket.ticket_id)
 
     async def _seated(self, ticket_id: str) -> str:
-        """Watch the ticket until it names its match."""
+        """Watch the ticket until it names its match ("" when it ends without one)."""
+        def decide(update) -> str | None:
+            if update.ticket.match_id:
+                return update.ticket.match_id
+            return "" if update.ticket.status in (mm.TICKET_STATUS_CANCELLED, mm.TICKET_STATUS_ENDED) else None
         while True:
-            self.h.stats.request(self.player, "matchmaking")
-            call = self.mm.WatchTicket(mm.WatchTicketRequest(ticket_id=ticket_id), metadata=self.md)
-            try:
-                async for update in call:
-                    if update.ticket.match_id:
-                        call.cancel()
-                        return update.ticket.match_id
-                    if update.ticket.status in (mm.TICKET_STATUS_CANCELLED, mm.TICKET_STATUS_ENDED):
-                        return ""
-            except grpc.aio.AioRpcError as e:
-                if self.h.stopping.is_set():
-                    return ""
-                self.h.stats.error("WatchTicket", e)
-                await asyncio.sleep(0.2)
+            found = await self._watch_ticket(ticket_id, decide)
+            if found is not None or self.h.stopping.is_set():
+                return found or ""
 
     async def _ticket_ended(self, ticket_id: str) -> None:
         """Wait until matchmaking has learnt the match's end (else the next request is refused)."""
+        ended = (mm.TICKET_STATUS_ENDED, mm.TICKET_STATUS_CANCELLED)
+        await self._watch_ticket(ticket_id, lambda update: True if update.ticket.status in ended else None)
+
+    async def _watch_ticket(self, ticket_id: str, decide):
+        """The first ``decide(update)`` that is not None, from WatchTicket; None when the stream
+        ends first or the run stops. Opened again after a failure, and with the new token
+        when the phone renews its own while waiting."""
         while not self.h.stopping.is_set():
-            self.h.stats.request(self.player, "matchmaking")
+            await self._request("matchmaking")
             call = self.mm.WatchTicket(mm.WatchTicketRequest(ticket_id=ticket_id), metadata=self.md)
-            try:
+
+            async def read(call=call):
                 async for update in call:
-                    if update.ticket.status in (mm.TICKET_STATUS_ENDED, mm.TICKET_STATUS_CANCELLED):
+                    value = decide(update)
+                    if value is not None:
                         call.cancel()
-                        return
-                return
+                        return value
+                return None
+
+            reader = asyncio.create_task(read())
+            renewal = asyncio.create_task(self.renewed.wait())
+            try:
+                await asyncio.wait({reader, renewal}, return_when=asyncio.FIRST_COMPLETED)
+            finally:  # also when the run stops (cancelled): the stream goes with it
+                renewal.cancel()
+                if not reader.done():
+                    call.cancel()
+                    reader.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+                        await reader
+            if reader.cancelled():  # the token was renewed: open it again with the new one
+                self.h.stats.token_reconnects += 1
+                continue
+            try:
+                return reader.result()
             except grpc.aio.AioRpcError as e:
                 if self.h.stopping.is_set():
-                    return
+                    return None
                 self.h.stats.error("WatchTicket", e)
                 await asyncio.sleep(0.2)
+        return None
 
     # ---- playing -----------------------------------------------------------------------
 
@@ -638,7 +808,8 @@ class Phone:
                 state["latest"] = view
                 turn.set()
 
-        watcher = asyncio.create_task(Watcher(h, self.stub, seen, self.md, on_view).watch())
+        watcher = asyncio.create_task(Watcher(h, self.stub, seen, lambda: self.md, on_view,
+                                              lambda: self._request("match"), lambda: self.renewed).watch())
         acted, seed_sent = -1, False
         h.stats.start(match_id)
         try:
@@ -688,15 +859,16 @@ class Phone:
                 return view
         move = self.rng.choice(moves)
         request_id = f"{self.player}:{match_id}:{view.version}"
+        await self._request("match")  # the phone's own pace: not part of the command's latency
         started = time.monotonic()
         try:
             if move.kind == pb.MOVE_KIND_DRAW:
                 reply = await self._call("DrawTile", self.stub.DrawTile,
-                                         pb.DrawTileRequest(match_id=match_id, request_id=request_id))
+                                         pb.DrawTileRequest(match_id=match_id, request_id=request_id), paced=True)
             else:
                 reply = await self._call("PlayTile", self.stub.PlayTile,
                                          pb.PlayTileRequest(match_id=match_id, request_id=request_id, tile=move.tile,
-                                                            end=move.end))
+                                                            end=move.end), paced=True)
         except grpc.aio.AioRpcError:
             h.stats.getmatch += 1  # refused: look again (counted as an error above)
             try:
@@ -815,7 +987,7 @@ class Sampler:
         match = [scrape(p) for p in s.match_metrics_ports()]
         return {"at": time.monotonic(), "cpu": cpu_snapshot(self.pids), "match": match,
                 "bots": scrape(s.ports.bots_metrics), "relay": scrape(s.ports.relay_metrics),
-                "matchmaking": scrape(s.ports.matchmaking_metrics)}
+                "matchmaking": scrape(s.ports.matchmaking_metrics), "accounts": scrape(s.ports.account_metrics)}
 
 
 def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) -> dict:
@@ -838,7 +1010,8 @@ def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) ->
 
     server_commands = sum(delta("match", "domino_match_rpcs_total", method=m, code="OK") for m in COMMANDS)
     rpc_codes: Counter = Counter()
-    for b, a in zip(before["match"] + [before["matchmaking"]], after["match"] + [after["matchmaking"]]):
+    for b, a in zip(before["match"] + [before["matchmaking"], before["accounts"]],
+                    after["match"] + [after["matchmaking"], after["accounts"]]):
         for (name, labels), value in a.items():
             if name.endswith("_rpcs_total"):
                 d = dict(labels)
@@ -918,13 +1091,21 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
         server = Counter()
         for step in result.get("ramp_steps", []):
             server.update(step.get("server_rpc_failures", {}))
-    local_only = {k: v for k, v in stats.errors.items() if k.split(":")[1] in ("UNAVAILABLE", "DEADLINE_EXCEEDED")}
+    # (a phone's sign-in or refresh that failed, at any time of the run, is an error too)
+    local_only = {k: v for k, v in stats.errors.items() if k.split(":")[1] in ("UNAVAILABLE", "DEADLINE_EXCEEDED")
+                  or k.split(":")[0] in ("SignInWithDevice", "RefreshSession")}
     result["errors"] = sum(v for k, v in server.items() if k not in harness_made) + sum(local_only.values())
     result["error_codes"] = {**{k: v for k, v in server.items() if k not in harness_made}, **local_only}
     result["client_error_codes"] = dict(stats.errors)
     result["error_samples"] = stats.error_samples
     result["client_max_requests_in_a_second"] = max(stats.per_second.values(), default=0)
-    result.update({"reconnects": stats.reconnects, "getmatch_calls": stats.getmatch, "seeds_sent": stats.seeds,
+    sign_ins, refreshes = [x * 1000 for x in stats.sign_ins], [x * 1000 for x in stats.refreshes]
+    result.update({"players_signed_in_by": "local_keys" if args.local_keys else "accounts",
+                   "sign_ins": len(sign_ins), "sign_in_p50_ms": rnd(pct(sign_ins, 50)),
+                   "sign_in_p99_ms": rnd(pct(sign_ins, 99)), "refreshes": len(refreshes),
+                   "refresh_p50_ms": rnd(pct(refreshes, 50)), "refresh_p99_ms": rnd(pct(refreshes, 99))})
+    result.update({"client_paced_waits": stats.paced_waits, "client_paced_seconds": rnd(stats.paced_seconds, 1),
+                   "reconnects": stats.reconnects, "token_reconnects": stats.token_reconnects, "getmatch_calls": stats.getmatch, "seeds_sent": stats.seeds,
                    "practice_busy_retries": stats.practice_busy_retries, "cancelled_tickets": stats.cancelled_tickets,
                    "clients": args.clients if not args.ramp else len([t for t in harness.tasks]),
                    "table_groups": dict(harness.class_counts)})
@@ -983,6 +1164,14 @@ def main() -> None:
     ap.add_argument("--table-wait-seconds", type=float, default=5.0,
                     help="DOMINO_TABLE_WAIT_SECONDS (a table's empty seats get bots after this)")
     ap.add_argument("--match-replicas", type=int, default=1, choices=(1, 2))
+    ap.add_argument("--local-keys", action="store_true",
+                    help="mint each player's token with the system's development keys (player ids load-...) "
+                         "instead of signing in by device through the account service")
+    ap.add_argument("--access-token-seconds", type=int, default=None,
+                    help="DOMINO_ACCESS_TOKEN_SECONDS of the account service (5-900; default: its own, 900): "
+                         "phones refresh a fifth of it (at most 60 s) before expiry")
+    ap.add_argument("--no-client-pacing", action="store_true",
+                    help="phones send as fast as they play, beyond the services' per-player rate limit")
     ap.add_argument("--service-env", action="append", default=[], metavar="KEY=VALUE",
                     help="extra environment for every service (experiments)")
     ap.add_argument("--ramp", action="store_true", help="raise concurrent matches until command p99 >= 100 ms")
@@ -1002,6 +1191,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="domino-load-"))
     os.chmod(tmp, 0o755)  # embedded PostgreSQL runs as its own user below it
     service_env = {"DOMINO_TABLE_WAIT_SECONDS": str(args.table_wait_seconds)}
+    if args.access_token_seconds is not None:
+        service_env["DOMINO_ACCESS_TOKEN_SECONDS"] = str(args.access_token_seconds)
     for item in args.service_env:
         key, _, value = item.partition("=")
         service_env[key] = value
@@ -1026,6 +1217,8 @@ def main() -> None:
         "duration": args.duration, "warmup": args.warmup, "ramp": args.ramp, "practice_share": args.practice_share,
         "bot_matches": args.bot_matches, "bot_watch": args.bot_watch, "bot_poll_seconds": args.bot_poll_seconds, "bot_rules": args.bot_rules, "bot_strength": args.bot_strength,
         "reconnect_seconds": args.reconnect_seconds, "match_replicas": args.match_replicas,
+        "local_keys": args.local_keys, "access_token_seconds": args.access_token_seconds,
+        "client_pacing": not args.no_client_pacing,
         "service_env": service_env, "loadavg_1m_before": load_before, "loadavg_1m_after": loadavg(),
         "cpus": os.cpu_count(), "python": platform.python_version(), "grpcio": _grpc.__version__,
         "wall_seconds": rnd(time.monotonic() - started, 1),
@@ -1034,7 +1227,8 @@ def main() -> None:
         print(json.dumps(result, sort_keys=True))
     else:
         keys = ("matches_per_minute", "command_p50_ms", "command_p99_ms", "command_p999_ms", "matchmaking_wait_p50_ms",
-                "matchmaking_wait_p99_ms", "relay_lag_p99_ms", "bot_decision_p99_ms", "errors",
+                "matchmaking_wait_p99_ms", "relay_lag_p99_ms", "bot_decision_p99_ms", "sign_ins", "sign_in_p99_ms",
+                "refreshes", "refresh_p99_ms", "errors",
                 "cpu_ms_per_command", "reconciled", "max_concurrent_matches_p99_under_100ms")
         for key in keys:
             if key in result:
