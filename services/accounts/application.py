@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 from services.common.auth import Identity, KeyRing, mint_token
 
 from . import credentials, names
-from .errors import Banned, InvalidRequest, NotSignedIn, Refused, RefreshReused, Taken, UnknownAccount
+from .errors import (
+    Banned, InvalidRequest, NotSignedIn, Refused, RefreshReused, Taken, Unavailable, UnknownAccount,
+)
+from .oidc import IdTokenRefused, IdTokenVerifier, KeysUnavailable, UnknownProvider
 from .store import AccountRow, AccountStore, IdentityRow
 
 log = logging.getLogger("domino.accounts")
@@ -83,12 +87,12 @@ class _Quiet:
 
 
 class AccountApplication:
-    def __init__(self, store: AccountStore, keys: KeyRing, verifier: Any = None, history: History | None = None,
+    def __init__(self, store: AccountStore, keys: KeyRing, verifier: IdTokenVerifier | None = None, history: History | None = None,
                  clock: Callable[[], float] = time.time, access_seconds: int = 900, refresh_days: float = 30.0,
                  name_changes_per_day: int = 3, observer: Observer | None = None) -> None:
         self.store = store
         self.keys = keys
-        self.verifier = verifier  # services/accounts/oidc.py IdTokenVerifier, or None: device sign-in only
+        self.verifier = verifier  # None: device sign-in only
         self.history = history
         self.clock = clock
         self.access_seconds = access_seconds
@@ -101,56 +105,34 @@ class AccountApplication:
     def sign_in_with_device(self, device_id: str, device_secret: str, display_name: str) -> tuple[Tokens, bool]:
         """(a session, whether the account is new). A known device id with another secret is
         refused and changes nothing."""
-        device = credentials.device_id_of(device_id)
-        secret_hash = credentials.hashed(credentials.device_secret_of(device_secret))
-        wanted = names.checked(display_name) if display_name else None
-        now = self.clock()
-        try:
+        with self._counted("device"):
+            device = credentials.device_id_of(device_id)
+            secret_hash = credentials.hashed(credentials.device_secret_of(device_secret))
+            wanted = names.checked(display_name) if display_name else None
+            now = self.clock()
             with self.store.transaction() as execute:
                 known = self.store.device(execute, device)
-                if known is not None:
-                    account_id, kept = known
-                    if not credentials.same(kept, secret_hash):
-                        raise NotSignedIn("this device id is registered with another secret")
-                    account = self._active(execute, account_id, now)
+                if known is not None and not credentials.same(known[1], secret_hash):
+                    raise NotSignedIn("this device id is registered with another secret")
+                tokens, created = self._session(
+                    execute, "device", known[0] if known else None, wanted, now,
+                    lambda account_id: self.store.add_device(execute, device, account_id, secret_hash, now))
+                if not created:
                     self.store.device_used(execute, device, now)
-                    created = False
-                else:
-                    account = self._new_account(execute, wanted, now)
-                    self.store.add_device(execute, device, account.account_id, secret_hash, now)
-                    created = True
-                tokens = self._new_session(execute, account, "device", now)
-        except (NotSignedIn, Banned, InvalidRequest, Taken) as refused:
-            self.observer.signed_in("device", _outcome(refused))
-            raise
-        self.observer.signed_in("device", "created" if created else "signed_in")
-        log.info("signed in", extra={"account": account.account_id, "method": "device", "new_account": created})
-        return tokens, created
+        return self._signed_in("device", tokens, created)
 
     def sign_in_with_id_token(self, provider: str, id_token: str, nonce: str,
                               display_name: str = "") -> tuple[Tokens, bool]:
         """The first sign-in with an identity creates an account; later ones find it."""
-        wanted = names.checked(display_name) if display_name else None
-        try:
+        with self._counted("id_token"):
+            wanted = names.checked(display_name) if display_name else None
             identity = self._verified(provider, id_token, nonce)
             now = self.clock()
             with self.store.transaction() as execute:
-                owner = self.store.identity_owner(execute, identity.issuer, identity.subject)
-                if owner is not None:
-                    account = self._active(execute, owner, now)
-                    created = False
-                else:
-                    account = self._new_account(execute, wanted, now)
-                    self.store.add_identity(execute, identity, account.account_id)
-                    created = True
-                tokens = self._new_session(execute, account, "id_token", now)
-        except (NotSignedIn, Banned, InvalidRequest, Taken) as refused:
-            self.observer.signed_in("id_token", _outcome(refused))
-            raise
-        self.observer.signed_in("id_token", "created" if created else "signed_in")
-        log.info("signed in", extra={"account": account.account_id, "method": "id_token", "provider": provider,
-                                     "new_account": created})
-        return tokens, created
+                tokens, created = self._session(
+                    execute, "id_token", self.store.identity_owner(execute, identity.issuer, identity.subject),
+                    wanted, now, lambda account_id: self.store.add_identity(execute, identity, account_id))
+        return self._signed_in("id_token", tokens, created, provider=provider)
 
     def refresh(self, refresh_token: str) -> Tokens:
         """Rotates: the presented token retires, a new one is answered. A retired token
@@ -207,7 +189,7 @@ class AccountApplication:
         with self.store.transaction() as execute:
             account = self._existing(execute, who.subject)
             recent = [at for at in account.name_changes if at > now - DAY]
-            if names.key_of(account.display_name) == key and account.display_name == shown:
+            if account.display_name == shown:
                 return self._view(execute, account)
             if len(recent) >= self.name_changes_per_day:
                 raise Refused(f"a display name can change {self.name_changes_per_day} times a day; "
@@ -293,7 +275,7 @@ class AccountApplication:
 
     def pending_erasures(self) -> int:
         with self.store.transaction() as execute:
-            return len(self.store.unerased(execute, limit=1_000_000))
+            return self.store.count_unerased(execute)
 
     def export(self, who: Identity) -> dict[str, Any]:
         with self.store.transaction() as execute:
@@ -349,10 +331,6 @@ class AccountApplication:
             raise InvalidRequest("id_token is required")
         if self.verifier is None:
             raise InvalidRequest("this server signs in by device only: no OpenID Connect issuer is configured")
-        from .oidc import IdTokenRefused, KeysUnavailable, UnknownProvider
-
-        from .errors import Unavailable
-
         try:
             found = self.verifier.verify(provider, id_token, nonce)
         except UnknownProvider as error:
@@ -362,6 +340,30 @@ class AccountApplication:
         except IdTokenRefused as error:
             raise NotSignedIn(f"the ID token is refused: {error}") from None
         return IdentityRow(found.provider, found.issuer, found.subject, self.clock())
+
+    @contextmanager
+    def _counted(self, method: str) -> Iterator[None]:
+        """A refused sign-in counts in the metrics with why, then propagates."""
+        try:
+            yield
+        except (NotSignedIn, Banned, InvalidRequest, Taken) as refused:
+            self.observer.signed_in(method, _outcome(refused))
+            raise
+
+    def _session(self, execute, method: str, account_id: str | None, wanted: tuple[str, str] | None, now: float,
+                 attach: Callable[[str], None]) -> tuple[Tokens, bool]:
+        """A new session of the account the credential leads to, or of a new account the
+        credential is then ``attach``ed to; (tokens, whether the account is new)."""
+        if account_id is not None:
+            return self._new_session(execute, self._active(execute, account_id, now), method, now), False
+        account = self._new_account(execute, wanted, now)
+        attach(account.account_id)
+        return self._new_session(execute, account, method, now), True
+
+    def _signed_in(self, method: str, tokens: Tokens, created: bool, **more: str) -> tuple[Tokens, bool]:
+        self.observer.signed_in(method, "created" if created else "signed_in")
+        log.info("signed in", extra={"account": tokens.account_id, "method": method, "new_account": created, **more})
+        return tokens, created
 
     def _new_account(self, execute, wanted: tuple[str, str] | None, now: float) -> AccountRow:
         if wanted is None:

@@ -44,6 +44,7 @@ def create_server(address: str, app: AccountApplication, keys: KeyRing, metrics:
 def verifier_of(settings: Settings) -> IdTokenVerifier | None:
     """The configured issuers (DOMINO_OIDC_PROVIDERS), or None: device sign-in only."""
     providers = providers_from_json(settings.oidc_providers)
+    log.info("ID-token issuers", extra={"oidc_providers": [p.name for p in providers]})
     if not providers:
         return None
     fetches = Counter("domino_account_jwks_fetches_total", "Fetches of an issuer's signing keys, by provider and "
@@ -88,8 +89,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await mark_serving(server)
     log.info("account service listening", extra={"port": port, "metrics_port": settings.account_metrics_port,
                                                  "tls": bool(settings.tls_cert_file),
-                                                 "reflection": settings.grpc_reflection,
-                                                 "oidc_providers": len(providers_from_json(settings.oidc_providers))})
+                                                 "reflection": settings.grpc_reflection})
     stopping = stop_on_signals()
     retries = asyncio.create_task(erase_pending(app, stopping))
     if ready is not None:

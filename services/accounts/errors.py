@@ -3,6 +3,8 @@ status codes; each message says what is wrong and never echoes a secret or a tok
 
 from __future__ import annotations
 
+import datetime
+
 
 class AccountError(Exception):
     pass
@@ -29,8 +31,6 @@ class Banned(AccountError):
     """The account may not play until ``until`` (PERMISSION_DENIED, with the reason)."""
 
     def __init__(self, reason: str, until: float) -> None:
-        import datetime
-
         self.reason, self.until = reason, until
         when = datetime.datetime.fromtimestamp(until, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         super().__init__(f"this account is banned until {when}: {reason}")

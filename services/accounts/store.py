@@ -241,6 +241,10 @@ class AccountStore:
                                       "ORDER BY deleted_at LIMIT ?", limit).fetchall()]
 
     @staticmethod
+    def count_unerased(execute: Execute) -> int:
+        return int(execute("SELECT COUNT(*) FROM domino_deleted_accounts WHERE erased_at IS NULL").fetchone()[0])
+
+    @staticmethod
     def erased(execute: Execute, account_id: str, now: float) -> None:
         execute("UPDATE domino_deleted_accounts SET erased_at = ? WHERE account_id = ?", now, account_id)
 

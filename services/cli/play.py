@@ -316,6 +316,7 @@ def play(display_name, config_dir, player, token, match_address, matchmaking_add
                       "\nBye. An unfinished match waits for you: domino play --resume last")
         status = 130
     finally:
+        names.use(names.PLAIN)  # the directory asks over a channel closed below
         for api in apis:
             api.close()
     if status:

@@ -166,33 +166,32 @@ class Pump:
                 if renewals > 1:
                     self.stopped.wait(pause)
                     pause = min(self.max_pause, pause * 2)
-            except ApiError as e:  # no token to open it with: the account service did not answer
-                if self.stopped.is_set():
+            except (ApiError, grpc.RpcError) as e:  # ApiError: no token to open it with (accounts away)
+                code, message = _status(e)
+                if self.stopped.is_set() or code == grpc.StatusCode.CANCELLED:
                     return
-                if e.unreachable:
+                if code in LINK_LOST:
                     if not lost:
                         self.inbox.put("link", "lost", self)
                         lost = True
                     self.stopped.wait(pause)
                     pause = min(self.max_pause, pause * 2)
                     continue
-                self.inbox.put("stream-error", str(e), self)
-                return
-            except grpc.RpcError as e:
-                if self.stopped.is_set() or e.code() == grpc.StatusCode.CANCELLED:
-                    return
-                if e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-                                grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN):
-                    if not lost:
-                        self.inbox.put("link", "lost", self)
-                        lost = True
-                    self.stopped.wait(pause)
-                    pause = min(self.max_pause, pause * 2)
-                    continue
-                self.inbox.put("stream-error", e.details() or e.code().name, self)
+                self.inbox.put("stream-error", message, self)
                 return
             except Exception as e:  # noqa: BLE001 - a broken pump must not pass silently
                 if self.stopped.is_set():
                     return
                 self.inbox.put("stream-error", str(e), self)
                 return
+
+
+#: A stream that ends with one of these lost its link: it is opened again, with a pause.
+LINK_LOST = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.INTERNAL,
+             grpc.StatusCode.UNKNOWN)
+
+
+def _status(error: ApiError | grpc.RpcError) -> tuple[grpc.StatusCode, str]:
+    if isinstance(error, ApiError):
+        return error.code, str(error)
+    return error.code(), error.details() or error.code().name

@@ -50,7 +50,7 @@ class Names:
             batch = wanted[start:start + BATCH]
             try:
                 found = self.lookup(batch)
-            except (ApiError, ValueError):  # ValueError: its channel was closed
+            except ApiError:
                 self.failed.update((i, now) for i in wanted[start:])
                 return
             for player_id in batch:

@@ -4,9 +4,7 @@ in a background event loop for sync tests."""
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ from services.accounts.bootstrap import create_server
 from services.accounts.oidc import IdTokenVerifier
 from services.accounts.store import AccountStore
 from services.common.config import Settings
+from tests.support.background import serving_in_background
 from tests.support.clock import Clock
 from tests.support.keys import KEYS
 from tests.support.oidc_issuer import OidcIssuer, sha256_nonce
@@ -80,30 +79,16 @@ def running_accounts(tmp_path: Path, env: dict[str, str] | None = None, history:
         verifier = IdTokenVerifier([apple.provider("apple", (CLIENT_ID,), nonce="sha256"),
                                     google.provider("google", (CLIENT_ID,))], ca_file=str(bundle))
         app = AccountApplication(store, KEYS, verifier, history, clock=clock, access_seconds=access_seconds)
-        loop = asyncio.new_event_loop()
-        started = threading.Event()
-        holder: dict[str, Any] = {}
         unlimited = settings or Settings.model_construct(command_rate=1e9, command_burst=1e9,
                                                          sign_ins_per_minute=1e9)
-
-        async def start() -> None:
-            server, port = create_server("127.0.0.1:0", app, KEYS, settings=unlimited)
-            await server.start()
-            holder.update(server=server, port=port)
-            started.set()
-
-        thread = threading.Thread(target=loop.run_forever, daemon=True)
-        thread.start()
-        asyncio.run_coroutine_threadsafe(start(), loop)
-        if not started.wait(10):
-            raise RuntimeError("the account service did not start")
-        service = AccountService(app, holder["port"], loop, clock, apple, google)
         try:
-            yield service
+            with serving_in_background(lambda: create_server("127.0.0.1:0", app, KEYS, settings=unlimited)) \
+                    as (port, loop):
+                service = AccountService(app, port, loop, clock, apple, google)
+                try:
+                    yield service
+                finally:
+                    service.channel.close()
         finally:
-            service.channel.close()
-            asyncio.run_coroutine_threadsafe(holder["server"].stop(0), loop).result(10)
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join(10)
             store.close()
 

@@ -5,7 +5,6 @@ The doubles it uses (clock, key ring, tokens) are shared by every tier: tests/su
 from __future__ import annotations
 
 import asyncio
-import threading
 from contextlib import contextmanager
 
 import grpc
@@ -19,6 +18,7 @@ from services.match.application import MatchApplication
 from services.match.heads import Signer
 from services.match.bootstrap import create_server
 from services.common.changes import ChangeFeed
+from tests.support.background import serving_in_background
 from tests.support.keys import KEYS, auth
 
 
@@ -52,32 +52,19 @@ class Service:
 
 @contextmanager
 def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2, history=None):
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
     signer = Signer(Ed25519PrivateKey.generate())
-    holder: dict = {}
 
-    async def start():
-        server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=watch_poll_seconds,
-                                     limits=UNLIMITED(), signer=signer, history=history)
-        await server.start()
-        holder.update(server=server, port=port)
-        started.set()
+    def create():
+        return create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=watch_poll_seconds,
+                             limits=UNLIMITED(), signer=signer, history=history)
 
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(start(), loop)
-    if not started.wait(10):
-        raise RuntimeError("the match service did not start")
-    service = Service(app, holder["port"], loop)
-    service.signer = signer
-    try:
-        yield service
-    finally:
-        service.channel.close()
-        asyncio.run_coroutine_threadsafe(holder["server"].stop(0), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+    with serving_in_background(create) as (port, loop):
+        service = Service(app, port, loop)
+        service.signer = signer
+        try:
+            yield service
+        finally:
+            service.channel.close()
 
 
 @contextmanager

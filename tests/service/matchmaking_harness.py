@@ -8,9 +8,7 @@ GetRating answers UNAVAILABLE and public tables are seated first come, first sea
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -24,10 +22,10 @@ from services.common.grpc_metrics import RpcMetrics
 from services.match.application import MatchApplication
 from services.common.changes import ChangeFeed
 from services.matchmaking.application import MatchmakingApplication
-from services.common.grpc_server import mark_serving
 from services.matchmaking.bootstrap import create_server
 from services.matchmaking.match_client import GrpcMatchCreator, GrpcRatings
 from tests.service.harness import UNLIMITED, Service, running_service
+from tests.support.background import serving_in_background
 from tests.support.clock import Clock
 from tests.support.keys import KEYS, auth
 
@@ -40,24 +38,11 @@ def running_matchmaking(app: MatchmakingApplication, changes: ChangeFeed, watch_
                         metrics: RpcMetrics | None = None, limits=None):
     """The port of a MatchmakingService serving ``app``; ``app`` reports changes to ``changes``.
     ``limits``: (StreamLimits, RateLimit); none that tests reach unless given."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
+    def create():
+        return create_server("127.0.0.1:0", app, KEYS, changes, metrics, watch_poll_seconds, limits or UNLIMITED())
 
-    async def start():
-        server, port = create_server("127.0.0.1:0", app, KEYS, changes, metrics, watch_poll_seconds,
-                                     limits or UNLIMITED())
-        await server.start()
-        await mark_serving(server)
-        return server, port
-
-    server, port = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
-    try:
+    with serving_in_background(create, mark_serving=True) as (port, _loop):
         yield port
-    finally:
-        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
 
 
 @dataclass

@@ -163,34 +163,39 @@ def test_domino_play_signs_a_new_device_in_names_the_players_and_later_signs_in_
     address = f"127.0.0.1:{accounts.port}"
     args = ["--config-dir", str(config), "--account-address", address, "--match-address", f"127.0.0.1:{match.port}",
             "--var", str(tmp_path / "var"), "--no-color"]
-    try:
-        first = CliRunner().invoke(play, [*args, "--name", "Ann Phone", "--resume", "no-such-match"], input="")
-        assert "Signed in as Ann Phone" in first.output, first.output
-        device = Device.load_or_create(config, address)
-        assert device.account_id  # the account it made is remembered beside the device key
+    first = CliRunner().invoke(play, [*args, "--name", "Ann Phone", "--resume", "no-such-match"], input="")
+    assert "Signed in as Ann Phone" in first.output, first.output
+    device = Device.load_or_create(config, address)
+    assert device.account_id  # the account it made is remembered beside the device key
 
-        bob = accounts.sign_up("Bobby")
-        match_id = match.create(variant="draw-2", players=(device.account_id, bob.account_id), target=51,
-                                turn_timer_seconds=0).match_id
-        again = CliRunner().invoke(play, [*args, "--name", "Someone Else", "--resume", match_id], input="q\n")
-        assert again.exit_code == 0, again.output
-        assert "Signed in as" not in again.output  # the same account, nothing asked
-        assert "Bobby" in again.output and bob.account_id not in again.output  # a name, not the id
-        assert Device.load_or_create(config, address).account_id == device.account_id
-    finally:
-        names.use(names.PLAIN)
+    bob = accounts.sign_up("Bobby")
+    match_id = match.create(variant="draw-2", players=(device.account_id, bob.account_id), target=51,
+                            turn_timer_seconds=0).match_id
+    again = CliRunner().invoke(play, [*args, "--name", "Someone Else", "--resume", match_id], input="q\n")
+    assert again.exit_code == 0, again.output
+    assert "Signed in as" not in again.output  # the same account, nothing asked
+    assert "Bobby" in again.output and bob.account_id not in again.output  # a name, not the id
+    assert Device.load_or_create(config, address).account_id == device.account_id
+
+
+def test_domino_play_leaves_no_name_directory_behind_on_its_closed_channel(match, accounts, tmp_path):
+    from services.cli.play import play
+
+    bob = accounts.sign_up("Bobby Left")
+    CliRunner().invoke(play, ["--config-dir", str(tmp_path / "c"), "--account-address", f"127.0.0.1:{accounts.port}",
+                              "--match-address", f"127.0.0.1:{match.port}", "--name", "Ann Leaves",
+                              "--resume", "no-such-match"], input="")
+    names.learn([bob.account_id])  # the next screen in this process asks nobody, and fails nothing
+    assert names.name(bob.account_id) == bob.account_id
 
 
 def test_a_taken_name_in_a_script_is_refused_with_the_server_s_words(accounts, match, tmp_path):
     from services.cli.play import play
 
     accounts.sign_up("Taken")
-    try:
-        result = CliRunner().invoke(play, ["--config-dir", str(tmp_path / "c"), "--account-address",
-                                           f"127.0.0.1:{accounts.port}", "--match-address", f"127.0.0.1:{match.port}",
-                                           "--name", "Taken", "--resume", "no-such-match"], input="")
-    finally:
-        names.use(names.PLAIN)
+    result = CliRunner().invoke(play, ["--config-dir", str(tmp_path / "c"), "--account-address",
+                                       f"127.0.0.1:{accounts.port}", "--match-address", f"127.0.0.1:{match.port}",
+                                       "--name", "Taken", "--resume", "no-such-match"], input="")
     assert result.exit_code == 1 and "choose another with --name" in result.output, result.output
 
 

@@ -8,7 +8,6 @@ settings are the ones production sets (DOMINO_GRPC_*), only faster."""
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 import uuid
@@ -31,6 +30,7 @@ from services.common.changes import ChangeFeed
 from services.common.config import Settings
 from services.match.application import MatchApplication
 from services.match.bootstrap import SERVICE_NAME, create_server
+from tests.support.background import serving_in_background
 from tests.support.keys import KEYS, auth, token
 from tests.support.tls import make_pki
 
@@ -41,24 +41,15 @@ from .harness import UNLIMITED
 def serving(**settings):
     """A MatchService with these DOMINO_* settings (by field name) on 127.0.0.1; yields
     its address."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
 
-    async def start():
-        server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=0.1,
-                                     limits=UNLIMITED(), settings=Settings(**settings))
-        await server.start()
-        return server, port
+    def create():
+        return create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=0.1, limits=UNLIMITED(),
+                             settings=Settings(**settings))
 
-    server, port = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
-    try:
+    with serving_in_background(create) as (port, _loop):
         yield f"127.0.0.1:{port}"
-    finally:
-        asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+
 
 
 @pytest.fixture(scope="module")
