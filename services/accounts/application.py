@@ -248,6 +248,7 @@ class AccountApplication:
         with self.store.transaction() as execute:
             self._existing(execute, who.subject)
             self.store.erase(execute, who.subject, now)
+        self.store.scrub()
         self.observer.deleted()
         log.info("account deleted", extra={"account": who.subject})
         self.erase_pending(only=who.subject)

@@ -82,7 +82,8 @@ class AccountStore:
 
     @classmethod
     def for_env(cls, env: dict[str, str], sqlite_file: str = "accounts.sqlite") -> "AccountStore":
-        return cls(Database.for_env(env, sqlite_file, pool_size=8, pragmas=("secure_delete = ON",)))
+        return cls(Database.for_env(env, sqlite_file, pool_size=8, keep=True,
+                                    pragmas=("secure_delete = ON", "journal_mode = WAL")))
 
     @property
     def postgres(self) -> bool:
@@ -95,6 +96,11 @@ class AccountStore:
 
     def close(self) -> None:
         self.db.close()
+
+    def scrub(self) -> None:
+        """After an erasure: SQLite's write-ahead log may still hold the erased rows' pages;
+        copy it into the (secure_delete) file and empty it. PostgreSQL: VACUUM's job."""
+        self.db.checkpoint()
 
     # ---- reads inside a transaction -----------------------------------------------------
 

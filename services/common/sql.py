@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -19,17 +20,23 @@ Execute = Callable[..., Any]
 
 
 class Database:
-    def __init__(self, connect: Callable[[], Any], postgres: bool, pool: Any = None) -> None:
+    def __init__(self, connect: Callable[[], Any], postgres: bool, pool: Any = None, keep: bool = False) -> None:
         self._connect = connect
         self.postgres = postgres
         self._pool = pool  # PostgreSQL: a small pool, opened on first use (a connection costs milliseconds)
         self._opened = False
+        self._keep = keep  # SQLite: one open connection per thread, not one per transaction
+        self._kept = threading.local()
+        self._all: list[Any] = []
+        self._all_lock = threading.Lock()
 
     @classmethod
     def for_env(cls, env: dict[str, str], sqlite_file: str, pool_size: int = 4,
-                pragmas: tuple[str, ...] = ()) -> "Database":
+                pragmas: tuple[str, ...] = (), keep: bool = False) -> "Database":
         """The database of the store ``env`` names; ``sqlite_file``: the file's name beside
-        the match store's SQLite file (or a full path, or a `file:` URI)."""
+        the match store's SQLite file (or a full path, or a `file:` URI). ``keep``: on
+        SQLite, keep a connection open per thread (opening one per transaction costs more
+        than a small transaction)."""
         if "postgres" in env.get("PERSISTENCE_MODULE", ""):
             from psycopg_pool import ConnectionPool
 
@@ -44,12 +51,13 @@ class Database:
             path = os.path.join(os.path.dirname(env.get("SQLITE_DBNAME", "")) or ".", sqlite_file)
 
         def connect() -> sqlite3.Connection:
-            conn = sqlite3.connect(path, timeout=10, isolation_level=None, uri=path.startswith("file:"))
+            conn = sqlite3.connect(path, timeout=10, isolation_level=None, uri=path.startswith("file:"),
+                                   check_same_thread=False)  # closed by close(), from any thread
             for pragma in pragmas:
                 conn.execute(f"PRAGMA {pragma}")
             return conn
 
-        return cls(connect, postgres=False)
+        return cls(connect, postgres=False, keep=keep)
 
     @contextmanager
     def transaction(self) -> Iterator[Execute]:
@@ -61,7 +69,7 @@ class Database:
             with self._pool.connection() as conn, conn.transaction():
                 yield lambda sql, *params: conn.execute(sql.replace("?", "%s"), params)
             return
-        conn = self._connect()
+        conn = self._thread_connection() if self._keep else self._connect()
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -71,9 +79,35 @@ class Database:
                 raise
             conn.execute("COMMIT")
         finally:
-            conn.close()
+            if not self._keep:
+                conn.close()
+
+    def checkpoint(self) -> None:
+        """SQLite: copy the write-ahead log into the database file and empty it (nothing on
+        PostgreSQL)."""
+        if self.postgres:
+            return
+        conn = self._thread_connection() if self._keep else self._connect()
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            if not self._keep:
+                conn.close()
+
+    def _thread_connection(self) -> Any:
+        conn = getattr(self._kept, "conn", None)
+        if conn is None:
+            conn = self._kept.conn = self._connect()
+            with self._all_lock:
+                self._all.append(conn)
+        return conn
 
     def close(self) -> None:
         if self._pool is not None and self._opened:
             self._pool.close()
             self._opened = False
+        with self._all_lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._kept = threading.local()

@@ -52,3 +52,15 @@ def test_after_deletion_no_table_of_the_store_holds_the_accounts_personal_data(s
     assert found_in_store(env, ["Quokka Zephyr", "apple-sub-zq"])  # the search does find them first
     svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(session))
     assert found_in_store(env, ["Quokka Zephyr", "apple-sub-zq", pair[0]]) == []
+
+
+def test_after_deletion_no_sqlite_file_on_disk_holds_the_accounts_personal_data(tmp_path):
+    env = {"PERSISTENCE_MODULE": "services.common.sqlite_store", "SQLITE_DBNAME": str(tmp_path / "db" / "m.sqlite")}
+    (tmp_path / "db").mkdir()
+    with running_accounts(tmp_path, env=env) as svc:
+        session = svc.sign_up("Wombat Raw Bytes")
+        svc.stub.LinkIdentity(pb.LinkIdentityRequest(provider="google", id_token=svc.id_token("google", "g-raw-zq"),
+                                                     nonce=NONCE), metadata=bearer(session))
+        svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(session))
+        on_disk = b"".join(path.read_bytes() for path in (tmp_path / "db").iterdir())  # the file, its WAL
+    assert b"Wombat Raw Bytes" not in on_disk and b"g-raw-zq" not in on_disk
