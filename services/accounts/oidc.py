@@ -77,10 +77,15 @@ class Provider:
     jwks_uri: str
     client_ids: tuple[str, ...]
     # "sha256" where the app hands the provider the hash of its nonce (Apple, Firebase's
-    # Apple flow); "plain" where the token carries the nonce as sent (Google, most others).
+    # Apple flow); "plain" where the token carries the nonce as sent (Google, most others);
+    # "none" for issuers whose tokens carry none (Firebase Auth's own, Cognito's outside its
+    # hosted UI): then only the token's short life limits a replay.
     nonce: str = "plain"
     issuer_aliases: tuple[str, ...] = ()
     algorithms: tuple[str, ...] = ("RS256", "ES256")
+    # How old a token may be; None: the verifier's (10 minutes). Firebase keeps handing out
+    # a token until its hour is up.
+    max_age_seconds: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("client_ids", "issuer_aliases", "algorithms"):
@@ -96,8 +101,10 @@ class Provider:
             raise ValueError("jwks_uri must be an https:// URL (keys fetched over plain HTTP could be anyone's)")
         if any(not isinstance(c, str) or not c for c in self.client_ids):
             raise ValueError("client_ids must be non-empty strings")
-        if self.nonce not in ("plain", "sha256"):
-            raise ValueError('nonce must be "plain" or "sha256"')
+        if self.nonce not in ("plain", "sha256", "none"):
+            raise ValueError('nonce must be "plain", "sha256" or "none"')
+        if self.max_age_seconds is not None and not 0 < self.max_age_seconds <= 86400:
+            raise ValueError("max_age_seconds must be more than 0 and at most a day")
         if any(not isinstance(a, str) or not a for a in self.issuer_aliases):
             raise ValueError("issuer_aliases must be non-empty strings")
         if not self.algorithms or not set(self.algorithms) <= ASYMMETRIC_ALGORITHMS:
@@ -128,7 +135,7 @@ def well_known(name: str, client_ids: Iterable[str]) -> Provider:
     return replace(_WELL_KNOWN[name], client_ids=tuple(client_ids))
 
 
-_JSON_KEYS = {"name", "issuer", "jwks_uri", "client_ids", "nonce", "issuer_aliases", "algorithms"}
+_JSON_KEYS = {"name", "issuer", "jwks_uri", "client_ids", "nonce", "issuer_aliases", "algorithms", "max_age_seconds"}
 
 
 def providers_from_json(text: str) -> tuple[Provider, ...]:
@@ -241,7 +248,7 @@ class IdTokenVerifier:
         chosen = self._providers.get(provider)
         if chosen is None:
             raise UnknownProvider(f"no provider named {str(provider)[:32]!r} is configured")
-        if not isinstance(nonce, str) or not nonce:
+        if not isinstance(nonce, str) or (not nonce and chosen.nonce != "none"):
             raise IdTokenRefused("the request has no nonce")
         if len(nonce) > MAX_NONCE_CHARS:
             raise IdTokenRefused(f"the nonce is longer than {MAX_NONCE_CHARS} characters")
@@ -312,7 +319,7 @@ class IdTokenVerifier:
             raise IdTokenRefused("the token was issued in the future")
         if times.get("nbf", -math.inf) > now + self._leeway:
             raise IdTokenRefused("the token is not valid yet")
-        if now - times["iat"] > self._max_age:
+        if now - times["iat"] > (provider.max_age_seconds or self._max_age):
             raise IdTokenRefused("the token was issued too long ago; sign in again")
         audiences = claims["aud"]
         azp = claims.get("azp")
@@ -321,6 +328,8 @@ class IdTokenVerifier:
         subject = claims["sub"]
         if not isinstance(subject, str) or not 0 < len(subject) <= MAX_SUBJECT_CHARS:
             raise IdTokenRefused("the token has no valid subject")
+        if provider.nonce == "none":
+            return
         claimed = claims.get("nonce")
         if not isinstance(claimed, str) or not claimed:
             raise IdTokenRefused("the token has no nonce")

@@ -70,8 +70,9 @@ class Settings(BaseSettings):
                                                                      "its session was last used")
     oidc_providers: str = Field("", description="JSON list of the OpenID Connect issuers players may sign in "
                                                 "with: [{\"name\", \"issuer\", \"jwks_uri\", \"client_ids\": [...], "
-                                                "\"nonce\": \"sha256\"|\"plain\"}] (docs/operations.md); empty: "
-                                                "device sign-in only")
+                                                "\"nonce\": \"sha256\"|\"plain\"|\"none\", \"max_age_seconds\"}] "
+                                                "(docs/security.md, \"Accounts\"; apple and google need only name "
+                                                "and client_ids); empty: device sign-in only")
     oidc_ca_file: str = Field("", description="PEM bundle trusted for the issuers' JWKS over HTTPS besides the "
                                               "system's (a private issuer's CA)")
     display_name_changes_per_day: int = Field(3, ge=1, description="how often a player may change their display "

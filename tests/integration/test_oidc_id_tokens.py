@@ -76,6 +76,29 @@ def test_an_apple_style_token_carrying_the_sha256_of_the_nonce_is_accepted(issue
     assert verifier.verify("apple", token, NONCE).subject == "001234.abcd"
 
 
+def test_a_firebase_style_token_without_a_nonce_is_accepted_where_the_provider_binds_none(issuer: OidcIssuer) -> None:
+    from dataclasses import replace
+
+    verifier = IdTokenVerifier([replace(issuer.provider("firebase"), nonce="none", max_age_seconds=3600)],
+                               ca_file=str(issuer.ca_file))
+    token = issuer.sign("firebase-uid", APP, None, issued_at=time.time() - 1800, expires_in=3600)
+    assert verifier.verify("firebase", token, "").subject == "firebase-uid"
+
+
+def test_a_half_hour_old_token_is_refused_under_the_default_age(issuer: OidcIssuer,
+                                                                verifier: IdTokenVerifier) -> None:
+    token = issuer.sign("user-1", APP, NONCE, issued_at=time.time() - 1800, expires_in=3600)
+    assert "too long ago" in refusal(verifier, token)
+
+
+def test_providers_from_json_takes_a_nonce_of_none_and_a_max_age() -> None:
+    (firebase,) = providers_from_json(json.dumps([{
+        "name": "firebase", "issuer": "https://securetoken.google.com/domino-app",
+        "jwks_uri": "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
+        "client_ids": ["domino-app"], "nonce": "none", "max_age_seconds": 3600}]))
+    assert (firebase.nonce, firebase.max_age_seconds) == ("none", 3600)
+
+
 def test_a_token_from_an_issuer_alias_is_accepted_under_the_canonical_issuer(issuer: OidcIssuer) -> None:
     alias = issuer.issuer.removeprefix("https://")  # as Google's "accounts.google.com"
     provider = Provider("google", issuer.issuer, issuer.jwks_uri, (APP,), issuer_aliases=(alias,))
