@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import sys
 import tempfile
@@ -11,6 +12,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from domino.account.v1 import account_service_pb2 as acc
+from domino.account.v1 import account_service_pb2_grpc as acc_grpc
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common.auth import mint_token
@@ -22,6 +25,22 @@ PLAYERS = {"draw-2": 2, "block-3": 3, "block-4": 4}
 def metadata(system: LocalSystem, subject: str, role: str = "player") -> tuple:
     """Call metadata with a token minted with the system's own development keys."""
     return (("authorization", f"Bearer {mint_token(subject, system.keys(), role)}"),)
+
+
+_SIGNED_IN: dict[tuple[str, str], str] = {}
+
+
+def signed_in(system: LocalSystem, name: str) -> tuple:
+    """Call metadata of the player ``name``, who signed in by device at the system's account
+    service as a phone does (one account per name and system; its token outlives a test)."""
+    key = (str(system.var_dir), name)
+    if key not in _SIGNED_IN:
+        with grpc.insecure_channel(system.account_address) as channel:
+            session = acc_grpc.AccountServiceStub(channel).SignInWithDevice(acc.SignInWithDeviceRequest(
+                device_id=secrets.token_urlsafe(24), device_secret=secrets.token_hex(32),
+                display_name=f"{name} {secrets.token_hex(3)}"), timeout=10).session
+        _SIGNED_IN[key] = session.access_token
+    return (("authorization", f"Bearer {_SIGNED_IN[key]}"),)
 
 
 class Client:
