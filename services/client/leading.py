@@ -88,3 +88,70 @@ def opening_hint(view: pb.MatchView) -> str | None:
     if view.rules == "classic" and (0, 0) in tiles.hand(view) and (0, 0) not in legal:
         return "You open this round: any tile but 0|0 may open it."
     return "You open this round: any tile may open it."
+
+
+# ---- who led the round in play ------------------------------------------------------------
+#
+# The seat to move is not the leader once the leader has played (a bot plays at once, and the
+# client may draw the screen after it), so the leader is read from the round's own actions:
+# the first of them is the leader's. Before anyone has acted the seat to move is the leader
+# the rules chose.
+
+
+def leader(view: pb.MatchView) -> int:
+    """The seat that led (or is to lead) the round in play; -1 when no round is in play."""
+    if view.round_actions:
+        return view.round_actions[0].seat
+    return view.turn
+
+
+def _last_played_round(view: pb.MatchView) -> tuple[int, pb.RoundSummary] | None:
+    """The latest round played to its end (1-based number, summary): Goat's redeals are skipped,
+    as the seat that would have led the thrown-in deal leads the new one."""
+    for index in range(len(view.rounds) - 1, -1, -1):
+        if view.rounds[index].reason != "redeal":
+            return index + 1, view.rounds[index]
+    return None
+
+
+def _round_one_rule(view: pb.MatchView) -> str:
+    """Round 1's rule in a few words, for a round led by it before its tile is seen."""
+    again = "" if not view.rounds or view.rules == "goat" else ", as after a tied round"
+    if view.rules == "goat":
+        if view.variant == "gamezz":
+            return "the holder of 0-0, else of the highest double, leads"
+        return "the holder of the lowest double (1-1 up to 6-6, then 0-0) leads"
+    if view.rules == "classic":
+        return f"the holder of the highest double but 0-0 leads{again}"
+    return f"the holder of the highest double leads{again}"
+
+
+def why_they_lead(view: pb.MatchView) -> str:
+    """Why the leader leads the round in play, per family (docs/rules.md's "Who leads")."""
+    if view.rules in ("all-fives", "sports") and (not view.rounds or view.rounds[-1].winner < 0):
+        return "drawn by chance" + (", as after a tied round" if view.rounds else "")
+    if led_by_round_one_rule(view):
+        return _round_one_rule(view)
+    last = _last_played_round(view)
+    if last is None:  # not reached: a round led otherwise follows one played
+        return "as the rules lead this round"
+    number, summary = last
+    if view.rules == "goat":
+        return f"went out in round {number}" if summary.reason == "domino" else f"made the fish in round {number}"
+    if view.teams:
+        return f"{tiles.side_name(view, summary.winner)} won round {number}"
+    return f"won round {number}"
+
+
+def leader_text(view: pb.MatchView) -> str:
+    """Who led the round in play, and why: "bot greedy 1 led with 6|6, the highest double
+    dealt", "ann leads (won round 2)", "you lead (drawn by chance)"."""
+    seat = leader(view)
+    name = tiles.seat_name(view, seat)
+    first = view.round_actions[0] if view.round_actions else None
+    if first is not None and first.kind == pb.MOVE_KIND_PLAY and first.HasField("tile"):
+        tile = tiles.tile_of(first.tile)
+        if led_by_round_one_rule(view):
+            return f"{name} led with {tiles.show(tile)}, {why_it_opens(view, tile)}"
+        return f"{name} led with {tiles.show(tile)} ({why_they_lead(view)})"
+    return f"{name} {'lead' if seat == view.your_seat else 'leads'} ({why_they_lead(view)})"

@@ -23,7 +23,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, rounds, tiles
+from . import families, leading, rounds, tiles
 from .api import ApiError
 from .pips import tile_text
 from .tiles import Tile
@@ -200,10 +200,12 @@ def next_round_text(view: pb.MatchView, now: float, wait: float | None) -> Text:
     text = Text()
     if view.turn >= 0:
         text.append(f"Round {view.round_number} is dealt: ", style="bold")
+        led = leading.leader_text(view)  # the seat that led, not the seat to move now
         if tiles.is_my_turn(view):
-            text.append(f"you lead — {tiles.time_left(view, now)}.", style="bold yellow")
+            turn = "" if not view.round_actions else "; your turn"
+            text.append(f"{led}{turn} — {tiles.time_left(view, now)}.", style="bold yellow")
         else:
-            text.append(f"{tiles.seat_name(view, view.turn)} leads.")
+            text.append(f"{led}.")
         text.append("  ")
     seconds = f" ({max(0, int(wait + 0.999))} s)" if wait is not None else ""
     text.append(f"Press Enter for the next round{seconds}.", style="bold")
