@@ -203,9 +203,12 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         talk_version = 0
         talk_seen = -1
         notified = False
+        # How far the stream has read, not how far it has shown: a spectator's delay holds
+        # read events back, and reading them again from the version shown would apply them twice.
+        read_to = version
         while True:
             with self.changes.waiter(match_id) as waiter:
-                after = version
+                after = read_to
                 # Woken by a change made here: this replica holds the events it stored (and
                 # a gap sends it to the store); a timed wake asks the store, which also has
                 # what other replicas stored.
@@ -214,6 +217,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                     events = await self.shared.read(
                         waiter, ("events", after),
                         lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
+                if events:
+                    read_to = events[-1].originator_version
                 # The table talk is read again only when it may have changed: a phrase sent
                 # through this replica, or a wake by timeout (one sent through another).
                 talk_now = self._talk_sent.get(match_id, 0)
@@ -230,7 +235,6 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                     events = held.visible(events)
                 for event in events:
                     folded = cast(Match, event.mutate(folded))
-                    version = event.originator_version
                     yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=self._view(folded, seat))
                 if folded is not None and folded.finished or self.changes.closed:
                     return  # ended; or the server is stopping and the client will resume elsewhere

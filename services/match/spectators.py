@@ -5,6 +5,10 @@ seat that acted last (its draws and its play or pass) are held back until anothe
 acts, so nobody watching can tell a player at the table what just happened before the
 table itself has moved on. A round's deal shows nothing a spectator may not see, and once
 the match has ended everything is shown.
+
+The delay takes each event once: an event of a batch that it already holds or has shown
+(a batch read again from the version last shown overlaps the held ones) is skipped, so
+nothing downstream ever applies an event twice.
 """
 
 from __future__ import annotations
@@ -22,10 +26,14 @@ class SpectatorDelay:
         self._last_seat: int | None = None
         self._turn_start: int | None = None  # the version that began the newest turn
         self._ended = False
+        self._taken = 0  # the newest version taken (held or shown)
 
     def visible(self, events: list[Any]) -> list[Any]:
         """Take the match's newest events; give back, in order, those a spectator may see now."""
         for event in events:
+            if event.originator_version <= self._taken:
+                continue  # held or shown already
+            self._taken = event.originator_version
             self._held.append(event)
             if isinstance(event, _ACTIONS):
                 if event.seat != self._last_seat:

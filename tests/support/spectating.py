@@ -1,0 +1,58 @@
+"""A spectator's WatchMatch stream read in the background while a match is played, and the
+checks that it saw the whole match once, in order; shared by the service and integration
+tiers (a spectator once lost its stream on almost every move: docs/design.md, "Spectators")."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from domino.match.v1 import match_service_pb2 as pb
+from tests.support.grpc_matches import PLAYERS
+from tests.support.keys import auth
+
+# Every family and variant (CreateMatch fields), each with spectators allowed.
+EVERY_VARIANT = {
+    "egyptian draw-2": dict(rules="egyptian", variant="draw-2", players=PLAYERS[:2]),
+    "egyptian block-3": dict(rules="egyptian", variant="block-3", players=PLAYERS[:3]),
+    "egyptian block-4": dict(rules="egyptian", variant="block-4", players=PLAYERS),
+    "all-fives": dict(rules="all-fives", variant="", players=PLAYERS[:3], target=100),
+    "goat gamezz": dict(rules="goat", variant="gamezz", players=PLAYERS[:2]),
+    "goat koza": dict(rules="goat", variant="koza", players=PLAYERS[:3], goat_options={"fish": "one"}),
+    "classic": dict(rules="classic", variant="", players=PLAYERS[:3], target=100),
+    "sports": dict(rules="sports", variant="", players=PLAYERS, target=100, turn_timer_seconds=90),
+}
+
+
+class Spectator:
+    """``who`` watching ``match_id`` from its beginning on ``svc``, in a thread of its own
+    until the stream ends (it ends by itself once the match has)."""
+
+    def __init__(self, svc, match_id: str, who: str = "zed", seconds: float = 60) -> None:
+        self._pool = ThreadPoolExecutor(1)
+        self._stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), metadata=auth(who),
+                                           timeout=seconds)
+        self._updates: Future = self._pool.submit(lambda: [u for u in self._stream])
+
+    def updates(self, seconds: float = 30) -> list[pb.WatchMatchResponse]:
+        """Everything the stream sent; raises the stream's error if it ended with one."""
+        try:
+            return self._updates.result(seconds)
+        finally:
+            self._stream.cancel()
+            self._pool.shutdown(wait=False)
+
+
+def public_view(svc, match_id: str) -> pb.MatchView:
+    """The match as everybody without a seat sees it (and a spectator once it has ended)."""
+    return svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("observer", "service")).view
+
+
+def assert_saw_the_whole_match_once(updates: list[pb.WatchMatchResponse], final: pb.MatchView) -> None:
+    """Every event from the first to the match's end exactly once, in order, each with the
+    public view at its version, and the last view the match's own."""
+    events = [u for u in updates if u.HasField("event")]
+    versions = [u.event.version for u in events]
+    assert versions == list(range(1, final.version + 1)), versions
+    assert all(u.view.version == u.event.version and u.view.your_seat == -1 and not u.view.hand for u in events)
+    assert events[-1].event.kind == "match_ended" and final.status == pb.MATCH_STATUS_ENDED
+    assert events[-1].view == final
