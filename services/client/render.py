@@ -105,7 +105,7 @@ def line_panel(view: pb.MatchView) -> Panel:
 
 def _spinner_rows(view: pb.MatchView, body: Text, column: int, last: Tile | None = None) -> None:
     """All Fives: the spinner's up and down sides under it (closed until it opens), then
-    the four ends and what the open ones add up to."""
+    what each end counts now and their total (``counting_text``)."""
     if view.spinner_index >= 0:
         indent = " " * max(column, 0)
         for end, arrow, arm in ((UP, "▲", view.up_line), (DOWN, "▼", view.down_line)):
@@ -120,19 +120,33 @@ def _spinner_rows(view: pb.MatchView, body: Text, column: int, last: Tile | None
             body.append("▶ ", style="bold")
             body.append_text(end_text(number))
             if not arm:
-                body.append(" open, nothing on it yet", style="dim")
+                body.append(" open, nothing on it yet (not counted)", style="dim")
     body.append("\n")
     if view.spinner_index < 0:
         body.append("no spinner yet: the first double becomes it · ", style="dim")
     else:
         spinner = view.line[view.spinner_index]
         body.append(f"spinner {spinner.left}|{spinner.right} · ", style="dim")
-    ends = []
-    for end in tiles.ENDS:
-        number = tiles.end_number(view, end)
-        ends.append(f"{tiles.END_NAMES[end]} {number if number >= 0 else 'closed'}")
-    body.append("ends: " + " · ".join(ends) + " · ")
-    body.append(f"they add up to {view.ends_total}", style="bold")
+    body.append_text(counting_text(view))
+
+
+def counting_text(view: pb.MatchView) -> Text:
+    """What each end counts now and the total the server scores by: ``counting: left 6|6
+    counts 12 · right 2 · total 14``. An outer double shows its tile and both halves. Up and
+    down are left out until a tile lies on them (the rows above say "closed", or "not
+    counted" for an open side with nothing on it); the lone first tile counts once."""
+    text = Text("counting: ")
+    lone = tiles.lone_first_tile(view)
+    if lone is not None:
+        text.append(f"the first tile alone, once: {tiles.show(lone)} counts {lone[0] + lone[1]}")
+    else:
+        counts = tiles.end_counts(view)
+        text.append(" · ".join(f"{tiles.END_NAMES[end]} {tiles.show(tile)} counts {count}" if tile[0] == tile[1]
+                               else f"{tiles.END_NAMES[end]} {count}"
+                               for end, (tile, count) in sorted(counts.items())))
+    text.append(" · ")
+    text.append(f"total {view.ends_total}", style="bold")
+    return text
 
 
 def _placed(placed: pb.PlacedTile, spinner: bool = False, last: Tile | None = None) -> Text:
@@ -291,13 +305,7 @@ def prompt_hint(view: pb.MatchView, pending: Tile | None) -> Text:
     if pending is not None:
         ends = tiles.plays(view).get(pending, set())
         if tiles.four_ends(view):
-            offers = []
-            for end in (e for e in tiles.ENDS if e in ends):
-                points = tiles.points_if(view, pending, end)
-                offers.append(f"{tiles.END_KEYS[end]} ({tiles.END_NAMES[end]} {tiles.end_number(view, end)}"
-                              + (f", scores {points}" if points else "") + ")")
-            return Text(f"{tiles.show(pending)} fits several ends: " + ", ".join(offers) + "? (Enter cancels)",
-                        style="bold")
+            return end_question(view, pending, ends)
         return Text(f"{tiles.show(pending)} fits both ends: l (left, {view.left_end}) or r (right, {view.right_end})?",
                     style="bold")
     if tiles.can_draw(view) and not tiles.plays(view):
@@ -308,6 +316,15 @@ def prompt_hint(view: pb.MatchView, pending: Tile | None) -> Text:
     if tiles.four_ends(view):
         return Text("Tile number (add l/r/u/d to name the end; d alone draws), ? for help:", style="bold")
     return Text("Tile number (add l/r if it fits both ends), ? for help:", style="bold")
+
+
+def end_question(view: pb.MatchView, tile: Tile, ends: set[int]) -> Text:
+    """All Fives: which end, with what each would score, 0 included, so the choice is made
+    on the points: ``Play 5|3 on left (l, scores 10) or right (r, scores 0)?``."""
+    offers = [f"{tiles.END_NAMES[end]} ({tiles.END_KEYS[end]}, scores {tiles.points_if(view, tile, end)})"
+              for end in tiles.ENDS if end in ends]
+    listed = offers[0] if len(offers) == 1 else ", ".join(offers[:-1]) + " or " + offers[-1]
+    return Text(f"Play {tiles.show(tile)} on {listed}? (Enter cancels)", style="bold")
 
 
 def prompt() -> Text:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domino.match.v1 import match_service_pb2 as pb
+from services.match.rules.spinner import end_count, points_scored
 
 from . import names
 
@@ -23,6 +24,11 @@ Tile = tuple[int, int]  # (high, low), as shown: 6|4
 
 def tile_of(msg) -> Tile:
     return (max(msg.low, msg.high), min(msg.low, msg.high))
+
+
+def placed_tile_of(placed: pb.PlacedTile) -> Tile:
+    """A tile laid on the line, whichever way round it lies."""
+    return (max(placed.left, placed.right), min(placed.left, placed.right))
 
 
 def show(tile: Tile) -> str:
@@ -89,13 +95,35 @@ def default_end(view: pb.MatchView, ends: set[int]) -> int | None:
     return RIGHT if RIGHT in ends else min(ends)
 
 
-def _end_value(placed: list[pb.PlacedTile], outer_side: str) -> int:
-    """What an end counts: its outer number, both halves when the outer tile is a double."""
-    if not placed:
-        return 0
-    outer = placed[0] if outer_side == "left" else placed[-1]
-    pips = getattr(outer, outer_side)
-    return pips * 2 if outer.left == outer.right else pips
+def _outer_tiles(view: pb.MatchView) -> dict[int, tuple[int, pb.PlacedTile]]:
+    """Each end that counts now, with its outer number and outer tile: left and right once
+    the line has a tile, up and down once a tile lies on them (an open side with nothing on
+    it yet counts nothing)."""
+    out: dict[int, tuple[int, pb.PlacedTile]] = {}
+    if view.line:
+        out[LEFT] = (view.line[0].left, view.line[0])
+        out[RIGHT] = (view.line[-1].right, view.line[-1])
+    for end, arm in ((UP, view.up_line), (DOWN, view.down_line)):
+        if arm:  # each arm runs from the spinner outwards, as (inner, outer)
+            out[end] = (arm[-1].right, arm[-1])
+    return out
+
+
+def lone_first_tile(view: pb.MatchView) -> Tile | None:
+    """All Fives: the line's only tile, which counts once, both its numbers (docs/rules.md
+    §2); None once a second tile is laid."""
+    if four_ends(view) and len(view.line) == 1 and not view.up_line and not view.down_line:
+        return placed_tile_of(view.line[0])
+    return None
+
+
+def end_counts(view: pb.MatchView) -> dict[int, tuple[Tile, int]]:
+    """All Fives: what each end counts now, with its outer tile, by the engine's own rule
+    (``end_count``: the outer number, both halves of a double). An end missing from the
+    result counts nothing yet: up and down while closed or with no tile on them. With the
+    lone first tile both left and right show it, but it counts once (``lone_first_tile``)."""
+    return {end: (placed_tile_of(placed), end_count(number, placed.left == placed.right))
+            for end, (number, placed) in _outer_tiles(view).items()}
 
 
 def ends_total_after(view: pb.MatchView, tile: Tile, end: int) -> int:
@@ -104,21 +132,19 @@ def ends_total_after(view: pb.MatchView, tile: Tile, end: int) -> int:
     lies on them; an outer double counts both halves; the lone first tile counts once."""
     if not view.line:
         return tile[0] + tile[1]
-    values = {LEFT: _end_value(list(view.line), "left"), RIGHT: _end_value(list(view.line), "right"),
-              UP: _end_value(list(view.up_line), "right"), DOWN: _end_value(list(view.down_line), "right")}
+    values = {e: count for e, (_, count) in end_counts(view).items()}
     number = end_number(view, end)
-    outer = tile[0] if tile[1] == number else tile[1]
-    values[end] = outer * 2 if tile[0] == tile[1] else outer
+    values[end] = end_count(tile[0] if tile[1] == number else tile[1], tile[0] == tile[1])
     return sum(values.values())
 
 
 def points_if(view: pb.MatchView, tile: Tile, end: int) -> int:
-    """All Fives: what playing ``tile`` on ``end`` would score: the ends' total after it,
-    when that is a positive multiple of 5; 0 in every other family."""
+    """All Fives: what playing ``tile`` on ``end`` would score (the engine's
+    ``points_scored``: the ends' total after it, when that is a positive multiple of 5);
+    0 in every other family."""
     if not four_ends(view):
         return 0
-    total = ends_total_after(view, tile, end)
-    return total if total > 0 and total % 5 == 0 else 0
+    return points_scored(ends_total_after(view, tile, end))
 
 
 def has_boneyard(view: pb.MatchView) -> bool:

@@ -112,8 +112,9 @@ def test_the_points_an_all_fives_end_would_score_are_what_the_server_scores(svc,
 
 
 def _predictions_checked(svc, players, rng, request_id: str) -> int:
-    """One whole All Fives match of random moves: how many plays' predicted points it checked."""
-    from services.client import tiles
+    """One whole All Fives match of random moves: how many plays' predicted points it checked
+    (and, before each, that the ends' counts the screen shows add up to the server's total)."""
+    from services.client import render, tiles
 
     match_id = svc.create(rules="all-fives", variant="", players=players, target=100, turn_timer_seconds=0,
                           request_id=request_id).match_id
@@ -124,6 +125,10 @@ def _predictions_checked(svc, players, rng, request_id: str) -> int:
             return checked
         player = players[view.turn]
         mine = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view
+        if mine.line:  # what the screen says each end counts adds up to the server's total
+            lone = tiles.lone_first_tile(mine)
+            counted = sum(lone) if lone else sum(count for _, count in tiles.end_counts(mine).values())
+            assert counted == mine.ends_total, render.to_text(render.line_panel(mine))
         move = rng.choice(list(mine.legal_moves))
         rid = f"{player}-{mine.version}"
         if move.kind == pb.MOVE_KIND_PASS:  # the server passes for a seat by itself

@@ -233,10 +233,23 @@ def test_other_families_score_no_points_in_play():
 # ---- All Fives: the screen ---------------------------------------------------------------------
 
 
-def test_the_spinner_shows_its_four_ends_and_what_they_add_up_to():
+def test_the_spinner_shows_what_each_end_counts_and_their_total():
     text = screen(all_fives())
     assert re.search(r"open\s+4\s+◀ 4\|6 6\|6 6\|2 ▶\s+2\s+open", text)
-    assert "spinner 6|6 · ends: left 4 · right 2 · up 3 · down 6 · they add up to 9" in text
+    assert "spinner 6|6 · counting: left 4 · right 2 · up 3 · total 9 " in text  # down has no tile yet
+
+
+def test_an_open_spinner_side_with_no_tile_is_not_counted_and_an_outer_double_counts_both_halves():
+    """Reported: "left 3 · right 2 · up 5 · down 5 · they add up to 8" listed up and down,
+    which count nothing until a tile lies on them, and showed the outer 3|3 as 3 though it
+    counts 6."""
+    v = all_fives(line=((3, 3), (3, 5), (5, 5), (5, 2)), spinner=2, up=5, down=5, up_line=(), total=8, legal=())
+    text = screen(v)
+    assert "spinner 5|5 · counting: left 3|3 counts 6 · right 2 · total 8 " in text
+    assert re.search(r"▲ up\s+▶\s+5\s+open, nothing on it yet \(not counted\)", text)
+    assert "up 5" not in text and "down 5" not in text
+    assert {end: count for end, (_, count) in tiles.end_counts(v).items()} == {LEFT: 6, RIGHT: 2}
+    assert sum(count for _, count in tiles.end_counts(v).values()) == v.ends_total
 
 
 def test_the_tiles_on_up_and_down_are_drawn_under_the_spinner():
@@ -252,7 +265,8 @@ def test_the_tiles_on_up_and_down_are_drawn_under_the_spinner():
 def test_up_and_down_are_closed_until_the_spinner_opens():
     text = screen(closed_spinner())
     assert "▲ up   closed (opens once the spinner has a tile on both sides)" in text
-    assert "ends: left 6 · right 6 · up closed · down closed · they add up to 12" in text
+    assert "counting: the first tile alone, once: 6|6 counts 12 · total 12" in text
+    assert "up closed" not in text.split("counting:")[1]  # a closed side is left out of the count
 
 
 def test_before_any_double_the_screen_says_no_spinner_yet():
@@ -265,8 +279,20 @@ def test_the_hand_marks_every_end_a_tile_fits():
 
 
 def test_the_end_question_says_what_each_end_would_score():
+    """Reported: the question showed the ends' numbers, not the points the README promised."""
     text = screen(all_fives(), pending=(3, 2))
-    assert "3|2 fits several ends: r (right 2, scores 10), u (up 3)? (Enter cancels)" in text
+    assert "Play 3|2 on right (r, scores 10) or up (u, scores 0)? (Enter cancels)" in text
+
+
+def test_the_end_question_lists_every_end_a_tile_fits_with_its_points():
+    v = all_fives(legal=(("play", (6, 4), LEFT), ("play", (6, 4), RIGHT), ("play", (6, 4), DOWN)))
+    assert "Play 6|4 on left (l, scores 0), right (r, scores 0) or down (d, scores 0)?" in screen(v, pending=(6, 4))
+
+
+def test_outside_all_fives_the_end_question_names_the_ends_without_points():
+    egyptian = view(line=((6, 4),), hand=((6, 4),), legal=[("play", (6, 4), LEFT), ("play", (6, 4), RIGHT)])
+    text = screen(egyptian, pending=(6, 4))
+    assert "6|4 fits both ends: l (left, 6) or r (right, 4)?" in text and "scores" not in text
 
 
 def test_the_points_each_play_scored_show_in_the_recent_actions():

@@ -317,7 +317,7 @@ def test_an_all_fives_end_the_tile_does_not_fit_is_asked_again_then_the_answer_i
     api = FakeMatch(all_fives(), after={"play": after})
     final, screen, *_ = run(api, ["1", "u", "d", "q"])
     assert sent(api) == [("play", (6, 4), DOWN)]
-    assert "6|4 fits several ends: l (left 4), d (down 6)?" in screen
+    assert "Play 6|4 on left (l, scores 0) or down (d, scores 0)?" in screen
     assert "6|4 does not fit the up end" in screen
 
 

@@ -26,6 +26,20 @@ from .tiles import HIGH, LOW, MATCHES, NAMES, OTHER_END, tiles_in
 BOTH_SIDES = 1 << LEFT | 1 << RIGHT
 
 
+def end_count(outer: int, double: bool) -> int:
+    """What an open end counts: the outer number of its last tile, both halves when that
+    tile is a double (doubles lie crosswise: an outer 5-5 counts 10). The one home of the
+    rule, so the terminal client shows each end's count exactly as it is scored (the
+    playout kernel inlines it for speed, and its tests hold it to ``step``)."""
+    return outer * 2 if double else outer
+
+
+def points_scored(total: int) -> int:
+    """What a play scores when the open ends add up to ``total`` after it: the total when it
+    is a positive multiple of five, else nothing."""
+    return total if total > 0 and total % 5 == 0 else 0
+
+
 class SpinnerRound(Round):
     __slots__ = ("spinner", "pending", "up", "down", "values", "total", "seat_side", "play_points", "made")
 
@@ -121,8 +135,7 @@ class SpinnerRound(Round):
             if end is not None:
                 raise TileDoesNotFit(f"{NAMES[t]} opens the line: the first tile takes no end")
             self.left, self.right = LOW[t], HIGH[t]
-            weight = 2 if double else 1
-            self.values = (LOW[t] * weight, HIGH[t] * weight, 0, 0)
+            self.values = (end_count(LOW[t], double), end_count(HIGH[t], double), 0, 0)
             if double:
                 self.spinner, self.pending = LOW[t], BOTH_SIDES
             points = LOW[t] + HIGH[t]  # the lone first tile counts once
@@ -134,7 +147,7 @@ class SpinnerRound(Round):
                 raise TileDoesNotFit(f"{NAMES[t]} does not fit the {END_NAMES[end]} end ({number})")
             outer = OTHER_END[t][number]
             values = list(self.values)
-            values[end] = outer * 2 if double else outer
+            values[end] = end_count(outer, double)
             if end == LEFT:
                 self.left = outer
             elif end == RIGHT:
@@ -155,7 +168,7 @@ class SpinnerRound(Round):
         self.hands[turn] = hand ^ bit
         self.held ^= bit
         self.total = points
-        if points and points % 5 == 0:
+        if points_scored(points):
             self.play_points += ((self.made, self.seat_side[turn], points),)
         self._record(turn, move)
         if hand == bit:
