@@ -103,7 +103,8 @@ class App:
                 elif answer == "4":
                     self.join_room()
                 elif answer == "5":
-                    self.my_matches()
+                    if self.my_matches():
+                        continue  # the player's own Enter left it: straight back to the menu
                 elif answer == "6":
                     self.ratings()
                 elif answer == "7":
@@ -174,9 +175,10 @@ class App:
 
     def practice(self) -> pb.MatchView | None:
         setup = self.setup()
+        timer = self._turn_timer(setup)
         strength = self._strength()
         self.out.say(f"Starting practice: {_setup_name(setup)}, against {strength} bots…", style="dim")
-        started = self.matchmaking.start_practice(setup, strength, self.choices.turn_timer)
+        started = self.matchmaking.start_practice(setup, strength, timer)
         return self.play_match(started.match_id)
 
     def table(self) -> pb.MatchView | None:
@@ -185,7 +187,8 @@ class App:
         return self.play_match(match_id) if match_id else None
 
     def create_room(self) -> pb.MatchView | None:
-        room = self.matchmaking.create_room(self.setup(), self.choices.turn_timer, self.choices.seat,
+        setup = self.setup()
+        room = self.matchmaking.create_room(setup, self._turn_timer(setup), self.choices.seat,
                                             self.choices.spectators)
         match_id = self._room(room)
         return self.play_match(match_id) if match_id else None
@@ -225,9 +228,11 @@ class App:
 
     # ---- history, ratings, watching -------------------------------------------------
 
-    def my_matches(self) -> None:
+    def my_matches(self) -> bool:
         """"Your matches": pages of ListMyMatches, newest first; a number exports that match
-        (ExportMatch with the player's own token: what their seat saw) to a file under var/."""
+        (ExportMatch with the player's own token: what their seat saw) to a file under var/.
+        True when the player left it with Enter (nothing more to read); False when it ended
+        by itself (no history here, or none yet) and its message waits for a pause."""
         tokens = [""]  # the page token of each page seen so far; the last is on screen
         page: pb.ListMyMatchesResponse | None = None
         while True:
@@ -236,18 +241,18 @@ class App:
                     page = self.match.my_matches(history_screens.PAGE, tokens[-1])
                 except ApiError as e:
                     self.out.say(Text(f"Your matches are not available: {_plain(e)}", style="bold red"))
-                    return
+                    return False
                 names.learn(p for m in page.matches for p in m.seats)
                 self.out.say(history_screens.history_screen(page.matches, len(tokens) - 1,
                                                             bool(page.next_page_token)))
                 if not page.matches and len(tokens) == 1:
-                    return
+                    return False
             first = (len(tokens) - 1) * history_screens.PAGE + 1
             self.out.ask("Your matches>")
             command = history_screens.parse_history(self._line(), first, len(page.matches),
                                                     bool(page.next_page_token), len(tokens) - 1)
             if command.action == "back":
-                return
+                return True
             if command.action == "next":
                 tokens.append(page.next_page_token)
                 page = None
@@ -487,13 +492,13 @@ class App:
                 return answer
             self.out.say(f"Please answer one of: {', '.join(str(c) for c in choices)}.", style="red")
 
-    def ask_choice(self, label: str, choices, default: str) -> str:
+    def ask_choice(self, label: str, choices, default: str, note: str = "") -> str:
         while True:
-            self.out.ask(menu.question(label, choices, default) + ":")
+            self.out.ask(menu.question(label, choices, default, note) + ":")
             answer = menu.pick(self._line(), choices, default)
             if answer is not None:
                 return answer
-            self.out.say(f"Please pick 1–{len(choices)} or type a name.", style="red")
+            self.out.say(menu.unclear(choices), style="red")
 
     def pause(self) -> None:
         self.out.ask(Text("Press Enter for the menu.", style="dim"))
@@ -545,6 +550,18 @@ class App:
             answer = self.ask_choice(f"  {name}", shown, families.option_value_text(preset[name]))
             chosen[name] = values[shown.index(answer)]
         return chosen
+
+    def _turn_timer(self, setup: Setup) -> int | None:
+        """The host's turn timer, among the values the server allows (None: its default).
+        Asked from the menu as the family is; Sports times each move itself, so never there."""
+        c = self.choices
+        if c.turn_timer is not None or not self.interactive or c.rules is not None or c.variant is not None:
+            return c.turn_timer
+        if setup.rules == "sports":
+            return None
+        answer = self.ask_choice("Turn timer", [str(t) for t in menu.TURN_TIMERS], str(menu.DEFAULT_TURN_TIMER),
+                                 note="seconds (0: no limit)")
+        return int(answer)
 
     def _strength(self) -> str:
         if self.choices.strength or not self.interactive:

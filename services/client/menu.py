@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from . import families
 
 STRENGTHS = ("random", "greedy", "strong")
-TURN_TIMERS = (30, 45, 60, 90, 0)
+TURN_TIMERS = (30, 45, 60, 90, 0)  # seconds a host may give each turn (0: no limit), as the server allows
+DEFAULT_TURN_TIMER = 45  # the server's, when the host says nothing
 
 #: The menu's choices; when matchmaking says the player is somewhere (a room, a ticket, a
 #: match), "r" comes first and takes them back there (App.way_back).
@@ -26,24 +27,52 @@ MAIN = [
 ACCOUNT = ("8", "Account (your name, sign out, delete)")
 
 
+def numeric(choices: list[str] | tuple) -> bool:
+    """Whether a menu offers numbers (seats, targets, seconds, seat numbers, the main menu's
+    keys): then a typed number is always the number itself, never an option's position, so
+    "2" cannot mean both 2 and the second choice."""
+    return any(str(c).isdigit() for c in choices)
+
+
 def pick(answer: str, choices: list[str] | tuple, default: str | None = None) -> str | None:
-    """The choice an answer names: its number (1-based), the choice itself, or an
+    """The choice an answer names. In a menu of numbers (``numeric``) a typed number is that
+    number; in a menu of words, its position (1-based). Otherwise the choice itself or an
     unambiguous beginning of it; Enter alone takes the default. None when unclear."""
     text = answer.strip().lower()
     if not text:
         return default
     names = [str(c) for c in choices]
-    if text.isdigit() and text not in names and 1 <= int(text) <= len(names):
-        return names[int(text) - 1]
+    if text.isdigit():
+        if numeric(names):
+            return next((n for n in names if n.isdigit() and int(n) == int(text)), None)
+        return names[int(text) - 1] if 1 <= int(text) <= len(names) else None
     if text in (n.lower() for n in names):
         return next(n for n in names if n.lower() == text)
     starts = [n for n in names if n.lower().startswith(text)]
     return starts[0] if len(starts) == 1 else None
 
 
-def question(label: str, choices: list[str] | tuple, default: str | None) -> str:
-    listed = "  ".join(f"{i}) {c}" for i, c in enumerate(choices, 1))
+def either(values: list[str] | tuple) -> str:
+    """``2, 3 or 4``"""
+    shown = [str(v) for v in values]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def question(label: str, choices: list[str] | tuple, default: str | None, note: str = "") -> str:
+    """``Family  1) egyptian  2) all-fives …  [egyptian]``; a menu of numbers lists the
+    numbers alone, as they are typed: ``Seats  2, 3 or 4  [4]`` (``note`` says what they mean)."""
+    if numeric(choices):
+        listed = either(choices) + (f" {note}" if note else "")
+    else:
+        listed = "  ".join(f"{i}) {c}" for i, c in enumerate(choices, 1))
     return f"{label}  {listed}" + (f"  [{default}]" if default is not None else "")
+
+
+def unclear(choices: list[str] | tuple) -> str:
+    """What to type after an answer ``pick`` could not read."""
+    if numeric(choices):
+        return f"Please answer {either(choices)}."
+    return f"Please pick 1–{len(choices)} or type a name."
 
 
 def yes(answer: str, default: bool | None = True) -> bool | None:

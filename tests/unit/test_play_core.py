@@ -236,7 +236,7 @@ def test_a_choice_is_its_number_its_name_or_an_unambiguous_start(answer, expecte
 def test_numbers_that_are_choices_mean_themselves():
     assert menu.pick("1", ["r", "1", "2", "q"]) == "1"
     assert menu.pick("51", ["51", "71", "101", "151", "default"]) == "51"
-    assert menu.pick("2", ["51", "71", "101", "151", "default"]) == "71"
+    assert menu.pick("2", ["51", "71", "101", "151", "default"]) is None  # a number, never the 2nd choice
 
 
 @pytest.mark.parametrize("line,expected", [

@@ -74,7 +74,7 @@ def menu_with(match, lines, tmp_path):
 def test_your_matches_page_newest_first_and_one_is_exported_under_var(tmp_path):
     match = HistoryMatch([summary(n, result="in_play" if n == 12 else "lost" if n % 2 else "won")
                           for n in range(12, 0, -1)])
-    text = menu_with(match, ["5", "n", "2", "12", "p", ""], tmp_path)
+    text = menu_with(match, ["5", "n", "2", "12", "p"], tmp_path)  # menu_with's Enter leaves the list
     assert [c for c in match.calls if c[0] == "list"] == [("list", 10, ""), ("list", 10, "10"), ("list", 10, "")]
     assert "5) Your matches" in text and "6) Ratings" in text and "7) Watch a match" in text
     assert "your matches newest first · page 1" in text and "page 2" in text
@@ -97,6 +97,16 @@ def test_the_history_table_reads_the_date_family_seats_result_and_scores():
     assert history_screens.parse_history("11", 1, 10, True, 0).action == "invalid"
     assert history_screens.parse_history("p", 1, 10, True, 0).message == "This is the first page."
     assert history_screens.parse_history("n", 11, 2, False, 1).message == "This is the last page."
+
+
+def test_one_enter_leaves_your_matches_for_the_menu(tmp_path):
+    app, _, screen, _ = app_for(["5", "", "q"], tmp_path)
+    app._resumable = lambda: None
+    app.match = HistoryMatch([summary(1)])
+    assert app.menu() == 0
+    text = flat(screen.getvalue())
+    assert text.count("What would you like to do?") == 2
+    assert "Press Enter for the menu." not in text[text.index("Enter goes back to the menu"):]
 
 
 def test_no_history_on_the_server_is_said_plainly_and_the_menu_goes_on(tmp_path):

@@ -165,11 +165,11 @@ def test_leaving_the_lobby_closes_the_hosts_room(tmp_path):
 
 
 def test_the_menu_asks_for_what_the_command_line_left_open(tmp_path):
-    app, fake, screen, _ = app_for(["3", "", "block-4", "solo", "101", "q", "", "q"], tmp_path)
+    app, fake, screen, _ = app_for(["3", "", "block-4", "solo", "101", "", "q", "", "q"], tmp_path)
     app._resumable = lambda: None
     app.match = type("M", (), {"address": "fake:1"})()
     assert app.menu() == 0
-    assert fake.calls == [("create", Setup("egyptian", "block-4", teams=False, target=101), None, None), ("leave",)]
+    assert fake.calls == [("create", Setup("egyptian", "block-4", teams=False, target=101), 45, None), ("leave",)]
     text = screen.getvalue()
     assert "Family  1) egyptian  2) all-fives  3) goat  4) classic  5) sports  [egyptian]:" in text
     assert "Variant  1) draw-2  2) block-3  3) block-4  [draw-2]:" in text
@@ -187,31 +187,31 @@ def menu_calls(lines: list[str], tmp_path) -> tuple[list, str]:
 
 
 def test_the_menu_asks_all_fives_for_seats_teams_and_its_own_targets(tmp_path):
-    calls, text = menu_calls(["1", "all-fives", "", "teams", "150", "random"], tmp_path)
-    assert calls == [("practice", Setup("all-fives", "", 4, True, 150), "random", None)]
-    assert "Seats  1) 2  2) 3  3) 4  [4]:" in text
+    calls, text = menu_calls(["1", "all-fives", "", "teams", "150", "", "random"], tmp_path)
+    assert calls == [("practice", Setup("all-fives", "", 4, True, 150), "random", 45)]
+    assert "Seats  2, 3 or 4  [4]:" in text
     assert "Play  1) teams  2) solo  [solo]:" in text
-    assert "Play to  1) 100  2) 150  3) 200  4) 250  [250]:" in text
+    assert "Play to  100, 150, 200 or 250  [250]:" in text
 
 
 def test_the_menu_asks_no_teams_below_four_seats(tmp_path):
-    calls, text = menu_calls(["1", "2", "2", "", ""], tmp_path)
-    assert calls == [("practice", Setup("all-fives", "", 2, None, 250), "greedy", None)]
+    calls, text = menu_calls(["1", "2", "2", "", "", ""], tmp_path)
+    assert calls == [("practice", Setup("all-fives", "", 2, None, 250), "greedy", 45)]
     assert "Play  1) teams" not in text
 
 
 def test_the_menu_keeps_the_goat_preset_and_never_asks_a_target(tmp_path):
-    calls, text = menu_calls(["1", "goat", "", "3", "", ""], tmp_path)
-    assert calls == [("practice", Setup("goat", "koza", 3), "greedy", None)]
+    calls, text = menu_calls(["1", "goat", "", "3", "", "", ""], tmp_path)
+    assert calls == [("practice", Setup("goat", "koza", 3), "greedy", 45)]
     assert "The koza preset: 0-0 alone counts 10 · redeal on · remembered on · fish all." in text
     assert "Play to" not in text
 
 
 def test_the_menu_lets_the_host_choose_each_goat_option(tmp_path):
-    calls, text = menu_calls(["3", "goat", "gamezz", "2", "choose", "25", "", "on", "one", "q"], tmp_path)
+    calls, text = menu_calls(["3", "goat", "gamezz", "2", "choose", "25", "", "on", "one", "", "q"], tmp_path)
     options = {"zero_zero": 25, "redeal": False, "remembered": True, "fish": "one"}
-    assert calls[0] == ("create", Setup("goat", "gamezz", 2, goat_options=options), None, None)
-    assert "  zero_zero  1) 0  2) 10  3) 25  [0]:" in text and "  fish  1) all  2) one  [all]:" in text
+    assert calls[0] == ("create", Setup("goat", "gamezz", 2, goat_options=options), 45, None)
+    assert "  zero_zero  0, 10 or 25  [0]:" in text and "  fish  1) all  2) one  [all]:" in text
 
 
 def test_the_menu_asks_sports_only_its_target(tmp_path):
