@@ -37,6 +37,10 @@ class Settings(BaseSettings):
                                                                     "is ended as abandoned (no winner)")
     seed_wait_seconds: float = Field(10.0, ge=0, le=60, description="how long the first deal of a match made by "
                                                                      "matchmaking waits for its players' own seeds")
+    round_pause_seconds: float = Field(8.0, ge=0, le=30, description="after a round ends, the next round's clocks "
+                                                                     "start this much later, while every client "
+                                                                     "shows how the round ended (moves are accepted "
+                                                                     "meanwhile); matches of bots alone have none")
 
     relay_metrics_port: int = Field(9104, description="Prometheus metrics HTTP port of the relay")
 
@@ -93,6 +97,12 @@ class Settings(BaseSettings):
     command_burst: float = Field(40.0, ge=1, description="... and in a burst")
     streams_per_caller: int = Field(16, ge=1, description="open streams one caller may hold on one process")
     streams_per_process: int = Field(2000, ge=1, description="open streams one process serves at most")
+    spectator_streams_per_process: int | None = Field(
+        None, ge=0, description="of those, the WatchMatch streams of spectators (watchers without a seat) one match "
+                                "service process serves at most, so seated players always keep the rest; unset: a "
+                                "quarter of DOMINO_STREAMS_PER_PROCESS (500 of 2000); must be below it")
+    spectator_streams_per_match: int = Field(200, ge=0, description="spectators' WatchMatch streams one match may "
+                                                                     "have open on one match service process")
 
     # The gRPC servers' connections (services/common/grpc_server.py). Phones sit behind NATs
     # and carrier proxies that forget an idle connection within minutes, so both ends ping;
@@ -115,12 +125,47 @@ class Settings(BaseSettings):
         7200.0, ge=0, description="calls still open on such a connection may go on this long, then are cut with "
                                   "UNAVAILABLE; a client reopens a watch from the version it had "
                                   "(grpc.max_connection_age_grace_ms)")
+    # What one connection, and one process, may hold open (services/common/grpc_server.py):
+    # a client that opens calls and never sends their request (HTTP/2 HEADERS without
+    # DATA) must not grow the process's memory without bound (docs/security.md, "Limits").
+    grpc_max_concurrent_streams: int = Field(
+        100, ge=0, description="calls one client connection may have open at once, advertised in the server's "
+                               "HTTP/2 SETTINGS; more are refused (RST_STREAM REFUSED_STREAM) "
+                               "(grpc.max_concurrent_streams). 0: no bound, grpc's default (only to measure "
+                               "without it: bench/h2_flood.py)")
+    grpc_max_concurrent_calls: int = Field(
+        2500, ge=0, description="calls one process serves at once, open streams included; more are answered "
+                                "RESOURCE_EXHAUSTED (grpc maximum_concurrent_rpcs). Must leave room above "
+                                "DOMINO_STREAMS_PER_PROCESS for the unary calls. 0: no bound")
+    grpc_request_wait_seconds: float = Field(
+        10.0, ge=0, description="a call whose request message has not arrived this long after it opened is "
+                                "ended (DEADLINE_EXCEEDED), freeing its place; our requests are a few hundred "
+                                "bytes and sent with the call. 0: wait as long as the connection lives")
+    grpc_handshake_timeout_seconds: float = Field(
+        20.0, gt=0, description="a new connection that has not finished its handshake (TLS, HTTP/2 preface and "
+                                "SETTINGS) this fast is closed (grpc.server_handshake_timeout_ms)")
     grpc_reflection: bool = Field(True, description="serve gRPC server reflection (grpcurl, grpcui): on for local "
                                                     "use, off in production (deploy/k8s/overlays/prod)")
     tls_cert_file: str = Field("", description="PEM certificate chain: with tls_key_file the gRPC server speaks TLS "
                                                "only. For a server reached directly: in Kubernetes the Gateway "
                                                "terminates TLS (and the kubelet's gRPC probes speak plaintext)")
     tls_key_file: str = Field("", description="the PEM private key of tls_cert_file")
+
+    @model_validator(mode="after")
+    def _calls_fit_streams(self) -> "Settings":
+        if self.grpc_max_concurrent_calls and self.grpc_max_concurrent_calls <= self.streams_per_process:
+            raise ValueError(f"DOMINO_GRPC_MAX_CONCURRENT_CALLS ({self.grpc_max_concurrent_calls}) must be above "
+                             f"DOMINO_STREAMS_PER_PROCESS ({self.streams_per_process}): the open streams would "
+                             "leave no place for the other calls")
+        return self
+
+    @model_validator(mode="after")
+    def _spectators_share(self) -> "Settings":
+        share = self.spectator_streams_per_process
+        if share is not None and share >= self.streams_per_process:
+            raise ValueError(f"DOMINO_SPECTATOR_STREAMS_PER_PROCESS ({share}) must be below "
+                             f"DOMINO_STREAMS_PER_PROCESS ({self.streams_per_process}): seated players need room")
+        return self
 
     @model_validator(mode="after")
     def _tls_pair(self) -> "Settings":

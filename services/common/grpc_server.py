@@ -6,13 +6,23 @@ pings every connection each minute, lets clients ping every 30 s at most (with o
 calls: phones keep their connection alive through NATs and carrier proxies), and asks a
 connection older than 30 minutes to go away, so clients behind a connection-level balancer
 (kube-proxy) spread over the replicas added since. Reflection can be turned off
-(production), and TLS on for a server that clients reach directly."""
+(production), and TLS on for a server that clients reach directly.
+
+What a client may hold open is bounded three ways, so that calls opened and never sent
+(HTTP/2 HEADERS without DATA, no token needed) cannot grow the process without bound: a
+connection may have 100 calls open (advertised in SETTINGS; more are refused with
+RST_STREAM), the process serves 2500 calls at once (the 2000 streams of
+services/common/limits.py and room for unary calls; more get RESOURCE_EXHAUSTED), and a call
+whose request message does not come within 10 s is ended (RequestWaitInterceptor).
+bench/h2_flood.py measures what they save (docs/operations.md, "Capacity")."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -21,6 +31,7 @@ from grpc_reflection.v1alpha import reflection
 from .changes import ChangeFeed
 from .config import Settings
 from .grpc_metrics import MetricsInterceptor, RpcMetrics
+from .logs import Warnings
 
 log = logging.getLogger("domino.grpc")
 MAX_REQUEST_BYTES = 64 * 1024  # our largest request is a few hundred bytes: anything bigger is refused
@@ -31,7 +42,8 @@ def _ms(seconds: float) -> int:
 
 
 def server_options(settings: Settings) -> list[tuple[str, int]]:
-    """The server's channel arguments: request size, keepalive, ping policy, connection age."""
+    """The server's channel arguments: request size, keepalive, ping policy, connection age,
+    streams per connection, handshake time."""
     return [
         ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
         # The server's own pings: find connections whose client is gone (a phone that lost
@@ -48,7 +60,102 @@ def server_options(settings: Settings) -> list[tuple[str, int]]:
         # Old connections go away (gRPC adds +-10% jitter), their open calls get the grace.
         ("grpc.max_connection_age_ms", _ms(settings.grpc_max_connection_age_seconds)),
         ("grpc.max_connection_age_grace_ms", _ms(settings.grpc_max_connection_age_grace_seconds)),
+        # A connection that has not finished its handshake (TLS, the HTTP/2 preface) in time goes.
+        ("grpc.server_handshake_timeout_ms", _ms(settings.grpc_handshake_timeout_seconds)),
+        # Streams a connection may have open, told to the client in SETTINGS: beyond it, HEADERS
+        # get RST_STREAM REFUSED_STREAM (ENHANCE_YOUR_CALM from a client that never acknowledged
+        # the SETTINGS) and cost the server nothing. grpc clients queue their calls instead.
+        *([("grpc.max_concurrent_streams", settings.grpc_max_concurrent_streams)]
+          if settings.grpc_max_concurrent_streams else []),
     ]
+
+
+def server_interceptors(settings: Settings, metrics: RpcMetrics | None) -> list[grpc.aio.ServerInterceptor]:
+    """The request wait first (outermost: it reads the request before anything else runs),
+    then the RPC metrics."""
+    interceptors: list[grpc.aio.ServerInterceptor] = []
+    if settings.grpc_request_wait_seconds:
+        interceptors.append(RequestWaitInterceptor(settings.grpc_request_wait_seconds))
+    if metrics:
+        interceptors.append(MetricsInterceptor(metrics))
+    return interceptors
+
+
+class RequestWaitInterceptor(grpc.aio.ServerInterceptor):
+    """Ends a call whose request message does not arrive in time.
+
+    Every RPC of ours takes one request message. A client may open a call (an HTTP/2 HEADERS
+    frame) and never send it: grpc then holds the call, its HTTP/2 stream and one of the
+    process's call places (`maximum_concurrent_rpcs`) until the connection ends, which a client
+    answering pings can put off for the connection's age and its grace (hours). Thousands of
+    such half-open calls held a match service's memory past its pod's limit.
+
+    grpc's aio server runs an interceptor before it reads the message, but runs a unary
+    handler only after: so this interceptor hands grpc the same handler as one that reads its
+    request stream, reads the one message itself within ``seconds``, and calls the original
+    handler with it. A call without its message by then is answered DEADLINE_EXCEEDED and
+    freed. Clients do not see the difference: the wire protocol of a unary request is a request
+    stream with one message. Handlers that already read a stream, and synchronous ones, are
+    left as they are."""
+
+    def __init__(self, seconds: float, warnings: Warnings | None = None) -> None:
+        self.seconds = seconds
+        self.warnings = warnings or Warnings(log)
+        self._wrapped: dict[str, tuple[object, object]] = {}  # method -> (its handler, the wrapped one)
+
+    async def intercept_service(self, continuation, details):
+        handler = await continuation(details)
+        if handler is None or handler.request_streaming:
+            return handler
+        known = self._wrapped.get(details.method)
+        if known is not None and known[0] is handler:  # wrap each method's handler once, not per call
+            return known[1]
+        wrapped = self._wrap(handler, details.method)
+        self._wrapped[details.method] = (handler, wrapped)
+        return wrapped
+
+    async def _request(self, context, method: str) -> Any:
+        """The call's one request message, or the call ends (DEADLINE_EXCEEDED, or
+        INVALID_ARGUMENT when the client closed its side without sending one)."""
+        try:
+            async with asyncio.timeout(self.seconds):
+                request = await context.read()
+        except TimeoutError:
+            self.warnings.warn("request-wait", "calls ended: no request message in time",
+                               method=method, seconds=self.seconds)
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                f"no request message within {self.seconds:g} s of the call's start")
+        if request is grpc.aio.EOF:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the call carried no request message")
+        return request
+
+    def _wrap(self, handler, method: str):
+        read = self._request
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
+            if not inspect.iscoroutinefunction(inner):
+                return handler
+
+            async def unary(requests, context):
+                return await inner(await read(context, method), context)
+
+            return grpc.stream_unary_rpc_method_handler(unary, handler.request_deserializer,
+                                                        handler.response_serializer)
+        stream: Callable = handler.unary_stream
+        if inspect.isasyncgenfunction(stream):
+            async def generator(requests, context):
+                async for reply in stream(await read(context, method), context):
+                    yield reply
+
+            return grpc.stream_stream_rpc_method_handler(generator, handler.request_deserializer,
+                                                         handler.response_serializer)
+        if inspect.iscoroutinefunction(stream):  # writes its replies itself (grpc_health's Watch)
+            async def writer(requests, context):
+                await stream(await read(context, method), context)
+
+            return grpc.stream_stream_rpc_method_handler(writer, handler.request_deserializer,
+                                                         handler.response_serializer)
+        return handler
 
 
 def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
@@ -67,8 +174,8 @@ def new_server(address: str, service_name: str, add_servicer: Callable[[grpc.aio
     ``settings``: the connection policy, reflection and TLS (default: the defaults, not the
     environment)."""
     settings = settings if settings is not None else Settings.model_construct()
-    server = grpc.aio.server(interceptors=[MetricsInterceptor(metrics)] if metrics else [],
-                             options=server_options(settings))
+    server = grpc.aio.server(interceptors=server_interceptors(settings, metrics), options=server_options(settings),
+                             maximum_concurrent_rpcs=settings.grpc_max_concurrent_calls or None)
     add_servicer(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
