@@ -332,9 +332,10 @@ def prompt() -> Text:
 
 
 def _table_news(view: pb.MatchView, talk: RenderableType | None) -> list[RenderableType]:
-    """What happened lately, under the table: the last round's end, the newest actions, the talk."""
+    """What happened lately, under the table: the last round's end (Goat: every round's
+    writes so far), the newest actions, the talk."""
     parts: list[RenderableType] = []
-    summary = rounds.last_round_text(view)
+    summary = rounds.goat_writes(view) if tiles.is_goat(view) else rounds.last_round_text(view)
     if summary and not tiles.is_ended(view):
         parts.append(summary)
     recent = recent_text(view)

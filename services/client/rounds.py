@@ -1,11 +1,14 @@
 """How rounds ended and how the match ended, in words: each family's round summary (points
 scored in play for All Fives; written and remembered points, the pot and redeals for Goat),
-the result panel (and Goat's goat) and the one line scripts read."""
+Goat's running table of every round's writes, the result panel (and Goat's goat) and the
+one line scripts read."""
 
 from __future__ import annotations
 
 from rich import box
+from rich.console import Group
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
@@ -50,6 +53,36 @@ def last_round_text(view: pb.MatchView) -> Text | None:
         return None
     last = len(view.rounds)
     return Text(round_text(view, last, view.rounds[-1]), style="cyan")
+
+
+def goat_writes(view: pb.MatchView) -> Group | None:
+    """Goat, during play: what every side wrote in every round so far and its written total
+    (docs/rules.md §3: only written points count toward 101 and the ranking), so a player
+    sees the whole match, not only the last round. None before the first round ends."""
+    if not view.rounds:
+        return None
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+    table.add_column("round", justify="right")
+    sides = range(len(view.scores))
+    for side in sides:
+        table.add_column(tiles.side_name(view, side), justify="right")
+    table.add_column("")
+    for number, summary in enumerate(view.rounds, 1):
+        if summary.reason == "redeal":
+            table.add_row(str(number), *("—" for _ in sides), Text("redealt: nothing written", style="dim"))
+            continue
+        written = list(summary.written) + [0] * (len(view.scores) - len(summary.written))
+        table.add_row(str(number), *(str(w) for w in written), Text(_goat_how(view, summary), style="dim"))
+    table.add_row(Text("total", style="bold"), *(Text(str(view.scores[s]), style="bold") for s in sides), "")
+    title = Text("Written so far", style="bold cyan")
+    title.append(" (lowest total wins; 101 or more makes the goat)", style="dim")
+    return Group(title, table)
+
+
+def _goat_how(view: pb.MatchView, summary: pb.RoundSummary) -> str:
+    who = tiles.side_name(view, summary.winner) if summary.winner >= 0 else "nobody"
+    how = f"{who} went out" if summary.reason == "domino" else f"{who} made the fish"
+    return how + (f" · pot {summary.pot} carried on" if summary.pot else "")
 
 
 def final_panel(view: pb.MatchView) -> Panel:

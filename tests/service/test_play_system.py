@@ -404,6 +404,7 @@ def test_a_player_types_a_goat_match_to_its_end_and_sees_who_is_the_goat(system,
     assert re.search(r"score/101\s+remembered\s+account", text)
     assert re.search(r"\d\s+(closed|open)", text)
     assert re.search(r"Round \d+: .* (went out|made the fish \(blocked\)) · written: you \d+, bot random 1 \d+", text)
+    assert re.search(r"Written so far .*\n\s*round\s+you\s+bot random 1", text)  # every round's writes, in play
     assert re.search(r"(You are|Bot random 1 is) the goat\.|are the goats\.", text)
     assert re.search(r"round 1 is over", text) and "Written this round: you " in text  # a round's end, shown
     assert re.search(r"you\s+(\[\d\|\d\] ?)+\s+\d+ pips|you\s+out — no tiles left", text)

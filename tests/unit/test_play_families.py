@@ -349,16 +349,35 @@ def test_goat_shows_the_pot_carried_to_this_round():
     assert "pot 14 · boneyard 4" in screen(goat(pot=14))
 
 
-def test_goat_rounds_show_what_each_side_wrote_and_remembers():
-    v = goat(rounds=[{"reason": "blocked", "winner": 2, "points": 0, "written": [0, 0, 0], "remembered": [5, 0, 12],
-                      "pot": 14, "scores": [0, 0, 0]}])
-    assert ("Round 1: bot random 2 made the fish (blocked) · written: you 0, bot random 1 0, bot random 2 0 · "
-            "remembered: you 5, bot random 1 0, bot random 2 12 · pot 14 carried on") in screen(v).replace("\n", "")
+def test_goat_shows_every_rounds_writes_so_far_and_the_written_totals():
+    """Reported: during play Goat showed only the last round's writes."""
+    v = goat(rounds=[{"reason": "domino", "winner": 1, "points": 37, "written": [12, 0, 25], "remembered": [0, 0, 0],
+                      "scores": [12, 0, 25]},
+                     {"reason": "redeal", "winner": -1},
+                     {"reason": "blocked", "winner": 2, "points": 30, "written": [0, 30, 0], "remembered": [5, 0, 0],
+                      "pot": 14, "scores": [12, 30, 25]}], scores=[12, 30, 25])
+    text = screen(v)
+    assert "Written so far (lowest total wins; 101 or more makes the goat)" in text
+    assert re.search(r"round\s+you\s+bot random 1\s+bot random 2\s*\n", text)
+    assert re.search(r"\s1\s+12\s+0\s+25\s+bot random 1 went out\s*\n", text)
+    assert re.search(r"\s2\s+—\s+—\s+—\s+redealt: nothing written", text)
+    assert re.search(r"\s3\s+0\s+30\s+0\s+bot random 2 made the fish · pot 14 carried on", text)
+    assert re.search(r"total\s+12\s+30\s+25\s*\n", text)
+
+
+def test_goat_in_teams_writes_per_team():
+    v = goat(seats=("ann", "bot:random:1", "bob", "bot:random:2"), teams=True, remembered=(0, 0), opened=(True, True),
+             rounds=[{"reason": "domino", "winner": 0, "points": 20, "written": [0, 20], "remembered": [0, 0],
+                      "scores": [0, 20]}], scores=[0, 20])
+    text = screen(v)
+    assert re.search(r"round\s+your team\s+team B\s*\n", text)
+    assert re.search(r"total\s+0\s+20\s*\n", text)
 
 
 def test_a_redealt_goat_round_says_so():
     v = goat(rounds=[{"reason": "redeal", "winner": -1}])
-    assert "Round 1: redealt (a hand called for it) — nothing written" in screen(v)
+    assert re.search(r"1\s+—\s+—\s+—\s+redealt: nothing written", screen(v))
+    assert "Round 1: redealt (a hand called for it) — nothing written" in render.to_text(rounds.final_panel(v))
 
 
 def test_the_goat_is_named_at_the_end_and_the_lowest_total_wins():
