@@ -109,11 +109,16 @@ def _advice(report: dict[str, Any]) -> list[str]:
         lines.append(f"Replay refuses event {refused['version']} ({refused['type']}): {refused['reason']}.")
         lines.append(f"Events 1..{report['replays_up_to_version']} replay; the match is frozen from there.")
     bad = report["chain"].get("first_bad_version")
+    result_rewritten = refused is not None and refused["reason"].startswith("StoredResultMismatch")
+    if result_rewritten:
+        lines.append("The refused event's result (winner, points, totals) is not in the chain, so its links can "
+                     "all match while it was changed: the replay, computed from the chained deals and actions, "
+                     "is what was played (services/match/results.py).")
     if bad is not None:
         lines.append(f"Event {bad}'s chain link does not match its content: that row was changed after the match "
                      "service wrote it. Compare with the players' kept heads and the witness "
                      "(`domino audit verify --heads`, `domino audit witness`).")
-    elif report["chain"]["status"] == "ok":
+    elif report["chain"]["status"] == "ok" and not result_rewritten:
         lines.append("Every chain link matches its content: the refused event was written as it is (a fault of "
                      "the writer, not a later edit), or the chain itself was recomputed: check the players' heads.")
     lines.append("Nothing was changed. To settle: export the match as an auditor (unfinished if it has no end), "

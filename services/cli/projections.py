@@ -15,7 +15,8 @@ def projections() -> None:
 @projections.command()
 def rebuild() -> None:
     """Drop the history and ratings tables and build them again from every stored match event
-    (with the match service's persistence settings). Stop the relay first: it keeps them."""
+    (with the match service's persistence settings). Stop the relay first: it keeps them.
+    Exit status 1 when a match's log is refused on replay: it is left out and named."""
     from services.common.config import Settings, persistence_env
     from services.history.projection import rebuild as rebuild_view
     from services.history.view import View
@@ -24,6 +25,13 @@ def rebuild() -> None:
     env = persistence_env(Settings())
     app = MatchApplication(env=env)
     try:
-        click.echo(json.dumps(rebuild_view(app, View.for_env(env))))
+        built = rebuild_view(app, View.for_env(env))
     finally:
         app.close()
+    click.echo(json.dumps(built))
+    refused = built["results_refused"]
+    if refused:  # built, but without these: an operator must look at each
+        click.echo(f"{len(refused)} match(es) not recorded: replay refuses their stored log (a stored result that "
+                   f"disagrees with the replay, or another edit). For each: domino audit repair-report MATCH. "
+                   f"{' '.join(refused)}", err=True)
+        raise SystemExit(1)

@@ -5,6 +5,15 @@ It reads notifications after the position the view recorded, turns the ones that
 (a match started, a match ended) into facts (summary.py) and applies each batch with its
 position in one transaction. It runs in the relay's process (one per store, like the relay,
 so the view has one writer), and `domino projections rebuild` runs it from nothing.
+
+A match's result is never read from its MatchEnded: the winner and the totals stored there
+are outside the hash chain, and an editor of the store could swap them. The projection
+replays the match up to its end instead and takes the engine's result; applying the stored
+results checks them against the same replay (services/match/results.py), so a rewritten
+result makes the replay refuse the match. Such a match is not recorded at all (its rows
+stay as they were, no rating moves): the refusal is logged as an error and counted
+(``refused``, the relay's `domino_history_result_mismatch_total`), and the match service
+answers DATA_LOSS for it.
 """
 
 from __future__ import annotations
@@ -12,9 +21,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 from services.match.domainmodel import Match
+from services.match.errors import CorruptLog
 
 from .summary import Ended, Started
 from .view import View
@@ -24,23 +34,26 @@ _STARTED = "services.match.domainmodel:Match.MatchStarted"
 _ENDED = "services.match.domainmodel:Match.MatchEnded"
 
 
-def fact_of(event: Any) -> Started | Ended | None:
-    if isinstance(event, Match.MatchStarted):
-        return Started(str(event.originator_id), event.rules, event.variant or "", bool(event.teams),
-                       tuple(event.seats), event.timestamp.timestamp())
-    if isinstance(event, Match.MatchEnded):
-        return Ended(str(event.originator_id), event.winner, tuple(event.scores), bool(event.abandoned),
-                     event.timestamp.timestamp())
-    return None
+def started_of(event: Match.MatchStarted) -> Started:
+    return Started(str(event.originator_id), event.rules, event.variant or "", bool(event.teams),
+                   tuple(event.seats), event.timestamp.timestamp())
+
+
+def ended_of(match: Match, ended_at: float) -> Ended:
+    """How the replayed ``match`` ended, from the engine's state, not from any stored result."""
+    winner = None if match.abandoned else match.state.winner
+    return Ended(str(match.id), winner, tuple(match.state.scores), match.abandoned, ended_at)
 
 
 class HistoryProjection:
-    def __init__(self, app, view: View, batch: int = 500) -> None:
-        self.app = app  # the match application: its recorder and mapper
+    def __init__(self, app, view: View, batch: int = 500, on_refused: Callable[[], None] = lambda: None) -> None:
+        self.app = app  # the match application: its recorder, mapper and replay
         self.view = view
         self.batch = batch
+        self.on_refused = on_refused  # a match's end the replay does not confirm (the relay counts it)
         self.position = 0
         self.lag_events = 0
+        self.refused: list[str] = []  # matches not recorded because replay refuses them, in this run
 
     def start(self) -> None:
         self.view.create()
@@ -52,17 +65,33 @@ class HistoryProjection:
         if not notes:
             self.lag_events = 0
             return 0
-        facts = []
+        facts: list[Started | Ended] = []
         for note in notes:
             if note.topic not in (_STARTED, _ENDED):
                 continue  # decode only what the view keeps
-            fact = fact_of(cast(Any, self.app.mapper.to_domain_event(note)))
-            if fact is not None:
-                facts.append(fact)
+            event = cast(Any, self.app.mapper.to_domain_event(note))
+            if isinstance(event, Match.MatchStarted):
+                facts.append(started_of(event))
+            elif isinstance(event, Match.MatchEnded) and (ended := self._replayed_end(event)) is not None:
+                facts.append(ended)
         self.view.apply(facts, notes[-1].id)
         self.position = notes[-1].id
         self.lag_events = max(0, (self.app.recorder.max_notification_id() or 0) - self.position)
         return len(notes)
+
+    def _replayed_end(self, event: Match.MatchEnded) -> Ended | None:
+        """The match's result from its replay up to this end; None (logged, counted) when the
+        replay refuses the log: a stored result that disagrees with it, or any other edit."""
+        try:
+            match = self.app.match_at(event.originator_id, event.originator_version)
+        except CorruptLog as refused:
+            self.refused.append(str(event.originator_id))
+            self.on_refused()
+            log.error("a match's stored end is not what its replay gives: its result is not recorded in the "
+                      "history or the ratings", extra={"match": str(event.originator_id), "version": refused.version,
+                                                       "topic": refused.topic, "reason": refused.reason[:300]})
+            return None
+        return ended_of(match, event.timestamp.timestamp())
 
     def catch_up(self) -> int:
         read = 0
@@ -84,7 +113,7 @@ class HistoryProjection:
                     pass
 
 
-def rebuild(app, view: View) -> dict[str, float]:
+def rebuild(app, view: View) -> dict[str, Any]:
     """Drop the view and build it again from every stored event."""
     started = time.perf_counter()
     view.drop()
@@ -93,4 +122,4 @@ def rebuild(app, view: View) -> dict[str, float]:
     read = projection.catch_up()
     dump = view.dump()
     return {"events_read": read, "history_rows": len(dump["history"]), "ratings": len(dump["ratings"]),
-            "seconds": round(time.perf_counter() - started, 3)}
+            "results_refused": projection.refused, "seconds": round(time.perf_counter() - started, 3)}

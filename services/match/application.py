@@ -84,10 +84,12 @@ class MatchApplication(Application[UUID]):
     env = {"AGGREGATE_CACHE_MAXSIZE": "5000", "COMPRESSOR_TOPIC": ""}
 
     def __init__(self, env: dict[str, str] | None = None, clock: Callable[[], float] = time.time,
-                 seed_source: Callable[[], bytes] = lambda: secrets.token_bytes(32)) -> None:
+                 seed_source: Callable[[], bytes] = lambda: secrets.token_bytes(32),
+                 round_pause_seconds: float = 0.0) -> None:
         super().__init__(env)
         self.clock = clock
         self.seed_source = seed_source
+        self.round_pause_seconds = round_pause_seconds  # DOMINO_ROUND_PAUSE_SECONDS: see round_pause()
         self.store = store_of(self)
         self._locks: dict[UUID, tuple[asyncio.Lock, int]] = {}  # match -> (lock, commands using it)
 
@@ -128,13 +130,19 @@ class MatchApplication(Application[UUID]):
                       turn_timer=turn_timer, seats=players, client_seeds=[s.client_seed for s in seats],
                       commitment=fairness.commitment(server_seed), server_seed=server_seed.hex(),
                       options=played_options, awaiting=awaiting,
-                      deadline=self.clock() + seed_wait_seconds if awaiting else None, spectators=spectators)
+                      deadline=self.clock() + seed_wait_seconds if awaiting else None, spectators=spectators,
+                      round_pause=self.round_pause(players))
         match.begin(self.clock())
         try:
             await self.store.append(match)
         except RecordConflictError:
             return await self.store.load(match_id)  # a concurrent retry of the same request won
         return match
+
+    def round_pause(self, players: list[str]) -> float:
+        """The pause between rounds a new match gets: while it lasts every client shows how the
+        round ended, so it is for people; a match of bots alone has nobody to show it to."""
+        return self.round_pause_seconds if any(not is_bot(p) for p in players) else 0.0
 
     async def play_tile(self, match_id: UUID, player_id: str, tile: int, end: int | None,
                         request_id: str) -> Outcome:
@@ -186,7 +194,7 @@ class MatchApplication(Application[UUID]):
 
     async def abandon_match(self, match_id: UUID, version: int, idle_seconds: float) -> Match:
         """End a match nobody has acted in since ``version``; StaleTimeout if it moved on."""
-        return await self._change(match_id, lambda match: match.abandon(version, idle_seconds))
+        return await self._change(match_id, lambda match: match.abandon(version, idle_seconds, self.clock()))
 
     async def expire_turn(self, match_id: UUID, round_number: int, turn_no: int) -> Match:
         """Play a timed-out turn; StaleTimeout when it was already played or is not due."""

@@ -7,7 +7,7 @@ import logging
 import os
 import signal
 
-from prometheus_client import Gauge, start_http_server
+from prometheus_client import REGISTRY, CollectorRegistry, Gauge, start_http_server
 
 from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
 from services.common import logs
@@ -48,7 +48,7 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     env = persistence_env(settings)
-    app = MatchApplication(env=env)
+    app = MatchApplication(env=env, round_pause_seconds=settings.round_pause_seconds)
     history = View.for_env(env)
     try:
         history.create()  # the relay's projection fills it; created here too so reads never find it missing
@@ -59,7 +59,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     active = Gauge("domino_match_active_matches", "Matches started and not yet ended")
     keys = KeyRing.load(settings.keys_dir, accepts=ROLES)  # verifies every kind of token, issues none
     signer = head_signer(settings)
-    server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits_of(settings),
+    limits = limits_of(settings)
+    count_open_streams(limits[0])
+    server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits,
                                  watch_poll_seconds=settings.watch_poll_seconds, settings=settings, signer=signer,
                                  history=history)
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
@@ -89,6 +91,16 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await app.aclose()
     app.close()
     log.info("match service stopped")
+
+
+def count_open_streams(streams: StreamLimits, registry: CollectorRegistry = REGISTRY) -> Gauge:
+    """The gauge of the open WatchMatch streams by kind, read from the limits that count them:
+    how much of the spectators' share (DOMINO_SPECTATOR_STREAMS_PER_PROCESS) is in use."""
+    gauge = Gauge("domino_match_open_streams", "WatchMatch streams open on this process, by kind: seated "
+                  "(players, bots, services, auditors) or spectator", ["kind"], registry=registry)
+    gauge.labels("seated").set_function(lambda: streams.seated)
+    gauge.labels("spectator").set_function(lambda: streams.spectators)
+    return gauge
 
 
 def head_signer(settings: Settings) -> Signer:
@@ -133,7 +145,9 @@ async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) ->
     signer = head_signer(settings)
     env = persistence_env(settings)
     app = MatchApplication(env=env)
-    projection = HistoryProjection(app, View.for_env(env))
+    refused = Counter("domino_history_result_mismatch_total", "Matches whose stored end replay refuses (a stored "
+                      "result that disagrees with the replay, or another edit): not recorded in history or ratings")
+    projection = HistoryProjection(app, View.for_env(env), on_refused=refused.inc)
     await asyncio.to_thread(projection.start)
     nc = await bus.connect(settings, "relay")
     published = Counter("domino_relay_published_total", "Events published to JetStream", ["duplicate"])

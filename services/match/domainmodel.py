@@ -18,7 +18,7 @@ from typing import Any
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import register_topic
 
-from . import chain
+from . import chain, results
 from .errors import NotSeated, RequestIdReused, StaleTimeout
 from .record import Fairness, MatchRecord, RecordedAction, RecordedRound
 from .rules import fairness
@@ -69,13 +69,19 @@ class Match(Aggregate):
         deadline: float | None = None
         link: str = ""  # the hash chain's first link (chain.py); "" in matches from before the chain
         spectators: bool = False  # players without a seat may watch, one turn behind
+        round_pause: float = 0.0  # seconds between a round's end and the next round's clocks
 
     @event(MatchStarted)
     def __init__(self, request_id: str, rules: str, variant: str, teams: bool, target: int, turn_timer: int,
                  seats: list[str], client_seeds: list[str], commitment: str, server_seed: str,
                  options: dict | None = None, awaiting: list[int] | None = None,
-                 deadline: float | None = None, link: str = "", spectators: bool = False) -> None:
+                 deadline: float | None = None, link: str = "", spectators: bool = False,
+                 round_pause: float = 0.0) -> None:
         self.spectators = spectators
+        # The pause between rounds (docs/rules.md §1.6), fixed when the match starts so every
+        # replica and every replay computes the same deadlines: 0 in matches from before it.
+        self.round_pause = round_pause
+        self.round_starts_at: float | None = None  # when the dealt round's clocks start; None: at once
         self.rules_name = rules
         self.variant = variant
         self.teams = teams
@@ -100,6 +106,7 @@ class Match(Aggregate):
         self._next_state: MatchState | None = None  # the engine's result for the event about to apply
         self.round_announced = False  # RoundEnded stored for the last finished round
         self.finished = False  # MatchEnded stored
+        self.ended_at: float | None = None  # when, by the service's clock; None before it, and in older matches
         self.abandoned = False  # ended because nobody acted for a long time
         self.chain_salt = chain.salt(server_seed) if link else b""  # no chain in matches from before it
         self.chain_head = ""  # the last link: what a signed head vouches for
@@ -214,7 +221,7 @@ class Match(Aggregate):
         if self.state.round is not None:
             self._advance(now)
 
-    def abandon(self, version: int, idle_seconds: float) -> None:
+    def abandon(self, version: int, idle_seconds: float, now: float) -> None:
         """Nobody has acted since ``version`` for ``idle_seconds``: the match ends without a
         winner, its seed revealed, and its record says it was abandoned."""
         if self.finished:
@@ -222,7 +229,7 @@ class Match(Aggregate):
         if version != self.version:
             raise StaleTimeout("the match has moved on")
         self._match_ended(winner=None, scores=list(self.state.scores), server_seed=self.server_seed,
-                          goats=[], abandoned=True)
+                          goats=[], abandoned=True, ended_at=now)
 
     def play_tile(self, seat: int, tile: int, end: int | None, request_key: str, now: float) -> None:
         after = self._check(seat, play(tile, end), request_key)
@@ -285,7 +292,7 @@ class Match(Aggregate):
                                   written=list(result.written), remembered=list(result.remembered), pot=result.pot)
                 if self.state.over:
                     self._match_ended(winner=self.state.winner, scores=list(self.state.scores),
-                                      server_seed=self.server_seed, goats=list(self.state.goats))
+                                      server_seed=self.server_seed, goats=list(self.state.goats), ended_at=now)
             elif rnd is None or rnd.outcome is not None:
                 self._deal_next(now)
             else:
@@ -315,13 +322,18 @@ class Match(Aggregate):
             return
 
     def _deal_next(self, now: float) -> None:
+        """Deal the next round at once. After a round played to its end its clocks start only
+        after the pause, while every client shows how that round ended: the first deadline is
+        then the deal's time + pause + the turn's time (docs/rules.md §1.6)."""
         index = len(self.state.results)
         deal = fairness.fair_deal(self.ruleset, bytes.fromhex(self.server_seed), self.client_seeds, index)
         dealt = start_round(self.state, deal)
         assert dealt.round is not None  # a round was just dealt
+        played = any(result.reason != "redeal" for result in self.state.results)
+        starts_at = now + self.round_pause if played else now
         self._round_dealt(round_index=index, hands=[tiles_in(h) for h in deal.hands], boneyard=list(deal.boneyard),
-                          set_aside=deal.set_aside, deadline=self._turn_deadline(now, dealt),
-                          leader=dealt.round.leader)
+                          set_aside=deal.set_aside, deadline=self._turn_deadline(starts_at, dealt),
+                          leader=dealt.round.leader, starts_at=starts_at)
 
     @property
     def _in_play(self) -> Round:
@@ -356,9 +368,16 @@ class Match(Aggregate):
         if seat in self.away:
             self._seat_returned(seat=seat)
 
+    def _clock_start(self, now: float) -> float:
+        """When a turn's clock starts: now, or the end of the pause before the round's clocks
+        start (a move made during it is accepted; the next seat's time counts from its end)."""
+        starts_at = self.round_starts_at
+        return now if starts_at is None else max(now, starts_at)
+
     def _turn_deadline(self, now: float, after: MatchState) -> float | None:
         """When the turn that follows runs out: the host's timer, or the rule set's own for
         each move (Sports), which depends on the position ``after`` the action."""
+        now = self._clock_start(now)
         move_timer = self.ruleset.move_timer
         if move_timer is None:
             return now + self.turn_timer if self.turn_timer else None
@@ -370,7 +389,7 @@ class Match(Aggregate):
 
     def _deadline_after(self, move: Move, now: float) -> float | None:
         if self.ruleset.move_timer is None:
-            return now + self.turn_timer if self.turn_timer else None
+            return self._clock_start(now) + self.turn_timer if self.turn_timer else None
         return self._turn_deadline(now, apply(self.state, move))
 
     @property
@@ -393,11 +412,13 @@ class Match(Aggregate):
         deadline: float | None
         leader: int = -1
         link: str = ""
+        starts_at: float | None = None  # when its clocks start (after the pause); None in older matches
 
     @event(RoundDealt)
     def _round_dealt(self, round_index: int, hands: list[list[int]], boneyard: list[int], set_aside: int,
-                     deadline: float | None, leader: int = -1, link: str = "") -> None:
+                     deadline: float | None, leader: int = -1, link: str = "", starts_at: float | None = None) -> None:
         self._linked(link)
+        self.round_starts_at = starts_at
         self.dealt_rounds += 1
         chance = leader if leads_by_chance(self.state) else -1
         deal = Deal(tuple(mask_of(h) for h in hands), tuple(boneyard), set_aside, chance)
@@ -467,6 +488,8 @@ class Match(Aggregate):
     def _round_ended(self, reason: str, winner: int | None, points: int, scores: list[int],
                      play_points: list | None = None, written: list | None = None, remembered: list | None = None,
                      pot: int = 0, link: str = "") -> None:
+        # Not in the chain, so believed only when the replay gives the same (results.py).
+        results.check_round_ended(self.state, reason, winner, points, scores, play_points, written, remembered, pot)
         self._linked(link)
         self.round_announced = True
         self.deadline = None
@@ -478,12 +501,16 @@ class Match(Aggregate):
         goats: list[int] | None = None
         abandoned: bool = False
         link: str = ""
+        ended_at: float | None = None  # the service's clock when it ended; None in older matches
 
     @event(MatchEnded)
     def _match_ended(self, winner: int | None, scores: list[int], server_seed: str, goats: list | None = None,
-                     abandoned: bool = False, link: str = "") -> None:
+                     abandoned: bool = False, link: str = "", ended_at: float | None = None) -> None:
+        # Not in the chain, so believed only when the replay gives the same (results.py).
+        results.check_match_ended(self.state, winner, scores, goats, abandoned)
         self._linked(link)
         self.finished = True
+        self.ended_at = ended_at
         self.abandoned = abandoned
         self.deadline = None
 

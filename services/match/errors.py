@@ -45,6 +45,16 @@ class StaleTimeout(MatchError):
     """A timeout for a turn that is no longer the current one, or not yet due."""
 
 
+class TableTalkClosed(MatchError):
+    """A phrase sent to a match that ended more than the grace ago (table_talk.py)."""
+
+
+# ---- RESOURCE_EXHAUSTED --------------------------------------------------------------------
+
+class TableTalkFull(MatchError):
+    """A player has sent a match as many phrases as one player may (table_talk.py)."""
+
+
 # ---- UNAVAILABLE -----------------------------------------------------------------------
 
 class StoreUnavailable(MatchError):
@@ -65,6 +75,11 @@ class CorruptLog(MatchError):
         self.version = version
         self.topic = topic
         self.reason = reason
+
+
+class StoredResultMismatch(MatchError):
+    """A stored RoundEnded or MatchEnded whose result is not what replaying the match gives
+    (results.py): raised while applying it, so replay refuses the match and it freezes."""
 
 
 # ---- ABORTED -------------------------------------------------------------------------------
