@@ -33,6 +33,8 @@ os.environ.setdefault("DOMINO_BOT_THINK_MAX_SECONDS", "0")
 # ... and take the requests of players far faster than people make them.
 os.environ.setdefault("DOMINO_COMMAND_RATE", "1000000")
 os.environ.setdefault("DOMINO_COMMAND_BURST", "1000000")
+# ... and start a round's clocks as soon as it is dealt, with no pause between rounds.
+os.environ.setdefault("DOMINO_ROUND_PAUSE_SECONDS", "0")
 
 
 @pytest.fixture(scope="session")
