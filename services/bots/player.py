@@ -19,7 +19,7 @@ import asyncio
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Awaitable, Callable
 
 import grpc
 
@@ -66,8 +66,12 @@ class BotPlayer:
     def __init__(self, stub: pb_grpc.MatchServiceStub, keys: KeyRing, seed: int | None = None,
                  on_decision: Callable[[str, float], None] = lambda strength, seconds: None,
                  think_seconds: tuple[float, float] = (0.0, 0.0),
-                 on_answered_elsewhere: Callable[[], None] = lambda: None) -> None:
+                 on_answered_elsewhere: Callable[[], None] = lambda: None,
+                 clock: Callable[[], float] = time.time,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.stub = stub
+        self.clock = clock  # compared with the server's round_starts_at
+        self.sleep = sleep
         self.think_seconds = think_seconds  # (least, most) a move takes at a table with people
         self.keys = keys  # holds the key that issues bot tokens
         self.seed = seed  # kept for callers that pass one; choices are seeded by the position
@@ -110,6 +114,14 @@ class BotPlayer:
             return 0.0
         return least + (most - least) * rng.random()
 
+    def wait_for_round(self, view: pb.MatchView) -> float:
+        """Seconds until the round's clocks start (0 when they have): at a table with people a
+        bot does not move while they read how the last round ended. A bot-only match has no
+        pause between rounds, so its bots never wait here."""
+        if not view.HasField("round_starts_at") or all(bot_strength(s.player_id) is not None for s in view.seats):
+            return 0.0
+        return max(0.0, view.round_starts_at.ToNanoseconds() / 1e9 - self.clock())
+
     async def _play_turn(self, match_id: str, player_id: str, strength: str, version: int) -> int:
         metadata = self._metadata(player_id)
         view = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id, min_version=version),
@@ -121,9 +133,9 @@ class BotPlayer:
             move = await asyncio.to_thread(STRATEGIES[strength], view_from_pb(view), rng)
             took = time.perf_counter() - started
             self.on_decision(strength, took)
-            pause = self.pace(view, rng) - took
+            pause = max(self.pace(view, rng) - took, self.wait_for_round(view))
             if pause > 0:
-                await asyncio.sleep(pause)
+                await self.sleep(pause)
             try:
                 view = await self._send(match_id, view.version, move, metadata)
             except grpc.aio.AioRpcError as error:

@@ -130,6 +130,7 @@ def match_view(match: Match, seat: int, head: Head | None = None) -> pb.MatchVie
         goats=list(match.state.goats) if match.finished else [],
         goat_options=goat_options_pb(match.options),
         turn_seconds=match.turn_seconds if in_play else 0,
+        round_starts_at=timestamp(match.round_starts_at) if in_play else None,
     )
     timeouts = match.round_timeouts
     scored = {index: points for index, _, points in view.play_points}
