@@ -29,7 +29,7 @@ from services.common.auth import KeyRing, MissingKeys, mint_token
 from services.common.config import Settings, client_keys_dir
 
 
-ROUND_PAUSE = 8.0  # seconds a round's end stays on screen, unless Enter is pressed first
+ROUND_PAUSE = 8.0  # seconds a round's end stays on screen when the server gives no pause between rounds
 PUBLIC_PORT = 443  # the Gateway's HTTPS listener (deploy/k8s/components/public-edge)
 
 
@@ -172,8 +172,9 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 @click.option("--auto", is_flag=True, help="Play your seat automatically (the first legal move): demos, tests.")
 @click.option("--delay", type=float, default=0.0, show_default=True, help="Seconds before each automatic move.")
 @click.option("--round-pause", type=click.FloatRange(min=0), default=None,
-              help=f"Seconds a round's end (hands, points, scores) stays on screen unless Enter is pressed "
-                   f"(default {ROUND_PAUSE:g}; 0 with --auto; 0 skips it).")
+              help=f"A round's end (hands, points, scores) stays on screen until the server starts the next "
+                   f"round's clocks, or Enter is pressed; from a server with no pause between rounds, this many "
+                   f"seconds (default {ROUND_PAUSE:g}; 0 with --auto; 0 skips it).")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-redraw", is_flag=True, help="Print screens one after another instead of redrawing in place.")
 def play(display_name, config_dir, player, token, match_address, matchmaking_address, account_address, server, tls,

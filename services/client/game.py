@@ -16,10 +16,12 @@ A seat the server marked away is taken back only by the player: when they open t
 type ``back`` or type a move. Enter only refreshes, ``q`` leaves as it is, and a stream
 that reconnects after an outage leaves the seat away (the server keeps playing for it).
 
-When a round ends the next deal follows at once; the client shows the ended round (its
-hands, from the player's export, and its points) until the player presses Enter or
-``round_pause`` seconds pass (``GameOptions``; 0 shows none). It gives way sooner when the
-player leads the next round, at half the time their turn was given.
+When a round ends the next deal follows at once, but the server starts its clocks only
+after its pause between rounds (the view's ``round_starts_at``); the client shows the ended
+round (its hands, from the player's export, and its points) until then, or until the
+player presses Enter, so the board comes with the turn's full time. From a server without
+that pause it shows it ``round_pause`` seconds (``GameOptions``; 0 shows none), giving way
+sooner when the player leads the next round, at half the time their turn was given.
 """
 
 from __future__ import annotations

@@ -76,27 +76,37 @@ def from_record(record: dict, number: int, summary: pb.RoundSummary) -> RoundEnd
     return RoundEnd(number, summary, hands, last_seat)
 
 
-def ended_between(view: pb.MatchView, since: int, export: Callable[[], str]) -> RoundEnd | None:
+def ended_between(view: pb.MatchView, since: int, export: Callable[[], str] | None = None) -> RoundEnd | None:
     """The last round played to its end after the first ``since`` rounds, with the deals
     thrown in after it; None when none was. Its hands come from ``export`` (the player's
-    record JSON), and are left out when that fails (the summary still says how it ended)."""
+    record JSON), and are left out when that fails or there is none (a spectator may not
+    export): the summary still says how it ended."""
     new = range(since, len(view.rounds))
     played = [i for i in new if view.rounds[i].reason != "redeal"]
     if not played:
         return None
     index = played[-1]
     summary = view.rounds[index]
-    try:
-        shown = from_record(json.loads(export()), index + 1, summary)
-    except (ApiError, ValueError, KeyError, IndexError, TypeError):  # no export, or one not as documented
-        shown = RoundEnd(index + 1, summary)
+    shown = RoundEnd(index + 1, summary)
+    if export is not None:
+        try:
+            shown = from_record(json.loads(export()), index + 1, summary)
+        except (ApiError, ValueError, KeyError, IndexError, TypeError):  # no export, or one not as documented
+            pass
     return replace(shown, redeals=sum(1 for i in new if i > index))
 
 
 def leave_at(view: pb.MatchView, shown_at: float, pause: float) -> float:
-    """When a round's end, on screen since ``shown_at``, gives way to the next round: after
-    ``pause``, or sooner, at half the time of the next turn when that turn is the player's,
-    so reading it never costs them more than half their turn."""
+    """When a round's end, on screen since ``shown_at``, gives way to the next round: when
+    the server starts the next round's clocks (``round_starts_at``: it pauses between
+    rounds while every client shows this, docs/rules.md §1.6), so the board then shows the
+    turn's full time. From a server without that pause (or one set to 0): after ``pause``,
+    or sooner, at half the time of the next turn when that turn is the player's, so reading
+    it never costs them more than half their turn."""
+    if view.HasField("round_starts_at"):
+        starts_at = view.round_starts_at.ToNanoseconds() / 1e9
+        if starts_at > shown_at:
+            return starts_at
     until = shown_at + pause
     given = view.turn_seconds or (view.turn_timer_seconds if view.rules != "sports" else 0)
     if tiles.is_my_turn(view) and view.HasField("turn_deadline") and given:
@@ -174,6 +184,8 @@ def round_end_panel(view: pb.MatchView, end: RoundEnd) -> Panel:
     parts: list[RenderableType] = [Text(how_it_ended(view, end), style="bold")]
     if end.hands:
         parts.append(_hands(view, end))
+    elif view.your_seat < 0:
+        parts.append(Text("(spectators are not shown the hands)", style="dim"))
     else:
         parts.append(Text("(the hands could not be fetched)", style="dim"))
     points = Text()
