@@ -18,7 +18,7 @@ from rich.text import Text
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 
-from . import families, history_screens, lobby_screens, menu, names, rounds, tiles
+from . import families, history_screens, lobby_screens, menu, names, room_options, rounds, tiles
 from .account_screen import AccountScreen
 from .api import ApiError, MatchApi, MatchmakingApi
 from .families import Setup
@@ -314,7 +314,8 @@ class App:
         while not match_id:
             self.out.ask("Match id to watch:")
             match_id = self._line().strip()
-        spectator = Spectator(self.match, self.inbox, self.out, stop_on_eof=self.interactive)
+        spectator = Spectator(self.match, self.inbox, self.out, stop_on_eof=self.interactive,
+                              round_pause=self.game_options.round_pause, clock=self.clock)
         final = spectator.run(match_id)
         if spectator.seated:
             self.out.say("You have a seat at this match: opening it to play.", style="bold")
@@ -437,7 +438,7 @@ class App:
             if command.action == "move" and command.seat is not None:
                 return self._newer(room, self.matchmaking.change_seat(room.room_id, command.seat)), ""
             if command.action == "options":
-                return self._newer(room, self._change_options(room, command.options)), "Options changed."
+                return self._change_options(room, command.options)
             if command.action == "refresh":
                 return self._newer(room, self.matchmaking.room(room.room_id)), ""
             return room, command.message
@@ -450,12 +451,14 @@ class App:
             room = self._newer(room, self.matchmaking.add_bot(room.room_id, strength or "greedy", seat))
         return room
 
-    def _change_options(self, room: mm.RoomView, changes) -> mm.RoomView:
-        given = dict(changes)
-        goat = {name: given.pop(name) for name in list(given) if name in families.GOAT_VALUES}
-        if "timer" in given:
-            given["turn_timer"] = given.pop("timer")
-        return self.matchmaking.update_room_options(room.room_id, goat_options=goat or None, **given)
+    def _change_options(self, room: mm.RoomView, changes) -> tuple[mm.RoomView, str]:
+        """The host's ``o …``: sent as room_options plans it, and said in one line."""
+        try:
+            change = room_options.plan(room.options, changes)
+        except room_options.Refused as e:
+            return room, str(e)
+        after = self._newer(room, self.matchmaking.update_room_options(room.room_id, **change.request))
+        return after, room_options.changed_text(room.options, after.options, change)
 
     def _leave(self, room: mm.RoomView) -> mm.RoomView:
         try:

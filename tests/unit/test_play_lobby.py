@@ -65,6 +65,12 @@ class FakeMatchmaking:
 
     def update_room_options(self, room_id, **changes):
         self.calls.append(("options", changes))
+        options = self.room_view.options
+        for name, value in changes.items():
+            if name == "goat_options":
+                options.goat_options.MergeFrom(mm.GoatOptions(**value))
+            else:
+                setattr(options, "turn_timer_seconds" if name == "turn_timer" else name, value)
         return self._changed()
 
     def watch_room(self, room_id, from_version):
@@ -235,9 +241,11 @@ def test_a_practice_from_the_command_line_takes_the_defaults_it_left_open(tmp_pa
 
 def test_the_host_changes_options_from_the_lobby(tmp_path):
     app, fake, screen, _ = app_for(["o target=150 fish=one timer=60", "q"], tmp_path, rules="goat")
+    fake.room_view.options.CopyFrom(mm.MatchOptions(rules="goat", variant="koza", seats=3, target=101,
+                                                    turn_timer_seconds=45, goat_options=mm.GoatOptions(fish="all")))
     app.create_room()
     assert fake.calls[1] == ("options", {"target": 150, "turn_timer": 60, "goat_options": {"fish": "one"}})
-    assert "Options changed." in screen.getvalue()
+    assert "target 101 → 150; turn timer 45 s → 60 s; fish all → one." in screen.getvalue()
 
 
 # ---- filling the room with bots ----------------------------------------------------------------

@@ -1,0 +1,170 @@
+"""The host's ``o NAME=VALUE`` in a room's lobby: one UpdateRoomOptions request, and one line
+that says what changed.
+
+The server changes what it is given and starts another family from that family's own
+defaults: ``o rules=goat`` alone named no Goat variant (refused), and a variant named with it
+took Goat's default four seats over the room's three. So another family is sent whole, as the
+host means it: its default variant (Egyptian's the one for the room's seat count), and every
+option the room had that the new family allows (seats, teams, target; the timer and whether
+spectators may watch stay anyway); an option the family does not allow takes its default, and
+the line says why. A variant or a Goat option of another family is refused here, with the
+command that would choose it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
+
+from . import families
+from .families import Setup
+
+
+class Refused(ValueError):
+    """An option change the client will not send; the message says what to type instead."""
+
+
+@dataclass(frozen=True)
+class Change:
+    request: dict  # MatchmakingApi.update_room_options' keyword arguments
+    named: frozenset[str]  # the options the host typed (rules, variant, seats, teams, target, timer, …)
+    why: dict[str, str] = field(default_factory=dict)  # why an option the host did not name changes
+
+
+def plan(current: mm.MatchOptions, changes) -> Change:
+    """What ``o …`` asks of the server, with the room's ``current`` options; Refused otherwise."""
+    given = dict(changes)
+    goat = {name: given.pop(name) for name in list(given) if name in families.GOAT_VALUES}
+    if "timer" in given:
+        given["turn_timer"] = given.pop("timer")
+    now = current.rules or "egyptian"
+    rules = given.get("rules", now)
+    variant = given.get("variant")
+    if variant is not None and families.rules_of(variant) != rules:
+        owner = families.rules_of(variant) or ""
+        title = families.family(owner).title
+        article = "an" if title[:1] in "AEIOU" else "a"
+        raise Refused(f"{variant} is {article} {title} variant: o rules={owner} variant={variant}")
+    if goat and rules != "goat":
+        typed = " ".join(f"{name}={families.option_value_text(value)}" for name, value in goat.items())
+        what = "is a Goat option" if len(goat) == 1 else "are Goat options"
+        raise Refused(f"{', '.join(goat)} {what}: o rules=goat {typed}")
+    named = frozenset(given) | frozenset(goat)
+    if rules == now:
+        return _same_family(current, given, goat, named)
+    return _another_family(current, rules, given, goat, named)
+
+
+def _same_family(current: mm.MatchOptions, given: dict, goat: dict, named: frozenset[str]) -> Change:
+    """The server keeps what is not named; Egyptian's seat count is its variant's."""
+    request, why = dict(given), {}
+    seats = given.get("seats")
+    if (current.rules or "egyptian") == "egyptian" and seats is not None and "variant" not in given:
+        request["variant"] = _egyptian_for(seats)
+        if request["variant"] is None:
+            raise Refused(f"Egyptian is played by 2, 3 or 4 players, not {seats}")
+        why["variant"] = f"for {seats} seats"
+    if seats is not None and seats != 4 and current.teams and "teams" not in given:
+        why["teams"] = "teams need four seats"
+    if goat:
+        request["goat_options"] = goat
+    return Change(request, named, why)
+
+
+def _another_family(current: mm.MatchOptions, rules: str, given: dict, goat: dict, named: frozenset[str]) -> Change:
+    fam = families.family(rules)
+    why: dict[str, str] = {}
+    seats_now = current.seats or families.seat_count(current.rules or "egyptian", current.variant, None)
+    variant = given.get("variant", "")
+    if not variant and fam.variants:
+        matching = _egyptian_for(given.get("seats", seats_now)) if rules == "egyptian" else None
+        variant = matching or fam.default_variant
+        why["variant"] = f"for {given.get('seats', seats_now)} seats" if matching else "by default"
+    if "seats" in given:
+        seats = given["seats"]
+    elif rules == "egyptian":
+        seats = families.EGYPTIAN_SEATS[variant]
+        if seats != seats_now:
+            why["seats"] = f"{variant} is played by {seats}"
+    elif seats_now in fam.seats:
+        seats = seats_now
+    else:
+        seats = fam.default_seats
+        why["seats"] = f"{fam.title} is played by {' or '.join(map(str, fam.seats))}"
+    if "teams" in given:
+        teams = given["teams"]
+    elif fam.teams == families.ALWAYS:
+        teams = True
+        if not current.teams:
+            why["teams"] = f"{fam.title} is played by two pairs"
+    elif current.teams and (fam.teams == families.NEVER or seats != 4):
+        teams = False
+        why["teams"] = f"{fam.title} is played solo" if fam.teams == families.NEVER else "teams need four seats"
+    else:
+        teams = current.teams
+    if "target" in given:
+        target = given["target"]
+    elif current.target in fam.targets:
+        target = current.target
+    else:
+        target = families.default_target(rules, variant)
+        why["target"] = f"{fam.title} plays to {', '.join(map(str, fam.targets))}"
+    problem = families.problem(Setup(rules, variant, seats, teams, target, goat or None))
+    if problem:
+        raise Refused(problem)
+    request = {**given, "rules": rules, "variant": variant, "seats": seats, "teams": teams, "target": target}
+    if goat:
+        request["goat_options"] = goat
+    return Change(request, named, why)
+
+
+def _egyptian_for(seats: int) -> str | None:
+    return next((v for v, n in families.EGYPTIAN_SEATS.items() if n == seats), None)
+
+
+# ---- in words -------------------------------------------------------------------------------
+
+
+def _timer(seconds: int) -> str:
+    return f"{seconds} s" if seconds else "no limit"
+
+
+def changed_text(before: mm.MatchOptions, after: mm.MatchOptions, change: Change) -> str:
+    """``rules goat (variant koza by default); target 250 → 101: Goat plays to 101``: what the
+    server now holds that differs from before, and why for what the host did not name."""
+    why = change.why
+    parts = []
+
+    def because(name: str) -> str:
+        return f": {why[name]}" if name in why and name not in change.named else ""
+
+    if before.rules != after.rules:
+        text = f"rules {after.rules}"
+        if after.variant:
+            text += (f" (variant {after.variant} {why['variant']})" if "variant" in why and "variant" not in change.named
+                     else f", variant {after.variant}")
+        parts.append(text)
+    elif before.variant != after.variant:
+        parts.append(f"variant {before.variant} → {after.variant}" + because("variant"))
+        if after.HasField("goat_options") and not set(families.GOAT_VALUES) & change.named:
+            preset = families.goat_options_text(families.goat_options_of(after.goat_options))
+            parts[-1] += f" (its preset: {preset})"
+    if before.seats != after.seats:
+        parts.append(f"seats {before.seats} → {after.seats}" + because("seats"))
+    if before.teams != after.teams:
+        parts.append(f"{'teams' if before.teams else 'solo'} → {'teams' if after.teams else 'solo'}" + because("teams"))
+    if before.target != after.target:
+        parts.append(f"target {before.target} → {after.target}" + because("target"))
+    if before.turn_timer_seconds != after.turn_timer_seconds:
+        parts.append(f"turn timer {_timer(before.turn_timer_seconds)} → {_timer(after.turn_timer_seconds)}")
+    if before.spectators != after.spectators:
+        parts.append("spectators may watch" if after.spectators else "no spectators")
+    old = families.goat_options_of(before.goat_options) if before.HasField("goat_options") else {}
+    new = families.goat_options_of(after.goat_options) if after.HasField("goat_options") else {}
+    if old and new and before.variant == after.variant:
+        parts += [f"{name} {families.option_value_text(old.get(name))} → {families.option_value_text(value)}"
+                  for name, value in new.items() if old.get(name) != value]
+    elif new and (set(new) & change.named):
+        parts += [f"{name} {families.option_value_text(new[name])}" for name in new if name in change.named]
+    return "; ".join(parts) + "." if parts else "Nothing changed: the room already plays that."
