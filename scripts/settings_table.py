@@ -35,7 +35,7 @@ def table() -> str:
     lines = ["| variable | default | meaning |", "|---|---|---|"]
     for name, info in Settings.model_fields.items():
         default = info.default
-        shown = '`""` (empty)' if default == "" else f"`{default}`"
+        shown = '`""` (empty)' if default == "" else "(unset)" if default is None else f"`{default}`"
         meaning = info.description or FALLBACK.get(name, "(not described in services/common/config.py)")
         meaning = meaning.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
         lines.append(f"| `{prefix}{name.upper()}` | {shown} | {meaning} |")

@@ -35,7 +35,7 @@ from .application import MAX_PLAYER_ID, MatchApplication, SeatSpec
 from .domainmodel import Match
 from .errors import (
     ConcurrencyConflict, CorruptLog, Forbidden, InvalidRequest, NotSeated, RequestIdReused, StaleTimeout, StoreUnavailable,
-    UnknownMatch,
+    StoredResultMismatch, TableTalkClosed, TableTalkFull, UnknownMatch,
 )
 from .export import full_record, seat_record_json
 from .heads import Head, Signer
@@ -63,10 +63,13 @@ _STATUS = [
     (MalformedTile, grpc.StatusCode.INVALID_ARGUMENT),
     (RulesError, grpc.StatusCode.FAILED_PRECONDITION),
     (StaleTimeout, grpc.StatusCode.FAILED_PRECONDITION),
+    (TableTalkClosed, grpc.StatusCode.FAILED_PRECONDITION),
     (ConcurrencyConflict, grpc.StatusCode.ABORTED),
     (StoreUnavailable, grpc.StatusCode.UNAVAILABLE),
     (CorruptLog, grpc.StatusCode.DATA_LOSS),
+    (StoredResultMismatch, grpc.StatusCode.DATA_LOSS),  # a stream folding an event read after a rewrite
     (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (TableTalkFull, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
 
 
@@ -178,13 +181,16 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             seat, spectator = self._watcher(match, who)
             if request.from_version > match.version:
                 raise InvalidRequest(f"from_version {request.from_version} is beyond the match's version {match.version}")
-            self.streams.acquire(who.subject)
+            # Spectators have a share of the streams of their own (per process and per match),
+            # so however many watch, seated players (and services, auditors) find room.
+            spectating = match_id if spectator else None
+            self.streams.acquire(who.subject, spectating)
         try:
             async with _statuses(context):  # the store may fail mid-stream: UNAVAILABLE, and the client resumes
                 async for update in self._watch(match_id, seat, request.from_version, who, context, spectator):
                     yield update
         finally:
-            self.streams.release(who.subject)
+            self.streams.release(who.subject, spectating)
 
     def _watcher(self, match: Match, who: Identity) -> tuple[int, bool]:
         """(the seat whose view the caller gets, whether they are a spectator)."""

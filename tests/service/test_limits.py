@@ -12,14 +12,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 import pytest
+from prometheus_client import CollectorRegistry
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
 from services.common.changes import ChangeFeed
-from services.common.limits import RateLimit, StreamLimits
+from services.common.config import Settings
+from services.common.limits import RateLimit, StreamLimits, limits_of
 from services.match.application import MatchApplication
-from services.match.bootstrap import create_server
+from services.match.bootstrap import count_open_streams, create_server
 from services.matchmaking.application import MatchmakingApplication
 from services.matchmaking.match_client import GrpcMatchCreator
 from tests.support.clock import Clock
@@ -49,8 +51,8 @@ def serving(limits):
     return Service(app, port, loop), stop
 
 
-def watch(svc, match_id: str, player: str):
-    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), metadata=auth(player), timeout=20)
+def watch(svc, match_id: str, player: str, role: str = "player"):
+    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), metadata=auth(player, role), timeout=20)
     return stream, next(stream)
 
 
@@ -80,6 +82,60 @@ def test_a_process_serves_only_so_many_open_streams():
         with pytest.raises(grpc.RpcError) as caught:
             watch(svc, match_id, "dan")
         assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "3 open streams" in caught.value.details()
+        for stream in held:
+            stream.cancel()
+    finally:
+        stop()
+
+
+def spectators_fill(svc, match_id: str, accounts: int, streams_each: int) -> tuple[list, list[grpc.RpcError]]:
+    """Each of ``accounts`` spectator accounts opens ``streams_each`` streams on the match:
+    (the streams that opened, the refusals)."""
+    held, refused = [], []
+    for n in range(accounts):
+        for _ in range(streams_each):
+            try:
+                held.append(watch(svc, match_id, f"fan{n}")[0])
+            except grpc.RpcError as e:
+                refused.append(e)
+    return held, refused
+
+
+def test_spectators_filling_their_share_leave_a_seated_player_of_another_match_room():
+    settings = Settings(streams_per_caller=4, streams_per_process=40, spectator_streams_per_process=10,
+                        spectator_streams_per_match=100)
+    limits = limits_of(settings)
+    svc, stop = serving(limits)
+    try:
+        watched = svc.create(request_id="public table", spectators=True).match_id
+        other = svc.create(request_id="other table", players=("eve", "fay", "gus", "hal")).match_id
+        held, refused = spectators_fill(svc, watched, accounts=11, streams_each=4)  # the attack: 44 > 40 streams
+        assert len(held) == 10 and len(refused) == 34
+        assert {e.code() for e in refused} == {grpc.StatusCode.RESOURCE_EXHAUSTED}
+        assert all("10 open spectator streams" in e.details() for e in refused)
+        seated = watch(svc, other, "eve")[0]  # a seated player of another match still finds room
+        registry = CollectorRegistry()
+        count_open_streams(limits[0], registry)
+        assert registry.get_sample_value("domino_match_open_streams", {"kind": "spectator"}) == 10
+        assert registry.get_sample_value("domino_match_open_streams", {"kind": "seated"}) == 1
+        for stream in held + [seated]:
+            stream.cancel()
+    finally:
+        stop()
+
+
+def test_one_match_has_only_so_many_spectator_streams_and_its_players_and_other_matches_are_not_affected():
+    svc, stop = serving(limits_of(Settings(streams_per_caller=4, streams_per_process=40,
+                                           spectator_streams_per_match=3)))
+    try:
+        watched = svc.create(request_id="watched", spectators=True).match_id
+        other = svc.create(request_id="other", players=("eve", "fay", "gus", "hal"), spectators=True).match_id
+        held, refused = spectators_fill(svc, watched, accounts=4, streams_each=1)
+        assert len(held) == 3 and [e.code() for e in refused] == [grpc.StatusCode.RESOURCE_EXHAUSTED]
+        assert "this match has 3 spectator streams" in refused[0].details()
+        held.append(watch(svc, watched, "ann")[0])  # its own players,
+        held.append(watch(svc, watched, "matchmaking", "service")[0])  # services,
+        held.append(watch(svc, other, "fan3")[0])  # and spectators of another match still find room
         for stream in held:
             stream.cancel()
     finally:
