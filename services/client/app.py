@@ -216,7 +216,10 @@ class App:
                     on_view=self.heads.keep if self.heads is not None else lambda view: None)
         final = game.run(match_id)
         self.out.fresh()
-        if final is None:
+        if final is None and game.has_left():
+            self.out.say(f"You left match {match_id} for good: the server plays your seat to the end and will not "
+                         "give it back; you are free to play elsewhere.", style="bold", soft_wrap=True)
+        elif final is None:
             self.out.say(f"You left the table; your seat stays. Come back with: domino play --resume {match_id}",
                          style="bold", soft_wrap=True)
         else:

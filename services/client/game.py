@@ -360,6 +360,9 @@ class Game:
                 return None
             self.on_end(self.view.match_id)
             return Quit
+        if self.has_left() and isinstance(command, (Play, Draw, ChooseEnd, Invalid, Back)):
+            self.message = Text(render.LEFT_FOR_GOOD, style="bold red")  # ResumeSeat would be refused
+            return None
         welcome: Text | None = None
         if self._away() and isinstance(command, (Play, Draw, ChooseEnd, Invalid, Back)):
             self._resume()  # the player's own command: a move, or back
@@ -400,6 +403,12 @@ class Game:
                 self.message = Text(talk.refusal(e), style="bold red")
             else:  # everyone, the sender too, sees it in the table talk once the stream brings it
                 self.message = Text(f"You said: {talk.phrase_text(command.phrase)}", style="dim")
+
+    def has_left(self) -> bool:
+        """The player left this match (LeaveMatch): the server plays the seat to the end and
+        never gives it back (docs/security.md, "Leaving and silence")."""
+        seat = self.view.your_seat
+        return 0 <= seat < len(self.view.seats) and self.view.seats[seat].left
 
     def _away(self) -> bool:
         return self.view.seats[self.view.your_seat].away

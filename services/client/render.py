@@ -22,6 +22,9 @@ from .pips import PIP_STYLES, end_text, tile_text
 from .recent import recent_text
 from .tiles import ANY, DOWN, LEFT, RIGHT, UP, Tile
 
+#: What leaving a match (LeaveMatch) means, said wherever the player meets it.
+LEFT_FOR_GOOD = ("You left this match for good: the server plays your seat to the end and will not give it "
+                 "back.")
 MARKS = {LEFT: "←", RIGHT: "→", UP: "↑", DOWN: "↓", ANY: "★"}
 BOTH = "↔"
 LAST_PLAYED = "on grey30 underline"  # added to the tile just played on the line
@@ -276,6 +279,8 @@ def _marks(view: pb.MatchView, ends: set[int]) -> str:
 
 def status_text(view: pb.MatchView, now: float, auto: bool = False) -> Text:
     left = tiles.time_left(view, now)
+    if 0 <= view.your_seat < len(view.seats) and view.seats[view.your_seat].left:
+        return Text(LEFT_FOR_GOOD + " q closes this screen.", style="bold red")
     if view.your_seat >= 0 and view.seats[view.your_seat].away:
         return Text("You are marked away: the server plays your turns. Type back (or a move) to play them "
                     "again; Enter only refreshes, q leaves.", style="bold red")
