@@ -175,9 +175,11 @@ def last_played(view: pb.MatchView) -> Tile | None:
     return None
 
 
-def spectator_screen(view: pb.MatchView, message: str | Text = "", talk: RenderableType | None = None) -> Group:
+def spectator_screen(view: pb.MatchView, message: str | Text = "", talk: RenderableType | None = None,
+                     round_panel: RenderableType | None = None) -> Group:
     """The table as a spectator sees it: the public view one turn behind (the server holds
-    back each seat's newest turn until the next seat acts), no hand, nothing to play."""
+    back each seat's newest turn until the next seat acts), no hand, nothing to play;
+    ``round_panel``: the last round's end, above the result once the match is over."""
     parts: list[RenderableType] = [header(view)]
     if tiles.is_ended(view):
         parts.append(Text("Watching as a spectator — the match is over: everything is shown.", style="bold cyan"))
@@ -187,6 +189,8 @@ def spectator_screen(view: pb.MatchView, message: str | Text = "", talk: Rendera
     parts += [line_panel(view), seats_table(view, 0.0, countdown=False)]
     parts += _table_news(view, talk)
     if tiles.is_ended(view):
+        if round_panel is not None:
+            parts.append(round_panel)
         parts.append(rounds.final_panel(view))
     elif view.turn < 0:
         parts.append(Text("Between rounds…", style="dim"))

@@ -3,15 +3,26 @@
 The server sends a spectator the public view (no hand) one full turn behind, and the table
 talk as it is said; a match whose creator did not allow spectators is refused with
 PERMISSION_DENIED, whose message is shown as it is. Nothing is sent: no moves, no chat.
+
+When a round ends the spectator is shown the same summary a player is (round_end.py: how
+it ended, the points, the running scores; Goat's writes, All Fives' points in play), until
+Enter or the same pause as a player's (``round_pause``, ``round_end.leave_at``), and above
+the result when it was the last round. Only the hands are missing: a spectator may not
+export the match, so nothing tells it what each seat held.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
+from typing import Callable
+
+from rich.console import Group, RenderableType
 from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import names, render, talk, tiles
+from . import names, render, round_end, talk, tiles
 from .game import ClientError
 from .inbox import Inbox, Pump
 from .terminal import Output
@@ -24,11 +35,17 @@ class Spectator:
     """``stop_on_eof``: closed input leaves (the menu); otherwise (``--watch``) watching goes
     on to the match's end."""
 
-    def __init__(self, api, inbox: Inbox, out: Output, stop_on_eof: bool = True) -> None:
+    def __init__(self, api, inbox: Inbox, out: Output, stop_on_eof: bool = True, round_pause: float = 0.0,
+                 clock: Callable[[], float] = time.time) -> None:
         self.api = api
         self.inbox = inbox
         self.out = out
         self.stop_on_eof = stop_on_eof
+        self.round_pause = round_pause  # seconds a round's end stays on screen unless Enter is pressed (0: not shown)
+        self.clock = clock
+        self.round_end: round_end.RoundEnd | None = None  # the ended round on screen, until round_end_until
+        self.round_end_until: float | None = None
+        self.final_round: round_end.RoundEnd | None = None  # the last round, above the result
         self.view: pb.MatchView | None = None
         self.talk = talk.TalkLog()
         self.message: str | Text = ""
@@ -56,14 +73,19 @@ class Spectator:
             if self.seated:
                 return None
             ended = self.view is not None and tiles.is_ended(self.view)
+            if self.round_end_until is not None and self.clock() >= self.round_end_until:
+                self.round_end = self.round_end_until = None
+                dirty = True
             if dirty and self.view is not None and (ended or answered or self.inbox.queue.empty()):
                 # after each typed line; what the stream sends in a burst is drawn once
-                self.out.screen(render.spectator_screen(self.view, self.message, talk.talk_text(self.talk)),
-                                with_prompt=not tiles.is_ended(self.view))
+                self.out.screen(self._screen(), with_prompt=not tiles.is_ended(self.view))
                 dirty = False
             if ended:
                 return self.view
-            event = self.inbox.get()
+            wait = None if self.round_end_until is None else max(0.0, self.round_end_until - self.clock())
+            event = self.inbox.get(timeout=wait)
+            if event is None:
+                continue  # the round's end has been on screen long enough
             answered = event.kind == "line"
             if event.source is not None and event.source is not self.pump:
                 continue  # a stream stopped earlier
@@ -75,7 +97,8 @@ class Spectator:
                 if self.view is None:
                     raise ClientError(f"cannot watch match {self.match_id}: {event.value}")
                 self.message = Text(f"The match stream ended: {event.value}", style="bold red")
-                self.out.screen(render.spectator_screen(self.view, self.message, talk.talk_text(self.talk)))
+                self.round_end = self.round_end_until = None
+                self.out.screen(self._screen())
                 return None
             elif event.kind == "link":
                 self.message = (Text("Connection to the match service lost — reconnecting…", style="bold red")
@@ -103,8 +126,43 @@ class Spectator:
         if self.view is not None and view.version < self.view.version:
             return False
         names.learn(s.player_id for s in view.seats)
-        self.view = view
+        before, self.view = self.view, view
+        if before is not None:
+            self._round_over(before, view)
         return True
+
+    def _round_over(self, before: pb.MatchView, view: pb.MatchView) -> None:
+        """Rounds ended between two views: the last one played is shown as a player sees it
+        (without the hands), until Enter or the pause; once the match is over, above the result."""
+        if len(view.rounds) == len(before.rounds):
+            return
+        shown = round_end.ended_between(view, len(before.rounds))
+        if tiles.is_ended(view):
+            self.final_round = shown
+        elif shown is None:  # only deals thrown in: the round on screen is followed by more of them
+            if self.round_end is not None:
+                self.round_end = replace(self.round_end,
+                                         redeals=self.round_end.redeals + len(view.rounds) - len(before.rounds))
+        elif self.round_pause > 0:
+            self.round_end = shown
+            self.round_end_until = round_end.leave_at(view, self.clock(), self.round_pause)
+
+    def _screen(self) -> RenderableType:
+        assert self.view is not None  # drawn once the first view came
+        view = self.view
+        talk_area = talk.talk_text(self.talk)
+        if self.round_end is None or self.round_end_until is None or tiles.is_ended(view):
+            panel = (round_end.round_end_panel(view, self.final_round)
+                     if self.final_round is not None and tiles.is_ended(view) else None)
+            return render.spectator_screen(view, self.message, talk_area, round_panel=panel)
+        parts: list[RenderableType] = [render.header(view), round_end.round_end_panel(view, self.round_end)]
+        if talk_area is not None:
+            parts.append(talk_area)
+        if self.message:
+            parts.append(self.message if isinstance(self.message, Text) else Text(self.message, style="bold yellow"))
+        now = self.clock()
+        parts.append(round_end.next_round_text(view, now, self.round_end_until - now))
+        return Group(*parts)
 
     def _on_line(self, line: str) -> bool:
         """True: leave."""
@@ -112,6 +170,8 @@ class Spectator:
         self.message = ""
         if text in ("q", "quit", "exit"):
             return True
+        if self.round_end is not None:  # the round's end read: Enter (or any line) goes on to the table
+            self.round_end = self.round_end_until = None
         if text in ("?", "h", "help"):
             self.message = Text(HELP, style="cyan")
         elif talk.parse_chat(line) is not None:

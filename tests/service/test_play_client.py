@@ -299,6 +299,8 @@ def test_a_spectator_watches_a_match_one_turn_behind_with_its_table_talk(svc, tm
     assert "seat 0 · ann  Good luck!" in text
     assert "Your hand" not in text and "Match over — " in text and f"match {match_id} ended: " in text
     assert "the match is over: everything is shown" in text
+    rounds = len(svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("ops", "service")).view.rounds)
+    assert f"round {rounds} is over" in text  # the last round's end as a player sees it, above the result
 
 
 def test_watching_a_match_that_allows_no_spectators_shows_the_servers_refusal(svc, tmp_path):
