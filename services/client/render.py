@@ -17,7 +17,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, leading, rounds, tiles
+from . import families, leading, rounds, seeds, tiles
 from .pips import PIP_STYLES, end_text, tile_text
 from .recent import recent_text
 from .tiles import ANY, DOWN, LEFT, RIGHT, UP, Tile
@@ -48,6 +48,11 @@ def game_screen(view: pb.MatchView, now: float | None = None, message: str | Tex
     """The table as the player sees it; ``round_panel``: the last round's end (its hands),
     shown above the result once the match is over; ``talk``: the table talk (talk.talk_text)."""
     now = time.time() if now is None else now
+    if seeds.waiting(view):  # no round yet: no line, no hand, no turn; whose seed it waits for
+        waits: list[RenderableType] = [header(view), seats_table(view, now), seeds.waiting_text(view)]
+        waits += [talk] if talk is not None else []
+        waits += [message if isinstance(message, Text) else Text(message, style="bold yellow")] if message else []
+        return Group(*waits)
     parts: list[RenderableType] = [header(view), line_panel(view), seats_table(view, now)]
     parts += _table_news(view, talk)
     if tiles.is_ended(view):
@@ -68,7 +73,8 @@ def header(view: pb.MatchView) -> Text:
     text = Text()
     text.append(" domino ", style="bold white on dark_green")
     text.append(f"  {families.setup_text(view.rules, view.variant, len(view.seats), view.teams)} · "
-                f"{families.target_text(view.rules, view.target)} · round {view.round_number} · "
+                f"{families.target_text(view.rules, view.target)} · "
+                f"{'before the first deal' if seeds.waiting(view) else f'round {view.round_number}'} · "
                 f"{families.timer_text(view.rules, view.turn_timer_seconds)}", style="bold")
     if tiles.is_goat(view) and view.HasField("goat_options"):
         options = families.goat_options_text(families.goat_options_of(view.goat_options))
@@ -192,6 +198,8 @@ def spectator_screen(view: pb.MatchView, message: str | Text = "", talk: Rendera
         if round_panel is not None:
             parts.append(round_panel)
         parts.append(rounds.final_panel(view))
+    elif seeds.waiting(view):
+        parts.append(seeds.waiting_text(view))
     elif view.turn < 0:
         parts.append(Text("Between rounds…", style="dim"))
     else:

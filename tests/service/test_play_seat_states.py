@@ -1,7 +1,8 @@
-"""`leave match` in `domino play` against a real match service: the client says what leaving
-means on the server (LeaveMatch: the server plays the seat to the end, ResumeSeat is refused)
-once, never promises a way back, and `back` or a move afterwards is answered the same way
-without asking the server for the seat."""
+"""`domino play` against a real match service where the seat is not simply playing: after
+`leave match` the client says what leaving means on the server (LeaveMatch: the server plays
+the seat to the end, ResumeSeat is refused) once, never promises a way back, and answers
+`back` or a move afterwards the same way without asking the server for the seat; before the
+first deal it names the players whose seed the match still waits for."""
 
 from __future__ import annotations
 
@@ -62,3 +63,15 @@ def test_leaving_says_once_that_the_seat_is_the_servers_to_the_end_and_back_agre
     assert "Could not take your seat back" not in again and "Type back" not in again
     assert "Come back" not in again and "your seat stays" not in again
     assert svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("ann")).view.seats[0].left
+
+
+def test_before_the_first_deal_the_screen_names_the_friends_whose_seed_it_waits_for(svc, tmp_path):
+    """A room's match waits for every seated person's seed (SubmitSeed): ann's client sends
+    hers, and the screen says it waits for bob's and cat's, by name."""
+    match_id = svc.create(variant="block-3", players=("ann", "bob", "cat"), target=51, turn_timer_seconds=0,
+                          seed_wait_seconds=30).match_id
+    said = play(svc, tmp_path, match_id, ["q"])
+    assert "Waiting for bob and cat to send their seed…" in said
+    assert "round 0" not in said and "Your hand" not in said and "Between rounds" not in said
+    view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("ann")).view
+    assert view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS and not view.seats[0].awaiting_seed
