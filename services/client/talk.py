@@ -103,8 +103,10 @@ def _key(text: str) -> str:
 
 
 def refusal(error) -> str:
-    """What to say when SendChat is refused (``error``: an api.ApiError)."""
-    if error.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+    """What to say when SendChat is refused (``error``: an api.ApiError). The rate limit asks
+    for a pause; the server's other refusals (a match that ended over a minute ago, the
+    phrases one player may send a match all sent) say themselves why."""
+    if error.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "slow down" in str(error):
         return "Easy on the chat: wait a few seconds before the next phrase."
     return f"Chat not sent: {error}"
 

@@ -30,7 +30,7 @@ from .rules.errors import BadOptions, RulesError
 from .rules.moves import DRAW, play
 from .rules.rulesets import match_options
 from .store import store_of
-from .table_talk import PHRASES, TableTalk, talk_id
+from .table_talk import PHRASES, TableTalk, check_open, talk_id
 
 __all__ = ["MatchApplication", "Outcome", "SeatSpec"]
 
@@ -158,11 +158,15 @@ class MatchApplication(Application[UUID]):
                                         lambda match, seat: match.draw_tile(seat, key, self.clock()))
 
     async def send_chat(self, match_id: UUID, player_id: str, phrase: str) -> None:
-        """A seated player's quick-chat phrase, stored beside the match (table_talk.py)."""
+        """A seated player's quick-chat phrase, stored beside the match (table_talk.py): while
+        it is played, for a short grace after it ended, and up to a cap per player."""
         if phrase not in PHRASES:
             raise InvalidRequest(f"phrase must be one of {', '.join(PHRASES)}")
-        match = self.store.cached(match_id) or await self.store.load(match_id)
+        match = self.store.cached(match_id)
+        if match is None or not match.finished:  # a copy in play may be behind: did the match end?
+            match = await self.store.load(match_id)
         seat = match.seat_of(player_id)
+        check_open(match.finished, match.ended_at, self.clock())
         for _ in range(RACE_RETRIES):
             try:
                 talk = cast(TableTalk, await self.store.load(talk_id(match_id)))

@@ -75,3 +75,23 @@ def test_get_match_at_least_a_version_newer_than_the_replicas_copy_reads_the_sto
     finally:
         first.close()
         second.close()
+
+
+def test_a_replica_whose_copy_is_from_before_the_end_still_refuses_chat_after_the_grace(fresh_postgres_env):
+    clock = Clock()
+    first, second = MatchApplication(env=fresh_postgres_env, clock=clock), MatchApplication(env=fresh_postgres_env, clock=clock)
+    try:
+        with running_service(first) as one, running_service(second) as two:
+            match_id = one.create(variant="draw-2", players=("ann", "bob")).match_id
+            two.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="good_luck"), metadata=auth("ann"))
+            for player in ("ann", "bob"):  # the match ends through the first replica only
+                ended = one.stub.LeaveMatch(pb.LeaveMatchRequest(match_id=match_id), metadata=auth(player)).view
+            assert ended.status == pb.MATCH_STATUS_ENDED
+            clock.advance(61)
+            with pytest.raises(grpc.RpcError) as refused:
+                two.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="hello"), metadata=auth("ann"))
+            assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION, refused.value.details()
+            assert [e.phrase for e in first.phrases_after(uuid.UUID(match_id), 0)] == ["good_luck"]
+    finally:
+        first.close()
+        second.close()

@@ -18,6 +18,7 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from services.common.auth import KeyRing, mint_token
 from services.match.application import MatchApplication
+from services.match.table_talk import GRACE_SECONDS, MAX_PHRASES_PER_PLAYER
 from tests.support.clock import Clock
 from tests.support.keys import KEYS, auth
 
@@ -683,6 +684,28 @@ def test_chatting_faster_than_the_limit_is_resource_exhausted(svc, match_id):
     before = stored_events(svc)
     rejected(grpc.StatusCode.RESOURCE_EXHAUSTED, lambda: call(svc, "SendChat", match_id, auth("ann")), "slow down")
     assert stored_events(svc) == before
+
+
+def test_chat_after_a_minute_past_the_matchs_end_is_failed_precondition_and_stores_nothing(svc, match_id):
+    for player in PLAYERS["draw-2"]:  # both leave: the server plays their seats to the end at once
+        ended = call(svc, "LeaveMatch", match_id, auth(player)).view
+    assert ended.status == pb.MATCH_STATUS_ENDED
+    svc.app.clock.advance(GRACE_SECONDS)
+    call(svc, "SendChat", match_id, auth("ann"), phrase="good_game")  # "gg" within the grace is taken
+    svc.app.clock.advance(1)
+    with nothing_appended(svc, match_id):
+        rejected(grpc.StatusCode.FAILED_PRECONDITION,
+                 lambda: call(svc, "SendChat", match_id, auth("bob"), phrase="good_game"),
+                 f"ended {GRACE_SECONDS + 1} s ago", f"only for {GRACE_SECONDS} s after the end")
+
+
+def test_a_phrase_past_the_most_one_player_may_send_a_match_is_resource_exhausted_and_stores_nothing(svc, match_id):
+    for _ in range(MAX_PHRASES_PER_PLAYER):  # sent over a long match, at the rate limit's pace
+        svc.run(svc.app.send_chat(uuid.UUID(match_id), "ann", "hello"))
+    with nothing_appended(svc, match_id):
+        rejected(grpc.StatusCode.RESOURCE_EXHAUSTED, lambda: call(svc, "SendChat", match_id, auth("ann")),
+                 f"{MAX_PHRASES_PER_PLAYER} phrases at this match", "nothing was sent")
+    call(svc, "SendChat", match_id, auth("bob"))  # each player's own
 
 
 def test_watching_a_match_that_allows_no_spectators_is_permission_denied(svc, match_id):

@@ -82,14 +82,16 @@ def test_the_talk_log_keeps_each_message_once_and_shows_the_last_three():
 
 
 class ChattyMatch(FakeMatch):
-    def __init__(self, current, refuse_chat: grpc.StatusCode | None = None, **kw) -> None:
+    def __init__(self, current, refuse_chat: grpc.StatusCode | None = None,
+                 refusal: str = "too many requests: slow down", **kw) -> None:
         super().__init__(current, **kw)
         self.refuse_chat = refuse_chat
+        self.refusal = refusal
 
     def send_chat(self, match_id, phrase):
         self.calls.append(("chat", phrase))
         if self.refuse_chat is not None:
-            raise ApiError(self.refuse_chat, "too many requests: slow down")
+            raise ApiError(self.refuse_chat, self.refusal)
 
 
 def running(api, **options):
@@ -154,6 +156,21 @@ def test_a_rate_limited_chat_is_a_short_message_not_a_crash():
     thread.join(5)
     assert not thread.is_alive()
     assert "Easy on the chat: wait a few seconds before the next phrase." in file.getvalue()
+
+
+@pytest.mark.parametrize("code, reason", [
+    (grpc.StatusCode.RESOURCE_EXHAUSTED, "you have sent 200 phrases at this match, as many as one player may"),
+    (grpc.StatusCode.FAILED_PRECONDITION, "this match ended 75 s ago: its table takes phrases only for 60 s"),
+])
+def test_a_chat_refused_for_good_says_the_servers_reason_not_to_wait(code, reason):
+    api = ChattyMatch(view(turn=1, version=7), refuse_chat=code, refusal=reason)
+    game, inbox, file, thread = running(api)
+    inbox.put("line", "c 1")
+    inbox.put("line", "q")
+    thread.join(5)
+    assert not thread.is_alive()
+    screen = " ".join(file.getvalue().split())
+    assert f"Chat not sent: {reason}" in screen and "wait a few seconds" not in screen
 
 
 def test_c_still_cancels_the_question_of_which_end():
