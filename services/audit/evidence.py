@@ -6,6 +6,13 @@ The verifier proves a record is legal; this proves it is unedited. The chain's s
 catch an edit that left them alone; the heads a player received while playing catch one
 that recomputed them, even with the signing key, because every head is recomputed from the
 record's own content, never read from its links.
+
+With the published keys (`--key`) the question is whether the record is authenticated, and
+only one thing answers it: a head the service signed whose hash is the last link recomputed
+from the record's own content. A record without a head, without its fairness fields (the
+links are keyed with the server seed), or whose seed is not revealed yet, cannot be; so
+with keys anything but a good signature makes the record invalid, or a forger would need
+only delete what would have caught the forgery.
 """
 
 from __future__ import annotations
@@ -40,10 +47,12 @@ class Evidence:
     signature: Finding
     heads: Finding
     where: list[Entry]  # the record's entries, to name a position
+    authenticate: bool = False  # keys were given: the record must carry a good signed head
 
     @property
     def ok(self) -> bool:
-        return self.chain.status != "broken" and self.signature.status != "broken" and self.heads.status != "broken"
+        broken = "broken" in (self.chain.status, self.signature.status, self.heads.status)
+        return not broken and (not self.authenticate or self.signature.status == "ok")
 
     def first_fault(self) -> tuple[int | None, int | None, str] | None:
         """(round, action, message) of the first problem, for the verifier's `error`."""
@@ -55,6 +64,9 @@ class Evidence:
                 if entry is not None and entry < len(self.where):
                     return self.where[entry].round, self.where[entry].action, f"{name}: {finding.message}"
                 return None, None, f"{name}: {finding.message}"
+        if self.authenticate and self.signature.status != "ok":
+            return None, None, f"signature: {self.signature.status}, so the record is not authenticated: " \
+                               f"{self.signature.message}"
         return None
 
     def to_json(self) -> dict:
@@ -66,14 +78,15 @@ def examine(record: MatchRecord, keys: PublishedKeys | None = None, kept: list[H
     stored = (record.chain or {}).get("links")
     recomputed = chain.links(record)
     return Evidence(chain.check(record, stored), _signature(record, keys, recomputed, stored, listed),
-                    compare_heads(kept, keys, recomputed, listed), listed)
+                    compare_heads(kept, keys, recomputed, listed), listed, authenticate=keys is not None)
 
 
 def _signature(record: MatchRecord, keys: PublishedKeys | None, recomputed: list[str] | None,
                stored: list[str] | None, listed: list[chain.Entry]) -> Finding:
     raw = (record.chain or {}).get("head")
     if raw is None:
-        return Finding("absent", "the record carries no signed head")
+        return Finding("absent", "the record carries no signed head" if record.chain is not None
+                       else "the record carries no chain and no signed head")
     try:
         head = Head.from_json(raw)
     except BadHead as e:
@@ -83,13 +96,18 @@ def _signature(record: MatchRecord, keys: PublishedKeys | None, recomputed: list
         return Finding("broken", f"the signed head covers {head.entries} entries but the record holds {len(listed)}",
                        min(head.entries, len(listed)), details)
     links = recomputed if recomputed is not None else stored
-    if links is None or not links or links[-1] != head.hash:
+    if links and links[-1] != head.hash:
         return Finding("broken", "the signed head's hash is not the record's last link", len(listed) - 1, details)
-    if keys is None:
-        return Finding("unchecked", "no --key given: the signature was not checked", details=details)
-    problem = keys.problem(head)
+    problem = keys.problem(head) if keys is not None else None
     if problem is not None:
         return Finding("broken", f"the record's head is {problem}", details=details)
+    if recomputed is None:  # the links are keyed with the server seed (chain.py)
+        why = ("the record has no 'fairness'" if record.fairness is None
+               else "the server seed is not revealed until the match ends")
+        return Finding("unchecked", f"{why}, so the head cannot be compared with the chain recomputed from the "
+                                    "record's content", details=details)
+    if keys is None:
+        return Finding("unchecked", "no --key given: the signature was not checked", details=details)
     return Finding("ok", details=details)
 
 

@@ -1,6 +1,7 @@
 """The human-readable account `domino audit verify` prints without --json: one line a
 round, with the family's own columns (All Fives: points scored during play; Goat: what
-each side wrote and remembers, and the pot)."""
+each side wrote and remembers, and the pot). Rounds are numbered from 1, as `domino play`
+numbers them."""
 
 from __future__ import annotations
 
@@ -71,19 +72,25 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
         if r < len(results):
             res = results[r]
             winner = side_name(record, res.winner) if res.winner is not None else ("-" if res.reason == "redeal" else "tie")
-            lines.append(f"{r:>5}  {led:<22} {res.reason:<8} {winner:<30} {res.points:>6}{_family_cells(family, res)}  "
-                         + _slashed(res.scores))
+            lines.append(f"{r + 1:>5}  {led:<22} {res.reason:<8} {winner:<30} {res.points:>6}"
+                         f"{_family_cells(family, res)}  " + _slashed(res.scores))
         else:
-            lines.append(f"{r:>5}  {led:<22} {'(in play)':<8}")
+            lines.append(f"{r + 1:>5}  {led:<22} {'(in play)':<8}")
+    if verdict.not_replayed is not None:
+        lines.append(f"{verdict.not_replayed + 1:>5}  {'(hidden)':<22} {'(in play, not replayed)'}")
     lines.append("")
     lines += _evidence_lines(verdict)
+    lines += [f"not checked: {what}" for what in verdict.unchecked]
     f = verdict.fault
     if f is not None:
-        where = f"round {f.round}" + (f", action {f.action}" if f.action is not None else "")
+        where = (f"round {f.round + 1}" if f.round is not None else "the record") \
+            + (f", action {f.action}" if f.action is not None else "")
         lines.append(f"INVALID at {where}: {f.message}")
         return "\n".join(lines)
     if not verdict.valid:
-        lines.append("INVALID: the record is not the log that was played (see above)")
+        first = verdict.evidence.first_fault() if verdict.evidence is not None else None
+        lines.append(f"INVALID: {first[2]}" if first is not None
+                     else "INVALID: the record is not the log that was played (see above)")
         return "\n".join(lines)
     m = verdict.match
     status = "complete" if verdict.complete else "stops mid-round"

@@ -4,10 +4,16 @@ The verifier trusts nothing in the record: it re-deals from the written hands, r
 them (and any leader drawn by chance) from the revealed seeds when there are any, checks
 each round's written leader and redeal mark against the rules, replays every action
 through the same engine the match service runs, and stops at the first fault.
+
+A player's export hides what the seat could not see; seat_export.py fills it in from the
+revealed seeds, and what stays hidden is listed as not checked (``Verdict.unchecked``)
+rather than taken as a fault. Positions are kept as indices; the report names rounds from
+1, as players number them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +22,7 @@ from services.match.heads import Head, PublishedKeys
 from services.match.record import MatchRecord, RecordedAction, RecordedRound
 
 from .evidence import Evidence, examine
+from .seat_export import hidden_from, reveal, with_undrawn_boneyard
 from services.match.rules import fairness
 from services.match.rules.autoplay import timeout_move
 from services.match.rules.errors import BadDeal, NotYourTurn, RulesError, TileDoesNotFit
@@ -40,6 +47,8 @@ class Verdict:
     leaders: list[int] = field(default_factory=list)  # who led each round
     events: int = 0  # actions replayed
     evidence: Evidence | None = None  # the chain and heads, when the record has a chain or heads were given
+    unchecked: list[str] = field(default_factory=list)  # what a player's export hid and the verifier could not check
+    not_replayed: int | None = None  # the first round not replayed, its hands being hidden
 
     @property
     def valid(self) -> bool:
@@ -54,6 +63,8 @@ class Verdict:
 
     @property
     def complete(self) -> bool:
+        if self.not_replayed is not None:
+            return False
         rnd = self.match.round
         return rnd is None or rnd.outcome is not None
 
@@ -71,7 +82,8 @@ class Verdict:
                 fault = Fault(*first)
         if fault is not None:
             f = fault
-            return {"valid": False, "error": {"round": f.round, "action": f.action, "message": f.message}}
+            return {"valid": False, "error": {"round": None if f.round is None else f.round + 1,  # from 1
+                                              "action": f.action, "message": f.message}}
         m = self.match
         family = m.rules.family
         out: dict[str, Any] = {"valid": True, "complete": self.complete,
@@ -81,6 +93,8 @@ class Verdict:
             out["goats"] = list(m.goats)
         if self.abandoned:
             out["abandoned"] = True
+        if self.unchecked:
+            out["unchecked"] = list(self.unchecked)
         return out
 
 
@@ -101,7 +115,9 @@ class _Stop(Exception):
 
 def verify(record: MatchRecord, keys: PublishedKeys | None = None, heads: list[Head] | None = None) -> Verdict:
     """The record replayed; with a chain in it, or ``keys`` or kept ``heads`` given, also
-    whether it is the log that was played (evidence.py)."""
+    whether it is the log that was played (evidence.py). A player's export is first filled
+    in from its revealed seeds (seat_export.py)."""
+    record = reveal(record)
     verdict = Verdict(new_match(record.rule_set(), record.target), abandoned=record.abandoned)
     try:
         _replay(record, verdict)
@@ -115,11 +131,22 @@ def verify(record: MatchRecord, keys: PublishedKeys | None = None, heads: list[H
 def _replay(record: MatchRecord, verdict: Verdict) -> None:
     match = verdict.match
     seed = _revealed_seed(record)
+    if record.viewer_seat is not None and seed is None:
+        verdict.unchecked.append("the deals were not compared with the seeds: the server seed is revealed when "
+                                 "the match ends")
     for r, rnd in enumerate(record.rounds):
         if match.over:
             raise _Stop(Fault(r, None, "the match had already ended; no round may follow"))
         if match.round is not None and match.round.outcome is None:
             raise _Stop(Fault(r - 1, None, "the round stops before its end, but another round follows"))
+        if rnd.deal_hidden and not rnd.stray:
+            shown = _shown_deal(rnd, r, seed, match, record)
+            if shown is None:  # hands hidden: nothing of this round can be replayed
+                verdict.not_replayed = r
+                verdict.unchecked.append(f"round {r + 1} hides {hidden_from(rnd)} from seat {record.viewer_seat} "
+                                         f"until it ends, so its {len(rnd.actions)} actions were not replayed")
+                return
+            rnd = shown
         match = _deal(match, rnd, r, seed, record)
         verdict.leaders.append(current_round(match).leader)
         verdict.match = match
@@ -129,6 +156,26 @@ def _replay(record: MatchRecord, verdict: Verdict) -> None:
             verdict.events += 1
     if record.abandoned and match.over:
         raise _Stop(Fault(len(record.rounds) - 1, None, "a match that ended by the rules was not abandoned"))
+
+
+def _shown_deal(rnd: RecordedRound, r: int, seed: bytes | None, match: Match,
+                record: MatchRecord) -> RecordedRound | None:
+    """A round of a player's export whose deal is partly hidden and was not filled from
+    the seeds: with only its boneyard counted, the round as it replays; None when hands
+    are hidden. Hidden parts only the round in play has, so no round may follow one."""
+    if seed is not None:  # the seeds give every deal: what they could not fill is the export's fault
+        raise _Stop(Fault(r, None, "the deal is not the one the revealed seeds give"))
+    deal = with_undrawn_boneyard(rnd)
+    if deal is None:
+        if r + 1 < len(record.rounds):
+            raise _Stop(Fault(r, None, f"this round hides {hidden_from(rnd)}, which only the round in play may do, "
+                                       "but another round follows"))
+        return None
+    undealt = match.rules.undealt
+    if rnd.boneyard_count != undealt:
+        raise _Stop(Fault(r, None, f"bad deal: this export counts {rnd.boneyard_count} tiles in the boneyard; "
+                                   f"{match.rules.name} leaves {undealt} there"))
+    return dataclasses.replace(rnd, deal=deal, boneyard_count=None)
 
 
 def _deal(match: Match, rnd: RecordedRound, r: int, seed: bytes | None, record: MatchRecord) -> Match:

@@ -17,6 +17,7 @@ from services.match.heads import BadHead, Head, PublishedKeys
 from services.match.record import MatchRecord
 
 from .evidence import Finding, compare_heads
+from .seat_export import reveal
 
 
 async def witness_heads(js, match_id: str, limit: int = 100) -> list[Head]:
@@ -48,7 +49,9 @@ async def publish(js, head: Head) -> None:
 
 def compare(record: MatchRecord, witnessed: list[Head], keys: PublishedKeys | None) -> Finding:
     """The stored log (as exported) against the witness's heads: each must match the log's
-    recomputed chain, and the last must cover the whole log, no more and no less."""
+    recomputed chain, and the last must cover the whole log, no more and no less. A player's
+    export is compared as the whole log its revealed seeds give (seat_export.py)."""
+    record = reveal(record)
     if not witnessed:
         return Finding("absent", "the witness holds no head for this match (not ended, or ended before the "
                                  "witness existed, or the relay could not store it)")

@@ -1,9 +1,14 @@
-"""`domino audit`: verify and simulate match records (docs/record.md)."""
+"""`domino audit`: verify and simulate match records (docs/record.md).
+
+Every file these commands read may come from an attacker: whatever it holds, a malformed
+one ends with exit status 2 and one line on stderr (untrusted_json.py), never a traceback
+and never the status that means "invalid"."""
 
 from __future__ import annotations
 
 import json
 import sys
+from typing import NoReturn
 
 import click
 
@@ -15,6 +20,7 @@ from services.match import record as record_format
 from services.match.heads import BadHead, PublishedKeys, read_heads
 from services.match.rules.errors import BadOptions
 from services.match.rules.rulesets import EGYPTIAN_VARIANTS, FAMILY_NAMES
+from services.match.untrusted_json import parse as parse_untrusted
 
 
 @click.group()
@@ -49,7 +55,7 @@ def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str
     except record_format.MalformedRecord as e:
         _fail_malformed(str(e))
     keys = None
-    kept = None
+    kept: list | None = None
     try:
         if key_file is not None:
             keys = PublishedKeys.load(key_file)
@@ -57,7 +63,7 @@ def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str
             kept = []
             for path in heads_files:
                 with open(path, "rb") as fh:
-                    kept += read_heads(json.loads(fh.read()))
+                    kept += read_heads(parse_untrusted(fh.read()))
     except OSError as e:
         _fail_malformed(f"cannot read {e.filename}: {e.strerror}")
     except (BadHead, ValueError) as e:
@@ -70,7 +76,7 @@ def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str
     sys.exit(0 if verdict.valid else 1)
 
 
-def _fail_malformed(message: str) -> None:
+def _fail_malformed(message: str) -> NoReturn:
     click.echo(f"domino audit verify: {message}", err=True)
     sys.exit(2)
 
@@ -214,7 +220,8 @@ def witness(match_id, record_file, key_file, address, token, tls, ca, publish, a
     try:
         text: str | bytes
         if record_file:
-            text = open(record_file, "rb").read()
+            with open(record_file, "rb") as fh:
+                text = fh.read()
         else:
             text = _exported(settings, match_id, address, token, True, credentials_of(tls, ca))
         record = record_format.loads(text)
@@ -302,10 +309,16 @@ def rotate_head_key(keys_dir: str, overlap_seconds: int) -> None:
     """Make a new head signing key; the old one stays published with the end of its use."""
     from services.match.heads import rotate
 
-    click.echo(f"new head signing key {rotate(keys_dir, overlap_seconds=overlap_seconds)}; publish "
+    try:
+        made = rotate(keys_dir, overlap_seconds=overlap_seconds)
+    except OSError as e:
+        _fail("rotate-head-key", f"cannot write {e.filename}: {e.strerror}")
+    except BadHead as e:  # a heads-keys.json that is no domino-keys/1 file: nothing was changed
+        _fail("rotate-head-key", str(e))
+    click.echo(f"new head signing key {made}; publish "
                f"{keys_dir}/heads-keys.json and restart the match service and the relay")
 
 
-def _fail(command: str, message: str) -> None:
+def _fail(command: str, message: str) -> NoReturn:
     click.echo(f"domino audit {command}: {message}", err=True)
     sys.exit(2)

@@ -81,8 +81,8 @@ def end_entry(server_seed: str | None, abandoned: bool, client_seeds: list[str] 
 
 @dataclass(frozen=True)
 class Entry:
-    where: str  # for people: "round 2, action 5"
-    round: int | None  # for the verifier's fault positions
+    where: str  # for people, who number rounds from 1: "round 2, action 5"
+    round: int | None  # for the verifier's fault positions: the round's index, from 0
     action: int | None
     content: dict
 
@@ -93,11 +93,11 @@ def entries(record: MatchRecord) -> list[Entry]:
     every_boneyard = record.rules != "egyptian"
     out = [Entry("the match's header", None, None, header_entry(record))]
     for r, rnd in enumerate(record.rounds):
-        out.append(Entry(f"round {r}'s deal", r, None, deal_entry(rnd, every_boneyard, seeds if r == 0 else None)))
+        out.append(Entry(f"round {r + 1}'s deal", r, None, deal_entry(rnd, every_boneyard, seeds if r == 0 else None)))
         if rnd.redeal:
-            out.append(Entry(f"round {r}'s redeal mark", r, None, REDEAL_ENTRY))
+            out.append(Entry(f"round {r + 1}'s redeal mark", r, None, REDEAL_ENTRY))
         for a, action in enumerate(rnd.actions):
-            out.append(Entry(f"round {r}, action {a}", r, a, action_entry(action)))
+            out.append(Entry(f"round {r + 1}, action {a}", r, a, action_entry(action)))
     seed = record.fairness.server_seed if record.fairness is not None else None
     if seed is not None:
         out.append(Entry("the match's end", None, None,
@@ -135,8 +135,8 @@ class ChainCheck:
     def to_json(self) -> dict:
         out: dict = {"status": self.status, "entries": self.entries}
         if self.first_bad is not None:
-            out["first_bad"] = {"entry": self.first_bad, "where": self.where, "round": self.round,
-                                "action": self.action}
+            out["first_bad"] = {"entry": self.first_bad, "where": self.where,  # rounds from 1, as in "where"
+                                "round": None if self.round is None else self.round + 1, "action": self.action}
         if self.message:
             out["message"] = self.message
         return out

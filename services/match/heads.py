@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .chain import canonical
+from .untrusted_json import parse
 
 HEAD = "domino-head/1"
 KEYS = "domino-keys/1"
@@ -69,6 +70,8 @@ class Head:
             value = getattr(head, name)
             if not isinstance(value, kind) or isinstance(value, bool):
                 raise BadHead(f"a head's {name!r} must be {'a string' if kind is str else 'an integer'}")
+            if isinstance(value, int) and not 0 <= value <= 2**53:  # versions, counts and unix seconds
+                raise BadHead(f"a head's {name!r} must be a whole number from 0 to 2**53")
         if len(head.hash) != 64 or not set(head.hash) <= _HEX:
             raise BadHead("a head's 'hash' must be 64 lowercase hex digits")
         return head
@@ -134,13 +137,13 @@ class PublishedKeys:
         if data.lstrip().startswith(b"-----BEGIN"):
             try:
                 public = serialization.load_pem_public_key(data)
-            except ValueError:
+            except (ValueError, UnsupportedAlgorithm):
                 raise BadHead(f"{path} is not a PEM public key") from None
             if not isinstance(public, Ed25519PublicKey):
                 raise BadHead(f"{path} is not an Ed25519 public key")
             return cls([PublishedKey(key_id(public), public)])
         try:
-            return cls.from_json(json.loads(data))
+            return cls.from_json(parse(data))  # a file anyone may hand the verifier (untrusted_json.py)
         except (ValueError, UnicodeDecodeError) as e:
             raise BadHead(f"{path}: {e}") from None
 

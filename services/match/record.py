@@ -2,7 +2,10 @@
 
 Parsing checks only what can be seen without playing (shape, field types, tile names, the
 rule set's options); anything that needs the rules is the verifier's job, so it can name
-the exact round or action.
+the exact round or action. A player's export (`viewer_seat`) may write what the seat could
+not see as counts and nulls; they are read as hidden (``RecordedRound.hidden``), for the
+verifier to fill from the revealed seeds or to report as not checked. Rounds are named
+from 1 in messages, as players number them.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from .rules.errors import BadOptions, MalformedTile
 from .rules.moves import DRAW, END_NAMES, END_OF_NAME, PASS, Move, play
 from .rules.state import Deal
 from .rules.tiles import NAMES, mask_of, parse_tile, tiles_in
+from .untrusted_json import UntrustedJson, parse
 
 FORMAT = "domino-record/1"
 
@@ -28,7 +32,7 @@ class MalformedRecord(ValueError):
 class RecordedAction:
     seat: int
     move: Move
-    drawn: int = -1  # the tile a draw names
+    drawn: int = -1  # the tile a draw names; -1: hidden (`"draw": null` in a player's export)
     timeout: bool = False
     unknown_end: str | None = None  # an `end` that names no end at all: the verifier's fault to report
 
@@ -41,6 +45,20 @@ class RecordedRound:
     leader: int | None = None  # the seat written as leading, if any
     redeal: bool | None = None  # as written, if written
     stray: str | None = None  # tiles written where the rule set deals none: a fault of the round
+    # What a player's export hides (the deal's masks and hand_order hold nothing there):
+    hidden_hands: dict[int, int] = field(default_factory=dict)  # seat -> how many tiles it was dealt
+    boneyard_count: int | None = None  # how many tiles the boneyard was dealt, when they are not listed
+    set_aside_hidden: bool = False  # block-3's set-aside tile, `null` in the round in play
+
+    @property
+    def deal_hidden(self) -> bool:
+        """Whether the deal is not known in full (hands, boneyard or set-aside tile hidden)."""
+        return bool(self.hidden_hands) or self.boneyard_count is not None or self.set_aside_hidden
+
+    @property
+    def hidden(self) -> bool:
+        """Whether anything of the round is hidden: its deal, or a draw that names no tile."""
+        return self.deal_hidden or any(a.move.kind == "draw" and a.drawn < 0 for a in self.actions)
 
 
 @dataclass
@@ -62,16 +80,19 @@ class MatchRecord:
     options: dict | None = None  # Goat's four options, as played
     abandoned: bool = False  # the match was ended because nobody acted for a long time
     chain: dict | None = None  # {"links": [hex, ...], "head": {...}}, as exported (chain.py, heads.py)
+    viewer_seat: int | None = None  # a player's export: the seat it shows the match as
 
     def rule_set(self) -> rulesets.RuleSet:
         return rulesets.rule_set(self.rules, self.variant, self.teams, len(self.seats), self.options)
 
 
 def loads(text: str | bytes) -> MatchRecord:
+    """A record from a file anyone may have written: any fault is a MalformedRecord
+    (untrusted_json.py: no nesting, number or lone surrogate can crash the reader)."""
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise MalformedRecord(f"not JSON: {e}") from None
+        data = parse(text)
+    except UntrustedJson as e:
+        raise MalformedRecord(str(e)) from None
     return from_json(data)
 
 
@@ -137,8 +158,13 @@ def from_json(data) -> MatchRecord:
         raise MalformedRecord(f"'seats' must list {rules.seats} player ids for {rules.name}")
     record = MatchRecord(family, variant, rules.teams, target, list(seats),
                          options=rules.options._asdict() if options is not None else None)
+    if "viewer_seat" in data:
+        viewer = _need(data, "viewer_seat", int, "the record")
+        if not 0 <= viewer < rules.seats:
+            raise MalformedRecord(f"'viewer_seat' must be a seat from 0 to {rules.seats - 1}, not {viewer}")
+        record.viewer_seat = viewer
     for r, rnd in enumerate(rounds):
-        record.rounds.append(_round_from_json(rnd, r, rules))
+        record.rounds.append(_round_from_json(rnd, r, rules, record.viewer_seat))
     if "abandoned" in data:
         record.abandoned = _need(data, "abandoned", bool, "the record")
     if "fairness" in data:
@@ -165,26 +191,44 @@ def _chain_from_json(data) -> dict:
 _GOAT_OPTIONS = ("zero_zero", "redeal", "remembered", "fish")
 
 
-def _round_from_json(rnd, r: int, rules: rulesets.RuleSet) -> RecordedRound:
-    where = f"round {r}"
+def _round_from_json(rnd, r: int, rules: rulesets.RuleSet, viewer: int | None = None) -> RecordedRound:
+    """``viewer``: the seat of a player's export, whose hidden parts are read as counts and nulls."""
+    where = f"round {r + 1}"  # rounds are named as players number them
     if not isinstance(rnd, dict):
         raise MalformedRecord(f"{where} must be an object")
     hands = _need(rnd, "hands", list, where)
     actions = _need(rnd, "actions", list, where)
-    hand_order = []
+    hand_order: list[tuple[int, ...]] = []
+    hidden_hands: dict[int, int] = {}
     for s, hand in enumerate(hands):
+        if viewer is not None and s != viewer and _is_count(hand):
+            hidden_hands[s] = hand  # another seat's hand in the round in play
+            hand_order.append(())
+            continue
         if not isinstance(hand, list):
-            raise MalformedRecord(f"{where}: hand {s} must be a list of tiles")
+            raise MalformedRecord(f"{where}: hand {s} must be a list of tiles"
+                                  + (" or, in another seat's hand, a count from 0 to 28" if viewer is not None else ""))
         hand_order.append(tuple(_tile(t, f"{where} hand {s}") for t in hand))
     has_boneyard = rules.draws or rules.family != "egyptian"
     sets_aside = not has_boneyard and rules.undealt > 0  # block-3
     boneyard: tuple[int, ...] = ()
-    if has_boneyard or rnd.get("boneyard"):
+    boneyard_count = None
+    if viewer is not None and _is_count(rnd.get("boneyard")):
+        boneyard_count = rnd["boneyard"] if has_boneyard or rnd["boneyard"] else None  # 0 where none: absent
+    elif viewer is not None and isinstance(rnd.get("boneyard"), int) and not isinstance(rnd["boneyard"], bool):
+        raise MalformedRecord(f"{where}: 'boneyard' counts from 0 to 28 tiles, not {rnd['boneyard']}")
+    elif viewer is None and _is_count(rnd.get("boneyard")) and rnd["boneyard"]:
+        raise MalformedRecord(f"{where}: 'boneyard' must be a list of tiles, not {rnd['boneyard']} (only a player's "
+                              "export, which names its 'viewer_seat', counts them)")
+    elif has_boneyard or rnd.get("boneyard"):
         boneyard = tuple(_tile(t, f"{where} boneyard") for t in _need(rnd, "boneyard", list, where))
     set_aside = -1
-    if sets_aside or rnd.get("set_aside") is not None:
+    set_aside_hidden = viewer is not None and sets_aside and "set_aside" in rnd and rnd["set_aside"] is None
+    if (sets_aside or rnd.get("set_aside") is not None) and not set_aside_hidden:
         set_aside = _tile(_need(rnd, "set_aside", str, where), f"{where} set_aside")
     stray = None  # tiles written where the rule set deals none
+    if boneyard_count and not has_boneyard:
+        stray, boneyard_count = f"{rules.name} deals no boneyard, but this round counts {boneyard_count} tiles in one", None
     if boneyard and not has_boneyard:
         stray, boneyard = f"{rules.name} deals no boneyard, but this round lists tiles in one", ()
     if set_aside >= 0 and not sets_aside:
@@ -193,13 +237,19 @@ def _round_from_json(rnd, r: int, rules: rulesets.RuleSet) -> RecordedRound:
     redeal = _need(rnd, "redeal", bool, where) if "redeal" in rnd else None
     masks = tuple(mask_of(h) for h in hand_order)  # the verifier checks hand_order for repeats
     recorded = RecordedRound(Deal(masks, boneyard, set_aside), hand_order=tuple(hand_order), leader=leader,
-                             redeal=redeal, stray=stray)
+                             redeal=redeal, stray=stray, hidden_hands=hidden_hands, boneyard_count=boneyard_count,
+                             set_aside_hidden=set_aside_hidden)
     for a, action in enumerate(actions):
-        recorded.actions.append(_action_from_json(action, f"{where} action {a}"))
+        recorded.actions.append(_action_from_json(action, f"{where} action {a}", viewer))
     return recorded
 
 
-def _action_from_json(action, where: str) -> RecordedAction:
+def _is_count(value) -> bool:
+    """A count of hidden tiles: a whole number from 0 to 28."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 28
+
+
+def _action_from_json(action, where: str, viewer: int | None = None) -> RecordedAction:
     if not isinstance(action, dict):
         raise MalformedRecord(f"{where} must be an object")
     seat = _need(action, "seat", int, where)
@@ -215,6 +265,8 @@ def _action_from_json(action, where: str) -> RecordedAction:
             raise MalformedRecord(f"{where}: 'pass' must be true")
         return RecordedAction(seat, PASS, timeout=timeout)
     if kind == "draw":
+        if action["draw"] is None and viewer is not None and seat != viewer:
+            return RecordedAction(seat, DRAW, -1, timeout)  # another seat's draw in the round in play
         return RecordedAction(seat, DRAW, _tile(action["draw"], where), timeout)
     t = _tile(action["play"], where)
     end = action.get("end")
@@ -268,17 +320,24 @@ def to_json(record: MatchRecord) -> dict:
         out["fairness"] = fairness
     if record.chain is not None:
         out["chain"] = dict(record.chain)
+    if record.viewer_seat is not None:
+        out["viewer_seat"] = record.viewer_seat
     return out
 
 
 def round_to_json(rnd: RecordedRound, every_boneyard: bool) -> dict:
     deal = rnd.deal
     hands = rnd.hand_order or tuple(tuple(tiles_in(h)) for h in deal.hands)
-    out: dict = {"hands": [[NAMES[t] for t in hand] for hand in hands]}
-    if deal.boneyard or every_boneyard:
+    out: dict = {"hands": [rnd.hidden_hands[s] if s in rnd.hidden_hands else [NAMES[t] for t in hand]
+                           for s, hand in enumerate(hands)]}
+    if rnd.boneyard_count is not None:
+        out["boneyard"] = rnd.boneyard_count
+    elif deal.boneyard or every_boneyard:
         out["boneyard"] = [NAMES[t] for t in deal.boneyard]
     if deal.set_aside >= 0:
         out["set_aside"] = NAMES[deal.set_aside]
+    elif rnd.set_aside_hidden:
+        out["set_aside"] = None
     if rnd.leader is not None:
         out["leader"] = rnd.leader
     if rnd.redeal is not None:
@@ -297,7 +356,7 @@ def action_to_json(action: RecordedAction) -> dict:
         elif action.unknown_end is not None:
             out["end"] = action.unknown_end
     elif move.kind == "draw":
-        out["draw"] = NAMES[action.drawn]
+        out["draw"] = NAMES[action.drawn] if action.drawn >= 0 else None
     else:
         out["pass"] = True
     if action.timeout:

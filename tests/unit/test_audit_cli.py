@@ -113,13 +113,13 @@ def test_a_record_that_ends_between_rounds_is_complete_with_no_winner_yet(tmp_pa
     assert out["winner"] is None
 
 
-def test_the_table_output_mentions_each_round_and_the_verdict(tmp_path):
+def test_the_table_output_mentions_each_round_numbered_from_1_as_players_see_them_and_the_verdict(tmp_path):
     data = record_json("draw-2", seed=3)
     result = run("audit", "verify", str(write(tmp_path, data)))
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    for r in range(len(data["rounds"])):
-        assert any(line.split()[:1] == [str(r)] for line in lines), f"round {r} is not in the table:\n{result.stdout}"
+    numbers = [int(line.split()[0]) for line in lines if line.split()[:1] and line.split()[0].isdigit()]
+    assert numbers == list(range(1, len(data["rounds"]) + 1)), result.stdout
     assert any(line.startswith("VALID") for line in lines)
     assert "match winner: seat" in result.stdout
 
@@ -130,7 +130,7 @@ def test_the_table_output_names_a_round_still_in_play(tmp_path):
     result = run("audit", "verify", str(write(tmp_path, data)))
     assert result.exit_code == 0
     in_play = [line for line in result.stdout.splitlines() if "(in play)" in line]
-    assert len(in_play) == 1 and in_play[0].split()[0] == str(len(data["rounds"]) - 1)
+    assert len(in_play) == 1 and in_play[0].split()[0] == str(len(data["rounds"]))  # the last round, from 1
     assert "stops mid-round" in result.stdout
 
 
@@ -144,7 +144,7 @@ def test_a_record_read_from_stdin_verifies(tmp_path):
 # --- illegal records: exit 1 at the position ---------------------------------------------
 
 
-def test_an_illegal_action_exits_1_with_its_round_and_action(tmp_path):
+def test_an_illegal_action_exits_1_with_its_round_from_1_and_its_action_index(tmp_path):
     data = record_json()
     action = data["rounds"][1]["actions"][2]
     action["seat"] = (action["seat"] + 1) % 4
@@ -153,7 +153,7 @@ def test_an_illegal_action_exits_1_with_its_round_and_action(tmp_path):
     assert set(out) == {"valid", "error"}
     assert out["valid"] is False
     assert set(out["error"]) == {"round", "action", "message"}
-    assert (out["error"]["round"], out["error"]["action"]) == (1, 2)
+    assert (out["error"]["round"], out["error"]["action"]) == (2, 2)  # the second round, its third action
     assert isinstance(out["error"]["message"], str) and out["error"]["message"]
 
 
@@ -164,7 +164,7 @@ def test_an_illegal_deal_exits_1_with_action_null(tmp_path):
     hands[0][0] = hands[1][0]
     result, out = verify_json(write(tmp_path, data))
     assert result.exit_code == 1
-    assert out == {"valid": False, "error": {"round": 0, "action": None, "message": out["error"]["message"]}}
+    assert out == {"valid": False, "error": {"round": 1, "action": None, "message": out["error"]["message"]}}
 
 
 def test_a_later_play_without_an_end_exits_1_not_2(tmp_path):
@@ -173,7 +173,7 @@ def test_a_later_play_without_an_end_exits_1_not_2(tmp_path):
     del data["rounds"][0]["actions"][a]["end"]
     result, out = verify_json(write(tmp_path, data))
     assert result.exit_code == 1
-    assert (out["error"]["round"], out["error"]["action"]) == (0, a)
+    assert (out["error"]["round"], out["error"]["action"]) == (1, a)
 
 
 def test_a_server_seed_that_does_not_match_its_commitment_exits_1(tmp_path):
@@ -181,11 +181,11 @@ def test_a_server_seed_that_does_not_match_its_commitment_exits_1(tmp_path):
     data["fairness"]["server_seed"] = "00" * 32
     result, out = verify_json(write(tmp_path, data))
     assert result.exit_code == 1
-    assert (out["error"]["round"], out["error"]["action"]) == (0, None)
+    assert (out["error"]["round"], out["error"]["action"]) == (1, None)
 
 
 def test_a_commitment_that_is_not_ascii_is_refused_without_a_crash(tmp_path):
-    """Either a commitment mismatch (exit 1 at round 0) or a malformed field (exit 2); never a traceback."""
+    """Either a commitment mismatch (exit 1 at round 1) or a malformed field (exit 2); never a traceback."""
     data = record_json()
     data["fairness"]["commitment"] = "é" * 64
     result = run("audit", "verify", str(write(tmp_path, data)), "--json")
@@ -195,7 +195,7 @@ def test_a_commitment_that_is_not_ascii_is_refused_without_a_crash(tmp_path):
     else:
         assert result.exit_code == 1
         error = json.loads(result.stdout)["error"]
-        assert (error["round"], error["action"]) == (0, None)
+        assert (error["round"], error["action"]) == (1, None)
 
 
 def test_the_table_output_of_an_illegal_record_names_the_position_and_exits_1(tmp_path):
@@ -204,7 +204,7 @@ def test_the_table_output_of_an_illegal_record_names_the_position_and_exits_1(tm
     action["seat"] = (action["seat"] + 2) % 4
     result = run("audit", "verify", str(write(tmp_path, data)))
     assert result.exit_code == 1
-    assert "INVALID at round 0, action 1" in result.stdout
+    assert "INVALID at round 1, action 1" in result.stdout
 
 
 # --- malformed files: exit 2, one line, no traceback ------------------------------------
@@ -288,7 +288,7 @@ def test_tiles_written_where_the_variant_deals_none_are_a_fault_of_the_round(tmp
     data["rounds"][0][field] = value
     result, report = verify_json(write(tmp_path, data))
     assert result.exit_code == 1
-    assert report["error"]["round"] == 0 and report["error"]["action"] is None
+    assert report["error"]["round"] == 1 and report["error"]["action"] is None
     assert ("boneyard" if field == "boneyard" else "set_aside") in report["error"]["message"]
 
 
@@ -308,7 +308,7 @@ def test_a_null_end_is_read_as_a_missing_end(tmp_path):
     index = data["rounds"][0]["actions"].index(action)
     result, report = verify_json(write(tmp_path, data))
     assert result.exit_code == 1
-    assert report["error"] == {"round": 0, "action": index, "message": report["error"]["message"]}
+    assert report["error"] == {"round": 1, "action": index, "message": report["error"]["message"]}
 
 
 @pytest.mark.parametrize("tile", ["²-1", "1-¹"], ids=["superscript-two", "superscript-one"])
@@ -426,7 +426,7 @@ def test_the_console_script_reports_an_illegal_record_with_exit_1(tmp_path):
     path = write(tmp_path, data)
     proc = domino("audit", "verify", str(path), "--json")
     assert proc.returncode == 1
-    assert json.loads(proc.stdout)["error"]["round"] == 0
+    assert json.loads(proc.stdout)["error"]["round"] == 1  # the first round, as players number it
     assert json.loads(proc.stdout)["error"]["action"] == len(data["rounds"][0]["actions"]) - 1
 
 

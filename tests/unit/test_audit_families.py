@@ -139,12 +139,12 @@ def test_a_wrong_chance_leader_exits_1_at_its_round(tmp_path):
     data["rounds"][0]["leader"] = (data["rounds"][0]["leader"] + 1) % 4
     result, report = verify_json(write(tmp_path, data))
     assert result.exit_code == 1
-    assert report["error"]["round"] == 0 and report["error"]["action"] is None
+    assert report["error"]["round"] == 1 and report["error"]["action"] is None
     assert "draw seat" in report["error"]["message"]
 
 
 def _cut_after_a_scoring_play(tmp_path, first_round: bool) -> tuple[dict, dict]:
-    """An All Fives record stopped right after a play that scored, in round 0 or a later
+    """An All Fives record stopped right after a play that scored, in the first round or a later
     round, and the verifier's report on the whole record."""
     for seed in range(11, 40):
         data = family_json("all-fives-2", seed)

@@ -25,6 +25,14 @@ def heads_for(record_json: str, signer: Signer) -> list[Head]:
     return [signer.head("m1", i + 1, i + 1, link) for i, link in enumerate(links)]
 
 
+def signed(text: str, signer: Signer) -> str:
+    """The export as the match service gives it: its chain ends with a head it signed."""
+    data = json.loads(text)
+    links = data["chain"]["links"]
+    data["chain"]["head"] = signer.head("m1", len(links), len(links), links[-1]).to_json()
+    return json.dumps(data)
+
+
 def relinked(data: dict) -> dict:
     """What someone who rewrote the log and recomputed every link would export."""
     record = from_json(data)
@@ -74,7 +82,7 @@ def test_a_signing_key_missing_from_the_published_keys_refuses_to_load(keys_dir)
 
 def test_the_players_heads_accept_the_export_of_the_match_they_played(keys_dir):
     signer = load_signer(keys_dir, clock=lambda: 2000)
-    text = exported("block-4", 0)
+    text = signed(exported("block-4", 0), signer)
     verdict = verify(from_json(json.loads(text)), PublishedKeys.load(keys_dir / "heads-keys.json"),
                      heads_for(text, signer))
     assert verdict.valid and verdict.to_json()["heads"]["status"] == "ok"
@@ -103,7 +111,7 @@ def test_an_export_cut_short_is_caught_by_a_later_head(keys_dir):
 
 def test_verify_command_reports_the_heads_and_exits_1_when_they_disagree(keys_dir, tmp_path):
     signer = load_signer(keys_dir, clock=lambda: 2000)
-    text = exported("block-4", 0)
+    text = signed(exported("block-4", 0), signer)
     heads_path = tmp_path / "heads.json"
     heads_path.write_text(json.dumps(heads_file("m1", heads_for(text, signer))))
     good = tmp_path / "good.json"
