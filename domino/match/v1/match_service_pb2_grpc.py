@@ -191,6 +191,9 @@ class MatchServiceServicer:
     def SendChat(self, request, context):
         """Sends one of the fixed quick-chat phrases to everyone at the table (seated players only):
         WatchMatch delivers it to the seats and the spectators. Never part of the match record.
+        Taken while the match is played and for 60 s after it ended (FAILED_PRECONDITION after
+        that); one player sends one match at most 200 phrases (RESOURCE_EXHAUSTED after that),
+        and a few seconds apart (RESOURCE_EXHAUSTED, "slow down").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
