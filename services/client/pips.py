@@ -1,4 +1,4 @@
-"""How a tile looks: each number in its pip colour."""
+"""How a tile looks: each number in its pip colour; and a count of pips in words."""
 
 from __future__ import annotations
 
@@ -23,3 +23,8 @@ def tile_text(tile: Tile, style: str = "") -> Text:
 def end_text(pips: int) -> Text:
     """An open end, highlighted in its pip colour."""
     return Text(f" {pips} ", style=f"bold black on {PIP_STYLES[pips]}")
+
+
+def pip_count(count: int) -> str:
+    """``1 pip``, ``0 pips``, ``12 pips``: a hand's value as the screens say it."""
+    return f"{count} pip" if count == 1 else f"{count} pips"

@@ -25,7 +25,7 @@ from domino.match.v1 import match_service_pb2 as pb
 
 from . import families, leading, rounds, tiles
 from .api import ApiError
-from .pips import tile_text
+from .pips import pip_count, tile_text
 from .tiles import Tile
 
 
@@ -172,7 +172,7 @@ def _hands(view: pb.MatchView, end: RoundEnd) -> Group:
                           "")
         else:
             shown = Text(" ").join(tile_text(t) for t in sorted(hand.tiles, key=lambda t: (-t[0], -t[1])))
-            table.add_row(who, shown, f"{hand_value(view, hand.tiles)} pips")
+            table.add_row(who, shown, pip_count(hand_value(view, hand.tiles)))
     if not hidden:
         return Group(table)
     return Group(table, Text("(this server did not show the other hands)", style="dim"))

@@ -91,7 +91,9 @@ class KeptHeads:
 
 class Exports:
     """Match records the player exported from "Your matches": one pretty-printed
-    domino-record/1 file per match under <var>/exports/<player>/."""
+    domino-record/1 file per match under <var>/exports/<player>-<hash>/, the directory name
+    the player's heads are kept under (LastMatch's): two ids that read alike once made safe
+    for a file name never share it, and a record and its heads sit under one name."""
 
     def __init__(self, var_dir: str | Path, player: str) -> None:
         self.directory = Path(var_dir) / "exports" / LastMatch(var_dir, player).path.stem
