@@ -239,7 +239,7 @@ def test_the_menu_lists_your_matches_exports_one_and_shows_the_ratings(kept, tmp
         play_whole_match(svc, match_id)
         ids.append(match_id)
     projection.catch_up()
-    lines = ["5", "2", "", "",  # your matches: export the older one, back, Enter for the menu
+    lines = ["5", "2", "",  # your matches: export the older one, then one Enter back to the menu
              "6", "", "", "",  # ratings: the family and setting last played (egyptian, solo)
              "q"]
     done = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", "ann"],
