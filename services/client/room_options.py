@@ -65,6 +65,11 @@ def _same_family(current: mm.MatchOptions, given: dict, goat: dict, named: froze
         if request["variant"] is None:
             raise Refused(f"Egyptian is played by 2, 3 or 4 players, not {seats}")
         why["variant"] = f"for {seats} seats"
+    variant = request.get("variant")
+    if (current.rules or "egyptian") == "egyptian" and variant in families.EGYPTIAN_SEATS:
+        why.setdefault("seats", f"{variant} is played by {families.EGYPTIAN_SEATS[variant]}")
+        if "teams" not in given:
+            why["teams"] = f"{variant} is played {'in teams' if variant == 'block-4' else 'solo'} unless said"
     if seats is not None and seats != 4 and current.teams and "teams" not in given:
         why["teams"] = "teams need four seats"
     if goat:

@@ -70,3 +70,14 @@ def test_another_goat_variant_says_its_preset():
                              goat_options=mm.GoatOptions(zero_zero=0, redeal=False, remembered=False, fish="all"))
     assert room_options.changed_text(koza, gamezz, planned(koza, "o variant=gamezz")) == (
         "variant koza → gamezz (its preset: 0-0 alone counts 0 · redeal off · remembered off · fish all).")
+
+
+def test_another_egyptian_variant_says_why_its_seats_and_sides_changed():
+    block3 = mm.MatchOptions(rules="egyptian", variant="block-3", seats=3, target=101, turn_timer_seconds=45)
+    block4 = mm.MatchOptions(rules="egyptian", variant="block-4", seats=4, teams=True, target=101,
+                             turn_timer_seconds=45)
+    assert room_options.changed_text(block3, block4, planned(block3, "o variant=block-4")) == (
+        "variant block-3 → block-4; seats 3 → 4: block-4 is played by 4; solo → teams: block-4 is played in teams "
+        "unless said.")
+    assert room_options.changed_text(block3, block4, planned(block3, "o seats=4")) == (
+        "variant block-3 → block-4: for 4 seats; seats 3 → 4; solo → teams: block-4 is played in teams unless said.")
