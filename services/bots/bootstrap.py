@@ -11,6 +11,7 @@ from prometheus_client import Counter, Histogram, start_http_server
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common import bus
 from services.common.auth import KeyRing
+from services.common.bus_metrics import BusMetrics
 from services.common.config import Settings
 from services.common.lifecycle import run_service, stop_on_signals
 
@@ -25,8 +26,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     decisions = Histogram("domino_bots_decision_seconds", "Time a strategy takes to choose a move", ["strength"],
                           buckets=(0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1))
     errors = Counter("domino_bots_errors_total", "Turns that failed and were redelivered")
-    dropped = Counter("domino_bus_dropped_total", "Messages terminated without being handled, by reason",
-                      ["consumer", "reason"])
+    bus_metrics = BusMetrics()
     start_http_server(settings.bots_metrics_port)
     channel = grpc.aio.insecure_channel(settings.match_address)
     keys = KeyRing.load(settings.keys_dir, issues=("bot",))
@@ -37,18 +37,17 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                        on_answered_elsewhere=lambda: turns.labels("answered_elsewhere").inc())
 
     def counted(outcome: str) -> None:
-        if outcome.startswith("dropped:"):
-            dropped.labels("bots", outcome.split(":", 1)[1]).inc()
-            return
         turns.labels(outcome).inc()
         if outcome in ("retried", "error"):
             errors.inc()
 
-    nc = await bus.connect(settings, "bots")
-    consumer = TurnConsumer(nc.jetstream(), player, on_turn=counted, ack_wait=settings.bot_ack_wait_seconds)
-    await consumer.start()
-    log.info("bot service consuming turns", extra={"nats": settings.nats_url, "match": settings.match_address})
     stopping = stop_on_signals()
+    nc = await bus.connect(settings, "bots")
+    consumer = TurnConsumer(nc.jetstream(), player, on_turn=bus_metrics.outcomes("bots", counted),
+                            ack_wait=settings.bot_ack_wait_seconds, on_mismatch=bus_metrics.on_mismatch)
+    await start_consuming(consumer, settings, stopping)
+    if consumer.subscription is not None:
+        log.info("bot service consuming turns", extra={"nats": settings.nats_url, "match": settings.match_address})
     if ready is not None:
         ready.set()
     await stopping.wait()
@@ -56,6 +55,21 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await consumer.stop()
     await nc.drain()
     await channel.close()
+
+
+async def start_consuming(consumer: TurnConsumer, settings: Settings, stopping: asyncio.Event) -> None:
+    """Bind the consumer, asking again while NATS is away or answers with an error (a consumer
+    that is missing or differs is waited for inside ``consumer.start``)."""
+    while not stopping.is_set():
+        try:
+            await consumer.start(stopping)
+            return
+        except Exception as e:
+            log.warning("cannot consume turns yet; retrying", extra={"nats": settings.nats_url, "error": str(e)})
+            try:
+                await asyncio.wait_for(stopping.wait(), 2.0)
+            except asyncio.TimeoutError:
+                pass
 
 
 def main() -> None:

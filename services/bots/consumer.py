@@ -1,6 +1,8 @@
 """The bots' side of NATS: a durable JetStream consumer shared by every bot replica.
 
-The consumer sits in a queue group, so one replica or ten share the turns and each turn
+The consumer is the admin's (`domino nats setup`, services/common/consumers.py): the bots
+bind to it by name and refuse to consume while it is missing or not as the setup made it.
+It delivers to a queue group, so one replica or ten share the turns and each turn
 message goes to one of them. A message is acknowledged only once its turn is answered
 (or can no longer be), and a failure asks for redelivery, so a bot replica killed
 mid-turn loses nothing: another replica, or the same one restarted, answers it.
@@ -17,21 +19,20 @@ import asyncio
 import logging
 from typing import Callable
 
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-
-from services.common import bus
+from services.common import bus, consumers
 from services.common.logs import Warnings
 
 from .player import BotPlayer, refusal
 
 log = logging.getLogger("domino.bots")
-DURABLE = "bots"
 
 
 class TurnConsumer:
     def __init__(self, js, player: BotPlayer, concurrency: int = 8,
                  on_turn: Callable[[str], None] = lambda outcome: None, transient_seconds: float = 120.0,
-                 ack_wait: float = 30.0) -> None:
+                 ack_wait: float = 30.0,
+                 on_mismatch: Callable[[str, bool], None] = lambda consumer, mismatched: None,
+                 bind_retry_seconds: float = 2.0) -> None:
         self.js = js
         self.player = player
         self.on_turn = on_turn
@@ -40,14 +41,14 @@ class TurnConsumer:
         self.subscription = None
         self.warnings = Warnings(log)
         self.transient_seconds = transient_seconds
-        self.ack_wait = ack_wait
+        self.spec = consumers.bots(ack_wait)
+        self.on_mismatch = on_mismatch
+        self.bind_retry_seconds = bind_retry_seconds
 
-    async def start(self) -> None:
-        await bus.wait_for_stream(self.js)
-        config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL, ack_wait=self.ack_wait,
-                                max_ack_pending=256, max_deliver=bus.MAX_DELIVER)
-        self.subscription = await self.js.subscribe(bus.ALL_TURNS, queue=DURABLE, durable=DURABLE, cb=self._receive,
-                                                    manual_ack=True, config=config)
+    async def start(self, stopping: asyncio.Event | None = None) -> None:
+        """Bind to the admin's consumer, waiting while it is missing or differs (until ``stopping``)."""
+        self.subscription = await consumers.bind_when_ready(self.js, self.spec, self._receive, stopping,
+                                                            self.on_mismatch, self.bind_retry_seconds)
 
     async def _receive(self, msg) -> None:
         await self._slots.acquire()
@@ -58,10 +59,16 @@ class TurnConsumer:
     async def _answer(self, msg) -> None:
         try:
             await self._handle(msg)
+        except Exception:  # a fault here must not end the task silently (nor hold its slot)
+            self.warnings.warn("unhandled", "a turn message could not be handled", subject=msg.subject[:200])
         finally:
             self._slots.release()
 
     async def _handle(self, msg) -> None:
+        if not consumers.from_stream(msg):
+            await self._drop(msg, "not_jetstream", "a message on the deliver subject that JetStream did not send; "
+                                                   "dropped")
+            return
         try:
             turn = bus.read_turn(msg.data)
             if msg.subject != bus.turn_subject(turn.match_id):
@@ -117,7 +124,8 @@ class TurnConsumer:
     async def _drop(self, msg, reason: str, message: str) -> None:
         self.warnings.warn(reason, message, subject=msg.subject[:200])
         self.on_turn(f"dropped:{reason}")
-        await msg.term()
+        if consumers.from_stream(msg):
+            await msg.term()
 
     async def stop(self) -> None:
         """Stop taking turns and finish the ones in hand."""

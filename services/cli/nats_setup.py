@@ -1,4 +1,6 @@
-"""`domino nats setup`: the admin's one job on NATS, creating the stream and the relay's bucket."""
+"""`domino nats setup`: the admin's one job on NATS, creating the streams, the relay's bucket
+and every durable consumer (services/common/consumers.py). The services may create none of
+them: a service user that could create its consumer could also re-point it."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import asyncio
 
 import click
 
-from services.common import bus
+from services.common import bus, consumers
 from services.common.config import Settings
 
 
@@ -17,17 +19,22 @@ def nats() -> None:
 
 @nats.command()
 def setup() -> None:
-    """Create the DOMINO stream and the relay's key-value bucket; existing ones are kept."""
+    """Create the DOMINO stream, the relay's key-value bucket and the consumers; existing
+    streams are kept, and a consumer that differs from its configuration is put back."""
+    settings = Settings()
 
-    async def run() -> None:
-        nc = await bus.connect(Settings(), "setup", max_reconnect_attempts=3)
+    async def run() -> dict[str, str]:
+        nc = await bus.connect(settings, "setup", max_reconnect_attempts=3)
         try:
-            await bus.ensure_stream(nc.jetstream())
+            js = nc.jetstream()
+            await bus.ensure_stream(js)
+            return await consumers.ensure_consumers(js, consumers.every(settings.bot_ack_wait_seconds))
         finally:
             await nc.close()
 
     try:
-        asyncio.run(run())
+        done = asyncio.run(run())
     except Exception as e:  # noqa: BLE001 - one line for the operator, whatever NATS said
         raise click.ClickException(f"NATS setup failed: {e}") from None
-    click.echo(f"stream {bus.STREAM} and bucket {bus.RELAY_BUCKET} are ready")
+    click.echo(f"stream {bus.STREAM} and bucket {bus.RELAY_BUCKET} are ready; consumers: "
+               + ", ".join(f"{name} {what}" for name, what in done.items()))

@@ -26,11 +26,13 @@ import json
 import logging
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Callable, NoReturn, TypeVar
 
 if TYPE_CHECKING:
     from nats.js import JetStreamContext
     from nats.js.kv import KeyValue
+
+T = TypeVar("T")
 
 STREAM = "DOMINO"
 RELAY_BUCKET = "DOMINO_RELAY"  # key-value bucket where the relay keeps its position (only it writes there)
@@ -71,14 +73,25 @@ def witness_msg_id(match_id, version: int) -> str:
     return f"witness:{match_id}:{version}"
 
 
+# The durable consumers (services/common/consumers.py says what each one is). Each pushes
+# to its own deliver subject, outside every stream's subjects, that only its user may read.
+BOTS_CONSUMER = "bots"
+MATCH_ENDED_CONSUMER = "matchmaking"
+SEAT_LEFT_CONSUMER = "matchmaking-leaves"
+
+
+def deliver_subject(consumer: str) -> str:
+    return f"domino.deliver.v1.{consumer}"
+
+
 # NATS users and what each may do (nats-server `authorization`): only the relay publishes
 # events and turns; matchmaking and bots only consume what they read, through their own
-# durable consumers; only `admin` (`domino nats setup`) creates or changes streams. Every
-# JetStream client also needs its replies, each user on its own inbox prefix.
+# durable consumers, which they may read (INFO) and acknowledge, never create, change or
+# delete: only `admin` (`domino nats setup`) creates or changes streams and consumers, so a
+# stolen service password cannot re-point a consumer. Every JetStream client also needs its
+# replies, each user on its own inbox prefix.
 def _consumer(durable: str) -> list[str]:
-    return [f"$JS.API.CONSUMER.INFO.{STREAM}.{durable}", f"$JS.API.CONSUMER.CREATE.{STREAM}.{durable}",
-            f"$JS.API.CONSUMER.CREATE.{STREAM}.{durable}.>", f"$JS.API.CONSUMER.DURABLE.CREATE.{STREAM}.{durable}",
-            f"$JS.ACK.{STREAM}.{durable}.>"]
+    return [f"$JS.API.CONSUMER.INFO.{STREAM}.{durable}", f"$JS.ACK.{STREAM}.{durable}.>"]
 
 
 _READ_STREAM = ["$JS.API.INFO", f"$JS.API.STREAM.INFO.{STREAM}", "$JS.API.STREAM.NAMES"]
@@ -100,9 +113,11 @@ NATS_PERMISSIONS: dict[str, dict[str, list[str]]] = {
               "subscribe": [f"{inbox_prefix('relay')}.>"]},
     # `domino audit witness`: reads the witness stream, nothing else
     "auditor": {"publish": ["$JS.API.INFO", *_READ_WITNESS], "subscribe": [f"{inbox_prefix('auditor')}.>"]},
-    "matchmaking": {"publish": [*_READ_STREAM, *_consumer("matchmaking"), *_consumer("matchmaking-leaves")],
-                    "subscribe": [f"{inbox_prefix('matchmaking')}.>"]},
-    "bots": {"publish": [*_READ_STREAM, *_consumer("bots")], "subscribe": [f"{inbox_prefix('bots')}.>"]},
+    "matchmaking": {"publish": [*_consumer(MATCH_ENDED_CONSUMER), *_consumer(SEAT_LEFT_CONSUMER)],
+                    "subscribe": [f"{inbox_prefix('matchmaking')}.>", deliver_subject(MATCH_ENDED_CONSUMER),
+                                  deliver_subject(SEAT_LEFT_CONSUMER)]},
+    "bots": {"publish": _consumer(BOTS_CONSUMER),
+             "subscribe": [f"{inbox_prefix('bots')}.>", deliver_subject(BOTS_CONSUMER)]},
 }
 
 
@@ -154,6 +169,8 @@ async def wait_for_stream(js, stopping=None, seconds: float = 2.0) -> None:
 MAX_DELIVER = 5  # a message no consumer could handle in this many tries is given up (and counted)
 MAX_PAYLOAD = 64 * 1024  # our largest payload is a few kB; anything bigger is not ours
 MAX_ID = 200  # characters of a player id in a payload
+MAX_VERSION = 2**31 - 1  # a match has far fewer events; the gRPC API carries versions as 32-bit numbers
+MAX_SEATS = 4  # no rule family seats more (docs/rules.md)
 
 
 class BadMessage(ValueError):
@@ -171,10 +188,7 @@ class Turn:
 def _object(data: bytes) -> dict:
     if len(data) > MAX_PAYLOAD:
         raise BadMessage(f"payload of {len(data)} bytes is over {MAX_PAYLOAD}")
-    try:
-        obj = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        raise BadMessage("payload is not JSON") from None
+    obj = json.loads(data)
     if not isinstance(obj, dict):
         raise BadMessage("payload is not a JSON object")
     return obj
@@ -188,9 +202,9 @@ def _match_id(obj: dict) -> str:
         return _bad("match_id")
 
 
-def _whole(obj: dict, key: str, low: int = 0) -> int:
+def _whole(obj: dict, key: str, low: int, high: int) -> int:
     value = obj.get(key)
-    if type(value) is not int or value < low:
+    if type(value) is not int or not low <= value <= high:
         _bad(key)
     return value
 
@@ -199,19 +213,43 @@ def _bad(key: str) -> NoReturn:
     raise BadMessage(f"{key!r} is missing or not valid")
 
 
-def read_turn(data: bytes) -> Turn:
-    """A `domino.v1.turn.<match>` payload, checked."""
+def _checked(read: Callable[[bytes], T], data: bytes) -> T:
+    """``read(data)``, or BadMessage whatever the payload made it raise. Reading a payload is
+    pure, so any error is the payload's fault and trying again cannot help: 10,000 nested
+    brackets raise RecursionError, a number of 5,000 digits ValueError, a lone surrogate
+    UnicodeError. Each must end as a dropped, counted message, not as an exception that
+    escapes the consumer and comes back five times."""
+    try:
+        return read(data)
+    except BadMessage:
+        raise
+    except Exception as e:  # noqa: BLE001 - see above: whatever a payload raises, it is not ours
+        raise BadMessage(f"payload cannot be read ({type(e).__name__})") from None
+
+
+def _turn(data: bytes) -> Turn:
     obj = _object(data)
     player = obj.get("player_id")
     if not isinstance(player, str) or not 0 < len(player) <= MAX_ID:
         _bad("player_id")
-    return Turn(_match_id(obj), _whole(obj, "version", 1), _whole(obj, "seat"), player)
+    player.encode("utf-8")  # a lone surrogate would only fail later, in the gRPC call
+    return Turn(_match_id(obj), _whole(obj, "version", 1, MAX_VERSION), _whole(obj, "seat", 0, MAX_SEATS - 1), player)
+
+
+def _match_event(data: bytes) -> tuple[str, int]:
+    obj = _object(data)
+    return _match_id(obj), _whole(obj, "version", 1, MAX_VERSION)
+
+
+def read_turn(data: bytes) -> Turn:
+    """A `domino.v1.turn.<match>` payload, checked; BadMessage for anything else."""
+    return _checked(_turn, data)
 
 
 def read_match_event(data: bytes) -> tuple[str, int]:
-    """(match id, version) of a `domino.v1.match.<match>.<event>` payload, checked."""
-    obj = _object(data)
-    return _match_id(obj), _whole(obj, "version", 1)
+    """(match id, version) of a `domino.v1.match.<match>.<event>` payload, checked;
+    BadMessage for anything else."""
+    return _checked(_match_event, data)
 
 
 async def relay_bucket(js: JetStreamContext, create: bool = False) -> KeyValue:

@@ -30,7 +30,7 @@ from .auth import ROLES, KeyRing
 from .bus import NATS_USERS, ensure_stream
 from .ports import taken
 from .servers import NatsServer, free_ports, start_nats
-from .config import SQLITE_MODULE
+from .config import SQLITE_MODULE, Settings
 
 SERVICES = ("match", "relay", "accounts", "matchmaking", "bots")
 
@@ -142,12 +142,18 @@ class LocalSystem:
         return passwords
 
     async def _set_up_nats(self, url: str) -> None:
-        """The admin's part: create the stream and the relay's bucket."""
+        """The admin's part, as `domino nats setup` does it: the stream, the relay's bucket and
+        every consumer (with the bots' own ack wait), before any service starts."""
         import nats
 
+        from . import consumers
+
+        ack_wait = self.env("bots").get("DOMINO_BOT_ACK_WAIT_SECONDS") or Settings().bot_ack_wait_seconds
         nc = await nats.connect(url, user="admin", password=self.nats_passwords()["admin"])
         try:
-            await ensure_stream(nc.jetstream())
+            js = nc.jetstream()
+            await ensure_stream(js)
+            await consumers.ensure_consumers(js, consumers.every(float(ack_wait)))
         finally:
             await nc.close()
 

@@ -5,6 +5,7 @@ signals."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from prometheus_client import Counter, start_http_server
@@ -61,26 +62,26 @@ async def follow_match_ends(app: MatchmakingApplication, settings: Settings, sto
     """Consume match_ended from JetStream until stopping; (re)connects while NATS is away, so
     seating players never waits for NATS."""
     from services.common import bus
+    from services.common.bus_metrics import BusMetrics
 
     from .match_end_consumer import MatchEndConsumer
 
     handled = Counter("domino_matchmaking_match_ends_total", "match_ended messages handled, by outcome", ["outcome"])
-    dropped = Counter("domino_bus_dropped_total", "Messages terminated without being handled, by reason",
-                      ["consumer", "reason"])
-
-    def counted(outcome: str) -> None:
-        if outcome.startswith("dropped:"):
-            dropped.labels("matchmaking", outcome.split(":", 1)[1]).inc()
-        else:
-            handled.labels(outcome).inc()
+    bus_metrics = BusMetrics()
 
     nc = consumer = None
     while not stopping.is_set() and consumer is None:
         try:
             nc = nc or await bus.connect(settings, "matchmaking")
-            consumer = MatchEndConsumer(nc.jetstream(), app, on_message=counted)
-            await consumer.start()
+            consumer = MatchEndConsumer(nc.jetstream(), app,
+                                        on_message=bus_metrics.outcomes("matchmaking",
+                                                                        lambda outcome: handled.labels(outcome).inc()),
+                                        on_mismatch=bus_metrics.on_mismatch)
+            await consumer.start(stopping)
         except Exception as e:
+            if consumer is not None:  # bound to one of its consumers, perhaps: let go before trying again
+                with contextlib.suppress(Exception):
+                    await consumer.stop()
             consumer = None
             log.warning("cannot consume match ends yet; retrying", extra={"nats": settings.nats_url, "error": str(e)})
             try:

@@ -2,7 +2,9 @@
 match's room or table closes, its players are free) and `seat_left` events (the player who
 left a match that goes on is free).
 
-Every replica joins the same queue group, so each match's end is handled once (and, since
+The consumers are the admin's (`domino nats setup`, services/common/consumers.py):
+matchmaking binds to them by name and refuses to consume while one is missing or not as
+the setup made it. Every replica joins the same queue group, so each match's end is handled once (and, since
 releasing is idempotent, a redelivery or a second handler changes nothing). A message is
 acknowledged only once the match's room or table is closed and its players are free; a
 failure asks for redelivery (at most ``bus.MAX_DELIVER`` times), so nothing is lost when the
@@ -20,45 +22,58 @@ import asyncio
 import logging
 from typing import Callable
 
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-
-from services.common import bus
+from services.common import bus, consumers
 from services.common.logs import Warnings
 
 from .application import MatchmakingApplication
 
 log = logging.getLogger("domino.matchmaking")
-DURABLE = "matchmaking"
-LEAVES = "matchmaking-leaves"
-MATCH_ENDED_SUBJECT = bus.match_event_subject("*", "match_ended")
-SEAT_LEFT_SUBJECT = bus.match_event_subject("*", "seat_left")
 
 
 class MatchEndConsumer:
     def __init__(self, js, app: MatchmakingApplication,
-                 on_message: Callable[[str], None] = lambda outcome: None) -> None:
+                 on_message: Callable[[str], None] = lambda outcome: None,
+                 on_mismatch: Callable[[str, bool], None] = lambda consumer, mismatched: None,
+                 bind_retry_seconds: float = 2.0) -> None:
         self.js = js
         self.app = app
         self.on_message = on_message
+        self.on_mismatch = on_mismatch
+        self.bind_retry_seconds = bind_retry_seconds
         self.subscriptions: list = []
+        self.bound: set[str] = set()
         self._tasks: set[asyncio.Task] = set()
         self.warnings = Warnings(log)
 
-    async def start(self) -> None:
-        await bus.wait_for_stream(self.js)
-        for subject, durable, handle in ((MATCH_ENDED_SUBJECT, DURABLE, self._handle),
-                                         (SEAT_LEFT_SUBJECT, LEAVES, self._handle_leave)):
-            config = ConsumerConfig(ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL, ack_wait=30,
-                                    max_ack_pending=256, max_deliver=bus.MAX_DELIVER)
-            self.subscriptions.append(await self.js.subscribe(
-                subject, queue=durable, durable=durable, cb=self._receiver(handle), manual_ack=True, config=config))
+    async def start(self, stopping: asyncio.Event | None = None) -> None:
+        """Bind to the admin's two consumers, waiting while one is missing or differs (until ``stopping``)."""
+        for spec, handle in ((consumers.MATCH_ENDED, self._handle), (consumers.SEAT_LEFT, self._handle_leave)):
+            if spec.name in self.bound:
+                continue  # bound on an earlier try
+            subscription = await consumers.bind_when_ready(self.js, spec, self._receiver(handle), stopping,
+                                                           self.on_mismatch, self.bind_retry_seconds)
+            if subscription is None:
+                return
+            self.subscriptions.append(subscription)
+            self.bound.add(spec.name)
 
     def _receiver(self, handle):
         async def receive(msg) -> None:
-            task = asyncio.create_task(handle(msg))
+            task = asyncio.create_task(self._guarded(handle, msg))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         return receive
+
+    async def _guarded(self, handle, msg) -> None:
+        """``handle(msg)``, dropping what JetStream did not send; a fault must not end the task silently."""
+        try:
+            if not consumers.from_stream(msg):
+                await self._drop(msg, "not_jetstream", "a message on the deliver subject that JetStream did not "
+                                                       "send; dropped")
+                return
+            await handle(msg)
+        except Exception:
+            self.warnings.warn("unhandled", "a match event message could not be handled", subject=msg.subject[:200])
 
     async def _handle_leave(self, msg) -> None:
         try:
@@ -91,7 +106,8 @@ class MatchEndConsumer:
     async def _drop(self, msg, reason: str, message: str) -> None:
         self.warnings.warn(reason, message, subject=msg.subject[:200])
         self.on_message(f"dropped:{reason}")
-        await msg.term()
+        if consumers.from_stream(msg):
+            await msg.term()
 
     async def _handle(self, msg) -> None:
         try:

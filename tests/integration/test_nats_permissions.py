@@ -4,13 +4,14 @@ it needs (services/common/bus.py NATS_PERMISSIONS), tried against a real nats-se
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import secrets
 
 import nats
 import pytest
 
-from services.common import bus
+from services.common import bus, consumers
 from services.common.servers import start_nats
 
 pytestmark = pytest.mark.integration
@@ -25,6 +26,7 @@ def secured(tmp_path_factory):
         async def setup():
             nc = await nats.connect(server.url, user="admin", password=passwords["admin"])
             await bus.ensure_stream(nc.jetstream())
+            await consumers.ensure_consumers(nc.jetstream(), consumers.every(30.0))
             await nc.close()
 
         asyncio.run(setup())
@@ -142,10 +144,12 @@ def test_no_user_may_listen_to_another_users_replies(secured, user, other):
     assert sum("permissions violation" in v.lower() for v in violations) == 3, violations
 
 
-@pytest.mark.parametrize("user, durable, subject", [
-    ("bots", "bots", bus.turn_subject(MATCH)),
-    ("matchmaking", "matchmaking", bus.match_event_subject(MATCH, "match_ended"))])
-def test_each_consumer_receives_what_the_relay_publishes_on_its_own_inbox(secured, user, durable, subject):
+@pytest.mark.parametrize("user, spec, subject", [
+    ("bots", consumers.bots(30.0), bus.turn_subject(MATCH)),
+    ("matchmaking", consumers.MATCH_ENDED, bus.match_event_subject(MATCH, "match_ended")),
+    ("matchmaking", consumers.SEAT_LEFT, bus.match_event_subject(MATCH, "seat_left"))])
+def test_each_service_binds_to_the_admins_consumer_and_receives_what_the_relay_publishes(secured, user, spec,
+                                                                                        subject):
     server, passwords = secured
 
     async def publish(nc, _):
@@ -158,13 +162,61 @@ def test_each_consumer_receives_what_the_relay_publishes_on_its_own_inbox(secure
             await msg.ack()
             await got.put(msg.subject)
 
-        sub = await nc.jetstream().subscribe(subject, queue=durable, durable=durable, cb=handle, manual_ack=True)
+        sub = await consumers.bind(nc.jetstream(), spec, handle)
         await as_user(server, passwords, "relay", publish)
         received = await asyncio.wait_for(got.get(), 5)
         await sub.unsubscribe()
         return received, violations
 
     assert asyncio.run(as_user(server, passwords, user, receive)) == (subject, [])
+
+
+WITNESS_TARGET = bus.witness_subject(MATCH)
+
+
+@pytest.mark.parametrize("user, spec", [("bots", consumers.bots(30.0)), ("matchmaking", consumers.MATCH_ENDED),
+                                        ("matchmaking", consumers.SEAT_LEFT)])
+def test_a_service_user_may_not_create_re_point_or_delete_its_consumer(secured, user, spec):
+    """The red team's attack: with the bots' password, re-point the bots' consumer at the
+    witness subject (the bots then got nothing and failed on every start). Every consumer
+    create and update subject is refused, and the consumer stays as the admin made it."""
+    server, passwords = secured
+    repointed = {"stream_name": bus.STREAM, "config": {
+        **spec.config().as_dict(), "deliver_subject": WITNESS_TARGET, "deliver_group": None}}
+    body = json.dumps(repointed).encode()
+    attempts = [f"$JS.API.CONSUMER.CREATE.{bus.STREAM}.{spec.name}",
+                f"$JS.API.CONSUMER.CREATE.{bus.STREAM}.{spec.name}.{spec.filter_subject}",
+                f"$JS.API.CONSUMER.DURABLE.CREATE.{bus.STREAM}.{spec.name}",
+                f"$JS.API.CONSUMER.UPDATE.{bus.STREAM}.{spec.name}",
+                f"$JS.API.CONSUMER.CREATE.{bus.STREAM}",
+                f"$JS.API.CONSUMER.DELETE.{bus.STREAM}.{spec.name}",
+                # a pull request names where JetStream sends the messages: the witness, if asked
+                f"$JS.API.CONSUMER.MSG.NEXT.{bus.STREAM}.{spec.name}"]
+
+    async def attack(nc, violations):
+        for subject in attempts:
+            await nc.publish(subject, body, reply=WITNESS_TARGET)
+        with pytest.raises(Exception):  # the client library's own way: no answer but a violation
+            await nc.jetstream(timeout=0.5).add_consumer(bus.STREAM, config=dataclasses.replace(
+                spec.config(), deliver_subject=WITNESS_TARGET))
+        await nc.flush()
+        for _ in range(100):
+            if len(violations) > len(attempts):
+                break
+            await asyncio.sleep(0.02)
+        return violations
+
+    async def consumer_as_admin(nc, _):
+        js = nc.jetstream()
+        return (await js.consumer_info(bus.STREAM, spec.name)).config, (await js.stream_info(bus.WITNESS_STREAM))
+
+    witness_before = asyncio.run(as_user(server, passwords, "admin", consumer_as_admin))[1].state.messages
+    violations = asyncio.run(as_user(server, passwords, user, attack))
+    refused = {v.lower().split("publish to ")[-1].strip('"') for v in violations if "permissions violation" in v.lower()}
+    assert refused >= {subject.lower() for subject in attempts}, violations
+    config, witness = asyncio.run(as_user(server, passwords, "admin", consumer_as_admin))
+    assert consumers.differences(config, spec) == [] and config.deliver_subject == spec.deliver_subject
+    assert witness.state.messages == witness_before
 
 
 def test_the_witness_keeps_what_it_holds_even_from_the_admin(secured):
