@@ -218,7 +218,7 @@ def next_round_text(view: pb.MatchView, now: float, wait: float | None) -> Text:
             text.append(f"{led}{turn} — {tiles.time_left(view, now)}.", style="bold yellow")
         else:
             text.append(f"{led}.")
-        text.append("  ")
+        text.append("\n")  # its own line: a long leader line never splits the prompt
     seconds = f" ({max(0, int(wait + 0.999))} s)" if wait is not None else ""
     text.append(f"Press Enter for the next round{seconds}.", style="bold")
     return text

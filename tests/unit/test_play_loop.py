@@ -529,7 +529,7 @@ def test_a_rounds_end_stays_on_screen_with_the_hands_until_enter_is_pressed():
     assert re.search(r"you\s+\[5\|5\]\s+10 pips", summary)
     assert re.search(r"bot greedy 1\s+2 tiles, not shown", summary)
     assert "Scores: you 0 · bot greedy 1 10  (to 51)" in summary
-    assert "Round 2 is dealt: bot greedy 1 leads (won round 1).  Press Enter for the next round (8 s)." in summary
+    assert "Round 2 is dealt: bot greedy 1 leads (won round 1).\nPress Enter for the next round (8 s)." in summary
     after_enter = summary[summary.index("Press Enter for the next round"):]
     assert "Waiting for bot greedy 1" in after_enter  # Enter went on to round 2
 
