@@ -15,6 +15,8 @@ from services.common.bot_ids import STRENGTHS
 from .errors import InvalidOptions, InvalidRequest
 
 DEFAULT_RULES = "egyptian"
+# A family's variants in the order an unnamed one is chosen when the host switches to it.
+FAMILY_VARIANTS = {"egyptian": EGYPTIAN_VARIANTS, "goat": ("koza", "gamezz")}
 # Seat shapes a family lets the host choose: (seats, teams)
 SHAPES = {"all-fives": ((2, False), (3, False), (4, False), (4, True)), "goat": ((2, False), (3, False), (4, False),
                                                                                  (4, True)),
@@ -48,14 +50,14 @@ class Options:
     def changed(self, rules: str | None = None, variant: str | None = None, teams: bool | None = None,
                 target: int | None = None, turn_timer: int | None = None, seats: int | None = None,
                 goat_options: dict | None = None, spectators: bool | None = None) -> "Options":
-        """These options with the given ones changed. Another family starts from its own
-        defaults (variant, seats, teams, target); another variant or seat count without
+        """These options with the given ones changed. Another family keeps what still
+        applies (``_in_family``); another variant or seat count without
         ``teams`` takes its default (teams for block-4); Goat's options carry over within a
         variant and take the new preset with another; the timer and spectators carry over."""
         same_family = rules is None or rules == self.rules
         rules = rules or self.rules
         if not same_family:
-            variant = variant or ""
+            return self._in_family(rules, variant, teams, target, turn_timer, seats, goat_options, spectators)
         variant = self.variant if variant is None else variant
         if same_family and seats is None and rules != "egyptian":
             seats = self.seats
@@ -67,6 +69,28 @@ class Options:
             target = self.target  # a family's targets are the same for all its variants and seats
         return Options.chosen(rules, variant, teams, target, self.turn_timer if turn_timer is None else turn_timer,
                               seats, goat_options, self.spectators if spectators is None else spectators)
+
+    def _in_family(self, rules: str, variant: str | None, teams: bool | None, target: int | None,
+                   turn_timer: int | None, seats: int | None, goat_options: dict | None,
+                   spectators: bool | None) -> "Options":
+        """Another family, keeping what still applies: what the host named, else this room's
+        seats, teams and target where the family allows them, else the family's defaults; an
+        unnamed variant is the first of the family's that fits (Goat: koza, as clients show)."""
+        timer = self.turn_timer if turn_timer is None else turn_timer
+        watch = self.spectators if spectators is None else spectators
+        variants = (variant,) if variant else FAMILY_VARIANTS.get(rules, ("",))  # "": unnamed too
+        shapes = [(seats, teams)]
+        if seats is None and teams is None:
+            shapes.insert(0, (self.seats, self.teams))
+        targets = [target] if target is not None else [self.target, None]
+        attempts = [(name, shape, goal) for shape in shapes for goal in targets for name in variants]
+        first_refusal: InvalidOptions | None = None
+        for name, (how_many, together), goal in attempts:
+            try:
+                return Options.chosen(rules, name, together, goal, timer, how_many, goat_options, watch)
+            except InvalidOptions as e:
+                first_refusal = first_refusal or e
+        raise first_refusal if first_refusal is not None else InvalidOptions(f"no options fit {rules}")
 
     @property
     def name(self) -> str:

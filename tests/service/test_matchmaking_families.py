@@ -47,14 +47,23 @@ def test_a_goat_room_keeps_the_presets_options_and_the_hosts_changes(system):
     assert room.options.goat_options == pb.GoatOptions(zero_zero=0, redeal=False, remembered=False, fish="all")
 
 
-def test_changing_the_family_takes_its_defaults(system):
+def test_changing_the_family_keeps_what_still_applies_and_takes_defaults_for_the_rest(system):
     room = create_room(system, variant="block-4")
     room = update(system, "ann", room.room_id, rules="sports", variant="")
     assert (room.options.rules, room.options.seats, room.options.teams, room.options.target) == ("sports", 4, True, 200)
     room = update(system, "ann", room.room_id, rules="classic", variant="", seats=2)
     assert (room.options.rules, room.options.seats, room.options.teams, room.options.target) == ("classic", 2, False,
-                                                                                                100)
+                                                                                                200)
     assert len(room.seats) == 2
+
+
+def test_switching_to_goat_without_a_variant_takes_its_default_and_keeps_three_seats(system):
+    room = create_room(system, rules="all-fives", seats=3, target=150)
+    room = update(system, "ann", room.room_id, rules="goat")
+    assert (room.options.rules, room.options.variant, room.options.seats, room.options.target) == ("goat", "koza", 3,
+                                                                                                  101)
+    room = update(system, "ann", room.room_id, rules="egyptian")
+    assert (room.options.rules, room.options.variant, room.options.seats) == ("egyptian", "block-3", 3)
 
 
 def test_fewer_seats_need_those_seats_empty(system):
