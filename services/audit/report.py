@@ -94,7 +94,8 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
         return "\n".join(lines)
     m = verdict.match
     status = "complete" if verdict.complete else "stops mid-round"
-    lines.append(f"VALID ({status}); {verdict.events} actions replayed; scores " + _slashed(verdict.scores))
+    checked = " as far as it could be checked" if verdict.unchecked else ""
+    lines.append(f"VALID{checked} ({status}); {verdict.events} actions replayed; scores " + _slashed(verdict.scores))
     if verdict.abandoned:
         lines.append("match abandoned: nobody acted for a long time; no winner")
     elif not m.over:
