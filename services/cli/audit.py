@@ -34,13 +34,15 @@ def audit() -> None:
 @click.option("--heads", "heads_files", multiple=True, type=click.Path(dir_okay=False),
               help="A player's kept heads (domino-heads/1, written by `domino play`); may be repeated.")
 @click.option("--key", "key_file", type=click.Path(dir_okay=False),
-              help="The published head keys (domino-keys/1) or one PEM public key, to check signatures.")
+              help="The published head keys (domino-keys/1) or one PEM public key, to authenticate FILE: "
+                   "without a good signed head over its content it is invalid.")
 def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str | None) -> None:
     """Replay FILE through the rules engine and report what it found; with a chain in
     FILE, --heads or --key, also whether FILE is the log that was played.
 
     Exit status: 0 valid, 1 an illegal deal or action, or a broken chain, signature or
-    head (its position is printed), 2 a malformed file.
+    head (its position is printed), or with --key a record that is not authenticated,
+    2 a malformed file (any of them).
     """
     try:
         if file == "-":
