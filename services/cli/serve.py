@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import click
 
+from services.common.private_files import restrict_umask
+
 
 @click.group()
 def serve() -> None:
     """Run a service until SIGTERM/Ctrl-C."""
+    restrict_umask()  # its stores, logs and keys are its user's alone (services/common/private_files.py)
 
 
 @serve.command()

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from services.common.config import Settings
+from services.common.private_files import restrict_umask
 from services.common.supervisor import SERVICES, AlreadyRunning, LocalSystem, Ports, PortsInUse
 
 
@@ -20,6 +21,7 @@ def up(var_dir: Path | None) -> None:
 
     Starting again resumes every unfinished match where it stood.
     """
+    restrict_umask()  # var/ holds seeds and keys: what this and its children create is the user's alone
     settings = Settings()
     var_dir = var_dir or Path(settings.var_dir)
     system = LocalSystem(var_dir.resolve(), Ports(), services=available_services())

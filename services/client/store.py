@@ -1,16 +1,18 @@
 """What `domino play` keeps on this machine: the last match each player joined, so it can
 offer to resume it (<var>/players/), the signed heads each match sent (<var>/heads/), and the
-records the player exported (<var>/exports/)."""
+records the player exported (<var>/exports/). All of it is the player's alone: directories
+0700, files 0600 (services/common/private_files.py)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
-import os
 import re
 import time
 from pathlib import Path
+
+from services.common.private_files import write_private
 
 
 class LastMatch:
@@ -27,10 +29,7 @@ class LastMatch:
 
     def save(self, match_id: str) -> None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"match_id": match_id, "saved_at": time.time()}))
-            os.replace(tmp, self.path)
+            write_private(self.path, json.dumps({"match_id": match_id, "saved_at": time.time()}))
         except OSError:
             pass  # resuming by id still works; only the offer is lost
 
@@ -80,11 +79,8 @@ class KeptHeads:
     def _write(self, match_id: str, kept: dict[int, dict]) -> None:
         path = self.path(match_id)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
             heads = [kept[v] for v in sorted(kept)]
-            tmp.write_text(json.dumps({"format": "domino-heads/1", "match": match_id, "heads": heads}, indent=1))
-            os.replace(tmp, path)
+            write_private(path, json.dumps({"format": "domino-heads/1", "match": match_id, "heads": heads}, indent=1))
         except OSError:
             pass  # the game goes on; only this evidence is lost
 
@@ -104,13 +100,8 @@ class Exports:
 
     def save(self, match_id: str, record_json: str) -> Path:
         """Writes the record (OSError when it cannot); returns where."""
-        path = self.path(match_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
             text = json.dumps(json.loads(record_json), indent=2, ensure_ascii=False) + "\n"
         except ValueError:
             text = record_json  # kept as the server sent it
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-        return path
+        return write_private(self.path(match_id), text)

@@ -25,6 +25,8 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from .private_files import private_directory, write_private
+
 ROLES = ("player", "bot", "service", "auditor", "account")
 ALGORITHM = "EdDSA"
 HOUR = 3600
@@ -84,15 +86,14 @@ class KeyRing:
         return KeyRing({r: self.private[r] for r in issues}, {r: self.public[r] for r in accepts})
 
     def write(self, directory: Path) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
+        """Every key as a file of ``directory`` (0700), each 0600: never readable by others."""
+        private_directory(directory)
         for role, key in self.private.items():
-            path = directory / f"{role}.key"
-            path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                               serialization.NoEncryption()))
-            path.chmod(0o600)
+            write_private(directory / f"{role}.key", key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
         for role, public in self.public.items():
-            (directory / f"{role}.pub").write_bytes(
-                public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+            write_private(directory / f"{role}.pub", public.public_bytes(
+                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
 
     @classmethod
     def load(cls, directory: str | Path, issues=(), accepts=()) -> "KeyRing":

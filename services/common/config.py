@@ -13,6 +13,8 @@ import os
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .private_files import private_directory
+
 SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
 EMBEDDED_SQLITE = (SQLITE_MODULE, "eventsourcing.sqlite")
 POSTGRES_MODULE = "services.common.postgres_store"  # eventsourcing's PostgreSQL, appends committed in groups
@@ -144,6 +146,10 @@ class Settings(BaseSettings):
     grpc_handshake_timeout_seconds: float = Field(
         20.0, gt=0, description="a new connection that has not finished its handshake (TLS, HTTP/2 preface and "
                                 "SETTINGS) this fast is closed (grpc.server_handshake_timeout_ms)")
+    memory_release_seconds: float = Field(
+        10.0, ge=0, description="while a gRPC server serves, it hands the memory that ended calls freed back to "
+                                "the operating system this often (glibc malloc_trim, services/common/"
+                                "free_memory.py), so a burst does not leave the process at its peak; 0: never")
     grpc_reflection: bool = Field(True, description="serve gRPC server reflection (grpcurl, grpcui): on for local "
                                                     "use, off in production (deploy/k8s/overlays/prod)")
     tls_cert_file: str = Field("", description="PEM certificate chain: with tls_key_file the gRPC server speaks TLS "
@@ -178,7 +184,7 @@ def persistence_env(settings: Settings) -> dict[str, str]:
     """eventsourcing's variables, defaulting to the SQLite file of the local run."""
     env = {k: v for k, v in os.environ.items() if k.startswith(("PERSISTENCE_", "SQLITE_", "POSTGRES_"))}
     if "PERSISTENCE_MODULE" not in env:
-        os.makedirs(settings.var_dir, exist_ok=True)
+        private_directory(settings.var_dir)
         env["PERSISTENCE_MODULE"] = SQLITE_MODULE
         env.setdefault("SQLITE_DBNAME", os.path.join(settings.var_dir, "match.sqlite"))
     return env

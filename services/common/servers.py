@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 from .config import POSTGRES_MODULE, SQLITE_MODULE
+from .private_files import PRIVATE_UMASK, open_private, private_directory, write_private
 
 __all__ = [
     "NatsServer",
@@ -362,13 +363,12 @@ def start_nats(
     appended to ``data_dir/nats-server.log`` rather than a pipe, so a long-lived server can
     never block on a full pipe, and a failed start can still show what the server said.
     """
-    data_dir = Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = private_directory(data_dir)  # its streams and users' passwords: the user's alone
     executable = nats_server_executable()
     if not port:
         port = free_port(host)
     log_path = data_dir / "nats-server.log"
-    log_file = log_path.open("ab")
+    log_file = open_private(log_path, "ab")
     log_offset = log_file.tell()
     cmd = [
         executable,
@@ -380,12 +380,11 @@ def start_nats(
     if users:
         from .bus import authorization_conf
 
-        conf = data_dir / "authorization.conf"
-        conf.write_text(authorization_conf(users))
-        conf.chmod(0o600)
+        conf = write_private(data_dir / "authorization.conf", authorization_conf(users))
         cmd += ["-c", str(conf)]
     try:
-        process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
+                                   umask=PRIVATE_UMASK)  # JetStream's own directories and files too
     except BaseException:
         log_file.close()
         raise

@@ -16,6 +16,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from .private_files import private_sqlite
+
 Execute = Callable[..., Any]
 
 
@@ -51,6 +53,7 @@ class Database:
             path = os.path.join(os.path.dirname(env.get("SQLITE_DBNAME", "")) or ".", sqlite_file)
 
         def connect() -> sqlite3.Connection:
+            private_sqlite(path)  # 0600 before SQLite makes it (services/common/private_files.py)
             conn = sqlite3.connect(path, timeout=10, isolation_level=None, uri=path.startswith("file:"),
                                    check_same_thread=False)  # closed by close(), from any thread
             for pragma in pragmas:

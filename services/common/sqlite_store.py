@@ -13,9 +13,13 @@ from __future__ import annotations
 
 from eventsourcing import sqlite  # a module, not its names: eventsourcing wants one factory class here
 
+from .private_files import private_sqlite
+
 
 class NormalSyncConnectionPool(sqlite.SQLiteConnectionPool):
     def _create_connection(self) -> sqlite.SQLiteConnection:
+        if not self.is_sqlite_memory_mode:
+            private_sqlite(self.db_name)  # the file holds unrevealed seeds: 0600 before SQLite makes it
         connection = super()._create_connection()
         if not self.is_sqlite_memory_mode:
             connection._sqlite_conn.execute("PRAGMA synchronous=NORMAL")

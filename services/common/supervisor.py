@@ -29,6 +29,7 @@ from services.match import heads
 from .auth import ROLES, KeyRing
 from .bus import NATS_USERS, ensure_stream
 from .ports import taken
+from .private_files import PRIVATE_UMASK, open_private, private_directory, tighten, write_private
 from .servers import NatsServer, free_ports, start_nats
 from .config import SQLITE_MODULE, Settings
 
@@ -137,8 +138,7 @@ class LocalSystem:
         if all(user in passwords for user in NATS_USERS):
             return passwords
         passwords = {user: passwords.get(user) or secrets.token_urlsafe(24) for user in NATS_USERS}
-        path.write_text(json.dumps(passwords))
-        path.chmod(0o600)
+        write_private(path, json.dumps(passwords))
         return passwords
 
     async def _set_up_nats(self, url: str) -> None:
@@ -175,8 +175,12 @@ class LocalSystem:
             heads.rotate(self.keys_dir)
 
     def start(self, timeout: float = 60) -> None:
-        self.var_dir.mkdir(parents=True, exist_ok=True)
-        (self.var_dir / "logs").mkdir(exist_ok=True)
+        private_directory(self.var_dir)
+        tightened = tighten(self.var_dir)  # left readable by others by an earlier version
+        if tightened:
+            print(f"made {len(tightened)} files and directories under {self.var_dir} private to their owner",
+                  file=sys.stderr)
+        private_directory(self.var_dir / "logs")
         self._ensure_keys()
         self._take_lock()
         busy = taken({name: port for name, port in vars(self.ports).items()})
@@ -195,7 +199,7 @@ class LocalSystem:
             raise
 
     def _take_lock(self) -> None:
-        lock = open(self.var_dir / "domino.lock", "a+")
+        lock = open_private(self.var_dir / "domino.lock", "a+")
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -210,9 +214,9 @@ class LocalSystem:
     def start_service(self, name: str, timeout: float = 60, serve: str | None = None) -> subprocess.Popen:
         """Start ``domino serve <serve>`` (default: ``name``) as process ``name``, with
         ``env(name)``; a second replica of a service is a second name."""
-        log = open(self.var_dir / "logs" / f"{name}.log", "ab")
+        log = open_private(self.var_dir / "logs" / f"{name}.log", "ab")
         proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", serve or name], env=self.env(name),
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True, umask=PRIVATE_UMASK)
         self.processes[name] = proc
         self._wait_ready(name, proc, timeout)
         return proc

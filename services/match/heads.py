@@ -24,6 +24,8 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from services.common.private_files import private_directory, write_private
+
 from .chain import canonical
 from .untrusted_json import parse
 
@@ -218,15 +220,12 @@ def rotate(directory: str | Path, now: float | None = None, overlap_seconds: int
     new = PublishedKey(key_id(private.public_key()), private.public_key(), not_before=at)
     updated = [PublishedKey(k.id, k.public, k.not_before, at + overlap_seconds if k.not_after is None else k.not_after)
                for k in keys.values()] + [new]
-    where.mkdir(parents=True, exist_ok=True)
+    private_directory(where)
     key_path = where / PRIVATE_FILE
-    tmp = key_path.with_suffix(".tmp")
-    tmp.write_bytes(private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
-    tmp.chmod(0o600)
-    published_tmp = published_path.with_suffix(".tmp")
-    published_tmp.write_text(json.dumps(PublishedKeys(updated).to_json(), indent=2) + "\n")
-    published_tmp.replace(published_path)  # published first: a head must never name an unpublished key
+    tmp = write_private(key_path.with_suffix(".tmp"), private.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    # published first: a head must never name an unpublished key
+    write_private(published_path, json.dumps(PublishedKeys(updated).to_json(), indent=2) + "\n")
     tmp.replace(key_path)
     return new.id
 
