@@ -29,6 +29,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from .changes import ChangeFeed
+from . import free_memory
 from .config import Settings
 from .grpc_metrics import MetricsInterceptor, RpcMetrics
 from .logs import Warnings
@@ -185,12 +186,27 @@ def new_server(address: str, service_name: str, add_servicer: Callable[[grpc.aio
     port = server.add_insecure_port(address) if credentials is None else server.add_secure_port(address, credentials)
     server.health = health_servicer  # type: ignore[attr-defined]
     server.service_name = service_name  # type: ignore[attr-defined]
+    server.memory_release_seconds = settings.memory_release_seconds  # type: ignore[attr-defined]
     return server, port
 
 
 async def mark_serving(server: grpc.aio.Server) -> None:
+    """Health SERVING; and from now until the server stops, freed memory goes back to the
+    system every DOMINO_MEMORY_RELEASE_SECONDS (services/common/free_memory.py)."""
     for name in (server.service_name, ""):  # type: ignore[attr-defined]
         await server.health.set(name, health_pb2.HealthCheckResponse.SERVING)  # type: ignore[attr-defined]
+    seconds = getattr(server, "memory_release_seconds", 0)
+    if seconds and getattr(server, "releasing_memory", None) is None:
+        task = asyncio.create_task(release_memory_while_serving(server, seconds))
+        server.releasing_memory = task  # type: ignore[attr-defined]
+
+
+async def release_memory_while_serving(server: grpc.aio.Server, seconds: float) -> int:
+    """Every ``seconds`` until the server has stopped; returns how many times it released."""
+    released = 0
+    while await server.wait_for_termination(seconds):  # True: the time ran out, still serving
+        released += free_memory.release()
+    return released
 
 
 async def drain(server: grpc.aio.Server, grace_seconds: float, changes: ChangeFeed | None = None) -> None:

@@ -19,17 +19,17 @@ from pydantic import ValidationError
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+from services.common import free_memory
 from services.common.changes import ChangeFeed
 from services.common.config import Settings
 from services.match.application import MatchApplication
 from services.match.bootstrap import create_server
 from tests.support.background import serving_in_background
 from tests.support.keys import KEYS, auth
-from tests.support.raw_h2 import (GET_MATCH, REFUSED_STREAM, SETTINGS_MAX_CONCURRENT_STREAMS, RawH2Connection)
+from tests.support.raw_h2 import (ENHANCE_YOUR_CALM, GET_MATCH, REFUSED_STREAM, SETTINGS_MAX_CONCURRENT_STREAMS,
+                                  RawH2Connection)
 
 from .harness import UNLIMITED
-
-ENHANCE_YOUR_CALM = 0xB
 
 
 @contextmanager
@@ -134,3 +134,33 @@ def test_the_process_bound_must_leave_room_above_the_stream_cap():
         Settings(streams_per_process=2000, grpc_max_concurrent_calls=2000)
     assert Settings().grpc_max_concurrent_calls > Settings().streams_per_process
     Settings(streams_per_process=2000, grpc_max_concurrent_calls=0)  # 0: no bound (measurements only)
+
+
+def test_a_serving_server_releases_freed_memory_until_it_stops(monkeypatch):
+    """What a flood freed is handed back while the server serves (bench/h2_flood.py --rounds
+    measures the effect), and the releasing ends with the server."""
+    releases: list[bool] = []
+    real = free_memory.release
+
+    def counted() -> bool:
+        releases.append(real())
+        return releases[-1]
+
+    monkeypatch.setattr(free_memory, "release", counted)
+    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    found = {}
+
+    def create():
+        server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), limits=UNLIMITED(),
+                                     settings=Settings(memory_release_seconds=0.05))
+        found["server"] = server
+        return server, port
+
+    with serving_in_background(create, mark_serving=True) as (port, loop):
+        with RawH2Connection("127.0.0.1", port) as attacker:
+            attacker.open_calls(50)
+        assert until(lambda: len(releases) >= 2)
+        assert get_match_status("127.0.0.1", port) == grpc.StatusCode.NOT_FOUND
+    task = found["server"].releasing_memory
+    assert until(task.done)
+    assert task.result() == sum(releases)

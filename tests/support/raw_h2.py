@@ -21,7 +21,7 @@ DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE = 0x0, 0x1, 0x3
 END_STREAM, ACK, END_HEADERS = 0x1, 0x1, 0x4
 
 SETTINGS_MAX_CONCURRENT_STREAMS = 0x3
-REFUSED_STREAM = 0x7
+REFUSED_STREAM, ENHANCE_YOUR_CALM = 0x7, 0xB  # RST_STREAM codes: not taken, taken as abuse
 
 GET_MATCH = "/domino.match.v1.MatchService/GetMatch"
 
@@ -65,6 +65,7 @@ class ServerFrames:
     settings_seen: threading.Event = field(default_factory=threading.Event)
     resets: Counter = field(default_factory=Counter)  # error code -> count
     reset_streams: set[int] = field(default_factory=set)
+    refused_streams: set[int] = field(default_factory=set)  # reset before the server took them as calls
     answered: set[int] = field(default_factory=set)  # streams with a HEADERS frame from the server
     ended: set[int] = field(default_factory=set)  # streams the server ended (END_STREAM)
     goaway: int | None = None  # its error code
@@ -152,8 +153,11 @@ class RawH2Connection:
                     if self.ack_settings:
                         self.send(frame(SETTINGS, ACK, 0))
                 elif kind == RST_STREAM:
-                    f.resets[struct.unpack(">I", payload[:4])[0]] += 1
+                    code = struct.unpack(">I", payload[:4])[0]
+                    f.resets[code] += 1
                     f.reset_streams.add(stream)
+                    if code in (REFUSED_STREAM, ENHANCE_YOUR_CALM):
+                        f.refused_streams.add(stream)
                 elif kind == HEADERS:
                     f.answered.add(stream)
                     if flags & END_STREAM:
