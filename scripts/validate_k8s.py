@@ -38,6 +38,10 @@ For each overlay:
    that let the gateway's proxies reach those pods wherever the controller runs them
    (`GATEWAY_SOURCES`); no server reflection in production, and no server-side TLS in the
    pods (the Gateway terminates TLS; the kubelet's gRPC probes speak plaintext).
+7. the gateway's limits on Envoy Gateway (components/public-edge-envoy-gateway; production
+   must have them): ClientTrafficPolicy and BackendTrafficPolicy field by field, aimed at
+   the Gateway and its GRPCRoute, with streams per connection and the wait for a request no
+   looser than the pods' own, a connection limit, and room for the match pods' calls.
 
 Nothing here touches the network or a cluster. Exit status: 0 when every overlay passes,
 1 when any check fails (each failure is printed as `overlay: Kind/name: what is wrong`),
@@ -206,6 +210,36 @@ GATEWAY_API_FIELDS: dict[str, Any] = {
                                      "headers": OPEN}],
         "filters": OPEN, "backendRefs": [_BACKEND_REF], "sessionPersistence": OPEN}]},
 }
+#: The gateway's own limits on Envoy Gateway (components/public-edge-envoy-gateway; prod has
+#: them): the policies' fields (gateway.envoyproxy.io/v1alpha1, which kubernetes-validate has
+#: no schemas for either) and the limits each must set, as (path, at most), a path's value
+#: being at most that (None: only set). Half-open calls (HEADERS without a request) are what
+#: they bound first: streams per connection as the pods advertise, a request that does not
+#: come within the pods' own wait, and requests in flight to the pods at least as many as
+#: the largest match Deployment takes (ENVOY_MIN_PARALLEL_REQUESTS).
+ENVOY_GATEWAY_GROUP = "gateway.envoyproxy.io"
+ENVOY_GATEWAY_VERSION = f"{ENVOY_GATEWAY_GROUP}/v1alpha1"
+_TARGET_REF = {"group": SCALAR, "kind": SCALAR, "name": SCALAR, "sectionName": SCALAR}
+ENVOY_POLICY_FIELDS: dict[str, Any] = {
+    "ClientTrafficPolicy": {"targetRefs": [_TARGET_REF], "http2": {
+        "maxConcurrentStreams": SCALAR, "initialStreamWindowSize": SCALAR, "initialConnectionWindowSize": SCALAR,
+        "onInvalidMessage": SCALAR},
+        "connection": {"connectionLimit": {"value": SCALAR, "closeDelay": SCALAR}, "bufferLimit": SCALAR},
+        "timeout": {"http": {"requestReceivedTimeout": SCALAR, "idleTimeout": SCALAR, "streamIdleTimeout": SCALAR}},
+        "tcpKeepalive": OPEN, "headers": OPEN, "clientIPDetection": OPEN},
+    "BackendTrafficPolicy": {"targetRefs": [_TARGET_REF], "circuitBreaker": {
+        "maxConnections": SCALAR, "maxPendingRequests": SCALAR, "maxParallelRequests": SCALAR,
+        "maxParallelRetries": SCALAR, "maxRequestsPerConnection": SCALAR},
+        "timeout": {"tcp": {"connectTimeout": SCALAR},
+                    "http": {"connectionIdleTimeout": SCALAR, "maxConnectionDuration": SCALAR}}},
+}
+ENVOY_POLICY_TARGETS = {"ClientTrafficPolicy": ("Gateway",), "BackendTrafficPolicy": ("GRPCRoute", "Gateway")}
+ENVOY_REQUIRED_LIMITS: dict[str, list[tuple[str, float | None]]] = {
+    "ClientTrafficPolicy": [("http2.maxConcurrentStreams", 100), ("connection.connectionLimit.value", None),
+                            ("timeout.http.requestReceivedTimeout", 10.0)],
+    "BackendTrafficPolicy": [("circuitBreaker.maxParallelRequests", None)],
+}
+ENVOY_MIN_PARALLEL_REQUESTS = 20 * 2500  # prod's largest match HPA x DOMINO_GRPC_MAX_CONCURRENT_CALLS
 HOSTNAME = re.compile(r"^(\*\.)?([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 #: Where a gateway's proxies connect from, depending on the controller (an assumption the
 #: NetworkPolicies must hold for all): pods in the Gateway's own namespace (Istio, Kong),
@@ -302,8 +336,8 @@ def schema_errors(resources: Iterable[dict[str, Any]], versions: Sequence[str]) 
     errors = []
     for version in versions:
         for res in resources:
-            if str(res.get("apiVersion", "")).startswith(GATEWAY_API_GROUP + "/"):
-                continue  # no schemas in the wheel: gateway_problems checks them field by field
+            if str(res.get("apiVersion", "")).startswith((GATEWAY_API_GROUP + "/", ENVOY_GATEWAY_GROUP + "/")):
+                continue  # no schemas in the wheel: gateway_problems, envoy_policy_problems check them
             try:
                 kubernetes_validate.validate(res, version, strict=True)
             except kubernetes_validate.ValidationError as exc:
@@ -1105,6 +1139,71 @@ def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[st
     return errors, backends
 
 
+def _duration_seconds(value: Any) -> float | None:
+    """A Gateway API duration (1h30m, 10s, 500ms) in seconds; None when it is not one."""
+    match = re.fullmatch(r"((\d+)h)?((\d+)m)?((\d+)s)?((\d+)ms)?", str(value))
+    if not match or not str(value):
+        return None
+    h, m, sec, ms = (int(match.group(i) or 0) for i in (2, 4, 6, 8))
+    return h * 3600 + m * 60 + sec + ms / 1000
+
+
+def envoy_policy_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[str, dict[str, Any]]],
+                          overlay: str) -> list[str]:
+    """The gateway's limits on Envoy Gateway: each policy's fields, what it targets, and the
+    limits it must set (ENVOY_REQUIRED_LIMITS); production has both policies."""
+    errors: list[str] = []
+    for res in resources:
+        api, kind = str(res.get("apiVersion", "")), res.get("kind")
+        if not api.startswith(ENVOY_GATEWAY_GROUP + "/"):
+            continue
+        if kind not in ENVOY_POLICY_FIELDS:
+            errors.append(f"{ref(res)}: this validator checks only {', '.join(ENVOY_POLICY_FIELDS)} of Envoy "
+                          "Gateway: extend scripts/validate_k8s.py")
+            continue
+        if api != ENVOY_GATEWAY_VERSION:
+            errors.append(f"{ref(res)}: apiVersion {api!r} must be {ENVOY_GATEWAY_VERSION}")
+        spec = res.get("spec") or {}
+        errors += [f"{ref(res)}: {problem}" for problem in shape_problems(spec, ENVOY_POLICY_FIELDS[kind], "spec")]
+        targets = spec.get("targetRefs") or []
+        if not targets:
+            errors.append(f"{ref(res)}: has no targetRefs: it limits nothing")
+        for target in targets:
+            if not isinstance(target, dict):
+                continue
+            name, target_kind = target.get("name", ""), target.get("kind")
+            if target.get("group") != GATEWAY_API_GROUP or target_kind not in ENVOY_POLICY_TARGETS[kind]:
+                errors.append(f"{ref(res)}: targetRef {name!r} must be a {' or '.join(ENVOY_POLICY_TARGETS[kind])} "
+                              f"({GATEWAY_API_GROUP})")
+            elif name not in by_kind.get(target_kind, {}):
+                errors.append(f"{ref(res)}: targetRef names {target_kind}/{name}, which the overlay does not have")
+        for path, most in ENVOY_REQUIRED_LIMITS[kind]:
+            value: Any = spec
+            for key in path.split("."):
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is None:
+                errors.append(f"{ref(res)}: spec.{path} must be set: without it half-open calls reach the pods "
+                              "unbounded (docs/security.md, \"Limits\")")
+                continue
+            number = _duration_seconds(value) if path.startswith("timeout.") else value
+            if not isinstance(number, (int, float)) or isinstance(number, bool) or number <= 0:
+                errors.append(f"{ref(res)}: spec.{path} {value!r} must be a positive number (a duration for a timeout)")
+            elif most is not None and number > most:
+                errors.append(f"{ref(res)}: spec.{path} {value!r} is over {most:g}, the pods' own bound "
+                              "(services/common/config.py DOMINO_GRPC_*)")
+        parallel = ((spec.get("circuitBreaker") or {}).get("maxParallelRequests")) if kind == "BackendTrafficPolicy" \
+            else None
+        if isinstance(parallel, int) and 0 < parallel < ENVOY_MIN_PARALLEL_REQUESTS:
+            errors.append(f"{ref(res)}: spec.circuitBreaker.maxParallelRequests {parallel} is below "
+                          f"{ENVOY_MIN_PARALLEL_REQUESTS}: the gateway would refuse open watches the match pods take")
+    if overlay in PRODUCTION_OVERLAYS and by_kind.get("Gateway"):
+        for kind in ENVOY_POLICY_FIELDS:
+            if not by_kind.get(kind):
+                errors.append(f"{kind}: missing: production's gateway needs its limits "
+                              "(components/public-edge-envoy-gateway)")
+    return errors
+
+
 def reflection_on(value: str | None) -> bool:
     """DOMINO_GRPC_REFLECTION as the services read it (unset: on)."""
     from pydantic import TypeAdapter, ValidationError
@@ -1521,6 +1620,7 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                         **(namespace_res.get("metadata", {}).get("labels") or {})}
     edge_errors, gateway_backends = gateway_problems(resources, by_kind, namespace_name, overlay)
     errors += edge_errors
+    errors += envoy_policy_problems(resources, by_kind, overlay)
     errors += network_policy_problems(
         [p for p in policies if p["metadata"].get("namespace", namespace_name) == namespace_name],
         list(pod_workloads.values()), namespace_labels, gateway_backends)

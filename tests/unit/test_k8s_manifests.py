@@ -846,3 +846,53 @@ def test_the_validator_asks_the_account_service_about_its_issuers():
     problems = vk.oidc_problems('[{"name": "google", "client_ids": ["x"], "algorithms": ["HS256"]}]')
     assert problems and problems[0].startswith("the account service refuses it:"), problems
     assert vk.oidc_problems('[{"name": "google", "client_id": ["x"]}]')[0].startswith("[0] 'google': unknown fields")
+
+
+def client_policy(resources):
+    return find(resources, "ClientTrafficPolicy", "domino")["spec"]
+
+
+def backend_policy(resources):
+    return find(resources, "BackendTrafficPolicy", "domino")["spec"]
+
+
+@pytest.mark.parametrize("change, message", [
+    # half-open calls: what lets them through the gateway unbounded (docs/security.md, "Limits")
+    (lambda r: client_policy(r).pop("http2"), "spec.http2.maxConcurrentStreams must be set"),
+    (lambda r: client_policy(r)["http2"].__setitem__("maxConcurrentStreams", 1000),
+     "maxConcurrentStreams 1000 is over 100"),
+    (lambda r: client_policy(r)["timeout"]["http"].pop("requestReceivedTimeout"),
+     "spec.timeout.http.requestReceivedTimeout must be set"),
+    (lambda r: client_policy(r)["timeout"]["http"].__setitem__("requestReceivedTimeout", "5m"),
+     "requestReceivedTimeout '5m' is over 10"),
+    (lambda r: client_policy(r)["connection"].pop("connectionLimit"), "connectionLimit.value must be set"),
+    (lambda r: client_policy(r)["http2"].__setitem__("maxConcurrentStream", 10), "maxConcurrentStream: unknown field"),
+    (lambda r: client_policy(r)["targetRefs"][0].__setitem__("name", "other"),
+     "targetRef names Gateway/other, which the overlay does not have"),
+    (lambda r: client_policy(r)["targetRefs"][0].__setitem__("kind", "GRPCRoute"), "must be a Gateway"),
+    (lambda r: backend_policy(r)["circuitBreaker"].__setitem__("maxParallelRequests", 1024),
+     "maxParallelRequests 1024 is below 50000"),
+    (lambda r: backend_policy(r).pop("circuitBreaker"), "circuitBreaker.maxParallelRequests must be set"),
+    (lambda r: r.remove(find(r, "ClientTrafficPolicy", "domino")), "ClientTrafficPolicy: missing"),
+    (lambda r: find(r, "BackendTrafficPolicy", "domino").__setitem__("kind", "SecurityPolicy"),
+     "checks only ClientTrafficPolicy, BackendTrafficPolicy"),
+])
+def test_validator_catches_at_the_gateways_limits(rendered, change, message):
+    errors = invariant_errors(_break(rendered["prod"], change), "prod")
+    assert any(message in e for e in errors), errors
+
+
+def test_the_gateway_bounds_what_the_pods_bound(rendered):
+    """The edge refuses what the pods would: as many streams per connection, a request that
+    does not come within the same wait (services/common/config.py defaults)."""
+    from services.common.config import Settings
+
+    defaults = Settings()
+    spec = client_policy(rendered["prod"])
+    assert spec["http2"]["maxConcurrentStreams"] == defaults.grpc_max_concurrent_streams
+    assert vk._duration_seconds(spec["timeout"]["http"]["requestReceivedTimeout"]) == \
+        defaults.grpc_request_wait_seconds
+    assert backend_policy(rendered["prod"])["circuitBreaker"]["maxParallelRequests"] >= \
+        find(rendered["prod"], "HorizontalPodAutoscaler", "match")["spec"]["maxReplicas"] * \
+        defaults.grpc_max_concurrent_calls
+    assert not [r for r in rendered["dev"] if r["kind"].endswith("TrafficPolicy")]
