@@ -11,12 +11,24 @@ from services.match.rules.state import RoundResult
 from .verify import Verdict
 
 
+def shown(text: str) -> str:
+    """``text`` with every character a terminal would act on (line breaks, escapes, bidi
+    controls) written as its escape: a hostile record's seat id cannot forge or recolour
+    the lines an auditor reads."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in text)
+
+
+def seat_name(record: MatchRecord, seat: int) -> str:
+    return shown(record.seats[seat])
+
+
 def side_name(record: MatchRecord, side: int | None) -> str:
     if side is None:
         return "-"
     if record.teams:
-        return f"team {side} ({record.seats[side]} & {record.seats[side + 2]})"
-    return f"seat {side} ({record.seats[side]})"
+        return f"team {side} ({seat_name(record, side)} & {seat_name(record, side + 2)})"
+    return f"seat {side} ({seat_name(record, side)})"
 
 
 def _slashed(values) -> str:
@@ -29,7 +41,7 @@ def _title(record: MatchRecord) -> str:
     if record.options:
         options = " (" + ", ".join(f"{k}={str(v).lower()}" for k, v in record.options.items()) + ")"
     return (f"{rules}{options} {'teams' if record.teams else 'solo'}, target {record.target}: "
-            + ", ".join(f"{i}={name}" for i, name in enumerate(record.seats)))
+            + ", ".join(f"{i}={shown(name)}" for i, name in enumerate(record.seats)))
 
 
 def _family_columns(family: str) -> str:
@@ -53,22 +65,22 @@ def _evidence_lines(verdict: Verdict) -> list[str]:
     if evidence is None:
         return []
     c = evidence.chain
-    lines = [f"chain: {c.status} ({c.entries} entries)" + (f": {c.message}" if c.message else "")]
+    lines = [f"chain: {c.status} ({c.entries} entries)" + (f": {shown(c.message)}" if c.message else "")]
     for name, finding in (("signed head", evidence.signature), ("player's heads", evidence.heads)):
-        lines.append(f"{name}: {finding.status}" + (f": {finding.message}" if finding.message else ""))
+        lines.append(f"{name}: {finding.status}" + (f": {shown(finding.message)}" if finding.message else ""))
     return lines + [""]
 
 
 def render(record: MatchRecord, verdict: Verdict) -> str:
     family = record.rules
     won = "ended by" if family == "goat" else "winner"
-    lines = [_title(record)]
+    lines = [shown(_title(record))]
     header = f"{'round':>5}  {'led by':<22} {'ended':<8} {won:<30} {'points':>6}{_family_columns(family)}  scores"
     lines.append(header)
     lines.append("-" * len(header))
     results = verdict.match.results if verdict.match else ()
     for r, leader in enumerate(verdict.leaders):
-        led = f"seat {leader} ({record.seats[leader]})"
+        led = f"seat {leader} ({seat_name(record, leader)})"
         if r < len(results):
             res = results[r]
             winner = side_name(record, res.winner) if res.winner is not None else ("-" if res.reason == "redeal" else "tie")
@@ -85,11 +97,11 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
     if f is not None:
         where = (f"round {f.round + 1}" if f.round is not None else "the record") \
             + (f", action {f.action}" if f.action is not None else "")
-        lines.append(f"INVALID at {where}: {f.message}")
+        lines.append(f"INVALID at {where}: {shown(f.message)}")
         return "\n".join(lines)
     if not verdict.valid:
         first = verdict.evidence.first_fault() if verdict.evidence is not None else None
-        lines.append(f"INVALID: {first[2]}" if first is not None
+        lines.append(f"INVALID: {shown(first[2])}" if first is not None
                      else "INVALID: the record is not the log that was played (see above)")
         return "\n".join(lines)
     m = verdict.match

@@ -12,7 +12,7 @@ from typing import NoReturn
 
 import click
 
-from services.audit.report import render
+from services.audit.report import render, shown
 from services.audit.simulate import simulate as simulate_match
 from services.audit.verify import verify as verify_record
 from services.cli.tls import credentials_of, tls_options
@@ -79,7 +79,7 @@ def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str
 
 
 def _fail_malformed(message: str) -> NoReturn:
-    click.echo(f"domino audit verify: {message}", err=True)
+    click.echo(f"domino audit verify: {shown(message)}", err=True)
     sys.exit(2)
 
 
@@ -260,7 +260,7 @@ def witness(match_id, record_file, key_file, address, token, tls, ca, publish, a
         click.echo(json.dumps({"match": match_id, "witness_heads": len(heads), **finding.to_json()}))
     else:
         click.echo(f"witness for {match_id}: {len(heads)} head(s); {finding.status}"
-                   + (f": {finding.message}" if finding.message else ""))
+                   + (f": {shown(finding.message)}" if finding.message else ""))
     sys.exit(0 if finding.status == "ok" else 1)
 
 
@@ -322,5 +322,5 @@ def rotate_head_key(keys_dir: str, overlap_seconds: int) -> None:
 
 
 def _fail(command: str, message: str) -> NoReturn:
-    click.echo(f"domino audit {command}: {message}", err=True)
+    click.echo(f"domino audit {command}: {shown(message)}", err=True)
     sys.exit(2)

@@ -235,3 +235,14 @@ def test_every_audit_command_on_mutated_files_exits_0_1_or_2_without_a_traceback
     docs = {"record": files["record"], "heads": files["heads"], "keys": files["keys"]}
     docs["record" if which in ("seat", "goat") else which] = doc
     run_all(files, tmp_path, docs["record"], docs["heads"], docs["keys"])
+
+
+@pytest.mark.parametrize("seat_id", ["ann\n    1  seat 0 (ann)  out  seat 0 (ann)", "\x1b[2J\x1b[32mVALID", "bob\u202eevil"])
+def test_a_seat_id_that_would_drive_the_auditors_terminal_is_printed_escaped(files, tmp_path, seat_id):
+    record = json.loads(json.dumps(files["record"]))
+    record["seats"][0] = seat_id
+    result = run_audit(files, ["verify", write(tmp_path / "record.json", record)])
+    printed = result.output
+    assert not any(c in printed for c in "\x1b\u202e"), printed
+    assert seat_id.replace("\n", "\\n") in printed or seat_id.encode("unicode_escape").decode() in printed
+    assert not any(line.lstrip().startswith("1  seat 0 (ann)  out") for line in printed.splitlines())
