@@ -20,22 +20,32 @@ from .evidence import Finding, compare_heads
 from .seat_export import reveal
 
 
-async def witness_heads(js, match_id: str, limit: int = 100) -> list[Head]:
-    """Every head the witness holds for the match, oldest first (normally one)."""
+async def witness_heads(js, match_id: str, limit: int = 100, ignored: list[int] | None = None,
+                        scan: int = 10_000) -> list[Head]:
+    """Every head the witness holds for the match, oldest first (normally one).
+
+    A message there that is not a head is skipped and its sequence put in ``ignored``: any
+    NATS user allowed a JetStream API request can name a witness subject as the reply and
+    JetStream answers there unchecked (docs/security.md, "NATS"). Such junk carries no
+    signature and cannot stand for a head, so it must not make the real ones unreadable.
+    At most ``scan`` messages are read."""
     from nats.js.errors import NotFoundError
 
     subject = bus.witness_subject(match_id)
     heads: list[Head] = []
     seq = 1
-    while len(heads) < limit:
+    for _ in range(scan):
+        if len(heads) >= limit:
+            break
         try:
             msg = await js.get_msg(bus.WITNESS_STREAM, seq=seq, subject=subject, next=True)
         except NotFoundError:
             break
         try:
             heads.append(Head.from_json(json.loads(msg.data or b"")))
-        except (BadHead, ValueError) as e:
-            raise BadHead(f"the witness holds a malformed head at sequence {msg.seq}: {e}") from None
+        except (BadHead, ValueError, TypeError, RecursionError):
+            if ignored is not None:
+                ignored.append(msg.seq or seq)
         seq = (msg.seq or seq) + 1
     return heads
 

@@ -233,6 +233,8 @@ def witness(match_id, record_file, key_file, address, token, tls, ca, publish, a
     except (record_format.MalformedRecord, BadHead) as e:
         _fail("witness", str(e))
 
+    ignored: list[int] = []  # sequences of messages on the match's witness subject that are not heads
+
     async def read():
         nc = await bus.connect(_nats_settings(settings), "audit-witness", max_reconnect_attempts=2)
         try:
@@ -243,7 +245,7 @@ def witness(match_id, record_file, key_file, address, token, tls, ca, publish, a
                     raise click.ClickException("the export has no signed final head of an ended match to publish")
                 from services.match.heads import Head
                 await publish_head(js, Head.from_json(head))
-            return await witness_heads(js, match_id)
+            return await witness_heads(js, match_id, ignored=ignored)
         finally:
             await nc.close()
 
@@ -257,10 +259,14 @@ def witness(match_id, record_file, key_file, address, token, tls, ca, publish, a
         _fail("witness", f"cannot read the witness stream: {e}")
     finding = compare(record, heads, keys)
     if as_json:
-        click.echo(json.dumps({"match": match_id, "witness_heads": len(heads), **finding.to_json()}))
+        click.echo(json.dumps({"match": match_id, "witness_heads": len(heads), "ignored_sequences": ignored,
+                               **finding.to_json()}))
     else:
         click.echo(f"witness for {match_id}: {len(heads)} head(s); {finding.status}"
                    + (f": {shown(finding.message)}" if finding.message else ""))
+        if ignored:
+            click.echo(f"ignored {len(ignored)} message(s) on its witness subject that are not heads "
+                       f"(sequences {', '.join(map(str, ignored[:10]))}{' …' if len(ignored) > 10 else ''})")
     sys.exit(0 if finding.status == "ok" else 1)
 
 

@@ -262,3 +262,38 @@ def test_only_the_relay_may_add_to_the_witness_and_the_auditor_may_only_read_it(
         return msg.data
 
     assert asyncio.run(as_user(server, passwords, "auditor", read))
+
+
+def test_junk_a_service_user_gets_jetstream_to_answer_into_the_witness_hides_no_head(secured):
+    """The reply-subject hole (docs/security.md, "Not closed: replies"): the bots user asks its
+    consumer's info with the witness subject of a match as the reply. JetStream's answer lands
+    in the witness; the heads the relay put there still read, and the junk is listed."""
+    from services.audit.witness import publish, witness_heads
+    from services.match.heads import Head
+
+    server, passwords = secured
+    match = "00000000-0000-0000-0000-0000000000bb"
+    head = {"match": match, "version": 9, "entries": 9, "hash": "ab" * 32, "key": "k", "signed_at": 1, "signature": "00"}
+
+    async def inject(nc, _):
+        await nc.publish(f"$JS.API.CONSUMER.INFO.{bus.STREAM}.bots", b"", reply=bus.witness_subject(match))
+        await nc.flush()
+
+    async def relay(nc, _):
+        await publish(nc.jetstream(), Head.from_json(head))
+
+    async def audit(nc, _):
+        ignored: list[int] = []
+        for _ in range(50):
+            heads = await witness_heads(nc.jetstream(), match, ignored=ignored)
+            if ignored:
+                return heads, ignored
+            ignored.clear()
+            await asyncio.sleep(0.02)
+        return heads, ignored
+
+    asyncio.run(as_user(server, passwords, "bots", inject))
+    asyncio.run(as_user(server, passwords, "relay", relay))
+    heads, ignored = asyncio.run(as_user(server, passwords, "auditor", audit))
+    assert [h.version for h in heads] == [9]
+    assert len(ignored) == 1
