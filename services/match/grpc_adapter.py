@@ -41,6 +41,7 @@ from .export import full_record, seat_record_json
 from .heads import Head, Signer
 from .messages import chat_pb, event_pb, match_view, rating_pb, summary_pb, tile_pb
 from .spectators import SpectatorDelay
+from .view_cache import ViewCache, with_view
 from .watch_reads import SharedReads
 from .table_talk import PHRASES
 from .record import to_json
@@ -89,6 +90,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         self.poll_seconds = poll_seconds
         self._talk_sent: Counter[uuid.UUID] = Counter()  # phrases sent through this replica, per match
         self.shared = SharedReads(changes)  # one store read per change for all the streams of a match
+        # Each (match, version, seat) view is built once for the reply, the streams, the bots and spectators.
+        self.views = ViewCache(lambda match, seat: match_view(match, seat, self._head(match)), event_pb)
 
     # ---- RPCs --------------------------------------------------------------------------
 
@@ -104,7 +107,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.target if request.HasField("target") else None,
                 request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None, seats,
                 goat_options(request), request.seed_wait_seconds, request.spectators)
-            return pb.CreateMatchResponse(match_id=str(match.id), view=self._view(match, -1))
+            return with_view(pb.CreateMatchResponse(match_id=str(match.id)), self.views.serialized(match, -1))
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:
         async with _statuses(context):
@@ -118,7 +121,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 if match.version < request.min_version:
                     raise InvalidRequest(f"min_version {request.min_version} is beyond the match's version "
                                          f"{match.version}")
-            return pb.GetMatchResponse(view=self._view(match, self._viewer_seat(match, who)))
+            return with_view(pb.GetMatchResponse(), self.views.serialized(match, self._viewer_seat(match, who)))
 
     async def PlayTile(self, request: pb.PlayTileRequest, context: Context) -> pb.PlayTileResponse:
         async with _statuses(context):
@@ -134,7 +137,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             outcome = await self.app.play_tile(match_id, who.subject, tile, end, request.request_id)
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
-            return pb.PlayTileResponse(version=outcome.version, view=self._view(outcome.match, seat))
+            return with_view(pb.PlayTileResponse(version=outcome.version), self.views.serialized(outcome.match, seat))
 
     async def DrawTile(self, request: pb.DrawTileRequest, context: Context) -> pb.DrawTileResponse:
         async with _statuses(context):
@@ -143,8 +146,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             outcome = await self.app.draw_tile(match_id, who.subject, request.request_id)
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
-            return pb.DrawTileResponse(version=outcome.version, tile=tile_pb(outcome.drawn),
-                                       view=self._view(outcome.match, seat))
+            return with_view(pb.DrawTileResponse(version=outcome.version, tile=tile_pb(outcome.drawn)),
+                             self.views.serialized(outcome.match, seat))
 
     async def ResumeSeat(self, request: pb.ResumeSeatRequest, context: Context) -> pb.ResumeSeatResponse:
         async with _statuses(context):
@@ -152,7 +155,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             match_id = _match_id(request.match_id)
             match = await self.app.resume_seat(match_id, who.subject)
             self.changes.publish(match_id)
-            return pb.ResumeSeatResponse(view=self._view(match, match.seat_of(who.subject)))
+            return with_view(pb.ResumeSeatResponse(), self.views.serialized(match, match.seat_of(who.subject)))
 
     async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: Context) -> pb.LeaveMatchResponse:
         async with _statuses(context):
@@ -160,7 +163,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             match_id = _match_id(request.match_id)
             match = await self.app.leave_match(match_id, who.subject)
             self.changes.publish(match_id)
-            return pb.LeaveMatchResponse(view=self._view(match, match.seat_of(who.subject)))
+            return with_view(pb.LeaveMatchResponse(), self.views.serialized(match, match.seat_of(who.subject)))
 
     async def SubmitSeed(self, request: pb.SubmitSeedRequest, context: Context) -> pb.SubmitSeedResponse:
         async with _statuses(context):
@@ -168,7 +171,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             match_id = _match_id(request.match_id)
             match = await self.app.submit_seed(match_id, who.subject, request.seed)
             self.changes.publish(match_id)
-            return pb.SubmitSeedResponse(view=self._view(match, match.seat_of(who.subject)))
+            return with_view(pb.SubmitSeedResponse(), self.views.serialized(match, match.seat_of(who.subject)))
 
     async def WatchMatch(self, request: pb.WatchMatchRequest,
                          context: Context) -> AsyncIterator[pb.WatchMatchResponse]:
@@ -241,7 +244,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                     events = held.visible(events)
                 for event in events:
                     folded = cast(Match, event.mutate(folded))
-                    yield pb.WatchMatchResponse(event=event_pb(event, seat, folded), view=self._view(folded, seat))
+                    yield self.views.update(event, folded, seat)  # built once per version and seat
                 if folded is not None and folded.finished or self.changes.closed:
                     return  # ended; or the server is stopping and the client will resume elsewhere
                 await end_at_expiry(context, who)
@@ -352,7 +355,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             data["chain"]["head"] = self.signer.head(match_id, version, len(links), links[-1]).to_json()
 
     def _view(self, match: Match, seat: int) -> pb.MatchView:
-        return match_view(match, seat, self._head(match))
+        """``seat``'s view of ``match``, a message of the caller's own (built once: view_cache.py)."""
+        return self.views.view(match, seat)
 
     def _head(self, match: Match) -> Head | None:
         if not match.chain_head:

@@ -1,0 +1,197 @@
+"""Each (match, version, seat) view is built once and served to every caller
+(services/match/view_cache.py): what it serves is exactly what building it afresh gives, for
+every family, seat and version, and never another seat's view."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from functools import cache
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domino.match.v1 import match_service_pb2 as pb
+from services.common.auth import KeyRing, mint_token
+from services.common.changes import ChangeFeed
+from services.common.limits import RateLimit
+from services.match.application import MatchApplication, SeatSpec
+from services.match.domainmodel import Match
+from services.match.grpc_adapter import MatchServicer
+from services.match.heads import Signer
+from services.match.messages import event_pb, match_view
+from services.match.view_cache import ViewCache, with_view
+from tests.support.matches import Matches, random_move
+
+POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+FAMILIES = {  # (rules, variant, seats, target, turn timer, options)
+    "egyptian draw-2": ("egyptian", "draw-2", 2, None, 0, None),
+    "egyptian block-4": ("egyptian", "block-4", 4, None, 45, None),
+    "all-fives": ("all-fives", "", 3, 100, 0, None),
+    "goat koza": ("goat", "koza", 3, None, 0, {"fish": "one"}),
+    "goat gamezz": ("goat", "gamezz", 2, None, 30, {"redeal": True}),
+    "classic": ("classic", "", 3, 100, 0, None),
+    "sports": ("sports", "", 4, 100, 90, None),
+}
+MOVES = 70  # a round or two of each family: deals, draws, plays, passes, a round's end
+SIGNER = Signer(Ed25519PrivateKey.generate())
+
+
+@cache
+def played(name: str, seed: int) -> tuple[tuple[Match, object], ...]:
+    """(the match at each version, the event that made it) for up to MOVES random moves."""
+    rules, variant, seats, target, timer, options = FAMILIES[name]
+    rng = random.Random(seed)
+    app = Matches(MatchApplication(env=POPO, seed_source=lambda: rng.randbytes(32)))
+    try:
+        match = app.create_match(f"{name}-{seed}", rules, variant, None, target, timer,
+                                 [SeatSpec(f"p{i}", f"s{i}") for i in range(seats)], options)
+        for n in range(MOVES):
+            if match.finished:
+                break
+            match = random_move(app, match, rng, f"r{n}")
+        folded, versions = None, []
+        for event in app.events_after(match.id, 0):
+            folded = event.mutate(folded)
+            versions.append((folded.__deepcopy__({}), event))  # events replace attributes: a snapshot
+        return tuple(versions)
+    finally:
+        app.close()
+
+
+def head(match: Match):
+    return SIGNER.head(str(match.id), match.version, match.chain_entries, match.chain_head)
+
+
+def fresh_view(match: Match, seat: int) -> pb.MatchView:
+    return match_view(match, seat, head(match))
+
+
+def views(entries: int = 4096) -> ViewCache:
+    return ViewCache(fresh_view, event_pb, entries)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 2**16), order=st.randoms(use_true_random=False), entries=st.sampled_from([3, 50, 4096]))
+def test_every_view_served_is_the_one_built_afresh_for_its_version_and_seat(name, seed, order, entries):
+    cached = views(entries)
+    for match, event in played(name, seed):
+        seats = [s for s in range(-1, len(match.seats)) for _ in range(2)]  # each seat asked twice, any order
+        order.shuffle(seats)
+        for seat in seats:
+            expected = fresh_view(match, seat)
+            assert pb.MatchView.FromString(cached.serialized(match, seat)) == expected
+            assert cached.view(match, seat) == expected
+            assert cached.update(event, match, seat) == pb.WatchMatchResponse(event=event_pb(event, seat, match),
+                                                                              view=expected)
+    assert len(cached) <= entries
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_a_seat_is_never_served_another_seats_view(name):
+    cached = views()
+    for match, _ in played(name, 7):
+        for seat in range(-1, len(match.seats)):
+            served = cached.view(match, seat)
+            assert served.your_seat == seat and served.version == match.version
+            mine = fresh_view(match, seat)
+            assert list(served.hand) == list(mine.hand) and list(served.legal_moves) == list(mine.legal_moves)
+        if match.state.round is not None and match.state.round.outcome is None:
+            hands = [{(t.low, t.high) for t in cached.view(match, s).hand} for s in range(len(match.seats))]
+            assert sum(map(len, hands)) == len(set().union(*hands))  # no tile in two seats' views
+
+
+def test_a_view_is_built_once_per_version_and_seat_however_many_ask():
+    cached = views()
+    match, event = played("egyptian block-4", 1)[-1]
+    for _ in range(10):  # the reply, eight streams, a bot
+        cached.serialized(match, 2)
+        cached.update(event, match, 2)
+    cached.view(match, -1)
+    assert (cached.built, cached.reused) == (2, 19)
+
+
+def test_what_one_caller_does_to_its_view_reaches_no_other_caller():
+    cached = views()
+    match, event = played("all-fives", 3)[-1]
+    mine = cached.view(match, 0)
+    mine.hand.add(low=6, high=6)
+    mine.your_seat = 1
+    update = cached.update(event, match, 0)
+    update.view.scores.append(99)
+    update.event.seat = 3
+    reply = with_view(pb.PlayTileResponse(version=match.version), cached.serialized(match, 0))
+    reply.view.ClearField("seats")
+    assert cached.view(match, 0) == fresh_view(match, 0)
+    assert cached.update(event, match, 0) == pb.WatchMatchResponse(event=event_pb(event, 0, match),
+                                                                   view=fresh_view(match, 0))
+
+
+def test_a_log_rewritten_under_the_same_version_is_not_answered_from_the_old_one():
+    cached = views()
+    match, _ = played("egyptian draw-2", 5)[-1]
+    cached.view(match, 0)
+    rewritten = match.__deepcopy__({})
+    rewritten.chain_head = "f" * 64  # another log's last link at the same version
+    rewritten.seats = ("p0", "mallory")
+    assert cached.view(rewritten, 0).seats[1].player_id == "mallory"
+    assert cached.built == 2
+
+
+def test_the_least_recently_used_view_goes_first_when_the_cache_is_full():
+    cached = views(entries=2)
+    versions = played("egyptian draw-2", 9)
+    (a, _), (b, _), (c, _) = versions[-3:]
+    cached.view(a, 0)
+    cached.view(b, 0)
+    cached.view(a, 0)  # a used again: b is now the oldest
+    cached.view(c, 0)
+    built = cached.built
+    cached.view(a, 0)
+    assert cached.built == built  # still kept
+    cached.view(b, 0)
+    assert cached.built == built + 1  # gone, built again
+    assert len(cached) == 2
+
+
+def test_the_reply_to_a_play_and_the_same_seats_getmatch_share_one_build():
+    keys = KeyRing.generate()
+    app = MatchApplication(env=POPO)
+    servicer = MatchServicer(app, keys, ChangeFeed(), rates=RateLimit(1e9, 1e9))
+    players = ["ann", "bob"]
+
+    class Caller:  # all a call's context is asked on the success path
+        def __init__(self, subject: str, role: str) -> None:
+            self.metadata = (("authorization", "Bearer " + mint_token(subject, keys, role)),)
+
+        def invocation_metadata(self):
+            return self.metadata
+
+    def Context(subject: str, role: str = "player") -> Any:  # noqa: N802 - stands for the context class
+        return Caller(subject, role)
+
+    async def scenario():
+        created = await servicer.CreateMatch(pb.CreateMatchRequest(
+            request_id="c", rules="egyptian", variant="draw-2", turn_timer_seconds=0,
+            seats=[pb.SeatSpec(player_id=p, client_seed=p) for p in players]), Context("mm", "service"))
+        turn = created.view.turn
+        me = Context(players[turn])
+        own = (await servicer.GetMatch(pb.GetMatchRequest(match_id=created.match_id), me)).view
+        move = own.legal_moves[0]
+        reply = await servicer.PlayTile(pb.PlayTileRequest(match_id=created.match_id, request_id="r1",
+                                                           tile=move.tile, end=move.end), me)
+        built = servicer.views.built
+        again = (await servicer.GetMatch(pb.GetMatchRequest(match_id=created.match_id), me)).view
+        assert servicer.views.built == built  # the reply's view, served again
+        assert again == reply.view and again.your_seat == turn
+        public = (await servicer.GetMatch(pb.GetMatchRequest(match_id=created.match_id), Context("mm", "service"))).view
+        assert servicer.views.built == built + 1 and public.your_seat == -1 and not public.hand
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        app.close()
