@@ -41,6 +41,8 @@ install py-spy``), all threads, writing collapsed stacks (flamegraph.pl / speeds
 per store into ``--profile-dir``; add ``--profile-gil`` to keep only samples of the thread
 holding the GIL (where the CPU goes), ``--profile-native`` for C frames. ``--profile-server
 yappi`` (``pip install yappi``) writes a pstat file (deterministic, much slower).
+``--profile-server cprofile`` needs nothing installed: the standard library's deterministic
+profiler, the server's main thread only (where the event loop serves every call), a pstat file.
 ``--server-env KEY=VALUE`` passes extra environment to the server, for experiments such as
 ``AGGREGATE_CACHE_FASTFORWARD=n``.
 """
@@ -228,9 +230,9 @@ def server_command(store: str, args) -> list[str]:
         suffix = (".gil" if args.profile_gil else "") + (".native" if args.profile_native else "")
         return [str(VENV_BIN / "py-spy"), "record", "--threads", *([] if args.profile_native else ["--nonblocking"]), *gil, "-r", rate, "-f", "raw",
                 "-o", f"{out}{suffix}.collapsed.txt", "--", sys.executable, domino, "serve", "match"]
-    if args.profile_server == "yappi":
-        out = Path(args.profile_dir) / f"match_server_{store}.pstat"
-        return [sys.executable, str(Path(__file__).resolve()), "--yappi-server", str(out)]
+    if args.profile_server in ("yappi", "cprofile"):
+        out = Path(args.profile_dir) / f"match_server_{store}.{args.profile_server}.pstat"
+        return [sys.executable, str(Path(__file__).resolve()), f"--{args.profile_server}-server", str(out)]
     return [domino, "serve", "match"]
 
 
@@ -248,6 +250,22 @@ def _yappi_server_main(out: str) -> None:
     finally:
         yappi.stop()
         yappi.get_func_stats().save(out, type="pstat")
+
+
+def _cprofile_server_main(out: str) -> None:
+    """The match server under cProfile (its main thread: the event loop), saved as pstat on
+    SIGTERM; for --profile-server cprofile only."""
+    import cProfile
+
+    from services.match.bootstrap import main
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        main()
+    finally:
+        profiler.disable()
+        profiler.dump_stats(out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -887,6 +905,9 @@ def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--yappi-server":
         _yappi_server_main(sys.argv[2])
         return
+    if len(sys.argv) == 3 and sys.argv[1] == "--cprofile-server":
+        _cprofile_server_main(sys.argv[2])
+        return
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout (progress goes nowhere)")
@@ -907,8 +928,9 @@ def main() -> None:
     p.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
                    help="extra environment for the match server (repeatable), for experiments")
     p.add_argument("--no-echo", action="store_true", help="skip the echo baseline")
-    p.add_argument("--profile-server", choices=["none", "pyspy", "yappi"], default="none",
-                   help="run the match server under a profiler (pyspy: pip install py-spy; yappi: pip install yappi)")
+    p.add_argument("--profile-server", choices=["none", "pyspy", "yappi", "cprofile"], default="none",
+                   help="run the match server under a profiler (pyspy: pip install py-spy; yappi: pip install yappi; "
+                        "cprofile: the standard library's)")
     p.add_argument("--profile-dir", default="bench-profiles", help="where profiles go (default ./bench-profiles)")
     p.add_argument("--profile-gil", action="store_true",
                    help="py-spy: sample only the thread holding the GIL (where the CPU goes)")
