@@ -120,6 +120,10 @@ ENDED = (pb.MATCH_STATUS_ENDED, pb.MATCH_STATUS_ABANDONED)
 COMMANDS = ("PlayTile", "DrawTile")
 P99_LIMIT_MS = 100.0
 MM_METHODS = ("RequestTable", "WatchTicket", "CancelTicket", "StartPractice")
+# Failed calls the harness itself causes (its own stream cancels, asking for practice before
+# matchmaking learnt the last end): not errors.
+HARNESS_MADE = ("match:WatchMatch:CANCELLED", "matchmaking:WatchTicket:CANCELLED",
+                "matchmaking:StartPractice:FAILED_PRECONDITION")
 
 # (rules, variant, seats, teams, target) of practice matches: every family, smallest target.
 PRACTICE = (("egyptian", "draw-2", None, None, 51), ("all-fives", "", 2, None, 100), ("goat", "gamezz", 2, None, None),
@@ -177,6 +181,19 @@ def children_cpu_seconds(parent: int) -> float:
     if fields:
         total += (int(fields[13]) + int(fields[14])) / CLK_TCK
     return total
+
+
+def git_commit() -> str | None:
+    """The commit the run measured (with "+dirty" when the tree has changes), None outside git."""
+    import subprocess
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty else "")
 
 
 def loadavg() -> float:
@@ -306,6 +323,11 @@ class Stats:
     reconnects: int = 0
     practice_busy_retries: int = 0
     cancelled_tickets: int = 0
+    timeouts: int = 0  # a person's turn the server played because its timer ran out (--paced)
+    seats_away: int = 0  # a person's seat marked away (two timeouts in a row)
+    stale_thoughts: int = 0  # a move thought about while the match moved on without it
+    chats_sent: int = 0
+    chats_received: int = 0
     seen: list[Seen] = field(default_factory=list)
     finished: list[tuple[float, str, str]] = field(default_factory=list)  # (ended at, match id, kind), once each
     finished_ids: set = field(default_factory=set)
@@ -379,6 +401,18 @@ class Harness:
         rate, burst = float(env.get("DOMINO_COMMAND_RATE", 20.0)), float(env.get("DOMINO_COMMAND_BURST", 40.0))
         self.pace = (0.9 * rate, max(1.0, burst - 5))
         self.open_matches: set[str] = set()
+        # --paced (bench/paced.py): phones that think like people, on shared channels; while
+        # `moving` is clear nobody moves (the idle window)
+        self.moving = asyncio.Event()
+        self.moving.set()
+        self.phone_class: type = Phone
+        self.think: Any = None
+        self.pool: Any = None
+        if args.paced:
+            import paced
+            self.phone_class = type("PacedPhone", (paced.HumanPace, Phone), {})
+            self.think = paced.ThinkTime(args.think_median, args.think_sigma, args.think_min, args.think_max)
+            self.pool = paced.ChannelPool(self.channel, args.phones_per_channel)
 
     def token(self, subject: str, role: str = "player") -> tuple:
         return (("authorization", f"Bearer {mint_token(subject, self.system.keys(), role)}"),)
@@ -386,6 +420,13 @@ class Harness:
     def channel(self, target: str) -> grpc.aio.Channel:
         options = [("grpc.lb_policy_name", "round_robin")] if target.startswith("ipv4:") else []
         return grpc.aio.insecure_channel(target, options=options)
+
+    def phone_channel(self, target: str, n: int):
+        """Phone ``n``'s channel to ``target``, as an async context manager: its own (closed
+        with it), or with --paced one it shares with other phones (closed at the end)."""
+        if self.pool is None:
+            return self.channel(target)
+        return contextlib.nullcontext(self.pool.get(target, n))
 
     # ---- adding load -------------------------------------------------------------------
 
@@ -412,13 +453,13 @@ class Harness:
 
     def add_practice(self) -> None:
         n = len(self.tasks)
-        self.tasks.append(asyncio.create_task(Phone(self, f"load-{self.run_id}-{n}", n, None).run()))
+        self.tasks.append(asyncio.create_task(self.phone_class(self, f"load-{self.run_id}-{n}", n, None).run()))
 
     def add_table_group(self, seats: int) -> None:
         self.class_counts[seats] += 1
         for _ in range(seats):
             n = len(self.tasks)
-            self.tasks.append(asyncio.create_task(Phone(self, f"load-{self.run_id}-{n}", n, seats).run()))
+            self.tasks.append(asyncio.create_task(self.phone_class(self, f"load-{self.run_id}-{n}", n, seats).run()))
             self.table_clients += 1
 
     def add_bot_matches(self, n: int) -> None:
@@ -431,6 +472,8 @@ class Harness:
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.pool is not None:
+            await self.pool.close()
 
     # ---- bot-only matches, as `domino demo` --------------------------------------------
 
@@ -520,8 +563,12 @@ class Watcher:
             renewal = asyncio.create_task(self.renewed().wait()) if self.renewed is not None else None
             timeout = self.rng.expovariate(1 / mean) if mean > 0 else None
             try:
-                done, _ = await asyncio.wait({reader} | ({renewal} if renewal else set()), timeout=timeout,
-                                             return_when=asyncio.FIRST_COMPLETED)
+                while True:
+                    done, _ = await asyncio.wait({reader} | ({renewal} if renewal else set()), timeout=timeout,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                    if done or self.h.moving.is_set():
+                        break
+                    timeout = 1.0  # --paced idle window: nobody reconnects on purpose; look again soon
             except asyncio.CancelledError:
                 call.cancel()
                 reader.cancel()
@@ -550,8 +597,15 @@ class Watcher:
     async def _read(self, call) -> None:
         stats = self.h.stats
         async for update in call:
+            if update.HasField("chat"):  # a quick-chat phrase: no event, no view
+                stats.chats_received += 1
+                continue
             now = time.time()
             self.seen.versions.append(update.event.version)
+            seat = update.view.your_seat
+            if seat >= 0 and update.event.seat == seat:
+                stats.timeouts += update.event.timeout
+                stats.seats_away += update.event.kind == "seat_away"
             occurred = update.event.occurred_at
             stats.lags.append((time.monotonic(), now - (occurred.seconds + occurred.nanos / 1e9)))
             if self.on_view is not None:
@@ -590,14 +644,14 @@ class Phone:
     async def run(self) -> None:
         h = self.h
         async with contextlib.AsyncExitStack() as stack:
-            mc = await stack.enter_async_context(h.channel(h.system.match_target))
-            mmc = await stack.enter_async_context(grpc.aio.insecure_channel(h.system.matchmaking_address))
+            mc = await stack.enter_async_context(h.phone_channel(h.system.match_target, self.n))
+            mmc = await stack.enter_async_context(h.phone_channel(h.system.matchmaking_address, self.n))
             self.stub = pb_grpc.MatchServiceStub(mc)
             self.mm = mm_grpc.MatchmakingServiceStub(mmc)
             await asyncio.sleep(self.rng.random() * 0.5)  # phones do not all start in the same millisecond
             fresh = None
             if not h.args.local_keys:
-                ac = await stack.enter_async_context(grpc.aio.insecure_channel(h.system.account_address))
+                ac = await stack.enter_async_context(h.phone_channel(h.system.account_address, self.n))
                 self.accounts = acc_grpc.AccountServiceStub(ac)
                 if not await self.sign_in():
                     return
@@ -799,7 +853,8 @@ class Phone:
         h = self.h
         seen = Seen(match_id, self.player)
         h.stats.seen.append(seen)
-        state = {"latest": None}
+        state: dict[str, Any] = {"latest": None}
+        self.latest = state  # (what a thinking person looks at again before moving: bench/paced.py)
         turn = asyncio.Event()
 
         def on_view(view: pb.MatchView) -> None:
@@ -926,7 +981,10 @@ async def wait_relay_caught_up(system: LoadSystem, timeout: float = 60) -> float
     return time.monotonic() - started
 
 
-def reconcile(system: LoadSystem, stats: Stats, finished_ids: set[str]) -> dict:
+def reconcile(system: LoadSystem, stats: Stats, finished_ids: set[str], in_play: bool = False) -> dict:
+    """Finished matches: store, JetStream stream and every client hold the same versions.
+    With ``in_play`` (--paced, where a match of people outlasts a short run) the matches still
+    in play too: the store holds 1..N, and the stream and every client a prefix of it."""
     from services.match.application import MatchApplication
     from services.match.domainmodel import Match
 
@@ -935,6 +993,10 @@ def reconcile(system: LoadSystem, stats: Stats, finished_ids: set[str]) -> dict:
     for seen in stats.seen:
         if seen.match_id in finished_ids:
             clients[seen.match_id].append(seen)
+    unfinished: dict[str, list[Seen]] = defaultdict(list)
+    for seen in stats.seen if in_play else ():
+        if seen.match_id not in finished_ids and seen.versions:
+            unfinished[seen.match_id].append(seen)
     stream = asyncio.run(stream_versions(system))
     app = MatchApplication(env=dict(system.store_env))
     events_total = 0
@@ -952,11 +1014,25 @@ def reconcile(system: LoadSystem, stats: Stats, finished_ids: set[str]) -> dict:
                 if seen.versions != versions:
                     problems.append(f"{match_id} ({seen.player}): client saw {len(seen.versions)} versions, "
                                     f"store {len(versions)}")
+        for match_id, seens in unfinished.items():
+            versions = [e.originator_version for e in app.events_after(uuid.UUID(match_id), 0)]
+            events_total += len(versions)
+            if versions != list(range(1, len(versions) + 1)):
+                problems.append(f"{match_id} (in play): store versions {versions[:3]}..{versions[-3:]}")
+            got = stream.get(match_id) or []
+            if got != versions[:len(got)]:
+                problems.append(f"{match_id} (in play): stream {len(got)} versions not a prefix of the store's")
+            for seen in seens:
+                if seen.versions != versions[:len(seen.versions)]:
+                    problems.append(f"{match_id} ({seen.player}, in play): client saw {len(seen.versions)} versions, "
+                                    f"not a prefix of the store's {len(versions)}")
     finally:
         app.close()
-    return {"reconciled": not problems and bool(clients), "reconciled_matches": len(clients),
+    return {"reconciled": not problems and bool(clients or unfinished), "reconciled_matches": len(clients),
             "reconciled_clients": sum(len(s) for s in clients.values()), "reconciled_events": events_total,
-            "reconcile_problems": problems[:10]}
+            "reconcile_problems": problems[:10],
+            **({"reconciled_in_play_matches": len(unfinished),
+                "reconciled_in_play_clients": sum(len(s) for s in unfinished.values())} if in_play else {})}
 
 
 # ---------------------------------------------------------------------------------------
@@ -1065,7 +1141,12 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
     sampler_task = asyncio.create_task(sampler.loop(harness.stats))
     result: dict[str, Any] = {}
     try:
-        if args.ramp:
+        if args.paced:
+            import paced
+            lib = sys.modules[__name__]
+            result.update(await (paced.ramp(lib, harness, sampler, args) if args.ramp
+                                 else paced.hold(lib, harness, sampler, args, pids)))
+        elif args.ramp:
             result.update(await ramp(harness, sampler, args))
         else:
             harness.add_clients(args.clients)
@@ -1084,8 +1165,7 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
     # Failed RPCs: what the services counted (clients' and bots' calls alike), less what the
     # harness itself causes (its own stream cancels, asking for practice before matchmaking
     # learnt the last end); plus client-side failures that never reached a service.
-    harness_made = ("match:WatchMatch:CANCELLED", "matchmaking:WatchTicket:CANCELLED",
-                    "matchmaking:StartPractice:FAILED_PRECONDITION")
+    harness_made = HARNESS_MADE
     server = result.get("server_rpc_failures") or {}
     if args.ramp:
         server = Counter()
@@ -1111,7 +1191,7 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
                    "table_groups": dict(harness.class_counts)})
     log("waiting for the relay to catch up, then reconciling")
     result["relay_catch_up_seconds"] = rnd(await wait_relay_caught_up(system), 1)
-    result.update(await asyncio.to_thread(reconcile, system, stats, set(stats.finished_ids)))
+    result.update(await asyncio.to_thread(reconcile, system, stats, set(stats.finished_ids), args.paced))
     return result
 
 
@@ -1159,8 +1239,9 @@ def main() -> None:
                     help="bot-only drivers follow their match with WatchMatch, or poll GetMatch every 0.25 s "
                          "as `domino demo` does")
     ap.add_argument("--bot-poll-seconds", type=float, default=0.25, help="GetMatch interval of --bot-watch poll")
-    ap.add_argument("--reconnect-seconds", type=float, default=10.0,
-                    help="mean seconds between a client's deliberate stream reconnects (0: never)")
+    ap.add_argument("--reconnect-seconds", type=float, default=None,
+                    help="mean seconds between a client's deliberate stream reconnects (0: never; default 10, "
+                         "120 with --paced)")
     ap.add_argument("--table-wait-seconds", type=float, default=5.0,
                     help="DOMINO_TABLE_WAIT_SECONDS (a table's empty seats get bots after this)")
     ap.add_argument("--match-replicas", type=int, default=1, choices=(1, 2))
@@ -1182,9 +1263,33 @@ def main() -> None:
     ap.add_argument("--ramp-settle-seconds", type=float, default=5.0,
                     help="seconds after adding matches before the step's window opens")
     ap.add_argument("--seed", type=int, default=0)
+    paced_args = ap.add_argument_group("--paced: phones that play like people (bench/paced.py)")
+    paced_args.add_argument("--paced", action="store_true",
+                            help="hold --matches human-paced matches (with --ramp: --ramp-steps of them)")
+    paced_args.add_argument("--matches", type=int, default=50, help="concurrent human-paced matches to hold")
+    paced_args.add_argument("--ramp-up", type=float, default=60.0,
+                            help="seconds over which the matches (of a ramp step: its new ones) start")
+    paced_args.add_argument("--ramp-steps", default="50,100,200,400,700,1000",
+                            help="concurrent human-paced matches of each --ramp step")
+    paced_args.add_argument("--think-median", type=float, default=3.0, help="a person's think time: median, s")
+    paced_args.add_argument("--think-sigma", type=float, default=0.6, help="... log-normal sigma")
+    paced_args.add_argument("--think-min", type=float, default=1.0, help="... clipped below at, s")
+    paced_args.add_argument("--think-max", type=float, default=20.0, help="... and above at, s")
+    paced_args.add_argument("--think-hurry", type=float, default=0.8,
+                            help="a move waits at most this share of the turn's time left (0: ignores the clock)")
+    paced_args.add_argument("--chat-seconds", type=float, default=120.0,
+                            help="mean seconds between a phone's quick-chat phrases (exponential; 0: never)")
+    paced_args.add_argument("--phones-per-channel", type=int, default=40,
+                            help="phones sharing one gRPC channel to each service (each holds about 2 streams)")
+    paced_args.add_argument("--idle-settle-seconds", type=float, default=5.0,
+                            help="seconds after everybody stops moving before the idle window opens")
+    paced_args.add_argument("--idle-seconds", type=float, default=10.0,
+                            help="the idle window: everybody holds their streams, nobody moves")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
     ap.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = ap.parse_args()
+    if args.reconnect_seconds is None:
+        args.reconnect_seconds = 120.0 if args.paced else 10.0
 
     started = time.monotonic()
     load_before = loadavg()
@@ -1193,6 +1298,16 @@ def main() -> None:
     service_env = {"DOMINO_TABLE_WAIT_SECONDS": str(args.table_wait_seconds)}
     if args.access_token_seconds is not None:
         service_env["DOMINO_ACCESS_TOKEN_SECONDS"] = str(args.access_token_seconds)
+    if args.paced:
+        import paced
+        from services.common.config import Settings
+        fields = Settings.model_fields
+        # people's tables: the bots think as in production, the streams fit the phones
+        service_env["DOMINO_BOT_THINK_MIN_SECONDS"] = str(fields["bot_think_min_seconds"].default)
+        service_env["DOMINO_BOT_THINK_MAX_SECONDS"] = str(fields["bot_think_max_seconds"].default)
+        matches = max(paced.parse_steps(args.ramp_steps)) if args.ramp else args.matches
+        service_env.update(paced.stream_caps(4 * matches, fields["streams_per_process"].default))
+        log(f"open files: soft limit {paced.raise_fd_limit()}")
     for item in args.service_env:
         key, _, value = item.partition("=")
         service_env[key] = value
@@ -1218,7 +1333,7 @@ def main() -> None:
         "bot_matches": args.bot_matches, "bot_watch": args.bot_watch, "bot_poll_seconds": args.bot_poll_seconds, "bot_rules": args.bot_rules, "bot_strength": args.bot_strength,
         "reconnect_seconds": args.reconnect_seconds, "match_replicas": args.match_replicas,
         "local_keys": args.local_keys, "access_token_seconds": args.access_token_seconds,
-        "client_pacing": not args.no_client_pacing,
+        "client_pacing": not args.no_client_pacing, "git_commit": git_commit(),
         "service_env": service_env, "loadavg_1m_before": load_before, "loadavg_1m_after": loadavg(),
         "cpus": os.cpu_count(), "python": platform.python_version(), "grpcio": _grpc.__version__,
         "wall_seconds": rnd(time.monotonic() - started, 1),
@@ -1229,7 +1344,9 @@ def main() -> None:
         keys = ("matches_per_minute", "command_p50_ms", "command_p99_ms", "command_p999_ms", "matchmaking_wait_p50_ms",
                 "matchmaking_wait_p99_ms", "relay_lag_p99_ms", "bot_decision_p99_ms", "sign_ins", "sign_in_p99_ms",
                 "refreshes", "refresh_p99_ms", "errors",
-                "cpu_ms_per_command", "reconciled", "max_concurrent_matches_p99_under_100ms")
+                "cpu_ms_per_command", "reconciled", "max_concurrent_matches_p99_under_100ms",
+                "max_concurrent_paced_matches_p99_under_100ms", "concurrent_matches_mean", "timeouts",
+                "idle_stream_cpu_ms_per_s", "stream_rss_kb", "loadgen_cpu_cores")
         for key in keys:
             if key in result:
                 print(f"{key}: {result[key]}")
