@@ -33,7 +33,15 @@ class Settings(BaseSettings):
                                                       "(worker i of several serves on this port + i)")
     match_workers: int = Field(1, description="match service processes sharing its port (SO_REUSEPORT): one "
                                               "Python process uses one core; in Kubernetes scale pods instead")
-    watch_poll_seconds: float = Field(1.0, description="how often a WatchMatch stream re-reads the store")
+    watch_poll_seconds: float = Field(1.0, description="how often a matchmaking WatchRoom or WatchTicket stream "
+                                                       "re-reads the store (WatchMatch streams do not poll: "
+                                                       "DOMINO_WATCH_SAFETY_SECONDS)")
+    watch_safety_seconds: float = Field(30.0, gt=0, description="the match service's safety net: with no "
+                                                                "notification from PostgreSQL for this long, "
+                                                                "each process reads once what changed since the "
+                                                                "last one it saw (a lost notification); "
+                                                                "WatchMatch streams otherwise wake only when "
+                                                                "their match changes")
     timer_poll_seconds: float = Field(0.5, description="how often the turn timer follows the store")
     abandon_after_seconds: float = Field(1800.0, gt=0, description="a match in which nothing happens for this long "
                                                                     "is ended as abandoned (no winner)")

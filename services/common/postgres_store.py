@@ -7,10 +7,11 @@ transaction, so the lock is held while results and the COMMIT travel between Pyt
 server; and because the commit's WAL flush happens under the lock, appends can never share
 a flush. Under load every append in the cluster queues behind one disk sync at a time.
 
-Here one server-side function takes the lock, NOTIFYs, and inserts the events of every
-append waiting in this process, each append in its own subtransaction so that a version
-conflict refuses only that append. It runs as one autocommitted statement: the same
-ordering guarantee, one round trip and one WAL flush for the whole group. Threads that
+Here one server-side function takes the lock and inserts the events of every append
+waiting in this process, each append in its own subtransaction so that a version conflict
+refuses only that append, and NOTIFYs the group's notification ids and changed aggregates
+(the match service's change tail LISTENs for them: services/common/change_tail.py). It
+runs as one autocommitted statement: the same ordering guarantee, one round trip and one WAL flush for the whole group. Threads that
 append while a group is in flight wait for it and form the next group (leader/follower),
 so a lone append is never delayed. Callers on an event loop (the match service's gRPC
 handlers) use `append_async`: the same function and grouping on an asyncio connection, so
@@ -26,15 +27,16 @@ import asyncio
 import base64
 import json
 import threading
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from eventsourcing import postgres  # a module, not its names: eventsourcing wants one factory class here
 from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, PersistenceError, StoredEvent
 from eventsourcing.utils import retry
 import psycopg
-from psycopg.sql import SQL, Identifier
+from psycopg.sql import SQL, Identifier, Literal
 
 CONNECT_SECONDS = 2  # longest wait for a connection (the pool's, and a new one's)
+PAYLOAD_LIMIT = 7000  # bytes of aggregate ids a notification carries (PostgreSQL allows 8000)
 READ_ATTEMPTS = 2  # the library's reads try ten times; a caller that retries (a client, the relay) does it better
 
 # Serialises replicas creating the tables and the function.
@@ -70,11 +72,11 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
         self.create_append_function = SQL(
             "CREATE OR REPLACE FUNCTION {schema}.{function}(appends text) "
             "RETURNS TABLE (append_group int, appended_id bigint) LANGUAGE plpgsql AS $BODY$ "
-            "DECLARE g int; inserted bigint[]; doc jsonb := appends::jsonb; "
+            "DECLARE g int; inserted bigint[]; doc jsonb := appends::jsonb; first_id bigint; last_id bigint; "
+            "stored int[] := '{{}}'; changed text; "
             "BEGIN "
             "SET LOCAL lock_timeout = '{lock_timeout}s'; "
             "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
-            "NOTIFY {channel}; "
             "FOR g IN SELECT DISTINCT (e->>0)::int FROM jsonb_array_elements(doc) AS e ORDER BY 1 LOOP "
             "  BEGIN "
             "    WITH ins AS ("
@@ -83,14 +85,24 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
             "      FROM jsonb_array_elements(doc) WITH ORDINALITY AS x(e, n) WHERE (x.e->>0)::int = g ORDER BY x.n "
             "      RETURNING {table}.notification_id) "
             "    SELECT array_agg(ins.notification_id ORDER BY ins.notification_id) INTO inserted FROM ins; "
+            "    first_id := coalesce(first_id, inserted[1]); "
+            "    last_id := inserted[array_upper(inserted, 1)]; "
+            "    stored := stored || g; "
             "    RETURN QUERY SELECT g, unnest(inserted); "
             "  EXCEPTION WHEN unique_violation THEN "
             "    RETURN QUERY SELECT g, NULL::bigint; "
             "  END; "
             "END LOOP; "
+            "IF last_id IS NOT NULL THEN "
+            "  SELECT string_agg(DISTINCT x.e->>1, ',') INTO changed FROM jsonb_array_elements(doc) AS x(e) "
+            "  WHERE (x.e->>0)::int = ANY(stored); "
+            "  PERFORM pg_notify({channel_name}, first_id || ' ' || last_id "
+            "    || CASE WHEN length(changed) > {payload_limit} THEN '' ELSE ' ' || changed END); "
+            "END IF; "
             "END; $BODY$"
         ).format(schema=schema, function=function, table=table, lock_timeout=self.datastore.lock_timeout,
-                 channel=Identifier(self.channel_name), id_type=SQL(self.datastore.originator_id_type))
+                 channel_name=Literal(self.channel_name), payload_limit=SQL(str(PAYLOAD_LIMIT)),
+                 id_type=SQL(self.datastore.originator_id_type))
         self.call_append_function = SQL("SELECT * FROM {schema}.{function}(%s)").format(schema=schema,
                                                                                          function=function)
         self._group_lock = threading.Lock()
@@ -99,6 +111,9 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
         self._async_connection: psycopg.AsyncConnection | None = None
         self._waiting: list[_Append] = []
         self._in_flight = False
+        # Told of the aggregates an asynchronous append stored after its caller stopped
+        # waiting (its deadline passed): nobody else will say they changed.
+        self.on_unclaimed: Callable[[set[Any]], Any] | None = None
 
     @retry((InterfaceError, OperationalError), max_attempts=READ_ATTEMPTS, wait=0.2)
     def select_events(self, *args: Any, **kwargs: Any) -> Any:
@@ -199,8 +214,10 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
                 outcomes: list = [PersistenceError(f"the append failed: {error}")] * len(group)
             else:
                 outcomes = _outcomes(len(group), rows)
-            for (_, future), outcome in zip(group, outcomes):
+            for (events, future), outcome in zip(group, outcomes):
                 if future.done():  # its caller gave up (the append may still have been stored)
+                    if self.on_unclaimed is not None and not isinstance(outcome, BaseException):
+                        self.on_unclaimed({e.originator_id for e in events})
                     continue
                 if isinstance(outcome, BaseException):
                     future.set_exception(outcome)
@@ -209,13 +226,24 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
 
     async def _call_append_async(self, groups: list[Sequence[StoredEvent]]) -> list[tuple[int, int | None]]:
         if self._async_connection is None or self._async_connection.closed:
-            params = self.datastore.pool.kwargs
-            assert isinstance(params, dict)  # the datastore's pool is built with its connection settings
-            self._async_connection = await psycopg.AsyncConnection.connect(
-                autocommit=True, connect_timeout=CONNECT_SECONDS,
-                **{k: params[k] for k in ("dbname", "host", "port", "user", "password")})
+            self._async_connection = await self.connect_async()
         cursor = await self._async_connection.execute(self.call_append_function, (_document(groups),), prepare=True)
         return [(index, notification_id) for index, notification_id in await cursor.fetchall()]
+
+    async def connect_async(self) -> psycopg.AsyncConnection:
+        """A new autocommitted asyncio connection with the datastore's settings."""
+        params = self.datastore.pool.kwargs
+        assert isinstance(params, dict)  # the datastore's pool is built with its connection settings
+        return await psycopg.AsyncConnection.connect(
+            autocommit=True, connect_timeout=CONNECT_SECONDS,
+            **{k: params[k] for k in ("dbname", "host", "port", "user", "password")})
+
+    @property
+    def append_backend_pid(self) -> int | None:
+        """The server process of this recorder's asynchronous appends (a notification it
+        sent is of this process's own appends); None while it has no connection."""
+        connection = self._async_connection
+        return None if connection is None or connection.closed else connection.info.backend_pid
 
     async def aclose(self) -> None:
         if self._async_connection is not None:

@@ -7,10 +7,13 @@ import logging
 import os
 import signal
 
-from prometheus_client import REGISTRY, CollectorRegistry, Gauge, start_http_server
+from typing import Any, Callable
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, start_http_server
 
 from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
 from services.common import logs
+from services.common.change_tail import ChangeTail, OwnWrites, tail_for
 from services.common.changes import ChangeFeed
 from services.common.auth import ROLES, KeyRing, MissingKeys
 from services.common.limits import RateLimit, StreamLimits, limits_of
@@ -25,7 +28,7 @@ from services.history.view import View
 from .application import MatchApplication
 from .grpc_adapter import MatchServicer
 from .heads import BadHead, Signer, load_signer
-from .store import FROZEN
+from .store import FROZEN, EmbeddedStore, NetworkStore
 from .timers import TurnTimer
 
 log = logging.getLogger("domino.match")
@@ -33,17 +36,35 @@ SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].ful
 
 
 def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: ChangeFeed | None = None,
-                  metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0,
+                  metrics: RpcMetrics | None = None, watch_safety_seconds: float = 30.0,
                   limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None,
-                  signer: Signer | None = None, history: View | None = None):
+                  signer: Signer | None = None, history: View | None = None, tail: ChangeTail | None = None,
+                  on_wake: Callable[[str], None] | None = None):
     """(server, port): MatchService on the common gRPC server (health, reflection, metrics;
-    ``settings``: its connection policy, reflection and TLS)."""
+    ``settings``: its connection policy, reflection and TLS). Its streams learn of changes
+    stored by other processes from ``tail`` (by default one made for the app's store), which
+    follows the store from the first stream until the server stops."""
     streams, rates = limits or (None, None)
-    servicer = MatchServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, streams=streams, rates=rates,
-                             signer=signer, history=history)
-    return new_server(address, SERVICE_NAME,
-                      lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server),
-                      metrics, settings)
+    changes = changes or ChangeFeed()
+    tail = tail or change_tail(app, changes, watch_safety_seconds)
+    servicer = MatchServicer(app, keys, changes, tail, streams=streams, rates=rates, signer=signer, history=history,
+                             on_wake=on_wake)
+    server, port = new_server(address, SERVICE_NAME,
+                              lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer,
+                                                                                                        server),
+                              metrics, settings)
+    tail.stop_with(server.wait_for_termination)
+    return server, port
+
+
+def change_tail(app: MatchApplication, changes: ChangeFeed, safety_seconds: float = 30.0,
+                **counters: Any) -> ChangeTail:
+    """The tail that tells ``changes`` what other processes store: LISTEN on PostgreSQL, a
+    cheap poll on an embedded store, which reports this process's own appends to it."""
+    own = OwnWrites()
+    if isinstance(app.store, EmbeddedStore) and not isinstance(app.store, NetworkStore):
+        app.store.on_stored = own.note
+    return tail_for(app.recorder, changes, own, safety_seconds=safety_seconds, **counters)
 
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
@@ -56,14 +77,15 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
         log.error("the history view could not be created", extra={"error": str(error)[:300]})
     changes = ChangeFeed()
     metrics = RpcMetrics("match")
+    tail = change_tail(app, changes, settings.watch_safety_seconds, **tail_counters())
     active = Gauge("domino_match_active_matches", "Matches started and not yet ended")
     keys = KeyRing.load(settings.keys_dir, accepts=ROLES)  # verifies every kind of token, issues none
     signer = head_signer(settings)
     limits = limits_of(settings)
     count_open_streams(limits[0])
     server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits,
-                                 watch_poll_seconds=settings.watch_poll_seconds, settings=settings, signer=signer,
-                                 history=history)
+                                 settings=settings, signer=signer, history=history, tail=tail,
+                                 on_wake=count_wakes())
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
     Gauge("domino_match_timer_overdue_seconds", "How long the earliest turn deadline has been due without being "
@@ -88,6 +110,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     log.info("match service stopping: finishing in-flight commands")
     await drain(server, settings.shutdown_grace_seconds, changes)
     await timers
+    await tail.aclose()
     await app.aclose()
     app.close()
     log.info("match service stopped")
@@ -101,6 +124,29 @@ def count_open_streams(streams: StreamLimits, registry: CollectorRegistry = REGI
     gauge.labels("seated").set_function(lambda: streams.seated)
     gauge.labels("spectator").set_function(lambda: streams.spectators)
     return gauge
+
+
+def tail_counters(registry: CollectorRegistry = REGISTRY) -> dict[str, Any]:
+    """The change tail's counters, as the callbacks ``change_tail`` passes it."""
+    reads = Counter("domino_match_change_tail_reads_total", "Reads of what changed in the store made by this "
+                    "process's change tail, by why: connect (after (re)connecting), gap (a notification "
+                    "missing or without ids), safety (DOMINO_WATCH_SAFETY_SECONDS without one), poll (an "
+                    "embedded store's tail found something new)", ["why"], registry=registry)
+    errors = Counter("domino_match_change_tail_errors_total", "Failures of the change tail (its LISTEN connection "
+                     "lost, a read that failed); streams learn of changes made elsewhere once it is back",
+                     registry=registry)
+    return {"on_read": lambda why: reads.labels(why).inc(), "on_error": errors.inc}
+
+
+def count_wakes(registry: CollectorRegistry = REGISTRY) -> Callable[[str], None]:
+    """The callback a servicer counts its streams' wakes with."""
+    wakes = Counter("domino_match_watch_wakes_total", "WatchMatch stream wakes on this process, by cause: local (a "
+                    "change made through this process), push (one another process stored, told by the change "
+                    "tail), safety (found by the tail's safety-net read: a lost notification). Streams never wake "
+                    "on a timer", ["cause"], registry=registry)
+    for cause in ("local", "push", "safety"):
+        wakes.labels(cause)
+    return lambda cause: wakes.labels(cause).inc()
 
 
 def head_signer(settings: Settings) -> Signer:
@@ -141,6 +187,7 @@ async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) ->
     from prometheus_client import Counter
 
     from .relay import Relay
+    from .store_listener import listener_for
 
     signer = head_signer(settings)
     env = persistence_env(settings)
@@ -170,7 +217,7 @@ async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) ->
     if ready is not None:
         ready.set()
     history = asyncio.create_task(projection.run(stopping))
-    await relay.run(stopping)
+    await relay.run(stopping, listener=listener_for(app.recorder))
     await history
     await nc.drain()
     app.close()

@@ -14,7 +14,7 @@ import logging
 import time
 import uuid
 from collections import Counter
-from typing import AsyncIterator, cast
+from typing import AsyncIterator, Callable, cast
 
 import grpc
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -26,7 +26,8 @@ from services.common.bot_ids import is_bot
 from services.common.grpc_status import end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
 
-from services.common.changes import ChangeFeed
+from services.common.change_tail import ChangeTail
+from services.common.changes import LOCAL, PUSH, SAFETY, ChangeFeed
 from services.common.grpc_status import ErrorStatuses
 
 from services.history.view import View
@@ -39,11 +40,11 @@ from .errors import (
 )
 from .export import full_record, seat_record_json
 from .heads import Head, Signer
-from .messages import chat_pb, event_pb, match_view, rating_pb, summary_pb, tile_pb
+from .messages import chat_pb, event_pb, public_view, rating_pb, seat_part, summary_pb, tile_pb
 from .spectators import SpectatorDelay
 from .view_cache import ViewCache, with_view
 from .watch_reads import SharedReads
-from .table_talk import PHRASES
+from .table_talk import PHRASES, talk_id
 from .record import to_json
 from .rules.errors import MalformedTile, RulesError
 from .rules.rulesets import FAMILY_NAMES
@@ -75,9 +76,10 @@ _STATUS = [
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
-    def __init__(self, app: MatchApplication, keys: KeyRing, changes: ChangeFeed, poll_seconds: float = 1.0,
+    def __init__(self, app: MatchApplication, keys: KeyRing, changes: ChangeFeed, tail: ChangeTail | None = None,
                  streams: StreamLimits | None = None, rates: RateLimit | None = None,
-                 signer: Signer | None = None, history: View | None = None) -> None:
+                 signer: Signer | None = None, history: View | None = None,
+                 on_wake: Callable[[str], None] | None = None) -> None:
         self.app = app
         self.history = history  # the history and ratings view (services/history); None: not configured
         self.chat_rates = RateLimit(CHAT_RATE, CHAT_BURST)  # per player and match: table talk, not a flood
@@ -87,11 +89,15 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         self.streams = streams or StreamLimits()
         self.rates = rates or RateLimit()
         self.changes = changes
-        self.poll_seconds = poll_seconds
+        # A match's table talk is an aggregate of its own: what the tail hears of it wakes the match's streams.
+        changes.watch_aliases(lambda match_id: (talk_id(match_id),))
+        # Tells ``changes`` what other processes store; None: this process makes every change (unit tests).
+        self.tail = tail
+        self.on_wake = on_wake or (lambda cause: None)  # counts stream wakes by cause (local, push, safety)
         self._talk_sent: Counter[uuid.UUID] = Counter()  # phrases sent through this replica, per match
         self.shared = SharedReads(changes)  # one store read per change for all the streams of a match
         # Each (match, version, seat) view is built once for the reply, the streams, the bots and spectators.
-        self.views = ViewCache(lambda match, seat: match_view(match, seat, self._head(match)), event_pb)
+        self.views = ViewCache(lambda match: public_view(match, self._head(match)), seat_part, event_pb)
 
     # ---- RPCs --------------------------------------------------------------------------
 
@@ -207,11 +213,13 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def _watch(self, match_id: uuid.UUID, seat: int, version: int, who: Identity,
                      context: Context, spectator: bool = False) -> AsyncIterator[pb.WatchMatchResponse]:
+        if self.tail is not None:
+            await self.tail.started()  # it knows where the store stands before this stream reads
         folded = None if version == 0 else await self.app.read(self.app.match_at, match_id, version)
         held = SpectatorDelay() if spectator else None
         talk_version = 0
         talk_seen = -1
-        notified = False
+        local_only = False  # woken by changes made through this replica alone
         # How far the stream has read, not how far it has shown: a spectator's delay holds
         # read events back, and reading them again from the version shown would apply them twice.
         read_to = version
@@ -219,9 +227,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             with self.changes.waiter(match_id) as waiter:
                 after = read_to
                 # Woken by a change made here: this replica holds the events it stored (and
-                # a gap sends it to the store); a timed wake asks the store, which also has
-                # what other replicas stored.
-                events = self.app.recent_events(match_id, after) if notified else None
+                # a gap sends it to the store); a change another process stored (pushed by
+                # the change tail) is asked of the store.
+                events = self.app.recent_events(match_id, after) if local_only else None
                 if events is None:
                     events = await self.shared.read(
                         waiter, ("events", after),
@@ -229,10 +237,10 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 if events:
                     read_to = events[-1].originator_version
                 # The table talk is read again only when it may have changed: a phrase sent
-                # through this replica, or a wake by timeout (one sent through another).
+                # through this replica, or a pushed change (one sent through another).
                 talk_now = self._talk_sent.get(match_id, 0)
                 phrases: list = []
-                if not notified or talk_now != talk_seen:
+                if not local_only or talk_now != talk_seen:
                     talk_seen = talk_now
                     talk_after = talk_version
                     phrases = await self.shared.read(waiter, ("talk", talk_after),
@@ -248,7 +256,13 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 if folded is not None and folded.finished or self.changes.closed:
                     return  # ended; or the server is stopping and the client will resume elsewhere
                 await end_at_expiry(context, who)
-                notified = await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
+                # No timed re-read: a stream sleeps until its match changes or its token expires.
+                await waiter.wait(max(0.0, who.expires_at - time.time()))
+                local_only = waiter.local_only
+                cause = SAFETY if SAFETY in waiter.causes else PUSH if PUSH in waiter.causes else \
+                    LOCAL if LOCAL in waiter.causes else None
+                if cause is not None:
+                    self.on_wake(cause)
 
     async def ExportMatch(self, request: pb.ExportMatchRequest, context: Context) -> pb.ExportMatchResponse:
         async with _statuses(context):

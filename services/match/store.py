@@ -67,6 +67,9 @@ class MatchStore(Protocol):
 class EmbeddedStore:
     def __init__(self, app: Application[UUID]) -> None:
         self._app = app
+        # Told the notification ids of each append (the change tail skips what this process
+        # stored: the command that stored it has published it already).
+        self.on_stored: Callable[[list[int]], None] | None = None
 
     def cached(self, match_id: UUID) -> Match | None:
         repository = self._app.repository
@@ -117,7 +120,9 @@ class EmbeddedStore:
 
     async def append(self, match: Match) -> None:
         with unavailable("append"):
-            self._app.events.put(match.collect_events())
+            recordings = self._app.events.put(match.collect_events())
+        if self.on_stored is not None:
+            self.on_stored([r.notification.id for r in recordings])
         self._remember(match)
 
     async def read(self, call: Callable[..., T], *args: Any) -> T:

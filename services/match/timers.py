@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 class TurnTimer:
     def __init__(self, app: MatchApplication, clock: Callable[[], float] | None = None,
-                 on_expired: Callable[[UUID], None] = lambda match_id: None,
+                 on_expired: Callable[[UUID], object] = lambda match_id: None,
                  abandon_after_seconds: float = 1800.0) -> None:
         self.app = app
         self.clock = clock or app.clock

@@ -7,8 +7,8 @@ first asks and the others wait for its answer.
 A stream may only take an answer whose read began after every change published before the
 stream started waiting (``ChangeFeed.generation``): such a read has seen all of them, and
 any change published later wakes the stream again. So sharing never makes a stream miss or
-delay an event; changes made through other replicas are not published here and, as before,
-reach streams at their timed re-read.
+delay an event. Changes other processes stored are published by the change tail
+(services/common/change_tail.py) once they are committed, so the same holds for them.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def replicas(postgres):
     watched, played = MatchApplication(env=env, clock=Clock()), MatchApplication(env=env, clock=Clock())
     try:
         # The spectator's replica is never told of a move: only its re-read (every 0.05 s) finds it.
-        with running_service(watched, watch_poll_seconds=0.05) as one, running_service(played) as two:
+        with running_service(watched) as one, running_service(played) as two:
             yield one, two
     finally:
         watched.close()

@@ -1,13 +1,16 @@
 """WatchMatch on PostgreSQL: a stream woken by a change this replica stored takes the new
 events from what the replica kept of them; a stream that would miss one stored elsewhere asks
-the store. Timed re-reads are pushed out of the way (60 s) so every wake is a notified one."""
+the store. Streams never re-read on a timer, and the second test's replica hears no pushes,
+so every wake there is one of its own moves."""
 
 from __future__ import annotations
 
 import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
+from services.common.changes import ChangeFeed
 from services.match.application import MatchApplication
+from services.match.bootstrap import change_tail
 from tests.service.harness import running_service
 from tests.support.clock import Clock
 from tests.support.grpc_matches import act
@@ -47,7 +50,7 @@ def test_a_stream_woken_by_this_replicas_moves_reads_them_from_memory(fresh_post
     app = MatchApplication(env=fresh_postgres_env, clock=Clock())
     reads = store_reads(app, monkeypatch)
     try:
-        with running_service(app, watch_poll_seconds=60) as svc:
+        with running_service(app) as svc:
             match_id = svc.create().match_id
             start = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view.version
             stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=start),
@@ -68,10 +71,17 @@ def test_a_stream_woken_by_this_replicas_moves_reads_them_from_memory(fresh_post
 def test_a_stream_that_would_miss_a_move_stored_by_another_replica_asks_the_store(fresh_postgres_env, monkeypatch):
     first, second = MatchApplication(env=fresh_postgres_env, clock=Clock()), MatchApplication(env=fresh_postgres_env, clock=Clock())
     reads = store_reads(second, monkeypatch)
+    tail = change_tail(second, ChangeFeed(), safety_seconds=3600)
+
+    async def deaf(notes):  # the second replica's tail hears nothing: only the gap sends its stream to the store
+        return 0
+
+    monkeypatch.setattr(tail, "take", deaf)
     try:
-        with running_service(first) as one, running_service(second, watch_poll_seconds=60) as two:
+        with running_service(first) as one, running_service(second, tail=tail) as two:
             match_id = one.create().match_id
             start = two.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view.version
+            two.run(tail.started())  # so the stream's first read is not held back behind the move below
             stream = two.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=start),
                                          metadata=SERVICE)
             try:

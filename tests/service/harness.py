@@ -51,11 +51,16 @@ class Service:
 
 
 @contextmanager
-def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2, history=None):
+def running_service(app: MatchApplication, watch_safety_seconds: float = 30.0, history=None, tail=None,
+                    on_wake=None):
+    """``tail``: the change tail its streams learn of other processes' changes from (by
+    default the one create_server makes for the app's store: LISTEN on PostgreSQL);
+    ``on_wake(cause)``: told of each stream wake."""
     signer = Signer(Ed25519PrivateKey.generate())
 
     def create():
-        return create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=watch_poll_seconds,
+        return create_server("127.0.0.1:0", app, KEYS, tail.changes if tail else ChangeFeed(),
+                             watch_safety_seconds=watch_safety_seconds, tail=tail, on_wake=on_wake,
                              limits=UNLIMITED(), signer=signer, history=history)
 
     with serving_in_background(create) as (port, loop):
@@ -68,7 +73,7 @@ def running_service(app: MatchApplication, watch_poll_seconds: float = 0.2, hist
 
 
 @contextmanager
-def service_with_history(tmp_path, watch_poll_seconds: float = 0.2):
+def service_with_history(tmp_path):
     """A match service on a real SQLite file with its history view, and the projection that
     keeps the view (call ``projection.catch_up()`` to apply what was played)."""
     from services.history.projection import HistoryProjection
@@ -81,7 +86,7 @@ def service_with_history(tmp_path, watch_poll_seconds: float = 0.2):
     projection = HistoryProjection(app, view)
     projection.start()
     try:
-        with running_service(app, watch_poll_seconds=watch_poll_seconds, history=view) as service:
+        with running_service(app, history=view) as service:
             yield service, projection
     finally:
         app.close()

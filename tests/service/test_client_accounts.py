@@ -37,7 +37,7 @@ def accounts(tmp_path):
 @pytest.fixture
 def match():
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with running_service(app, watch_poll_seconds=0.1) as service:
+    with running_service(app) as service:
         yield service
 
 

@@ -38,7 +38,7 @@ def serving(**settings) -> Iterator[tuple[str, int]]:
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
 
     def create():
-        return create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=0.1, limits=UNLIMITED(),
+        return create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), limits=UNLIMITED(),
                              settings=Settings(**settings))
 
     with serving_in_background(create) as (port, _loop):

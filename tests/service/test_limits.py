@@ -38,7 +38,7 @@ def serving(limits):
     threading.Thread(target=loop.run_forever, daemon=True).start()
 
     async def start():
-        server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), watch_poll_seconds=30, limits=limits)
+        server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), limits=limits)
         await server.start()
         return server, port
 

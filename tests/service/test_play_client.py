@@ -30,7 +30,7 @@ from .harness import running_service, service_with_history
 @pytest.fixture
 def svc():
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with running_service(app, watch_poll_seconds=0.1) as service:
+    with running_service(app) as service:
         yield service
 
 

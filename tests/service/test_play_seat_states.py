@@ -27,7 +27,7 @@ from .harness import running_service
 @pytest.fixture
 def svc():
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with running_service(app, watch_poll_seconds=0.1) as service:
+    with running_service(app) as service:
         yield service
 
 

@@ -51,7 +51,7 @@ def test_a_closed_watch_match_stream_is_counted_as_cancelled():
     threading.Thread(target=loop.run_forever, daemon=True).start()
 
     async def start():
-        server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), metrics, watch_poll_seconds=0.05)
+        server, port = create_server("127.0.0.1:0", app, KEYS, ChangeFeed(), metrics)
         await server.start()
         return server, port
 
@@ -94,7 +94,7 @@ def test_stopping_ends_open_watch_streams_at_once_instead_of_waiting_out_the_gra
     threading.Thread(target=loop.run_forever, daemon=True).start()
 
     async def start():
-        server, port = create_server("127.0.0.1:0", app, KEYS, changes, watch_poll_seconds=30)
+        server, port = create_server("127.0.0.1:0", app, KEYS, changes)
         await server.start()
         await mark_serving(server)
         return server, port

@@ -291,7 +291,7 @@ DRAW_GAMES = {"draw-2", "all-fives 3", "goat koza 2", "classic 3"}
 def played(request):
     seed = hashlib.sha256(f"test_secrecy {request.param}".encode()).digest()
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock(), seed_source=lambda: seed)
-    with running_service(app, watch_poll_seconds=0.05) as svc:
+    with running_service(app) as svc:
         yield play_recorded_match(svc, request.param, **MATCHES[request.param])
 
 

@@ -22,7 +22,7 @@ from .harness import running_service, service_with_history
 @pytest.fixture
 def svc():
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with running_service(app, watch_poll_seconds=0.05) as service:
+    with running_service(app) as service:
         yield service
     app.close()
 
@@ -72,10 +72,10 @@ def _move(svc, match_id: str, n: int) -> int:
 
 @pytest.fixture
 def slow_poll():
-    """A service whose streams re-read on their own only once a minute: what they show
-    sooner came from a wake."""
+    """A service whose streams never re-read on their own (none does now): what they show
+    came from a wake."""
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    with running_service(app, watch_poll_seconds=60) as service:
+    with running_service(app) as service:
         yield service
     app.close()
 
@@ -91,14 +91,23 @@ def test_a_phrase_sent_through_this_replica_wakes_a_watching_seat_at_once(slow_p
     stream.cancel()
 
 
-def test_a_phrase_stored_by_another_replica_reaches_a_watching_seat_at_its_next_re_read(svc):
-    match_id = svc.create(variant="draw-2", players=("ann", "bob")).match_id
-    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=public(svc, match_id).version),
-                                 metadata=auth("bob"), timeout=10)
-    _move(svc, match_id, 1)
-    svc.run(svc.app.send_chat(uuid.UUID(match_id), "ann", "good_luck"))  # stored without a wake, as elsewhere
-    assert _next_chat(stream).phrase == "good_luck"
-    stream.cancel()
+def test_a_phrase_sent_through_another_worker_on_one_sqlite_file_reaches_a_watching_seat(tmp_path):
+    env = {"PERSISTENCE_MODULE": "services.common.sqlite_store", "SQLITE_DBNAME": str(tmp_path / "events.sqlite")}
+    watched, other = MatchApplication(env=env), MatchApplication(env=env)
+    try:
+        with running_service(watched) as svc, running_service(other) as elsewhere:
+            match_id = svc.create(variant="draw-2", players=("ann", "bob")).match_id
+            stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id,
+                                                              from_version=public(svc, match_id).version),
+                                         metadata=auth("bob"), timeout=10)
+            _move(svc, match_id, 1)
+            # The talk is an aggregate of its own: its change wakes the match's streams all the same.
+            elsewhere.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="good_luck"), metadata=auth("ann"))
+            assert _next_chat(stream).phrase == "good_luck"
+            stream.cancel()
+    finally:
+        watched.close()
+        other.close()
 
 
 def test_a_watching_seat_re_reads_the_table_talk_only_when_it_may_have_changed(slow_poll):
