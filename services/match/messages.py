@@ -24,7 +24,7 @@ from .public_events import event_name
 from .rules.moves import Move
 from .rules.state import RoundResult
 from .rules.tiles import HIGH, LOW, TILE_COUNT
-from .rules.view import player_view
+from .rules.view import player_view, seat_secrets
 
 _KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}
 _TILES = tuple(pb.Tile(low=LOW[t], high=HIGH[t]) for t in range(TILE_COUNT))
@@ -93,7 +93,16 @@ def status(match: Match) -> pb.MatchStatus:
 def match_view(match: Match, seat: int, head: Head | None = None) -> pb.MatchView:
     """What ``seat`` may see (-1: the public view, no hand), with the signed chain ``head``
     at the match's version."""
-    view = player_view(match.state, max(seat, 0))
+    msg = public_view(match, head)
+    msg.MergeFromString(seat_part(match, seat))
+    return msg
+
+
+def public_view(match: Match, head: Head | None = None) -> pb.MatchView:
+    """What every seat's view of ``match`` holds alike: all of it but ``your_seat`` (left
+    unset), the hand and the legal moves. Built once per version for all its seats
+    (view_cache.py); a seat's view is this followed by ``seat_part``."""
+    view = player_view(match.state, -1)
     rnd = match.state.round
     in_play = rnd is not None and rnd.outcome is None and not match.finished
     winner = match.state.winner if match.finished else None
@@ -109,7 +118,6 @@ def match_view(match: Match, seat: int, head: Head | None = None) -> pb.MatchVie
         seats=[pb.SeatView(player_id=p, tile_count=view.tile_counts[s] if rnd else 0, away=s in match.away,
                            left=s in match.left, awaiting_seed=s in match.awaiting)
                for s, p in enumerate(match.seats)],
-        your_seat=seat,
         left_end=-1 if view.left_end is None else view.left_end,
         right_end=-1 if view.right_end is None else view.right_end,
         boneyard_count=view.boneyard_count,
@@ -139,14 +147,30 @@ def match_view(match: Match, seat: int, head: Head | None = None) -> pb.MatchVie
     parts += [_on_line(a, b) for a, b in view.line]
     parts += [_on_arm("up_line", a, b) for a, b in view.up_line]
     parts += [_on_arm("down_line", a, b) for a, b in view.down_line]
-    if seat >= 0:
-        parts += [_IN_HAND[t] for t in view.hand]
-        if in_play:
-            parts += [_legal_move(m) for m in view.legal_moves]
     msg.MergeFromString(b"".join(parts))
     if head is not None:
         msg.head.CopyFrom(head_pb(head))
     return msg
+
+
+def seat_part(match: Match, seat: int) -> bytes:
+    """What ``seat``'s view adds to the public one, as wire bytes to follow it: the seat's
+    number, its hand and, while it is to act, its legal moves (rules/view.py seat_secrets).
+    Parsed after the public view's bytes, the number replaces the unset one and the tiles
+    and moves fill the (empty) repeated fields."""
+    hand, moves = seat_secrets(match.state, seat)
+    rnd = match.state.round
+    in_play = rnd is not None and rnd.outcome is None and not match.finished
+    parts = [_your_seat(seat)]
+    parts += [_IN_HAND[t] for t in hand]
+    if in_play:
+        parts += [_legal_move(m) for m in moves]
+    return b"".join(parts)
+
+
+@cache
+def _your_seat(seat: int) -> bytes:
+    return pb.MatchView(your_seat=seat).SerializeToString()  # seat 0: nothing, the unset default
 
 
 def head_pb(head: Head) -> pb.SignedHead:

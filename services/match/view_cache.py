@@ -9,6 +9,11 @@ first ask and kept, serialized, in a small LRU; every caller parses its own mess
 bytes (about 1.5 µs, no more than copying a kept message would cost). Nobody ever holds a
 message another caller gets, so nothing a caller does to its reply can reach another's.
 
+All the seats' views of a version share most of their content (the line, the seats, the
+scores, the rounds, the head): that public part is built once per version, and a seat's
+view is its bytes followed by the few the seat adds (its number, hand and legal moves), so
+the first ask of each further seat costs a few µs, not a whole view.
+
 A view is a function of the key alone, (match id, version, chain head, seat): every field
 comes from the match's stored events (turn deadlines are computed before their event is
 stored, never from the clock of the read), and the head is signed once per version
@@ -28,28 +33,34 @@ from domino.match.v1 import match_service_pb2 as pb
 
 from .domainmodel import Match
 
-ENTRIES = 4096  # views kept: ~1 KB each; the tables that moved in the last moments, every watched seat
-Key = tuple[UUID, int, str, int]
+ENTRIES = 4096  # versions kept (~1 KB each): those of the last seconds of every table, every seat
+Key = tuple[UUID, int, str]
 
 
 class _Kept:
-    __slots__ = ("view", "event")
+    """One version: its public view, and what each seat asked so far adds to it."""
 
-    def __init__(self, view: bytes) -> None:
-        self.view = view  # the MatchView's wire bytes
-        self.event: bytes | None = None  # the MatchEvent of the match's newest version, as this seat sees it
+    __slots__ = ("public", "seats", "events")
+
+    def __init__(self, public: bytes) -> None:
+        self.public = public  # the public view's wire bytes (your_seat unset, no hand, no legal moves)
+        self.seats: dict[int, bytes] = {}  # seat -> what its view adds (messages.seat_part)
+        self.events: dict[int, bytes] = {}  # seat -> the version's MatchEvent as that seat sees it
 
 
 class ViewCache:
-    """Serialized views by (match id, version, chain head, seat), the newest ``entries`` used."""
+    """Serialized views by (match id, version, chain head) and seat, the newest ``entries``
+    versions used. ``public`` builds the part of a version's view all its seats share,
+    ``seat_part`` the wire bytes one seat's view adds to it (messages.py)."""
 
-    def __init__(self, build: Callable[[Match, int], pb.MatchView],
+    def __init__(self, public: Callable[[Match], pb.MatchView], seat_part: Callable[[Match, int], bytes],
                  build_event: Callable[[Any, int, Match], pb.MatchEvent], entries: int = ENTRIES) -> None:
-        self._build = build
+        self._public = public
+        self._seat_part = seat_part
         self._build_event = build_event
         self._entries = entries
         self._kept: OrderedDict[Key, _Kept] = OrderedDict()
-        self.built = 0  # views built (first asks)
+        self.built = 0  # views built: a seat's first ask at a version
         self.reused = 0  # views served from what was kept
 
     def __len__(self) -> int:
@@ -57,34 +68,43 @@ class ViewCache:
 
     def serialized(self, match: Match, seat: int) -> bytes:
         """The wire bytes of ``seat``'s view of ``match`` (-1: the public view)."""
-        return self._entry(match, seat).view
+        kept = self._version(match)
+        return kept.public + self._seat(kept, match, seat)
 
     def view(self, match: Match, seat: int) -> pb.MatchView:
         """``seat``'s view of ``match``: a message of the caller's own."""
-        return pb.MatchView.FromString(self._entry(match, seat).view)
+        return pb.MatchView.FromString(self.serialized(match, seat))
 
     def update(self, event: Any, match: Match, seat: int) -> pb.WatchMatchResponse:
         """A stream's message for ``event`` and the ``match`` it left, as ``seat`` sees them."""
-        kept = self._entry(match, seat)
+        kept = self._version(match)
         msg = pb.WatchMatchResponse()
         if event.originator_version != match.version:  # not the event that made this version: not kept
             msg.event.CopyFrom(self._build_event(event, seat, match))
         else:
-            if kept.event is None:
-                kept.event = self._build_event(event, seat, match).SerializeToString()
-            msg.event.MergeFromString(kept.event)
-        msg.view.MergeFromString(kept.view)
+            wire = kept.events.get(seat)
+            if wire is None:
+                wire = kept.events[seat] = self._build_event(event, seat, match).SerializeToString()
+            msg.event.MergeFromString(wire)
+        msg.view.MergeFromString(kept.public + self._seat(kept, match, seat))
         return msg
 
-    def _entry(self, match: Match, seat: int) -> _Kept:
-        key = (match.id, match.version, match.chain_head, seat)
+    def _seat(self, kept: _Kept, match: Match, seat: int) -> bytes:
+        part = kept.seats.get(seat)
+        if part is None:
+            part = kept.seats[seat] = self._seat_part(match, seat)
+            self.built += 1
+        else:
+            self.reused += 1
+        return part
+
+    def _version(self, match: Match) -> _Kept:
+        key = (match.id, match.version, match.chain_head)
         kept = self._kept.get(key)
         if kept is not None:
             self._kept.move_to_end(key)
-            self.reused += 1
             return kept
-        kept = _Kept(self._build(match, seat).SerializeToString())
-        self.built += 1
+        kept = _Kept(self._public(match).SerializeToString())
         self._kept[key] = kept
         if len(self._kept) > self._entries:
             self._kept.popitem(last=False)

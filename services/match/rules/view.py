@@ -118,7 +118,18 @@ def public_actions(actions: list[tuple[int, Move]]) -> tuple[PublicAction, ...]:
     return tuple(_public(seat, move) for seat, move in actions)
 
 
+def seat_secrets(match: Match, seat: int) -> tuple[tuple[int, ...], tuple[Move, ...]]:
+    """What ``seat`` alone sees: its hand, and its legal moves while it is to act; nothing
+    for seat -1 (the public view: spectators, services)."""
+    rnd = match.round
+    if rnd is None or seat < 0:
+        return (), ()
+    live = rnd.outcome is None
+    return tuple(tiles_in(rnd.hands[seat])), tuple(legal_moves(rnd)) if live and rnd.turn == seat else ()
+
+
 def player_view(match: Match, seat: int) -> PlayerView:
+    """``seat``'s view; seat -1 is the public one, with no hand and no legal moves."""
     rnd = match.round
     rules = match.rules
     accounts = match.accounts
@@ -129,6 +140,7 @@ def player_view(match: Match, seat: int) -> PlayerView:
                           0, None, (), (), None, match.winner, over=match.over, goats=match.goats, **goat)
     live = rnd.outcome is None
     actions = rnd.actions()
+    hand, moves = seat_secrets(match, seat)
     spinner: dict[str, Any] = {}
     if rnd.four_ends:
         four = cast(SpinnerRound, rnd)
@@ -141,7 +153,7 @@ def player_view(match: Match, seat: int) -> PlayerView:
     return PlayerView(
         rules=rules,
         seat=seat,
-        hand=tuple(tiles_in(rnd.hands[seat])),
+        hand=hand,
         line=layout.line,
         left_end=rnd.left if rnd.left >= 0 else None,
         right_end=rnd.right if rnd.right >= 0 else None,
@@ -151,7 +163,7 @@ def player_view(match: Match, seat: int) -> PlayerView:
         target=match.target,
         round_number=round_number(match),
         turn=rnd.turn if live else None,
-        legal_moves=tuple(legal_moves(rnd)) if live and rnd.turn == seat else (),
+        legal_moves=moves,
         actions=public_actions(actions),
         round_outcome=rnd.outcome,
         winner=match.winner,
