@@ -97,12 +97,20 @@ class RequestWaitInterceptor(grpc.aio.ServerInterceptor):
     handler with it. A call without its message by then is answered DEADLINE_EXCEEDED and
     freed. Clients do not see the difference: the wire protocol of a unary request is a request
     stream with one message. Handlers that already read a stream, and synchronous ones, are
-    left as they are."""
+    left as they are.
+
+    The calls reading their message are timed by one sweeper for all of them, not a timer
+    each: every call pays a dict entry (about 0.3 µs) instead of an ``asyncio.timeout`` (about
+    3.5 µs, and a cancelled timer left in the loop's heap), and the sweeper, awake every quarter
+    of ``seconds`` while any call is reading, ends a call between ``seconds`` and 1.25 times it."""
 
     def __init__(self, seconds: float, warnings: Warnings | None = None) -> None:
         self.seconds = seconds
         self.warnings = warnings or Warnings(log)
         self._wrapped: dict[str, tuple[object, object]] = {}  # method -> (its handler, the wrapped one)
+        self._reading: dict[asyncio.Task, float] = {}  # calls reading their request -> when they began (loop time)
+        self._expired: set[asyncio.Task] = set()  # calls the sweeper cancelled for want of their request
+        self._sweeper: asyncio.Task | None = None
 
     async def intercept_service(self, continuation, details):
         handler = await continuation(details)
@@ -118,10 +126,23 @@ class RequestWaitInterceptor(grpc.aio.ServerInterceptor):
     async def _request(self, context, method: str) -> Any:
         """The call's one request message, or the call ends (DEADLINE_EXCEEDED, or
         INVALID_ARGUMENT when the client closed its side without sending one)."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._reading[task] = task.get_loop().time()
+        if self._sweeper is None:
+            self._sweeper = asyncio.create_task(self._sweep())
+        expired = False
         try:
-            async with asyncio.timeout(self.seconds):
-                request = await context.read()
-        except TimeoutError:
+            request = await context.read()
+        except asyncio.CancelledError:
+            if task not in self._expired:
+                raise  # the call was cancelled (the client went away, the server stops)
+            task.uncancel()
+            expired = True
+        finally:
+            self._reading.pop(task, None)
+            self._expired.discard(task)
+        if expired:
             self.warnings.warn("request-wait", "calls ended: no request message in time",
                                method=method, seconds=self.seconds)
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -129,6 +150,21 @@ class RequestWaitInterceptor(grpc.aio.ServerInterceptor):
         if request is grpc.aio.EOF:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the call carried no request message")
         return request
+
+    async def _sweep(self) -> None:
+        """Cancels each call still reading its request ``seconds`` after it began; ends when
+        no call is reading (the next call starts it again)."""
+        try:
+            while self._reading:
+                await asyncio.sleep(self.seconds / 4)
+                due = asyncio.get_running_loop().time() - self.seconds
+                for task, began in list(self._reading.items()):
+                    if began <= due:
+                        del self._reading[task]
+                        self._expired.add(task)
+                        task.cancel()
+        finally:
+            self._sweeper = None
 
     def _wrap(self, handler, method: str):
         read = self._request
