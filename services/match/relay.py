@@ -17,6 +17,11 @@ bucket) takes the `Domino-Notification-Id` of the stream's last event message, b
 that message is the very event the store has at that position; else it starts from 0 and
 the duplicate window and idempotent consumers absorb what is sent again.
 Run one relay per store (ordering per match relies on one publisher).
+
+An idle relay on PostgreSQL waits for the store's notification of an append
+(store_listener.py) instead of reading it every 50 ms: at human pace most reads found
+nothing, and they were most of an idle system's CPU (docs/operations.md, "Where a command's
+CPU goes").
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from .domainmodel import Match
 from .errors import UnknownMatch
 from .heads import Signer
 from .public_events import event_name, public_event
+from .store_listener import SAFETY_SECONDS, StoreListener
 
 if TYPE_CHECKING:
     from nats.js.kv import KeyValue
@@ -258,20 +264,43 @@ class Relay:
         if turn is not None:
             await self.js.publish(turn[0], turn[1], headers=turn[2])
 
-    async def run(self, stopping: asyncio.Event, idle_seconds: float = 0.05) -> None:
+    async def run(self, stopping: asyncio.Event, idle_seconds: float = 0.05,
+                  listener: StoreListener | None = None, safety_seconds: float = SAFETY_SECONDS) -> None:
+        """Publish until ``stopping``. An idle relay reads the store again after
+        ``idle_seconds``; with a ``listener`` (PostgreSQL) it waits for the store's
+        notification instead, reading at least every ``safety_seconds``, and polls as before
+        while the listener is not listening."""
         if self.bucket is None:  # not started yet
             await self.start()
-        while not stopping.is_set():
-            try:
-                published = await self.pump()
-            except Exception:  # NATS or the store is away: try again shortly, lose nothing
-                log.exception("relay pass failed; retrying")
-                published = 0
-                idle = 1.0
-            else:
-                idle = idle_seconds
-            if not published:
+        listening = asyncio.create_task(listener.run(stopping)) if listener is not None else None
+        try:
+            while not stopping.is_set():
+                if listener is not None:
+                    listener.clear()  # before the read: what is stored during it wakes the wait below
                 try:
-                    await asyncio.wait_for(stopping.wait(), idle)
-                except asyncio.TimeoutError:
-                    pass
+                    published = await self.pump()
+                except Exception:  # NATS or the store is away: try again shortly, lose nothing
+                    log.exception("relay pass failed; retrying")
+                    published = 0
+                    idle, woken_by = 1.0, None
+                else:
+                    woken_by = listener  # its first LISTEN, too, wakes a relay that polls meanwhile
+                    idle = safety_seconds if listener is not None and listener.listening else idle_seconds
+                if not published:
+                    await _idle(stopping, idle, woken_by)
+        finally:
+            if listening is not None:
+                listening.cancel()
+                await asyncio.gather(listening, return_exceptions=True)
+
+
+async def _idle(stopping: asyncio.Event, seconds: float, listener: StoreListener | None) -> None:
+    """Wait ``seconds``, or less: until ``stopping``, or the listener's next notification."""
+    waits: list[asyncio.Task] = [asyncio.create_task(stopping.wait())]
+    if listener is not None:
+        waits.append(asyncio.create_task(listener.wait(seconds)))
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()

@@ -1,0 +1,100 @@
+"""An idle relay on PostgreSQL is woken by the store's notifications instead of polling it,
+and loses nothing when its LISTEN connection is cut (real PostgreSQL, real nats-server).
+
+The relays here would otherwise wait an hour between reads (``idle_seconds`` and
+``safety_seconds``), so an event published proves that something woke them."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, cast
+
+import nats
+import psycopg
+import pytest
+
+from services.match.application import MatchApplication, SeatSpec
+from services.match.relay import Relay
+from services.match.store_listener import listener_for
+from tests.integration.test_relay import fresh_stream
+from tests.support.matches import PLAYERS, Matches
+
+pytestmark = pytest.mark.integration
+
+HOUR = 3600.0
+DEADLINE = 30.0  # a guard against hanging, not a measure of speed
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.01)
+    await asyncio.wait_for(poll(), DEADLINE)
+
+
+async def create_match(app: MatchApplication, request_id: str):
+    return await app.create_match(request_id, "egyptian", "draw-2", None, None, 0,
+                                  [SeatSpec(p, f"seed-{p}") for p in PLAYERS["draw-2"]])
+
+
+def relayed_with_listener(env: dict[str, str], url: str, cut_connection: bool) -> tuple[int, int, int]:
+    """(events published, notifications received, LISTEN connections cut) after a match is
+    created under an idle relay that listens (its LISTEN connection cut first, if asked)."""
+    asyncio.run(fresh_stream(url))
+    matches = Matches(MatchApplication(env=env))
+
+    async def scenario() -> tuple[int, int, int]:
+        app = matches.app
+        nc = await nats.connect(url)
+        relay = Relay(app, nc.jetstream())
+        listener = listener_for(app.recorder)
+        assert listener is not None
+        stopping = asyncio.Event()
+        running = asyncio.create_task(relay.run(stopping, idle_seconds=HOUR, listener=listener, safety_seconds=HOUR))
+        try:
+            await until(lambda: listener.listening)
+            cut = 0
+            if cut_connection:
+                params = cast(Any, app.recorder).datastore.pool.kwargs
+                async with await psycopg.AsyncConnection.connect(autocommit=True, **{
+                        k: params[k] for k in ("dbname", "host", "port", "user", "password")}) as admin:
+                    rows = await (await admin.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE query LIKE 'LISTEN %%' AND pid <> pg_backend_pid()")).fetchall()
+                    cut = len(rows)
+                await until(lambda: listener.connections == 2 and listener.listening)  # it connected again
+            heard = listener.notifications
+            match = await create_match(app, "m1")
+            await until(lambda: relay.stats.published >= match.version)
+            return relay.stats.published, listener.notifications - heard, cut
+        finally:
+            stopping.set()
+            await asyncio.wait_for(running, DEADLINE)
+            await nc.close()
+
+    try:
+        return matches.run(scenario())
+    finally:
+        matches.close()
+
+
+def test_an_idle_relay_publishes_an_append_as_soon_as_the_store_notifies_it(fresh_postgres_env, nats_server):
+    published, notified, _ = relayed_with_listener(fresh_postgres_env, nats_server.url, cut_connection=False)
+    assert published >= 1
+    assert notified >= 1
+
+
+def test_a_relay_whose_listen_connection_is_cut_listens_again_and_still_publishes(fresh_postgres_env,
+                                                                                   nats_server):
+    published, notified, cut = relayed_with_listener(fresh_postgres_env, nats_server.url, cut_connection=True)
+    assert cut == 1
+    assert published >= 1
+    assert notified >= 1
+
+
+def test_an_embedded_store_has_no_listener_and_its_relay_polls(fresh_sqlite_env):
+    app = MatchApplication(env=fresh_sqlite_env)
+    try:
+        assert listener_for(app.recorder) is None
+    finally:
+        app.close()
