@@ -414,13 +414,20 @@ class Harness:
             import paced
             self.phone_class = type("PacedPhone", (paced.HumanPace, Phone), {})
             self.think = paced.ThinkTime(args.think_median, args.think_sigma, args.think_min, args.think_max)
-            self.pool = paced.ChannelPool(self.channel, args.phones_per_channel)
+            self.pool = paced.ChannelPool(lambda target: self.channel(target, own_connection=True),
+                                          args.phones_per_channel)
 
     def token(self, subject: str, role: str = "player") -> tuple:
         return (("authorization", f"Bearer {mint_token(subject, self.system.keys(), role)}"),)
 
-    def channel(self, target: str) -> grpc.aio.Channel:
+    def channel(self, target: str, own_connection: bool = False) -> grpc.aio.Channel:
+        """A channel to ``target``. Channels of one process with the same arguments share one
+        connection per address (grpc's global subchannel pool), and a connection carries at
+        most DOMINO_GRPC_MAX_CONCURRENT_STREAMS (100) calls at once, more wait: with
+        ``own_connection`` the channel has connections of its own (a local subchannel pool)."""
         options = [("grpc.lb_policy_name", "round_robin")] if target.startswith("ipv4:") else []
+        if own_connection:
+            options.append(("grpc.use_local_subchannel_pool", 1))
         return grpc.aio.insecure_channel(target, options=options)
 
     def phone_channel(self, target: str, n: int):

@@ -22,7 +22,10 @@ player and match.
 
 Channels: a phone's identity is its token, not its connection. Thousands of grpc.aio
 channels cost this process more than the phones' traffic does, so in ``--paced`` phones share
-channels (``ChannelPool``): ``--phones-per-channel`` (40) phones per channel to each service.
+channels (``ChannelPool``): ``--phones-per-channel`` (40) phones per channel to each service,
+each channel on connections of its own (grpc shares one connection per address between a
+process's channels otherwise, and 125 phones' streams on one connection queued behind the
+servers' bound of 100 and ran out of their deadlines).
 A phone holds at most about two streams on a channel at once (its WatchMatch, and a
 reconnect's next one; a WatchTicket on matchmaking's), so a channel carries under 100
 concurrent streams, the servers' HTTP/2 bound (DOMINO_GRPC_MAX_CONCURRENT_STREAMS).
