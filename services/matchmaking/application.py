@@ -17,7 +17,7 @@ from uuid import UUID
 from eventsourcing.utils import EnvType
 
 from .match_starts import MatchCreator, MatchStarts, PendingStarts, Unavailable, release_match, release_players
-from .options import check_strength
+from .options import check_strength, queue_kinds
 from .plumbing import LOCK_STRIPES, Observer
 from .presence import MatchLink, Presence
 from .presence_use_cases import PresenceUseCases, Whereabouts
@@ -27,6 +27,7 @@ from .standings import AnyoneMayPlay, Standings
 from .table_choice import NoRatings, Ratings
 from .table_use_cases import TicketState
 from .tables import Queue
+from .waiting_queues import WaitingQueues
 
 __all__ = ["MatchmakingApplication", "Observer", "TicketState", "Whereabouts", "CODE_ALPHABET", "CODE_LENGTH",
            "normalized_code"]
@@ -57,6 +58,7 @@ class MatchmakingApplication(PresenceUseCases):  # which is RoomUseCases and Tab
         self.code_source = code_source
         self.standings = standings if standings is not None else AnyoneMayPlay()
         self.starts = MatchStarts(self, matches or Unavailable())
+        self.waiting_queues = WaitingQueues(Queue.create_id(*kind) for kind in queue_kinds())
         self.pending_starts = PendingStarts(self)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
 

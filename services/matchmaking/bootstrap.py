@@ -47,8 +47,8 @@ async def run_timers(app: MatchmakingApplication, stopping: asyncio.Event, poll_
     """Fill long-waiting public tables with bots; start matches whose start was interrupted."""
     while not stopping.is_set():
         try:
+            await asyncio.to_thread(app.pending_starts.follow_store)  # first: it names the queues that changed
             await asyncio.to_thread(app.fill_waiting_tables)
-            await asyncio.to_thread(app.pending_starts.follow_store)
             await asyncio.to_thread(app.pending_starts.step)
         except Exception:  # a fault in one pass must not stop the next
             log.exception("matchmaking timer pass failed")

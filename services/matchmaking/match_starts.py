@@ -203,11 +203,13 @@ class PendingStarts:
         self.pending: dict[UUID, str] = {}
 
     def follow_store(self, batch: int = 500) -> int:
-        """Note every room started and table formed since the last call."""
+        """Note every room started and table formed since the last call (and, for the
+        bot-fill timer, every queue that changed: waiting_queues.py)."""
         seen = 0
         while True:
             notes = self.app.recorder.select_notifications(self.position, batch, inclusive_of_start=False)
             for note in notes:
+                self.app.waiting_queues.noted(note.topic, note.originator_id)  # for the bot-fill timer
                 kind = self.TOPICS.get(note.topic)
                 if kind is not None:
                     self.pending[UUID(str(note.originator_id))] = kind  # a UUID, or its text in some stores

@@ -26,12 +26,13 @@ from eventsourcing.persistence import RecordConflictError
 from .errors import ConcurrencyConflict
 from .presence import Presence
 from .seating import humans
-from .tables import Table
+from .tables import Queue, Table
 from .standings import Standings
 
 if TYPE_CHECKING:
     from .match_starts import MatchStarts
     from .table_choice import Ratings
+    from .waiting_queues import WaitingQueues
 
 RACE_RETRIES = 60
 LOCK_STRIPES = 64
@@ -70,6 +71,7 @@ class Plumbing(Application[UUID]):
     observer: Observer
     on_change: Callable[[UUID], None]
     starts: MatchStarts
+    waiting_queues: WaitingQueues
     _locks: list[threading.Lock]
 
     def load(self, cls: type[A], aggregate_id: UUID) -> A | None:
@@ -97,6 +99,8 @@ class Plumbing(Application[UUID]):
         changed: set[UUID] = set()
         for aggregate in aggregates:
             changed.add(aggregate.id)
+            if isinstance(aggregate, Queue):  # the bot-fill timer looks at it again (waiting_queues.py)
+                self.waiting_queues.changed(aggregate.id)
             if isinstance(aggregate, Table):  # ticket watchers wait on their presence
                 changed.update(Presence.create_id(p) for p in humans(aggregate.seats))
         for aggregate_id in changed:

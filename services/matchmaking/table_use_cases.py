@@ -22,7 +22,7 @@ from uuid import UUID
 from .errors import (
     MatchRefused, MatchServiceUnavailable, RatingUnavailable, RequestIdReused, TicketNotWaiting, UnknownTicket,
 )
-from .options import Options, check_request_id, check_strength, queue_kinds
+from .options import Options, check_request_id, check_strength
 from .plumbing import Plumbing
 from .presence import Presence
 from .seating import bot_id
@@ -141,14 +141,16 @@ class TableUseCases(Plumbing):
         of the tables formed. The step function of the bot-fill timer."""
         now = self.clock() if now is None else now
         formed = []
-        for rules, variant, teams, seats in queue_kinds():
-            formed += self._fill_queue(Queue.create_id(rules, variant, teams, seats), now)
+        for queue_id, noted in self.waiting_queues.to_look_at():  # those someone may wait in
+            formed += self._fill_queue(queue_id, now, noted)
         return formed
 
-    def _fill_queue(self, queue_id: UUID, now: float) -> list[str]:
+    def _fill_queue(self, queue_id: UUID, now: float, noted: int = 0) -> list[str]:
         """The tables of one queue that are due, formed one atomic save at a time."""
+        loaded: list[Queue | None] = [None]
+
         def attempt() -> Formation | None:
-            queue = self.load(Queue, queue_id)
+            queue = loaded[0] = self.load(Queue, queue_id)
             if queue is None:
                 return None
             formation = queue.fill_with_bots(str(uuid.uuid4()), now, self.table_wait_seconds, self.table_bot_strength)
@@ -160,6 +162,7 @@ class TableUseCases(Plumbing):
         while True:
             formation = self.retrying(attempt, lock=queue_id)
             if formation is None:
+                self.waiting_queues.looked_at(queue_id, loaded[0], noted)
                 return formed
             self._formed(formation)
             formed.append(formation.table_id)
