@@ -70,6 +70,21 @@ this one (``load_clients`` stands for the phones, not for the system).
 table group is one match) and reports ``max_concurrent_matches_p99_under_100ms``, the most
 held for a whole step (``--ramp-step-seconds``, default 60) with command p99 < 100 ms.
 
+``--paced`` (bench/paced.py; bench/README.md has the why of each choice) makes the phones
+play like people: each move after a think time drawn from a log-normal (median 3 s, sigma
+0.6, clipped to [1, 20] s, hurried to 0.8 of the turn's time left; ``--think-*``, seeded by
+``--seed``), a quick-chat phrase every ``--chat-seconds`` (120, exponential), a reconnect
+every ``--reconnect-seconds`` (120 here), bots at their production think time, phones
+sharing channels (``--phones-per-channel``). ``--paced --matches N --duration S`` holds N
+such matches (started over ``--ramp-up``) and reports ``concurrent_matches_mean``/``_min``,
+``loadgen_cpu_cores``, then an idle window where everybody holds their streams and nobody
+moves: ``idle_stream_cpu_ms_per_s`` (match service CPU per open stream) and
+``stream_rss_kb``; matches still in play are reconciled as prefixes. ``--paced --ramp``
+steps through ``--ramp-steps`` and reports ``max_concurrent_paced_matches_p99_under_100ms``.
+
+    .venv/bin/python bench/load.py --json --paced --matches 50 --duration 60
+    .venv/bin/python bench/load.py --json --paced --ramp --ramp-steps 50,100,200,400 --ramp-step-seconds 90
+
 The machine has 2 cores and is shared: every figure depends on what else runs
 (``loadavg_1m_*``, ``cpu_cores_total`` say how busy it was).
 """
