@@ -5,6 +5,8 @@ so every wake there is one of its own moves."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
@@ -85,6 +87,9 @@ def test_a_stream_that_would_miss_a_move_stored_by_another_replica_asks_the_stor
             stream = two.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=start),
                                          metadata=SERVICE)
             try:
+                while not reads:  # the stream's first read has begun: let it end before the moves
+                    time.sleep(0.01)
+                time.sleep(0.3)
                 act_once(one, match_id, 0)  # the second replica is not told
                 last = act_once(two, match_id, 1)
                 versions = next_versions(stream, last)
