@@ -244,6 +244,9 @@ async def hold(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, 
     figures, log = lib.window_figures, lib.log
     base = await asyncio.to_thread(sampler.snapshot)
     rss_before = match_rss_kb(pids)
+    await asyncio.sleep(args.idle_seconds)  # the match service before any phone: its own idle
+    quiet = await asyncio.to_thread(sampler.snapshot)
+    baseline = (match_cpu(quiet) - match_cpu(base)) / (quiet["at"] - base["at"])
     log(f"paced: {args.matches} matches over {args.ramp_up:.0f} s, {args.warmup:.0f} s warm-up, "
         f"{args.duration:.0f} s measured, then {args.idle_settle_seconds + args.idle_seconds:.0f} s idle")
     await add_gradually(harness, 0, args.matches, args.ramp_up)
@@ -255,7 +258,7 @@ async def hold(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, 
     in_play = [n for at, n in sampler.in_play if before["at"] <= at <= after["at"]]
     result["concurrent_matches_min"] = min(in_play) if in_play else None
     result["loadgen_cpu_cores"] = result["cpu_cores"].get("load_clients")
-    result.update(await idle_window(lib, harness, sampler, args, pids, rss_before))
+    result.update(await idle_window(lib, harness, sampler, args, pids, rss_before, baseline))
     end = await asyncio.to_thread(sampler.snapshot)
     # errors over the whole run (ramp-up and idle window included), not the window alone
     result["server_rpc_failures_window"] = result["server_rpc_failures"]
@@ -264,12 +267,14 @@ async def hold(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, 
     return result
 
 
-async def idle_window(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, int], rss_before: int) -> dict:
+async def idle_window(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, int], rss_before: int,
+                      baseline: float) -> dict:
     """Everybody stops moving (no command, chat, seed, request or deliberate reconnect) while
     holding their streams; after ``--idle-settle-seconds`` (the bots' last moves up to the
     people's turns) the match service's CPU over ``--idle-seconds``, per open stream, and its
     RSS per open stream. Turn timers still run (a Sports turn of 5 s ends in it): the window's
-    commands and updates are reported beside it."""
+    commands and updates are reported beside it. ``baseline`` (cores) is the match service's
+    own idle before the first phone; ``_net`` figures are less it."""
     rnd, metric_sum = lib.rnd, lib.metric_sum
     harness.moving.clear()
     try:
@@ -289,6 +294,8 @@ async def idle_window(lib: Any, harness: Any, sampler: Any, args: Any, pids: dic
     return {"idle_seconds": rnd(seconds, 1), "idle_open_streams": int(streams),
             "idle_match_cpu_cores": rnd(cpu / seconds, 3),
             "idle_stream_cpu_ms_per_s": rnd(1000 * cpu / seconds / streams, 4) if streams else None,
+            "idle_stream_cpu_ms_per_s_net": rnd(1000 * (cpu / seconds - baseline) / streams, 4) if streams else None,
+            "match_cpu_cores_before_phones": rnd(baseline, 4),
             "idle_cpu_cores_total": rnd((sum(after["cpu"].values()) - sum(before["cpu"].values())) / seconds, 3),
             "idle_window_commands": int(commands), "idle_window_updates": updates,
             "match_rss_kb_before": rss_before, "match_rss_kb_with_streams": rss_with,
