@@ -33,10 +33,13 @@ class Settings(BaseSettings):
                                                       "(worker i of several serves on this port + i)")
     match_workers: int = Field(1, description="match service processes sharing its port (SO_REUSEPORT): one "
                                               "Python process uses one core; in Kubernetes scale pods instead")
-    watch_poll_seconds: float = Field(1.0, description="how often a matchmaking WatchRoom or WatchTicket stream "
-                                                       "re-reads the store (WatchMatch streams do not poll: "
-                                                       "DOMINO_WATCH_SAFETY_SECONDS)")
-    watch_safety_seconds: float = Field(30.0, gt=0, description="the match service's safety net: with no "
+    watch_poll_seconds: float = Field(30.0, description="the longest a matchmaking WatchRoom or WatchTicket "
+                                                        "stream goes without re-reading the store: a safety net, "
+                                                        "as changes wake it, those of other replicas through "
+                                                        "the store's notifications (WatchMatch streams: "
+                                                        "DOMINO_WATCH_SAFETY_SECONDS)")
+    watch_safety_seconds: float = Field(30.0, gt=0, description="the match service's and matchmaking's safety "
+                                                                "net: with no "
                                                                 "notification from PostgreSQL for this long, "
                                                                 "each process reads once what changed since the "
                                                                 "last one it saw (a lost notification); "

@@ -17,6 +17,7 @@ from services.common.config import Settings
 from services.common.grpc_metrics import RpcMetrics
 from services.common.grpc_server import drain, mark_serving, new_server
 from services.common.lifecycle import run_service, stop_on_signals
+from services.common.change_tail import tail_for
 from services.common.changes import ChangeFeed
 
 from .application import MatchmakingApplication
@@ -109,8 +110,14 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     server, port = create_server(settings.matchmaking_address, app, keys, changes, limits=limits_of(settings),
                                  metrics=RpcMetrics("matchmaking"), watch_poll_seconds=settings.watch_poll_seconds,
                                  settings=settings)
+    # What other replicas store wakes this one's WatchRoom and WatchTicket streams (LISTEN on
+    # PostgreSQL), so a stream re-reads on a change, and on a timer only every
+    # DOMINO_WATCH_POLL_SECONDS as a safety net.
+    tail = tail_for(app.recorder, changes, safety_seconds=settings.watch_safety_seconds)
+    tail.stop_with(server.wait_for_termination)
     start_http_server(settings.matchmaking_metrics_port)
     await server.start()
+    await tail.started()
     await mark_serving(server)
     log.info("matchmaking listening", extra={"port": port, "metrics_port": settings.matchmaking_metrics_port,
                                              "match": settings.match_address, "tls": bool(settings.tls_cert_file),
@@ -124,6 +131,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     log.info("matchmaking stopping: finishing in-flight requests")
     await drain(server, settings.shutdown_grace_seconds, changes)
     await asyncio.gather(timers, ends, return_exceptions=True)
+    await tail.aclose()
     creator.close()
     standings.close()
     app.close()

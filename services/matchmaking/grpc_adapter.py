@@ -11,6 +11,7 @@ import asyncio
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, TypeVar
 
 import grpc
@@ -19,7 +20,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
-from services.common.changes import ChangeFeed
+from services.common.changes import ChangeFeed, Waiter
 from services.common.grpc_status import ErrorStatuses, end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
 from services.match.rules.rulesets import TURN_TIMERS
@@ -234,15 +235,22 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         presence_id = Presence.create_id(player)
         last = None
         while True:
-            with self.changes.waiter(presence_id) as waiter:
+            # A ticket is its player's presence and, once seated, its table: the table alone
+            # changes when its match starts or ends, so its changes wake the stream too (those
+            # another replica stored come through the change tail, which names only the
+            # aggregates stored).
+            table_id = uuid.UUID(last.table_id) if last is not None and last.table_id else None
+            with self.changes.waiter(presence_id) as waiter, _optional_waiter(self.changes, table_id) as table:
                 ticket = await asyncio.to_thread(self.app.ticket, player, ticket_id)
                 if ticket != last:
                     last = ticket
                     yield pb.WatchTicketResponse(ticket=ticket_pb(ticket))
                 if ticket.finished or self.changes.closed:
                     return
+                if ticket.table_id and table is None:
+                    continue  # seated since it registered: watch the table too, then read again
                 await end_at_expiry(context, who)
-                await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
+                await _first_wake((waiter, table), min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
 
     async def CancelTicket(self, request: pb.CancelTicketRequest, context: Context) -> pb.CancelTicketResponse:
         async with _statuses(context):
@@ -374,3 +382,21 @@ def presence_pb(found: Whereabouts) -> pb.GetPresenceResponse:
                             seat=found.seat, seats=table.seats, match_id=table.match_id, ticket_id=found.ticket_id)
         return pb.GetPresenceResponse(table=view, match_id=found.match_id)
     return pb.GetPresenceResponse()
+
+
+def _optional_waiter(changes: ChangeFeed, key: uuid.UUID | None) -> AbstractContextManager[Waiter | None]:
+    return changes.waiter(key) if key is not None else nullcontext()
+
+
+async def _first_wake(waiters: tuple[Waiter | None, ...], timeout: float) -> None:
+    """Until one of ``waiters`` is woken, or ``timeout``."""
+    present = [w for w in waiters if w is not None]
+    if len(present) == 1:
+        await present[0].wait(timeout)
+        return
+    waits = [asyncio.create_task(w.wait(timeout)) for w in present]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
