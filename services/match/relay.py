@@ -266,28 +266,31 @@ class Relay:
 
     async def run(self, stopping: asyncio.Event, idle_seconds: float = 0.05,
                   listener: StoreListener | None = None, safety_seconds: float = SAFETY_SECONDS) -> None:
-        """Publish until ``stopping``. An idle relay reads the store again after
-        ``idle_seconds``; with a ``listener`` (PostgreSQL) it waits for the store's
-        notification instead, reading at least every ``safety_seconds``, and polls as before
-        while the listener is not listening."""
+        """Publish until ``stopping``. A relay whose read found nothing reads again after
+        ``idle_seconds``, so what is stored meanwhile goes out in one batch; with a
+        ``listener`` (PostgreSQL) that next read waits, beyond those ``idle_seconds``, until
+        the store notifies an append (or ``safety_seconds`` pass), and the relay polls as
+        before while the listener is not listening. Waking at each notification instead
+        would read (and record a position, and send turns) once per append: under load that
+        doubled the relay's CPU."""
         if self.bucket is None:  # not started yet
             await self.start()
         listening = asyncio.create_task(listener.run(stopping)) if listener is not None else None
         try:
             while not stopping.is_set():
                 if listener is not None:
-                    listener.clear()  # before the read: what is stored during it wakes the wait below
+                    listener.clear()  # before the read: what is stored from now on wakes the wait below
                 try:
                     published = await self.pump()
                 except Exception:  # NATS or the store is away: try again shortly, lose nothing
                     log.exception("relay pass failed; retrying")
-                    published = 0
-                    idle, woken_by = 1.0, None
-                else:
-                    woken_by = listener  # its first LISTEN, too, wakes a relay that polls meanwhile
-                    idle = safety_seconds if listener is not None and listener.listening else idle_seconds
-                if not published:
-                    await _idle(stopping, idle, woken_by)
+                    await _idle(stopping, 1.0, None)
+                    continue
+                if published:
+                    continue
+                await _idle(stopping, idle_seconds, None if listener is None or listener.listening else listener)
+                if listener is not None and listener.listening:
+                    await _idle(stopping, safety_seconds, listener)  # at once if notified meanwhile
         finally:
             if listening is not None:
                 listening.cancel()
@@ -296,6 +299,8 @@ class Relay:
 
 async def _idle(stopping: asyncio.Event, seconds: float, listener: StoreListener | None) -> None:
     """Wait ``seconds``, or less: until ``stopping``, or the listener's next notification."""
+    if listener is not None and listener.notified.is_set():
+        return
     waits: list[asyncio.Task] = [asyncio.create_task(stopping.wait())]
     if listener is not None:
         waits.append(asyncio.create_task(listener.wait(seconds)))

@@ -1,8 +1,8 @@
 """An idle relay on PostgreSQL is woken by the store's notifications instead of polling it,
 and loses nothing when its LISTEN connection is cut (real PostgreSQL, real nats-server).
 
-The relays here would otherwise wait an hour between reads (``idle_seconds`` and
-``safety_seconds``), so an event published proves that something woke them."""
+The relays here, once listening, would otherwise wait an hour between reads
+(``safety_seconds``), so an event published proves that something woke them."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def relayed_with_listener(env: dict[str, str], url: str, cut_connection: bool) -
         listener = listener_for(app.recorder)
         assert listener is not None
         stopping = asyncio.Event()
-        running = asyncio.create_task(relay.run(stopping, idle_seconds=HOUR, listener=listener, safety_seconds=HOUR))
+        running = asyncio.create_task(relay.run(stopping, idle_seconds=0.01, listener=listener, safety_seconds=HOUR))
         try:
             await until(lambda: listener.listening)
             cut = 0
