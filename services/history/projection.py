@@ -76,7 +76,10 @@ class HistoryProjection:
                 facts.append(ended)
         self.view.apply(facts, notes[-1].id)
         self.position = notes[-1].id
-        self.lag_events = max(0, (self.app.recorder.max_notification_id() or 0) - self.position)
+        if len(notes) < self.batch:  # the read reached the store's end: nothing left behind
+            self.lag_events = 0
+        else:
+            self.lag_events = max(0, (self.app.recorder.max_notification_id() or 0) - self.position)
         return len(notes)
 
     def _replayed_end(self, event: Match.MatchEnded) -> Ended | None:

@@ -178,8 +178,11 @@ class Relay:
         self.position = position  # only now: a pass that fails sends its events (deduplicated) and turns again
         assert self.bucket is not None  # opened by start()
         await self.bucket.put(bus.RELAY_POSITION_KEY, str(self.position).encode())
-        newest = await asyncio.to_thread(self.app.recorder.max_notification_id)
-        self.stats.lag_events = max(0, (newest or 0) - self.position)
+        if current:  # the read reached the store's end: nothing was left behind (and no query to say so)
+            self.stats.lag_events = 0
+        else:
+            newest = await asyncio.to_thread(self.app.recorder.max_notification_id)
+            self.stats.lag_events = max(0, (newest or 0) - self.position)
         for match_id in last_version:
             if (kept := self.kept.get(match_id)) is not None and kept.finished:
                 del self.kept[match_id]

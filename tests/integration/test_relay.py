@@ -232,3 +232,25 @@ def test_a_pass_whose_turn_messages_are_not_acknowledged_sends_them_again(fresh_
     assert [t["version"] for t in turns] == [app.get_match(match_id).version]
     assert relay.position == app.recorder.max_notification_id()
     app.close()
+
+
+def test_a_relay_a_batch_behind_counts_what_is_left_and_a_caught_up_one_counts_nothing(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
+    played(app, matches=2, actions=12)
+    stored = app.recorder.max_notification_id()
+
+    async def pumped() -> list[int]:
+        nc = await nats.connect(nats_server.url)
+        relay = Relay(app, nc.jetstream(), batch=7)
+        await relay.start()
+        lags = []
+        while await relay.pump():
+            lags.append(relay.stats.lag_events)
+        await nc.close()
+        return lags
+
+    lags = asyncio.run(pumped())
+    assert lags[0] == stored - 7
+    assert lags[-1] == 0
+    app.close()
