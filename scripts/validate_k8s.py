@@ -239,7 +239,7 @@ ENVOY_REQUIRED_LIMITS: dict[str, list[tuple[str, float | None]]] = {
                             ("timeout.http.requestReceivedTimeout", 10.0)],
     "BackendTrafficPolicy": [("circuitBreaker.maxParallelRequests", None)],
 }
-ENVOY_MIN_PARALLEL_REQUESTS = 20 * 2500  # prod's largest match HPA x DOMINO_GRPC_MAX_CONCURRENT_CALLS
+ENVOY_MIN_PARALLEL_REQUESTS = 20 * 10500  # prod's largest match HPA x DOMINO_GRPC_MAX_CONCURRENT_CALLS
 HOSTNAME = re.compile(r"^(\*\.)?([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 #: Where a gateway's proxies connect from, depending on the controller (an assumption the
 #: NetworkPolicies must hold for all): pods in the Gateway's own namespace (Istio, Kong),

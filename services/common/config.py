@@ -109,11 +109,13 @@ class Settings(BaseSettings):
                                                          "service, on average; beyond: RESOURCE_EXHAUSTED")
     command_burst: float = Field(40.0, ge=1, description="... and in a burst")
     streams_per_caller: int = Field(16, ge=1, description="open streams one caller may hold on one process")
-    streams_per_process: int = Field(2000, ge=1, description="open streams one process serves at most")
+    streams_per_process: int = Field(10000, ge=1, description="open streams one process serves at most (a "
+                                                              "WatchMatch stream waiting for a move costs about 45 "
+                                                              "KB and next to no CPU: bench/idle_streams.py)")
     spectator_streams_per_process: int | None = Field(
         None, ge=0, description="of those, the WatchMatch streams of spectators (watchers without a seat) one match "
                                 "service process serves at most, so seated players always keep the rest; unset: a "
-                                "quarter of DOMINO_STREAMS_PER_PROCESS (500 of 2000); must be below it")
+                                "quarter of DOMINO_STREAMS_PER_PROCESS (2500 of 10000); must be below it")
     spectator_streams_per_match: int = Field(200, ge=0, description="spectators' WatchMatch streams one match may "
                                                                      "have open on one match service process")
 
@@ -147,7 +149,7 @@ class Settings(BaseSettings):
                                "(grpc.max_concurrent_streams). 0: no bound, grpc's default (only to measure "
                                "without it: bench/h2_flood.py)")
     grpc_max_concurrent_calls: int = Field(
-        2500, ge=0, description="calls one process serves at once, open streams included; more are answered "
+        10500, ge=0, description="calls one process serves at once, open streams included; more are answered "
                                 "RESOURCE_EXHAUSTED (grpc maximum_concurrent_rpcs). Must leave room above "
                                 "DOMINO_STREAMS_PER_PROCESS for the unary calls. 0: no bound")
     grpc_request_wait_seconds: float = Field(

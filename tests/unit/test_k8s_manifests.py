@@ -871,7 +871,7 @@ def backend_policy(resources):
      "targetRef names Gateway/other, which the overlay does not have"),
     (lambda r: client_policy(r)["targetRefs"][0].__setitem__("kind", "GRPCRoute"), "must be a Gateway"),
     (lambda r: backend_policy(r)["circuitBreaker"].__setitem__("maxParallelRequests", 1024),
-     "maxParallelRequests 1024 is below 50000"),
+     "maxParallelRequests 1024 is below 210000"),
     (lambda r: backend_policy(r).pop("circuitBreaker"), "circuitBreaker.maxParallelRequests must be set"),
     (lambda r: r.remove(find(r, "ClientTrafficPolicy", "domino")), "ClientTrafficPolicy: missing"),
     (lambda r: find(r, "BackendTrafficPolicy", "domino").__setitem__("kind", "SecurityPolicy"),

@@ -18,7 +18,7 @@ def test_spectators_take_a_quarter_of_the_process_by_default():
 
 def test_the_settings_give_spectators_a_quarter_and_200_a_match_unless_told_and_never_the_whole_process():
     streams, _ = limits_of(Settings())
-    assert (streams.per_process, streams.spectators_per_process, streams.spectators_per_match) == (2000, 500, 200)
+    assert (streams.per_process, streams.spectators_per_process, streams.spectators_per_match) == (10000, 2500, 200)
     streams, _ = limits_of(Settings(streams_per_process=100, spectator_streams_per_process=10,
                                     spectator_streams_per_match=5))
     assert (streams.spectators_per_process, streams.spectators_per_match) == (10, 5)
