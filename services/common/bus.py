@@ -5,8 +5,10 @@
                                          tile_drawn, turn_passed, round_ended, match_ended,
                                          seat_away, seat_returned, seat_left, seed_submitted,
                                          seeds_closed)
-    domino.v1.turn.<match_id>            a seat is to act: {match_id, version, seat,
-                                         player_id, round, turn_no, deadline}
+    domino.v1.turn.<match_id>            a bot's seat is to act: {match_id, version, seat,
+                                         player_id, round, turn_no, deadline} (the bots
+                                         are its only reader; a person's turn is told by
+                                         WatchMatch alone)
 
     domino.witness.v1.<match_id>         the signed chain head of a finished match
                                          (services/match/heads.py), in its own stream

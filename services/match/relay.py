@@ -5,7 +5,9 @@ publishes each event (public fields only) with `Nats-Msg-Id` = `<match>:<version
 sent in order and its acknowledgements awaited together (a round trip per batch, not per
 event); after each batch it publishes whose turn it now is in every match the batch touched
 (from its own copies of the matches, the batch's events applied to them, so a turn costs
-the store no read; a match it has no whole copy of is read from the store), then records
+the store no read; a match it has no whole copy of is read from the store), where a bot is
+to act: the bots are the turn messages' only reader, and people's turns, most of them, were
+each stored, delivered to the bots, parsed and acknowledged for nothing. Then it records
 its position (the last notification id published) in its own key-value bucket, which only
 the relay may write (NATS permissions). A crash between the store and the bus loses
 nothing, and what a restarted relay sends again falls inside the stream's duplicate window
@@ -38,6 +40,7 @@ from uuid import UUID
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from services.common import bus
+from services.common.bot_ids import is_bot
 
 from .application import MatchApplication
 from .domainmodel import Match
@@ -257,6 +260,8 @@ class Relay:
         rnd = match.state.round
         if rnd is None or rnd.outcome is not None:
             return None
+        if not is_bot(match.seats[rnd.turn]):
+            return None  # only the bots read turn messages: a person learns of a turn from WatchMatch
         turn = {"match_id": str(match_id), "version": version, "seat": rnd.turn, "player_id": match.seats[rnd.turn],
                 "round": match.round_number, "turn_no": match.turn_no, "deadline": match.deadline}
         return (bus.turn_subject(match_id), json.dumps(turn).encode(),

@@ -9,7 +9,7 @@ import nats
 import pytest
 
 from services.common import bus
-from services.match.application import MatchApplication
+from services.match.application import MatchApplication, SeatSpec
 from services.match.relay import Relay
 from tests.integration.fresh_bus import fresh_bus
 from tests.support.matches import Matches, act, create
@@ -44,14 +44,22 @@ async def relay_until_idle(app, url: str, position: int | None = None) -> Relay:
     return relay
 
 
-def played(app, matches=2, actions=12):
+def played(app, matches=2, actions=12, seats: list[str] | None = None):
+    """Matches of draw-2 (with ``seats``) or block-4 (people), ``actions`` in."""
     ids = []
     for m in range(matches):
-        match = create(app, request_id=f"m{m}")
+        if seats is None:
+            match = create(app, request_id=f"m{m}")
+        else:
+            match = app.create_match(f"m{m}", "egyptian", "draw-2", None, None, 0,
+                                     [SeatSpec(p, f"seed-{p}") for p in seats])
         for n in range(actions):
             match = act(app, match, n)
         ids.append(match.id)
     return ids
+
+
+BOTS = ["bot:greedy:0", "bot:random:1"]  # every turn of theirs is sent: the bots read turn messages
 
 
 def test_every_stored_event_is_published_once_in_order_per_match(fresh_sqlite_env, nats_server):
@@ -109,7 +117,7 @@ def test_published_events_carry_no_hands_boneyard_or_unrevealed_seed(fresh_sqlit
 def test_a_turn_message_names_the_seat_to_act(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
     app = Matches(MatchApplication(env=fresh_sqlite_env))
-    (match_id,) = played(app, matches=1, actions=3)
+    (match_id,) = played(app, matches=1, actions=3, seats=BOTS)
     asyncio.run(relay_until_idle(app, nats_server.url))
     turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
     match = app.get_match(match_id)
@@ -136,7 +144,7 @@ def relayed_turn(env, url: str, monkeypatch, position: int | None = None) -> tup
     asyncio.run(fresh_stream(url))
     app = Matches(MatchApplication(env=env))
     try:
-        (match_id,) = played(app, matches=1, actions=3)
+        (match_id,) = played(app, matches=1, actions=3, seats=BOTS)
         match = app.get_match(match_id)
         reads = store_reads(app, monkeypatch)
         asyncio.run(relay_until_idle(app, url, position))
@@ -212,7 +220,7 @@ class TurnsNotAcknowledged:
 def test_a_pass_whose_turn_messages_are_not_acknowledged_sends_them_again(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
     app = Matches(MatchApplication(env=fresh_sqlite_env))
-    (match_id,) = played(app, matches=1, actions=3)
+    (match_id,) = played(app, matches=1, actions=3, seats=BOTS)
 
     async def two_passes() -> Relay:
         nc = await nats.connect(nats_server.url)
@@ -253,4 +261,22 @@ def test_a_relay_a_batch_behind_counts_what_is_left_and_a_caught_up_one_counts_n
     lags = asyncio.run(pumped())
     assert lags[0] == stored - 7
     assert lags[-1] == 0
+    app.close()
+
+
+def test_only_a_bots_turn_is_sent_a_persons_is_told_by_watchmatch_alone(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
+    (match_id,) = played(app, matches=1, actions=0, seats=["ann", "bot:greedy:1"])
+    match = app.get_match(match_id)
+    to_act = {}  # version -> who was to act then
+    for n in range(10):
+        asyncio.run(relay_until_idle(app, nats_server.url))  # a pass at every version
+        if match.state.round is not None and match.state.round.outcome is None:
+            to_act[match.version] = match.seats[match.state.round.turn]
+        match = act(app, match, n)
+    turns = [json.loads(m.data) for m in asyncio.run(stream_messages(nats_server.url)) if ".turn." in m.subject]
+    assert set(to_act.values()) == {"ann", "bot:greedy:1"}
+    assert [t["version"] for t in turns] == [v for v, player in to_act.items() if player == "bot:greedy:1"]
+    assert {t["player_id"] for t in turns} == {"bot:greedy:1"}
     app.close()
