@@ -223,6 +223,21 @@ def open_streams(lib: Any, snapshot: dict) -> float:
     return sum(lib.metric_sum(m, "domino_match_open_streams") for m in snapshot["match"])
 
 
+def server_command_ms(lib: Any, before: dict, after: dict, q: float) -> float | None:
+    """The match service's own time for PlayTile/DrawTile (``domino_match_rpc_seconds``, every
+    command, bots' included) at quantile ``q`` over the window: beside the phones' latency it
+    tells the server's work from the queueing of a shared machine."""
+    def commands(samples: list[dict]) -> dict:
+        out: dict = {}
+        for sample in samples:
+            for (name, labels), value in sample.items():
+                if name.startswith("domino_match_rpc_seconds") and dict(labels).get("method") in lib.COMMANDS:
+                    out[(name, labels)] = out.get((name, labels), 0.0) + value
+        return out
+    seconds = lib.histogram_quantile(commands(before["match"]), commands(after["match"]), "domino_match_rpc_seconds", q)
+    return lib.rnd(seconds * 1000) if seconds is not None else None
+
+
 def match_rss_kb(pids: dict[str, int]) -> int:
     return sum(rss_kb(pid) for name, pid in pids.items() if name.startswith("match"))
 
@@ -257,6 +272,8 @@ async def hold(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, 
     result = figures(harness.stats, sampler, before, after)
     in_play = [n for at, n in sampler.in_play if before["at"] <= at <= after["at"]]
     result["concurrent_matches_min"] = min(in_play) if in_play else None
+    result["server_command_p50_ms"] = server_command_ms(lib, before, after, 0.5)
+    result["server_command_p99_ms"] = server_command_ms(lib, before, after, 0.99)
     result["loadgen_cpu_cores"] = result["cpu_cores"].get("load_clients")
     result.update(await idle_window(lib, harness, sampler, args, pids, rss_before, baseline))
     end = await asyncio.to_thread(sampler.snapshot)
@@ -326,6 +343,7 @@ async def ramp(lib: Any, harness: Any, sampler: Any, args: Any) -> dict:
                                        "client_commands_per_s", "server_commands_per_s", "matches_per_minute",
                                        "relay_lag_p99_ms", "cpu_cores_total", "server_rpc_failures",
                                        "cpu_ms_per_command_total")},
+                "server_command_p99_ms": server_command_ms(lib, before, after, 0.99),
                 "loadgen_cpu_cores": fig["cpu_cores"].get("load_clients"), "cpu_cores": fig["cpu_cores"],
                 "errors": sum(failures.values())}
         steps.append(step)
