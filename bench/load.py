@@ -1126,7 +1126,7 @@ def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) ->
     decision = histogram_quantile(before["bots"], after["bots"], "domino_bots_decision_seconds", 0.99)
     decision50 = histogram_quantile(before["bots"], after["bots"], "domino_bots_decision_seconds", 0.5)
     deciding = {dict(ls).get("strength", ""): v - before["bots"].get((n, ls), 0.0)
-                for (n, ls), v in after["bots"].items() if n == "domino_bots_decision_seconds_sum"}
+                for (n, ls), v in after["bots"].items() if n == "domino_bots_decision_cpu_seconds_total"}
     return {
         "window_seconds": rnd(seconds, 1),
         "matches_finished": len(finished),
@@ -1150,10 +1150,10 @@ def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) ->
         "bot_decision_p50_ms": rnd(decision50 * 1000 if decision50 is not None else None),
         "bot_decision_p99_ms": rnd(decision * 1000 if decision is not None else None),
         "bot_turns": {k: int(v) for k, v in turns.items() if v},
-        # the strategies' own time (wall clock in their thread: at most their CPU), apart from
-        # the rest of the bots' work (turn messages, GetMatch, the command)
-        "bot_deciding_ms_per_command": ({k: rnd(1000 * v / server_commands, 3) for k, v in deciding.items() if v}
-                                        if server_commands else None),
+        # the strategies' own CPU (their thread's), apart from the rest of the bots' work
+        # (turn messages, GetMatch, the command): part of cpu_ms_per_command["bots"]
+        "bot_deciding_cpu_ms_per_command": ({k: rnd(1000 * v / server_commands, 3) for k, v in deciding.items()}
+                                            if server_commands else None),
         "server_rpc_failures": dict(rpc_codes),
         "server_getmatch_per_command": rnd(delta("match", "domino_match_rpcs_total", method="GetMatch")
                                            / server_commands, 2) if server_commands else None,

@@ -26,12 +26,15 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     decisions = Histogram("domino_bots_decision_seconds", "Time a strategy takes to choose a move", ["strength"],
                           buckets=(0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1))
     errors = Counter("domino_bots_errors_total", "Turns that failed and were redelivered")
+    thinking = Counter("domino_bots_decision_cpu_seconds_total", "CPU the strategies spent choosing moves (their "
+                       "thread's CPU time: a strong bot's search), apart from the rest of the bots' work", ["strength"])
     bus_metrics = BusMetrics()
     start_http_server(settings.bots_metrics_port)
     channel = grpc.aio.insecure_channel(settings.match_address)
     keys = KeyRing.load(settings.keys_dir, issues=("bot",))
     player = BotPlayer(pb_grpc.MatchServiceStub(channel), keys,
                        on_decision=lambda strength, seconds: decisions.labels(strength).observe(seconds),
+                       on_thinking=lambda strength, seconds: thinking.labels(strength).inc(seconds),
                        think_seconds=(settings.bot_think_min_seconds,
                                       max(settings.bot_think_min_seconds, settings.bot_think_max_seconds)),
                        on_answered_elsewhere=lambda: turns.labels("answered_elsewhere").inc())

@@ -65,6 +65,7 @@ def refusal(error: BaseException) -> Refusal | None:
 class BotPlayer:
     def __init__(self, stub: pb_grpc.MatchServiceStub, keys: KeyRing, seed: int | None = None,
                  on_decision: Callable[[str, float], None] = lambda strength, seconds: None,
+                 on_thinking: Callable[[str, float], None] = lambda strength, cpu_seconds: None,
                  think_seconds: tuple[float, float] = (0.0, 0.0),
                  on_answered_elsewhere: Callable[[], None] = lambda: None,
                  clock: Callable[[], float] = time.time,
@@ -75,7 +76,8 @@ class BotPlayer:
         self.think_seconds = think_seconds  # (least, most) a move takes at a table with people
         self.keys = keys  # holds the key that issues bot tokens
         self.seed = seed  # kept for callers that pass one; choices are seeded by the position
-        self.on_decision = on_decision
+        self.on_decision = on_decision  # wall-clock seconds a choice took
+        self.on_thinking = on_thinking  # CPU seconds the strategy spent on it (a strong bot's search)
         self.on_answered_elsewhere = on_answered_elsewhere
         self._tokens: dict[str, tuple[float, str]] = {}
         self._seats: dict[tuple[str, str], tuple[asyncio.Lock, int]] = {}  # (match, bot) -> (lock, users)
@@ -130,9 +132,10 @@ class BotPlayer:
         while view.status == pb.MATCH_STATUS_IN_PROGRESS and view.turn == view.your_seat >= 0:
             started = time.perf_counter()
             rng = random.Random(f"{match_id}:{view.version}:{player_id}")  # the same view, the same choice
-            move = await asyncio.to_thread(STRATEGIES[strength], view_from_pb(view), rng)
+            move, thinking = await asyncio.to_thread(_decided, STRATEGIES[strength], view_from_pb(view), rng)
             took = time.perf_counter() - started
             self.on_decision(strength, took)
+            self.on_thinking(strength, thinking)
             pause = max(self.pace(view, rng) - took, self.wait_for_round(view))
             if pause > 0:
                 await self.sleep(pause)
@@ -163,3 +166,10 @@ class BotPlayer:
                 metadata=metadata, timeout=CALL_SECONDS)
         return reply.view
 
+
+def _decided(strategy: Callable, view, rng: random.Random) -> tuple:
+    """(the strategy's move, the CPU its thread spent choosing it): thinking, told apart from
+    the rest of a turn's work, which the wall clock on a busy machine cannot do."""
+    started = time.thread_time()
+    move = strategy(view, rng)
+    return move, time.thread_time() - started

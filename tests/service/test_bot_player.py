@@ -116,3 +116,22 @@ def test_a_bot_only_match_never_waits():
 
     bot = BotPlayer(None, KEYS, think_seconds=(0.6, 1.5))
     assert bot.pace(seats_of("bot:greedy:0", "bot:strong:1"), random.Random(1)) == 0.0
+
+
+def test_a_strong_bots_thinking_is_reported_as_its_strategys_cpu_once_per_move(svc):
+    view = start(svc, "thinking", "strong")
+    leader = view.seats[view.turn].player_id
+    decisions: list = []
+    thinking: list = []
+
+    async def play() -> int:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{svc.port}") as channel:
+            bot = BotPlayer(pb_grpc.MatchServiceStub(channel), KEYS,
+                            on_decision=lambda strength, seconds: decisions.append((strength, seconds)),
+                            on_thinking=lambda strength, seconds: thinking.append((strength, seconds)))
+            return await bot.play_turn(view.match_id, leader)
+
+    sent = asyncio.run(play())
+    assert sent >= 1 and len(thinking) == len(decisions) == sent
+    assert {strength for strength, _ in thinking} == {"strong"}
+    assert all(seconds > 0 for _, seconds in thinking)  # its search takes CPU of its own
