@@ -512,7 +512,9 @@ async def measure(args, replicas: list[Replica], keys, postgres_pid: int | None)
         baseline_cores = (sum(cpu_seconds(r.pid) for r in replicas) - base0) / (time.perf_counter() - b0)
         before = [memory_kb(r.pid) for r in replicas]
 
-        log(f"opening {streams} streams")
+        per_replica = math.ceil(streams / len(replicas))
+        log(f"opening {streams} streams over {channels_needed(per_replica, args.streams_per_channel) * len(replicas)} "
+            "connections")
         tasks, open_seconds = await open_streams(client, tables, len(replicas), book, args.open_timeout,
                                                  args.open_spread, args.seed)
         out["open_seconds"] = rnd(open_seconds, 1)
