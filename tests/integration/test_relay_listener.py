@@ -98,3 +98,36 @@ def test_an_embedded_store_has_no_listener_and_its_relay_polls(fresh_sqlite_env)
         assert listener_for(app.recorder) is None
     finally:
         app.close()
+
+
+def test_a_listening_connection_waits_for_its_timeout_not_every_tenth_of_a_second(fresh_postgres_env, monkeypatch):
+    """psycopg wakes a waiting connection every 0.1 s unless told otherwise: ten wake-ups a
+    second of an idle relay for nothing."""
+    from psycopg import waiting
+
+    intervals: list[float] = []
+    real = waiting.wait_async
+
+    async def recorded(gen, fileno, interval=0.0, timeout=None):
+        intervals.append(interval)
+        return await real(gen, fileno, interval=interval, timeout=timeout)
+
+    app = MatchApplication(env=fresh_postgres_env)
+
+    async def listen_briefly() -> None:
+        listener = listener_for(app.recorder)
+        assert listener is not None
+        connection = await listener.connect()
+        try:
+            await connection.execute(f'LISTEN "{listener.channel}"')
+            monkeypatch.setattr(waiting, "wait_async", recorded)
+            async for _ in connection.notifies(timeout=0.3):
+                pass
+        finally:
+            await connection.close()
+
+    try:
+        asyncio.run(listen_briefly())
+    finally:
+        app.close()
+    assert intervals and min(intervals) > 0.2  # the time left of the 0.3 s, not psycopg's 0.1
