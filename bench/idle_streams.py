@@ -660,7 +660,11 @@ def main() -> None:
         if args.keep:
             log(f"kept {tmp}")
         else:
-            shutil.rmtree(tmp, ignore_errors=True)
+            for _ in range(10):  # a PostgreSQL that is still shutting down may write into it meanwhile
+                shutil.rmtree(tmp, ignore_errors=True)
+                if not tmp.exists():
+                    break
+                time.sleep(0.5)
     result.update({
         "store": args.store, "replicas": args.replicas, "matches": args.matches, "window": args.window,
         "settle": args.settle, "baseline": args.baseline, "open_spread": args.open_spread, "streams_per_channel": args.streams_per_channel, "probe": args.probe,
