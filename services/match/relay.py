@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ log = logging.getLogger("domino.relay")
 ACK_SECONDS = 10.0
 MATCH_TOPIC = "services.match.domainmodel:Match."  # the prefix of every Match event's topic
 KEPT_MATCHES = 2000  # matches the relay keeps a copy of (the least recently changed are dropped)
+RECORD_SECONDS = 1.0  # the position is recorded at most this often (and when the relay stops)
 
 
 @dataclass
@@ -68,7 +70,8 @@ class RelayStats:
 
 class Relay:
     def __init__(self, app: MatchApplication, js, batch: int = 200,
-                 on_publish: Callable[[bool], None] = lambda duplicate: None, signer: Signer | None = None) -> None:
+                 on_publish: Callable[[bool], None] = lambda duplicate: None, signer: Signer | None = None,
+                 record_seconds: float = RECORD_SECONDS) -> None:
         self.app = app
         self.signer = signer  # signs the witness heads of finished matches; None: no witness (tests)
         self.witnessed = 0  # final heads the witness stream stored
@@ -77,6 +80,9 @@ class Relay:
         self.batch = batch
         self.on_publish = on_publish
         self.position = 0  # the last notification id published; start() reads it from the bucket
+        self.recorded = 0  # the position last recorded in the bucket
+        self.record_seconds = record_seconds
+        self._recorded_at = -math.inf
         self.bucket: KeyValue | None = None  # opened by start()
         self.stats = RelayStats()
         self.kept: OrderedDict[UUID, Match] = OrderedDict()  # match -> as the events published so far leave it
@@ -84,7 +90,7 @@ class Relay:
     async def start(self) -> None:
         await bus.wait_for_stream(self.js)
         self.bucket = await bus.relay_bucket(self.js)
-        self.position = await self.recorded_position()
+        self.position = self.recorded = await self.recorded_position()
         await self._republish_recent_turns()
 
     async def _republish_recent_turns(self) -> None:
@@ -149,6 +155,7 @@ class Relay:
         if not notes:
             self.stats.lag_events = 0
             self.stats.lag_seconds = 0.0
+            await self.record_position()  # an idle relay's position is recorded within a read or two
             return 0
         last_version: dict[UUID, int] = {}
         acks = []
@@ -179,8 +186,7 @@ class Relay:
         await self._acknowledged([await self.js.publish_async(*turn[:2], headers=turn[2]) for turn in turns if turn],
                                  events=False)
         self.position = position  # only now: a pass that fails sends its events (deduplicated) and turns again
-        assert self.bucket is not None  # opened by start()
-        await self.bucket.put(bus.RELAY_POSITION_KEY, str(self.position).encode())
+        await self.record_position()
         if current:  # the read reached the store's end: nothing was left behind (and no query to say so)
             self.stats.lag_events = 0
         else:
@@ -190,6 +196,19 @@ class Relay:
             if (kept := self.kept.get(match_id)) is not None and kept.finished:
                 del self.kept[match_id]
         return len(notes)
+
+    async def record_position(self, now: bool = False) -> None:
+        """Record the position in the bucket, at most every ``record_seconds`` unless ``now``.
+        A pass of one event, as at human pace, need not pay a JetStream write of its own:
+        a restarted relay sends again the events of that second, which the stream's
+        duplicate window (two minutes) drops."""
+        if self.position == self.recorded:
+            return
+        if not now and time.monotonic() - self._recorded_at < self.record_seconds:
+            return
+        assert self.bucket is not None  # opened by start()
+        await self.bucket.put(bus.RELAY_POSITION_KEY, str(self.position).encode())
+        self.recorded, self._recorded_at = self.position, time.monotonic()
 
     def _keep(self, event: Match.Event) -> None:
         """Apply a published event to the relay's copy of its match. Only a copy that has
@@ -303,6 +322,10 @@ class Relay:
             if listening is not None:
                 listening.cancel()
                 await asyncio.gather(listening, return_exceptions=True)
+            try:
+                await self.record_position(now=True)  # a clean stop sends nothing again
+            except Exception:  # noqa: BLE001 - NATS away: the next start sends that second again
+                log.warning("the relay's last position was not recorded", extra={"position": self.position})
 
 
 async def _idle(stopping: asyncio.Event, seconds: float, listener: StoreListener | None) -> None:

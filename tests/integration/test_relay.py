@@ -34,7 +34,7 @@ async def fresh_stream(url: str) -> None:
 
 async def relay_until_idle(app, url: str, position: int | None = None) -> Relay:
     nc = await nats.connect(url)
-    relay = Relay(app, nc.jetstream(), batch=7)
+    relay = Relay(app, nc.jetstream(), batch=7, record_seconds=0)  # records after every pass
     await relay.start()
     if position is not None:
         relay.position = position
@@ -279,4 +279,36 @@ def test_only_a_bots_turn_is_sent_a_persons_is_told_by_watchmatch_alone(fresh_sq
     assert set(to_act.values()) == {"ann", "bot:greedy:1"}
     assert [t["version"] for t in turns] == [v for v, player in to_act.items() if player == "bot:greedy:1"]
     assert {t["player_id"] for t in turns} == {"bot:greedy:1"}
+    app.close()
+
+
+def test_the_position_is_recorded_at_most_every_record_seconds_and_when_the_relay_stops(fresh_sqlite_env, nats_server):
+    asyncio.run(fresh_stream(nats_server.url))
+    app = Matches(MatchApplication(env=fresh_sqlite_env))
+    played(app, matches=1, actions=3)
+
+    async def recorded_positions() -> list[int]:
+        nc = await nats.connect(nats_server.url)
+        bucket = await bus.relay_bucket(nc.jetstream())
+
+        async def recorded() -> int:
+            return int((await bucket.get(bus.RELAY_POSITION_KEY)).value or b"0")
+
+        relay = Relay(app, nc.jetstream(), batch=2, record_seconds=3600)
+        await relay.start()
+        await relay.pump()
+        seen = [relay.position, await recorded()]  # the first pass records
+        await relay.pump()  # the next two events
+        seen += [relay.position, await recorded()]  # within the hour: not recorded
+        stopping = asyncio.Event()
+        stopping.set()
+        await relay.run(stopping)
+        seen.append(await recorded())  # stopped: recorded
+        await nc.close()
+        return seen
+
+    first, first_recorded, second, second_recorded, at_stop = asyncio.run(recorded_positions())
+    assert first_recorded == first and second > first
+    assert second_recorded == first
+    assert at_stop == second
     app.close()
