@@ -7,9 +7,9 @@ event); after each batch it publishes whose turn it now is in every match the ba
 (from its own copies of the matches, the batch's events applied to them, so a turn costs
 the store no read; a match it has no whole copy of is read from the store), where a bot is
 to act: the bots are the turn messages' only reader, and people's turns, most of them, were
-each stored, delivered to the bots, parsed and acknowledged for nothing. Then it records
-its position (the last notification id published) in its own key-value bucket, which only
-the relay may write (NATS permissions). A crash between the store and the bus loses
+each stored, delivered to the bots, parsed and acknowledged for nothing. It records its
+position (the last notification id published) in its own key-value bucket, which only the
+relay may write (NATS permissions), at most once a second and when it stops. A crash between the store and the bus loses
 nothing, and what a restarted relay sends again falls inside the stream's duplicate window
 and is dropped. A recorded position is believed only if the store has that notification: a
 position beyond the store's end would skip events, so it is refused, loudly.
