@@ -28,7 +28,7 @@ log = logging.getLogger("domino.bots")
 
 
 class TurnConsumer:
-    def __init__(self, js, player: BotPlayer, concurrency: int = 8,
+    def __init__(self, js, player: BotPlayer, concurrency: int = consumers.MAX_ACK_PENDING,
                  on_turn: Callable[[str], None] = lambda outcome: None, transient_seconds: float = 120.0,
                  ack_wait: float = 30.0,
                  on_mismatch: Callable[[str, bool], None] = lambda consumer, mismatched: None,

@@ -69,8 +69,11 @@ class BotPlayer:
                  think_seconds: tuple[float, float] = (0.0, 0.0),
                  on_answered_elsewhere: Callable[[], None] = lambda: None,
                  clock: Callable[[], float] = time.time,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, deciding: int = 8) -> None:
         self.stub = stub
+        # Choosing takes a core; waiting (the think pause, the round's pause) takes nothing, so
+        # only the choosing is bounded: a turn that waits never holds up another's choice.
+        self._deciding = asyncio.Semaphore(deciding)
         self.clock = clock  # compared with the server's round_starts_at
         self.sleep = sleep
         self.think_seconds = think_seconds  # (least, most) a move takes at a table with people
@@ -132,7 +135,8 @@ class BotPlayer:
         while view.status == pb.MATCH_STATUS_IN_PROGRESS and view.turn == view.your_seat >= 0:
             started = time.perf_counter()
             rng = random.Random(f"{match_id}:{view.version}:{player_id}")  # the same view, the same choice
-            move, thinking = await asyncio.to_thread(_decided, STRATEGIES[strength], view_from_pb(view), rng)
+            async with self._deciding:
+                move, thinking = await asyncio.to_thread(_decided, STRATEGIES[strength], view_from_pb(view), rng)
             took = time.perf_counter() - started
             self.on_decision(strength, took)
             self.on_thinking(strength, thinking)

@@ -89,3 +89,54 @@ def test_a_turn_whose_payload_names_another_match_than_its_subject_is_dropped(na
             return outcomes
 
         assert asyncio.run(run()) == ["dropped:malformed"]
+
+
+def test_turns_waiting_out_their_pause_do_not_hold_up_other_tables_turns(nats_server):
+    """At tables with people a bot waits before it moves (its pace, the round's pause). Twelve
+    such turns at once, every wait held open: each is still chosen (a waiting turn holds no
+    place another's choice needs; it held one of 8 before, and the 9th table's bot sat idle
+    until its turn timer played for it)."""
+    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock())
+    tables = 12
+    with running_service(app) as svc:
+        turns = []
+        for n in range(tables):
+            created = svc.create(variant="draw-2", players=(f"person-{n}", "bot:greedy:1"), request_id=f"t{n}").view
+            view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=created.match_id), metadata=auth(f"person-{n}")).view
+            if view.turn == 0:  # the person leads: any legal move
+                move = view.legal_moves[0]
+                view = svc.stub.PlayTile(pb.PlayTileRequest(match_id=view.match_id, request_id="lead", tile=move.tile,
+                                                            end=move.end), metadata=auth(f"person-{n}")).view
+            if view.turn == 1:
+                turns.append({"match_id": view.match_id, "version": view.version, "seat": 1,
+                              "player_id": "bot:greedy:1"})
+
+        async def run() -> int:
+            nc = await nats.connect(nats_server.url)
+            js = nc.jetstream()
+            await fresh_stream(js)
+            held = asyncio.Event()
+            chosen: list[str] = []
+
+            async def wait_held(seconds: float) -> None:
+                await held.wait()
+
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{svc.port}") as channel:
+                player = BotPlayer(pb_grpc.MatchServiceStub(channel), KEYS, think_seconds=(1.0, 1.0), sleep=wait_held,
+                                   on_decision=lambda strength, seconds: chosen.append(strength))
+                consumer = TurnConsumer(js, player)
+                await consumer.start()
+                try:
+                    for turn in turns:
+                        await js.publish(bus.turn_subject(turn["match_id"]), json.dumps(turn).encode())
+                    deadline = time.monotonic() + 20
+                    while len(chosen) < len(turns) and time.monotonic() < deadline:
+                        await asyncio.sleep(0.05)
+                    return len(chosen)
+                finally:
+                    held.set()
+                    await consumer.stop()
+                    await nc.close()
+
+        assert len(turns) > 8
+        assert asyncio.run(run()) == len(turns)
