@@ -59,6 +59,21 @@ class _Append:
         self.wake.set()
 
 
+class QuietAsyncConnection(psycopg.AsyncConnection):
+    """psycopg's AsyncConnection, waiting for notifications without waking every 0.1 s.
+
+    psycopg wakes a waiting connection every 0.1 s (to let Ctrl-C through a blocking wait),
+    even in ``notifies(timeout=...)``: ten wake-ups a second, each re-arming the socket's
+    reader, cost an idle listener about 2 ms of CPU a second. An asyncio service needs no such
+    check: a wait with a timeout wakes at its timeout, or when the socket is readable. A wait
+    without one (a query) is psycopg's own."""
+
+    async def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
+        if timeout is not None:
+            interval = max(interval, timeout)
+        return await super().wait(gen, interval, timeout)
+
+
 class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
     def __init__(self, datastore: postgres.PostgresDatastore, *, events_table_name: str = "stored_events") -> None:
         super().__init__(datastore, events_table_name=events_table_name)
@@ -234,7 +249,7 @@ class GroupCommitRecorder(postgres.PostgresApplicationRecorder):
         """A new autocommitted asyncio connection with the datastore's settings."""
         params = self.datastore.pool.kwargs
         assert isinstance(params, dict)  # the datastore's pool is built with its connection settings
-        return await psycopg.AsyncConnection.connect(
+        return await QuietAsyncConnection.connect(
             autocommit=True, connect_timeout=CONNECT_SECONDS,
             **{k: params[k] for k in ("dbname", "host", "port", "user", "password")})
 

@@ -95,24 +95,6 @@ class StoreListener:
                 backoff = min(2 * backoff, BACKOFF_SECONDS[1])
 
 
-def _quiet_connection_class() -> Any:
-    """psycopg's AsyncConnection, waiting for notifications without waking every 0.1 s.
-
-    psycopg wakes a waiting connection every 0.1 s (to let Ctrl-C through a blocking wait),
-    even in ``notifies(timeout=...)``: ten wake-ups a second, each re-arming the socket's
-    reader, cost an idle relay about 2 ms of CPU a second. An asyncio service needs no such
-    check: a wait with a timeout here wakes at its timeout, or when the socket is readable."""
-    import psycopg
-
-    class QuietConnection(psycopg.AsyncConnection):
-        async def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
-            if timeout is not None:
-                interval = max(interval, timeout)
-            return await super().wait(gen, interval, timeout)
-
-    return QuietConnection
-
-
 def listener_for(recorder: Any, on_error: Callable[[], None] = lambda: None) -> StoreListener | None:
     """A listener on the recorder's notification channel if it is PostgreSQL's, else None."""
     channel = getattr(recorder, "channel_name", None)
@@ -123,6 +105,8 @@ def listener_for(recorder: Any, on_error: Callable[[], None] = lambda: None) -> 
     params = {k: kwargs[k] for k in ("dbname", "host", "port", "user", "password") if k in kwargs}
 
     async def connect() -> Any:
-        return await _quiet_connection_class().connect(autocommit=True, connect_timeout=2, **params)
+        from services.common.postgres_store import QuietAsyncConnection
+
+        return await QuietAsyncConnection.connect(autocommit=True, connect_timeout=2, **params)
 
     return StoreListener(connect, channel, on_error)

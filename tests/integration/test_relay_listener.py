@@ -131,3 +131,35 @@ def test_a_listening_connection_waits_for_its_timeout_not_every_tenth_of_a_secon
     finally:
         app.close()
     assert intervals and min(intervals) > 0.2  # the time left of the 0.3 s, not psycopg's 0.1
+
+
+def test_the_match_services_change_tail_listens_without_waking_every_tenth_of_a_second(fresh_postgres_env,
+                                                                                         monkeypatch):
+    """The change tail's LISTEN connection comes from the recorder (connect_async), not the
+    relay's listener: it too must wait for its timeout, not psycopg's 0.1 s."""
+    from psycopg import waiting
+
+    intervals: list[float] = []
+    real = waiting.wait_async
+
+    async def recorded(gen, fileno, interval=0.0, timeout=None):
+        intervals.append(interval)
+        return await real(gen, fileno, interval=interval, timeout=timeout)
+
+    app = MatchApplication(env=fresh_postgres_env)
+
+    async def listen_briefly() -> None:
+        connection = await app.recorder.connect_async()
+        try:
+            await connection.execute(f'LISTEN "{app.recorder.channel_name}"')
+            monkeypatch.setattr(waiting, "wait_async", recorded)
+            async for _ in connection.notifies(timeout=0.3):
+                pass
+        finally:
+            await connection.close()
+
+    try:
+        asyncio.run(listen_briefly())
+    finally:
+        app.close()
+    assert intervals and min(intervals) > 0.2
