@@ -41,7 +41,7 @@ class MatchmakingApplication(PresenceUseCases):  # which is RoomUseCases and Tab
     def __init__(self, env: EnvType | None = None, matches: MatchCreator | None = None,
                  clock: Callable[[], float] = time.time, table_wait_seconds: float = 20.0,
                  table_bot_strength: str = "greedy", observer: Observer | None = None,
-                 on_change: Callable[[UUID], None] = lambda aggregate_id: None,
+                 on_change: Callable[[UUID], object] = lambda aggregate_id: None,
                  code_source: Callable[[], str] = new_invite_code, ratings: Ratings | None = None,
                  table_rating_spread: float = 10.0, standings: Standings | None = None) -> None:
         check_strength(table_bot_strength)

@@ -69,7 +69,7 @@ class Plumbing(Application[UUID]):
     standings: Standings
     table_bot_strength: str
     observer: Observer
-    on_change: Callable[[UUID], None]
+    on_change: Callable[[UUID], object]
     starts: MatchStarts
     waiting_queues: WaitingQueues
     _locks: list[threading.Lock]
