@@ -135,6 +135,9 @@ class Spectator:
         """Rounds ended between two views: the last one played is shown as a player sees it
         (without the hands), until Enter or the pause; once the match is over, above the result."""
         if len(view.rounds) == len(before.rounds):
+            if tiles.is_ended(view) and self.final_round is None and view.rounds:
+                # the last round ended in an earlier view (its summary on screen), the match now
+                self.final_round = self.round_end or round_end.ended_between(view, len(view.rounds) - 1)
             return
         shown = round_end.ended_between(view, len(before.rounds))
         if tiles.is_ended(view):

@@ -88,3 +88,20 @@ def test_without_a_round_pause_a_spectator_goes_straight_on_as_a_player_does():
     inbox.put("line", "q")
     thread.join(5)
     assert "round 1 is over" not in file.getvalue()
+
+
+def test_the_last_rounds_end_stays_above_the_result_when_the_match_ends_in_the_next_view():
+    """The last round's end and the match's end come as two views; drawn only after the
+    second (a busy terminal), the last round's summary was lost from the final screen."""
+    file = io.StringIO()
+    out = Output(Console(file=file, width=110, color_system=None, highlight=False), redraw=False)
+    spectator = Spectator(WatchedMatch(), Inbox(), out, round_pause=8, clock=lambda: NOW)
+    before = public()
+    round_over = public(version=14, scores=[0, 10], rounds=[ROUND_1])
+    ended = public(version=15, status=pb.MATCH_STATUS_ENDED, winner=1, scores=[0, 51], rounds=[ROUND_1])
+    ended.turn = -1
+    for previous, view in ((before, round_over), (round_over, ended)):
+        spectator._round_over(previous, view)
+    spectator.view = ended
+    out.console.print(spectator._screen())
+    assert "round 1 is over" in file.getvalue()
