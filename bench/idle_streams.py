@@ -69,9 +69,9 @@ import grpc  # noqa: E402
 from domino.match.v1 import match_service_pb2 as pb  # noqa: E402
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc  # noqa: E402
 from services.common.config import SQLITE_MODULE, Settings  # noqa: E402
+from bench.procfs import cpu_seconds, git_commit, loadavg, memory_kb, pct, tree_cpu_seconds  # noqa: E402,F401
 
 VENV_BIN = ROOT / ".venv" / "bin" if (ROOT / ".venv" / "bin" / "domino").exists() else Path(sys.executable).parent
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 SEATS = 4
 # The settings an idle stream's cost depends on, reported with every run.
 REPORTED_SETTINGS = ("watch_poll_seconds", "streams_per_process", "spectator_streams_per_process",
@@ -82,14 +82,6 @@ UNARY_HEADROOM = 500  # calls above the streams when the bench must raise DOMINO
 
 # ---------------------------------------------------------------------------------------
 # pure helpers (tests/unit/test_bench_idle_streams.py)
-
-
-def pct(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile (q in 0..100); None when empty."""
-    if not values:
-        return None
-    s = sorted(values)
-    return s[max(0, min(len(s) - 1, math.ceil(q / 100.0 * len(s)) - 1))]
 
 
 def rnd(value: float | None, digits: int = 3) -> float | None:
@@ -153,66 +145,12 @@ def idle_figures(cpu_seconds: float, streams: int, window_seconds: float, rss_be
 # /proc
 
 
-def proc_stat(pid: int) -> list[str] | None:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of one process (all its threads); 0 if it is gone."""
-    fields = proc_stat(pid)
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK if fields else 0.0
-
-
-def tree_cpu_seconds(parent: int) -> float:
-    """CPU of a process, its live children (PostgreSQL's backends) and its exited children."""
-    total = cpu_seconds(parent)
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = proc_stat(int(entry))
-            if fields and int(fields[1]) == parent:
-                total += (int(fields[11]) + int(fields[12])) / CLK_TCK
-    fields = proc_stat(parent)
-    if fields:
-        total += (int(fields[13]) + int(fields[14])) / CLK_TCK
-    return total
-
-
-def memory_kb(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM (peak) of a process, in KB."""
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(("VmRSS:", "VmHWM:")):
-                out[line.split(":")[0]] = int(line.split()[1])
-    return out
-
-
 def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def loadavg() -> float:
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
-
-
 def log(msg: str) -> None:
     print(f"[idle_streams {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def git_commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return head + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 # ---------------------------------------------------------------------------------------
@@ -627,7 +565,7 @@ def main() -> None:
 
     started = time.monotonic()
     load_before = loadavg()
-    commit = git_commit()
+    commit = git_commit() or "unknown"
     tmp = Path(tempfile.mkdtemp(prefix="domino-idle-"))
     os.chmod(tmp, 0o755)  # embedded PostgreSQL runs as its own user below it
     keys = KeyRing.generate()

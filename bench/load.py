@@ -128,10 +128,10 @@ from services.common.auth import mint_token  # noqa: E402
 from services.common.servers import start_postgres  # noqa: E402
 from services.client import session as client_session  # noqa: E402
 from services.common.supervisor import LocalSystem, Ports  # noqa: E402
+from bench.procfs import children_cpu_seconds, cpu_seconds, git_commit, loadavg, pct  # noqa: E402
 
 SYSTEM_SERVICES = ("match", "relay", "accounts", "matchmaking", "bots")
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 CALL_SECONDS = 10.0
 ENDED = (pb.MATCH_STATUS_ENDED, pb.MATCH_STATUS_ABANDONED)
 COMMANDS = ("PlayTile", "DrawTile")
@@ -159,63 +159,8 @@ TABLES = {2: (("egyptian", "draw-2", None, None), ("all-fives", "", 2, None), ("
 # small helpers
 
 
-def pct(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile (q in 0..100); None when empty."""
-    if not values:
-        return None
-    s = sorted(values)
-    return s[max(0, min(len(s) - 1, math.ceil(q / 100.0 * len(s)) - 1))]
-
-
 def rnd(value: float | None, digits: int = 2) -> float | None:
     return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else round(value, digits)
-
-
-def proc_stat(pid: int) -> list[str] | None:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of one process (all its threads); 0 if it is gone."""
-    fields = proc_stat(pid)
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK if fields else 0.0
-
-
-def children_cpu_seconds(parent: int) -> float:
-    """CPU of a process's live children (PostgreSQL's backends and helpers), plus what its
-    exited children left in its cutime/cstime."""
-    total = 0.0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = proc_stat(int(entry))
-            if fields and int(fields[1]) == parent:
-                total += (int(fields[11]) + int(fields[12])) / CLK_TCK
-    fields = proc_stat(parent)
-    if fields:
-        total += (int(fields[13]) + int(fields[14])) / CLK_TCK
-    return total
-
-
-def git_commit() -> str | None:
-    """The commit the run measured (with "+dirty" when the tree has changes), None outside git."""
-    import subprocess
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return head + ("+dirty" if dirty else "")
-
-
-def loadavg() -> float:
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
 
 
 def log(msg: str) -> None:
