@@ -63,10 +63,10 @@ class RuleSet:
 
     @property
     def name(self) -> str:
-        """How messages name the rule set: the Egyptian variant, else the family (and variant)."""
-        if self.family == "egyptian":
-            return self.variant
-        return f"{self.family} {self.variant}" if self.variant else self.family
+        """How messages name the rule set (its family says: "block-4", "goat koza")."""
+        from .families.registry import family
+
+        return family(self.family).rule_set_name(self)
 
 
 def egyptian(variant: str, teams: bool | None = None) -> RuleSet:
@@ -78,26 +78,9 @@ def egyptian(variant: str, teams: bool | None = None) -> RuleSet:
 def rule_set(family: str, variant: str | None = None, teams: bool | None = None, seats: int | None = None,
              options: dict | None = None) -> RuleSet:
     """The rule set a host (or a record) names; BadOptions says what is allowed otherwise."""
-    from .families import all_fives, classic, goat, sports
-    from .families import egyptian as egyptian_family
+    from .families.registry import family as named
 
-    if family == "egyptian":
-        if options:
-            raise BadOptions("egyptian has no options")
-        rules = egyptian_family.rule_set(variant or "", teams)
-        if seats is not None and seats != rules.seats:
-            raise BadOptions(f"{rules.variant} is played by {rules.seats}, not {seats}")
-        return rules
-    if family == "goat":
-        return goat.rule_set(variant or "", seats, teams, options)
-    makers = {"all-fives": all_fives.rule_set, "classic": classic.rule_set, "sports": sports.rule_set}
-    if family not in makers:
-        raise BadOptions(f"unknown rules {shown(family)}; this server plays: {', '.join(FAMILY_NAMES)}")
-    if variant:
-        raise BadOptions(f"{family} has no variants")
-    if options:
-        raise BadOptions(f"{family} has no options")
-    return makers[family](seats, teams)
+    return named(family).build(variant, seats, teams, options)
 
 
 def check_seats(family: str, seats: int | None, allowed: tuple[int, ...], default: int) -> int:

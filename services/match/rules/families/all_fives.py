@@ -10,22 +10,23 @@ from ..leading import egyptian_next_leader
 from ..rulesets import RuleSet, check_seats, check_teams
 from ..scoring import egyptian_round_points, highest_past_target, round_to_five
 from ..state import Deal
+from .family import Family, Phrases, RoundColumn, Shape
 
-FAMILY = "all-fives"
+NAME = "all-fives"
 SEATS = (2, 3, 4)
 TARGETS = (100, 150, 200, 250)
 DEFAULT_TARGET = 250
 
 
 def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
-    seats = check_seats(FAMILY, seats, SEATS, 4)
+    seats = check_seats(NAME, seats, SEATS, 4)
     return RuleSet(
-        family=FAMILY,
+        family=NAME,
         variant="",
         seats=seats,
         hand_size=7,
         draws=True,
-        teams=check_teams(FAMILY, seats, teams),
+        teams=check_teams(NAME, seats, teams),
         default_target=DEFAULT_TARGET,
         targets=TARGETS,
         opening_leader=drawn_leader,
@@ -47,3 +48,30 @@ def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[in
     lowest side, the winner scoring every opponent's pips), rounded to the nearest five."""
     winner, points = egyptian_round_points(rules, reason, last_seat, hands)
     return winner, round_to_five(points)
+
+
+class AllFives(Family):
+    name = NAME
+    phrases = Phrases(title="All Fives", lead_rule="a seat drawn by chance leads",
+                      scoring="open ends adding up to a multiple of 5 score during play; round-end pips rounded to 5")
+    targets = TARGETS
+    four_ends = True
+    round_columns = (RoundColumn("play_points", "in play", 7, lambda r: [list(p) for p in r.play_points],
+                                 lambda r: str(sum(p for _, _, p in r.play_points)), right=True),)
+
+    def shapes(self, variant: str) -> tuple[Shape, ...]:
+        return (Shape(2, False), Shape(3, False), Shape(4, False), Shape(4, True))
+
+    def default_shape(self, variant: str) -> Shape:
+        return Shape(4, False)
+
+    def default_target(self, variant: str) -> int:
+        return DEFAULT_TARGET
+
+    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
+              options: dict | None = None) -> RuleSet:
+        self.no_variant_nor_options(variant, options)
+        return rule_set(seats, teams)
+
+
+FAMILY = AllFives()

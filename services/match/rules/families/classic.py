@@ -11,8 +11,9 @@ from ..errors import BadOptions
 from ..scoring import highest_past_target, lowest_side
 from ..state import Deal
 from ..tiles import DOUBLES, pip_total, tile
+from .family import Family, Phrases, Shape
 
-FAMILY = "classic"
+NAME = "classic"
 SEATS = (2, 3, 4)
 TARGETS = (100, 200, 300, 400, 500)
 DEFAULT_TARGET = 100
@@ -23,11 +24,11 @@ OPENING_ORDER = tuple(reversed(DOUBLES[1:])) + tuple(t for t in BY_SUM_THEN_HIGH
 
 
 def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
-    seats = check_seats(FAMILY, seats, SEATS, 4)
+    seats = check_seats(NAME, seats, SEATS, 4)
     if teams:
         raise BadOptions("classic is played solo")
     return RuleSet(
-        family=FAMILY,
+        family=NAME,
         variant="",
         seats=seats,
         hand_size=7 if seats == 2 else 5,
@@ -72,3 +73,30 @@ def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[in
     if winner is None:
         return None, 0
     return winner, sum(values) - 2 * values[winner]
+
+
+class Classic(Family):
+    name = NAME
+    phrases = Phrases(title="Classic", lead_rule="the holder of the highest double but 0-0 leads",
+                      scoring="the winner scores the others' pips (a lone 0-0 counts 25); blocked: minus its own")
+    targets = TARGETS
+
+    def shapes(self, variant: str) -> tuple[Shape, ...]:
+        return (Shape(2, False), Shape(3, False), Shape(4, False))
+
+    def default_shape(self, variant: str) -> Shape:
+        return Shape(4, False)
+
+    def default_target(self, variant: str) -> int:
+        return DEFAULT_TARGET
+
+    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
+              options: dict | None = None) -> RuleSet:
+        self.no_variant_nor_options(variant, options)
+        return rule_set(seats, teams)
+
+    def forced_lead_order(self, rules: RuleSet) -> tuple[int, ...]:
+        return OPENING_ORDER
+
+
+FAMILY = Classic()

@@ -17,8 +17,9 @@ from ..rulesets import RuleSet, check_seats, check_teams
 from ..scoring import lowest_side
 from ..state import Accounts
 from ..tiles import DOUBLES, MATCHES, pip_total
+from .family import Family, HostOption, Phrases, RecordShape, RoundColumn, Shape
 
-FAMILY = "goat"
+NAME = "goat"
 VARIANTS = ("gamezz", "koza")
 SEATS = (2, 3, 4)
 LIMIT = 101  # a side whose written total reaches this loses: the goat
@@ -72,15 +73,15 @@ def options(variant: str, given: dict | None = None) -> GoatOptions:
 def rule_set(variant: str, seats: int | None = None, teams: bool | None = None,
              given_options: dict | None = None) -> RuleSet:
     chosen = options(variant, given_options)
-    seats = check_seats(FAMILY, seats, SEATS, 4)
+    seats = check_seats(NAME, seats, SEATS, 4)
     order = ROUND_ONE_ORDER[variant]
     return RuleSet(
-        family=FAMILY,
+        family=NAME,
         variant=variant,
         seats=seats,
         hand_size=7,
         draws=True,
-        teams=check_teams(FAMILY, seats, teams),
+        teams=check_teams(NAME, seats, teams),
         default_target=LIMIT,
         targets=(LIMIT,),
         opening_leader=lambda deal: first_held(deal.hands, order),  # every deal holds some tile of the order
@@ -183,3 +184,73 @@ def match_end(rules: RuleSet, scores: Sequence[int], target: int) -> tuple[int |
     if top < target:
         return None, False, ()
     return lowest_side(list(scores)), True, tuple(s for s, v in enumerate(scores) if v == top)
+
+
+def _slashed(values) -> str:
+    return " / ".join(map(str, values))
+
+
+class Goat(Family):
+    name = NAME
+    phrases = Phrases(title="Goat", target="{target} makes the goat", ended_by="ended by",
+                      lead_rule="the holder of the variant's first tile (gamezz: 0-0, else the highest double; "
+                                "koza: the lowest double, 1-1 up to 6-6, then 0-0) leads",
+                      scoring="points are bad: each side writes the pips it still holds; 101 makes the goat")
+    variants = ("koza", "gamezz")
+    targets = (LIMIT,)
+    options = (
+        HostOption("zero_zero", ZERO_ZERO_VALUES, "what a hand holding only 0-0 counts"),
+        HostOption("redeal", (True, False), "a hand of 5+ doubles, or 6+ tiles showing one number, is dealt again"),
+        HostOption("remembered", (True, False), "round scores of 12 or less are remembered until the side's account opens"),
+        HostOption("fish", FISH_RULES, "a blocked round: all sides write, or the highest round score writes the sum"),
+    )
+    record = RecordShape(variant=True, options=True)
+    round_columns = (
+        RoundColumn("written", "written", 14, lambda r: list(r.written), lambda r: _slashed(r.written)),
+        RoundColumn("remembered", "remembered", 14, lambda r: list(r.remembered), lambda r: _slashed(r.remembered)),
+        RoundColumn("pot", "pot", 4, lambda r: r.pot, lambda r: str(r.pot), right=True),
+    )
+    lower_is_better = True
+
+    def shapes(self, variant: str) -> tuple[Shape, ...]:
+        return (Shape(2, False), Shape(3, False), Shape(4, False), Shape(4, True))
+
+    def default_shape(self, variant: str) -> Shape:
+        return Shape(4, False)
+
+    def default_target(self, variant: str) -> int:
+        return LIMIT
+
+    def presets(self, variant: str) -> dict:
+        return PRESETS[variant]._asdict()
+
+    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
+              options: dict | None = None) -> RuleSet:
+        return rule_set(variant or "", seats, teams, options)
+
+    def played_options(self, rules: RuleSet) -> dict:
+        return rules.options._asdict()
+
+    def forced_lead_order(self, rules: RuleSet) -> tuple[int, ...]:
+        return ROUND_ONE_ORDER[rules.variant]
+
+    def led_by_round_one_rule(self, rules: RuleSet, view) -> bool:
+        """With ``redeal`` a thrown-in deal counts as a round and the deal after it is led by
+        the rule while no round has been played; the view shows played rounds only by their
+        traces (a written or remembered score, an opened account, a pot), except the freak
+        round whose only counted hand is a lone 0-0 worth 0, which we accept to misread."""
+        number = view.round_number
+        if number == 1:
+            return True
+        if number > 1 and rules.redeal is not None and view.remembered:
+            return not (any(view.scores) or any(view.remembered) or any(view.opened) or view.pot)
+        return False
+
+    def side_round_scores(self, rules: RuleSet, last_seat: int, hands: Sequence[int]) -> list[int]:
+        return round_scores(rules, last_seat, hands)
+
+    def match_json(self, goats: Sequence[int]) -> dict:
+        return {"goats": list(goats)}
+
+
+FAMILY = Goat()

@@ -12,8 +12,9 @@ from ..rulesets import RuleSet, check_seats
 from ..scoring import highest_past_target, lowest_side, side_totals
 from ..state import Deal, Round
 from ..turns import take_turn
+from .family import Family, Phrases, Shape
 
-FAMILY = "sports"
+NAME = "sports"
 TARGETS = (100, 150, 200, 250)
 DEFAULT_TARGET = 200
 ONE_PLAY_SECONDS = 5
@@ -22,11 +23,11 @@ BLOCKING_PLAY_SECONDS = 60
 
 
 def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
-    check_seats(FAMILY, seats, (4,), 4)
+    check_seats(NAME, seats, (4,), 4)
     if teams is False:
         raise BadOptions("sports is played by two pairs (teams)")
     return RuleSet(
-        family=FAMILY,
+        family=NAME,
         variant="",
         seats=4,
         hand_size=7,
@@ -73,3 +74,25 @@ def move_seconds(rnd: Round) -> int:
 
 def _end_number(rnd: Round, end: int | None) -> int:
     return -1 if end is None else (rnd.left, rnd.right)[end]
+
+
+class Sports(Family):
+    name = NAME
+    phrases = Phrases(title="Sports", lead_rule="a seat drawn by chance leads",
+                      scoring="the pair that goes out scores the pips left in all four hands")
+    targets = TARGETS
+    per_move_timer = True
+
+    def shapes(self, variant: str) -> tuple[Shape, ...]:
+        return (Shape(4, True),)
+
+    def default_target(self, variant: str) -> int:
+        return DEFAULT_TARGET
+
+    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
+              options: dict | None = None) -> RuleSet:
+        self.no_variant_nor_options(variant, options)
+        return rule_set(seats, teams)
+
+
+FAMILY = Sports()
