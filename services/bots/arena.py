@@ -81,10 +81,11 @@ def arena_rules(rules: str = "egyptian", variant: str | None = None, teams: bool
 def resolve(spec: str):
     """A view strategy from its name, optionally with options: ``strong:samples=32,eps=0.1``."""
     from services.bots.strategies import STRATEGIES
+    from services.common.bot_strengths import NAMES
 
     name, _, opts = spec.partition(":")
-    if name not in STRATEGIES:
-        raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
+    if name not in NAMES:
+        raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(NAMES)}")
     if not opts:
         return STRATEGIES[name]
     if name != "strong":

@@ -12,7 +12,8 @@
 ``SIMPLE`` holds the choosers that see the legal moves only; ``SIMPLE["greedy"]`` is always
 §1.6's timeout choice (the audit simulator and a property test rely on that), whatever the
 family. ``STRATEGIES`` holds the view strategies (``choose(view, rng) -> Move``), which is
-what bots and the arena play; matchmaking reads its names.
+what bots and the arena play, one per strength of services.common.bot_strengths (the list
+matchmaking, the client and bot ids read).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import random
 from typing import Callable, Sequence
 
+from services.common import bot_strengths
 from services.match.rules import autoplay
 from services.match.rules.moves import Move
 from services.match.rules.view import PlayerView
@@ -75,8 +77,8 @@ def _strong() -> ViewStrategy:
     return StrongBot()
 
 
-STRATEGIES: dict[str, ViewStrategy] = {
+STRATEGIES: dict[str, ViewStrategy] = bot_strengths.keyed({
     "random": from_moves(random_move),
     "greedy": greedy,
     "strong": _strong(),
-}
+})

@@ -16,6 +16,7 @@ from services.audit.report import render
 from services.audit.verify import verify
 from services.cli.tls import credentials_of, tls_options
 from services.client.api import open_channel
+from services.common import bot_strengths
 from services.common.auth import KeyRing, MissingKeys, mint_token
 from services.common.config import Settings, client_keys_dir
 from services.match import record as record_format
@@ -30,8 +31,8 @@ from services.match.rules.rulesets import FAMILY_NAMES, rule_set
 @click.option("--seats", type=click.IntRange(2, 4), default=None, help="Players, where the family lets it vary.")
 @click.option("--teams/--solo", default=None, help="Four seats in two teams (0+2 against 1+3), or each for itself.")
 @click.option("--target", type=int, default=None, help="Match target (default: the rule set's).")
-@click.option("--bots", "strength", type=click.Choice(["random", "greedy", "strong"]), default="greedy",
-              show_default=True, help="Strength of every seat.")
+@click.option("--bots", "strength", type=click.Choice(bot_strengths.NAMES), default="greedy",
+              show_default=True, help=f"Strength of every seat: {bot_strengths.described(bot_strengths.NAMES)}.")
 @click.option("--address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS, the local run).")
 @tls_options
 @click.option("--timeout", type=float, default=300, show_default=True, help="Seconds to wait for the match to end.")

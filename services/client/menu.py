@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from services.common import bot_strengths
+
 from . import families
 
-STRENGTHS = ("random", "greedy", "strong")
+STRENGTHS = bot_strengths.OFFERED  # weakest first; the server refuses any other (matchmaking)
+_STRENGTH_CHOICE = f"[{'|'.join(STRENGTHS)}]"
 TURN_TIMERS = (30, 45, 60, 90, 0)  # seconds a host may give each turn (0: no limit), as the server allows
 DEFAULT_TURN_TIMER = 45  # the server's, when the host says nothing
 
@@ -95,10 +98,10 @@ class RoomCommand:
     options: tuple[tuple[str, object], ...] = ()  # "options": (name, value) to change
 
 
-ROOM_HELP = ("b [SEAT] [random|greedy|strong] adds a bot, f [random|greedy|strong] fills every empty seat "
+ROOM_HELP = (f"b [SEAT] {_STRENGTH_CHOICE} adds a bot, f {_STRENGTH_CHOICE} fills every empty seat "
              "with bots, k SEAT removes a bot, m SEAT moves you, o NAME=VALUE… changes options (rules, variant, "
              "seats, teams, target, timer, spectators=on|off, and Goat's zero_zero, redeal, remembered, fish), "
-             "s starts, q leaves.")
+             f"s starts, q leaves. Bots: {bot_strengths.described(STRENGTHS)}.")
 
 
 def parse_room_command(line: str) -> RoomCommand:
@@ -126,7 +129,7 @@ def parse_room_command(line: str) -> RoomCommand:
         return RoomCommand("bot", seat, strength)
     if head in ("f", "fill"):
         if len(rest) > 1:
-            return RoomCommand("invalid", message="Say at most the bots' strength: f [random|greedy|strong].")
+            return RoomCommand("invalid", message=f"Say at most the bots' strength: f {_STRENGTH_CHOICE}.")
         strength = pick(rest[0], STRENGTHS) if rest else None
         if rest and strength is None:
             return RoomCommand("invalid", message=f"A bot is {', '.join(STRENGTHS)}, not {rest[0]!r}.")

@@ -7,8 +7,11 @@ such seats and never lets a `bot` token act for anything else.
 
 from __future__ import annotations
 
+from . import bot_strengths
+
 PREFIX = "bot:"
-STRENGTHS = ("random", "greedy", "strong")
+#: Every registered strength, offered to players or not: a seated bot's id stays valid.
+STRENGTHS = bot_strengths.NAMES
 
 
 def bot_id(strength: str, seat: int) -> str:

@@ -10,7 +10,7 @@ from services.match.rules.errors import BadOptions
 from services.match.rules.families import goat
 from services.match.rules.rulesets import EGYPTIAN_VARIANTS, FAMILY_NAMES, match_options, rule_set
 
-from services.common.bot_ids import STRENGTHS
+from services.common.bot_strengths import OFFERED
 
 from .errors import InvalidOptions, InvalidRequest
 
@@ -129,9 +129,10 @@ def queue_kinds() -> list[tuple[str, str, bool, int]]:
 
 
 def check_strength(strength: str) -> None:
-    """Bot strengths are the bots service's strategies (random, greedy, strong)."""
-    if strength not in STRENGTHS:
-        raise InvalidRequest(f"unknown bot strength {strength[:40]!r}; choose one of {', '.join(STRENGTHS)}")
+    """Players seat only the strengths offered to them (services.common.bot_strengths); one
+    still tried out in the arena is refused as unknown."""
+    if strength not in OFFERED:
+        raise InvalidRequest(f"unknown bot strength {strength[:40]!r}; choose one of {', '.join(OFFERED)}")
 
 
 def check_request_id(request_id: str) -> None:

@@ -1,0 +1,78 @@
+"""The one list of bot strengths: every place that names one reads it from here.
+
+Bot ids (``bot:<strength>:<seat>``, services.common.bot_ids), matchmaking's check of a
+requested strength, the terminal client's menus and room commands, ``domino demo --bots``,
+the bots service's strategies and the arena all derive their lists from ``REGISTRY``, and
+tests/unit/test_bot_strengths.py fails when one of them, or the bots service's
+implementations, disagrees with it. It lives in services.common, as plain data, so the match
+service, matchmaking and the client can read it without importing services.bots (the two
+services stay independent: pyproject.toml's import-linter contracts).
+
+A new strength is one entry here, in its place from weakest to strongest, plus its
+implementation in services.bots.strategies.STRATEGIES. The next one, ``expert`` (stronger
+than ``strong``), goes last::
+
+    Strength("expert", "..."),
+
+with ``offered=False`` while it is only played in the arena and by ``domino demo``, and
+without it once players may pick it. It is not listed before its implementation exists:
+``keyed`` would stop the bots service from starting. One place still spells the names out,
+the host's hints on the room screen (services/client/lobby_screens.py): the contract test
+fails there, for an offered strength, until it reads ``menu.STRENGTHS`` too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, TypeVar
+
+
+@dataclass(frozen=True)
+class Strength:
+    name: str
+    description: str  # one line, after the name in menus and help: "greedy sheds its heaviest tile"
+    offered: bool = True  # False: bot ids and the bots service know it, players cannot pick it yet
+
+
+#: Weakest first: the position is the order (menus list them so, and "stronger" means later).
+REGISTRY: tuple[Strength, ...] = (
+    Strength("random", "plays any legal move"),
+    Strength("greedy", "takes the most points now, else sheds its heaviest tile"),
+    Strength("strong", "searches sampled deals of the unseen tiles for the best play"),
+)
+
+#: Every registered strength, weakest first: what a bot id may name and the bots service plays.
+NAMES: tuple[str, ...] = tuple(s.name for s in REGISTRY)
+#: The strengths a player may ask for (matchmaking, the client's menus), weakest first.
+OFFERED: tuple[str, ...] = tuple(s.name for s in REGISTRY if s.offered)
+
+
+BY_NAME: dict[str, Strength] = {s.name: s for s in REGISTRY}
+
+
+def rank(name: str) -> int:
+    """0 for the weakest: a higher rank is meant to play better (ValueError for no strength)."""
+    return NAMES.index(name)
+
+
+def described(names: tuple[str, ...] = OFFERED) -> str:
+    """"random plays any legal move; greedy …": the strengths for a help text."""
+    return "; ".join(f"{name} {BY_NAME[name].description}" for name in names)
+
+
+T = TypeVar("T")
+
+
+def keyed(implementations: Mapping[str, T]) -> dict[str, T]:
+    """One implementation per registered strength, in the registry's order.
+
+    Raises at once, naming the difference, when a registered strength has no implementation
+    or an implementation has no registered strength: a bots service that would fail at its
+    first bot of that strength, or play one nobody can seat, should not start."""
+    missing = [name for name in NAMES if name not in implementations]
+    unknown = sorted(name for name in implementations if name not in NAMES)
+    if missing or unknown:
+        raise LookupError(f"bot strengths without an implementation: {missing or 'none'}; "
+                          f"implementations of no registered strength: {unknown or 'none'} "
+                          "(services/common/bot_strengths.py)")
+    return {name: implementations[name] for name in NAMES}
