@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from services.common import family_plugins
+
 from .admin import admin
 from .audit import audit
 from .bots import bots
@@ -20,6 +22,10 @@ from .up import up
 @click.version_option(package_name="domino")
 def cli() -> None:
     """Online dominoes backend: services, tools and the auditor."""
+    try:
+        family_plugins.load()
+    except family_plugins.BadFamilyModule as e:
+        raise click.UsageError(str(e)) from None
 
 
 cli.add_command(admin)

@@ -1,0 +1,43 @@
+"""Families from outside the built-in five: the modules ``DOMINO_FAMILY_MODULES`` names.
+
+Each named module defines ``FAMILY``, a ``Family`` (services/match/rules/families/family.py);
+every process that plays, checks or records matches (the services, the auditor's command
+line) registers them at start, so they all agree on what the family is (docs/design.md,
+"Adding a family"). A name that does not import, or holds no family, stops the process with
+one line saying so: a service that silently lacked a family would refuse its matches.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from services.match.rules.families.family import Family
+from services.match.rules.families.registry import register
+
+VARIABLE = "DOMINO_FAMILY_MODULES"
+
+
+class BadFamilyModule(Exception):
+    pass
+
+
+def load(names: str | None = None) -> list[str]:
+    """Registers the families of the comma-separated module names (default: the
+    environment's); returns the families' names."""
+    listed = os.environ.get(VARIABLE, "") if names is None else names
+    loaded = []
+    for name in filter(None, (n.strip() for n in listed.split(","))):
+        try:
+            module = importlib.import_module(name)
+        except Exception as e:
+            raise BadFamilyModule(f"{VARIABLE}: cannot import {name!r}: {e}") from None
+        family = getattr(module, "FAMILY", None)
+        if not isinstance(family, Family):
+            raise BadFamilyModule(f"{VARIABLE}: {name!r} defines no FAMILY (a Family)")
+        try:
+            register(family)
+        except ValueError as e:
+            raise BadFamilyModule(f"{VARIABLE}: {name!r}: {e}") from None
+        loaded.append(family.name)
+    return loaded
