@@ -23,6 +23,8 @@ import logging
 import time
 from typing import Any, Callable, cast
 
+from eventsourcing.utils import get_topic
+
 from services.match.domainmodel import Match
 from services.match.errors import CorruptLog
 
@@ -30,8 +32,7 @@ from .summary import Ended, Started
 from .view import View
 
 log = logging.getLogger("domino.history")
-_STARTED = "services.match.domainmodel:Match.MatchStarted"
-_ENDED = "services.match.domainmodel:Match.MatchEnded"
+_KEPT = frozenset(get_topic(kind) for kind in (Match.MatchStarted, Match.MatchEnded))  # the events the view keeps
 
 
 def started_of(event: Match.MatchStarted) -> Started:
@@ -67,7 +68,7 @@ class HistoryProjection:
             return 0
         facts: list[Started | Ended] = []
         for note in notes:
-            if note.topic not in (_STARTED, _ENDED):
+            if note.topic not in _KEPT:
                 continue  # decode only what the view keeps
             event = cast(Any, self.app.mapper.to_domain_event(note))
             if isinstance(event, Match.MatchStarted):

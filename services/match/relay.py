@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, cast
 from uuid import UUID
 
+from eventsourcing.utils import get_topic
 from nats.js.errors import KeyNotFoundError, NotFoundError
 
 from services.common import bus
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("domino.relay")
 ACK_SECONDS = 10.0
-MATCH_TOPIC = "services.match.domainmodel:Match."  # the prefix of every Match event's topic
+MATCH_TOPIC = get_topic(Match) + "."  # the prefix of every Match event's topic
 KEPT_MATCHES = 2000  # matches the relay keeps a copy of (the least recently changed are dropped)
 RECORD_SECONDS = 1.0  # the position is recorded at most this often (and when the relay stops)
 
