@@ -10,6 +10,11 @@ machine does. Each figure is (instructions of N rounds - instructions of 0 round
 start-up and imports cancel out; comparing two checkouts is running this once in each
 (for a compiled install of another commit, ``pip install --no-deps --target DIR CHECKOUT``
 and put DIR first on PYTHONPATH).
+
+The peer, PyPI ``dominoes`` (bench/rules.py's), is counted the same way: its random
+four-player team block game (``Game.new()``, then ``players.random`` and the first of its
+``valid_moves`` until ``result``, as bench/rules.py plays it) per game, and each rule set's
+ratio peer / ours is printed: how many of our random rounds cost what one of its games does.
 """
 
 from __future__ import annotations
@@ -48,12 +53,27 @@ for n in range(int(sys.argv[2])):
     random_playout(start_round(new_match(rules), deal(rules, n.to_bytes(8, "big"))).round, rand)
 """
 
+PEER_CHILD = """
+import random, sys
+import dominoes
+random.seed(1)
+new_game = dominoes.Game.new
+choose = dominoes.players.random
+for _ in range(int(sys.argv[2])):
+    g = new_game()
+    while g.result is None:
+        choose(g)
+        g.make_move(*g.valid_moves[0])
+"""
 
-def instructions(args: tuple, rounds: int) -> int:
+
+def instructions(args: tuple | None, rounds: int) -> int:
+    """Instructions of ``rounds`` rounds of the rule set ``args`` (None: the peer's games)."""
+    child = PEER_CHILD if args is None else CHILD
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={os.path.join(tmp, 'cg')}",
-             sys.executable, "-c", CHILD, json.dumps(args), str(rounds)],
+             sys.executable, "-c", child, json.dumps(args), str(rounds)],
             capture_output=True, text=True, timeout=600, check=True,
         )
     found = re.search(r"Collected\s*:\s*(\d+)", out.stderr)
@@ -67,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--rounds", type=int, default=2000, help="rounds per rule set (default 2000)")
     parser.add_argument("--only", nargs="*", choices=sorted(RULE_SETS), help="rule sets to count (default: all)")
+    parser.add_argument("--peer-games", type=int, default=500,
+                        help="the peer's games to count (default 500; 0: leave the peer out)")
     args = parser.parse_args(argv)
     if not shutil.which("valgrind"):
         raise SystemExit("bench: valgrind is not installed")
@@ -76,6 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.only or RULE_SETS:
         base = instructions(RULE_SETS[name], 0)
         result[f"{name}_instructions_per_round"] = (instructions(RULE_SETS[name], args.rounds) - base) // args.rounds
+    if args.peer_games > 0:
+        import dominoes  # noqa: F401 (fail here, not in valgrind, when the peer is missing)
+
+        peer = (instructions(None, args.peer_games) - instructions(None, 0)) // args.peer_games
+        result["peer_games"] = args.peer_games
+        result["peer_dominoes_instructions_per_game"] = peer
+        result["peer_over_ours"] = {name: round(peer / result[f"{name}_instructions_per_round"], 2)
+                                    for name in args.only or RULE_SETS}
     if args.json:
         print(json.dumps(result))
     else:
