@@ -1,31 +1,35 @@
 """Matchmaking's application: private rooms, public tables, practice against bots.
 
-The use cases live in room_use_cases.py and table_use_cases.py (and presence_use_cases.py,
-where a player is now, which reads both), on the plumbing they share
-(plumbing.py: load, save every changed aggregate in one atomic call, retry a lost race);
-this class combines them and injects the clock, the invite codes, the observer and the
-match service (its MatchCreator and Ratings ports), so tests need no sleeping.
+The eventsourcing Application owns the store; this class composes the rest on it and is
+the only place that does. Each use case object is given exactly what it uses: the `Store`
+(plumbing.py: load, save every changed aggregate in one atomic call, retry a lost race),
+the clock and invite codes (injected, so tests need no sleeping), the observer, the
+account service's standings and the match service behind its MatchCreator and Ratings
+ports. Callers use them by name: `rooms` (room_use_cases.py), `tables` (public tables and
+practice, table_use_cases.py), `players` (where a player is, presence_use_cases.py),
+`ends` (a match ended, or players left it), `starts` and `pending_starts` (match_starts.py)
+and `waiting_queues` (the bot-fill timer's, waiting_queues.py).
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Callable
 from uuid import UUID
 
+from eventsourcing.application import Application
 from eventsourcing.utils import EnvType
 
-from .match_starts import MatchCreator, MatchStarts, PendingStarts, Unavailable, release_match, release_players
-from .options import check_strength, queue_kinds
-from .plumbing import LOCK_STRIPES, Observer
+from .match_starts import MatchCreator, MatchEnds, MatchStarts, PendingStarts, Unavailable
+from .options import queue_kinds
+from .plumbing import Observer, Store
 from .presence import MatchLink, Presence
 from .presence_use_cases import PresenceUseCases, Whereabouts
-from .room_use_cases import CODE_ALPHABET, CODE_LENGTH, new_invite_code, normalized_code
+from .room_use_cases import CODE_ALPHABET, CODE_LENGTH, RoomUseCases, new_invite_code, normalized_code
 from .rooms import FailedJoins
 from .standings import AnyoneMayPlay, Standings
 from .table_choice import NoRatings, Ratings
-from .table_use_cases import TicketState
+from .table_use_cases import TableSettings, TableUseCases, TicketState
 from .tables import Queue
 from .waiting_queues import WaitingQueues
 
@@ -33,7 +37,7 @@ __all__ = ["MatchmakingApplication", "Observer", "TicketState", "Whereabouts", "
            "normalized_code"]
 
 
-class MatchmakingApplication(PresenceUseCases):  # which is RoomUseCases and TableUseCases too
+class MatchmakingApplication(Application[UUID]):
     name = "Matchmaking"  # PostgreSQL tables matchmaking_events, matchmaking_snapshots
     env = {"AGGREGATE_CACHE_MAXSIZE": "5000", "COMPRESSOR_TOPIC": ""}
     snapshotting_intervals = {Queue: 100, Presence: 50, FailedJoins: 50}
@@ -44,33 +48,26 @@ class MatchmakingApplication(PresenceUseCases):  # which is RoomUseCases and Tab
                  on_change: Callable[[UUID], object] = lambda aggregate_id: None,
                  code_source: Callable[[], str] = new_invite_code, ratings: Ratings | None = None,
                  table_rating_spread: float = 10.0, standings: Standings | None = None) -> None:
-        check_strength(table_bot_strength)
-        if table_rating_spread < 0:
-            raise ValueError("table_rating_spread must not be negative")
+        settings = TableSettings(table_wait_seconds, table_bot_strength, table_rating_spread)  # refused before opening
         super().__init__(env)
-        self.clock = clock
-        self.table_wait_seconds = table_wait_seconds
-        self.table_rating_spread = table_rating_spread  # table_choice.py
-        self.ratings = ratings if ratings is not None else NoRatings()
-        self.table_bot_strength = table_bot_strength
-        self.observer = observer or Observer()
-        self.on_change = on_change
-        self.code_source = code_source
-        self.standings = standings if standings is not None else AnyoneMayPlay()
-        self.starts = MatchStarts(self, matches or Unavailable())
+        observer = observer or Observer()
+        standings = standings if standings is not None else AnyoneMayPlay()
+        self.matches: MatchCreator = matches or Unavailable()
         self.waiting_queues = WaitingQueues(Queue.create_id(*kind) for kind in queue_kinds())
-        self.pending_starts = PendingStarts(self)
-        self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
+        self.store = Store(self.repository, self.events, self.save, observer, on_change, self.waiting_queues.changed)
+        self.ends = MatchEnds(self.store)
+        self.starts = MatchStarts(self.store, self.matches, observer, self.ends.release_match)
+        self.pending_starts = PendingStarts(self.recorder, self.store, self.starts, clock, self.waiting_queues.noted)
+        self.rooms = RoomUseCases(self.store, self.starts, clock, code_source, standings)
+        self.tables = TableUseCases(self.store, self.starts, clock, standings,
+                                    ratings if ratings is not None else NoRatings(), observer, self.waiting_queues,
+                                    settings)
+        self.players = PresenceUseCases(self.store, self.tables.ticket)
 
-    # ---- match lifecycle ---------------------------------------------------------------
+    # Reads for operators and tests: what the store says of a player and of a match.
 
-    def release_players(self, match_id: str, players: list[str]) -> list[str]:
-        """Players who left a match that goes on without them: free them."""
-        return release_players(self, match_id, players)
-
-    def release_match(self, match_id: str) -> bool:
-        """A match ended: close its room or table and free its players (idempotent)."""
-        return release_match(self, match_id)
+    def presence(self, player_id: str) -> Presence:
+        return self.store.presence(player_id)
 
     def match_link(self, match_id: str) -> MatchLink | None:
-        return self.load(MatchLink, MatchLink.create_id(match_id))
+        return self.ends.link(match_id)

@@ -37,7 +37,8 @@ def create_server(address: str, app: MatchmakingApplication, keys: KeyRing, chan
     """(server, port): MatchmakingService on the common gRPC server (health, reflection,
     metrics; ``settings``: its connection policy, reflection and TLS). Pass the same
     ChangeFeed the application reports its changes to, so watchers wake at once."""
-    servicer = MatchmakingServicer(app, keys, changes or ChangeFeed(), watch_poll_seconds, limits)
+    servicer = MatchmakingServicer(app.rooms, app.tables, app.players, keys, changes or ChangeFeed(),
+                                   watch_poll_seconds, limits)
     return new_server(
         address, SERVICE_NAME,
         lambda server: matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server), metrics,
@@ -49,7 +50,7 @@ async def run_timers(app: MatchmakingApplication, stopping: asyncio.Event, poll_
     while not stopping.is_set():
         try:
             await asyncio.to_thread(app.pending_starts.follow_store)  # first: it names the queues that changed
-            await asyncio.to_thread(app.fill_waiting_tables)
+            await asyncio.to_thread(app.tables.fill_waiting_tables)
             await asyncio.to_thread(app.pending_starts.step)
         except Exception:  # a fault in one pass must not stop the next
             log.exception("matchmaking timer pass failed")

@@ -1,4 +1,4 @@
-"""MatchmakingService over gRPC: protobuf in, application calls, protobuf out.
+"""MatchmakingService over gRPC: protobuf in, use case calls (rooms, tables, players), protobuf out.
 
 Only this module knows about status codes (docs/design.md, "Errors"). Everything that can be
 checked on the request alone is checked before anything is loaded, so bad input changes
@@ -25,8 +25,9 @@ from services.common.grpc_status import ErrorStatuses, end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
 from services.match.rules.rulesets import TURN_TIMERS
 
-from .application import MatchmakingApplication, TicketState, Whereabouts
 from .presence import Presence
+from .presence_use_cases import PresenceUseCases, Whereabouts
+from .room_use_cases import RoomUseCases
 from .rooms import Room
 from .tables import Table
 from .seating import bot_strength, is_bot
@@ -36,6 +37,7 @@ from .errors import (
     TooManyFailedJoins, UnknownRoom, UnknownTicket,
 )
 from .options import Options
+from .table_use_cases import TableUseCases, TicketState
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -69,9 +71,12 @@ _TICKET_STATUS = {"waiting": pb.TICKET_STATUS_WAITING, "seated": pb.TICKET_STATU
 
 
 class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
-    def __init__(self, app: MatchmakingApplication, keys: KeyRing, changes: ChangeFeed,
-                 poll_seconds: float = 1.0, limits: tuple[StreamLimits, RateLimit] | None = None) -> None:
-        self.app = app
+    def __init__(self, rooms: RoomUseCases, tables: TableUseCases, players: PresenceUseCases, keys: KeyRing,
+                 changes: ChangeFeed, poll_seconds: float = 1.0,
+                 limits: tuple[StreamLimits, RateLimit] | None = None) -> None:
+        self.rooms = rooms
+        self.tables = tables
+        self.players = players
         self.keys = keys
         self.changes = changes
         self.poll_seconds = poll_seconds
@@ -88,7 +93,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             player = self._player(context)
             options = _options(request, spectators=request.HasField("spectators") and request.spectators)
             seat = request.seat if request.HasField("seat") else None
-            room = await asyncio.to_thread(self.app.create_room, player, request.request_id, options, seat)
+            room = await asyncio.to_thread(self.rooms.create_room, player, request.request_id, options, seat)
             return pb.CreateRoomResponse(room=room_pb(room))
 
     async def GetRoom(self, request: pb.GetRoomRequest, context: Context) -> pb.GetRoomResponse:
@@ -96,9 +101,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             player = self._player(context)
             which = request.WhichOneof("room")
             if which == "room_id":
-                room = await asyncio.to_thread(self.app.room_for, player, _uuid(request.room_id, "room_id"))
+                room = await asyncio.to_thread(self.rooms.room_for, player, _uuid(request.room_id, "room_id"))
             elif which == "code":
-                room = await asyncio.to_thread(self.app.room_by_code, player, request.code)
+                room = await asyncio.to_thread(self.rooms.room_by_code, player, request.code)
             else:
                 raise InvalidRequest("room_id or code is required")
             return pb.GetRoomResponse(room=room_pb(room))
@@ -109,19 +114,19 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             if not request.code:
                 raise InvalidRequest("code is required")
             seat = request.seat if request.HasField("seat") else None
-            room = await asyncio.to_thread(self.app.join_room, player, request.code, seat)
+            room = await asyncio.to_thread(self.rooms.join_room, player, request.code, seat)
             return pb.JoinRoomResponse(room=room_pb(room))
 
     async def LeaveRoom(self, request: pb.LeaveRoomRequest, context: Context) -> pb.LeaveRoomResponse:
         async with _statuses(context):
             player = self._player(context)
-            room = await asyncio.to_thread(self.app.leave_room, player, _uuid(request.room_id, "room_id"))
+            room = await asyncio.to_thread(self.rooms.leave_room, player, _uuid(request.room_id, "room_id"))
             return pb.LeaveRoomResponse(room=room_pb(room))
 
     async def ChangeSeat(self, request: pb.ChangeSeatRequest, context: Context) -> pb.ChangeSeatResponse:
         async with _statuses(context):
             player = self._player(context)
-            room = await asyncio.to_thread(self.app.change_seat, player, _uuid(request.room_id, "room_id"),
+            room = await asyncio.to_thread(self.rooms.change_seat, player, _uuid(request.room_id, "room_id"),
                                            request.seat)
             return pb.ChangeSeatResponse(room=room_pb(room))
 
@@ -132,13 +137,13 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             if not request.strength:
                 raise InvalidRequest("strength is required")
             seat = request.seat if request.HasField("seat") else None
-            room = await asyncio.to_thread(self.app.add_bot, player, room_id, seat, request.strength)
+            room = await asyncio.to_thread(self.rooms.add_bot, player, room_id, seat, request.strength)
             return pb.AddBotResponse(room=room_pb(room))
 
     async def RemoveBot(self, request: pb.RemoveBotRequest, context: Context) -> pb.RemoveBotResponse:
         async with _statuses(context):
             player = self._player(context)
-            room = await asyncio.to_thread(self.app.remove_bot, player, _uuid(request.room_id, "room_id"),
+            room = await asyncio.to_thread(self.rooms.remove_bot, player, _uuid(request.room_id, "room_id"),
                                            request.seat)
             return pb.RemoveBotResponse(room=room_pb(room))
 
@@ -154,13 +159,13 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             if request.HasField("goat_options"):
                 changes["goat_options"] = _goat_options(request.goat_options)
             _check_values(changes.get("turn_timer"))
-            room = await asyncio.to_thread(self.app.update_room_options, player, room_id, **changes)
+            room = await asyncio.to_thread(self.rooms.update_room_options, player, room_id, **changes)
             return pb.UpdateRoomOptionsResponse(room=room_pb(room))
 
     async def StartRoom(self, request: pb.StartRoomRequest, context: Context) -> pb.StartRoomResponse:
         async with _statuses(context):
             player = self._player(context)
-            room = await self._via_match(self.app.start_room, player, _uuid(request.room_id, "room_id"))
+            room = await self._via_match(self.rooms.start_room, player, _uuid(request.room_id, "room_id"))
             return pb.StartRoomResponse(room=room_pb(room))
 
     async def WatchRoom(self, request: pb.WatchRoomRequest,
@@ -171,7 +176,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             room_id = _uuid(request.room_id, "room_id")
             if request.from_version < 0:
                 raise InvalidRequest("from_version cannot be negative")
-            room = await asyncio.to_thread(self.app.room_for, player, room_id)
+            room = await asyncio.to_thread(self.rooms.room_for, player, room_id)
             if request.from_version > room.version:
                 raise InvalidRequest(f"from_version {request.from_version} is beyond the room's version {room.version}")
             self.streams.acquire(player)
@@ -184,10 +189,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def _watch_room(self, room_id: uuid.UUID, version: int, who: Identity,
                           context: Context) -> AsyncIterator[pb.WatchRoomResponse]:
         player = who.subject
-        room = None if version == 0 else await asyncio.to_thread(self.app.room_at, room_id, version)
+        room = None if version == 0 else await asyncio.to_thread(self.rooms.room_at, room_id, version)
         while True:
             with self.changes.waiter(room_id) as waiter:
-                events = await asyncio.to_thread(self.app.room_events_after, room_id, version)
+                events = await asyncio.to_thread(self.rooms.room_events_after, room_id, version)
                 for event in events:
                     room = event.mutate(room)
                     assert room is not None  # no event of a room discards it
@@ -206,13 +211,13 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             player = self._player(context)
             options = Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None,
                                      seats=request.seats if request.HasField("seats") else None)
-            ticket = await self._via_match(self.app.request_table, player, request.request_id, options)
+            ticket = await self._via_match(self.tables.request_table, player, request.request_id, options)
             return pb.RequestTableResponse(ticket=ticket_pb(ticket))
 
     async def GetTicket(self, request: pb.GetTicketRequest, context: Context) -> pb.GetTicketResponse:
         async with _statuses(context):
             player = self._player(context)
-            ticket = await asyncio.to_thread(self.app.ticket, player, _ticket_id(request.ticket_id))
+            ticket = await asyncio.to_thread(self.tables.ticket, player, _ticket_id(request.ticket_id))
             return pb.GetTicketResponse(ticket=ticket_pb(ticket))
 
     async def WatchTicket(self, request: pb.WatchTicketRequest,
@@ -221,7 +226,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             who = self._caller(context)
             player = who.subject
             ticket_id = _ticket_id(request.ticket_id)
-            await asyncio.to_thread(self.app.ticket, player, ticket_id)
+            await asyncio.to_thread(self.tables.ticket, player, ticket_id)
             self.streams.acquire(player)
         try:
             async for update in self._watch_ticket(ticket_id, who, context):
@@ -241,7 +246,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             # aggregates stored).
             table_id = uuid.UUID(last.table_id) if last is not None and last.table_id else None
             with self.changes.waiter(presence_id) as waiter, _optional_waiter(self.changes, table_id) as table:
-                ticket = await asyncio.to_thread(self.app.ticket, player, ticket_id)
+                ticket = await asyncio.to_thread(self.tables.ticket, player, ticket_id)
                 if ticket != last:
                     last = ticket
                     yield pb.WatchTicketResponse(ticket=ticket_pb(ticket))
@@ -255,7 +260,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def CancelTicket(self, request: pb.CancelTicketRequest, context: Context) -> pb.CancelTicketResponse:
         async with _statuses(context):
             player = self._player(context)
-            ticket = await asyncio.to_thread(self.app.cancel_ticket, player, _ticket_id(request.ticket_id))
+            ticket = await asyncio.to_thread(self.tables.cancel_ticket, player, _ticket_id(request.ticket_id))
             return pb.CancelTicketResponse(ticket=ticket_pb(ticket))
 
     # ---- practice ----------------------------------------------------------------------
@@ -266,7 +271,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             options = _options(request)
             if not request.strength:
                 raise InvalidRequest("strength is required")
-            table = await self._via_match(self.app.start_practice, player, request.request_id, options,
+            table = await self._via_match(self.tables.start_practice, player, request.request_id, options,
                                             request.strength)
             return pb.StartPracticeResponse(match_id=table.match_id, seat=0, seats=table.seats,
                                             options=options_pb(table.match_options))
@@ -276,7 +281,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     async def GetPresence(self, request: pb.GetPresenceRequest, context: Context) -> pb.GetPresenceResponse:
         async with _statuses(context):
             player = self._player(context)  # players ask for themselves only
-            found = await asyncio.to_thread(self.app.whereabouts, player)
+            found = await asyncio.to_thread(self.players.whereabouts, player)
             return presence_pb(found)
 
     # ---- request checks ----------------------------------------------------------------

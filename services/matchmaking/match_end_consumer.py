@@ -20,18 +20,29 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+from typing import Callable, Protocol
 
 from services.common import bus, consumers
 from services.common.logs import Warnings
 
-from .application import MatchmakingApplication
+from .match_starts import MatchCreator, MatchEnds
 
 log = logging.getLogger("domino.matchmaking")
 
 
+class Matchmaking(Protocol):
+    """What the consumers use of matchmaking (MatchmakingApplication): the match service,
+    which confirms what the bus says, and the match ends it releases."""
+
+    @property
+    def matches(self) -> MatchCreator: ...
+
+    @property
+    def ends(self) -> MatchEnds: ...
+
+
 class MatchEndConsumer:
-    def __init__(self, js, app: MatchmakingApplication,
+    def __init__(self, js, app: Matchmaking,
                  on_message: Callable[[str], None] = lambda outcome: None,
                  on_mismatch: Callable[[str, bool], None] = lambda consumer, mismatched: None,
                  bind_retry_seconds: float = 2.0) -> None:
@@ -85,11 +96,11 @@ class MatchEndConsumer:
             await self._drop(msg, "malformed", "a seat_left message about another match than its subject; dropped")
             return
         try:
-            left = await asyncio.to_thread(self.app.starts.creator.left_players, match_id)
+            left = await asyncio.to_thread(self.app.matches.left_players, match_id)
             if not left:
                 await self._drop(msg, "not_left", "a seat_left message for a match nobody left; dropped")
                 return
-            freed = await asyncio.to_thread(self.app.release_players, match_id, left)
+            freed = await asyncio.to_thread(self.app.ends.release_players, match_id, left)
         except Exception as e:
             if _delivered(msg) >= bus.MAX_DELIVER:
                 await self._drop(msg, "gave_up", f"seat_left could not be handled in {bus.MAX_DELIVER} tries; "
@@ -119,12 +130,12 @@ class MatchEndConsumer:
             await self._drop(msg, "malformed", "a match_ended message about another match than its subject; dropped")
             return
         try:
-            ended = await asyncio.to_thread(self.app.starts.creator.has_ended, match_id)
+            ended = await asyncio.to_thread(self.app.matches.has_ended, match_id)
             if not ended:
                 await self._drop(msg, "not_ended", "a match_ended message for a match the match service says is "
                                                    "still being played; dropped")
                 return
-            released = await asyncio.to_thread(self.app.release_match, match_id)
+            released = await asyncio.to_thread(self.app.ends.release_match, match_id)
         except Exception as e:
             if _delivered(msg) >= bus.MAX_DELIVER:
                 await self._drop(msg, "gave_up", f"match_ended could not be handled in {bus.MAX_DELIVER} tries; "

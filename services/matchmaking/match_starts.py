@@ -7,20 +7,23 @@ id is recorded on the room or table together with a `MatchLink` from the match b
 them. A crash between those steps loses nothing: `PendingStarts` follows the store's
 notification log, finds rooms and tables still without a match after a grace period, and
 starts them again. ``step`` is a plain function of the clock, like the match service's
-turn timer.
+turn timer. `MatchEnds` frees them when the match ends.
 
-The match service sits behind the `MatchCreator` port; its gRPC implementation is
-match_client.py.
+Each is given what it uses: the store (plumbing.py), the match service behind the
+`MatchCreator` port (its gRPC implementation is match_client.py), the observer, the clock,
+and `PendingStarts` the store's notification log; MatchmakingApplication (application.py)
+wires them.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Callable, Protocol
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate
+from eventsourcing.persistence import ApplicationRecorder
 from eventsourcing.utils import get_topic
 
 from .presence import MatchLink, Presence
@@ -29,9 +32,7 @@ from .seating import humans, is_bot
 from .tables import Table
 from .errors import MatchRefused, MatchServiceUnavailable
 from .options import Options
-
-if TYPE_CHECKING:
-    from .application import MatchmakingApplication
+from .plumbing import Observer, Store
 
 log = logging.getLogger("domino.matchmaking")
 MATCH_ENDED = "match ended"
@@ -70,14 +71,17 @@ class Unavailable:
 
 
 class MatchStarts:
-    def __init__(self, app: "MatchmakingApplication", creator: MatchCreator) -> None:
-        self.app = app
+    def __init__(self, store: Store, creator: MatchCreator, observer: Observer,
+                 release_match: Callable[[str], bool]) -> None:
+        self.store = store
         self.creator = creator
+        self.observer = observer
+        self.release_match = release_match  # MatchEnds.release_match: a match may be over when it is created
 
     def start(self, kind: str, source_id: UUID) -> bool:
         """Create the match of a started room (``kind`` "room") or a formed table ("table")
         and record it; False when there is nothing to do or it must be retried later."""
-        source = _source(self.app, kind, source_id)
+        source = _source(self.store, kind, source_id)
         if source is None or not _awaits_match(source):
             return False
         prefix = "practice" if isinstance(source, Table) and source.kind == Table.PRACTICE else kind
@@ -91,96 +95,103 @@ class MatchStarts:
             self._refused(kind, source_id, str(e))
             return False
         if self._assign(kind, source_id, created.match_id) and created.ended:
-            self.app.release_match(created.match_id)
+            self.release_match(created.match_id)
         return True
 
     def _assign(self, kind: str, source_id: UUID, match_id: str) -> bool:
         def attempt() -> Room | Table | None:
-            source = _source(self.app, kind, source_id)
+            source = _source(self.store, kind, source_id)
             if source is None or not source.assign_match(match_id):
                 return None  # another replica recorded it first, or the room/table closed
             link = MatchLink(match_id=match_id, source_kind=kind, source_id=str(source_id),
                              players=humans(source.seats))
-            self.app.save_changes(source, link)
+            self.store.save_changes(source, link)
             return source
 
-        source = self.app.retrying(attempt)
+        source = self.store.retrying(attempt)
         if source is None:
             return False
         label = source.kind if isinstance(source, Table) else "room"
-        self.app.observer.match_started(label, sum(is_bot(p) for p in source.seats))
+        self.observer.match_started(label, sum(is_bot(p) for p in source.seats))
         return True
 
     def _refused(self, kind: str, source_id: UUID, reason: str) -> None:
         """A room goes back to open (the host may change it); a table closes, freeing its players."""
         def attempt() -> None:
-            source = _source(self.app, kind, source_id)
+            source = _source(self.store, kind, source_id)
             if source is None or not _awaits_match(source):
                 return
             if isinstance(source, Room):
                 source.refuse_start(reason)
-                self.app.save_changes(source)
+                self.store.save_changes(source)
                 return
             source.close(f"the match service refused the match: {reason}")
-            presences = [self.app.presence(p) for p in humans(source.seats)]
+            presences = [self.store.presence(p) for p in humans(source.seats)]
             for presence in presences:
                 presence.release("table", str(source_id), source.closed_reason)
-            self.app.save_changes(source, *presences)
+            self.store.save_changes(source, *presences)
 
-        self.app.retrying(attempt)
-
-
-def release_match(app: "MatchmakingApplication", match_id: str) -> bool:
-    """The match ended: close its room or table and free its players. Idempotent; False
-    for matches matchmaking did not start (or already released)."""
-    def attempt() -> bool:
-        link = app.load(MatchLink, MatchLink.create_id(match_id))
-        if link is None or link.released:
-            return False
-        source = _source(app, link.source_kind, UUID(link.source_id))
-        changed: list[Aggregate] = [link]
-        if source is not None:
-            source.close(MATCH_ENDED)
-            changed.append(source)
-        place = "room" if link.source_kind == "room" else "table"
-        for player in link.players:
-            presence = app.load(Presence, Presence.create_id(player))
-            if presence is not None:
-                presence.release(place, link.source_id, MATCH_ENDED)
-                changed.append(presence)
-        link.release(MATCH_ENDED)
-        app.save_changes(*changed)
-        return True
-
-    return app.retrying(attempt)
+        self.store.retrying(attempt)
 
 
-def release_players(app: "MatchmakingApplication", match_id: str, players: list[str]) -> list[str]:
-    """Players who left a match that goes on without them (the server plays their seats):
-    free them, and only them. Idempotent; returns who was freed now."""
-    def attempt() -> list[str]:
-        link = app.load(MatchLink, MatchLink.create_id(match_id))
-        if link is None or link.released:
-            return []
-        place = "room" if link.source_kind == "room" else "table"
-        freed: list[str] = []
-        changed: list[Aggregate] = []
-        for player in players:
-            presence = app.load(Presence, Presence.create_id(player)) if player in link.players else None
-            if presence is not None and presence.is_at(place, link.source_id):
-                presence.release(place, link.source_id, "left the match")
-                changed.append(presence)
-                freed.append(player)
-        if changed:
-            app.save_changes(*changed)
-        return freed
+class MatchEnds:
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
-    return app.retrying(attempt)
+    def link(self, match_id: str) -> MatchLink | None:
+        """What matchmaking recorded of a match it started: its room or table and players."""
+        return self.store.load(MatchLink, MatchLink.create_id(match_id))
+
+    def release_match(self, match_id: str) -> bool:
+        """The match ended: close its room or table and free its players. Idempotent; False
+        for matches matchmaking did not start (or already released)."""
+        def attempt() -> bool:
+            link = self.link(match_id)
+            if link is None or link.released:
+                return False
+            source = _source(self.store, link.source_kind, UUID(link.source_id))
+            changed: list[Aggregate] = [link]
+            if source is not None:
+                source.close(MATCH_ENDED)
+                changed.append(source)
+            place = "room" if link.source_kind == "room" else "table"
+            for player in link.players:
+                presence = self.store.load(Presence, Presence.create_id(player))
+                if presence is not None:
+                    presence.release(place, link.source_id, MATCH_ENDED)
+                    changed.append(presence)
+            link.release(MATCH_ENDED)
+            self.store.save_changes(*changed)
+            return True
+
+        return self.store.retrying(attempt)
+
+    def release_players(self, match_id: str, players: list[str]) -> list[str]:
+        """Players who left a match that goes on without them (the server plays their seats):
+        free them, and only them. Idempotent; returns who was freed now."""
+        def attempt() -> list[str]:
+            link = self.link(match_id)
+            if link is None or link.released:
+                return []
+            place = "room" if link.source_kind == "room" else "table"
+            freed: list[str] = []
+            changed: list[Aggregate] = []
+            for player in players:
+                presence = self.store.load(Presence, Presence.create_id(player)) if player in link.players else None
+                if presence is not None and presence.is_at(place, link.source_id):
+                    presence.release(place, link.source_id, "left the match")
+                    changed.append(presence)
+                    freed.append(player)
+            if changed:
+                self.store.save_changes(*changed)
+            return freed
+
+        return self.store.retrying(attempt)
 
 
-def _source(app: "MatchmakingApplication", kind: str, source_id: UUID) -> Room | Table | None:
+def _source(store: Store, kind: str, source_id: UUID) -> Room | Table | None:
     """The room (``kind`` "room") or the table ("table") a match is started for."""
-    return app.load(Room, source_id) if kind == "room" else app.load(Table, source_id)
+    return store.load(Room, source_id) if kind == "room" else store.load(Table, source_id)
 
 
 def _awaits_match(source: Room | Table) -> bool:
@@ -196,8 +207,14 @@ class PendingStarts:
 
     TOPICS = {get_topic(Room.Started): "room", get_topic(Table.Formed): "table"}
 
-    def __init__(self, app: "MatchmakingApplication", grace_seconds: float = 10.0) -> None:
-        self.app = app
+    def __init__(self, notifications: ApplicationRecorder, store: Store, starts: MatchStarts,
+                 clock: Callable[[], float], noted: Callable[[str, object], None],
+                 grace_seconds: float = 10.0) -> None:
+        self.notifications = notifications
+        self.store = store
+        self.starts = starts
+        self.clock = clock
+        self.noted = noted  # WaitingQueues.noted: the bot-fill timer follows the same log
         self.grace_seconds = grace_seconds
         self.position = 0  # last notification id read
         self.pending: dict[UUID, str] = {}
@@ -207,9 +224,9 @@ class PendingStarts:
         bot-fill timer, every queue that changed: waiting_queues.py)."""
         seen = 0
         while True:
-            notes = self.app.recorder.select_notifications(self.position, batch, inclusive_of_start=False)
+            notes = self.notifications.select_notifications(self.position, batch, inclusive_of_start=False)
             for note in notes:
-                self.app.waiting_queues.noted(note.topic, note.originator_id)  # for the bot-fill timer
+                self.noted(note.topic, note.originator_id)  # for the bot-fill timer
                 kind = self.TOPICS.get(note.topic)
                 if kind is not None:
                     self.pending[UUID(str(note.originator_id))] = kind  # a UUID, or its text in some stores
@@ -220,17 +237,17 @@ class PendingStarts:
 
     def step(self, now: float | None = None) -> int:
         """Start every pending match older than the grace period; returns how many started."""
-        now = self.app.clock() if now is None else now
+        now = self.clock() if now is None else now
         started = 0
         for source_id, kind in list(self.pending.items()):
-            source = _source(self.app, kind, source_id)
+            source = _source(self.store, kind, source_id)
             if source is None or not _awaits_match(source):
                 del self.pending[source_id]
                 continue
             since = source.started_at if isinstance(source, Room) else source.formed_at
             if since is not None and now - since < self.grace_seconds:
                 continue
-            if self.app.starts.start(kind, source_id):
+            if self.starts.start(kind, source_id):
                 started += 1
                 del self.pending[source_id]
         return started

@@ -1,9 +1,9 @@
-"""What matchmaking's use cases share: loading and saving aggregates, retrying lost races,
-and the injected clock, invite codes, observer, match starts and ratings.
+"""What matchmaking's use cases share: the `Store` they load and save aggregates through,
+which retries a lost race, and the `Observer` they report to.
 
-RoomUseCases (room_use_cases.py) and TableUseCases (table_use_cases.py) build on this
-class; MatchmakingApplication (application.py) combines them and sets the attributes
-declared here. A use case saves every aggregate it changed in one call, which
+Every use case object (room_use_cases.py, table_use_cases.py, presence_use_cases.py,
+match_starts.py) is given the one Store of its application, which owns the store itself
+(application.py). A use case saves every aggregate it changed in one call, which
 eventsourcing records atomically; on a lost race (RecordConflictError) it reloads and
 tries again after a short random pause. Commands on one hot aggregate (a queue, a room)
 also take an in-process lock on it, so the replicas of a deployment race each other but a
@@ -16,23 +16,17 @@ import random
 import threading
 import time
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.domain import Aggregate
-from eventsourcing.persistence import RecordConflictError
+from eventsourcing.application import AggregateNotFoundError, Repository
+from eventsourcing.domain import Aggregate, DomainEventProtocol
+from eventsourcing.persistence import EventStore, RecordConflictError
 
 from .errors import ConcurrencyConflict
 from .presence import Presence
 from .seating import humans
 from .tables import Queue, Table
-from .standings import Standings
-
-if TYPE_CHECKING:
-    from .match_starts import MatchStarts
-    from .table_choice import Ratings
-    from .waiting_queues import WaitingQueues
 
 RACE_RETRIES = 60
 LOCK_STRIPES = 64
@@ -58,26 +52,28 @@ class Observer:
         ("deadline", "error", or "backoff": not asked, as it failed moments ago)."""
 
 
-class Plumbing(Application[UUID]):
-    # Set by MatchmakingApplication.__init__: clocks, ids and invite codes are injected, so
-    # tests need no sleeping.
-    clock: Callable[[], float]
-    code_source: Callable[[], str]
-    table_wait_seconds: float
-    table_rating_spread: float
-    ratings: Ratings
-    standings: Standings
-    table_bot_strength: str
-    observer: Observer
-    on_change: Callable[[UUID], object]
-    starts: MatchStarts
-    waiting_queues: WaitingQueues
-    _locks: list[threading.Lock]
+class Store:
+    """The aggregates of one application: ``save`` is the application's own, which records
+    its arguments atomically and takes the snapshots; what was saved is told to
+    ``on_change`` (the watchers of rooms and tickets) and a changed queue to
+    ``queue_changed`` (the bot-fill timer, waiting_queues.py)."""
 
-    def load(self, cls: type[A], aggregate_id: UUID) -> A | None:
-        """The aggregate, or None when it was never saved (or is not a ``cls``)."""
+    def __init__(self, repository: Repository[UUID], events: EventStore[UUID], save: Callable[..., Any],
+                 observer: Observer, on_change: Callable[[UUID], object],
+                 queue_changed: Callable[[UUID], None]) -> None:
+        self._repository = repository
+        self._events = events
+        self._save = save
+        self._observer = observer
+        self._on_change = on_change
+        self._queue_changed = queue_changed
+        self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
+
+    def load(self, cls: type[A], aggregate_id: UUID, version: int | None = None) -> A | None:
+        """The aggregate (at ``version``, or its latest), or None when it was never saved
+        (or is not a ``cls``)."""
         try:
-            aggregate: Aggregate = self.repository.get(aggregate_id)
+            aggregate: Aggregate = self._repository.get(aggregate_id, version=version)
         except AggregateNotFoundError:
             return None
         if not isinstance(aggregate, cls):
@@ -91,20 +87,23 @@ class Plumbing(Application[UUID]):
             raise LookupError(f"{cls.__name__} {aggregate_id} is named in the store but is not there")
         return aggregate
 
+    def events_after(self, aggregate_id: UUID, version: int) -> Iterator[DomainEventProtocol[UUID]]:
+        return self._events.get(aggregate_id, gt=version)
+
     def presence(self, player_id: str) -> Presence:
         return self.load(Presence, Presence.create_id(player_id)) or Presence(player_id=player_id)
 
     def save_changes(self, *aggregates: Aggregate) -> None:
-        self.save(*aggregates)
+        self._save(*aggregates)
         changed: set[UUID] = set()
         for aggregate in aggregates:
             changed.add(aggregate.id)
             if isinstance(aggregate, Queue):  # the bot-fill timer looks at it again (waiting_queues.py)
-                self.waiting_queues.changed(aggregate.id)
+                self._queue_changed(aggregate.id)
             if isinstance(aggregate, Table):  # ticket watchers wait on their presence
                 changed.update(Presence.create_id(p) for p in humans(aggregate.seats))
         for aggregate_id in changed:
-            self.on_change(aggregate_id)
+            self._on_change(aggregate_id)
 
     def retrying(self, attempt: Callable[[], T], lock: UUID | None = None) -> T:
         """Run ``attempt`` until it is not beaten to the store by another writer."""
@@ -113,7 +112,7 @@ class Plumbing(Application[UUID]):
                 try:
                     return attempt()
                 except RecordConflictError:
-                    self.observer.race_lost()
+                    self._observer.race_lost()
             time.sleep(random.uniform(0, min(0.05, 0.001 * 2 ** tries)))
         raise ConcurrencyConflict("matchmaking changed under this request repeatedly; try again")
 

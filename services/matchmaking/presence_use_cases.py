@@ -2,19 +2,21 @@
 a public or practice table with its match, or nowhere. It lets a client that lost track
 (a crash, another device) go back to it.
 
-Built on RoomUseCases and TableUseCases (the room and the ticket as their own queries show
-them); reads only, so asking stores nothing, not even a Presence for a player never seen.
+Given the store and the tickets' own query (table_use_cases.py), so a ticket reads here as
+it does when asked for by id; reads only, so asking stores nothing, not even a Presence
+for a player never seen.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 from uuid import UUID
 
+from .plumbing import Store
 from .presence import Presence
-from .room_use_cases import RoomUseCases
 from .rooms import Room
-from .table_use_cases import TableUseCases, TicketState
+from .table_use_cases import TicketState
 from .tables import Table
 
 # The presence and the place it names are read one after the other: a place that changed in
@@ -48,10 +50,14 @@ class Whereabouts:
 NOWHERE = Whereabouts()
 
 
-class PresenceUseCases(RoomUseCases, TableUseCases):
+class PresenceUseCases:
+    def __init__(self, store: Store, ticket: Callable[[str, str], TicketState]) -> None:
+        self.store = store
+        self.ticket = ticket  # (player_id, ticket_id): TableUseCases.ticket
+
     def whereabouts(self, player_id: str) -> Whereabouts:
         for _ in range(READS):
-            presence = self.load(Presence, Presence.create_id(player_id))
+            presence = self.store.load(Presence, Presence.create_id(player_id))
             if presence is None or presence.place is None:
                 return NOWHERE
             found = self._at(player_id, presence.place["kind"], presence.place["id"])
@@ -62,7 +68,7 @@ class PresenceUseCases(RoomUseCases, TableUseCases):
     def _at(self, player_id: str, kind: str, place_id: str) -> Whereabouts | None:
         """The place the presence names, or None when it changed since (read again)."""
         if kind == "room":
-            room = self.load(Room, UUID(place_id))
+            room = self.store.load(Room, UUID(place_id))
             if room is None or room.status == Room.CLOSED or not room.is_member(player_id):
                 return None
             return Whereabouts(room=room)
@@ -73,7 +79,7 @@ class PresenceUseCases(RoomUseCases, TableUseCases):
             if ticket.status == "seated":
                 return self._at(player_id, "table", ticket.table_id)
             return None
-        table = self.load(Table, UUID(place_id))
+        table = self.store.load(Table, UUID(place_id))
         if table is None or table.closed or player_id not in table.seats:
             return None
         seat = table.seats.index(player_id)

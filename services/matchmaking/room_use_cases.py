@@ -1,9 +1,9 @@
 """Use cases of private rooms: create, look up, join by code, seats, bots, options, start.
 
-Built on the plumbing (plumbing.py): `load`, `presence`, `save_changes`, `retrying`
-(reload and retry on a lost race), `clock`, `code_source` and `starts`, which
-MatchmakingApplication (application.py) sets. Every use case saves every aggregate it
-changed in one call.
+Given what they use and nothing else: the store (plumbing.py: load, save every changed
+aggregate in one call, reload and retry on a lost race), the match starts, the clock and
+the invite codes (injected, so tests need no sleeping and know the codes), and the account
+service's standings; MatchmakingApplication (application.py) wires them.
 """
 
 from __future__ import annotations
@@ -12,13 +12,14 @@ import secrets
 from typing import Any, Callable, cast
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.domain import Aggregate, CanMutateProtocol
+from eventsourcing.domain import CanMutateProtocol
 
 from .errors import InvalidRequest, NotInRoom, UnknownRoom
+from .match_starts import MatchStarts
 from .options import Options, check_request_id, check_strength
-from .plumbing import Plumbing
+from .plumbing import Store
 from .rooms import FailedJoins, Room
+from .standings import Standings
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: easy to read aloud
 CODE_LENGTH = 8  # 31**8, about 8.5e11 codes, with failed attempts limited per player
@@ -36,29 +37,37 @@ def normalized_code(text: str) -> str:
     return code
 
 
-class RoomUseCases(Plumbing):
+class RoomUseCases:
+    def __init__(self, store: Store, starts: MatchStarts, clock: Callable[[], float], code_source: Callable[[], str],
+                 standings: Standings) -> None:
+        self.store = store
+        self.starts = starts
+        self.clock = clock
+        self.code_source = code_source
+        self.standings = standings
+
     def create_room(self, player_id: str, request_id: str, options: Options, seat: int | None) -> Room:
         check_request_id(request_id)
         self.standings.check(player_id)
 
         def attempt() -> Room:
-            presence = self.presence(player_id)
+            presence = self.store.presence(player_id)
             place = presence.place
             if place and place["kind"] == "room" and place["request_id"] == request_id:
                 return self.room(UUID(place["id"]))  # a retry: the first outcome
             presence.check_free()
             code = self.code_source()
-            while self.load(Room, Room.create_id(code)) is not None:
+            while self.store.load(Room, Room.create_id(code)) is not None:
                 code = self.code_source()  # a collision: rare, so just draw again
             room = Room.create(code, player_id, options, seat, self.clock())
             presence.enter_room(str(room.id), request_id)
-            self.save_changes(presence, room)
+            self.store.save_changes(presence, room)
             return room
 
-        return self.retrying(attempt)
+        return self.store.retrying(attempt)
 
     def room(self, room_id: UUID) -> Room:
-        room = self.load(Room, room_id)
+        room = self.store.load(Room, room_id)
         if room is None:
             raise UnknownRoom(f"no room {room_id}")
         return room
@@ -71,21 +80,17 @@ class RoomUseCases(Plumbing):
         return room
 
     def room_at(self, room_id: UUID, version: int) -> Room:
-        room: Aggregate | None
-        try:
-            room = self.repository.get(room_id, version=version)
-        except AggregateNotFoundError:
-            room = None
-        if not isinstance(room, Room):
+        room = self.store.load(Room, room_id, version=version)
+        if room is None:
             raise UnknownRoom(f"no room {room_id} at version {version}")
         return room
 
     def room_events_after(self, room_id: UUID, version: int) -> list[CanMutateProtocol[Room]]:
         """The room's events after ``version``, to stream every state in order."""
-        return cast("list[CanMutateProtocol[Room]]", list(self.events.get(room_id, gt=version)))
+        return cast("list[CanMutateProtocol[Room]]", list(self.store.events_after(room_id, version)))
 
     def room_by_code(self, player_id: str, code: str) -> Room:
-        return self.retrying(lambda: self._room_by_code(player_id, normalized_code(code)))
+        return self.store.retrying(lambda: self._room_by_code(player_id, normalized_code(code)))
 
     def join_room(self, player_id: str, code: str, seat: int | None) -> Room:
         code = normalized_code(code)
@@ -93,13 +98,13 @@ class RoomUseCases(Plumbing):
 
         def attempt() -> Room:
             room = self._room_by_code(player_id, code)
-            presence = self.presence(player_id)
+            presence = self.store.presence(player_id)
             room.join(player_id, seat)
             presence.enter_room(str(room.id))
-            self.save_changes(presence, room)
+            self.store.save_changes(presence, room)
             return room
 
-        return self.retrying(attempt, lock=Room.create_id(code))
+        return self.store.retrying(attempt, lock=Room.create_id(code))
 
     def leave_room(self, player_id: str, room_id: UUID) -> Room:
         def attempt() -> Room:
@@ -107,13 +112,13 @@ class RoomUseCases(Plumbing):
             members = room.members()
             room.leave(player_id)
             gone = members if room.status == Room.CLOSED else [player_id]
-            presences = [self.presence(p) for p in gone]
+            presences = [self.store.presence(p) for p in gone]
             for presence in presences:
                 presence.release("room", str(room_id), room.closed_reason or "left the room")
-            self.save_changes(room, *presences)
+            self.store.save_changes(room, *presences)
             return room
 
-        return self.retrying(attempt, lock=room_id)
+        return self.store.retrying(attempt, lock=room_id)
 
     def change_seat(self, player_id: str, room_id: UUID, seat: int) -> Room:
         return self._room_command(room_id, lambda room: room.change_seat(player_id, seat))
@@ -140,20 +145,20 @@ class RoomUseCases(Plumbing):
         def attempt() -> Room:
             room = self.room(room_id)
             command(room)
-            self.save_changes(room)
+            self.store.save_changes(room)
             return room
 
-        return self.retrying(attempt, lock=room_id)
+        return self.store.retrying(attempt, lock=room_id)
 
     def _room_by_code(self, player_id: str, code: str) -> Room:
-        guard = self.load(FailedJoins, FailedJoins.create_id(player_id))
+        guard = self.store.load(FailedJoins, FailedJoins.create_id(player_id))
         now = self.clock()
         if guard is not None:
             guard.check(now)
-        room = self.load(Room, Room.create_id(code))
+        room = self.store.load(Room, Room.create_id(code))
         if room is None:
             guard = guard or FailedJoins(player_id=player_id)
             guard.record_failure(now)
-            self.save_changes(guard)
+            self.store.save_changes(guard)
             raise UnknownRoom("no room has this invite code")
         return room

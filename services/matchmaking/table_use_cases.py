@@ -1,10 +1,12 @@
 """Use cases of public tables and practice: ask for a table, follow and cancel a ticket,
 fill long waits with bots, play bots at once.
 
-Built on the plumbing (plumbing.py): `load`, `presence`, `save_changes`, `retrying`
-(reload and retry on a lost race, under a per-queue lock within the process), `clock`,
-`observer`, `starts` and `ratings`, which MatchmakingApplication (application.py) sets. A
-queue, the table it forms and the players seated at it are saved in one atomic call.
+Given what they use and nothing else: the store (plumbing.py: load, save, reload and retry
+on a lost race, under a per-queue lock within the process), the match starts, the clock,
+the account service's standings, the match service's ratings, the observer, the queues the
+bot-fill timer looks at and the `TableSettings`; MatchmakingApplication (application.py)
+wires them. A queue, the table it forms and the players seated at it are saved in one
+atomic call.
 
 A player asking for a table is seated by rating among the tables forming in the queue
 (table_choice.py). The rating is asked of the match service before the queue is loaded and
@@ -17,17 +19,21 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, replace
+from typing import Callable
 from uuid import UUID
 
 from .errors import (
     MatchRefused, MatchServiceUnavailable, RatingUnavailable, RequestIdReused, TicketNotWaiting, UnknownTicket,
 )
+from .match_starts import MatchStarts
 from .options import Options, check_request_id, check_strength
-from .plumbing import Plumbing
+from .plumbing import Observer, Store
 from .presence import Presence
 from .seating import bot_id
-from .table_choice import OPEN_AFTER_SHARE
+from .standings import Standings
+from .table_choice import OPEN_AFTER_SHARE, Ratings
 from .tables import Formation, Queue, Table
+from .waiting_queues import WaitingQueues
 
 log = logging.getLogger("domino.matchmaking")
 PRACTICE_NAMESPACE = uuid.UUID("0c8a3f52-41d2-4f7e-9b58-6a1f0e0d7a06")
@@ -52,37 +58,63 @@ class TicketState:
         return self.status in ("cancelled", "ended")
 
 
-class TableUseCases(Plumbing):
+@dataclass(frozen=True)
+class TableSettings:
+    """How long a player waits before bots fill their table, which bots, and how far apart
+    in rating the players of one table may be (table_choice.py)."""
+
+    wait_seconds: float = 20.0
+    bot_strength: str = "greedy"
+    rating_spread: float = 10.0
+
+    def __post_init__(self) -> None:
+        check_strength(self.bot_strength)
+        if self.rating_spread < 0:
+            raise ValueError("table_rating_spread must not be negative")
+
+
+class TableUseCases:
+    def __init__(self, store: Store, starts: MatchStarts, clock: Callable[[], float], standings: Standings,
+                 ratings: Ratings, observer: Observer, waiting_queues: WaitingQueues, settings: TableSettings) -> None:
+        self.store = store
+        self.starts = starts
+        self.clock = clock
+        self.standings = standings
+        self.ratings = ratings
+        self.observer = observer
+        self.waiting_queues = waiting_queues
+        self.settings = settings
+
     def request_table(self, player_id: str, request_id: str, options: Options) -> TicketState:
         """Queue for a public table, at the forming table closest to the player's rating (or
         a new one, table_choice.py); seats the table at once if this fills it."""
         check_request_id(request_id)
         queue_id = Queue.create_id(options.rules, options.variant, options.teams, options.seats)
         self.standings.check(player_id)
-        asked = self.presence(player_id)  # a retry, or a player who is elsewhere, needs no rating
+        asked = self.store.presence(player_id)  # a retry, or a player who is elsewhere, needs no rating
         ordinal = None if asked.ticket_for_request(request_id) or asked.place else self._rating(player_id, options)
 
         def attempt():
-            presence = self.presence(player_id)
+            presence = self.store.presence(player_id)
             done = presence.ticket_for_request(request_id)
             if done is not None:
                 if presence.tickets[done]["queue"] != queue_key(options):
                     raise RequestIdReused("this request_id already asked for a different table")
                 return done, None
             presence.check_free()
-            queue = self.load(Queue, queue_id) or Queue(rules=options.rules, variant=options.variant,
+            queue = self.store.load(Queue, queue_id) or Queue(rules=options.rules, variant=options.variant,
                                                         teams=options.teams, seats=options.seats)
             now = self.clock()
             ticket_id = str(uuid.uuid4())
             formation = queue.add(ticket_id, player_id, now, table_id=str(uuid.uuid4()), ordinal=ordinal,
-                                  spread=self.table_rating_spread,
-                                  open_after=self.table_wait_seconds * OPEN_AFTER_SHARE)
+                                  spread=self.settings.rating_spread,
+                                  open_after=self.settings.wait_seconds * OPEN_AFTER_SHARE)
             presence.open_ticket(ticket_id, queue_key(options), request_id, now)
             seated = self._seat(queue, formation, {player_id: presence}) if formation else []
-            self.save_changes(queue, presence, *seated)
+            self.store.save_changes(queue, presence, *seated)
             return ticket_id, formation
 
-        ticket_id, formation = self.retrying(attempt, lock=queue_id)
+        ticket_id, formation = self.store.retrying(attempt, lock=queue_id)
         if formation is not None:
             self._formed(formation)
         return self.ticket(player_id, ticket_id)
@@ -101,7 +133,7 @@ class TableUseCases(Plumbing):
             return None
 
     def ticket(self, player_id: str, ticket_id: str) -> TicketState:
-        presence = self.load(Presence, Presence.create_id(player_id))
+        presence = self.store.load(Presence, Presence.create_id(player_id))
         record = presence.tickets.get(ticket_id) if presence is not None else None
         if record is None:
             raise UnknownTicket(f"you have no ticket {ticket_id}")
@@ -111,7 +143,7 @@ class TableUseCases(Plumbing):
                             record["requested_at"], seat_count=seat_count)
         if not record["table_id"]:
             return state
-        table = self.load_saved(Table, UUID(record["table_id"]))
+        table = self.store.load_saved(Table, UUID(record["table_id"]))
         status = "ended" if record["status"] == "ended" or table.closed else record["status"]
         return TicketState(ticket_id, status, state.rules, state.variant, state.teams, state.requested_at,
                            record["table_id"], record["seat"], tuple(table.seats), table.match_id, seat_count)
@@ -126,13 +158,13 @@ class TableUseCases(Plumbing):
         queue_id = Queue.create_id(state.rules, state.variant, state.teams, state.seat_count)
 
         def attempt() -> None:
-            presence = self.presence(player_id)
-            queue = self.load_saved(Queue, queue_id)  # it holds the waiting ticket
+            presence = self.store.presence(player_id)
+            queue = self.store.load_saved(Queue, queue_id)  # it holds the waiting ticket
             presence.cancel_ticket(ticket_id)
             queue.withdraw(ticket_id)
-            self.save_changes(queue, presence)
+            self.store.save_changes(queue, presence)
 
-        self.retrying(attempt, lock=queue_id)
+        self.store.retrying(attempt, lock=queue_id)
         return self.ticket(player_id, ticket_id)
 
     def fill_waiting_tables(self, now: float | None = None) -> list[str]:
@@ -150,17 +182,18 @@ class TableUseCases(Plumbing):
         loaded: list[Queue | None] = [None]
 
         def attempt() -> Formation | None:
-            queue = loaded[0] = self.load(Queue, queue_id)
+            queue = loaded[0] = self.store.load(Queue, queue_id)
             if queue is None:
                 return None
-            formation = queue.fill_with_bots(str(uuid.uuid4()), now, self.table_wait_seconds, self.table_bot_strength)
+            formation = queue.fill_with_bots(str(uuid.uuid4()), now, self.settings.wait_seconds,
+                                             self.settings.bot_strength)
             if formation is not None:
-                self.save_changes(queue, *self._seat(queue, formation, {}))
+                self.store.save_changes(queue, *self._seat(queue, formation, {}))
             return formation
 
         formed: list[str] = []
         while True:
-            formation = self.retrying(attempt, lock=queue_id)
+            formation = self.store.retrying(attempt, lock=queue_id)
             if formation is None:
                 self.waiting_queues.looked_at(queue_id, loaded[0], noted)
                 return formed
@@ -175,7 +208,7 @@ class TableUseCases(Plumbing):
                       seats=formation.players, tickets=formation.tickets, at=formation.at)
         changed: list = [table]
         for seat, (ticket_id, player) in enumerate(zip(formation.tickets, formation.players)):
-            presence = known.get(player) or self.presence(player)
+            presence = known.get(player) or self.store.presence(player)
             presence.seat_ticket(ticket_id, formation.table_id, seat)
             if player not in known:
                 changed.append(presence)
@@ -199,23 +232,23 @@ class TableUseCases(Plumbing):
         seats = [player_id] + [bot_id(strength, n) for n in range(1, options.seats)]
 
         def attempt() -> Table:
-            table = self.load(Table, table_id)
+            table = self.store.load(Table, table_id)
             if table is not None:
                 if (table.match_options, table.seats) != (options, seats):
                     raise RequestIdReused("this request_id already started a different practice")
                 return table
-            presence = self.presence(player_id)
+            presence = self.store.presence(player_id)
             presence.check_free()
             table = Table(table_id=str(table_id), kind=Table.PRACTICE, options=options.as_dict(), seats=seats,
                           tickets=[], at=self.clock())
             presence.enter_table(str(table_id), request_id)
-            self.save_changes(presence, table)
+            self.store.save_changes(presence, table)
             return table
 
-        table = self.retrying(attempt)
+        table = self.store.retrying(attempt)
         if not table.match_id and not table.closed:
             self.starts.start("table", table_id)
-            table = self.load_saved(Table, table_id)
+            table = self.store.load_saved(Table, table_id)
         if table.closed and not table.match_id:
             raise MatchRefused(table.closed_reason)
         if not table.match_id:

@@ -61,7 +61,7 @@ def test_a_ticket_watched_on_one_replica_follows_the_table_and_match_another_rep
                 reader.start()
                 assert updates.get(timeout=DEADLINE).status == pb.TICKET_STATUS_WAITING
 
-                other_side.request_table("bob", "r1", DRAW_2)  # its match service is down: formed, not started
+                other_side.tables.request_table("bob", "r1", DRAW_2)  # its match service is down: formed, not started
                 seated = updates.get(timeout=DEADLINE)
                 assert seated.status == pb.TICKET_STATUS_SEATED and list(seated.seats) == ["ann", "bob"]
                 assert not seated.match_id
@@ -73,7 +73,7 @@ def test_a_ticket_watched_on_one_replica_follows_the_table_and_match_another_rep
                 started = updates.get(timeout=DEADLINE)
                 assert started.match_id and started.table_id == seated.table_id
 
-                other_side.release_match(started.match_id)
+                other_side.ends.release_match(started.match_id)
                 assert updates.get(timeout=DEADLINE).status == pb.TICKET_STATUS_ENDED
                 reader.join(DEADLINE)
     finally:

@@ -92,7 +92,7 @@ def test_200_players_asking_for_block_4_at_once_on_two_replicas_are_each_seated_
         assert len(formed) == PLAYERS // 4
         assert Counter(p for e in formed for p in e.players) == Counter({p: 1 for p in tickets})
         assert Counter(type(e).__qualname__ for e in events)["Presence.TicketSeated"] == PLAYERS
-        queue = apps[1].load(Queue, Queue.create_id("egyptian", "block-4", True))
+        queue = apps[1].store.load(Queue, Queue.create_id("egyptian", "block-4", True))
         assert queue.waiting == []
 
         # Every table's match exists, once, with the table's four players in its seats.

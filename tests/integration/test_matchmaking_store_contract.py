@@ -43,52 +43,52 @@ class MatchmakingStoreContract:
 
     def test_rooms_tickets_and_links_read_back_the_same_on_another_replica(self, replicas):
         first = replicas()
-        room = first.create_room("ann", "c1", BLOCK_4, None)
-        first.join_room("bob", room.code, 2)
-        first.add_bot("ann", room.id, None, "strong")
-        first.add_bot("ann", room.id, None, "greedy")
-        started = first.start_room("ann", room.id)
-        tickets = [first.request_table(p, "r1", DRAW_2) for p in ("cat", "dan")]
+        room = first.rooms.create_room("ann", "c1", BLOCK_4, None)
+        first.rooms.join_room("bob", room.code, 2)
+        first.rooms.add_bot("ann", room.id, None, "strong")
+        first.rooms.add_bot("ann", room.id, None, "greedy")
+        started = first.rooms.start_room("ann", room.id)
+        tickets = [first.tables.request_table(p, "r1", DRAW_2) for p in ("cat", "dan")]
 
         second = replicas()
-        again = second.room(room.id)
+        again = second.rooms.room(room.id)
         assert (again.seats, again.status, again.match_id, again.code) == \
                (started.seats, Room.PLAYING, started.match_id, room.code)
-        assert second.room_by_code("zed", room.code.lower()).id == room.id
-        assert second.ticket("dan", tickets[1].ticket_id) == first.ticket("dan", tickets[1].ticket_id)
-        assert second.release_match(started.match_id)
-        assert first.room(room.id).status == Room.CLOSED
-        assert not first.release_match(started.match_id)
+        assert second.rooms.room_by_code("zed", room.code.lower()).id == room.id
+        assert second.tables.ticket("dan", tickets[1].ticket_id) == first.tables.ticket("dan", tickets[1].ticket_id)
+        assert second.ends.release_match(started.match_id)
+        assert first.rooms.room(room.id).status == Room.CLOSED
+        assert not first.ends.release_match(started.match_id)
 
     def test_a_long_queue_is_snapshotted_and_another_replica_loads_it_the_same(self, replicas):
         first = replicas()
         kept = {"p10", "p50"}
         for n in range(60):
-            ticket = first.request_table(f"p{n}", f"r{n}", BLOCK_4)
+            ticket = first.tables.request_table(f"p{n}", f"r{n}", BLOCK_4)
             if f"p{n}" not in kept:
-                first.cancel_ticket(f"p{n}", ticket.ticket_id)
+                first.tables.cancel_ticket(f"p{n}", ticket.ticket_id)
         queue_id = Queue.create_id("egyptian", "block-4", True)
-        assert first.load(Queue, queue_id).version > 100
+        assert first.store.load(Queue, queue_id).version > 100
         assert list(first.snapshots.get(queue_id)), "no snapshot was taken"
         second = replicas()
-        assert second.load(Queue, queue_id).waiting == first.load(Queue, queue_id).waiting
-        assert [p for _, p, _ in second.load(Queue, queue_id).waiting] == ["p10", "p50"]
-        assert second.load(Presence, Presence.create_id("p3")).tickets == \
-               first.load(Presence, Presence.create_id("p3")).tickets
+        assert second.store.load(Queue, queue_id).waiting == first.store.load(Queue, queue_id).waiting
+        assert [p for _, p, _ in second.store.load(Queue, queue_id).waiting] == ["p10", "p50"]
+        assert second.store.load(Presence, Presence.create_id("p3")).tickets == \
+               first.store.load(Presence, Presence.create_id("p3")).tickets
 
     def test_a_start_interrupted_by_a_crash_is_finished_by_a_restarted_replica(self, replicas):
         down = FakeMatches()
         down.down = True
         clock = Clock()
         crashed = replicas(down, clock)
-        tickets = [crashed.request_table(p, "r1", DRAW_2) for p in ("ann", "bob")]
-        assert crashed.ticket("ann", tickets[0].ticket_id).match_id == ""
+        tickets = [crashed.tables.request_table(p, "r1", DRAW_2) for p in ("ann", "bob")]
+        assert crashed.tables.ticket("ann", tickets[0].ticket_id).match_id == ""
 
         clock.now += 60
         restarted = replicas(FakeMatches(), clock)
         restarted.pending_starts.follow_store()
         assert restarted.pending_starts.step() == 1
-        assert restarted.ticket("bob", tickets[1].ticket_id).match_id
+        assert restarted.tables.ticket("bob", tickets[1].ticket_id).match_id
 
 
 class TestWithSQLite(MatchmakingStoreContract):
@@ -116,7 +116,7 @@ def test_with_sqlite_matchmaking_keeps_its_own_file_beside_the_match_services(tm
     match_app = MatchApplication(env=persistence_env(settings))
     app = MatchmakingApplication(env=matchmaking_persistence_env(settings), matches=FakeMatches())
     try:
-        app.create_room("ann", "c1", BLOCK_4, None)
+        app.rooms.create_room("ann", "c1", BLOCK_4, None)
         assert app.recorder.max_notification_id() == 3  # Presence.Registered, .RoomEntered, Room.Created
         assert not match_app.recorder.max_notification_id()
         assert sorted(p.name for p in tmp_path.glob("*.sqlite")) == ["match.sqlite", "matchmaking.sqlite"]

@@ -205,7 +205,7 @@ def test_an_unknown_invite_code_is_not_found_and_records_only_the_failed_attempt
              "no room has this invite code")
     after = system.stored()
     assert after[1] == before[1] and after[0] == before[0] + 2  # FailedJoins.Opened and .JoinFailed
-    guard = system.app.load(FailedJoins, FailedJoins.create_id(names("p")))
+    guard = system.app.store.load(FailedJoins, FailedJoins.create_id(names("p")))
     assert guard is not None and len(guard.failures) == 1
 
 

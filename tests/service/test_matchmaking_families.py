@@ -141,7 +141,7 @@ def test_a_public_table_of_every_family_is_filled_with_bots_after_the_wait_and_p
     ticket = system.stub.RequestTable(pb.RequestTableRequest(request_id="t", **fields), metadata=auth("ann")).ticket
     assert ticket.seat_count == seats and ticket.status == pb.TICKET_STATUS_WAITING
     system.clock.advance(20)
-    system.app.fill_waiting_tables()
+    system.app.tables.fill_waiting_tables()
     seated = system.ticket("ann", ticket.ticket_id)
     assert seated.status == pb.TICKET_STATUS_SEATED and len(seated.seats) == seats
     view = system.match_view(seated.match_id)

@@ -61,7 +61,7 @@ def test_a_player_in_a_room_is_told_its_id_and_code_then_its_match_until_it_ends
         assert presence.room.status == pb.ROOM_STATUS_PLAYING and presence.room.match_id == presence.match_id == match_id
     mine = system.match.stub.GetMatch(match_pb.GetMatchRequest(match_id=match_id), metadata=auth("bob")).view
     assert mine.your_seat == 1  # the match it names is the player's to rejoin
-    system.app.release_match(match_id)  # the match ended (the match service's match_ended, handled)
+    system.app.ends.release_match(match_id)  # the match ended (the match service's match_ended, handled)
     assert nowhere(system.presence("ann")) and nowhere(system.presence("bob"))
 
 
@@ -76,7 +76,7 @@ def test_a_player_waiting_for_a_table_finds_the_ticket_again_and_keeps_waiting_o
                                      timeout=20)
     assert next(stream).ticket.status == pb.TICKET_STATUS_WAITING
     system.clock.advance(20)
-    system.app.fill_waiting_tables()
+    system.app.tables.fill_waiting_tables()
     seated = next(stream).ticket
     if not seated.match_id:
         seated = next(stream).ticket
@@ -95,7 +95,7 @@ def test_a_player_seated_at_a_public_table_is_told_the_table_and_its_live_match(
     assert table.match_id == presence.match_id == system.ticket("bob", tickets[1].ticket_id).match_id
     view = system.match_view(presence.match_id)
     assert view.status == match_pb.MATCH_STATUS_IN_PROGRESS and view.seats[table.seat].player_id == "bob"
-    system.app.release_match(presence.match_id)
+    system.app.ends.release_match(presence.match_id)
     assert nowhere(system.presence("ann")) and nowhere(system.presence("bob"))
     assert system.ticket("bob", tickets[1].ticket_id).status == pb.TICKET_STATUS_ENDED
 
@@ -108,7 +108,7 @@ def test_a_practising_player_is_told_the_practice_table_until_they_leave_its_mat
     assert presence.WhichOneof("place") == "table" and table.kind == pb.TABLE_KIND_PRACTICE
     assert (table.seat, list(table.seats), table.ticket_id) == (0, list(started.seats), "")
     assert presence.match_id == table.match_id == started.match_id
-    system.app.release_players(started.match_id, ["ann"])  # LeaveMatch: the match goes on without her
+    system.app.ends.release_players(started.match_id, ["ann"])  # LeaveMatch: the match goes on without her
     assert nowhere(system.presence("ann"))
 
 
@@ -159,7 +159,7 @@ def test_the_terminal_client_offers_the_way_back_that_the_server_names(system, t
         assert back.match_id == system.ticket("ann", ticket.ticket_id).match_id
         assert back.label.startswith("Resume your match (Egyptian draw-2, round 1, scores 0 – 0; public table")
         assert app.last_match_id() == back.match_id
-        system.app.release_match(back.match_id)
+        system.app.ends.release_match(back.match_id)
         assert app.way_back() is None
     finally:
         matchmaking.close()

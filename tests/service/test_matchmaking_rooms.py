@@ -135,7 +135,7 @@ def test_watch_room_streams_every_change_to_everyone_in_it(system):
     system.stub.UpdateRoomOptions(pb.UpdateRoomOptionsRequest(room_id=room.room_id, target=71), metadata=auth("ann"))
     system.stub.ChangeSeat(pb.ChangeSeatRequest(room_id=room.room_id, seat=1), metadata=auth("bob"))
     match_id = system.start("ann", room.room_id).match_id
-    system.app.release_match(match_id)  # the match ends: the room closes and the streams end
+    system.app.ends.release_match(match_id)  # the match ends: the room closes and the streams end
     for reader in readers:
         reader.join(20)
     for player, views in seen.items():

@@ -44,9 +44,9 @@ def test_solo_block_4_is_a_table_of_its_own(system):
 def test_one_player_gets_bots_once_the_wait_is_over(system):
     ticket = system.request_table("ann", variant="block-3")
     system.clock.advance(19)
-    assert system.app.fill_waiting_tables() == []
+    assert system.app.tables.fill_waiting_tables() == []
     system.clock.advance(1)
-    system.app.fill_waiting_tables()
+    system.app.tables.fill_waiting_tables()
     seated = system.ticket("ann", ticket.ticket_id)
     assert seated.status == pb.TICKET_STATUS_SEATED
     assert list(seated.seats) == ["ann", "bot:greedy:1", "bot:greedy:2"]
@@ -66,7 +66,7 @@ def test_watch_ticket_follows_a_ticket_from_waiting_to_its_match(system):
     if not second.match_id:  # seated a moment before the match was recorded
         second = next(stream).ticket
     assert second.match_id and system.match_view(second.match_id).seats[0].player_id == "ann"
-    system.app.release_match(second.match_id)
+    system.app.ends.release_match(second.match_id)
     rest = [r.ticket for r in stream]
     assert rest[-1].status == pb.TICKET_STATUS_ENDED
 
@@ -112,7 +112,7 @@ def test_a_player_seated_at_a_table_cannot_ask_for_another_until_its_match_ends(
     with pytest.raises(grpc.RpcError) as caught:
         system.request_table("ann", variant="draw-2", request_id="again")
     assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    system.app.release_match(system.ticket("ann", tickets[0].ticket_id).match_id)
+    system.app.ends.release_match(system.ticket("ann", tickets[0].ticket_id).match_id)
     assert system.request_table("ann", variant="draw-2", request_id="again").status == pb.TICKET_STATUS_WAITING
 
 

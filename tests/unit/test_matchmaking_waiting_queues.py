@@ -33,57 +33,57 @@ def app(clock):
 
 def queues_loaded(app, monkeypatch) -> list:
     loaded: list = []
-    load = app.load
+    load = app.store.load
 
-    def counting(cls, aggregate_id):
+    def counting(cls, aggregate_id, version=None):
         if cls is Queue:
             loaded.append(aggregate_id)
-        return load(cls, aggregate_id)
+        return load(cls, aggregate_id, version)
 
-    monkeypatch.setattr(app, "load", counting)
+    monkeypatch.setattr(app.store, "load", counting)
     return loaded
 
 
 def test_after_one_look_the_timer_loads_no_queue_while_nobody_waits(app, monkeypatch):
-    app.fill_waiting_tables()  # every kind once: nobody waits anywhere
+    app.tables.fill_waiting_tables()  # every kind once: nobody waits anywhere
     loaded = queues_loaded(app, monkeypatch)
-    assert app.fill_waiting_tables() == []
+    assert app.tables.fill_waiting_tables() == []
     assert loaded == []
 
 
 def test_a_player_who_starts_waiting_makes_the_timer_look_at_that_queue_alone_until_it_is_filled(app, clock,
                                                                                                   monkeypatch):
-    app.fill_waiting_tables()
+    app.tables.fill_waiting_tables()
     loaded = queues_loaded(app, monkeypatch)
-    ticket = app.request_table("ann", "r1", BLOCK_4)
+    ticket = app.tables.request_table("ann", "r1", BLOCK_4)
     queue_id = queue_of(BLOCK_4)
-    assert app.fill_waiting_tables() == []  # not long enough yet: looked at, kept
+    assert app.tables.fill_waiting_tables() == []  # not long enough yet: looked at, kept
     clock.now += 20
-    (table_id,) = app.fill_waiting_tables()
+    (table_id,) = app.tables.fill_waiting_tables()
     assert set(loaded) == {queue_id}
-    assert app.ticket("ann", ticket.ticket_id).table_id == table_id
-    app.fill_waiting_tables()  # the queue is empty now: one last look
+    assert app.tables.ticket("ann", ticket.ticket_id).table_id == table_id
+    app.tables.fill_waiting_tables()  # the queue is empty now: one last look
     loaded.clear()
-    app.fill_waiting_tables()
+    app.tables.fill_waiting_tables()
     assert loaded == []
 
 
 def test_a_queue_left_empty_by_a_cancel_is_looked_at_once_more_and_then_left_alone(app, monkeypatch):
-    app.fill_waiting_tables()
-    ticket = app.request_table("ann", "r1", DRAW_2)
-    app.fill_waiting_tables()
-    app.cancel_ticket("ann", ticket.ticket_id)
+    app.tables.fill_waiting_tables()
+    ticket = app.tables.request_table("ann", "r1", DRAW_2)
+    app.tables.fill_waiting_tables()
+    app.tables.cancel_ticket("ann", ticket.ticket_id)
     loaded = queues_loaded(app, monkeypatch)
-    app.fill_waiting_tables()
+    app.tables.fill_waiting_tables()
     assert loaded == [queue_of(DRAW_2)]
     loaded.clear()
-    app.fill_waiting_tables()
+    app.tables.fill_waiting_tables()
     assert loaded == []
 
 
 def test_a_queue_that_changes_while_the_timer_looks_at_it_is_looked_at_again(app):
     queue_id = queue_of(BLOCK_4)
     ((_, noted),) = [(q, n) for q, n in app.waiting_queues.to_look_at() if q == queue_id]
-    app.request_table("ann", "r1", BLOCK_4)  # stored after the timer read the queue empty
+    app.tables.request_table("ann", "r1", BLOCK_4)  # stored after the timer read the queue empty
     app.waiting_queues.looked_at(queue_id, None, noted)
     assert queue_id in [q for q, _ in app.waiting_queues.to_look_at()]
