@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from services.match.rules import fairness
-from services.match.rules.families import goat
+from services.match.rules.families.registry import family
 from services.match.rules.match import apply, current_round, new_match, start_round
 from services.match.rules.rulesets import rule_set
 from services.match.rules.view import player_view
@@ -71,11 +71,10 @@ Z95 = 1.959963984540054
 
 def arena_rules(rules: str = "egyptian", variant: str | None = None, teams: bool | None = None,
                 seats: int | None = None, options: dict | None = None):
-    """The RuleSet an arena plays; Egyptian without a variant is block-4, as it always was.
-    Raises ``BadOptions`` with the engine's own words for anything it does not offer."""
-    if rules == "egyptian" and not variant:
-        variant = "block-4"
-    return rule_set(rules, variant, teams, seats, options)
+    """The RuleSet an arena plays; without a variant, the family's ``bots_variant`` (Egyptian:
+    block-4, as it always was). Raises ``BadOptions`` with the engine's own words for
+    anything it does not offer."""
+    return rule_set(rules, variant or family(rules).bots_variant, teams, seats, options)
 
 
 def resolve(spec: str):
@@ -214,8 +213,8 @@ def round_outcome(rules, result) -> tuple[int | None, list[int]]:
     """(the side that won the round or None for a tie, each side's points) by the family's
     notion of winning a round (see the module's docstring)."""
     sides = rules.sides
-    if rules.tally is not None:  # Goat: the lowest round score wins
-        scores = goat.round_scores(rules, result.last_seat, result.hands)
+    scores = family(rules.family).side_round_scores(rules, result.last_seat, result.hands)
+    if scores is not None:  # Goat: the lowest round score wins
         low = min(scores)
         return (scores.index(low) if scores.count(low) == 1 else None), scores
     points = [0] * sides
@@ -334,12 +333,6 @@ def arena(a_spec: str, b_spec: str, variant: str | None = None, teams: bool | No
     return report(ruleset, a_spec, b_spec, seed, deals, tally, time.perf_counter() - start, jobs)
 
 
-WON_BY = {
-    "all-fives": "strictly the most points in the round (points during play and at its end)",
-    "goat": "strictly the lowest round score (points are bad)",
-}
-
-
 def report(rules, a_spec, b_spec, seed, deals, tally: Tally, elapsed: float, jobs: int = 1) -> dict:
     plays = tally.plays
     rounds = len(plays)
@@ -357,8 +350,8 @@ def report(rules, a_spec, b_spec, seed, deals, tally: Tally, elapsed: float, job
         "variant": rules.variant,
         "seats": rules.seats,
         "teams": rules.teams,
-        "options": rules.options._asdict() if rules.options is not None else None,
-        "won_by": WON_BY.get(rules.family, "the side the round's end scores for (rules.score_round)"),
+        "options": family(rules.family).played_options(rules),
+        "won_by": family(rules.family).round_won_by,
         "points_are": "round scores, bad" if rules.tally is not None else "scored",
         "seed": seed,
         "deals": deals,

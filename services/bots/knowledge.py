@@ -48,7 +48,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from services.match.rules.families import classic, goat
+from services.match.rules.families.registry import family
 from services.match.rules.leading import BY_SUM_THEN_HIGH
 from services.match.rules.moves import DRAW, LEFT, OPEN, PASS, PLAY_ON, RIGHT, UP
 from services.match.rules.spinner import BOTH_SIDES, SpinnerRound
@@ -187,37 +187,16 @@ def preferred_over(line, fits: int, t: int) -> int:
 def round_one_order(rules) -> tuple[int, ...] | None:
     """The order of tiles whose first one dealt must lead a round led by the family's
     round-1 rule; None where that leader leads any tile (drawn by chance)."""
-    if rules.chance:
-        return None
-    if rules.family == "egyptian":
-        return EGYPTIAN_ORDER
-    if rules.family == "goat":
-        return goat.ROUND_ONE_ORDER[rules.variant]
-    if rules.family == "classic":
-        return classic.OPENING_ORDER
-    return None
+    return family(rules.family).forced_lead_order(rules)
 
 
 def led_by_rule(view) -> bool:
-    """Whether the round in view was led by its family's round-1 rule, with a forced tile.
-
-    Round 1 always is. In Goat with ``redeal`` a thrown-in deal counts as a round, and the
-    deal after it is led as the thrown-in one would have been: by the rule, while no round
-    has been played. The view shows no past rounds, only their traces: a played round leaves
-    a written score, a remembered one, an opened account or a pot, except in the freak
-    round whose only counted hand is a lone 0-0 worth 0 (two seats, ``zero_zero`` 0), which
-    we accept to misread; a view without the accounts tells nothing. Rounds after a tie are
-    led by the rule too, but a view cannot tell a tie from a win, so they are not used.
-    """
+    """Whether the round in view was led by its family's round-1 rule, with a forced tile:
+    round 1, and whatever else the family can tell from the view (Goat: the deal after a
+    redeal while no round has been played). Rounds after a tie are led by the rule too, but
+    a view cannot tell a tie from a win, so they are not used."""
     rules = view.rules
-    if round_one_order(rules) is None:
-        return False
-    number = view.round_number
-    if number == 1:
-        return True
-    if number > 1 and rules.family == "goat" and rules.redeal is not None and view.remembered:
-        return not (any(view.scores) or any(view.remembered) or any(view.opened) or view.pot)
-    return False
+    return family(rules.family).led_by_round_one_rule(rules, view)
 
 
 def not_dealt_by_lead(view) -> int:

@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 
 from services.common import bot_strengths
 from services.match.rules import autoplay
+from services.match.rules.families.registry import family
 from services.match.rules.moves import Move
 from services.match.rules.view import PlayerView
 
@@ -62,13 +63,22 @@ def from_moves(chooser: Chooser) -> ViewStrategy:
 
 
 def greedy(view, rng: random.Random) -> Move:
-    """The family's greedy rule (see the module's docstring)."""
+    """The family's greedy rule (see the module's docstring). The family names it
+    (``Family.greedy_key``) and we fill in what a play would score, read off the line we
+    replay from the view (``knowledge``): the reading our inferences already use, and one
+    the rules engine may not import from us."""
     moves = view.legal_moves
-    if len(moves) == 1 or not view.rules.four_ends:
-        return shed_heaviest(moves, rng)
-    line = Line.of(view)
-    return max(moves, key=lambda m: (play_points_of(line, m.tile, m.end) if m.kind == "play" else 0,
-                                     autoplay.timeout_order(m)))
+    if len(moves) == 1:
+        return moves[0]
+    line: list[Line] = []  # replayed on first use: only a family that counts points asks
+
+    def play_points(move: Move) -> int:
+        if not line:
+            line.append(Line.of(view))
+        return play_points_of(line[0], move.tile, move.end)
+
+    key = family(view.rules.family).greedy_key(view, play_points)
+    return shed_heaviest(moves, rng) if key is None else max(moves, key=key)
 
 
 def _strong() -> ViewStrategy:

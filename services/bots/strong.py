@@ -65,7 +65,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from services.match.rules.families import goat
+from services.match.rules.families.registry import family
 from services.match.rules.moves import DRAW, OPEN, PASS, PLAY_LEFT, PLAY_ON, PLAY_RIGHT, Move
 from services.match.rules.state import Accounts
 from services.match.rules.tiles import BIT_TILE, HIGH, LOW, MATCHES, OTHER_END, PIPS, TILE_COUNT
@@ -369,12 +369,14 @@ def round_value(view, cfg: StrongConfig) -> Callable[[object], float]:
         accounts = Accounts(tuple(view.remembered), tuple(view.opened), view.pot)
         held = accounts.remembered
         alpha = cfg.remembered_weight
+        round_scores = family(rules.family).side_round_scores
 
         def goat_value(r) -> float:
             last = r.history[1]
             written, after = tally(rules, r.outcome, last, r.hands, accounts)
             costs = [w + alpha * (a - b) for w, a, b in zip(written, after.remembered, held)]
-            scores = goat.round_scores(rules, last, r.hands)
+            scores = round_scores(rules, last, r.hands)
+            assert scores is not None  # a family that tallies says each side's round score
             mine = scores[side]
             low = min(t for s, t in enumerate(scores) if s != side)
             sign = 1.0 if mine < low else -1.0 if mine > low else 0.0

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.ends import FROM_PB as _END
+from services.match.rules.families.registry import family
 from services.match.rules.moves import DRAW, PASS, Move, play
-from services.match.rules.rulesets import rule_set
 from services.match.rules.tiles import tile
 from services.match.rules.view import PlayerView, PublicAction
 _KIND = {pb.MOVE_KIND_PLAY: "play", pb.MOVE_KIND_DRAW: "draw", pb.MOVE_KIND_PASS: "pass"}
@@ -28,12 +28,12 @@ def move_from_pb(msg: pb.Move) -> Move:
 
 
 def _rule_set(view: pb.MatchView):
+    named = family(view.rules)
     options = None
-    if view.HasField("goat_options"):
+    if view.HasField("goat_options"):  # the wire's name for the family's host options
         given = view.goat_options
-        options = {n: getattr(given, n) for n in ("zero_zero", "redeal", "remembered", "fish") if given.HasField(n)}
-    return rule_set(view.rules, view.variant, view.teams, None if view.rules == "egyptian" else len(view.seats),
-                    options)
+        options = {o.name: getattr(given, o.name) for o in named.options if given.HasField(o.name)}
+    return named.build(view.variant, named.seats_to_build(len(view.seats)), view.teams, options)
 
 
 def _optional(end: int) -> int | None:

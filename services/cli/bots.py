@@ -7,7 +7,8 @@ import sys
 
 import click
 
-from services.match.rules.rulesets import FAMILY_NAMES
+from services.match.rules.families import registry
+from services.match.rules.families.family import Family, HostOption
 
 
 @click.group()
@@ -26,6 +27,19 @@ def option_value(text: str):
         return text.strip()
 
 
+def _variants_help() -> str:
+    return "; ".join(f"{f.name}: {', '.join(f.variants)}" + (f" (default {f.bots_variant})" if f.bots_variant else "")
+                     for f in registry.families() if f.variants) + "."
+
+
+def _options_help() -> str:
+    def values(option: HostOption) -> str:
+        return "|".join(str(v).lower() if isinstance(v, bool) else str(v) for v in option.values)
+
+    return "; ".join(f"{f.name}: " + ", ".join(f"{o.name}={values(o)}" for o in f.options)
+                     for f in registry.families() if f.options)
+
+
 def parse_options(items: tuple[str, ...]) -> dict | None:
     options = {}
     for item in items:
@@ -40,14 +54,13 @@ def parse_options(items: tuple[str, ...]) -> dict | None:
 @click.option("--a", "a_spec", required=True, metavar="STRATEGY",
               help="Strategy A: random, greedy or strong (strong takes options: strong:samples=32,eps=0.2).")
 @click.option("--b", "b_spec", required=True, metavar="STRATEGY", help="Strategy B, as --a.")
-@click.option("--rules", "family", type=click.Choice(FAMILY_NAMES), default="egyptian", show_default=True,
+@click.option("--rules", "family", type=click.Choice(registry.names()), default="egyptian", show_default=True,
               help="The rule family.")
-@click.option("--variant", default=None,
-              help="egyptian: draw-2, block-3 or block-4 (default block-4); goat: gamezz or koza.")
+@click.option("--variant", default=None, help=_variants_help())
 @click.option("--seats", type=int, default=None, help="Players, where the family offers a choice (2, 3 or 4).")
 @click.option("--teams/--solo", default=None, help="Teams (0+2 against 1+3) or solo, where the family offers both.")
 @click.option("--option", "option_items", multiple=True, metavar="NAME=VALUE",
-              help="A family option (goat: zero_zero=25, redeal=true, remembered=false, fish=one); repeatable.")
+              help=f"A family's host option ({_options_help()}); repeatable.")
 @click.option("--deals", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
@@ -65,8 +78,7 @@ def arena(a_spec: str, b_spec: str, family: str, variant: str | None, seats: int
     from services.bots.arena import arena_rules, resolve
     from services.match.rules.errors import BadOptions
 
-    if family == "egyptian" and teams is not None and variant not in (None, "block-4"):
-        raise click.UsageError(f"--teams/--solo applies to block-4 only; {variant} is played solo")
+    _check_teams(registry.family(family), variant, teams)
     options = parse_options(option_items)
     try:
         arena_rules(family, variant, teams, seats, options)
@@ -108,3 +120,19 @@ def arena(a_spec: str, b_spec: str, family: str, variant: str | None, seats: int
         if t["count"]:
             click.echo(f"decisions {k.upper()} ({t['strategy']}): {t['count']}, mean {t['mean_ms']} ms, "
                        f"p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms, max {t['max_ms']} ms")
+
+
+def _check_teams(chosen: Family, variant: str | None, teams: bool | None) -> None:
+    """--teams/--solo on a variant that offers no choice of them (block-3) is refused rather
+    than quietly meaning nothing; families without variants leave it to their rule set."""
+    variant = variant or chosen.bots_variant
+    if teams is None or variant not in chosen.variants or _team_choice(chosen, variant):
+        return
+    offered = [v for v in chosen.variants if _team_choice(chosen, v)]
+    played = "in teams" if chosen.shapes(variant)[0].teams else "solo"
+    where = f"applies to {' or '.join(offered)} only" if offered else f"does not apply to {chosen.name}"
+    raise click.UsageError(f"--teams/--solo {where}; {variant} is played {played}")
+
+
+def _team_choice(chosen: Family, variant: str) -> bool:
+    return len({shape.teams for shape in chosen.shapes(variant)}) > 1

@@ -21,13 +21,20 @@ from services.common.auth import KeyRing, MissingKeys, mint_token
 from services.common.config import Settings, client_keys_dir
 from services.match import record as record_format
 from services.match.rules.errors import BadOptions
-from services.match.rules.rulesets import FAMILY_NAMES, rule_set
+from services.match.rules.families import registry
+from services.match.rules.families.family import Family
+from services.match.rules.rulesets import rule_set
+
+
+def _variant(chosen: Family) -> str:
+    """The variant a demo plays when none is named."""
+    return chosen.bots_variant or chosen.default_variant
 
 
 @click.command()
-@click.option("--rules", "family", type=click.Choice(FAMILY_NAMES), default="egyptian", show_default=True)
-@click.option("--variant", default=None, help="egyptian: draw-2, block-3, block-4 (default block-4); goat: gamezz, "
-                                              "koza (default koza).")
+@click.option("--rules", "family", type=click.Choice(registry.names()), default="egyptian", show_default=True)
+@click.option("--variant", default=None, help="; ".join(f"{f.name}: {', '.join(f.variants)} (default {_variant(f)})"
+                                                        for f in registry.families() if f.variants) + ".")
 @click.option("--seats", type=click.IntRange(2, 4), default=None, help="Players, where the family lets it vary.")
 @click.option("--teams/--solo", default=None, help="Four seats in two teams (0+2 against 1+3), or each for itself.")
 @click.option("--target", type=int, default=None, help="Match target (default: the rule set's).")
@@ -39,9 +46,10 @@ from services.match.rules.rulesets import FAMILY_NAMES, rule_set
 @click.option("--json", "as_json", is_flag=True, help="Print the exported domino-record/1 only.")
 def demo(family, variant, seats, teams, target, strength, address, tls, ca, timeout, as_json) -> None:
     """Play one whole match of any family with every seat a bot, wait for its end, print its record."""
-    variant = variant or {"egyptian": "block-4", "goat": "koza"}.get(family, "")
+    chosen = registry.family(family)
+    variant = variant or _variant(chosen)
     try:
-        ruleset = rule_set(family, variant, teams, seats if family != "egyptian" else None)
+        ruleset = rule_set(family, variant, teams, chosen.seats_to_build(seats))
     except BadOptions as e:
         raise click.UsageError(str(e)) from None
     settings = Settings()

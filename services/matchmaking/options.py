@@ -7,20 +7,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from services.match.rules.errors import BadOptions
-from services.match.rules.families import goat
-from services.match.rules.rulesets import EGYPTIAN_VARIANTS, FAMILY_NAMES, match_options, rule_set
+from services.match.rules.families.registry import families, family, find
+from services.match.rules.rulesets import match_options, rule_set
 
 from services.common.bot_strengths import OFFERED
 
 from .errors import InvalidOptions, InvalidRequest
 
 DEFAULT_RULES = "egyptian"
-# A family's variants in the order an unnamed one is chosen when the host switches to it.
-FAMILY_VARIANTS = {"egyptian": EGYPTIAN_VARIANTS, "goat": ("koza", "gamezz")}
-# Seat shapes a family lets the host choose: (seats, teams)
-SHAPES = {"all-fives": ((2, False), (3, False), (4, False), (4, True)), "goat": ((2, False), (3, False), (4, False),
-                                                                                 (4, True)),
-          "classic": ((2, False), (3, False), (4, False)), "sports": ((4, True),)}
 
 
 @dataclass(frozen=True)
@@ -31,20 +25,20 @@ class Options:
     target: int
     turn_timer: int
     seats: int = 0  # the number of seats (0 in options stored before it was kept: the variant's)
-    goat: dict | None = None  # Goat's four options as played; None outside Goat
+    goat: dict | None = None  # the family's host options as played, None without (stored under Goat's name)
     spectators: bool = False  # players without a seat may watch (rooms: the host decides; public tables: yes)
 
     @classmethod
     def chosen(cls, rules: str, variant: str, teams: bool | None = None, target: int | None = None,
-               turn_timer: int | None = None, seats: int | None = None, goat_options: dict | None = None,
+               turn_timer: int | None = None, seats: int | None = None, host_options: dict | None = None,
                spectators: bool = False) -> "Options":
         """Checked options; unset ones take the rule set's defaults. InvalidOptions otherwise."""
         rules = rules or DEFAULT_RULES
         try:
-            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer, seats, goat_options)
+            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer, seats, host_options)
         except BadOptions as e:
             raise InvalidOptions(str(e)) from None
-        played = ruleset.options._asdict() if ruleset.options is not None else None
+        played = family(rules).played_options(ruleset)
         return cls(rules, variant or "", ruleset.teams, target, turn_timer, ruleset.seats, played, bool(spectators))
 
     def changed(self, rules: str | None = None, variant: str | None = None, teams: bool | None = None,
@@ -52,33 +46,37 @@ class Options:
                 goat_options: dict | None = None, spectators: bool | None = None) -> "Options":
         """These options with the given ones changed. Another family keeps what still
         applies (``_in_family``); another variant or seat count without
-        ``teams`` takes its default (teams for block-4); Goat's options carry over within a
-        variant and take the new preset with another; the timer and spectators carry over."""
+        ``teams`` takes its default (teams for block-4); the family's host options (Goat's)
+        carry over within a variant and take the new preset with another; the timer and
+        spectators carry over. ``goat_options`` is the API's name for the host options."""
         same_family = rules is None or rules == self.rules
         rules = rules or self.rules
+        host_options = goat_options
         if not same_family:
-            return self._in_family(rules, variant, teams, target, turn_timer, seats, goat_options, spectators)
+            return self._in_family(rules, variant, teams, target, turn_timer, seats, host_options, spectators)
         variant = self.variant if variant is None else variant
-        if same_family and seats is None and rules != "egyptian":
+        named = find(rules)  # unknown rules are refused by ``chosen``
+        if same_family and seats is None and not (named is not None and named.variants_fix_seats):
             seats = self.seats
         if teams is None and same_family and (variant, seats) == (self.variant, self.seats):
             teams = self.teams
         if same_family and variant == self.variant and self.goat is not None:
-            goat_options = {**self.goat, **(goat_options or {})}
+            host_options = {**self.goat, **(host_options or {})}
         if target is None and same_family:
             target = self.target  # a family's targets are the same for all its variants and seats
         return Options.chosen(rules, variant, teams, target, self.turn_timer if turn_timer is None else turn_timer,
-                              seats, goat_options, self.spectators if spectators is None else spectators)
+                              seats, host_options, self.spectators if spectators is None else spectators)
 
     def _in_family(self, rules: str, variant: str | None, teams: bool | None, target: int | None,
-                   turn_timer: int | None, seats: int | None, goat_options: dict | None,
+                   turn_timer: int | None, seats: int | None, host_options: dict | None,
                    spectators: bool | None) -> "Options":
         """Another family, keeping what still applies: what the host named, else this room's
         seats, teams and target where the family allows them, else the family's defaults; an
-        unnamed variant is the first of the family's that fits (Goat: koza, as clients show)."""
+        unnamed variant is the first of the family's that fits (its default first, as clients show)."""
         timer = self.turn_timer if turn_timer is None else turn_timer
         watch = self.spectators if spectators is None else spectators
-        variants = (variant,) if variant else FAMILY_VARIANTS.get(rules, ("",))  # "": unnamed too
+        named = find(rules)  # unknown rules are refused by ``chosen``
+        variants = (variant,) if variant else (named.variants if named is not None else ()) or ("",)  # "": unnamed
         shapes = [(seats, teams)]
         if seats is None and teams is None:
             shapes.insert(0, (self.seats, self.teams))
@@ -87,14 +85,14 @@ class Options:
         first_refusal: InvalidOptions | None = None
         for name, (how_many, together), goal in attempts:
             try:
-                return Options.chosen(rules, name, together, goal, timer, how_many, goat_options, watch)
+                return Options.chosen(rules, name, together, goal, timer, how_many, host_options, watch)
             except InvalidOptions as e:
                 first_refusal = first_refusal or e
         raise first_refusal if first_refusal is not None else InvalidOptions(f"no options fit {rules}")
 
     @property
     def name(self) -> str:
-        return rule_set(self.rules, self.variant, self.teams, None if self.rules == "egyptian" else self.seats,
+        return rule_set(self.rules, self.variant, self.teams, family(self.rules).seats_to_build(self.seats),
                         self.goat).name
 
     def as_dict(self) -> dict:
@@ -112,20 +110,8 @@ class Options:
 
 def queue_kinds() -> list[tuple[str, str, bool, int]]:
     """Every (rules, variant, teams, seats) a public table can be asked for: one queue each."""
-    kinds = []
-    for rules in FAMILY_NAMES:
-        if rules == "egyptian":
-            for variant in EGYPTIAN_VARIANTS:
-                for teams in (True, False):
-                    try:
-                        kinds.append((rules, variant, teams, rule_set(rules, variant, teams).seats))
-                    except BadOptions:
-                        continue
-            continue
-        for variant in goat.VARIANTS if rules == "goat" else ("",):
-            for seats, teams in SHAPES[rules]:
-                kinds.append((rules, variant, teams, seats))
-    return kinds
+    return [(f.name, variant, shape.teams, shape.seats)
+            for f in families() for variant in f.variants or ("",) for shape in f.shapes(variant)]
 
 
 def check_strength(strength: str) -> None:

@@ -18,6 +18,8 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
+from services.match.rules.families.registry import find
+
 from .errors import AlreadyElsewhere, TicketNotWaiting
 from .options import Options
 from .seating import bot_id
@@ -50,7 +52,8 @@ class Queue(Aggregate):
     @staticmethod
     def create_id(rules: str, variant: str, teams: bool, seats: int = 0, **_: Any) -> uuid.UUID:
         kind = f"{rules}/{variant}/{'teams' if teams else 'solo'}"
-        if rules != "egyptian":  # an Egyptian variant fixes its seats (and kept these ids before others came)
+        named = find(rules)
+        if named is None or not named.variants_fix_seats:  # such a variant names its seats (stored ids)
             kind += f"/{seats}"
         return uuid.uuid5(QUEUE_NAMESPACE, kind)
 

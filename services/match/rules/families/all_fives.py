@@ -73,5 +73,16 @@ class AllFives(Family):
         self.no_variant_nor_options(variant, options)
         return rule_set(seats, teams)
 
+    round_won_by = "strictly the most points in the round (points during play and at its end)"
+
+    def greedy_key(self, view, play_points):
+        """The most points now, then §1.6's order (the heaviest tile, the higher pip, the first end)."""
+        from ..autoplay import timeout_order
+
+        return lambda move: (play_points(move) if move.kind == "play" else 0, timeout_order(move))
+
 
 FAMILY = AllFives()
+
+# ---- client facets ----
+FAMILY.points_rounded_to = 5

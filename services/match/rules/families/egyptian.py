@@ -76,6 +76,9 @@ class Egyptian(Family):
     def forced_lead_order(self, rules: RuleSet) -> tuple[int, ...]:
         return ROUND_ONE_ORDER
 
+    variants_fix_seats = True
+    bots_variant = "block-4"
+
 
 # Round 1 (§1.4): the highest double, else the heaviest tile (6-3 before 5-4).
 ROUND_ONE_ORDER = tuple(reversed(DOUBLES)) + BY_SUM_THEN_HIGH

@@ -145,9 +145,14 @@ class Family(ABC):
         (Goat); None where the round's winner and points say who took it."""
         return None
 
-    def greedy_key(self, view: Any) -> Callable[[Any], Any] | None:
+    def greedy_key(self, view: Any, play_points: Callable[[Any], int]) -> Callable[[Any], Any] | None:
         """The greedy bot's preference among the legal moves, best highest; None: shed the
-        heaviest tile (docs/rules.md §1.6's order, the server's own timeout play)."""
+        heaviest tile (docs/rules.md §1.6's order, the server's own timeout play).
+
+        The family names the rule; ``play_points(move)``, what a play would score at once,
+        is filled in by the bots, who read it off the line they replay from the view: the
+        rules engine may not import the bots, and the spinner's count is theirs to keep in
+        step with what they already infer from it."""
         return None
 
     # ---- results --------------------------------------------------------------------------
@@ -162,3 +167,59 @@ class Family(ABC):
 
     def __repr__(self) -> str:
         return f"<family {self.name}>"
+
+    # ---- matchmaking and bots -----------------------------------------------------------
+
+    # Each variant is played by one seat count, so the variant names the table: a public
+    # queue's id (stored) leaves the seats out, and a host's change of variant takes the
+    # new variant's seats. Declared, not derived from ``shapes``, as those ids must not move.
+    variants_fix_seats: bool = False
+    # Who takes a round in the bots' arena, where one round is one play of a deal.
+    round_won_by: str = "the side the round's end scores for (rules.score_round)"
+    # The variant bot-only play takes when none is named, where the bots' figures have
+    # always been taken on one: `domino demo` and the arena. "": a demo takes the host's
+    # default and the arena asks for a variant.
+    bots_variant: str = ""
+
+    def seats_to_build(self, seats: int | None) -> int | None:
+        """A table's seat count as ``build`` takes it: None where the variant fixes it, so
+        the variant alone says (as it always did for these families)."""
+        return None if self.variants_fix_seats else seats
+
+    # ---- record and audit -----------------------------------------------------------------
+
+    @property
+    def target_implied(self) -> bool:
+        """Whether a record may leave its target out: the family offers one only (docs/record.md)."""
+        return len(self.targets) == 1
+
+    def match_end_line(self, winner: str | None, goats: Sequence[str]) -> str:
+        """The audit report's line on a match that ended, given sides' names (``winner``
+        None: no side won; ``goats``: the sides ``match_json`` names)."""
+        return f"match winner: {winner or '-'}"
+
+    # ---- client facets ----
+    # What a table screen shows beyond the common line, as clients read it from DescribeRules
+    # (services/match/describe.py): data where it can be, the rest a few words. What the rule
+    # sets already say (hand sizes, boneyards, tiles that never lead, a leader drawn by chance)
+    # is read from them there, not stated again here.
+
+    @dataclass(frozen=True)
+    class LeadWords:
+        """Why the seat leading by round 1's rule leads; "{name}" stands for the rule set's title."""
+        rule: str = ""  # the rule; "": phrases.lead_rule
+        by_double: str = "the highest double dealt"  # why the one tile that may open it opens it
+        by_zero_zero: str = ""  # "": as by_double
+        by_other_tile: str = "the heaviest tile dealt, as no double was (equal values: the higher pip)"
+
+    lone_zero_zero: int | str | None = None  # a hand of only 0-0 counts these points, or the host option so named; None: its pips
+    points_rounded_to: int = 0  # a round's end points are rounded to the nearest multiple of this
+    move_seconds: tuple[int, ...] = ()  # what a per-move timer gives a move
+    option_words: Mapping[str, str] = {}  # how a screen states an option, "{value}" standing for its value
+    lead_words: Mapping[str, "Family.LeadWords"] = {}  # by variant ("" without variants); unnamed: LeadWords()
+
+    def lead_words_of(self, variant: str) -> "Family.LeadWords":
+        """The variant's words, a blank one filled in (the rule from ``phrases``, 0-0 as a double)."""
+        words = self.lead_words.get(variant) or Family.LeadWords()
+        return Family.LeadWords(words.rule or self.phrases.lead_rule, words.by_double,
+                                words.by_zero_zero or words.by_double, words.by_other_tile)
