@@ -22,7 +22,7 @@ import asyncio
 import inspect
 import logging
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -205,13 +205,16 @@ def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
 
 
 def new_server(address: str, service_name: str, add_servicer: Callable[[grpc.aio.Server], None],
-               metrics: RpcMetrics | None = None, settings: Settings | None = None) -> tuple[grpc.aio.Server, int]:
+               metrics: RpcMetrics | None = None, settings: Settings | None = None,
+               interceptors: Sequence[grpc.aio.ServerInterceptor] = ()) -> tuple[grpc.aio.Server, int]:
     """(server, port) with the service, health and (unless turned off) reflection; bind
     port 0 to let the OS choose (tests). Health says NOT_SERVING until ``mark_serving``.
     ``settings``: the connection policy, reflection and TLS (default: the defaults, not the
-    environment)."""
+    environment). ``interceptors``: the service's own (authentication), inside the common
+    ones, so the metrics count what they refuse."""
     settings = settings if settings is not None else Settings.model_construct()
-    server = grpc.aio.server(interceptors=server_interceptors(settings, metrics), options=server_options(settings),
+    server = grpc.aio.server(interceptors=[*server_interceptors(settings, metrics), *interceptors],
+                             options=server_options(settings),
                              maximum_concurrent_rpcs=settings.grpc_max_concurrent_calls or None)
     add_servicer(server)
     health_servicer = health.aio.HealthServicer()

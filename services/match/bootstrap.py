@@ -26,8 +26,9 @@ from services.history.projection import HistoryProjection
 from services.history.view import View
 
 from .application import MatchApplication
-from .grpc_adapter import MatchServicer
+from .grpc_adapter import MatchServicer, authentication
 from .heads import BadHead, Signer, load_signer
+from .rules_servicer import serve_rules
 from .store import FROZEN, EmbeddedStore, NetworkStore
 from .timers import TurnTimer
 
@@ -47,12 +48,12 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
     streams, rates = limits or (None, None)
     changes = changes or ChangeFeed()
     tail = tail or change_tail(app, changes, watch_safety_seconds)
-    servicer = MatchServicer(app, keys, changes, tail, streams=streams, rates=rates, signer=signer, history=history,
-                             on_wake=on_wake)
+    servicer = MatchServicer(app, changes, tail, streams=streams, signer=signer, history=history, on_wake=on_wake)
+    serve_rules(servicer, keys)
     server, port = new_server(address, SERVICE_NAME,
                               lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer,
                                                                                                         server),
-                              metrics, settings)
+                              metrics, settings, interceptors=[authentication(keys, rates)])
     tail.stop_with(server.wait_for_termination)
     return server, port
 

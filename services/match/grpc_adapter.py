@@ -3,17 +3,19 @@
 Only this module knows about status codes: typed errors from the domain and the
 application are mapped here (docs/design.md, "Errors"), and every check that can be made on
 the request alone happens before anything is loaded, so bad input changes nothing.
+
+Callers are verified and admitted before any handler runs (``authentication``: the
+interceptor of services/common/auth_interceptor.py, with the rules of callers.py); each
+handler checks the role it needs. History and ratings (history_rpcs.py) and table talk
+(talk_rpcs.py) are answered by modules of their own.
 """
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import json
 import logging
 import time
 import uuid
-from collections import Counter
 from typing import AsyncIterator, Callable, cast
 
 import grpc
@@ -21,8 +23,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
-from services.common.bot_ids import is_bot
+from services.common.auth import AuthError, Identity, KeyRing
+from services.common.auth_interceptor import AuthInterceptor, caller
 from services.common.grpc_status import end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
 
@@ -32,7 +34,8 @@ from services.common.grpc_status import ErrorStatuses
 
 from services.history.view import View
 
-from .application import MAX_PLAYER_ID, MatchApplication, SeatSpec
+from .application import MatchApplication, SeatSpec
+from .callers import Admission, seated
 from .domainmodel import Match
 from .errors import (
     ConcurrencyConflict, CorruptLog, Forbidden, InvalidRequest, NotSeated, RequestIdReused, StaleTimeout, StoreUnavailable,
@@ -40,22 +43,23 @@ from .errors import (
 )
 from .export import full_record, seat_record_json
 from .heads import Head, Signer
-from .messages import chat_pb, event_pb, public_view, rating_pb, seat_part, summary_pb, tile_pb
+from .history_rpcs import HistoryRpcs
+from .messages import chat_pb, event_pb, public_view, seat_part, tile_pb
+from .request_checks import match_id as _match_id, tile as _tile
 from .spectators import SpectatorDelay
 from .view_cache import ViewCache, with_view
 from .watch_reads import SharedReads
-from .table_talk import PHRASES, talk_id
+from .talk_rpcs import TalkRpcs
 from .record import to_json
 from .rules.errors import MalformedTile, RulesError
-from .rules.rulesets import FAMILY_NAMES
 from . import ends
-from .rules.tiles import tile as tile_id
 
 Context = grpc.aio.ServicerContext
 log = logging.getLogger("domino.match")
+SERVICE = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
 
 
-_STATUS = [
+STATUSES = [
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
     (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
     (UnknownMatch, grpc.StatusCode.NOT_FOUND),
@@ -75,26 +79,27 @@ _STATUS = [
 ]
 
 
+def authentication(keys: KeyRing, rates: RateLimit | None = None) -> AuthInterceptor:
+    """The server interceptor that verifies and admits (callers.py) every MatchService caller."""
+    return AuthInterceptor((SERVICE,), keys, Admission(rates or RateLimit()), STATUSES)
+
+
 class MatchServicer(pb_grpc.MatchServiceServicer):
-    def __init__(self, app: MatchApplication, keys: KeyRing, changes: ChangeFeed, tail: ChangeTail | None = None,
-                 streams: StreamLimits | None = None, rates: RateLimit | None = None,
-                 signer: Signer | None = None, history: View | None = None,
+    """Served behind ``authentication``: without it every call is UNAUTHENTICATED."""
+
+    def __init__(self, app: MatchApplication, changes: ChangeFeed, tail: ChangeTail | None = None,
+                 streams: StreamLimits | None = None, signer: Signer | None = None, history: View | None = None,
                  on_wake: Callable[[str], None] | None = None) -> None:
         self.app = app
-        self.history = history  # the history and ratings view (services/history); None: not configured
-        self.chat_rates = RateLimit(CHAT_RATE, CHAT_BURST)  # per player and match: table talk, not a flood
+        self.history = HistoryRpcs(history)  # history: the view services/history keeps; None: not configured
+        self.talk = TalkRpcs(app, changes)
         # Without a configured key (unit and component tests) heads are signed with a key of the moment.
         self.signer = signer or Signer(Ed25519PrivateKey.generate())
-        self.keys = keys
         self.streams = streams or StreamLimits()
-        self.rates = rates or RateLimit()
         self.changes = changes
-        # A match's table talk is an aggregate of its own: what the tail hears of it wakes the match's streams.
-        changes.watch_aliases(lambda match_id: (talk_id(match_id),))
         # Tells ``changes`` what other processes store; None: this process makes every change (unit tests).
         self.tail = tail
         self.on_wake = on_wake or (lambda cause: None)  # counts stream wakes by cause (local, push, safety)
-        self._talk_sent: Counter[uuid.UUID] = Counter()  # phrases sent through this replica, per match
         self.shared = SharedReads(changes)  # one store read per change for all the streams of a match
         # Each (match, version, seat) view is built once for the reply, the streams, the bots and spectators.
         self.views = ViewCache(lambda match: public_view(match, self._head(match)), seat_part, event_pb)
@@ -103,8 +108,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def CreateMatch(self, request: pb.CreateMatchRequest, context: Context) -> pb.CreateMatchResponse:
         async with _statuses(context):
-            who = self._identity(context)
-            if not who.is_service:
+            if not caller().is_service:
                 raise Forbidden("only services (matchmaking) may create matches")
             seats = [SeatSpec(s.player_id, s.client_seed) for s in request.seats]
             match = await self.app.create_match(
@@ -117,7 +121,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:
         async with _statuses(context):
-            who = self._identity(context)
+            who = caller()
             match_id = _match_id(request.match_id)
             if request.min_version < 0:
                 raise InvalidRequest("min_version cannot be negative")
@@ -131,7 +135,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def PlayTile(self, request: pb.PlayTileRequest, context: Context) -> pb.PlayTileResponse:
         async with _statuses(context):
-            who = self._seated(context)
+            who = seated(caller())
             match_id = _match_id(request.match_id)
             if not request.HasField("tile"):
                 raise InvalidRequest("tile is required")
@@ -147,7 +151,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def DrawTile(self, request: pb.DrawTileRequest, context: Context) -> pb.DrawTileResponse:
         async with _statuses(context):
-            who = self._seated(context)
+            who = seated(caller())
             match_id = _match_id(request.match_id)
             outcome = await self.app.draw_tile(match_id, who.subject, request.request_id)
             self.changes.publish(match_id)
@@ -157,7 +161,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def ResumeSeat(self, request: pb.ResumeSeatRequest, context: Context) -> pb.ResumeSeatResponse:
         async with _statuses(context):
-            who = self._seated(context)
+            who = seated(caller())
             match_id = _match_id(request.match_id)
             match = await self.app.resume_seat(match_id, who.subject)
             self.changes.publish(match_id)
@@ -165,7 +169,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def LeaveMatch(self, request: pb.LeaveMatchRequest, context: Context) -> pb.LeaveMatchResponse:
         async with _statuses(context):
-            who = self._seated(context)
+            who = seated(caller())
             match_id = _match_id(request.match_id)
             match = await self.app.leave_match(match_id, who.subject)
             self.changes.publish(match_id)
@@ -173,7 +177,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def SubmitSeed(self, request: pb.SubmitSeedRequest, context: Context) -> pb.SubmitSeedResponse:
         async with _statuses(context):
-            who = self._seated(context)
+            who = seated(caller())
             match_id = _match_id(request.match_id)
             match = await self.app.submit_seed(match_id, who.subject, request.seed)
             self.changes.publish(match_id)
@@ -182,7 +186,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
     async def WatchMatch(self, request: pb.WatchMatchRequest,
                          context: Context) -> AsyncIterator[pb.WatchMatchResponse]:
         async with _statuses(context):
-            who = self._identity(context)
+            who = caller()
             match_id = _match_id(request.match_id)
             if request.from_version < 0:
                 raise InvalidRequest("from_version cannot be negative")
@@ -238,7 +242,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                     read_to = events[-1].originator_version
                 # The table talk is read again only when it may have changed: a phrase sent
                 # through this replica, or a pushed change (one sent through another).
-                talk_now = self._talk_sent.get(match_id, 0)
+                talk_now = self.talk.sent(match_id)
                 phrases: list = []
                 if not local_only or talk_now != talk_seen:
                     talk_seen = talk_now
@@ -266,7 +270,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def ExportMatch(self, request: pb.ExportMatchRequest, context: Context) -> pb.ExportMatchResponse:
         async with _statuses(context):
-            who = self._identity(context)
+            who = caller()
             match_id = _match_id(request.match_id)
             if request.unfinished and not who.is_auditor:
                 raise Forbidden("only auditors may export a match that has not ended")
@@ -297,70 +301,24 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def SendChat(self, request: pb.SendChatRequest, context: Context) -> pb.SendChatResponse:
         async with _statuses(context):
-            who = self._seated(context)
-            match_id = _match_id(request.match_id)
-            if request.phrase not in PHRASES:
-                raise InvalidRequest(f"phrase must be one of {', '.join(PHRASES)}")
-            self.chat_rates.take(f"{who.subject}:{match_id}")
-            await self.app.send_chat(match_id, who.subject, request.phrase)
-            if len(self._talk_sent) >= MAX_TALK_COUNTERS:
-                self._talk_sent.clear()  # streams then read the talk once more: harmless
-            self._talk_sent[match_id] += 1  # after the phrase is stored, before streams wake
-            self.changes.publish(match_id)
-            return pb.SendChatResponse()
+            return await self.talk.send_chat(request, caller())
 
     async def ListMyMatches(self, request: pb.ListMyMatchesRequest, context: Context) -> pb.ListMyMatchesResponse:
         async with _statuses(context):
-            who = self._seated(context)
-            if not 0 <= request.page_size <= MAX_PAGE:
-                raise InvalidRequest(f"page_size must be 1 to {MAX_PAGE} (0: {DEFAULT_PAGE})")
-            size = request.page_size or DEFAULT_PAGE
-            after = _page_after(request.page_token) if request.page_token else None
-            rows = await asyncio.to_thread(self._history().matches_of, who.subject, size + 1, after)
-            more = len(rows) > size
-            rows = rows[:size]
-            token = _page_token(rows[-1].started_at, rows[-1].match_id) if more else ""
-            return pb.ListMyMatchesResponse(matches=[summary_pb(r) for r in rows], next_page_token=token)
+            return await self.history.list_my_matches(request, caller())
 
     async def GetRating(self, request: pb.GetRatingRequest, context: Context) -> pb.GetRatingResponse:
         async with _statuses(context):
-            who = self._identity(context)
-            _rating_family(request.rules)
-            player = request.player_id or who.subject
-            if len(player) > MAX_PLAYER_ID:
-                raise InvalidRequest(f"player_id is longer than {MAX_PLAYER_ID} characters")
-            ranked, total = await asyncio.to_thread(self._history().rating, request.rules, request.teams, player)
-            return pb.GetRatingResponse(rating=rating_pb(ranked, player), rated_players=total)
+            return await self.history.get_rating(request, caller())
 
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest,
                              context: Context) -> pb.GetLeaderboardResponse:
         async with _statuses(context):
-            who = self._identity(context)
-            _rating_family(request.rules)
-            if not 0 <= request.top <= MAX_TOP:
-                raise InvalidRequest(f"top must be 1 to {MAX_TOP} (0: {DEFAULT_TOP})")
-            view = self._history()
-            top = await asyncio.to_thread(view.leaderboard, request.rules, request.teams, request.top or DEFAULT_TOP)
-            mine, total = await asyncio.to_thread(view.rating, request.rules, request.teams, who.subject)
-            return pb.GetLeaderboardResponse(top=[rating_pb(r, r.player_id) for r in top],
-                                             you=rating_pb(mine, who.subject), rated_players=total)
+            return await self.history.get_leaderboard(request, caller())
 
     async def ForgetPlayer(self, request: pb.ForgetPlayerRequest, context: Context) -> pb.ForgetPlayerResponse:
         async with _statuses(context):
-            who = bearer_identity(context.invocation_metadata(), self.keys)
-            if who.role != "account":
-                raise Forbidden("only the account service erases a deleted account's history")
-            if not request.player_id or len(request.player_id) > MAX_PLAYER_ID or is_bot(request.player_id):
-                raise InvalidRequest(f"player_id must be a player's id of 1 to {MAX_PLAYER_ID} characters")
-            rows, ratings = await asyncio.to_thread(self._history().forget, request.player_id, time.time())
-            log.info("history erased for a deleted account", extra={"player": request.player_id, "rows": rows,
-                                                                    "ratings": ratings})
-            return pb.ForgetPlayerResponse(history_rows=rows, ratings=ratings)
-
-    def _history(self) -> View:
-        if self.history is None:
-            raise StoreUnavailable("match history is not available on this server")
-        return self.history
+            return await self.history.forget_player(request, caller())
 
     def _sign_export(self, data: dict, match_id: str, version: int) -> None:
         """The export's chain ends with the head of the stored links, signed now."""
@@ -377,29 +335,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             return None  # a match from before the chain
         return self.signer.head(str(match.id), match.version, match.chain_entries, match.chain_head)
 
-    # ---- request checks ----------------------------------------------------------------
-
-    def _identity(self, context: Context) -> Identity:
-        """The caller, whose token must be of the kind its subject is: only bot tokens speak
-        for bot ids (`bot:<strength>:<seat>`), and bot tokens speak for nothing else. Players
-        are rate-limited per subject; services act for many players, and one bot id (`bot:greedy:1`)
-        sits in many matches at once, so they are not (their tokens come only from our services)."""
-        who = bearer_identity(context.invocation_metadata(), self.keys)
-        if who.role == "account":
-            raise Forbidden("an account token only erases a deleted account's history (ForgetPlayer)")
-        if not (who.is_service or who.is_bot):  # a bot id plays in many matches at once
-            self.rates.take(who.subject)
-        if is_bot(who.subject) != who.is_bot and who.role in ("player", "bot"):
-            raise Forbidden("bot seats are played only with the bot service's tokens" if is_bot(who.subject)
-                            else "a bot token speaks only for a bot's seat")
-        return who
-
-    def _seated(self, context: Context) -> Identity:
-        """A caller acting for a seat: a player (or bot) token for the seat's own id."""
-        who = self._identity(context)
-        if who.role not in ("player", "bot"):
-            raise Forbidden(f"a {who.role} token cannot act for a seat; seat commands need the player's own token")
-        return who
+    # ---- who sees what -----------------------------------------------------------------
 
     @staticmethod
     def _viewer_seat(match: Match, who: Identity) -> int:
@@ -409,50 +345,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         return match.seat_of(who.subject)
 
 
-MAX_PAGE, DEFAULT_PAGE = 50, 20
-MAX_TALK_COUNTERS = 100_000  # matches whose phrases this replica counts
-CHAT_RATE, CHAT_BURST = 0.5, 3.0  # phrases a second per player and match, on average, and in a burst
-MAX_TOP, DEFAULT_TOP = 100, 10
-
-
-def _rating_family(rules: str) -> None:
-    if rules not in FAMILY_NAMES:
-        raise InvalidRequest(f"rules must be one of {', '.join(FAMILY_NAMES)}")
-
-
-def _page_token(started_at: float, match_id: str) -> str:
-    return base64.urlsafe_b64encode(json.dumps([started_at, match_id]).encode()).decode()
-
-
-def _page_after(token: str) -> tuple[float, str]:
-    """The position a page token names; anything not made by _page_token is refused."""
-    try:
-        if len(token) > 200:
-            raise ValueError
-        started_at, match_id = json.loads(base64.urlsafe_b64decode(token.encode()))
-        uuid.UUID(match_id)
-        return float(started_at), match_id
-    except (ValueError, TypeError):
-        raise InvalidRequest("page_token is not one this service gave out") from None
-
-
-def _match_id(text: str) -> uuid.UUID:
-    if not text:
-        raise InvalidRequest("match_id is required")
-    try:
-        return uuid.UUID(text)
-    except ValueError:
-        raise InvalidRequest(f"match_id {text[:40]!r} is not a match id") from None
-
-
-def _tile(msg: pb.Tile) -> int:
-    if msg.low > 6 or msg.high > 6:
-        raise InvalidRequest(f"{msg.low}-{msg.high} is not a double-six tile")
-    return tile_id(msg.low, msg.high)
-
-
 def _statuses(context: Context) -> ErrorStatuses:
-    return ErrorStatuses(context, _STATUS)
+    return ErrorStatuses(context, STATUSES)
 
 
 def goat_options(request: pb.CreateMatchRequest) -> dict[str, object] | None:

@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.common.auth import KeyRing, mint_token
+from services.common.auth_interceptor import CALLER
 from services.common.changes import ChangeFeed
 from services.common.limits import RateLimit
 from services.match.application import MatchApplication, SeatSpec
 from services.match.domainmodel import Match
-from services.match.grpc_adapter import MatchServicer
+from services.match.grpc_adapter import MatchServicer, authentication
 from services.match.heads import Signer
 from services.match.ends import TO_PB as END
 from services.match.messages import (
@@ -208,7 +209,8 @@ def test_the_least_recently_used_view_goes_first_when_the_cache_is_full():
 def test_the_reply_to_a_play_and_the_same_seats_getmatch_share_one_build():
     keys = KeyRing.generate()
     app = MatchApplication(env=POPO)
-    servicer = MatchServicer(app, keys, ChangeFeed(), rates=RateLimit(1e9, 1e9))
+    servicer = MatchServicer(app, ChangeFeed())
+    auth = authentication(keys, RateLimit(1e9, 1e9))
     players = ["ann", "bob"]
 
     class Caller:  # all a call's context is asked on the success path
@@ -221,21 +223,26 @@ def test_the_reply_to_a_play_and_the_same_seats_getmatch_share_one_build():
     def Context(subject: str, role: str = "player") -> Any:  # noqa: N802 - stands for the context class
         return Caller(subject, role)
 
+    async def call(rpc, request, context):  # what the server's authentication interceptor does first
+        CALLER.set(auth.identify(context.invocation_metadata(), rpc.__name__))
+        return await rpc(request, context)
+
     async def scenario():
-        created = await servicer.CreateMatch(pb.CreateMatchRequest(
+        created = await call(servicer.CreateMatch, pb.CreateMatchRequest(
             request_id="c", rules="egyptian", variant="draw-2", turn_timer_seconds=0,
             seats=[pb.SeatSpec(player_id=p, client_seed=p) for p in players]), Context("mm", "service"))
         turn = created.view.turn
         me = Context(players[turn])
-        own = (await servicer.GetMatch(pb.GetMatchRequest(match_id=created.match_id), me)).view
+        own = (await call(servicer.GetMatch, pb.GetMatchRequest(match_id=created.match_id), me)).view
         move = own.legal_moves[0]
-        reply = await servicer.PlayTile(pb.PlayTileRequest(match_id=created.match_id, request_id="r1",
-                                                           tile=move.tile, end=move.end), me)
+        reply = await call(servicer.PlayTile, pb.PlayTileRequest(match_id=created.match_id, request_id="r1",
+                                                                 tile=move.tile, end=move.end), me)
         built = servicer.views.built
-        again = (await servicer.GetMatch(pb.GetMatchRequest(match_id=created.match_id), me)).view
+        again = (await call(servicer.GetMatch, pb.GetMatchRequest(match_id=created.match_id), me)).view
         assert servicer.views.built == built  # the reply's view, served again
         assert again == reply.view and again.your_seat == turn
-        public = (await servicer.GetMatch(pb.GetMatchRequest(match_id=created.match_id), Context("mm", "service"))).view
+        public = (await call(servicer.GetMatch, pb.GetMatchRequest(match_id=created.match_id),
+                             Context("mm", "service"))).view
         assert servicer.views.built == built + 1 and public.your_seat == -1 and not public.hand
 
     try:

@@ -1,0 +1,45 @@
+"""Who may call the match service at all, once their token is verified
+(services/common/auth_interceptor.py), and who may act for a seat.
+
+A token must be of the kind its subject is: only bot tokens speak for bot ids
+(`bot:<strength>:<seat>`), and bot tokens speak for nothing else. An account token only
+erases a deleted account's history. Players (and auditors) are rate-limited per subject;
+services act for many players, and one bot id (`bot:greedy:1`) sits in many matches at
+once, so they are not (their tokens come only from our services).
+"""
+
+from __future__ import annotations
+
+from services.common.auth import Identity
+from services.common.bot_ids import is_bot
+from services.common.limits import RateLimit
+
+from .errors import Forbidden
+
+ACCOUNT_RPCS = frozenset({"ForgetPlayer"})  # the account service's own: their handlers check the role
+
+
+class Admission:
+    """``admit(identity, method)`` for the interceptor: refuses (Forbidden, TooMany) a caller
+    the match service takes no call from."""
+
+    def __init__(self, rates: RateLimit) -> None:
+        self.rates = rates
+
+    def __call__(self, who: Identity, method: str) -> None:
+        if method in ACCOUNT_RPCS:
+            return
+        if who.role == "account":
+            raise Forbidden("an account token only erases a deleted account's history (ForgetPlayer)")
+        if not (who.is_service or who.is_bot):  # a bot id plays in many matches at once
+            self.rates.take(who.subject)
+        if is_bot(who.subject) != who.is_bot and who.role in ("player", "bot"):
+            raise Forbidden("bot seats are played only with the bot service's tokens" if is_bot(who.subject)
+                            else "a bot token speaks only for a bot's seat")
+
+
+def seated(who: Identity) -> Identity:
+    """A caller acting for a seat: a player (or bot) token for the seat's own id."""
+    if who.role not in ("player", "bot"):
+        raise Forbidden(f"a {who.role} token cannot act for a seat; seat commands need the player's own token")
+    return who
