@@ -70,9 +70,8 @@ class RuleSet:
 
 
 def egyptian(variant: str, teams: bool | None = None) -> RuleSet:
-    from .families import egyptian as family
-
-    return family.rule_set(variant, teams)
+    """Shorthand for an Egyptian rule set, the primary family's (tests and examples)."""
+    return rule_set("egyptian", variant, teams)
 
 
 def rule_set(family: str, variant: str | None = None, teams: bool | None = None, seats: int | None = None,
