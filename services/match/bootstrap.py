@@ -49,7 +49,7 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
     changes = changes or ChangeFeed()
     tail = tail or change_tail(app, changes, watch_safety_seconds)
     servicer = MatchServicer(app, changes, tail, streams=streams, signer=signer, history=history, on_wake=on_wake)
-    serve_rules(servicer, keys)
+    serve_rules(servicer)
     server, port = new_server(address, SERVICE_NAME,
                               lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer,
                                                                                                         server),

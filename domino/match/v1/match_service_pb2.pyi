@@ -546,3 +546,163 @@ class ForgetPlayerResponse(_message.Message):
     history_rows: int
     ratings: int
     def __init__(self, history_rows: _Optional[int] = ..., ratings: _Optional[int] = ...) -> None: ...
+
+class DescribeRulesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class DescribeRulesResponse(_message.Message):
+    __slots__ = ("families", "chat_phrases", "bot_strengths", "turn_timers", "default_turn_timer")
+    FAMILIES_FIELD_NUMBER: _ClassVar[int]
+    CHAT_PHRASES_FIELD_NUMBER: _ClassVar[int]
+    BOT_STRENGTHS_FIELD_NUMBER: _ClassVar[int]
+    TURN_TIMERS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_TURN_TIMER_FIELD_NUMBER: _ClassVar[int]
+    families: _containers.RepeatedCompositeFieldContainer[RuleFamily]
+    chat_phrases: _containers.RepeatedScalarFieldContainer[str]
+    bot_strengths: _containers.RepeatedCompositeFieldContainer[BotStrength]
+    turn_timers: _containers.RepeatedScalarFieldContainer[int]
+    default_turn_timer: int
+    def __init__(self, families: _Optional[_Iterable[_Union[RuleFamily, _Mapping]]] = ..., chat_phrases: _Optional[_Iterable[str]] = ..., bot_strengths: _Optional[_Iterable[_Union[BotStrength, _Mapping]]] = ..., turn_timers: _Optional[_Iterable[int]] = ..., default_turn_timer: _Optional[int] = ...) -> None: ...
+
+class BotStrength(_message.Message):
+    __slots__ = ("name", "description")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+
+class RuleFamily(_message.Message):
+    __slots__ = ("name", "phrases", "variants", "default_variant", "targets", "options", "lower_is_better", "per_move_timer", "four_ends", "round_columns", "table")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PHRASES_FIELD_NUMBER: _ClassVar[int]
+    VARIANTS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_VARIANT_FIELD_NUMBER: _ClassVar[int]
+    TARGETS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    LOWER_IS_BETTER_FIELD_NUMBER: _ClassVar[int]
+    PER_MOVE_TIMER_FIELD_NUMBER: _ClassVar[int]
+    FOUR_ENDS_FIELD_NUMBER: _ClassVar[int]
+    ROUND_COLUMNS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    phrases: FamilyPhrases
+    variants: _containers.RepeatedCompositeFieldContainer[RuleVariant]
+    default_variant: str
+    targets: _containers.RepeatedScalarFieldContainer[int]
+    options: _containers.RepeatedCompositeFieldContainer[HostOption]
+    lower_is_better: bool
+    per_move_timer: bool
+    four_ends: bool
+    round_columns: _containers.RepeatedCompositeFieldContainer[RoundColumn]
+    table: TableFacets
+    def __init__(self, name: _Optional[str] = ..., phrases: _Optional[_Union[FamilyPhrases, _Mapping]] = ..., variants: _Optional[_Iterable[_Union[RuleVariant, _Mapping]]] = ..., default_variant: _Optional[str] = ..., targets: _Optional[_Iterable[int]] = ..., options: _Optional[_Iterable[_Union[HostOption, _Mapping]]] = ..., lower_is_better: _Optional[bool] = ..., per_move_timer: _Optional[bool] = ..., four_ends: _Optional[bool] = ..., round_columns: _Optional[_Iterable[_Union[RoundColumn, _Mapping]]] = ..., table: _Optional[_Union[TableFacets, _Mapping]] = ...) -> None: ...
+
+class FamilyPhrases(_message.Message):
+    __slots__ = ("title", "target", "ended_by", "lead_rule", "scoring")
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    ENDED_BY_FIELD_NUMBER: _ClassVar[int]
+    LEAD_RULE_FIELD_NUMBER: _ClassVar[int]
+    SCORING_FIELD_NUMBER: _ClassVar[int]
+    title: str
+    target: str
+    ended_by: str
+    lead_rule: str
+    scoring: str
+    def __init__(self, title: _Optional[str] = ..., target: _Optional[str] = ..., ended_by: _Optional[str] = ..., lead_rule: _Optional[str] = ..., scoring: _Optional[str] = ...) -> None: ...
+
+class RuleVariant(_message.Message):
+    __slots__ = ("name", "shapes", "default_target", "presets", "leader_by_chance", "lead", "default_shape")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SHAPES_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_TARGET_FIELD_NUMBER: _ClassVar[int]
+    PRESETS_FIELD_NUMBER: _ClassVar[int]
+    LEADER_BY_CHANCE_FIELD_NUMBER: _ClassVar[int]
+    LEAD_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_SHAPE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    shapes: _containers.RepeatedCompositeFieldContainer[SeatShape]
+    default_target: int
+    presets: _containers.RepeatedCompositeFieldContainer[OptionSetting]
+    leader_by_chance: bool
+    lead: LeadWords
+    default_shape: SeatShape
+    def __init__(self, name: _Optional[str] = ..., shapes: _Optional[_Iterable[_Union[SeatShape, _Mapping]]] = ..., default_target: _Optional[int] = ..., presets: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ..., leader_by_chance: _Optional[bool] = ..., lead: _Optional[_Union[LeadWords, _Mapping]] = ..., default_shape: _Optional[_Union[SeatShape, _Mapping]] = ...) -> None: ...
+
+class SeatShape(_message.Message):
+    __slots__ = ("seats", "teams", "hand_size", "boneyard")
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    TEAMS_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
+    BONEYARD_FIELD_NUMBER: _ClassVar[int]
+    seats: int
+    teams: bool
+    hand_size: int
+    boneyard: bool
+    def __init__(self, seats: _Optional[int] = ..., teams: _Optional[bool] = ..., hand_size: _Optional[int] = ..., boneyard: _Optional[bool] = ...) -> None: ...
+
+class HostOption(_message.Message):
+    __slots__ = ("name", "help", "values", "words")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    HELP_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    WORDS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    help: str
+    values: _containers.RepeatedCompositeFieldContainer[OptionValue]
+    words: str
+    def __init__(self, name: _Optional[str] = ..., help: _Optional[str] = ..., values: _Optional[_Iterable[_Union[OptionValue, _Mapping]]] = ..., words: _Optional[str] = ...) -> None: ...
+
+class OptionValue(_message.Message):
+    __slots__ = ("int_value", "bool_value", "string_value")
+    INT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    BOOL_VALUE_FIELD_NUMBER: _ClassVar[int]
+    STRING_VALUE_FIELD_NUMBER: _ClassVar[int]
+    int_value: int
+    bool_value: bool
+    string_value: str
+    def __init__(self, int_value: _Optional[int] = ..., bool_value: _Optional[bool] = ..., string_value: _Optional[str] = ...) -> None: ...
+
+class OptionSetting(_message.Message):
+    __slots__ = ("name", "value")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    value: OptionValue
+    def __init__(self, name: _Optional[str] = ..., value: _Optional[_Union[OptionValue, _Mapping]] = ...) -> None: ...
+
+class RoundColumn(_message.Message):
+    __slots__ = ("key", "header")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    HEADER_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    header: str
+    def __init__(self, key: _Optional[str] = ..., header: _Optional[str] = ...) -> None: ...
+
+class LeadWords(_message.Message):
+    __slots__ = ("rule", "by_double", "by_zero_zero", "by_other_tile")
+    RULE_FIELD_NUMBER: _ClassVar[int]
+    BY_DOUBLE_FIELD_NUMBER: _ClassVar[int]
+    BY_ZERO_ZERO_FIELD_NUMBER: _ClassVar[int]
+    BY_OTHER_TILE_FIELD_NUMBER: _ClassVar[int]
+    rule: str
+    by_double: str
+    by_zero_zero: str
+    by_other_tile: str
+    def __init__(self, rule: _Optional[str] = ..., by_double: _Optional[str] = ..., by_zero_zero: _Optional[str] = ..., by_other_tile: _Optional[str] = ...) -> None: ...
+
+class TableFacets(_message.Message):
+    __slots__ = ("lone_zero_zero_points", "lone_zero_zero_option", "never_leads", "points_rounded_to", "move_seconds")
+    LONE_ZERO_ZERO_POINTS_FIELD_NUMBER: _ClassVar[int]
+    LONE_ZERO_ZERO_OPTION_FIELD_NUMBER: _ClassVar[int]
+    NEVER_LEADS_FIELD_NUMBER: _ClassVar[int]
+    POINTS_ROUNDED_TO_FIELD_NUMBER: _ClassVar[int]
+    MOVE_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    lone_zero_zero_points: int
+    lone_zero_zero_option: str
+    never_leads: _containers.RepeatedCompositeFieldContainer[Tile]
+    points_rounded_to: int
+    move_seconds: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, lone_zero_zero_points: _Optional[int] = ..., lone_zero_zero_option: _Optional[str] = ..., never_leads: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., points_rounded_to: _Optional[int] = ..., move_seconds: _Optional[_Iterable[int]] = ...) -> None: ...

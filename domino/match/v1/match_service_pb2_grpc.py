@@ -110,6 +110,11 @@ class MatchServiceStub:
                 request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerRequest.SerializeToString,
                 response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerResponse.FromString,
                 _registered_method=True)
+        self.DescribeRules = channel.unary_unary(
+                '/domino.match.v1.MatchService/DescribeRules',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -228,6 +233,19 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DescribeRules(self, request, context):
+        """What this server plays, as its rule registry holds it: every family with its variants,
+        seat counts and team settings, targets, host options (allowed values, presets) and what
+        its table shows beyond the common line; the quick-chat phrases SendChat takes; the bot
+        strengths a player may choose; the turn timers a host may give. A client builds its
+        room-options screen and its words for a family from this rather than from a copy of its
+        own (docs/design.md, "A family is one module"). Any signed-in caller. The answer does not
+        change while the server runs: fetch it once per session.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -300,6 +318,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.ForgetPlayer,
                     request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerRequest.FromString,
                     response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerResponse.SerializeToString,
+            ),
+            'DescribeRules': grpc.unary_unary_rpc_method_handler(
+                    servicer.DescribeRules,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -686,6 +709,33 @@ class MatchService:
             '/domino.match.v1.MatchService/ForgetPlayer',
             domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerRequest.SerializeToString,
             domino_dot_match_dot_v1_dot_match__service__pb2.ForgetPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DescribeRules(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/DescribeRules',
+            domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -100,3 +100,9 @@ class Classic(Family):
 
 
 FAMILY = Classic()
+
+# ---- client facets ----
+FAMILY.lone_zero_zero = LONE_ZERO_ZERO
+FAMILY.lead_words = {"": Family.LeadWords(
+    by_double="the highest double dealt (0-0 never leads)",
+    by_other_tile="the heaviest tile dealt, as no double but perhaps 0-0 was, and 0-0 never leads")}

@@ -96,3 +96,6 @@ class Sports(Family):
 
 
 FAMILY = Sports()
+
+# ---- client facets ----
+FAMILY.move_seconds = (ONE_PLAY_SECONDS, SEVERAL_PLAYS_SECONDS, BLOCKING_PLAY_SECONDS)
