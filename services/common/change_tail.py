@@ -25,6 +25,12 @@ the moment it is stored. What another replica or worker stored reaches the strea
 
 Nothing here is per stream: however many streams are open, the tail's reads are per
 process, and a stream wakes only when its match changed.
+
+The LISTEN connection itself (``Listener``: connect, LISTEN, hand on what arrives, connect
+again with backoff) also wakes the relay (services/match/store_listener.py). Only that is
+shared: the relay reads no payload and no position, it needs a flag that says "read again",
+raised by its own process's appends too, for as long as its run lasts; the tail lives from a
+server's first stream to its end and reads the store itself when a notification is missing.
 """
 
 from __future__ import annotations
@@ -49,6 +55,86 @@ OWN_WRITES_KEPT = 20_000  # ids an embedded store reported that no tail has take
 
 def _uuid(value: Any) -> UUID:
     return value if isinstance(value, UUID) else UUID(str(value))
+
+
+async def _nothing(*_: Any) -> None:
+    pass
+
+
+class Listener:
+    """One LISTEN connection on ``channel``, kept open until ``run`` is cancelled or
+    ``stopping`` is set: a connection lost is made again, backing off. Each batch of
+    notifications goes to ``heard`` as it arrives, each ``quiet_seconds`` without one to
+    ``quiet``; ``connected`` runs after every LISTEN, since what was stored while it did not
+    listen was told to nobody; ``lost`` is given what broke it."""
+
+    def __init__(self, connect: Callable[[], Awaitable[Any]], channel: str,
+                 heard: Callable[[list], Awaitable[Any]], *, connected: Callable[[], Awaitable[Any]] = _nothing,
+                 lost: Callable[[Exception], Awaitable[Any]] = _nothing, quiet: Callable[[], Awaitable[Any]] = _nothing,
+                 quiet_seconds: float = 1.0) -> None:
+        self.connect = connect  # -> a new autocommitted psycopg.AsyncConnection
+        self.channel = channel
+        self.heard, self.connected, self.lost, self.quiet = heard, connected, lost, quiet
+        self.quiet_seconds = quiet_seconds
+        self.connection: Any = None  # the LISTEN connection, while there is one
+        self.listening = False
+        self.connections = 0  # LISTENs that succeeded: more than one means it reconnected
+        self.notifications = 0  # received since start (tests, and the curious)
+
+    async def run(self, stopping: asyncio.Event | None = None) -> None:
+        from psycopg.sql import SQL, Identifier
+
+        listen = SQL("LISTEN {0}").format(Identifier(self.channel))
+        delay = BACKOFF_SECONDS[0]
+        while stopping is None or not stopping.is_set():
+            try:
+                self.connection = await self.connect()
+                await self.connection.execute(listen)
+                self.listening = True
+                self.connections += 1
+                await self.connected()
+                delay = BACKOFF_SECONDS[0]
+                await self._listening(stopping)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # noqa: BLE001 - the connection broke: listen again
+                await self.lost(error)
+            finally:
+                self.listening = False
+                connection, self.connection = self.connection, None
+                if connection is not None:
+                    try:
+                        await connection.close()
+                    except Exception:  # noqa: BLE001 - it is going away anyway
+                        pass
+            if stopping is None:
+                await asyncio.sleep(delay)
+            else:
+                try:
+                    await asyncio.wait_for(stopping.wait(), delay)
+                except asyncio.TimeoutError:
+                    pass
+            delay = min(delay * 2, BACKOFF_SECONDS[1])
+
+    async def _listening(self, stopping: asyncio.Event | None) -> None:
+        loop = asyncio.get_running_loop()
+        quiet_at = loop.time() + self.quiet_seconds
+        while stopping is None or not stopping.is_set():
+            remaining = quiet_at - loop.time()
+            if remaining <= 0:
+                await self.quiet()
+                quiet_at = loop.time() + self.quiet_seconds
+                continue
+            notes = [note async for note in self.connection.notifies(timeout=remaining, stop_after=1)]
+            if notes:
+                self.notifications += len(notes)
+                await self.heard(notes)
+                quiet_at = loop.time() + self.quiet_seconds
+
+
+def listens(recorder: Any) -> bool:
+    """Whether the store can LISTEN (PostgreSQL): else its followers poll it."""
+    return hasattr(recorder, "connect_async") and hasattr(recorder, "channel_name")
 
 
 class OwnWrites:
@@ -203,15 +289,18 @@ class PollingTail(ChangeTail):
 
 
 class ListeningTail(ChangeTail):
-    """PostgreSQL's tail: LISTEN on one connection of its own, reconnecting with backoff."""
+    """PostgreSQL's tail: LISTEN on one connection of its own (a ``Listener``), with the
+    catch-up read after each (re)connection and after ``safety_seconds`` of silence."""
 
     def __init__(self, recorder: Any, changes: ChangeFeed, **kwargs: Any) -> None:
         super().__init__(recorder, changes, **kwargs)
-        self.notifications = 0
-        self.connection: Any = None  # the LISTEN connection, while there is one
         from psycopg.sql import SQL, Identifier
 
-        self._listen = SQL("LISTEN {0}").format(Identifier(recorder.channel_name))
+        # Looked up at each call, not bound here: a test stands in for them on a built tail.
+        self.listener = Listener(lambda: self.recorder.connect_async(), recorder.channel_name,
+                                 lambda notes: self.take(notes),
+                                 connected=self._connected, lost=self._lost,
+                                 quiet=lambda: self.catch_up("safety"), quiet_seconds=self.safety_seconds)
         self._newest_id = SQL("SELECT max(notification_id) FROM {0}.{1}").format(
             Identifier(recorder.datastore.schema), Identifier(recorder.events_table_name))
         self._changed_after = SQL(
@@ -221,59 +310,37 @@ class ListeningTail(ChangeTail):
         # An append that committed after its caller stopped waiting is published by nobody else.
         recorder.on_unclaimed = lambda ids: self._publish(ids)
 
+    @property
+    def connection(self) -> Any:
+        """The LISTEN connection, while there is one."""
+        return self.listener.connection
+
+    @property
+    def notifications(self) -> int:
+        return self.listener.notifications
+
     async def _run(self) -> None:
         """Ready once it listens and knows the newest id: a stream that reads after that is
         told of every later change by a notification, or by the catch-up after a reconnect."""
-        delay = BACKOFF_SECONDS[0]
-        while True:
-            try:
-                self.connection = await self.recorder.connect_async()
-                await self.connection.execute(self._listen)
-                if self.position is None:
-                    cursor = await self.connection.execute(self._newest_id)
-                    row = await cursor.fetchone()
-                    self.position = (row[0] if row else None) or 0
-                    self._ready.set()
-                else:
-                    await self.catch_up("connect")  # what was stored while it was away
-                delay = BACKOFF_SECONDS[0]
-                await self._listening()
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # noqa: BLE001 - the connection broke: listen again
-                self._failed("listen", error)
-                if self.position is None:  # streams need not wait for it: the catch-up tells them
-                    try:
-                        self.position = await self._newest()
-                        self._ready.set()
-                    except Exception as failure:  # noqa: BLE001 - the store is away
-                        self._failed("start", failure)
-            finally:
-                connection, self.connection = self.connection, None
-                if connection is not None:
-                    try:
-                        await connection.close()
-                    except Exception:  # noqa: BLE001 - it is going away anyway
-                        pass
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, BACKOFF_SECONDS[1])
+        await self.listener.run()
 
-    async def _listening(self) -> None:
-        loop = asyncio.get_running_loop()
-        safety_at = loop.time() + self.safety_seconds
-        while True:
-            remaining = safety_at - loop.time()
-            if remaining <= 0:
-                await self.catch_up("safety")
-                safety_at = loop.time() + self.safety_seconds
-                continue
-            notes = [note async for note in self.connection.notifies(timeout=remaining, stop_after=1)]
-            if notes:
-                self.notifications += len(notes)
-                await self.take(notes)
-                # Notifications begin where the last ended, or the next one's gap is read:
-                # the safety net is for silence alone.
-                safety_at = loop.time() + self.safety_seconds
+    async def _connected(self) -> None:
+        if self.position is None:
+            cursor = await self.connection.execute(self._newest_id)
+            row = await cursor.fetchone()
+            self.position = (row[0] if row else None) or 0
+            self._ready.set()
+        else:
+            await self.catch_up("connect")  # what was stored while it was away
+
+    async def _lost(self, error: Exception) -> None:
+        self._failed("listen", error)
+        if self.position is None:  # streams need not wait for it: the catch-up tells them
+            try:
+                self.position = await self._newest()
+                self._ready.set()
+            except Exception as failure:  # noqa: BLE001 - the store is away
+                self._failed("start", failure)
 
     async def take(self, notes: list) -> int:
         """Publish what the notifications name; read the store instead when one does not
@@ -330,6 +397,6 @@ def parse_payload(payload: str) -> tuple[int, int, list[UUID]] | None:
 
 def tail_for(recorder: Any, changes: ChangeFeed, own: OwnWrites | None = None, **kwargs: Any) -> ChangeTail:
     """A listening tail for a store that can LISTEN (PostgreSQL), else a polling one."""
-    if hasattr(recorder, "connect_async") and hasattr(recorder, "channel_name"):
+    if listens(recorder):
         return ListeningTail(recorder, changes, **kwargs)
     return PollingTail(recorder, changes, own, **kwargs)

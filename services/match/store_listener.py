@@ -13,6 +13,11 @@ polls as before; after every (re)connection the flag is raised, so whatever was 
 meanwhile is read at once. The relay still reads every ``SAFETY_SECONDS`` when nothing woke
 it, as a safety net that costs one query a second. An embedded store (SQLite, memory) has
 no channel: ``listener_for`` gives None and the relay polls.
+
+The connection is the change tail's ``Listener`` (services/common/change_tail.py); what
+stays here is the flag. The tail's bookkeeping (payloads, a position, catch-up reads,
+skipping its own process's appends) is of no use to the relay, which reads the store itself
+and must wake for its own process's appends too.
 """
 
 from __future__ import annotations
@@ -21,28 +26,26 @@ import asyncio
 import logging
 from typing import Any, Awaitable, Callable
 
+from services.common.change_tail import Listener, listens
 from services.common.logs import Warnings
 
 log = logging.getLogger("domino.relay")
 _warnings = Warnings(log)
 
 SAFETY_SECONDS = 1.0  # longest an idle relay goes without reading the store while it listens
-BACKOFF_SECONDS = (0.1, 5.0)  # first and longest wait before connecting again after a failure
 
 
-class StoreListener:
+class StoreListener(Listener):
     """LISTEN on ``channel`` through connections from ``connect`` until ``run`` is cancelled
-    or ``stopping`` is set."""
+    or ``stopping`` is set, raising ``notified`` at each notification and (re)connection."""
 
     def __init__(self, connect: Callable[[], Awaitable[Any]], channel: str,
                  on_error: Callable[[], None] = lambda: None) -> None:
-        self.connect = connect  # -> a new autocommitted psycopg.AsyncConnection
-        self.channel = channel
+        # quiet_seconds: with nothing told, it looks once a second whether it should stop
+        super().__init__(connect, channel, self._notified, connected=self._notified, lost=self._lost,
+                         quiet_seconds=1.0)
         self.on_error = on_error
-        self.listening = False
         self.notified = asyncio.Event()
-        self.notifications = 0  # received since start (tests, and the curious)
-        self.connections = 0  # LISTENs that succeeded: more than one means it reconnected
 
     def clear(self) -> None:
         """Called before each read of the store: what is stored from now on wakes ``wait``."""
@@ -57,56 +60,17 @@ class StoreListener:
         except asyncio.TimeoutError:
             return False
 
-    async def run(self, stopping: asyncio.Event) -> None:
-        from psycopg import sql
+    async def _notified(self, *_: Any) -> None:
+        self.notified.set()
 
-        backoff = BACKOFF_SECONDS[0]
-        while not stopping.is_set():
-            connection = None
-            try:
-                connection = await self.connect()
-                await connection.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
-                self.listening = True
-                self.connections += 1
-                self.notified.set()  # what was stored while not listening is read at once
-                backoff = BACKOFF_SECONDS[0]
-                while not stopping.is_set():  # wakes every second to see whether it should stop
-                    async for _ in connection.notifies(timeout=1.0):
-                        self.notifications += 1
-                        self.notified.set()
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # noqa: BLE001 - the store away: poll meanwhile, listen again soon
-                self.on_error()
-                _warnings.warn("listen", "the relay lost its LISTEN connection to the store; polling until it is "
-                                         "back", error=str(error)[:300])
-            finally:
-                self.listening = False
-                if connection is not None:
-                    try:
-                        await connection.close()
-                    except Exception:  # noqa: BLE001 - it is gone either way
-                        pass
-            if not stopping.is_set():
-                try:
-                    await asyncio.wait_for(stopping.wait(), backoff)
-                except asyncio.TimeoutError:
-                    pass
-                backoff = min(2 * backoff, BACKOFF_SECONDS[1])
+    async def _lost(self, error: Exception) -> None:  # the store away: poll meanwhile, listen again soon
+        self.on_error()
+        _warnings.warn("listen", "the relay lost its LISTEN connection to the store; polling until it is "
+                                 "back", error=str(error)[:300])
 
 
 def listener_for(recorder: Any, on_error: Callable[[], None] = lambda: None) -> StoreListener | None:
     """A listener on the recorder's notification channel if it is PostgreSQL's, else None."""
-    channel = getattr(recorder, "channel_name", None)
-    datastore = getattr(recorder, "datastore", None)
-    kwargs = getattr(getattr(datastore, "pool", None), "kwargs", None)
-    if not channel or not isinstance(kwargs, dict):
+    if not listens(recorder):
         return None
-    params = {k: kwargs[k] for k in ("dbname", "host", "port", "user", "password") if k in kwargs}
-
-    async def connect() -> Any:
-        from services.common.postgres_store import QuietAsyncConnection
-
-        return await QuietAsyncConnection.connect(autocommit=True, connect_timeout=2, **params)
-
-    return StoreListener(connect, channel, on_error)
+    return StoreListener(recorder.connect_async, recorder.channel_name, on_error)
