@@ -23,6 +23,7 @@ from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
+from . import families
 from .families import Setup
 
 CALL_TIMEOUT = 10.0
@@ -226,6 +227,23 @@ class MatchApi(_Stub):
     def __init__(self, address: str, token: str | TokenSource, **kw) -> None:
         super().__init__(address, token, **kw)
         self.stub = pb_grpc.MatchServiceStub(self.channel)
+        self._rules: families.Rules | None = None
+
+    def rules(self) -> families.Rules:
+        """What the server plays (DescribeRules), asked once per session and used by every
+        screen from then on (families.use). A server too old to describe its rules is taken
+        to play the built-in ones; any other refusal is the caller's to tell (ApiError)."""
+        if self._rules is None:
+            try:
+                answer = self.call(self.stub.DescribeRules, pb.DescribeRulesRequest(), retry=True)
+                described = families.Rules.of(answer)
+            except ApiError as e:
+                if e.code != grpc.StatusCode.UNIMPLEMENTED:
+                    raise
+                described = families.built_in()
+            self._rules = described
+        families.use(self._rules)
+        return self._rules
 
     def get(self, match_id: str, retry: bool = True) -> pb.MatchView:
         return self.call(self.stub.GetMatch, pb.GetMatchRequest(match_id=match_id), retry=retry).view
@@ -257,7 +275,7 @@ class MatchApi(_Stub):
         return self.call(self.stub.ExportMatch, pb.ExportMatchRequest(match_id=match_id), retry=True).record_json
 
     def send_chat(self, match_id: str, phrase: str) -> None:
-        """One quick-chat phrase to the table (table_talk.PHRASES). Not retried: it carries no
+        """One quick-chat phrase to the table (DescribeRules' chat_phrases). Not retried: it carries no
         request id, and a phrase lost to an outage is better than one said twice."""
         self.call(self.stub.SendChat, pb.SendChatRequest(match_id=match_id, phrase=phrase))
 

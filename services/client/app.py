@@ -74,9 +74,15 @@ class App:
 
     # ---- entry points ---------------------------------------------------------------
 
+    def rules(self) -> families.Rules:
+        """What the server plays, asked once per session (DescribeRules): every question and
+        screen reads it. Without a match service to ask, the built-in rules."""
+        return self.match.rules() if self.match is not None else families.current()
+
     def menu(self) -> int:
         """The interactive menu, until the player quits."""
         self.interactive = True
+        self.rules()
         while True:
             self.out.fresh()
             self.out.say(lobby_screens.banner(self.me(), self.match.address, self.matchmaking.address))
@@ -174,6 +180,7 @@ class App:
         return match_id or self.store.load()
 
     def practice(self) -> pb.MatchView | None:
+        self.rules()
         setup = self.setup()
         timer = self._turn_timer(setup)
         strength = self._strength()
@@ -194,6 +201,7 @@ class App:
         return self.play_match(match_id) if match_id else None
 
     def join_room(self, code: str | None = None) -> pb.MatchView | None:
+        self.rules()
         typed = not code
         while not code:
             self.out.ask("Invite code:")
@@ -211,6 +219,7 @@ class App:
         return self.play_match(match_id) if match_id else None
 
     def play_match(self, match_id: str) -> pb.MatchView | None:
+        self.rules()
         game = Game(self.match, self.inbox, self.out, self.game_options, clock=self.clock,
                     on_join=self.store.save, on_end=self.store.clear,
                     on_view=self.heads.keep if self.heads is not None else lambda view: None)
@@ -285,14 +294,16 @@ class App:
     def ratings(self) -> None:
         """"Ratings": the player's rating in a family and team setting (asked; by default
         those of the match they last played) and that leaderboard's top with their rank."""
+        described = self.rules()
         last = self._last_played()
-        rules = self.ask_choice("Family", families.RULES, last.rules if last is not None else "egyptian")
-        kind = families.family(rules).teams
-        if kind == families.OPTION:
+        rules = self.ask_choice("Family", described.names,
+                                last.rules if last is not None and last.rules in described.names else described.default)
+        family = families.family(rules)
+        if family.teams_choice:
             default = "teams" if last is not None and last.rules == rules and last.teams else "solo"
             teams = self.ask_choice("Ratings for", ("solo", "teams"), default) == "teams"
         else:
-            teams = kind == families.ALWAYS
+            teams = family.always_teams
         try:
             mine = self.match.rating(rules, teams)
             board = self.match.leaderboard(rules, teams, history_screens.TOP)
@@ -314,6 +325,7 @@ class App:
         """WatchMatch as a spectator: the public view one turn behind, and the table talk.
         ClientError with the server's message when the match may not be watched. A match the
         player has a seat at is opened to play instead."""
+        self.rules()
         while not match_id:
             self.out.ask("Match id to watch:")
             match_id = self._line().strip()
@@ -516,63 +528,70 @@ class App:
 
     def setup(self, public: bool = False) -> Setup:
         """The family and its options for a match (``public``: a table, which plays the
-        family's default target and Goat options). ClientError when they do not go together."""
+        family's default target and host options). ClientError when they do not go together."""
+        described = self.rules()
         c = self.choices
         asking = self.interactive and c.rules is None and c.variant is None
-        rules = c.rules or families.rules_of(c.variant) or (self._family() if asking else "egyptian")
+        rules = c.rules or families.rules_of(c.variant) or (self._family() if asking else described.default)
         family = families.family(rules)
         variant = c.variant or ""
-        if not variant and family.variants and asking and not (rules == "egyptian" and c.seats):
+        if not variant and family.variants and asking and family.variant_for_seats(c.seats) is None:
             variant = self.ask_choice("Variant", family.variants, family.default_variant)
         setup = families.settled(Setup(rules, variant, c.seats, c.teams, c.target, c.goat_options))
-        if setup.seats is None and len(family.seats) > 1 and asking:
-            answer = self.ask_choice("Seats", [str(n) for n in family.seats], str(family.default_seats))
+        chosen = family.variant(setup.variant)
+        if setup.seats is None and len(chosen.seat_counts) > 1 and asking:
+            answer = self.ask_choice("Seats", [str(n) for n in chosen.seat_counts], str(chosen.default_shape.seats))
             setup = replace(setup, seats=int(answer))
-        if setup.teams is None and asking and (families.teams_question(rules, setup.seat_count)):
-            default = "teams" if families.default_teams(rules, setup.variant) else "solo"
+        if setup.teams is None and asking and families.teams_question(rules, setup.variant, setup.seat_count):
+            default = "teams" if families.default_teams(rules, setup.variant, setup.seat_count) else "solo"
             setup = replace(setup, teams=self.ask_choice("Play", ("teams", "solo"), default) == "teams")
         if not public and setup.target is None and asking and len(family.targets) > 1:
             answer = self.ask_choice("Play to", [str(t) for t in family.targets],
                                      str(families.default_target(rules, setup.variant)))
             setup = replace(setup, target=int(answer))
-        if not public and family.goat and setup.goat_options is None and asking:
-            setup = replace(setup, goat_options=self._goat_options(setup.variant))
+        if not public and family.options and setup.goat_options is None and asking:
+            setup = replace(setup, goat_options=self._host_options(family, setup.variant))
         problem = families.problem(setup)
         if problem:
             raise ClientError(problem)
         return setup
 
     def _family(self) -> str:
-        return self.ask_choice("Family", families.RULES, "egyptian")
+        described = self.rules()
+        return self.ask_choice("Family", described.names, described.default)
 
-    def _goat_options(self, variant: str) -> dict | None:
-        preset = families.GOAT_PRESETS.get(variant, {})
-        self.out.say(f"The {variant} preset: {families.goat_options_text(preset)}.")
-        if self.ask_choice("Goat options", ("preset", "choose"), "preset") == "preset":
+    def _host_options(self, family: families.Family, variant: str) -> dict | None:
+        """The family's own options (Goat's four): its variant's preset, or each chosen."""
+        preset = family.variant(variant).presets
+        self.out.say(f"The {variant or family.title} preset: {families.goat_options_text(dict(preset), family.rules)}.")
+        if self.ask_choice(f"{family.title} options", ("preset", "choose"), "preset") == "preset":
             return None
         chosen = {}
-        for name, values in families.GOAT_VALUES.items():
-            shown = [families.option_value_text(v) for v in values]
-            answer = self.ask_choice(f"  {name}", shown, families.option_value_text(preset[name]))
-            chosen[name] = values[shown.index(answer)]
+        for option in family.options:
+            shown = [families.option_value_text(v) for v in option.values]
+            default = preset.get(option.name, option.values[0] if option.values else None)
+            answer = self.ask_choice(f"  {option.name}", shown, families.option_value_text(default))
+            chosen[option.name] = option.values[shown.index(answer)]
         return chosen
 
     def _turn_timer(self, setup: Setup) -> int | None:
         """The host's turn timer, among the values the server allows (None: its default).
-        Asked from the menu as the family is; Sports times each move itself, so never there."""
+        Asked from the menu as the family is; a family with a per-move timer (Sports) times
+        each move itself, so never there."""
         c = self.choices
         if c.turn_timer is not None or not self.interactive or c.rules is not None or c.variant is not None:
             return c.turn_timer
-        if setup.rules == "sports":
+        if families.family(setup.rules).per_move_timer:
             return None
-        answer = self.ask_choice("Turn timer", [str(t) for t in menu.TURN_TIMERS], str(menu.DEFAULT_TURN_TIMER),
-                                 note="seconds (0: no limit)")
+        described = self.rules()
+        answer = self.ask_choice("Turn timer", [str(t) for t in described.turn_timers],
+                                 str(described.default_turn_timer), note="seconds (0: no limit)")
         return int(answer)
 
     def _strength(self) -> str:
         if self.choices.strength or not self.interactive:
             return self.choices.strength or "greedy"
-        return self.ask_choice("Bots' strength", menu.STRENGTHS, "greedy")
+        return self.ask_choice("Bots' strength", self.rules().strength_names, "greedy")
 
     def _view(self, match_id: str) -> pb.MatchView | None:
         """The match as the player's seat sees it, to describe it (None: not now)."""

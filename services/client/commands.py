@@ -64,6 +64,7 @@ class Invalid:
 
 Command = Play | Draw | ChooseEnd | Quit | Leave | Help | Refresh | Back | Invalid
 
+TILES = 28  # the double-six set
 _ENDS = {"l": LEFT, "left": LEFT, "<": LEFT, "r": RIGHT, "right": RIGHT, ">": RIGHT,
          "u": UP, "up": UP, "^": UP, "d": DOWN, "down": DOWN, "v": DOWN}
 _NUMBER = re.compile(r"^(\d+)\s*([a-z<>^]*)$")
@@ -183,14 +184,19 @@ def _on_end(view: pb.MatchView, tile: Tile, ends: set[int], end: int) -> Play | 
 
 
 def _no_boneyard_reason(view: pb.MatchView) -> str:
-    """Why a rule set has nothing to draw (docs/rules.md's table)."""
+    """Why a rule set has nothing to draw (docs/rules.md's table), from its deal's shape."""
     name = families.title(view.rules, view.variant)
     seats = len(view.seats)
-    if view.rules == "egyptian" and view.variant == "block-3":
-        return f"{name} deals 9 tiles to each of the 3 seats and sets the last one aside"
-    if view.rules in ("all-fives", "goat"):
-        return f"{name} with {seats} seats deals all 28 tiles"
-    return f"{name} deals all 28 tiles to its {seats} seats"
+    chosen = families.variant_of(view.rules, view.variant)
+    shape = chosen.shape(seats, view.teams)
+    hand = shape.hand_size if shape is not None else 0
+    aside = TILES - hand * seats if hand else 0
+    if aside > 0:
+        last = "the last one" if aside == 1 else f"the last {aside}"
+        return f"{name} deals {hand} tiles to each of the {seats} seats and sets {last} aside"
+    if len(chosen.seat_counts) > 1:
+        return f"{name} with {seats} seats deals all {TILES} tiles"
+    return f"{name} deals all {TILES} tiles to its {seats} seats"
 
 
 def _end_keys(view: pb.MatchView) -> str:

@@ -1,67 +1,271 @@
-"""What each rule family lets a player choose, as the client asks for it: variants, seat
-counts, teams, targets and Goat's options (docs/rules.md's table).
+"""What the server plays, as the client reads it from DescribeRules: each family's variants,
+seat counts and teams, targets, host options with their values and presets, and what its
+table shows beyond the common line; the chat phrases, bot strengths and turn timers.
 
-The client speaks only the public API, so it keeps its own copy of these lists; the
-server checks every request again, and its refusal names what it allows. A ``Setup`` is
-what the player chose; what they left unset (None) takes the server's default.
+The client keeps no copy of the rules: ``use`` installs the description the session fetched
+(api.MatchApi.rules), and every screen, question and check asks ``current()``. Before a
+server is asked (the command line's checks), ``current()`` is the description of the rules
+this program was built with, read from the same registry the server describes. A ``Setup``
+is what the player chose; what they left unset (None) takes the server's default, and the
+server checks every request again, its refusal naming what it allows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Mapping
 
-NEVER, OPTION, ALWAYS = "never", "option", "always"  # teams: at four seats only
+from domino.match.v1 import match_service_pb2 as pb
+
+Tile = tuple[int, int]  # (high, low), as tiles.py shows them
+TEAM_SEATS = 4  # teams are always 0+2 against 1+3
+
+
+@dataclass(frozen=True)
+class Shape:
+    seats: int
+    teams: bool
+    hand_size: int = 0
+    boneyard: bool = False
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    help: str
+    values: tuple[object, ...]
+    words: str = ""  # "0-0 alone counts {value}"; "": the name and the value
+
+    def text(self, value: object) -> str:
+        shown = option_value_text(value)
+        return self.words.replace("{value}", shown) if self.words else f"{self.name} {shown}"
+
+
+@dataclass(frozen=True)
+class Lead:
+    """Round 1's rule in words, and why the one tile that may open such a round opens it
+    ("{name}": the rule set's title)."""
+    rule: str = "the holder of the highest double leads"
+    by_double: str = "the highest double dealt"
+    by_zero_zero: str = "the highest double dealt"
+    by_other_tile: str = "the heaviest tile dealt"
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    shapes: tuple[Shape, ...]
+    default_shape: Shape
+    default_target: int = 0
+    presets: Mapping[str, object] = field(default_factory=dict, hash=False)
+    by_chance: bool = False  # round 1's leader is drawn by chance and may lead any tile
+    lead: Lead = Lead()
+
+    @property
+    def seat_counts(self) -> tuple[int, ...]:
+        return tuple(sorted({s.seats for s in self.shapes}))
+
+    def shape(self, seats: int, teams: bool | None = None) -> Shape | None:
+        """The shape played at ``seats`` (with ``teams`` when said; else the default there)."""
+        at = [s for s in self.shapes if s.seats == seats]
+        if self.default_shape in at:
+            at.insert(0, self.default_shape)
+        return next((s for s in at if teams is None or s.teams == teams), None)
 
 
 @dataclass(frozen=True)
 class Family:
     rules: str
     title: str
-    variants: tuple[str, ...] = ()
+    target_words: str = "to {target}"
+    scoring: str = ""
+    variant_list: tuple[Variant, ...] = ()  # a family without variants has one, named ""
     default_variant: str = ""
-    seats: tuple[int, ...] = ()  # the counts the host may choose; () when the variant fixes it
-    default_seats: int = 4
-    teams: str = NEVER
     targets: tuple[int, ...] = ()
-    default_target: int = 0
-    four_ends: bool = False  # All Fives: the spinner's up and down
-    goat: bool = False
+    options: tuple[Option, ...] = ()
+    lower_is_better: bool = False
+    per_move_timer: bool = False
+    four_ends: bool = False
+    round_columns: tuple[tuple[str, str], ...] = ()  # (key, header)
+    lone_zero_zero: int | str | None = None  # points, or the option that says; None: its pips
+    never_leads: frozenset[Tile] = frozenset()
+    points_rounded_to: int = 0
+    move_seconds: tuple[int, ...] = ()
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The variants a host names, in the order a screen lists them (() without variants)."""
+        return tuple(v.name for v in self.variant_list if v.name)
+
+    def variant(self, name: str = "") -> Variant:
+        """The variant of that name; the default one for "" or a name it has not."""
+        found = next((v for v in self.variant_list if v.name == name), None)
+        found = found or next((v for v in self.variant_list if v.name == self.default_variant), None)
+        return found or (self.variant_list[0] if self.variant_list else Variant("", (), Shape(TEAM_SEATS, False)))
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """Every seat count the family is played by."""
+        return tuple(sorted({s.seats for v in self.variant_list for s in v.shapes}))
+
+    @property
+    def default_seats(self) -> int:
+        return self.variant(self.default_variant).default_shape.seats
+
+    def variant_for_seats(self, seats: int | None) -> str | None:
+        """The variant a seat count names, where each variant is played by seat counts of its own."""
+        if seats is None or not self.variants:
+            return None
+        playing = [v.name for v in self.variant_list if seats in v.seat_counts]
+        return playing[0] if len(playing) == 1 and self.variants_fix_seats else None
+
+    @property
+    def variants_fix_seats(self) -> bool:
+        """Each variant is played by one seat count (Egyptian's)."""
+        return bool(self.variants) and all(len(v.seat_counts) == 1 for v in self.variant_list)
+
+    @property
+    def teams_choice(self) -> bool:
+        """Some of its shapes are played in teams and some solo."""
+        teams = {s.teams for v in self.variant_list for s in v.shapes}
+        return len(teams) == 2
+
+    @property
+    def always_teams(self) -> bool:
+        return all(s.teams for v in self.variant_list for s in v.shapes) and bool(self.variant_list)
+
+    @property
+    def never_teams(self) -> bool:
+        return not any(s.teams for v in self.variant_list for s in v.shapes)
+
+    def option(self, name: str) -> Option | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    def target_text(self, target: int) -> str:
+        return self.target_words.replace("{target}", str(target))
 
 
-EGYPTIAN_SEATS = {"draw-2": 2, "block-3": 3, "block-4": 4}
-EGYPTIAN_DEFAULT_TARGETS = {"draw-2": 71, "block-3": 101, "block-4": 101}
+@dataclass(frozen=True)
+class Rules:
+    """One DescribeRules answer, read."""
+    families: Mapping[str, Family] = field(hash=False)
+    chat_phrases: tuple[str, ...] = ()
+    strengths: tuple[tuple[str, str], ...] = ()  # (name, description), weakest first
+    turn_timers: tuple[int, ...] = ()
+    default_turn_timer: int = 0
 
-FAMILIES = {
-    "egyptian": Family("egyptian", "Egyptian", ("draw-2", "block-3", "block-4"), "draw-2", teams=OPTION,
-                       targets=(51, 71, 101, 151), default_target=71),
-    "all-fives": Family("all-fives", "All Fives", seats=(2, 3, 4), teams=OPTION, targets=(100, 150, 200, 250),
-                        default_target=250, four_ends=True),
-    "goat": Family("goat", "Goat", ("gamezz", "koza"), "koza", seats=(2, 3, 4), teams=OPTION, targets=(101,),
-                   default_target=101, goat=True),
-    "classic": Family("classic", "Classic", seats=(2, 3, 4), targets=(100, 200, 300, 400, 500), default_target=100),
-    "sports": Family("sports", "Sports", seats=(4,), teams=ALWAYS, targets=(100, 150, 200, 250), default_target=200),
-}
-RULES = tuple(FAMILIES)
-VARIANTS = tuple(v for f in FAMILIES.values() for v in f.variants)
-TARGETS = tuple(sorted({t for f in FAMILIES.values() for t in f.targets}))
-SEAT_COUNTS = (2, 3, 4)
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.families)
 
-# Goat's options: the values each may take, and each variant's preset (docs/rules.md §3).
-GOAT_VALUES: dict[str, tuple] = {"zero_zero": (0, 10, 25), "redeal": (True, False), "remembered": (True, False),
-                                 "fish": ("all", "one")}
-GOAT_PRESETS = {"gamezz": {"zero_zero": 0, "redeal": False, "remembered": False, "fish": "all"},
-                "koza": {"zero_zero": 10, "redeal": True, "remembered": True, "fish": "all"}}
-_TRUE, _FALSE = ("on", "yes", "true", "1", "y"), ("off", "no", "false", "0", "n")
+    @property
+    def default(self) -> str:
+        """The family of a request naming none."""
+        return next(iter(self.families), "")
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        return tuple(v for f in self.families.values() for v in f.variants)
+
+    @property
+    def seat_counts(self) -> tuple[int, ...]:
+        return tuple(sorted({n for f in self.families.values() for n in f.seats}))
+
+    @property
+    def options(self) -> dict[str, Option]:
+        """Every family's host options by name (the first family stating one describes it)."""
+        found: dict[str, Option] = {}
+        for family in self.families.values():
+            for option in family.options:
+                found.setdefault(option.name, option)
+        return found
+
+    @property
+    def strength_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.strengths)
+
+    def strengths_text(self) -> str:
+        """"random plays any legal move; greedy …": the strengths for a help text."""
+        return "; ".join(f"{name} {description}" for name, description in self.strengths)
+
+    @classmethod
+    def of(cls, message: pb.DescribeRulesResponse) -> "Rules":
+        return cls({f.name: _family(f) for f in message.families}, tuple(message.chat_phrases),
+                   tuple((s.name, s.description) for s in message.bot_strengths), tuple(message.turn_timers),
+                   message.default_turn_timer)
+
+
+def _value(message: pb.OptionValue) -> object:
+    kind = message.WhichOneof("value")
+    return getattr(message, kind) if kind else None
+
+
+def _shape(message: pb.SeatShape) -> Shape:
+    return Shape(message.seats, message.teams, message.hand_size, message.boneyard)
+
+
+def _family(message: pb.RuleFamily) -> Family:
+    table = message.table
+    lone = table.WhichOneof("lone_zero_zero")
+    variants = tuple(Variant(v.name, tuple(_shape(s) for s in v.shapes), _shape(v.default_shape), v.default_target,
+                             {p.name: _value(p.value) for p in v.presets}, v.leader_by_chance,
+                             Lead(v.lead.rule, v.lead.by_double, v.lead.by_zero_zero, v.lead.by_other_tile))
+                     for v in message.variants)
+    return Family(
+        message.name, message.phrases.title or message.name, message.phrases.target or "to {target}",
+        message.phrases.scoring, variants, message.default_variant, tuple(message.targets),
+        tuple(Option(o.name, o.help, tuple(_value(v) for v in o.values), o.words) for o in message.options),
+        message.lower_is_better, message.per_move_timer, message.four_ends,
+        tuple((c.key, c.header) for c in message.round_columns),
+        getattr(table, lone) if lone else None,
+        frozenset((max(t.low, t.high), min(t.low, t.high)) for t in table.never_leads),
+        table.points_rounded_to, tuple(table.move_seconds))
+
+
+# ---- the session's description ------------------------------------------------------------
+
+_session: Rules | None = None
+
+
+def use(rules: Rules | None) -> None:
+    """The description every screen reads from now on (None: the built-in one again)."""
+    global _session
+    _session = rules
+
+
+def current() -> Rules:
+    return _session or built_in()
+
+
+@cache
+def built_in() -> Rules:
+    """The rules this program was built with: what the command line is checked against
+    before a server is asked, and what a server too old to describe its own is taken to play."""
+    from services.match.describe import describe_rules
+
+    return Rules.of(describe_rules())
 
 
 def family(rules: str) -> Family:
-    return FAMILIES.get(rules) or Family(rules, rules or "?")
+    """A family of the description; one it does not hold is shown by its name and nothing else."""
+    return current().families.get(rules) or Family(rules, rules or "?")
+
+
+def variant_of(rules: str, variant: str) -> Variant:
+    return family(rules).variant(variant)
 
 
 def title(rules: str, variant: str = "") -> str:
     """How screens name a rule set: "Egyptian draw-2", "All Fives", "Goat koza"."""
     name = family(rules).title
     return f"{name} {variant}" if variant else name
+
+
+# The command line's choices (services/cli/play.py): the rules this program was built with.
+RULES = built_in().names
+VARIANTS = built_in().variants
+SEAT_COUNTS = built_in().seat_counts
 
 
 # ---- in words ---------------------------------------------------------------------------
@@ -73,42 +277,57 @@ def setup_text(rules: str, variant: str, seats: int, teams: bool) -> str:
 
 
 def target_text(rules: str, target: int) -> str:
-    return f"{target} makes the goat" if rules == "goat" else f"to {target}"
+    return family(rules).target_text(target)
 
 
 def timer_text(rules: str, seconds: int) -> str:
-    """The host's turn timer; Sports times each move itself."""
-    if rules == "sports":
-        return "per-move timer 5/20/60 s"
+    """The host's turn timer; a family with a per-move timer times each move itself."""
+    fam = family(rules)
+    if fam.per_move_timer:
+        return f"per-move timer {'/'.join(map(str, fam.move_seconds))} s" if fam.move_seconds else "per-move timer"
     return f"{seconds} s turns" if seconds else "no turn timer"
 
 
 def goat_options_of(message) -> dict:
-    """The options a GoatOptions message (either package's) sets."""
-    return {name: getattr(message, name) for name in GOAT_VALUES if message.HasField(name)}
+    """The host options a GoatOptions message (either package's) sets, by name."""
+    return {name: getattr(message, name) for name in current().options
+            if name in message.DESCRIPTOR.fields_by_name and message.HasField(name)}
+
+
+def option_of(view: pb.MatchView, name: str) -> object:
+    """The value of a host option the match is played with (its variant's preset when unset)."""
+    message = view.goat_options
+    if name in message.DESCRIPTOR.fields_by_name and message.HasField(name):
+        return getattr(message, name)
+    return variant_of(view.rules, view.variant).presets.get(name)
 
 
 def rules_of(variant: str | None) -> str | None:
     """The family a variant belongs to (variant names are unique across families)."""
-    return next((f.rules for f in FAMILIES.values() if variant in f.variants), None)
+    return next((f.rules for f in current().families.values() if variant in f.variants), None)
+
+
+def _default_rules() -> str:
+    return current().default
 
 
 @dataclass(frozen=True)
 class Setup:
     """A match as the player set it up; None takes the server's default."""
-    rules: str = "egyptian"
+    rules: str = field(default_factory=_default_rules)
     variant: str = ""
     seats: int | None = None
     teams: bool | None = None
     target: int | None = None
-    goat_options: dict | None = field(default=None, hash=False)
+    goat_options: dict | None = field(default=None, hash=False)  # the host options, by name
 
     @property
     def seat_count(self) -> int:
         """The seats the match will have, defaults included."""
-        if self.rules == "egyptian":
-            return EGYPTIAN_SEATS.get(self.variant, 2)
-        return self.seats or family(self.rules).default_seats
+        chosen = family(self.rules).variant(self.variant)
+        if len(chosen.seat_counts) == 1:
+            return chosen.seat_counts[0]
+        return self.seats or chosen.default_shape.seats
 
 
 def seat_count(rules: str, variant: str, seats: int | None) -> int:
@@ -116,95 +335,99 @@ def seat_count(rules: str, variant: str, seats: int | None) -> int:
 
 
 def settled(setup: Setup) -> Setup:
-    """The setup with the variant it needs: Egyptian's from the seat count (else draw-2),
-    Goat's koza; other families have none."""
-    if setup.variant or not family(setup.rules).variants:
+    """The setup with the variant it needs: the one its seat count names where each variant
+    has its own, else the family's default; families without variants have none."""
+    fam = family(setup.rules)
+    if setup.variant or not fam.variants:
         return setup
-    variant = family(setup.rules).default_variant
-    if setup.rules == "egyptian" and setup.seats is not None:
-        variant = next((v for v, n in EGYPTIAN_SEATS.items() if n == setup.seats), variant)
-    return replace(setup, variant=variant)
+    return replace(setup, variant=fam.variant_for_seats(setup.seats) or fam.default_variant)
 
 
-def teams_question(rules: str, seats: int) -> bool:
+def teams_question(rules: str, variant: str, seats: int) -> bool:
     """Whether the host chooses between teams and solo at this many seats."""
-    return family(rules).teams == OPTION and seats == 4
+    shapes = family(rules).variant(variant).shapes
+    return {s.teams for s in shapes if s.seats == seats} == {True, False}
 
 
-def default_teams(rules: str, variant: str) -> bool:
-    """Teams unless chosen otherwise: block-4 and Sports; the others play solo."""
-    return variant == "block-4" or family(rules).teams == ALWAYS
+def default_teams(rules: str, variant: str, seats: int | None = None) -> bool:
+    """Teams unless chosen otherwise: where the variant's default shape (at ``seats``) is."""
+    chosen = family(rules).variant(variant)
+    shape = chosen.shape(seats) if seats is not None else None
+    return (shape or chosen.default_shape).teams
 
 
 def default_target(rules: str, variant: str) -> int:
-    if rules == "egyptian":
-        return EGYPTIAN_DEFAULT_TARGETS.get(variant, 71)
-    return family(rules).default_target
+    return family(rules).variant(variant).default_target
 
 
 def problem(setup: Setup) -> str | None:
     """What is wrong with a setup, in the player's words; None when the server should take it."""
-    fam = FAMILIES.get(setup.rules)
+    rules = current()
+    fam = rules.families.get(setup.rules)
     if fam is None:
-        return f"unknown rules {setup.rules!r}; choose one of {', '.join(RULES)}"
+        return f"unknown rules {setup.rules!r}; choose one of {', '.join(rules.names)}"
     if setup.variant and setup.variant not in fam.variants:
         if not fam.variants:
             return f"{fam.title} has no variants"
         return f"{fam.title} variants are {', '.join(fam.variants)}, not {setup.variant}"
     if setup.seats is not None:
-        if setup.rules == "egyptian":
-            allowed = (EGYPTIAN_SEATS[setup.variant],) if setup.variant else tuple(EGYPTIAN_SEATS.values())
-        else:
-            allowed = fam.seats
+        allowed = fam.variant(setup.variant).seat_counts if setup.variant else fam.seats
         if setup.seats not in allowed:
             return (f"{title(setup.rules, setup.variant)} is played by {' or '.join(map(str, allowed))} players, "
                     f"not {setup.seats}")
     seats = setup.seat_count
-    if setup.teams and seats != 4:
+    if setup.teams and seats != TEAM_SEATS:
         return f"teams need four seats; {title(setup.rules, setup.variant)} has {seats}"
-    if setup.teams and fam.teams == NEVER:
+    shapes = [s for s in fam.variant(setup.variant).shapes if s.seats == seats]
+    if setup.teams and not any(s.teams for s in shapes):
         return f"{fam.title} is played solo"
-    if setup.teams is False and fam.teams == ALWAYS:
+    if setup.teams is False and shapes and all(s.teams for s in shapes):
         return f"{fam.title} is played by two pairs (teams)"
     if setup.target is not None and setup.target not in fam.targets:
         return f"{fam.title} plays to {', '.join(map(str, fam.targets))}, not {setup.target}"
-    if setup.goat_options and not fam.goat:
-        return "--option sets Goat's options (--rules goat)"
+    if setup.goat_options:
+        unknown = [name for name in setup.goat_options if fam.option(name) is None]
+        if unknown:
+            return f"--option sets {_options_owners(unknown)}"
     return None
 
 
+def _options_owners(names: list[str]) -> str:
+    """``Goat's options (--rules goat)``: the families whose options these are."""
+    owners = [f for f in current().families.values() if any(f.option(n) for n in names)]
+    if not owners:
+        return "a family's options"
+    return (" or ".join(f"{f.title}'s" for f in owners) + " options ("
+            + " or ".join(f"--rules {f.rules}" for f in owners) + ")")
+
+
+_TRUE, _FALSE = ("on", "yes", "true", "1", "y"), ("off", "no", "false", "0", "n")
+
+
 def parse_goat_option(text: str) -> tuple[str, object]:
-    """``zero_zero=25``, ``redeal=off``, ``fish=one`` as (name, value); ValueError says why not."""
+    """``zero_zero=25``, ``redeal=off``, ``fish=one``: a host option (any family's) as
+    (name, value); ValueError says why not."""
+    options = current().options
     name, sep, value = text.partition("=")
     name, value = name.strip().lower().replace("-", "_"), value.strip().lower()
-    if not sep or name not in GOAT_VALUES:
-        raise ValueError(f"{text!r}: say NAME=VALUE, NAME one of {', '.join(GOAT_VALUES)}")
-    if name == "zero_zero":
-        if value not in ("0", "10", "25"):
-            raise ValueError(f"zero_zero is 0, 10 or 25, not {value!r}")
-        return name, int(value)
-    if name == "fish":
-        if value not in GOAT_VALUES["fish"]:
-            raise ValueError(f"fish is all or one, not {value!r}")
-        return name, value
-    if value in _TRUE:
-        return name, True
-    if value in _FALSE:
-        return name, False
-    raise ValueError(f"{name} is on or off, not {value!r}")
+    option = options.get(name)
+    if not sep or option is None:
+        raise ValueError(f"{text!r}: say NAME=VALUE, NAME one of {', '.join(options)}")
+    for allowed in option.values:
+        if isinstance(allowed, bool):
+            if value in (_TRUE if allowed else _FALSE):
+                return name, allowed
+        elif value == str(allowed).lower():
+            return name, allowed
+    shown = [option_value_text(v) for v in option.values]
+    raise ValueError(f"{name} is {shown[0] if len(shown) == 1 else ', '.join(shown[:-1]) + ' or ' + shown[-1]}, "
+                     f"not {value!r}")
 
 
-def goat_options_text(options: dict) -> str:
+def goat_options_text(options: dict, rules: str | None = None) -> str:
     """``0-0 alone counts 10 · redeal on · remembered on · fish all``"""
-    parts = []
-    if "zero_zero" in options:
-        parts.append(f"0-0 alone counts {options['zero_zero']}")
-    for name in ("redeal", "remembered"):
-        if name in options:
-            parts.append(f"{name} {'on' if options[name] else 'off'}")
-    if "fish" in options:
-        parts.append(f"fish {options['fish']}")
-    return " · ".join(parts)
+    known = family(rules).options if rules else tuple(current().options.values())
+    return " · ".join(o.text(options[o.name]) for o in known if o.name in options)
 
 
 def option_value_text(value: object) -> str:

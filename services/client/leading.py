@@ -2,9 +2,9 @@
 
 The server says which tiles may open a round (the legal moves on an empty line); the client
 cannot see the other hands, so it explains the rule that chose the tile rather than work the
-tile out. Round 1's rule leads round 1 in every family, and again after a tied round in
-Egyptian and Classic; Goat's variants name their own tile; All Fives and Sports draw the
-leader by chance, who may open with any tile, as may the winner of the last round.
+tile out, in the words DescribeRules gives each variant (families.Lead). Round 1's rule
+leads round 1, and again after a tied round; where the leader is drawn by chance it may open
+with any tile, as may the winner of the last round.
 """
 
 from __future__ import annotations
@@ -15,15 +15,21 @@ from . import families, tiles
 from .tiles import Tile
 
 
+def _variant(view: pb.MatchView) -> families.Variant:
+    return families.variant_of(view.rules, view.variant)
+
+
+def _after_tie(view: pb.MatchView) -> bool:
+    """Whether the round in play follows no round played to its end, or a tied one."""
+    last = _last_played_round(view)
+    return last is None or last[1].winner < 0
+
+
 def led_by_round_one_rule(view: pb.MatchView) -> bool:
-    """Whether the round in play is led the way round 1 is: round 1 itself; after a tied
-    round in Egyptian and Classic; in Goat a redealt round 1. All Fives and Sports draw a
-    leader by chance instead, and later rounds go to the last round's winner."""
-    if view.rules in ("all-fives", "sports"):
-        return False
-    if view.rules == "goat":
-        return all(r.reason == "redeal" for r in view.rounds)
-    return not view.rounds or view.rounds[-1].winner < 0
+    """Whether the round in play is led the way round 1 is, by a tile the rules name: round 1
+    itself (a redealt one too) and a round after a tie. Where a leader is drawn by chance
+    there is no such tile, and later rounds go to the last round's winner."""
+    return not _variant(view).by_chance and _after_tie(view)
 
 
 def _is_double(tile: Tile) -> bool:
@@ -34,29 +40,14 @@ def why_it_opens(view: pb.MatchView, tile: Tile) -> str:
     """Why ``tile``, the only tile the server lets open this round, must open it."""
     if not led_by_round_one_rule(view):
         return "as the rules lead this round"
-    double = _is_double(tile)
-    if view.rules == "goat":
-        name = families.title(view.rules, view.variant)
-        if view.variant == "gamezz":
-            if tile == (0, 0):
-                return f"as {name}'s round 1 is led with 0-0 by whoever holds it"
-            if double:
-                return f"the highest double dealt ({name} leads round 1 with 0-0, else the highest double)"
-            return f"the heaviest tile dealt, as no double was ({name} leads round 1 with 0-0, else a double)"
-        if tile == (0, 0):
-            return (f"the only double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, "
-                    "then 0-0)")
-        if double:
-            return f"the lowest double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, then 0-0)"
-        return f"the heaviest tile dealt, as no double was ({name} leads round 1 with the lowest double)"
-    again = "" if not view.rounds else ", as after a tied round"
-    if view.rules == "classic":
-        if double:
-            return f"the highest double dealt (0-0 never leads){again}"
-        return f"the heaviest tile dealt, as no double but perhaps 0-0 was, and 0-0 never leads{again}"
-    if double:
-        return f"the highest double dealt{again}"
-    return f"the heaviest tile dealt, as no double was (equal values: the higher pip){again}"
+    lead = _variant(view).lead
+    words = lead.by_zero_zero if tile == (0, 0) else lead.by_double if _is_double(tile) else lead.by_other_tile
+    return words.replace("{name}", families.title(view.rules, view.variant)) + _again(view)
+
+
+def _again(view: pb.MatchView) -> str:
+    """After a tied round, the words say so."""
+    return ", as after a tied round" if _last_played_round(view) is not None else ""
 
 
 def opening_refusal(view: pb.MatchView, tile: Tile) -> str | None:
@@ -69,8 +60,9 @@ def opening_refusal(view: pb.MatchView, tile: Tile) -> str | None:
     if len(openers) == 1:
         must = openers[0]
         return f"This round must be opened with {tiles.show(must)}, {why_it_opens(view, must)}."
-    if view.rules == "classic" and tile == (0, 0):
-        return "0|0 never opens a round in Classic: open it with any other tile."
+    family = families.family(view.rules)
+    if tile in family.never_leads:
+        return f"{tiles.show(tile)} never opens a round in {family.title}: open it with any other tile."
     return (f"{tiles.show(tile)} may not open this round: open it with "
             + ", ".join(tiles.show(t) for t in openers) + ".")
 
@@ -83,10 +75,11 @@ def opening_hint(view: pb.MatchView) -> str | None:
     if len(legal) == 1:
         tile = next(iter(legal))
         return f"You open this round with {tiles.show(tile)}, {why_it_opens(view, tile)}."
-    if view.rules in ("all-fives", "sports") and (not view.rounds or view.rounds[-1].winner < 0):
+    if _variant(view).by_chance and _after_tie(view):
         return "You open this round (drawn by chance): any tile may open it."
-    if view.rules == "classic" and (0, 0) in tiles.hand(view) and (0, 0) not in legal:
-        return "You open this round: any tile but 0|0 may open it."
+    barred = sorted(t for t in families.family(view.rules).never_leads if t in tiles.hand(view) and t not in legal)
+    if barred:
+        return f"You open this round: any tile but {', '.join(map(tiles.show, barred))} may open it."
     return "You open this round: any tile may open it."
 
 
@@ -116,19 +109,12 @@ def _last_played_round(view: pb.MatchView) -> tuple[int, pb.RoundSummary] | None
 
 def _round_one_rule(view: pb.MatchView) -> str:
     """Round 1's rule in a few words, for a round led by it before its tile is seen."""
-    again = "" if not view.rounds or view.rules == "goat" else ", as after a tied round"
-    if view.rules == "goat":
-        if view.variant == "gamezz":
-            return "the holder of 0-0, else of the highest double, leads"
-        return "the holder of the lowest double (1-1 up to 6-6, then 0-0) leads"
-    if view.rules == "classic":
-        return f"the holder of the highest double but 0-0 leads{again}"
-    return f"the holder of the highest double leads{again}"
+    return _variant(view).lead.rule + _again(view)
 
 
 def why_they_lead(view: pb.MatchView) -> str:
     """Why the leader leads the round in play, per family (docs/rules.md's "Who leads")."""
-    if view.rules in ("all-fives", "sports") and (not view.rounds or view.rounds[-1].winner < 0):
+    if _variant(view).by_chance and _after_tie(view):
         return "drawn by chance" + (", as after a tied round" if view.rounds else "")
     if led_by_round_one_rule(view):
         return _round_one_rule(view)
@@ -136,7 +122,7 @@ def why_they_lead(view: pb.MatchView) -> str:
     if last is None:  # not reached: a round led otherwise follows one played
         return "as the rules lead this round"
     number, summary = last
-    if view.rules == "goat":
+    if families.family(view.rules).lower_is_better:  # no winner where points are bad: who ended it leads
         return f"went out in round {number}" if summary.reason == "domino" else f"made the fish in round {number}"
     if view.teams:
         return f"{tiles.side_name(view, summary.winner)} won round {number}"

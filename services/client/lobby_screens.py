@@ -30,16 +30,27 @@ def menu(items: list[tuple[str, str]], title: str = "What would you like to do?"
     return text
 
 
+def _rules(rules: str) -> str:
+    """A family named by an options message; "" is the server's default family."""
+    return rules or families.current().default
+
+
 def options_text(options: mm.MatchOptions) -> str:
-    rules = options.rules or "egyptian"
+    rules = _rules(options.rules)
     return (f"{_setup(options)} · {families.target_text(rules, options.target)} · "
             f"{families.timer_text(rules, options.turn_timer_seconds)}")
 
 
 def _setup(options: mm.MatchOptions) -> str:
-    rules = options.rules or "egyptian"
+    rules = _rules(options.rules)
     seats = options.seats or families.seat_count(rules, options.variant, None)
     return families.setup_text(rules, options.variant, seats, options.teams)
+
+
+def _either(names) -> str:
+    if not names:
+        return ""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def spectators_text(options: mm.MatchOptions) -> str:
@@ -76,15 +87,17 @@ def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
                           f"  {options_text(room.options)} · {spectators_text(room.options)}",
                           (f"   {ROOM_STATUS.get(room.status, '?')}", "bold"))
     if room.options.HasField("goat_options"):
-        goat = families.goat_options_of(room.options.goat_options)
-        title.append(f"\nlowest total wins · {families.goat_options_text(goat)}", style="dim")
+        chosen = families.goat_options_text(families.goat_options_of(room.options.goat_options), room.options.rules)
+        worst = "lowest total wins · " if families.family(_rules(room.options.rules)).lower_is_better else ""
+        title.append(f"\n{worst}{chosen}", style="dim")
     parts: list[RenderableType] = [title, code, table]
     if room.status == mm.ROOM_STATUS_CLOSED:
         parts.append(Text(f"The room is closed: {room.closed_reason or 'closed'}.", style="bold red"))
     elif host:
         free = sum(1 for s in room.seats if not s.player_id)
-        parts.append(Text("b [SEAT] [random|greedy|strong] adds a bot · k SEAT removes one · m SEAT moves you\n"
-                          "f [STRENGTH] fills every empty seat with bots (strength random, greedy or strong)\n"
+        strengths = families.current().strength_names
+        parts.append(Text(f"b [SEAT] [{'|'.join(strengths)}] adds a bot · k SEAT removes one · m SEAT moves you\n"
+                          f"f [STRENGTH] fills every empty seat with bots (strength {_either(strengths)})\n"
                           "o NAME=VALUE changes options (target=150, seats=3, teams, rules=goat, fish=one, "
                           "spectators=on …)\n"
                           "s starts" + (f" (when full: {free} free)" if free else " (everyone is here)")
@@ -102,7 +115,7 @@ TICKET_STATUS = {mm.TICKET_STATUS_WAITING: "waiting for players", mm.TICKET_STAT
 
 def ticket_screen(ticket: mm.TicketView, now: float) -> Group:
     seats = ticket.seat_count or len(ticket.seats)
-    setup = families.setup_text(ticket.rules or "egyptian", ticket.variant, seats, ticket.teams)
+    setup = families.setup_text(_rules(ticket.rules), ticket.variant, seats, ticket.teams)
     text = Text.assemble((" table ", "bold white on dark_green"), f"  public {setup}   ",
                          (TICKET_STATUS.get(ticket.status, "?"), "bold"))
     lines: list[RenderableType] = [text]
@@ -127,7 +140,7 @@ def room_label(room: mm.RoomView) -> str:
 
 def ticket_label(ticket: mm.TicketView, now: float) -> str:
     seats = ticket.seat_count or len(ticket.seats)
-    setup = families.setup_text(ticket.rules or "egyptian", ticket.variant, seats, ticket.teams)
+    setup = families.setup_text(_rules(ticket.rules), ticket.variant, seats, ticket.teams)
     waited = max(0, int(now - ticket.requested_at.ToNanoseconds() / 1e9)) if ticket.HasField("requested_at") else 0
     return f"Keep waiting for your public table ({setup}; {waited} s so far)"
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from services.common import bot_strengths
-
 from . import families
 
-STRENGTHS = bot_strengths.OFFERED  # weakest first; the server refuses any other (matchmaking)
-_STRENGTH_CHOICE = f"[{'|'.join(STRENGTHS)}]"
-TURN_TIMERS = (30, 45, 60, 90, 0)  # seconds a host may give each turn (0: no limit), as the server allows
-DEFAULT_TURN_TIMER = 45  # the server's, when the host says nothing
+# The command line's choices (services/cli/play.py), before a server is asked: the bot
+# strengths and turn timers of the rules this program was built with. Menus and room
+# commands ask the session's description (families.current()).
+STRENGTHS = families.built_in().strength_names  # weakest first; the server refuses any other (matchmaking)
+TURN_TIMERS = families.built_in().turn_timers  # seconds a host may give each turn (0: no limit)
+DEFAULT_TURN_TIMER = families.built_in().default_turn_timer  # the server's, when the host says nothing
 
 #: The menu's choices; when matchmaking says the player is somewhere (a room, a ticket, a
 #: match), "r" comes first and takes them back there (App.way_back).
@@ -98,10 +98,22 @@ class RoomCommand:
     options: tuple[tuple[str, object], ...] = ()  # "options": (name, value) to change
 
 
-ROOM_HELP = (f"b [SEAT] {_STRENGTH_CHOICE} adds a bot, f {_STRENGTH_CHOICE} fills every empty seat "
-             "with bots, k SEAT removes a bot, m SEAT moves you, o NAME=VALUE… changes options (rules, variant, "
-             "seats, teams, target, timer, spectators=on|off, and Goat's zero_zero, redeal, remembered, fish), "
-             f"s starts, q leaves. Bots: {bot_strengths.described(STRENGTHS)}.")
+def _strength_choice() -> str:
+    return f"[{'|'.join(families.current().strength_names)}]"
+
+
+def room_help() -> str:
+    """What the room's commands are, with the session's bot strengths and host options."""
+    rules = families.current()
+    options = "".join(f", and {f.title}'s {', '.join(o.name for o in f.options)}"
+                      for f in rules.families.values() if f.options)
+    return (f"b [SEAT] {_strength_choice()} adds a bot, f {_strength_choice()} fills every empty seat "
+            "with bots, k SEAT removes a bot, m SEAT moves you, o NAME=VALUE… changes options (rules, variant, "
+            f"seats, teams, target, timer, spectators=on|off{options}), "
+            f"s starts, q leaves. Bots: {rules.strengths_text()}.")
+
+
+ROOM_HELP = room_help()  # with the built-in rules (the session's: room_help())
 
 
 def parse_room_command(line: str) -> RoomCommand:
@@ -114,25 +126,26 @@ def parse_room_command(line: str) -> RoomCommand:
     if head in ("s", "start"):
         return RoomCommand("start")
     if head in ("?", "h", "help"):
-        return RoomCommand("invalid", message=ROOM_HELP)
+        return RoomCommand("invalid", message=room_help())
     if head in ("o", "option", "options", "set"):
         return _room_options(rest)
+    strengths = families.current().strength_names
     if head in ("b", "bot"):
         seat, strength = None, None
         for word in rest:
             if word.isdigit():
                 seat = int(word)
             else:
-                strength = pick(word, STRENGTHS)
+                strength = pick(word, strengths)
                 if strength is None:
-                    return RoomCommand("invalid", message=f"A bot is {', '.join(STRENGTHS)}, not {word!r}.")
+                    return RoomCommand("invalid", message=f"A bot is {', '.join(strengths)}, not {word!r}.")
         return RoomCommand("bot", seat, strength)
     if head in ("f", "fill"):
         if len(rest) > 1:
-            return RoomCommand("invalid", message=f"Say at most the bots' strength: f {_STRENGTH_CHOICE}.")
-        strength = pick(rest[0], STRENGTHS) if rest else None
+            return RoomCommand("invalid", message=f"Say at most the bots' strength: f {_strength_choice()}.")
+        strength = pick(rest[0], strengths) if rest else None
         if rest and strength is None:
-            return RoomCommand("invalid", message=f"A bot is {', '.join(STRENGTHS)}, not {rest[0]!r}.")
+            return RoomCommand("invalid", message=f"A bot is {', '.join(strengths)}, not {rest[0]!r}.")
         return RoomCommand("fill", strength=strength)
     if head in ("k", "kick", "m", "move", "seat"):
         if len(rest) != 1 or not rest[0].isdigit():
@@ -158,18 +171,18 @@ def _room_options(words: list[str]) -> RoomCommand:
         name, _, value = word.partition("=")
         name = name.replace("-", "_")
         try:
-            if name in families.GOAT_VALUES:
+            if name in families.current().options:
                 changes.append(families.parse_goat_option(word))
-            elif name == "rules" and value in families.RULES:
+            elif name == "rules" and value in families.current().names:
                 changes.append((name, value))
-            elif name == "variant" and value in families.VARIANTS:
+            elif name == "variant" and value in families.current().variants:
                 changes.append((name, value))
             elif name in ("seats", "target", "timer") and value.isdigit():
                 changes.append((name, int(value)))
             elif name in ("teams", "spectators") and yes(value, default=None) is not None:
                 changes.append((name, yes(value)))
             else:
-                return RoomCommand("invalid", message=f"{word!r}? " + ROOM_HELP)
+                return RoomCommand("invalid", message=f"{word!r}? " + room_help())
         except ValueError as e:
             return RoomCommand("invalid", message=str(e))
     return RoomCommand("options", options=tuple(changes))

@@ -76,9 +76,9 @@ def header(view: pb.MatchView) -> Text:
                 f"{families.target_text(view.rules, view.target)} · "
                 f"{'before the first deal' if seeds.waiting(view) else f'round {view.round_number}'} · "
                 f"{families.timer_text(view.rules, view.turn_timer_seconds)}", style="bold")
-    if tiles.is_goat(view) and view.HasField("goat_options"):
-        options = families.goat_options_text(families.goat_options_of(view.goat_options))
-        text.append(f"\nlowest total wins · {options}", style="dim")
+    if families.family(view.rules).options and view.HasField("goat_options"):
+        options = families.goat_options_text(families.goat_options_of(view.goat_options), view.rules)
+        text.append(f"\nlowest total wins · {options}" if tiles.is_goat(view) else f"\n{options}", style="dim")
     text.append(f"\nmatch {view.match_id}", style="dim")
     return text
 
@@ -312,8 +312,8 @@ def status_text(view: pb.MatchView, now: float, auto: bool = False) -> Text:
 
 
 def _move_seconds(view: pb.MatchView) -> str:
-    """Sports times each move itself: say what this one was given."""
-    if view.rules == "sports" and view.turn_seconds:
+    """A family with a per-move timer (Sports) times each move itself: say what this one was given."""
+    if families.family(view.rules).per_move_timer and view.turn_seconds:
         return f" (this move: {view.turn_seconds} s)"
     return ""
 

@@ -35,77 +35,97 @@ class Change:
 def plan(current: mm.MatchOptions, changes) -> Change:
     """What ``o …`` asks of the server, with the room's ``current`` options; Refused otherwise."""
     given = dict(changes)
-    goat = {name: given.pop(name) for name in list(given) if name in families.GOAT_VALUES}
+    options = {name: given.pop(name) for name in list(given) if name in families.current().options}
     if "timer" in given:
         given["turn_timer"] = given.pop("timer")
-    now = current.rules or "egyptian"
+    now = current.rules or families.current().default
     rules = given.get("rules", now)
     variant = given.get("variant")
     if variant is not None and families.rules_of(variant) != rules:
         owner = families.rules_of(variant) or ""
-        title = families.family(owner).title
-        article = "an" if title[:1] in "AEIOU" else "a"
-        raise Refused(f"{variant} is {article} {title} variant: o rules={owner} variant={variant}")
-    if goat and rules != "goat":
-        typed = " ".join(f"{name}={families.option_value_text(value)}" for name, value in goat.items())
-        what = "is a Goat option" if len(goat) == 1 else "are Goat options"
-        raise Refused(f"{', '.join(goat)} {what}: o rules=goat {typed}")
-    named = frozenset(given) | frozenset(goat)
+        raise Refused(f"{variant} is {_a(families.family(owner).title)} variant: o rules={owner} variant={variant}")
+    foreign = [name for name in options if families.family(rules).option(name) is None]
+    if foreign:
+        owner_family = next((f for f in families.current().families.values()
+                             if all(f.option(name) for name in options)), None)
+        typed = " ".join(f"{name}={families.option_value_text(value)}" for name, value in options.items())
+        if owner_family is None:
+            raise Refused(f"no family has all of {', '.join(options)}")
+        title = owner_family.title
+        what = f"is {_a(title)} option" if len(options) == 1 else f"are {title} options"
+        raise Refused(f"{', '.join(options)} {what}: o rules={owner_family.rules} {typed}")
+    named = frozenset(given) | frozenset(options)
     if rules == now:
-        return _same_family(current, given, goat, named)
-    return _another_family(current, rules, given, goat, named)
+        return _same_family(current, rules, given, options, named)
+    return _another_family(current, rules, given, options, named)
 
 
-def _same_family(current: mm.MatchOptions, given: dict, goat: dict, named: frozenset[str]) -> Change:
-    """The server keeps what is not named; Egyptian's seat count is its variant's."""
+def _a(title: str) -> str:
+    """``a Goat``, ``an Egyptian``."""
+    return f"{'an' if title[:1] in 'AEIOU' else 'a'} {title}"
+
+
+def _either(values) -> str:
+    shown = [str(v) for v in values]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _same_family(current: mm.MatchOptions, rules: str, given: dict, options: dict, named: frozenset[str]) -> Change:
+    """The server keeps what is not named; where each variant has its own seat count, a seat
+    count names the variant."""
+    fam = families.family(rules)
     request, why = dict(given), {}
     seats = given.get("seats")
-    if (current.rules or "egyptian") == "egyptian" and seats is not None and "variant" not in given:
-        request["variant"] = _egyptian_for(seats)
+    if fam.variants_fix_seats and seats is not None and "variant" not in given:
+        request["variant"] = fam.variant_for_seats(seats)
         if request["variant"] is None:
-            raise Refused(f"Egyptian is played by 2, 3 or 4 players, not {seats}")
+            raise Refused(f"{fam.title} is played by {_either(fam.seats)} players, not {seats}")
         why["variant"] = f"for {seats} seats"
     variant = request.get("variant")
-    if (current.rules or "egyptian") == "egyptian" and variant in families.EGYPTIAN_SEATS:
-        why.setdefault("seats", f"{variant} is played by {families.EGYPTIAN_SEATS[variant]}")
+    if fam.variants_fix_seats and variant in fam.variants:
+        chosen = fam.variant(variant)
+        why.setdefault("seats", f"{variant} is played by {chosen.seat_counts[0]}")
         if "teams" not in given:
-            why["teams"] = f"{variant} is played {'in teams' if variant == 'block-4' else 'solo'} unless said"
-    if seats is not None and seats != 4 and current.teams and "teams" not in given:
+            why["teams"] = f"{variant} is played {'in teams' if chosen.default_shape.teams else 'solo'} unless said"
+    if seats is not None and seats != families.TEAM_SEATS and current.teams and "teams" not in given:
         why["teams"] = "teams need four seats"
-    if goat:
-        request["goat_options"] = goat
+    if options:
+        request["goat_options"] = options
     return Change(request, named, why)
 
 
-def _another_family(current: mm.MatchOptions, rules: str, given: dict, goat: dict, named: frozenset[str]) -> Change:
+def _another_family(current: mm.MatchOptions, rules: str, given: dict, options: dict,
+                    named: frozenset[str]) -> Change:
     fam = families.family(rules)
     why: dict[str, str] = {}
-    seats_now = current.seats or families.seat_count(current.rules or "egyptian", current.variant, None)
+    seats_now = current.seats or families.seat_count(current.rules or families.current().default, current.variant,
+                                                     None)
     variant = given.get("variant", "")
     if not variant and fam.variants:
-        matching = _egyptian_for(given.get("seats", seats_now)) if rules == "egyptian" else None
+        matching = fam.variant_for_seats(given.get("seats", seats_now))
         variant = matching or fam.default_variant
         why["variant"] = f"for {given.get('seats', seats_now)} seats" if matching else "by default"
+    chosen = fam.variant(variant)
     if "seats" in given:
         seats = given["seats"]
-    elif rules == "egyptian":
-        seats = families.EGYPTIAN_SEATS[variant]
+    elif fam.variants_fix_seats:
+        seats = chosen.seat_counts[0]
         if seats != seats_now:
             why["seats"] = f"{variant} is played by {seats}"
-    elif seats_now in fam.seats:
+    elif seats_now in chosen.seat_counts:
         seats = seats_now
     else:
-        seats = fam.default_seats
-        why["seats"] = f"{fam.title} is played by {' or '.join(map(str, fam.seats))}"
+        seats = chosen.default_shape.seats
+        why["seats"] = f"{fam.title} is played by {' or '.join(map(str, chosen.seat_counts))}"
     if "teams" in given:
         teams = given["teams"]
-    elif fam.teams == families.ALWAYS:
+    elif fam.always_teams:
         teams = True
         if not current.teams:
             why["teams"] = f"{fam.title} is played by two pairs"
-    elif current.teams and (fam.teams == families.NEVER or seats != 4):
+    elif current.teams and (fam.never_teams or seats != families.TEAM_SEATS):
         teams = False
-        why["teams"] = f"{fam.title} is played solo" if fam.teams == families.NEVER else "teams need four seats"
+        why["teams"] = f"{fam.title} is played solo" if fam.never_teams else "teams need four seats"
     else:
         teams = current.teams
     if "target" in given:
@@ -115,17 +135,13 @@ def _another_family(current: mm.MatchOptions, rules: str, given: dict, goat: dic
     else:
         target = families.default_target(rules, variant)
         why["target"] = f"{fam.title} plays to {', '.join(map(str, fam.targets))}"
-    problem = families.problem(Setup(rules, variant, seats, teams, target, goat or None))
+    problem = families.problem(Setup(rules, variant, seats, teams, target, options or None))
     if problem:
         raise Refused(problem)
     request = {**given, "rules": rules, "variant": variant, "seats": seats, "teams": teams, "target": target}
-    if goat:
-        request["goat_options"] = goat
+    if options:
+        request["goat_options"] = options
     return Change(request, named, why)
-
-
-def _egyptian_for(seats: int) -> str | None:
-    return next((v for v, n in families.EGYPTIAN_SEATS.items() if n == seats), None)
 
 
 # ---- in words -------------------------------------------------------------------------------
@@ -152,8 +168,8 @@ def changed_text(before: mm.MatchOptions, after: mm.MatchOptions, change: Change
         parts.append(text)
     elif before.variant != after.variant:
         parts.append(f"variant {before.variant} → {after.variant}" + because("variant"))
-        if after.HasField("goat_options") and not set(families.GOAT_VALUES) & change.named:
-            preset = families.goat_options_text(families.goat_options_of(after.goat_options))
+        if after.HasField("goat_options") and not set(families.current().options) & change.named:
+            preset = families.goat_options_text(families.goat_options_of(after.goat_options), after.rules)
             parts[-1] += f" (its preset: {preset})"
     if before.seats != after.seats:
         parts.append(f"seats {before.seats} → {after.seats}" + because("seats"))

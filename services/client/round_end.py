@@ -108,7 +108,7 @@ def leave_at(view: pb.MatchView, shown_at: float, pause: float) -> float:
         if starts_at > shown_at:
             return starts_at
     until = shown_at + pause
-    given = view.turn_seconds or (view.turn_timer_seconds if view.rules != "sports" else 0)
+    given = view.turn_seconds or (view.turn_timer_seconds if not families.family(view.rules).per_move_timer else 0)
     if tiles.is_my_turn(view) and view.HasField("turn_deadline") and given:
         until = min(until, view.turn_deadline.ToNanoseconds() / 1e9 - given / 2)
     return until
@@ -118,12 +118,13 @@ def leave_at(view: pb.MatchView, shown_at: float, pause: float) -> float:
 
 
 def hand_value(view: pb.MatchView, held: tuple[Tile, ...]) -> int:
-    """What a hand counts: its pips; a hand of only 0-0 counts Goat's zero_zero or Classic's 25."""
+    """What a hand counts: its pips; a hand of only 0-0 what the family says (Classic: 25;
+    Goat: its zero_zero option)."""
     if held == ((0, 0),):
-        if tiles.is_goat(view):
-            return view.goat_options.zero_zero if view.goat_options.HasField("zero_zero") else 0
-        if view.rules == "classic":
-            return 25
+        lone = families.family(view.rules).lone_zero_zero
+        value = families.option_of(view, lone) if isinstance(lone, str) else lone
+        if isinstance(value, int):
+            return value
     return sum(a + b for a, b in held)
 
 
@@ -151,7 +152,8 @@ def how_it_ended(view: pb.MatchView, end: RoundEnd) -> str:
         text = f"Blocked: nobody could play; {tiles.side_name(view, s.winner)} had {fewest}"
     if s.winner < 0:
         return text + "."
-    rounded = " (pips rounded to the nearest 5)" if view.rules == "all-fives" else ""
+    step = families.family(view.rules).points_rounded_to
+    rounded = f" (pips rounded to the nearest {step})" if step else ""
     return text + f": +{s.points} for {tiles.side_name(view, s.winner)}{rounded}."
 
 
@@ -191,12 +193,13 @@ def round_end_panel(view: pb.MatchView, end: RoundEnd) -> Panel:
     points = Text()
     if any(s.points_in_play):
         points.append("Scored in play: " + rounds.per_side(view, s.points_in_play) + "\n")
-    if tiles.is_goat(view):
+    columns = {key for key, _ in families.family(view.rules).round_columns}
+    if "written" in columns:
         points.append("Written this round: " + rounds.per_side(view, s.written) + "\n")
-        if any(s.remembered) or view.goat_options.remembered:
-            points.append("Remembered (not written): " + rounds.per_side(view, s.remembered) + "\n")
-        if s.pot:
-            points.append(f"Pot {s.pot} carried to the next round\n")
+    if "remembered" in columns and (any(s.remembered) or families.option_of(view, "remembered")):
+        points.append("Remembered (not written): " + rounds.per_side(view, s.remembered) + "\n")
+    if "pot" in columns and s.pot:
+        points.append(f"Pot {s.pot} carried to the next round\n")
     totals = " · ".join(f"{tiles.side_name(view, side)} {score}" for side, score in enumerate(s.scores))
     points.append(f"Scores: {totals}  ({families.target_text(view.rules, view.target)})", style="bold")
     parts.append(points)

@@ -1,7 +1,7 @@
 """Quick chat at the table ("table talk"), pure: the fixed phrases in friendly words, the
 ``c`` command that lists or sends them, and the last few messages received.
 
-The phrases are the server's fixed set (services/match/table_talk.py); WatchMatch delivers
+The phrases are the server's fixed set, as DescribeRules lists them; WatchMatch delivers
 what anyone at the table sent as updates that carry only ``chat`` (no event, no view), and
 delivers them all again whenever the stream is opened again, so the log drops repeats.
 """
@@ -15,9 +15,7 @@ import grpc
 from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.match.table_talk import PHRASES
-
-from . import tiles
+from . import families, tiles
 
 FRIENDLY = {
     "hello": "Hello!",
@@ -41,10 +39,15 @@ def phrase_text(phrase: str) -> str:
     return FRIENDLY.get(phrase) or phrase.replace("_", " ").capitalize()
 
 
+def phrases() -> tuple[str, ...]:
+    """The phrases SendChat takes, in the server's order."""
+    return families.current().chat_phrases
+
+
 def phrases_text() -> Text:
     """The numbered phrases, and how to send one."""
     text = Text("Quick chat  ", style="bold")
-    for number, phrase in enumerate(PHRASES, 1):
+    for number, phrase in enumerate(phrases(), 1):
         text.append(f"{number}) ", style="bold cyan")
         text.append(phrase_text(phrase) + "  ")
     text.append("\nSend one with c NUMBER or c NAME (c 3, c well_played).", style="dim")
@@ -58,7 +61,7 @@ class ListPhrases:
 
 @dataclass(frozen=True)
 class Say:
-    phrase: str  # one of PHRASES
+    phrase: str  # one of phrases()
 
 
 @dataclass(frozen=True)
@@ -80,14 +83,15 @@ def parse_chat(line: str) -> ChatCommand | None:
     rest = rest.strip()
     if not rest:
         return ListPhrases()
+    offered = phrases()
     if rest.isdigit():
         number = int(rest)
-        if 1 <= number <= len(PHRASES):
-            return Say(PHRASES[number - 1])
-        return Unclear(f"Pick a phrase from 1 to {len(PHRASES)} (c lists them).")
+        if 1 <= number <= len(offered):
+            return Say(offered[number - 1])
+        return Unclear(f"Pick a phrase from 1 to {len(offered)} (c lists them).")
     key = _key(rest)
     names: dict[str, str] = {}
-    for phrase in PHRASES:  # the name, without "emote_", or the friendly words
+    for phrase in offered:  # the name, without "emote_", or the friendly words
         for name in (phrase, phrase.removeprefix("emote_"), _key(phrase_text(phrase))):
             names.setdefault(_key(name), phrase)
     if key in names:

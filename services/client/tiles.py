@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.rules.spinner import end_count, points_scored
 
-from . import names
+from . import families, names
 
 # The wire's End values, used as plain ints throughout the client.
 LEFT: int = pb.END_LEFT
@@ -65,8 +65,8 @@ def can_draw(view: pb.MatchView) -> bool:
 
 
 def four_ends(view: pb.MatchView) -> bool:
-    """All Fives: the line has a spinner with up and down besides left and right."""
-    return view.rules == "all-fives"
+    """The line has a spinner with up and down besides left and right (All Fives)."""
+    return families.family(view.rules).four_ends
 
 
 def end_number(view: pb.MatchView, end: int) -> int:
@@ -148,12 +148,14 @@ def points_if(view: pb.MatchView, tile: Tile, end: int) -> int:
 
 
 def has_boneyard(view: pb.MatchView) -> bool:
-    """Draw games: Egyptian draw-2, Classic, and All Fives and Goat below four seats."""
-    if view.rules == "egyptian":
-        return view.variant == "draw-2"
-    if view.rules in ("all-fives", "goat"):
-        return len(view.seats) < 4
-    return view.rules == "classic"
+    """The undealt tiles form a boneyard to draw from at this table (the family's shape of
+    this many seats): Egyptian draw-2, Classic, and All Fives and Goat below four seats."""
+    shape = _shape(view)
+    return shape is not None and shape.boneyard
+
+
+def _shape(view: pb.MatchView) -> families.Shape | None:
+    return families.variant_of(view.rules, view.variant).shape(len(view.seats), view.teams)
 
 
 # ---- seats, sides and names ------------------------------------------------------------
@@ -197,7 +199,8 @@ def sides_text(view: pb.MatchView, sides) -> str:
 
 
 def is_goat(view: pb.MatchView) -> bool:
-    return view.rules == "goat"
+    """Points are bad: the lowest total wins and the highest past the target is the goat."""
+    return families.family(view.rules).lower_is_better
 
 
 def winner_text(view: pb.MatchView) -> str:
@@ -238,5 +241,5 @@ def time_left(view: pb.MatchView, now: float) -> Countdown:
         return Countdown(None)
     deadline = view.turn_deadline.ToNanoseconds() / 1e9
     seconds = max(0, int(deadline - now + 0.999))
-    given = view.turn_seconds or (view.turn_timer_seconds if view.rules != "sports" else 0)
+    given = view.turn_seconds or (view.turn_timer_seconds if not families.family(view.rules).per_move_timer else 0)
     return Countdown(min(seconds, given) if given else seconds)

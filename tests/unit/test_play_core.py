@@ -12,6 +12,7 @@ from services.client import commands, families, lobby_screens, menu, render, rou
 from services.client.commands import ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from services.client.store import LastMatch
 from services.client.tiles import ANY, LEFT, RIGHT
+from tests.support.rules_description import family as described_family
 
 NOW = 1_800_000_000.0
 
@@ -230,7 +231,7 @@ def test_an_away_seat_is_told_how_to_come_back():
     ("b", None), ("7", None), ("x", None),
 ])
 def test_a_choice_is_its_number_its_name_or_an_unambiguous_start(answer, expected):
-    assert menu.pick(answer, families.FAMILIES["egyptian"].variants, "draw-2") == expected
+    assert menu.pick(answer, described_family("egyptian").variants, "draw-2") == expected
 
 
 def test_numbers_that_are_choices_mean_themselves():

@@ -15,6 +15,7 @@ from services.client import commands, families, lobby_screens, menu, render, rou
 from services.client.commands import ChooseEnd, Draw, Invalid, Play, Refresh
 from services.client.families import Setup
 from services.client.tiles import ANY, DOWN, LEFT, RIGHT, UP
+from tests.support.rules_description import preset
 
 from .test_play_core import NOW, view
 
@@ -49,7 +50,7 @@ def goat(seats=("ann", "bot:random:1", "bot:random:2"), remembered=(5, 0, 12), o
          options=None, **kw) -> pb.MatchView:
     v = view(seats=seats, variant="koza", **kw)
     v.rules, v.target = "goat", 101
-    v.goat_options.CopyFrom(pb.GoatOptions(**(options or families.GOAT_PRESETS["koza"])))
+    v.goat_options.CopyFrom(pb.GoatOptions(**(options or preset("goat", "koza"))))
     v.remembered.extend(remembered)
     v.accounts_open.extend(opened)
     v.pot = pot
@@ -335,7 +336,7 @@ def test_goat_shows_each_sides_remembered_points_and_whether_its_account_is_open
 
 
 def test_goat_without_remembered_points_shows_no_accounts():
-    text = screen(goat(options=families.GOAT_PRESETS["gamezz"], remembered=(0, 0, 0), opened=(False,) * 3))
+    text = screen(goat(options=preset("goat", "gamezz"), remembered=(0, 0, 0), opened=(False,) * 3))
     assert "remembered" not in text.split("match ")[-1] and "account" not in text
 
 

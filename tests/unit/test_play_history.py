@@ -14,6 +14,7 @@ from services.client.api import ApiError
 from services.client.store import Exports
 
 from .test_play_lobby import app_for, flat
+from tests.support.rules_description import described
 
 
 def summary(n: int, rules="egyptian", variant="draw-2", teams=False, result="won", seats=("ann", "bot:greedy:1")):
@@ -28,6 +29,7 @@ def summary(n: int, rules="egyptian", variant="draw-2", teams=False, result="won
 class HistoryMatch:
     """ListMyMatches over ``matches`` (newest first), ExportMatch, GetRating, GetLeaderboard."""
     address = "fake:1"
+    rules = staticmethod(described)  # DescribeRules
 
     def __init__(self, matches=(), unavailable: str = "") -> None:
         self.matches = list(matches)

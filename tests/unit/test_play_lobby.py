@@ -19,6 +19,7 @@ from services.client.game import GameOptions
 from services.client.inbox import Inbox
 from services.client.store import LastMatch
 from services.client.terminal import Output
+from tests.support.rules_description import described
 
 
 class FakeMatchmaking:
@@ -112,6 +113,7 @@ class FakeMatchmaking:
 
 class FakeMatch:
     address = "fake:1"
+    rules = staticmethod(described)  # DescribeRules
 
     def __init__(self, **views: pb.MatchView) -> None:
         self.views = views
@@ -173,7 +175,7 @@ def test_leaving_the_lobby_closes_the_hosts_room(tmp_path):
 def test_the_menu_asks_for_what_the_command_line_left_open(tmp_path):
     app, fake, screen, _ = app_for(["3", "", "block-4", "solo", "101", "", "q", "", "q"], tmp_path)
     app._resumable = lambda: None
-    app.match = type("M", (), {"address": "fake:1"})()
+    app.match = type("M", (), {"address": "fake:1", "rules": staticmethod(described)})()
     assert app.menu() == 0
     assert fake.calls == [("create", Setup("egyptian", "block-4", teams=False, target=101), 45, None), ("leave",)]
     text = screen.getvalue()
@@ -187,7 +189,7 @@ def menu_calls(lines: list[str], tmp_path) -> tuple[list, str]:
     """The menu, answered with ``lines`` then q: the calls it made and what it showed."""
     app, fake, screen, _ = app_for(lines + ["", "q"], tmp_path)
     app._resumable = lambda: None
-    app.match = type("M", (), {"address": "fake:1"})()
+    app.match = type("M", (), {"address": "fake:1", "rules": staticmethod(described)})()
     assert app.menu() == 0
     return fake.calls, screen.getvalue()
 

@@ -18,6 +18,7 @@ from services.client.terminal import Output
 from services.client.tiles import LEFT, RIGHT
 
 from .test_play_core import NOW, view
+from tests.support.rules_description import described
 
 
 class FakeCall:
@@ -51,6 +52,7 @@ class Lost(grpc.RpcError):
 
 class FakeMatch:
     address = "fake:1"
+    rules = staticmethod(described)  # DescribeRules
 
     def __init__(self, current: pb.MatchView, after=None, refuse: str | None = None,
                  record: dict | None = None) -> None:

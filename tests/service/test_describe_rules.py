@@ -1,0 +1,156 @@
+"""DescribeRules over real gRPC: every registered family exactly as the registry holds it,
+the chat phrases, the offered bot strengths and turn timers; refused without credentials as
+every call is; and `domino play` builds its family and option questions from it, so a family
+the server alone knows is offered with its option."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+
+import grpc
+import pytest
+from rich.console import Console
+
+from domino.match.v1 import match_service_pb2 as pb
+from services.client import families
+from services.client.api import MatchApi
+from services.client.app import App, Choices
+from services.client.families import Setup
+from services.client.game import GameOptions
+from services.client.inbox import Inbox
+from services.client.store import LastMatch
+from services.client.terminal import Output
+from services.common import bot_strengths
+from services.match.application import MatchApplication
+from services.match.rules.families import registry
+from services.match.rules.families.family import Family, HostOption, Phrases, Shape
+from services.match.rules.rulesets import DEFAULT_TURN_TIMER, TURN_TIMERS, RuleSet
+from services.match.table_talk import PHRASES
+from tests.support.keys import auth, token
+
+from .harness import running_service
+from .test_bad_input import BAD_CREDENTIALS, rejected
+
+
+@pytest.fixture
+def svc():
+    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    with running_service(app) as service:
+        yield service
+
+
+def _value(message: pb.OptionValue):
+    return getattr(message, message.WhichOneof("value"))
+
+
+def test_every_registered_family_is_described_as_the_registry_holds_it(svc):
+    described = svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=auth("ann"))
+    assert [f.name for f in described.families] == [f.name for f in registry.families()]
+    for message, family in zip(described.families, registry.families()):
+        assert message.phrases.title == family.phrases.title
+        assert message.phrases.target == family.phrases.target
+        assert message.default_variant == family.default_variant
+        assert [v.name for v in message.variants] == list(family.variants or ("",))
+        assert list(message.targets) == list(family.targets)
+        assert [(o.name, o.help, tuple(_value(v) for v in o.values)) for o in message.options] == \
+            [(o.name, o.help, tuple(o.values)) for o in family.options]
+        assert all(type(_value(v)) is type(o.values[i]) for m, o in zip(message.options, family.options)
+                   for i, v in enumerate(m.values))  # 10 is an int, True a bool, "one" a string
+        assert (message.lower_is_better, message.per_move_timer, message.four_ends) == \
+            (family.lower_is_better, family.per_move_timer, family.four_ends)
+        assert [(c.key, c.header) for c in message.round_columns] == [(c.key, c.header) for c in family.round_columns]
+        for variant in message.variants:
+            assert [(s.seats, s.teams) for s in variant.shapes] == \
+                [(s.seats, s.teams) for s in family.shapes(variant.name)]
+            default = family.default_shape(variant.name)
+            assert (variant.default_shape.seats, variant.default_shape.teams) == (default.seats, default.teams)
+            assert variant.default_target == family.default_target(variant.name)
+            assert {p.name: _value(p.value) for p in variant.presets} == dict(family.presets(variant.name))
+
+
+def test_the_chat_phrases_offered_strengths_and_turn_timers_are_the_servers(svc):
+    described = svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=auth("ann"))
+    assert tuple(described.chat_phrases) == PHRASES
+    assert [(s.name, s.description) for s in described.bot_strengths] == \
+        [(name, bot_strengths.BY_NAME[name].description) for name in bot_strengths.OFFERED]
+    assert (tuple(described.turn_timers), described.default_turn_timer) == (TURN_TIMERS, DEFAULT_TURN_TIMER)
+
+
+def test_the_table_facets_say_what_each_family_shows_beyond_the_common_line(svc):
+    described = {f.name: f for f in svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=auth("ann")).families}
+    assert described["classic"].table.lone_zero_zero_points == 25
+    assert list(described["classic"].table.never_leads) == [pb.Tile(low=0, high=0)]
+    assert described["goat"].table.lone_zero_zero_option == "zero_zero"
+    assert described["all-fives"].table.points_rounded_to == 5
+    assert list(described["sports"].table.move_seconds) == [5, 20, 60]
+    egyptian = {v.name: v for v in described["egyptian"].variants}
+    assert [s.boneyard for s in egyptian["draw-2"].shapes] == [True]
+    assert [(s.hand_size, s.boneyard) for s in egyptian["block-3"].shapes] == [(9, False)]
+    assert not egyptian["draw-2"].leader_by_chance and described["sports"].variants[0].leader_by_chance
+
+
+@pytest.mark.parametrize("subject,role", [("ann", "player"), ("bot:greedy:1", "bot"), ("matchmaking", "service"),
+                                          ("audra", "auditor")])
+def test_any_signed_in_caller_may_ask(svc, subject, role):
+    assert svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=auth(subject, role)).families
+
+
+@pytest.mark.parametrize("credentials", BAD_CREDENTIALS, ids=str)
+def test_bad_credentials_are_unauthenticated(svc, credentials):
+    metadata, words = BAD_CREDENTIALS[credentials]
+    details = rejected(grpc.StatusCode.UNAUTHENTICATED,
+                       lambda: svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=metadata), words)
+    assert "abc.def.ghi" not in details and "not-a-jwt" not in details
+
+
+# ---- the client's questions -------------------------------------------------------------------
+
+
+class Dozen(Family):
+    """A family only this test process plays: Classic's deal, to 12 or 24, with an option."""
+    name = "dozen"
+    phrases = Phrases(title="Dozen")
+    targets = (12, 24)
+    options = (HostOption("zero_zero", (0, 12), "what a hand holding only 0-0 counts"),)
+
+    def shapes(self, variant: str) -> tuple[Shape, ...]:
+        return (Shape(2, False), Shape(3, False))
+
+    def default_target(self, variant: str) -> int:
+        return 12
+
+    def presets(self, variant: str) -> dict:
+        return {"zero_zero": 12}
+
+    def build(self, variant=None, seats=None, teams=None, options=None) -> RuleSet:
+        rules = registry.family("classic").build(seats=seats or 2)
+        return replace(rules, family=self.name, targets=self.targets, default_target=12)
+
+
+def test_the_client_offers_a_family_the_server_alone_plays_with_its_option(svc, tmp_path):
+    api = MatchApi(f"127.0.0.1:{svc.port}", token("ann"))
+    registry.register(Dozen())
+    try:
+        api.rules()  # what the session asks once
+    finally:
+        registry.unregister("dozen")  # from here the client knows it from the server's answer alone
+    inbox = Inbox()
+    for line in ("dozen", "3", "24", "choose", "0"):
+        inbox.put("line", line)
+    file = io.StringIO()
+    out = Output(Console(file=file, width=200, color_system=None, highlight=False), redraw=False)
+    app = App("ann", match=api, matchmaking=None, inbox=inbox, out=out,  # type: ignore[arg-type]
+              store=LastMatch(tmp_path, "ann"), game_options=GameOptions(tick=0), choices=Choices(), interactive=True)
+    try:
+        assert app.setup() == Setup("dozen", "", 3, None, 24, {"zero_zero": 0})
+        assert families.problem(Setup("dozen", target=36)) == "Dozen plays to 12, 24, not 36"
+    finally:
+        families.use(None)
+        api.close()
+    said = file.getvalue()
+    assert "Family  1) egyptian  2) all-fives  3) goat  4) classic  5) sports  6) dozen  [egyptian]:" in said
+    assert "Seats  2 or 3  [2]:" in said
+    assert "Play to  12 or 24  [12]:" in said
+    assert "The Dozen preset: zero_zero 12." in said
+    assert "  zero_zero  0 or 12  [12]:" in said
