@@ -86,11 +86,17 @@ async def application_cost(env: dict[str, str], matches: int, pg_pid: int | None
     from services.common.changes import ChangeFeed
     from services.common.limits import RateLimit
     from services.match.application import MatchApplication
-    from services.match.grpc_adapter import MatchServicer
+    from services.common.auth_interceptor import CALLER
+    from services.match.grpc_adapter import MatchServicer, authentication
 
     keys = KeyRing.generate()
     app = MatchApplication(env=env)
-    servicer = MatchServicer(app, keys, ChangeFeed(), rates=RateLimit(1e9, 1e9))
+    servicer = MatchServicer(app, ChangeFeed())
+    auth = authentication(keys, RateLimit(1e9, 1e9))
+
+    def identified(context: _Context, rpc: str) -> _Context:  # what the server's interceptor does first
+        CALLER.set(auth.identify(context.invocation_metadata(), rpc))
+        return context
     clock = _Clock()
     app.store.append = clock.wrap_async("append", app.store.append)  # type: ignore[method-assign]
     # the replies take their view from the servicer's view cache (built on a miss, reused on a hit)
@@ -103,23 +109,24 @@ async def application_cost(env: dict[str, str], matches: int, pg_pid: int | None
         contexts = {p: _Context(mint_token(p, keys, "player")) for p in players}
         created = await servicer.CreateMatch(pb.CreateMatchRequest(
             request_id=f"{run}-c{m}", rules="egyptian", variant="block-4", turn_timer_seconds=0,
-            seats=[pb.SeatSpec(player_id=p, client_seed=f"seed-{p}") for p in players]), service)
+            seats=[pb.SeatSpec(player_id=p, client_seed=f"seed-{p}") for p in players]), identified(service, "CreateMatch"))
         view = created.view
         while view.status != pb.MATCH_STATUS_ENDED:
             context = contexts[players[view.turn]]
-            own = (await servicer.GetMatch(pb.GetMatchRequest(match_id=created.match_id), context)).view
+            own = (await servicer.GetMatch(pb.GetMatchRequest(match_id=created.match_id),
+                                           identified(context, "GetMatch"))).view
             move = own.legal_moves[0]
             rid = f"{run}-{commands}"
             pg0 = ms.tree_cpu_seconds(pg_pid) if pg_pid else 0.0
             clock.on = True
             t = time.process_time()
-            if move.kind == pb.MOVE_KIND_DRAW:
-                reply = await servicer.DrawTile(pb.DrawTileRequest(match_id=created.match_id, request_id=rid), context)
-            elif move.kind == pb.MOVE_KIND_PASS:
-                reply = await servicer.PassTurn(pb.PassTurnRequest(match_id=created.match_id, request_id=rid), context)
+            if move.kind == pb.MOVE_KIND_DRAW:  # block-4 has no boneyard, and its passes are the server's
+                reply = await servicer.DrawTile(pb.DrawTileRequest(match_id=created.match_id, request_id=rid),
+                                                identified(context, "DrawTile"))
             else:
                 reply = await servicer.PlayTile(pb.PlayTileRequest(match_id=created.match_id, request_id=rid,
-                                                                   tile=move.tile, end=move.end), context)
+                                                                   tile=move.tile, end=move.end),
+                                                identified(context, "PlayTile"))
             total += time.process_time() - t
             clock.on = False
             if pg_pid:
