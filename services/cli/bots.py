@@ -136,3 +136,52 @@ def _check_teams(chosen: Family, variant: str | None, teams: bool | None) -> Non
 
 def _team_choice(chosen: Family, variant: str) -> bool:
     return len({shape.teams for shape in chosen.shapes(variant)}) > 1
+
+
+@bots.command()
+@click.option("--deals", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Deals per family setting (variant, seats, teams), each played by every pair of strengths in "
+                   "every seating; 20 take about ten minutes on one core.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Where to write the ladder (default: services/common/bot_ladder.json, which the services read).")
+@click.option("--progress", is_flag=True, help="Report progress on stderr.")
+def ladder(deals: int, seed: int, out: str | None, progress: bool) -> None:
+    """Rate every registered bot strength against the others, per rule family and team
+    setting, as players are rated (OpenSkill), from arena play of every pair of strengths
+    on DEALS seeded deals of every variant and seat count, and write the ladder that
+    GetRating answers for `bot:<strength>` and public tables choose their bots by."""
+    import time
+    from pathlib import Path
+
+    from services.bots import ladder as bot_ladder
+    from services.common.bot_ladder import PATH
+
+    def tick(done: int, total: int) -> None:
+        if done % max(1, total // 20) == 0 or done == total:
+            click.echo(f"{done}/{total} deals", err=True)
+
+    began = time.perf_counter()
+    ratings = bot_ladder.run(deals, seed, progress=tick if progress else None)
+    data = bot_ladder.as_data(ratings)
+    data["commit"] = _commit()
+    data["command"] = f"domino bots ladder --deals {deals} --seed {seed}"
+    target = Path(out) if out else PATH
+    target.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    for key, rated in data.items():
+        if isinstance(rated, dict):
+            click.echo(f"{key}: " + ", ".join(f"{s} {r['rating']:.1f}" for s, r in rated.items()))
+    click.echo(f"wrote {target} in {time.perf_counter() - began:.0f} s", err=True)
+
+
+def _commit() -> str:
+    """The commit the ladder was measured at, "-dirty" when the code differed from it."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "services"],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("-dirty" if changed else "")
