@@ -1,11 +1,15 @@
 """The human-readable account `domino audit verify` prints without --json: one line a
-round, with the family's own columns (All Fives: points scored during play; Goat: what
-each side wrote and remembers, and the pot). Rounds are numbered from 1, as `domino play`
-numbers them."""
+round, with the family's own columns (``Family.round_columns``: All Fives' points scored
+during play; Goat's written, remembered and pot). Rounds are numbered from 1, as `domino
+play` numbers them."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from services.match.record import MatchRecord
+from services.match.rules.families.family import Family, RoundColumn
+from services.match.rules.families.registry import family as family_named
 from services.match.rules.state import RoundResult
 
 from .verify import Verdict
@@ -44,20 +48,10 @@ def _title(record: MatchRecord) -> str:
             + ", ".join(f"{i}={shown(name)}" for i, name in enumerate(record.seats)))
 
 
-def _family_columns(family: str) -> str:
-    if family == "all-fives":
-        return f"  {'in play':>7}"
-    if family == "goat":
-        return f"  {'written':<14} {'remembered':<14} {'pot':>4}"
-    return ""
-
-
-def _family_cells(family: str, res: RoundResult) -> str:
-    if family == "all-fives":
-        return f"  {sum(p for _, _, p in res.play_points):>7}"
-    if family == "goat":
-        return f"  {_slashed(res.written):<14} {_slashed(res.remembered):<14} {res.pot:>4}"
-    return ""
+def _columns(family: Family, text: Callable[[RoundColumn], str]) -> str:
+    """The family's own columns (``Family.round_columns``), two spaces before the first."""
+    cells = [f"{text(c):>{c.width}}" if c.right else f"{text(c):<{c.width}}" for c in family.round_columns]
+    return "  " + " ".join(cells) if cells else ""
 
 
 def _evidence_lines(verdict: Verdict) -> list[str]:
@@ -72,10 +66,11 @@ def _evidence_lines(verdict: Verdict) -> list[str]:
 
 
 def render(record: MatchRecord, verdict: Verdict) -> str:
-    family = record.rules
-    won = "ended by" if family == "goat" else "winner"
+    family = family_named(record.rules)
+    won = family.phrases.ended_by
     lines = [shown(_title(record))]
-    header = f"{'round':>5}  {'led by':<22} {'ended':<8} {won:<30} {'points':>6}{_family_columns(family)}  scores"
+    columns = _columns(family, lambda c: c.header)
+    header = f"{'round':>5}  {'led by':<22} {'ended':<8} {won:<30} {'points':>6}{columns}  scores"
     lines.append(header)
     lines.append("-" * len(header))
     results = verdict.match.results if verdict.match else ()
@@ -85,7 +80,7 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
             res = results[r]
             winner = side_name(record, res.winner) if res.winner is not None else ("-" if res.reason == "redeal" else "tie")
             lines.append(f"{r + 1:>5}  {led:<22} {res.reason:<8} {winner:<30} {res.points:>6}"
-                         f"{_family_cells(family, res)}  " + _slashed(res.scores))
+                         + _columns(family, lambda c: c.text(res)) + "  " + _slashed(res.scores))
         else:
             lines.append(f"{r + 1:>5}  {led:<22} {'(in play)':<8}")
     if verdict.not_replayed is not None:
@@ -112,9 +107,7 @@ def render(record: MatchRecord, verdict: Verdict) -> str:
         lines.append("match abandoned: nobody acted for a long time; no winner")
     elif not m.over:
         lines.append("match winner: none yet")
-    elif family == "goat":
-        winner = side_name(record, m.winner) if m.winner is not None else "none (tied for lowest)"
-        lines.append(f"match winner: {winner}; goat: " + ", ".join(side_name(record, g) for g in m.goats))
     else:
-        lines.append(f"match winner: {side_name(record, m.winner)}")
+        won_by = side_name(record, m.winner) if m.winner is not None else None
+        lines.append(family.match_end_line(won_by, [side_name(record, g) for g in m.goats]))
     return "\n".join(lines)

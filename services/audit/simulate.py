@@ -14,7 +14,7 @@ from services.match.record import Fairness, MatchRecord, RecordedAction, Recorde
 from services.match.rules import fairness
 from services.match.rules.match import apply, current_round, new_match, start_round
 from services.match.rules.moves import legal_moves
-from services.match.rules.rulesets import rule_set
+from services.match.rules.families.registry import family
 from services.match.rules.state import Match
 
 MAX_ROUNDS = 1000  # a run of tied rounds this long does not happen, but a loop must end
@@ -30,7 +30,8 @@ def simulate(variant: str | None, seed: int, teams: bool | None = None, target: 
              strategies: tuple[str, ...] = ("greedy",), rules: str = "egyptian", seats: int | None = None,
              options: dict | None = None) -> tuple[MatchRecord, Match]:
     """A whole match of any family (``rules``), its seats played by ``strategies`` in turn."""
-    ruleset = rule_set(rules, variant, teams, seats, options)
+    named = family(rules)
+    ruleset = named.build(variant, seats, teams, options)
     match = new_match(ruleset, target)
     server_seed, client_seeds = simulated_seeds(seed, ruleset.seats)
     choosers = [SIMPLE[strategies[s % len(strategies)]] for s in range(ruleset.seats)]
@@ -39,9 +40,9 @@ def simulate(variant: str | None, seed: int, teams: bool | None = None, target: 
         rules, variant or None, ruleset.teams, match.target,
         [f"bot:{strategies[s % len(strategies)]}:{s}" for s in range(ruleset.seats)],
         fairness=Fairness(fairness.commitment(server_seed), server_seed.hex(), client_seeds),
-        options=ruleset.options._asdict() if ruleset.options is not None else None,
+        options=named.played_options(ruleset),
     )
-    writes_leaders = rules != "egyptian"
+    writes_leaders = named.record.leaders
     while not match.over and len(record.rounds) < MAX_ROUNDS:
         deal = fairness.fair_deal(ruleset, server_seed, client_seeds, len(record.rounds))
         match = start_round(match, deal)

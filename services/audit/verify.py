@@ -26,6 +26,7 @@ from .seat_export import hidden_from, reveal, with_undrawn_boneyard
 from services.match.rules import fairness
 from services.match.rules.autoplay import timeout_move
 from services.match.rules.errors import BadDeal, NotYourTurn, RulesError, TileDoesNotFit
+from services.match.rules.families.registry import family
 from services.match.rules.match import apply, current_round, leads_by_chance, new_match, start_round
 from services.match.rules.moves import END_NAMES
 from services.match.rules.state import Match, RoundResult
@@ -85,12 +86,11 @@ class Verdict:
             return {"valid": False, "error": {"round": None if f.round is None else f.round + 1,  # from 1
                                               "action": f.action, "message": f.message}}
         m = self.match
-        family = m.rules.family
         out: dict[str, Any] = {"valid": True, "complete": self.complete,
-                               "rounds": [round_json(family, r) for r in m.results],
+                               "rounds": [round_json(m.rules.family, r) for r in m.results],
                                "scores": list(self.scores), "winner": m.winner if m.over else None}
-        if family == "goat" and m.over:
-            out["goats"] = list(m.goats)
+        if m.over:
+            out.update(family(m.rules.family).match_json(m.goats))
         if self.abandoned:
             out["abandoned"] = True
         if self.unchecked:
@@ -98,14 +98,10 @@ class Verdict:
         return out
 
 
-def round_json(family: str, result: RoundResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"reason": result.reason, "winner": result.winner, "points": result.points,
-                           "scores": list(result.scores)}
-    if family == "all-fives":
-        out["play_points"] = [list(p) for p in result.play_points]
-    elif family == "goat":
-        out.update(written=list(result.written), remembered=list(result.remembered), pot=result.pot)
-    return out
+def round_json(rules: str, result: RoundResult) -> dict[str, Any]:
+    """A round as `--json` shows it: the common fields, then its family's (``round_columns``)."""
+    return {"reason": result.reason, "winner": result.winner, "points": result.points,
+            "scores": list(result.scores), **family(rules).round_json(result)}
 
 
 class _Stop(Exception):

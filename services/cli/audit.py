@@ -19,7 +19,7 @@ from services.cli.tls import credentials_of, tls_options
 from services.match import record as record_format
 from services.match.heads import BadHead, PublishedKeys, read_heads
 from services.match.rules.errors import BadOptions
-from services.match.rules.rulesets import EGYPTIAN_VARIANTS, FAMILY_NAMES
+from services.match.rules.families.registry import families, family as family_named, names
 from services.match.untrusted_json import parse as parse_untrusted
 
 
@@ -84,13 +84,16 @@ def _fail_malformed(message: str) -> NoReturn:
 
 
 @audit.command()
-@click.option("--rules", "family", type=click.Choice(FAMILY_NAMES), default="egyptian", show_default=True,
+@click.option("--rules", "family", type=click.Choice(names()), default="egyptian", show_default=True,
               help="Rule family.")
-@click.option("--variant", default=None, help="egyptian: draw-2, block-3 or block-4; goat: gamezz or koza.")
+@click.option("--variant", default=None,
+              help="; ".join(f"{f.name}: {', '.join(f.variants)}" for f in families() if f.variants) + ".")
 @click.option("--seats", type=int, default=None, help="Players, where the family lets the host choose (2-4).")
 @click.option("--teams/--solo", default=None, help="Four players in two teams (0+2 against 1+3), or each for itself.")
 @click.option("--option", "options", multiple=True, metavar="NAME=VALUE",
-              help="A goat option: zero_zero=0|10|25, redeal=true|false, remembered=true|false, fish=all|one.")
+              help="A host option: " + "; ".join(
+                  f"{f.name}: " + ", ".join(f"{o.name}={'|'.join(str(v).lower() for v in o.values)}" for o in f.options)
+                  for f in families() if f.options) + ".")
 @click.option("--target", type=int, default=None, help="Match target (default: the rule set's).")
 @click.option("--seed", type=int, required=True, help="Seed for the deals and the bots.")
 @click.option("--bots", default="greedy", show_default=True,
@@ -102,8 +105,9 @@ def simulate(family, variant, seats, teams, options, target, seed, bots, output)
     for s in strategies:
         if s not in ("random", "greedy"):
             raise click.BadParameter(f"unknown strategy {s!r}; choose random or greedy", param_hint="--bots")
-    if family == "egyptian" and variant is None:
-        raise click.UsageError(f"egyptian needs --variant ({', '.join(EGYPTIAN_VARIANTS)})")
+    variants = family_named(family).variants
+    if variants and variant is None:
+        raise click.UsageError(f"{family} needs --variant ({', '.join(variants)})")
     try:
         record, _ = simulate_match(variant, seed, teams, target, strategies, family, seats, _options(options))
     except BadOptions as e:

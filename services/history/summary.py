@@ -5,8 +5,8 @@ OpenSkill ratings (docs/design.md, "History and ratings").
 Ratings are per rule family and team setting ("egyptian/teams", "goat/solo"). A bot's seat
 id names its seat (`bot:greedy:2`), but its skill is its strength's: bots are rated as
 `bot:<strength>`, so a new player can see how strong `strong` is. Sides are ranked by
-their final totals (highest first; Goat, where points are bad, lowest first); an abandoned
-match moves no rating.
+their final totals (highest first; lowest first where the family's points are bad, as in
+Goat: ``Family.lower_is_better``); an abandoned match moves no rating.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from openskill.models import PlackettLuce
 
 from services.common.bot_ids import bot_strength
+from services.match.rules.families.registry import find
 
 MODEL = PlackettLuce()
 
@@ -81,7 +82,8 @@ def result_of(seat: int, started: Started, ended: Ended | None) -> str:
 def ranks(started: Started, ended: Ended) -> list[int]:
     """Each side's place (1 = best; equal totals share a place)."""
     scores = list(ended.scores)
-    better = (lambda a, b: a < b) if started.rules == "goat" else (lambda a, b: a > b)
+    named = find(started.rules)
+    better = (lambda a, b: a < b) if named is not None and named.lower_is_better else (lambda a, b: a > b)
     return [1 + sum(1 for other in scores if better(other, mine)) for mine in scores]
 
 

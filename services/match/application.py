@@ -27,6 +27,7 @@ from .domainmodel import Match, fingerprint, request_key
 from .errors import ConcurrencyConflict, InvalidRequest, RequestIdReused, StaleTimeout, UnknownMatch
 from .rules import fairness
 from .rules.errors import BadOptions, RulesError
+from .rules.families.registry import family
 from .rules.moves import DRAW, play
 from .rules.rulesets import match_options
 from .store import store_of
@@ -106,13 +107,14 @@ class MatchApplication(Application[UUID]):
             raise InvalidRequest(f"seed_wait_seconds must be 0 to {MAX_SEED_WAIT}")
         players = [s.player_id for s in seats]
         try:
+            named = family(rules)  # where its variant names the seats, a wrong count is told below
             ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer,
-                                                        None if rules == "egyptian" else len(players), options)
+                                                        named.seats_to_build(len(players)), options)
         except BadOptions as e:
             raise InvalidRequest(str(e)) from None
         if len(players) != ruleset.seats:
             raise InvalidRequest(f"{ruleset.name} needs {ruleset.seats} seats, got {len(players)}")
-        played_options = ruleset.options._asdict() if ruleset.options is not None else None
+        played_options = named.played_options(ruleset)
         match_id = Match.create_id(request_id)
         try:
             existing = await self.store.load(match_id)

@@ -19,10 +19,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 from .record import MatchRecord, RecordedAction, RecordedRound, action_to_json, round_to_json, to_json
 from .rules import fairness
+from .rules.families.registry import family
 
 CHAIN = "domino-chain/1"
 GENESIS = "0" * 64  # the link before the first entry
@@ -79,6 +80,49 @@ def end_entry(server_seed: str | None, abandoned: bool, client_seeds: list[str] 
     return end
 
 
+# ---- what a stored event shows to the record, and the entry it adds ---------------------
+
+@dataclass(frozen=True)
+class Redeal:
+    """The round's deal was thrown in (a Goat option): the record marks the round."""
+
+
+@dataclass(frozen=True)
+class End:
+    server_seed: str
+    abandoned: bool
+
+
+@dataclass(frozen=True)
+class ClientSeed:
+    """A seat's seed, shown in the record's fairness; it adds no entry of its own, as the
+    first deal's entry (or the end's, when none was dealt) holds every seed."""
+    seat: int
+    seed: str
+
+
+REDEAL = Redeal()
+# The header, a deal, an action, a redeal mark, the end, a seed (domainmodel.SHOWN).
+Shown = Union[MatchRecord, RecordedRound, RecordedAction, Redeal, End, ClientSeed]
+
+
+def entry(shown: Shown | None, every_boneyard: bool, client_seeds: list[str] | None) -> dict | None:
+    """The entry for what an event shows, None for what adds none. ``client_seeds``: while no
+    deal has held them (the family's ``record.every_boneyard`` shapes a deal's entry)."""
+    match shown:
+        case MatchRecord():
+            return header_entry(shown)
+        case RecordedRound():
+            return deal_entry(shown, every_boneyard, client_seeds)
+        case RecordedAction():
+            return action_entry(shown)
+        case Redeal():
+            return REDEAL_ENTRY
+        case End(server_seed, abandoned):
+            return end_entry(server_seed, abandoned, client_seeds)
+    return None
+
+
 @dataclass(frozen=True)
 class Entry:
     where: str  # for people, who number rounds from 1: "round 2, action 5"
@@ -90,7 +134,7 @@ class Entry:
 def entries(record: MatchRecord) -> list[Entry]:
     """The record's entries in chain order."""
     seeds = list(record.fairness.client_seeds) if record.fairness is not None else None
-    every_boneyard = record.rules != "egyptian"
+    every_boneyard = family(record.rules).record.every_boneyard
     out = [Entry("the match's header", None, None, header_entry(record))]
     for r, rnd in enumerate(record.rounds):
         out.append(Entry(f"round {r + 1}'s deal", r, None, deal_entry(rnd, every_boneyard, seeds if r == 0 else None)))

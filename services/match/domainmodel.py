@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import uuid
-from typing import Any
+from typing import Any, Callable, Mapping, NamedTuple
 
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import register_topic
@@ -23,6 +23,8 @@ from .errors import NotSeated, RequestIdReused, StaleTimeout
 from .record import Fairness, MatchRecord, RecordedAction, RecordedRound
 from .rules import fairness
 from .rules.autoplay import timeout_move
+from .rules.families.family import Family
+from .rules.families.registry import family
 from .rules.errors import MatchOver, NotYourTurn, RulesError
 from .rules.match import apply, leads_by_chance, new_match, start_round
 from .rules.moves import DRAW, PASS, Move, legal_moves, play
@@ -92,7 +94,7 @@ class Match(Aggregate):
         self.commitment = commitment
         self.server_seed = server_seed  # secret until MatchEnded reveals it
         self.options = options  # Goat's, as played
-        self.ruleset: RuleSet = rule_set(rules, variant, teams, None if rules == "egyptian" else len(seats), options)
+        self.ruleset: RuleSet = rule_set(rules, variant, teams, len(seats), options)
         self.state: MatchState = new_match(self.ruleset, target)
         self.awaiting: frozenset[int] = frozenset(awaiting or ())  # seats whose seeds the first deal waits for
         self.deadline: float | None = deadline  # before the first deal: when it goes ahead without them
@@ -117,45 +119,22 @@ class Match(Aggregate):
     @classmethod
     def _create(cls, event_class, **kwargs):
         # The header's link is computed from what the creation stores, like every other link.
-        record = MatchRecord(kwargs["rules"], kwargs["variant"] or None, kwargs["teams"], kwargs["target"],
-                             list(kwargs["seats"]), fairness=Fairness(kwargs["commitment"], None, []),
-                             options=kwargs.get("options"))
-        kwargs["link"] = chain.link(chain.salt(kwargs["server_seed"]), chain.GENESIS, chain.header_entry(record))
+        header = chain.entry(SHOWN[event_class](kwargs, Place(family(kwargs["rules"]), opening=True)), True, None)
+        assert header is not None
+        kwargs["link"] = chain.link(chain.salt(kwargs["server_seed"]), chain.GENESIS, header)
         return super()._create(event_class, **kwargs)
 
     def trigger_event(self, event_class, **kwargs) -> None:
         # Every event the record shows carries its link, computed here before it is applied.
-        if self.chain_salt and hasattr(event_class, "link"):
-            entry = self._chain_entry(event_class, kwargs)
+        if self.chain_salt:
+            rnd = self.state.round
+            rules = family(self.rules_name)
+            shown = SHOWN[event_class](kwargs, Place(rules, opening=rnd is None or rnd.left < 0))
+            seeds = None if self.dealt_rounds else list(self.client_seeds)
+            entry = chain.entry(shown, rules.record.every_boneyard, seeds)
             if entry is not None:
                 kwargs["link"] = chain.link(self.chain_salt, self.chain_head, entry)
         super().trigger_event(event_class, **kwargs)
-
-    def _chain_entry(self, event_class: type, kw: dict) -> dict | None:
-        """The entry an event about to be stored adds to the chain, built as the export
-        (export.py) writes the same fact into the record."""
-        if issubclass(event_class, Match.TilePlayed):
-            first = self._in_play.left < 0
-            move = play(kw["tile"], None if first else kw["end"])
-            return chain.action_entry(RecordedAction(kw["seat"], move, timeout=kw["timeout"]))
-        if issubclass(event_class, Match.TileDrawn):
-            return chain.action_entry(RecordedAction(kw["seat"], DRAW, kw["tile"], kw["timeout"]))
-        if issubclass(event_class, Match.TurnPassed):
-            return chain.action_entry(RecordedAction(kw["seat"], PASS, timeout=kw["timeout"]))
-        if issubclass(event_class, Match.RoundDealt):
-            hands = kw["hands"]
-            leader = kw.get("leader", -1)
-            rnd = RecordedRound(Deal(tuple(mask_of(h) for h in hands), tuple(kw["boneyard"]), kw["set_aside"]),
-                                hand_order=tuple(tuple(h) for h in hands),
-                                leader=leader if self.rules_name != "egyptian" and leader >= 0 else None)
-            first = self.dealt_rounds == 0
-            return chain.deal_entry(rnd, self.rules_name != "egyptian", list(self.client_seeds) if first else None)
-        if issubclass(event_class, Match.RoundEnded):
-            return chain.REDEAL_ENTRY if kw["reason"] == "redeal" else None
-        if issubclass(event_class, Match.MatchEnded):
-            return chain.end_entry(kw["server_seed"], kw.get("abandoned", False),
-                                   None if self.dealt_rounds else list(self.client_seeds))
-        return None
 
     def _linked(self, link: str) -> None:
         if link:
@@ -574,6 +553,49 @@ class Match(Aggregate):
         if request_key:
             self.outcomes = {**self.outcomes, request_key: (self.version + 1, command, drawn)}
 
+
+class Place(NamedTuple):
+    """Where an event falls in the record, all that ``SHOWN`` needs beyond its fields."""
+    family: Family
+    opening: bool  # no tile is played yet in the round: a play there names no end
+
+
+def _dealt(e: Mapping[str, Any], at: Place) -> RecordedRound:
+    hands = e["hands"]
+    leader = e.get("leader", -1)  # -1 in matches from before it was stored
+    return RecordedRound(Deal(tuple(mask_of(h) for h in hands), tuple(e["boneyard"]), e["set_aside"]),
+                         hand_order=tuple(tuple(h) for h in hands),
+                         leader=leader if at.family.record.leaders and leader >= 0 else None)
+
+
+def _started(e: Mapping[str, Any], at: Place) -> MatchRecord:
+    return MatchRecord(e["rules"], e["variant"] or None, e["teams"], e["target"], list(e["seats"]),
+                       fairness=Fairness(e["commitment"], None, list(e["client_seeds"])), options=e.get("options"))
+
+
+def _nothing(e: Mapping[str, Any], at: Place) -> None:
+    return None
+
+
+# What each stored event shows to the record (its fields, or a stored event's ``vars``, and
+# its place): the chain links it (``trigger_event``) and the export writes it (export.py),
+# so both say the same. Events the record does not show map to nothing; a round's scores are
+# recomputed from the record, so RoundEnded shows only a redeal.
+SHOWN: dict[type, Callable[[Mapping[str, Any], Place], chain.Shown | None]] = {
+    Match.MatchStarted: _started,
+    Match.SeedSubmitted: lambda e, at: chain.ClientSeed(e["seat"], e["seed"]),
+    Match.RoundDealt: _dealt,
+    Match.TilePlayed: lambda e, at: RecordedAction(e["seat"], play(e["tile"], None if at.opening else e["end"]),
+                                                   timeout=e["timeout"]),
+    Match.TileDrawn: lambda e, at: RecordedAction(e["seat"], DRAW, e["tile"], e["timeout"]),
+    Match.TurnPassed: lambda e, at: RecordedAction(e["seat"], PASS, timeout=e["timeout"]),
+    Match.RoundEnded: lambda e, at: chain.REDEAL if e["reason"] == "redeal" else None,
+    Match.MatchEnded: lambda e, at: chain.End(e["server_seed"], e.get("abandoned", False)),
+    Match.SeedsClosed: _nothing,
+    Match.SeatLeft: _nothing,
+    Match.SeatWentAway: _nothing,
+    Match.SeatReturned: _nothing,
+}
 
 # Events stored before ``SeatAway`` was named in the past tense still read as the new class.
 register_topic("services.match.domainmodel:Match.SeatAway", Match.SeatWentAway)

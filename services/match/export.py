@@ -11,47 +11,41 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .domainmodel import Match
-from .record import Fairness, MatchRecord, RecordedAction, RecordedRound, to_json
-from .rules.moves import DRAW, PASS, play
-from .rules.state import Deal
-from .rules.tiles import mask_of
+from . import chain
+from .domainmodel import SHOWN, Match, Place
+from .record import MatchRecord, RecordedAction, RecordedRound, to_json
+from .rules.families.registry import family
 
 
 def full_record(events: Iterable) -> MatchRecord:
+    """Each event written as ``SHOWN`` says it shows to the record, as its chain links it."""
     stream = iter(events)
     e = next(stream, None)
     if not isinstance(e, Match.MatchStarted):  # a match's first event, the one that created it
         raise ValueError("no MatchStarted event")
-    fairness = Fairness(e.commitment, None, list(e.client_seeds))
-    record = MatchRecord(e.rules, e.variant or None, e.teams, e.target, list(e.seats), fairness=fairness,
-                         options=getattr(e, "options", None))
-    revealed = None
+    rules = family(e.rules)
+    record = SHOWN[Match.MatchStarted](vars(e), Place(rules, opening=True))
+    assert isinstance(record, MatchRecord) and record.fairness is not None  # a header, with the seeds
+    fairness = record.fairness
     links = [e.link] if e.link else None
+    opening = True
     for e in stream:
         if links is not None and getattr(e, "link", None):
             links.append(e.link)
-        if isinstance(e, Match.SeedSubmitted):
-            fairness.client_seeds[e.seat] = e.seed
-        elif isinstance(e, Match.RoundDealt):
-            deal = Deal(tuple(mask_of(h) for h in e.hands), tuple(e.boneyard), e.set_aside)
-            leader = getattr(e, "leader", -1)
-            record.rounds.append(RecordedRound(deal, hand_order=tuple(tuple(h) for h in e.hands),
-                                               leader=leader if record.rules != "egyptian" and leader >= 0 else None))
-        elif isinstance(e, Match.RoundEnded) and e.reason == "redeal":
-            record.rounds[-1].redeal = True
-        elif isinstance(e, Match.TilePlayed):
-            first = not any(a.move.kind == "play" for a in record.rounds[-1].actions)
-            move = play(e.tile, None if first else e.end)
-            record.rounds[-1].actions.append(RecordedAction(e.seat, move, timeout=e.timeout))
-        elif isinstance(e, Match.TileDrawn):
-            record.rounds[-1].actions.append(RecordedAction(e.seat, DRAW, e.tile, e.timeout))
-        elif isinstance(e, Match.TurnPassed):
-            record.rounds[-1].actions.append(RecordedAction(e.seat, PASS, timeout=e.timeout))
-        elif isinstance(e, Match.MatchEnded):
-            revealed = e.server_seed
-            record.abandoned = getattr(e, "abandoned", False)
-    fairness.server_seed = revealed
+        match SHOWN[type(e)](vars(e), Place(rules, opening)):
+            case RecordedRound() as dealt:
+                record.rounds.append(dealt)
+                opening = True
+            case RecordedAction() as action:
+                record.rounds[-1].actions.append(action)
+                opening = opening and action.move.kind != "play"
+            case chain.Redeal():
+                record.rounds[-1].redeal = True
+            case chain.ClientSeed(seat, seed):
+                fairness.client_seeds[seat] = seed
+            case chain.End(server_seed, abandoned):
+                fairness.server_seed = server_seed
+                record.abandoned = abandoned
     if links is not None:
         record.chain = {"links": links}
     return record
