@@ -139,9 +139,9 @@ def _team_choice(chosen: Family, variant: str) -> bool:
 
 
 @bots.command()
-@click.option("--deals", type=click.IntRange(min=1), default=20, show_default=True,
+@click.option("--deals", type=click.IntRange(min=1), default=10, show_default=True,
               help="Deals per family setting (variant, seats, teams), each played by every pair of strengths in "
-                   "every seating; 20 take about ten minutes on one core.")
+                   "every seating; 10 take about five minutes on an idle core.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Where to write the ladder (default: services/common/bot_ladder.json, which the services read).")
