@@ -12,7 +12,9 @@ what each scored in the round (Goat: lowest first), a strength in several seats 
 mean of its seats, per family and team setting (``rating_key``), so Egyptian's draw-2,
 block-3 and block-4 solo all move "egyptian/solo". The deals go round the settings and
 pairs in turn (deal 0 of every setting and pair, then deal 1...), so no pairing is rated
-all at once before the others; everything follows from the seed.
+all at once before the others. A strength with a wall-clock cap on its search (strong's
+``deadline``, a safety net for a loaded machine) plays without it, so everything follows
+from the seed, however busy the machine.
 """
 
 from __future__ import annotations
@@ -56,6 +58,14 @@ def pairs(strengths: Iterable[str]) -> list[tuple[str, str]]:
     return list(itertools.combinations(strengths, 2))
 
 
+def untimed(strength: str):
+    """The strength's strategy without its wall-clock cap, where it has one."""
+    try:
+        return resolve(f"{strength}:deadline=none")
+    except ValueError:  # a strength that takes no options, or no deadline: it has no clock
+        return resolve(strength)
+
+
 Ratings = dict[str, dict[str, Rating]]  # rating key -> "bot:<strength>" -> rating
 
 
@@ -64,7 +74,7 @@ def run(deals: int, seed: int, strengths: tuple[str, ...] = NAMES, chosen: list[
     """Play ``deals`` deals per setting and pair of ``strengths``; the ratings after them.
     ``progress(done, total)`` is told after each deal of each setting."""
     chosen = settings() if chosen is None else chosen
-    strategies = {s: resolve(s) for s in strengths}
+    strategies = {s: untimed(s) for s in strengths}
     rulesets = {s: arena_rules(s.rules, s.variant or None, s.teams, s.seats) for s in chosen}
     ratings: Ratings = {s.key: {} for s in chosen}
     total, done = deals * len(chosen), 0
