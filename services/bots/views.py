@@ -7,6 +7,7 @@ here cannot see more than a person at that seat.
 from __future__ import annotations
 
 from domino.match.v1 import match_service_pb2 as pb
+from services.common import rule_options
 from services.match.ends import FROM_PB as _END
 from services.match.rules.families.registry import family
 from services.match.rules.moves import DRAW, PASS, Move, play
@@ -29,10 +30,7 @@ def move_from_pb(msg: pb.Move) -> Move:
 
 def _rule_set(view: pb.MatchView):
     named = family(view.rules)
-    options = None
-    if view.HasField("goat_options"):  # the wire's name for the family's host options
-        given = view.goat_options
-        options = {o.name: getattr(given, o.name) for o in named.options if given.HasField(o.name)}
+    options = rule_options.given(view)  # rule_options, or goat_options from a server before them
     return named.build(view.variant, named.seats_to_build(len(view.seats)), view.teams, options)
 
 

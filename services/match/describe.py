@@ -10,10 +10,10 @@ chance) is read from the rule set each shape builds, so no facet is stated twice
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.common import bot_strengths
+from services.common.rule_options import value_pb as option_value
 
 from .rules.families import registry
 from .rules.families.family import Family
@@ -90,12 +90,3 @@ def table_pb(family: Family, barred: int) -> pb.TableFacets:
     elif isinstance(family.lone_zero_zero, int):
         table.lone_zero_zero_points = family.lone_zero_zero
     return table
-
-
-def option_value(value: Any) -> pb.OptionValue:
-    """A host option's value as the oneof of its type (bool before int: a bool is an int)."""
-    if isinstance(value, bool):
-        return pb.OptionValue(bool_value=value)
-    if isinstance(value, int):
-        return pb.OptionValue(int_value=value)
-    return pb.OptionValue(string_value=str(value))

@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+from services.common import rule_options
 from services.common.auth import AuthError, Identity, KeyRing
 from services.common.auth_interceptor import AuthInterceptor, caller
 from services.common.grpc_status import end_at_expiry
@@ -116,7 +117,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.teams if request.HasField("teams") else None,
                 request.target if request.HasField("target") else None,
                 request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None, seats,
-                goat_options(request), request.seed_wait_seconds, request.spectators)
+                host_options(request), request.seed_wait_seconds, request.spectators)
             return with_view(pb.CreateMatchResponse(match_id=str(match.id)), self.views.serialized(match, -1))
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:
@@ -349,10 +350,11 @@ def _statuses(context: Context) -> ErrorStatuses:
     return ErrorStatuses(context, STATUSES)
 
 
-def goat_options(request: pb.CreateMatchRequest) -> dict[str, object] | None:
-    """The Goat options a CreateMatch sets (None: the variant's preset; outside Goat any set
-    option is refused by the rule set, naming the family)."""
-    if not request.HasField("goat_options"):
-        return None
-    given = request.goat_options
-    return {name: getattr(given, name) for name in ("zero_zero", "redeal", "remembered", "fish") if given.HasField(name)}
+def host_options(request: pb.CreateMatchRequest) -> dict[str, object] | None:
+    """The host options a CreateMatch names, from rule_options and Goat's older goat_options
+    (None: the variant's preset). The family's own ``build`` then refuses a name or value it
+    does not have, naming what it allows (services/common/rule_options.py)."""
+    try:
+        return rule_options.given(request)
+    except rule_options.UnreadableOptions as e:
+        raise InvalidRequest(str(e)) from None

@@ -16,6 +16,7 @@ from functools import cache
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from domino.match.v1 import match_service_pb2 as pb
+from services.common import rule_options
 
 from .domainmodel import Match
 from .ends import TO_PB as _END
@@ -71,7 +72,10 @@ def round_summary(result: RoundResult, sides: int) -> pb.RoundSummary:
 
 
 def goat_options_pb(options: dict | None) -> pb.GoatOptions | None:
-    return pb.GoatOptions(**options) if options else None
+    """The played options as Goat's older message, for the clients that read it: only where
+    every one is a GoatOptions field (rule_options carries them for every family)."""
+    fields = rule_options.goat_fields(options)
+    return pb.GoatOptions(**fields) if fields else None
 
 
 def timestamp(seconds: float | None) -> Timestamp | None:
@@ -137,6 +141,7 @@ def public_view(match: Match, head: Head | None = None) -> pb.MatchView:
         pot=view.pot,
         goats=list(match.state.goats) if match.finished else [],
         goat_options=goat_options_pb(match.options),
+        rule_options=rule_options.settings_pb(match.options),
         turn_seconds=match.turn_seconds if in_play else 0,
         round_starts_at=timestamp(match.round_starts_at) if in_play else None,
     )

@@ -19,6 +19,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
+from services.common import rule_options
 from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
 from services.common.changes import ChangeFeed, Waiter
 from services.common.grpc_status import ErrorStatuses, end_at_expiry
@@ -156,8 +157,9 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                        (("rules", "rules"), ("variant", "variant"), ("teams", "teams"), ("target", "target"),
                         ("turn_timer", "turn_timer_seconds"), ("seats", "seats"), ("spectators", "spectators"))
                        if request.HasField(field)}
-            if request.HasField("goat_options"):
-                changes["goat_options"] = _goat_options(request.goat_options)
+            named = _host_options(request)
+            if named is not None:
+                changes["host_options"] = named
             _check_values(changes.get("turn_timer"))
             room = await asyncio.to_thread(self.rooms.update_room_options, player, room_id, **changes)
             return pb.UpdateRoomOptionsResponse(room=room_pb(room))
@@ -316,12 +318,17 @@ def _options(request: pb.CreateRoomRequest | pb.StartPracticeRequest, spectators
     _check_values(timer)
     return Options.chosen(request.rules, request.variant, request.teams if request.HasField("teams") else None,
                           target, timer, request.seats if request.HasField("seats") else None,
-                          _goat_options(request.goat_options) if request.HasField("goat_options") else None,
-                          spectators)
+                          _host_options(request), spectators)
 
 
-def _goat_options(given: pb.GoatOptions) -> dict[str, Any]:
-    return {name: getattr(given, name) for name in ("zero_zero", "redeal", "remembered", "fish") if given.HasField(name)}
+def _host_options(request: pb.CreateRoomRequest | pb.StartPracticeRequest | pb.UpdateRoomOptionsRequest
+                  ) -> dict[str, Any] | None:
+    """The host options a request names, from rule_options and Goat's older goat_options
+    (None: none); the family's own rules then check them (services/common/rule_options.py)."""
+    try:
+        return rule_options.given(request)
+    except rule_options.UnreadableOptions as e:
+        raise InvalidRequest(str(e)) from None
 
 
 def _check_values(turn_timer: int | None) -> None:
@@ -352,8 +359,13 @@ def _statuses(context: Context) -> ErrorStatuses:
 def options_pb(options: Options) -> pb.MatchOptions:
     return pb.MatchOptions(rules=options.rules, variant=options.variant, teams=options.teams, target=options.target,
                            turn_timer_seconds=options.turn_timer, seats=options.seats,
-                           goat_options=pb.GoatOptions(**options.goat) if options.goat else None,
-                           spectators=options.spectators)
+                           goat_options=_goat_pb(options.host_options), spectators=options.spectators,
+                           rule_options=rule_options.settings_pb(options.host_options))
+
+
+def _goat_pb(options: dict | None) -> pb.GoatOptions | None:
+    fields = rule_options.goat_fields(options)
+    return pb.GoatOptions(**fields) if fields else None
 
 
 def room_pb(room: Room) -> pb.RoomView:

@@ -13,6 +13,7 @@ import grpc
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+from services.common import rule_options
 from services.common.auth import KeyRing, mint_token
 
 from .errors import MatchRefused, MatchServiceUnavailable, RatingUnavailable
@@ -45,7 +46,9 @@ class GrpcMatchCreator:
             request_id=request_id, rules=options.rules, variant=options.variant, teams=options.teams,
             target=options.target, turn_timer_seconds=options.turn_timer,
             seats=[pb.SeatSpec(player_id=player) for player in seats],
-            goat_options=pb.GoatOptions(**options.goat) if options.goat else None,
+            rule_options=rule_options.settings_pb(options.host_options),
+            # Goat's also as its older message, which a match service from before rule_options reads.
+            goat_options=pb.GoatOptions(**goat) if (goat := rule_options.goat_fields(options.host_options)) else None,
             seed_wait_seconds=int(self.seed_wait_seconds), spectators=options.spectators)
         try:
             reply = self.stub.CreateMatch(request, metadata=self._metadata(), timeout=self.timeout_seconds)

@@ -25,7 +25,7 @@ class Options:
     target: int
     turn_timer: int
     seats: int = 0  # the number of seats (0 in options stored before it was kept: the variant's)
-    goat: dict | None = None  # the family's host options as played, None without (stored under Goat's name)
+    host_options: dict | None = None  # the family's host options as played, None without (stored as "goat")
     spectators: bool = False  # players without a seat may watch (rooms: the host decides; public tables: yes)
 
     @classmethod
@@ -43,15 +43,14 @@ class Options:
 
     def changed(self, rules: str | None = None, variant: str | None = None, teams: bool | None = None,
                 target: int | None = None, turn_timer: int | None = None, seats: int | None = None,
-                goat_options: dict | None = None, spectators: bool | None = None) -> "Options":
+                host_options: dict | None = None, spectators: bool | None = None) -> "Options":
         """These options with the given ones changed. Another family keeps what still
         applies (``_in_family``); another variant or seat count without
         ``teams`` takes its default (teams for block-4); the family's host options (Goat's)
         carry over within a variant and take the new preset with another; the timer and
-        spectators carry over. ``goat_options`` is the API's name for the host options."""
+        spectators carry over."""
         same_family = rules is None or rules == self.rules
         rules = rules or self.rules
-        host_options = goat_options
         if not same_family:
             return self._in_family(rules, variant, teams, target, turn_timer, seats, host_options, spectators)
         variant = self.variant if variant is None else variant
@@ -60,8 +59,8 @@ class Options:
             seats = self.seats
         if teams is None and same_family and (variant, seats) == (self.variant, self.seats):
             teams = self.teams
-        if same_family and variant == self.variant and self.goat is not None:
-            host_options = {**self.goat, **(host_options or {})}
+        if same_family and variant == self.variant and self.host_options is not None:
+            host_options = {**self.host_options, **(host_options or {})}
         if target is None and same_family:
             target = self.target  # a family's targets are the same for all its variants and seats
         return Options.chosen(rules, variant, teams, target, self.turn_timer if turn_timer is None else turn_timer,
@@ -93,16 +92,21 @@ class Options:
     @property
     def name(self) -> str:
         return rule_set(self.rules, self.variant, self.teams, family(self.rules).seats_to_build(self.seats),
-                        self.goat).name
+                        self.host_options).name
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """As stored: the host options under their first name, "goat" (stored rooms and
+        tables keep their shape whatever the family)."""
+        data = asdict(self)
+        data["goat"] = data.pop("host_options")
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "Options":
         """Options as stored (those stored before ``seats`` or ``spectators`` were kept take
         the variant's seats and no spectators)."""
         data = dict(data)
+        data["host_options"] = data.pop("goat", None)
         if not data.get("seats"):
             data["seats"] = rule_set(data["rules"], data["variant"], data["teams"]).seats
         return cls(**data)

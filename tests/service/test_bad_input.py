@@ -17,6 +17,7 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.common.auth import KeyRing, mint_token
+from services.common.rule_options import value_pb
 from services.match.application import MatchApplication
 from services.match.table_talk import GRACE_SECONDS, MAX_PHRASES_PER_PLAYER
 from tests.support.clock import Clock
@@ -78,6 +79,10 @@ def call(svc, rpc: str, match_id: str, metadata, **fields):
         return stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase=fields.get("phrase", "hello")),
                              metadata=metadata)
     raise AssertionError(rpc)
+
+
+def setting(name: str, value) -> pb.OptionSetting:
+    return pb.OptionSetting(name=name, value=value_pb(value))
 
 
 def rejected(code: grpc.StatusCode, thunk, *words: str) -> str:
@@ -266,6 +271,26 @@ BAD_CREATE = {
     "missing request_id": (dict(request_id=""), ["request_id", "required"]),
     "teams for draw-2": (dict(teams=True), ["solo", "block-4"]),
     "teams for block-3": (dict(variant="block-3", players=PLAYERS["block-3"], teams=True), ["solo", "block-4"]),
+    # Host options as rule_options: the family's own rules name the option and what it allows.
+    "rule option outside its values": (dict(rules="goat", variant="koza", rule_options=[setting("fish", "two")]),
+                                       ["fish", "all, one", "two"]),
+    "rule option of another type": (dict(rules="goat", variant="koza", rule_options=[setting("zero_zero", "10")]),
+                                    ["zero_zero", "0, 10, 25"]),
+    "rule option of another family": (dict(rules="goat", variant="koza", rule_options=[setting("domino_bonus", 20)]),
+                                      ["domino_bonus", "zero_zero, redeal, remembered, fish"]),
+    "rule option for a family without options": (dict(rule_options=[setting("fish", "one")]), ["no options"]),
+    "rule option named twice": (dict(rules="goat", variant="koza",
+                                     rule_options=[setting("fish", "one"), setting("fish", "one")]), ["fish", "twice"]),
+    "rule option without a value": (dict(rules="goat", variant="koza", rule_options=[pb.OptionSetting(name="fish")]),
+                                    ["fish", "no value"]),
+    "rule option without a name": (dict(rules="goat", variant="koza", rule_options=[pb.OptionSetting(
+        value=pb.OptionValue(string_value="one"))]), ["without a name"]),
+    "goat_options and rule_options disagree": (dict(rules="goat", variant="koza", goat_options=pb.GoatOptions(fish="all"),
+                                                    rule_options=[setting("fish", "one")]),
+                                               ["goat_options.fish", "rule_options", "one", "all"]),
+    "goat_options and rule_options disagree in type": (
+        dict(rules="goat", variant="koza", goat_options=pb.GoatOptions(redeal=True), rule_options=[setting("redeal", 1)]),
+        ["redeal"]),
 }
 
 
@@ -279,6 +304,22 @@ def test_create_match_with_bad_options_is_invalid_argument_and_creates_nothing(s
     request = pb.CreateMatchRequest(seats=[pb.SeatSpec(player_id=p) for p in players], **fields)
     with nothing_appended(svc):
         rejected(grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.CreateMatch(request, metadata=SERVICE), *words)
+
+
+def test_create_match_takes_goat_options_and_rule_options_that_agree_and_its_view_carries_both(svc):
+    request = pb.CreateMatchRequest(request_id="c-both", rules="goat", variant="koza",
+                                    seats=[pb.SeatSpec(player_id=p) for p in PLAYERS["draw-2"]],
+                                    goat_options=pb.GoatOptions(fish="one", redeal=True),
+                                    rule_options=[setting("fish", "one"), setting("zero_zero", 25)])
+    view = svc.stub.CreateMatch(request, metadata=SERVICE).view
+    assert view.goat_options == pb.GoatOptions(zero_zero=25, redeal=True, remembered=True, fish="one")
+    assert list(view.rule_options) == [setting("zero_zero", 25), setting("redeal", True), setting("remembered", True),
+                                       setting("fish", "one")]
+
+
+def test_a_family_without_options_has_neither_in_its_view(svc, match_id):
+    view = public_view(svc, match_id)
+    assert not view.HasField("goat_options") and not view.rule_options
 
 
 def test_create_match_retry_with_the_same_request_id_returns_the_same_match_and_appends_nothing(svc, match_id):

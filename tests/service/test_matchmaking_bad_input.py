@@ -17,8 +17,10 @@ from contextlib import contextmanager
 import grpc
 import pytest
 
+from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.common.auth import KeyRing, mint_token
+from services.common.rule_options import value_pb
 from services.matchmaking.rooms import FailedJoins
 from tests.support.keys import KEYS, auth
 
@@ -388,6 +390,60 @@ def test_a_seated_ticket_cannot_be_cancelled(system, names):
 def test_start_practice_with_bad_options_is_invalid_argument(system, names, fields, words):
     refused(system, grpc.StatusCode.INVALID_ARGUMENT,
             lambda: system.stub.StartPractice(pb.StartPracticeRequest(**fields), metadata=auth(names("p"))), *words)
+
+
+# ---- host options as rule_options: CreateRoom, UpdateRoomOptions, StartPractice ---------------
+
+def setting(name: str, value) -> match_pb.OptionSetting:
+    return match_pb.OptionSetting(name=name, value=value_pb(value))
+
+
+GOAT = {"rules": "goat", "variant": "koza", "seats": 2}
+BAD_RULE_OPTIONS = {
+    "outside its values": (GOAT, {"rule_options": [setting("fish", "two")]}, ["fish", "all, one", "two"]),
+    "of another type": (GOAT, {"rule_options": [setting("zero_zero", "10")]}, ["zero_zero", "0, 10, 25"]),
+    "of another family": (GOAT, {"rule_options": [setting("domino_bonus", 20)]}, ["domino_bonus", "zero_zero"]),
+    "for a family without options": ({"variant": "draw-2"}, {"rule_options": [setting("fish", "one")]},
+                                     ["no options"]),
+    "named twice": (GOAT, {"rule_options": [setting("fish", "one"), setting("fish", "all")]}, ["fish", "twice"]),
+    "without a value": (GOAT, {"rule_options": [match_pb.OptionSetting(name="fish")]}, ["fish", "no value"]),
+    "disagreeing with goat_options": (GOAT, {"goat_options": pb.GoatOptions(fish="all"),
+                                             "rule_options": [setting("fish", "one")]},
+                                      ["goat_options.fish", "rule_options"]),
+}
+
+
+@pytest.mark.parametrize("case", BAD_RULE_OPTIONS, ids=str)
+def test_create_room_with_bad_rule_options_is_invalid_argument(system, names, case):
+    family, options, words = BAD_RULE_OPTIONS[case]
+    request = pb.CreateRoomRequest(request_id="r", **family, **options)
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.stub.CreateRoom(request, metadata=auth(names("p"))), *words)
+
+
+@pytest.mark.parametrize("case", BAD_RULE_OPTIONS, ids=str)
+def test_start_practice_with_bad_rule_options_is_invalid_argument(system, names, case):
+    family, options, words = BAD_RULE_OPTIONS[case]
+    request = pb.StartPracticeRequest(request_id="p", strength="greedy", **family, **options)
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.stub.StartPractice(request, metadata=auth(names("p"))), *words)
+
+
+@pytest.mark.parametrize("case", BAD_RULE_OPTIONS, ids=str)
+def test_update_room_options_with_bad_rule_options_is_invalid_argument(system, names, case):
+    family, options, words = BAD_RULE_OPTIONS[case]
+    room = system.create_room(names("host"), **family)
+    request = pb.UpdateRoomOptionsRequest(room_id=room.room_id, **options)
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+            lambda: system.stub.UpdateRoomOptions(request, metadata=auth(names("host"))), *words)
+    after = system.stub.GetRoom(pb.GetRoomRequest(room_id=room.room_id), metadata=auth(names("host"))).room
+    assert after.options == room.options
+
+
+def test_rule_options_for_another_family_are_refused_when_the_room_changes_to_it(system, room, names):
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: system.stub.UpdateRoomOptions(
+        pb.UpdateRoomOptionsRequest(room_id=room.room_id, rules="goat", rule_options=[setting("zero_zero", 7)]),
+        metadata=auth(names("host"))), "zero_zero", "0, 10, 25")
 
 
 # ---- where the caller is -------------------------------------------------------------------

@@ -7,7 +7,9 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
+from services.common.rule_options import value_pb
 from services.matchmaking.options import Options, queue_kinds
 from tests.support.keys import auth
 
@@ -45,6 +47,27 @@ def test_a_goat_room_keeps_the_presets_options_and_the_hosts_changes(system):
     assert room.options.goat_options == pb.GoatOptions(zero_zero=25, redeal=True, remembered=True, fish="one")
     room = update(system, "ann", room.room_id, variant="gamezz")
     assert room.options.goat_options == pb.GoatOptions(zero_zero=0, redeal=False, remembered=False, fish="all")
+
+
+def setting(name, value) -> match_pb.OptionSetting:
+    return match_pb.OptionSetting(name=name, value=value_pb(value))
+
+
+def test_a_room_takes_rule_options_shows_both_and_sends_them_to_the_match(system):
+    """rule_options name any family's options; Goat's also show as goat_options for older clients."""
+    room = create_room(system, rules="goat", variant="koza", seats=2, rule_options=[setting("fish", "one")])
+    preset = [setting("zero_zero", 10), setting("redeal", True), setting("remembered", True)]
+    assert list(room.options.rule_options) == preset + [setting("fish", "one")]
+    assert room.options.goat_options == pb.GoatOptions(zero_zero=10, redeal=True, remembered=True, fish="one")
+    room = update(system, "ann", room.room_id, rule_options=[setting("zero_zero", 25)],
+                  goat_options=pb.GoatOptions(zero_zero=25))
+    assert list(room.options.rule_options)[0] == setting("zero_zero", 25)
+    assert room.options.goat_options.zero_zero == 25 and room.options.goat_options.fish == "one"
+    system.stub.AddBot(pb.AddBotRequest(room_id=room.room_id, strength="greedy"), metadata=auth("ann"))
+    system.stub.StartRoom(pb.StartRoomRequest(room_id=room.room_id), metadata=auth("ann"))
+    sent = system.sent(f"room:{room.room_id}")
+    assert list(sent.rule_options) == list(room.options.rule_options)
+    assert sent.goat_options.SerializeToString() == room.options.goat_options.SerializeToString()
 
 
 def test_changing_the_family_keeps_what_still_applies_and_takes_defaults_for_the_rest(system):

@@ -19,6 +19,7 @@ from services.common.auth import KeyRing, mint_token
 from services.common.auth_interceptor import CALLER
 from services.common.changes import ChangeFeed
 from services.common.limits import RateLimit
+from services.common.rule_options import settings_pb
 from services.match.application import MatchApplication, SeatSpec
 from services.match.domainmodel import Match
 from services.match.grpc_adapter import MatchServicer, authentication
@@ -105,6 +106,7 @@ def reference_view(match: Match, seat: int) -> pb.MatchView:
         spinner_index=-1 if view.spinner_at is None else view.spinner_at, ends_total=view.ends_total,
         remembered=list(view.remembered), accounts_open=list(view.opened), pot=view.pot,
         goats=list(match.state.goats) if match.finished else [], goat_options=goat_options_pb(match.options),
+        rule_options=settings_pb(match.options),
         turn_seconds=match.turn_seconds if in_play else 0,
         round_starts_at=timestamp(match.round_starts_at) if in_play else None,
         round_actions=[pb.PublicAction(seat=a.seat, kind=KIND[a.kind], tile=tile_pb(a.tile), end=END[a.end],

@@ -86,7 +86,7 @@ class GoatOptions(_message.Message):
     def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "seed_wait_seconds", "spectators")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "seed_wait_seconds", "spectators", "rule_options")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -97,6 +97,7 @@ class CreateMatchRequest(_message.Message):
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEED_WAIT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
+    RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -107,7 +108,8 @@ class CreateMatchRequest(_message.Message):
     goat_options: GoatOptions
     seed_wait_seconds: int
     spectators: bool
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., seed_wait_seconds: _Optional[int] = ..., spectators: _Optional[bool] = ...) -> None: ...
+    rule_options: _containers.RepeatedCompositeFieldContainer[OptionSetting]
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., seed_wait_seconds: _Optional[int] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "view")
@@ -436,7 +438,7 @@ class PublicAction(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., points: _Optional[int] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment", "up_end", "down_end", "up_line", "down_line", "spinner_index", "ends_total", "remembered", "accounts_open", "pot", "goats", "goat_options", "turn_seconds", "head", "round_starts_at")
+    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment", "up_end", "down_end", "up_line", "down_line", "spinner_index", "ends_total", "remembered", "accounts_open", "pot", "goats", "goat_options", "turn_seconds", "head", "round_starts_at", "rule_options")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -475,6 +477,7 @@ class MatchView(_message.Message):
     TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     HEAD_FIELD_NUMBER: _ClassVar[int]
     ROUND_STARTS_AT_FIELD_NUMBER: _ClassVar[int]
+    RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     version: int
     status: MatchStatus
@@ -513,7 +516,8 @@ class MatchView(_message.Message):
     turn_seconds: int
     head: SignedHead
     round_starts_at: _timestamp_pb2.Timestamp
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ..., up_end: _Optional[int] = ..., down_end: _Optional[int] = ..., up_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., down_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., spinner_index: _Optional[int] = ..., ends_total: _Optional[int] = ..., remembered: _Optional[_Iterable[int]] = ..., accounts_open: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., goats: _Optional[_Iterable[int]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., head: _Optional[_Union[SignedHead, _Mapping]] = ..., round_starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    rule_options: _containers.RepeatedCompositeFieldContainer[OptionSetting]
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ..., up_end: _Optional[int] = ..., down_end: _Optional[int] = ..., up_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., down_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., spinner_index: _Optional[int] = ..., ends_total: _Optional[int] = ..., remembered: _Optional[_Iterable[int]] = ..., accounts_open: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., goats: _Optional[_Iterable[int]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., head: _Optional[_Union[SignedHead, _Mapping]] = ..., round_starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class SignedHead(_message.Message):
     __slots__ = ("match_id", "version", "entries", "hash", "key_id", "signed_at", "signature")

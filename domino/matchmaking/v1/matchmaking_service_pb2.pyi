@@ -1,5 +1,6 @@
 import datetime
 
+from domino.match.v1 import match_service_pb2 as _match_service_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -58,7 +59,7 @@ class GoatOptions(_message.Message):
     def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
 
 class MatchOptions(_message.Message):
-    __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "spectators")
+    __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "spectators", "rule_options")
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
@@ -67,6 +68,7 @@ class MatchOptions(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
+    RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     rules: str
     variant: str
     teams: bool
@@ -75,7 +77,8 @@ class MatchOptions(_message.Message):
     seats: int
     goat_options: GoatOptions
     spectators: bool
-    def __init__(self, rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ...) -> None: ...
+    rule_options: _containers.RepeatedCompositeFieldContainer[_match_service_pb2.OptionSetting]
+    def __init__(self, rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class RoomSeat(_message.Message):
     __slots__ = ("seat", "player_id", "bot_strength", "team")
@@ -138,7 +141,7 @@ class TicketView(_message.Message):
     def __init__(self, ticket_id: _Optional[str] = ..., status: _Optional[_Union[TicketStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seat_count: _Optional[int] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ...) -> None: ...
 
 class CreateRoomRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat", "seats", "goat_options", "spectators")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat", "seats", "goat_options", "spectators", "rule_options")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -149,6 +152,7 @@ class CreateRoomRequest(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
+    RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -159,7 +163,8 @@ class CreateRoomRequest(_message.Message):
     seats: int
     goat_options: GoatOptions
     spectators: bool
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ...) -> None: ...
+    rule_options: _containers.RepeatedCompositeFieldContainer[_match_service_pb2.OptionSetting]
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class CreateRoomResponse(_message.Message):
     __slots__ = ("room",)
@@ -252,7 +257,7 @@ class RemoveBotResponse(_message.Message):
     def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
 
 class UpdateRoomOptionsRequest(_message.Message):
-    __slots__ = ("room_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "spectators")
+    __slots__ = ("room_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "spectators", "rule_options")
     ROOM_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -262,6 +267,7 @@ class UpdateRoomOptionsRequest(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
+    RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     room_id: str
     rules: str
     variant: str
@@ -271,7 +277,8 @@ class UpdateRoomOptionsRequest(_message.Message):
     seats: int
     goat_options: GoatOptions
     spectators: bool
-    def __init__(self, room_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ...) -> None: ...
+    rule_options: _containers.RepeatedCompositeFieldContainer[_match_service_pb2.OptionSetting]
+    def __init__(self, room_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class UpdateRoomOptionsResponse(_message.Message):
     __slots__ = ("room",)
@@ -362,7 +369,7 @@ class CancelTicketResponse(_message.Message):
     def __init__(self, ticket: _Optional[_Union[TicketView, _Mapping]] = ...) -> None: ...
 
 class StartPracticeRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "strength", "turn_timer_seconds", "seats", "goat_options")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "strength", "turn_timer_seconds", "seats", "goat_options", "rule_options")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -372,6 +379,7 @@ class StartPracticeRequest(_message.Message):
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -381,7 +389,8 @@ class StartPracticeRequest(_message.Message):
     turn_timer_seconds: int
     seats: int
     goat_options: GoatOptions
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., strength: _Optional[str] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ...) -> None: ...
+    rule_options: _containers.RepeatedCompositeFieldContainer[_match_service_pb2.OptionSetting]
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., strength: _Optional[str] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class StartPracticeResponse(_message.Message):
     __slots__ = ("match_id", "seat", "seats", "options")
