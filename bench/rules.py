@@ -130,6 +130,62 @@ def peer_games(seconds: float, seed: str) -> tuple[int, float, float]:
             return n, now - start, time.process_time() - cpu
 
 
+# --- the strong bot's rollouts -----------------------------------------------------------------
+
+
+def strong_positions(rules, rounds: int, seed: int) -> list:
+    """Rounds in play a few turns after the opening, from random play: where rollouts start."""
+    rand = random.Random(seed).random
+    out = []
+    for n in range(rounds):
+        r = start_round(new_match(rules), deal(rules, _key(10**8 + seed * rounds + n))).round
+        for _ in range(3):
+            if r.outcome is None:
+                mv = legal_moves(r)
+                step(r, mv[int(rand() * len(mv))])
+        if r.outcome is None:
+            out.append(r)
+    return out
+
+
+def strong_rollouts(positions: list, seconds: float, window: float = 0.1) -> list[int]:
+    """Rollouts done in each ``window`` (100 ms) of ``seconds``, each as ``StrongBot.choose`` makes
+    one: a copy of the position, the rollout's random stream seeded, ``rollout`` to the end."""
+    from services.bots.strong import rollout
+
+    roll = random.Random()
+    clock = time.process_time
+    counts = []
+    i = 0
+    end = clock() + seconds
+    while clock() < end:
+        n = 0
+        stop = clock() + window
+        while clock() < stop:
+            for _ in range(10):
+                r = positions[i % len(positions)].copy()
+                roll.seed(i)
+                rollout(r, roll.random, 0.2)
+                i += 1
+            n += 10
+        counts.append(n)
+    return counts
+
+
+def run_strong(seconds: float, seed: int) -> dict:
+    """Median rollouts per 100 ms of CPU of the strong bot's rollout in each family's rule set."""
+    sets = {name.removesuffix("_random_rounds_per_s"): egyptian(variant, teams)
+            for name, (variant, teams) in ROUND_METRICS.items()}
+    sets.update({name.removesuffix("_random_rounds_per_s"): rule_set(*args) for name, args in FAMILY_METRICS.items()})
+    result = {}
+    for name, rules in sets.items():
+        positions = strong_positions(rules, 200, seed)
+        strong_rollouts(positions, min(0.2, seconds))  # warm-up
+        result[name] = statistics.median(strong_rollouts(positions, seconds))
+    return {"strong_rollouts_per_100ms_cpu": result, "seconds": seconds, "seed": seed,
+            "loadavg_1m_after": _loadavg()}
+
+
 # --- legal_moves ----------------------------------------------------------------------------
 
 
@@ -371,7 +427,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default 0)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="divide by wall time (default) or by this process's CPU time, which ignores preemption")
+    parser.add_argument("--strong", action="store_true",
+                        help="only the strong bot's rollouts per 100 ms of CPU, per rule set (JSON)")
     args = parser.parse_args(argv)
+    if args.strong:
+        print(json.dumps(run_strong(args.seconds * 2, args.seed)))
+        return 0
     if not args.seconds > 0:
         parser.error("--seconds must be positive")
     if args.repeats < 1:
