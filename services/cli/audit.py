@@ -15,6 +15,7 @@ import click
 from services.audit.report import render, shown
 from services.audit.simulate import simulate as simulate_match
 from services.audit.verify import verify as verify_record
+from services.cli.choices import Registered
 from services.cli.tls import credentials_of, tls_options
 from services.match import record as record_format
 from services.match.heads import BadHead, PublishedKeys, read_heads
@@ -84,7 +85,7 @@ def _fail_malformed(message: str) -> NoReturn:
 
 
 @audit.command()
-@click.option("--rules", "family", type=click.Choice(names()), default="egyptian", show_default=True,
+@click.option("--rules", "family", type=Registered(names), default="egyptian", show_default=True,
               help="Rule family.")
 @click.option("--variant", default=None,
               help="; ".join(f"{f.name}: {', '.join(f.variants)}" for f in families() if f.variants) + ".")

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from services.cli.choices import Registered
 from services.match.rules.families import registry
 from services.match.rules.families.family import Family, HostOption
 
@@ -54,7 +55,7 @@ def parse_options(items: tuple[str, ...]) -> dict | None:
 @click.option("--a", "a_spec", required=True, metavar="STRATEGY",
               help="Strategy A: random, greedy or strong (strong takes options: strong:samples=32,eps=0.2).")
 @click.option("--b", "b_spec", required=True, metavar="STRATEGY", help="Strategy B, as --a.")
-@click.option("--rules", "family", type=click.Choice(registry.names()), default="egyptian", show_default=True,
+@click.option("--rules", "family", type=Registered(registry.names), default="egyptian", show_default=True,
               help="The rule family.")
 @click.option("--variant", default=None, help=_variants_help())
 @click.option("--seats", type=int, default=None, help="Players, where the family offers a choice (2, 3 or 4).")

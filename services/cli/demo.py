@@ -14,6 +14,7 @@ from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.audit.report import render
 from services.audit.verify import verify
+from services.cli.choices import Registered
 from services.cli.tls import credentials_of, tls_options
 from services.client.api import open_channel
 from services.common import bot_strengths
@@ -32,7 +33,7 @@ def _variant(chosen: Family) -> str:
 
 
 @click.command()
-@click.option("--rules", "family", type=click.Choice(registry.names()), default="egyptian", show_default=True)
+@click.option("--rules", "family", type=Registered(registry.names), default="egyptian", show_default=True)
 @click.option("--variant", default=None, help="; ".join(f"{f.name}: {', '.join(f.variants)} (default {_variant(f)})"
                                                         for f in registry.families() if f.variants) + ".")
 @click.option("--seats", type=click.IntRange(2, 4), default=None, help="Players, where the family lets it vary.")

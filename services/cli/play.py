@@ -10,6 +10,7 @@ import grpc
 from rich.console import Console
 from rich.text import Text
 
+from services.cli.choices import Registered
 from services.cli.up import command_path
 from services.cli.tls import credentials_of, tls_options
 from services.client.account_api import AccountApi
@@ -20,7 +21,7 @@ from services.client.device import Device, DeviceFileError, config_dir
 from services.client.game import ClientError, GameOptions
 from services.client.inbox import Inbox
 from services.client import families, names
-from services.client.families import RULES, SEAT_COUNTS, VARIANTS, Setup
+from services.client.families import Setup
 from services.client.menu import STRENGTHS, TURN_TIMERS, clean_code
 from services.client.session import NAME_REFUSALS, LocalTokens, Session, first_sign_in
 from services.client.store import Exports, KeptHeads, LastMatch
@@ -91,20 +92,20 @@ def sign_in(session: Session, name: str | None, out: Output, inbox: Inbox, ask: 
                               "terminal; its device key is kept in ", str(session.device.path), ")."), soft_wrap=True)
 
 
-def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool) -> Setup:
+def _choices(rules, variant, seats, teams, target, host_options, scripted: bool) -> Setup:
     """The family and options the command line names, checked together (UsageError says
     what does not fit). Started with a mode, unnamed ones take the defaults; from the menu
     they are asked."""
     if rules and variant and families.rules_of(variant) != rules:
         raise click.UsageError(f"--variant {variant} is not a variant of {rules}")
     options: dict = {}
-    for given in goat_options:
+    for given in host_options:
         try:
-            name, value = families.parse_goat_option(given)
+            name, value = families.parse_option(given)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--option") from None
         options[name] = value
-    family = rules or families.rules_of(variant) or ("goat" if options else None)
+    family = rules or families.rules_of(variant) or (families.owner_of(options) if options else None)
     if family is None and not scripted:
         return Setup("", "", seats, teams, target)  # the menu asks the family, then checks
     setup = families.settled(Setup(family or "egyptian", variant or "", seats, teams, target, options or None))
@@ -145,20 +146,20 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
                    "you are seated in (or, if it does not answer, the last one played here).")
 @click.option("--watch", "watch", default=None, metavar="MATCH_ID",
               help="Watch a match as a spectator (one turn behind, no hands), if it allows spectators; q leaves.")
-@click.option("--rules", type=click.Choice(RULES), default=None,
+@click.option("--rules", type=Registered(families.rule_names), default=None,
               help="The family: egyptian (the default), all-fives, goat, classic or sports.")
-@click.option("--variant", type=click.Choice(VARIANTS), default=None,
+@click.option("--variant", type=Registered(families.variant_names), default=None,
               help="egyptian: draw-2, block-3, block-4; goat: gamezz, koza (names the family too).")
-@click.option("--seats", type=click.Choice([str(n) for n in SEAT_COUNTS]), default=None,
+@click.option("--seats", type=Registered(families.seat_counts), default=None,
               help="Players, where the family lets it vary (all-fives, goat, classic: 2-4; default 4).")
 @click.option("--teams/--solo", default=None,
               help="Four seats as two teams (0+2 against 1+3): block-4 (its default), all-fives, goat.")
 @click.option("--target", type=int, default=None,
               help="Points to win: egyptian 51/71/101/151, all-fives and sports 100/150/200/250, classic 100-500 "
                    "by 100 (goat: always 101).")
-@click.option("--option", "goat_options", multiple=True, metavar="NAME=VALUE",
-              help="Goat's options over the variant's preset: zero_zero=0|10|25, redeal=on|off, remembered=on|off, "
-                   "fish=all|one (repeatable).")
+@click.option("--option", "host_options", multiple=True, metavar="NAME=VALUE",
+              help="A family's option over the variant's preset, as DescribeRules lists them (Goat: zero_zero=0|10|25, "
+                   "redeal=on|off, remembered=on|off, fish=all|one); names the family too (repeatable).")
 @click.option("--turn-timer", type=click.Choice([str(t) for t in TURN_TIMERS]), default=None,
               help="Seconds per turn, 0 for none (practice and rooms; default 45).")
 @click.option("--bots", "strength", type=click.Choice(STRENGTHS), default=None,
@@ -178,7 +179,7 @@ def _choices(rules, variant, seats, teams, target, goat_options, scripted: bool)
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-redraw", is_flag=True, help="Print screens one after another instead of redrawing in place.")
 def play(display_name, config_dir, player, token, match_address, matchmaking_address, account_address, server, tls,
-         ca, var_dir, mode, code, resume, watch, rules, variant, seats, teams, target, goat_options, turn_timer,
+         ca, var_dir, mode, code, resume, watch, rules, variant, seats, teams, target, host_options, turn_timer,
          strength, seat, fill_bots, start_when_full, spectators, auto, delay, round_pause, no_color,
          no_redraw) -> None:
     """Play dominoes in the terminal: practice against bots, public tables, private rooms.
@@ -221,7 +222,7 @@ def play(display_name, config_dir, player, token, match_address, matchmaking_add
         match_address = matchmaking_address = account_address = public_address(server)
     tls = tls or bool(ca) or bool(server)
     credentials = credentials_of(tls, ca)
-    choices = _choices(rules, variant, int(seats) if seats else None, teams, target, goat_options, scripted=bool(mode))
+    choices = _choices(rules, variant, int(seats) if seats else None, teams, target, host_options, scripted=bool(mode))
     match_address = match_address or settings.match_address
     matchmaking_address = matchmaking_address or settings.matchmaking_address
     account_address = account_address or settings.account_address
@@ -285,7 +286,7 @@ def play(display_name, config_dir, player, token, match_address, matchmaking_add
                   GameOptions(auto=auto, delay=delay, tick=1.0 if out.redraw else 0.0, round_pause=round_pause),
                   Choices(rules=choices.rules or None, variant=choices.variant or None,
                           seats=choices.seats, teams=choices.teams, target=choices.target,
-                          goat_options=choices.goat_options,
+                          host_options=choices.host_options,
                           turn_timer=int(turn_timer) if turn_timer is not None else None, strength=strength,
                           seat=seat, fill_bots=fill_bots, start_when_full=start_when_full, spectators=spectators),
                   exports=exports, account=account)

@@ -23,6 +23,8 @@ from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
+from services.common import rule_options
+
 from . import families
 from .families import Setup
 
@@ -309,9 +311,9 @@ class MatchmakingApi(_Stub):
         return self.call(self.stub.StartPractice, request, retry=True)
 
     def request_table(self, setup: Setup) -> mm.TicketView:
-        """Public tables play the family's default target and Goat options."""
+        """Public tables play the family's default target and options."""
         request = mm.RequestTableRequest(request_id=request_id())
-        _setup(request, replace(setup, target=None, goat_options=None))
+        _setup(request, replace(setup, target=None, host_options=None))
         return self.call(self.stub.RequestTable, request, retry=True).ticket
 
     def get_ticket(self, ticket_id: str) -> mm.TicketView:
@@ -332,14 +334,13 @@ class MatchmakingApi(_Stub):
 
     def update_room_options(self, room_id: str, rules: str | None = None, variant: str | None = None,
                             seats: int | None = None, teams: bool | None = None, target: int | None = None,
-                            turn_timer: int | None = None, goat_options: dict | None = None,
+                            turn_timer: int | None = None, host_options: dict | None = None,
                             spectators: bool | None = None) -> mm.RoomView:
         """Host only, before the start: changes the options given; the others stay."""
         request = mm.UpdateRoomOptionsRequest(room_id=room_id)
         _optional(request, rules=rules, variant=variant, seats=seats, teams=teams, target=target,
                   turn_timer_seconds=turn_timer, spectators=spectators)
-        if goat_options:
-            request.goat_options.CopyFrom(mm.GoatOptions(**goat_options))
+        request.rule_options.extend(rule_options.settings_pb(host_options))
         return self.call(self.stub.UpdateRoomOptions, request).room
 
     def room_by_code(self, code: str) -> mm.RoomView:
@@ -397,5 +398,5 @@ def _setup(request, setup: Setup) -> None:
     _optional(request, seats=setup.seats, teams=setup.teams)
     if hasattr(request, "target"):
         _optional(request, target=setup.target)
-    if setup.goat_options and hasattr(request, "goat_options"):
-        request.goat_options.CopyFrom(mm.GoatOptions(**setup.goat_options))
+    if hasattr(request, "rule_options"):
+        request.rule_options.extend(rule_options.settings_pb(setup.host_options))

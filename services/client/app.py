@@ -37,7 +37,7 @@ class Choices:
     seats: int | None = None
     teams: bool | None = None
     target: int | None = None
-    goat_options: dict | None = None
+    host_options: dict | None = None
     turn_timer: int | None = None
     strength: str | None = None
     seat: int | None = None
@@ -537,7 +537,7 @@ class App:
         variant = c.variant or ""
         if not variant and family.variants and asking and family.variant_for_seats(c.seats) is None:
             variant = self.ask_choice("Variant", family.variants, family.default_variant)
-        setup = families.settled(Setup(rules, variant, c.seats, c.teams, c.target, c.goat_options))
+        setup = families.settled(Setup(rules, variant, c.seats, c.teams, c.target, c.host_options))
         chosen = family.variant(setup.variant)
         if setup.seats is None and len(chosen.seat_counts) > 1 and asking:
             answer = self.ask_choice("Seats", [str(n) for n in chosen.seat_counts], str(chosen.default_shape.seats))
@@ -549,8 +549,8 @@ class App:
             answer = self.ask_choice("Play to", [str(t) for t in family.targets],
                                      str(families.default_target(rules, setup.variant)))
             setup = replace(setup, target=int(answer))
-        if not public and family.options and setup.goat_options is None and asking:
-            setup = replace(setup, goat_options=self._host_options(family, setup.variant))
+        if not public and family.options and setup.host_options is None and asking:
+            setup = replace(setup, host_options=self._host_options(family, setup.variant))
         problem = families.problem(setup)
         if problem:
             raise ClientError(problem)
@@ -563,7 +563,7 @@ class App:
     def _host_options(self, family: families.Family, variant: str) -> dict | None:
         """The family's own options (Goat's four): its variant's preset, or each chosen."""
         preset = family.variant(variant).presets
-        self.out.say(f"The {variant or family.title} preset: {families.goat_options_text(dict(preset), family.rules)}.")
+        self.out.say(f"The {variant or family.title} preset: {families.options_text(dict(preset), family.rules)}.")
         if self.ask_choice(f"{family.title} options", ("preset", "choose"), "preset") == "preset":
             return None
         chosen = {}

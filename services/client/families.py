@@ -17,6 +17,7 @@ from functools import cache
 from typing import Mapping
 
 from domino.match.v1 import match_service_pb2 as pb
+from services.common import rule_options
 
 Tile = tuple[int, int]  # (high, low), as tiles.py shows them
 TEAM_SEATS = 4  # teams are always 0+2 against 1+3
@@ -196,11 +197,6 @@ class Rules:
                    message.default_turn_timer)
 
 
-def _value(message: pb.OptionValue) -> object:
-    kind = message.WhichOneof("value")
-    return getattr(message, kind) if kind else None
-
-
 def _shape(message: pb.SeatShape) -> Shape:
     return Shape(message.seats, message.teams, message.hand_size, message.boneyard)
 
@@ -209,13 +205,13 @@ def _family(message: pb.RuleFamily) -> Family:
     table = message.table
     lone = table.WhichOneof("lone_zero_zero")
     variants = tuple(Variant(v.name, tuple(_shape(s) for s in v.shapes), _shape(v.default_shape), v.default_target,
-                             {p.name: _value(p.value) for p in v.presets}, v.leader_by_chance,
+                             {p.name: rule_options.value_of(p.value) for p in v.presets}, v.leader_by_chance,
                              Lead(v.lead.rule, v.lead.by_double, v.lead.by_zero_zero, v.lead.by_other_tile))
                      for v in message.variants)
     return Family(
         message.name, message.phrases.title or message.name, message.phrases.target or "to {target}",
         message.phrases.scoring, variants, message.default_variant, tuple(message.targets),
-        tuple(Option(o.name, o.help, tuple(_value(v) for v in o.values), o.words) for o in message.options),
+        tuple(Option(o.name, o.help, tuple(rule_options.value_of(v) for v in o.values), o.words) for o in message.options),
         message.lower_is_better, message.per_move_timer, message.four_ends,
         tuple((c.key, c.header) for c in message.round_columns),
         getattr(table, lone) if lone else None,
@@ -238,10 +234,17 @@ def current() -> Rules:
     return _session or built_in()
 
 
-@cache
 def built_in() -> Rules:
-    """The rules this program was built with: what the command line is checked against
-    before a server is asked, and what a server too old to describe its own is taken to play."""
+    """The rules this program was built with, and the families it registered
+    (DOMINO_FAMILY_MODULES): what the command line is checked against before a server is
+    asked, and what a server too old to describe its own is taken to play."""
+    from services.match.rules.families.registry import families
+
+    return _described(families())
+
+
+@cache
+def _described(registered: tuple) -> Rules:
     from services.match.describe import describe_rules
 
     return Rules.of(describe_rules())
@@ -262,10 +265,17 @@ def title(rules: str, variant: str = "") -> str:
     return f"{name} {variant}" if variant else name
 
 
-# The command line's choices (services/cli/play.py): the rules this program was built with.
-RULES = built_in().names
-VARIANTS = built_in().variants
-SEAT_COUNTS = built_in().seat_counts
+# The command line's choices (services/cli/play.py), read when it is parsed: the registered families.
+def rule_names() -> tuple[str, ...]:
+    return tuple(built_in().names)
+
+
+def variant_names() -> tuple[str, ...]:
+    return tuple(built_in().variants)
+
+
+def seat_counts() -> tuple[str, ...]:
+    return tuple(str(n) for n in built_in().seat_counts)
 
 
 # ---- in words ---------------------------------------------------------------------------
@@ -288,17 +298,20 @@ def timer_text(rules: str, seconds: int) -> str:
     return f"{seconds} s turns" if seconds else "no turn timer"
 
 
-def goat_options_of(message) -> dict:
-    """The host options a GoatOptions message (either package's) sets, by name."""
-    return {name: getattr(message, name) for name in current().options
-            if name in message.DESCRIPTOR.fields_by_name and message.HasField(name)}
+def options_of(message) -> dict:
+    """The host options a MatchView or a room's MatchOptions holds, by name: its rule_options,
+    or the goat_options of a server from before them."""
+    try:
+        return rule_options.given(message) or {}
+    except rule_options.UnreadableOptions:
+        return {}  # a server's answer the client cannot read: none shown
 
 
 def option_of(view: pb.MatchView, name: str) -> object:
     """The value of a host option the match is played with (its variant's preset when unset)."""
-    message = view.goat_options
-    if name in message.DESCRIPTOR.fields_by_name and message.HasField(name):
-        return getattr(message, name)
+    played = options_of(view)
+    if name in played:
+        return played[name]
     return variant_of(view.rules, view.variant).presets.get(name)
 
 
@@ -319,7 +332,7 @@ class Setup:
     seats: int | None = None
     teams: bool | None = None
     target: int | None = None
-    goat_options: dict | None = field(default=None, hash=False)  # the host options, by name
+    host_options: dict | None = field(default=None, hash=False)  # the family's options, by name (rule_options)
 
     @property
     def seat_count(self) -> int:
@@ -385,11 +398,18 @@ def problem(setup: Setup) -> str | None:
         return f"{fam.title} is played by two pairs (teams)"
     if setup.target is not None and setup.target not in fam.targets:
         return f"{fam.title} plays to {', '.join(map(str, fam.targets))}, not {setup.target}"
-    if setup.goat_options:
-        unknown = [name for name in setup.goat_options if fam.option(name) is None]
+    if setup.host_options:
+        unknown = [name for name in setup.host_options if fam.option(name) is None]
         if unknown:
             return f"--option sets {_options_owners(unknown)}"
     return None
+
+
+def owner_of(names) -> str | None:
+    """The one family whose options these all are (None: none or several): the family a
+    command line naming options but no family means."""
+    owners = [f.rules for f in current().families.values() if all(f.option(n) for n in names)]
+    return owners[0] if len(owners) == 1 else None
 
 
 def _options_owners(names: list[str]) -> str:
@@ -404,7 +424,7 @@ def _options_owners(names: list[str]) -> str:
 _TRUE, _FALSE = ("on", "yes", "true", "1", "y"), ("off", "no", "false", "0", "n")
 
 
-def parse_goat_option(text: str) -> tuple[str, object]:
+def parse_option(text: str) -> tuple[str, object]:
     """``zero_zero=25``, ``redeal=off``, ``fish=one``: a host option (any family's) as
     (name, value); ValueError says why not."""
     options = current().options
@@ -424,7 +444,7 @@ def parse_goat_option(text: str) -> tuple[str, object]:
                      f"not {value!r}")
 
 
-def goat_options_text(options: dict, rules: str | None = None) -> str:
+def options_text(options: dict, rules: str | None = None) -> str:
     """``0-0 alone counts 10 · redeal on · remembered on · fish all``"""
     known = family(rules).options if rules else tuple(current().options.values())
     return " · ".join(o.text(options[o.name]) for o in known if o.name in options)

@@ -86,8 +86,8 @@ def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
     title = Text.assemble((" room ", "bold white on dark_green"),
                           f"  {options_text(room.options)} · {spectators_text(room.options)}",
                           (f"   {ROOM_STATUS.get(room.status, '?')}", "bold"))
-    if room.options.HasField("goat_options"):
-        chosen = families.goat_options_text(families.goat_options_of(room.options.goat_options), room.options.rules)
+    if families.options_of(room.options):
+        chosen = families.options_text(families.options_of(room.options), room.options.rules)
         worst = "lowest total wins · " if families.family(_rules(room.options.rules)).lower_is_better else ""
         title.append(f"\n{worst}{chosen}", style="dim")
     parts: list[RenderableType] = [title, code, table]

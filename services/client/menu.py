@@ -172,7 +172,7 @@ def _room_options(words: list[str]) -> RoomCommand:
         name = name.replace("-", "_")
         try:
             if name in families.current().options:
-                changes.append(families.parse_goat_option(word))
+                changes.append(families.parse_option(word))
             elif name == "rules" and value in families.current().names:
                 changes.append((name, value))
             elif name == "variant" and value in families.current().variants:

@@ -76,8 +76,9 @@ def header(view: pb.MatchView) -> Text:
                 f"{families.target_text(view.rules, view.target)} · "
                 f"{'before the first deal' if seeds.waiting(view) else f'round {view.round_number}'} · "
                 f"{families.timer_text(view.rules, view.turn_timer_seconds)}", style="bold")
-    if families.family(view.rules).options and view.HasField("goat_options"):
-        options = families.goat_options_text(families.goat_options_of(view.goat_options), view.rules)
+    played = families.options_of(view)
+    if families.family(view.rules).options and played:
+        options = families.options_text(played, view.rules)
         text.append(f"\nlowest total wins · {options}" if tiles.is_goat(view) else f"\n{options}", style="dim")
     text.append(f"\nmatch {view.match_id}", style="dim")
     return text
@@ -254,7 +255,7 @@ def seats_table(view: pb.MatchView, now: float, countdown: bool = True) -> Table
 
 def _shows_accounts(view: pb.MatchView) -> bool:
     """Goat with remembered points: each side's remembered points and open account."""
-    return tiles.is_goat(view) and (view.goat_options.remembered or any(view.remembered))
+    return tiles.is_goat(view) and (bool(families.option_of(view, "remembered")) or any(view.remembered))
 
 
 def hand_text(view: pb.MatchView) -> Text:

@@ -90,7 +90,7 @@ def _same_family(current: mm.MatchOptions, rules: str, given: dict, options: dic
     if seats is not None and seats != families.TEAM_SEATS and current.teams and "teams" not in given:
         why["teams"] = "teams need four seats"
     if options:
-        request["goat_options"] = options
+        request["host_options"] = options
     return Change(request, named, why)
 
 
@@ -140,7 +140,7 @@ def _another_family(current: mm.MatchOptions, rules: str, given: dict, options: 
         raise Refused(problem)
     request = {**given, "rules": rules, "variant": variant, "seats": seats, "teams": teams, "target": target}
     if options:
-        request["goat_options"] = options
+        request["host_options"] = options
     return Change(request, named, why)
 
 
@@ -168,8 +168,8 @@ def changed_text(before: mm.MatchOptions, after: mm.MatchOptions, change: Change
         parts.append(text)
     elif before.variant != after.variant:
         parts.append(f"variant {before.variant} → {after.variant}" + because("variant"))
-        if after.HasField("goat_options") and not set(families.current().options) & change.named:
-            preset = families.goat_options_text(families.goat_options_of(after.goat_options), after.rules)
+        if families.options_of(after) and not set(families.current().options) & change.named:
+            preset = families.options_text(families.options_of(after), after.rules)
             parts[-1] += f" (its preset: {preset})"
     if before.seats != after.seats:
         parts.append(f"seats {before.seats} → {after.seats}" + because("seats"))
@@ -181,8 +181,8 @@ def changed_text(before: mm.MatchOptions, after: mm.MatchOptions, change: Change
         parts.append(f"turn timer {_timer(before.turn_timer_seconds)} → {_timer(after.turn_timer_seconds)}")
     if before.spectators != after.spectators:
         parts.append("spectators may watch" if after.spectators else "no spectators")
-    old = families.goat_options_of(before.goat_options) if before.HasField("goat_options") else {}
-    new = families.goat_options_of(after.goat_options) if after.HasField("goat_options") else {}
+    old = families.options_of(before)
+    new = families.options_of(after)
     if old and new and before.variant == after.variant:
         parts += [f"{name} {families.option_value_text(old.get(name))} → {families.option_value_text(value)}"
                   for name, value in new.items() if old.get(name) != value]

@@ -11,6 +11,7 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from services.cli.play import _choices
+from services.common.rule_options import settings_pb
 from services.client import commands, families, lobby_screens, menu, render, rounds, tiles
 from services.client.commands import ChooseEnd, Draw, Invalid, Play, Refresh
 from services.client.families import Setup
@@ -82,7 +83,7 @@ def test_an_egyptian_seat_count_picks_its_variant_and_goat_defaults_to_koza():
     (Setup("egyptian", "koza"), "Egyptian variants are draw-2, block-3, block-4, not koza"),
     (Setup("egyptian", "draw-2", seats=3), "Egyptian draw-2 is played by 2 players, not 3"),
     (Setup("sports", seats=3), "Sports is played by 4 players, not 3"),
-    (Setup("classic", goat_options={"fish": "one"}), "--option sets Goat's options"),
+    (Setup("classic", host_options={"fish": "one"}), "--option sets Goat's options"),
 ])
 def test_a_setup_that_does_not_fit_its_family_says_why(setup, says):
     assert says in families.problem(setup)
@@ -90,7 +91,7 @@ def test_a_setup_that_does_not_fit_its_family_says_why(setup, says):
 
 def test_every_family_with_its_own_options_is_a_fitting_setup():
     for setup in (Setup("egyptian", "block-4", teams=False, target=151), Setup("all-fives", seats=4, teams=True,
-                  target=100), Setup("goat", "gamezz", seats=2, goat_options={"zero_zero": 25}),
+                  target=100), Setup("goat", "gamezz", seats=2, host_options={"zero_zero": 25}),
                   Setup("classic", seats=3, target=500), Setup("sports", target=250)):
         assert families.problem(setup) is None, setup
 
@@ -100,7 +101,7 @@ def test_every_family_with_its_own_options_is_a_fitting_setup():
     ("remembered=on", ("remembered", True)), ("fish=one", ("fish", "one")), ("FISH=All", ("fish", "all")),
 ])
 def test_goat_options_are_read_as_name_equals_value(text, expected):
-    assert families.parse_goat_option(text) == expected
+    assert families.parse_option(text) == expected
 
 
 @pytest.mark.parametrize("text,says", [
@@ -109,12 +110,12 @@ def test_goat_options_are_read_as_name_equals_value(text, expected):
 ])
 def test_bad_goat_options_say_what_is_allowed(text, says):
     with pytest.raises(ValueError, match=says):
-        families.parse_goat_option(text)
+        families.parse_option(text)
 
 
 def test_the_command_line_names_a_family_by_its_variant_or_its_options():
     assert _choices(None, "koza", 3, None, None, ("fish=one",), scripted=True) == \
-        Setup("goat", "koza", 3, goat_options={"fish": "one"})
+        Setup("goat", "koza", 3, host_options={"fish": "one"})
     assert _choices(None, None, None, None, None, ("redeal=on",), scripted=False).rules == "goat"
     assert _choices("all-fives", None, 2, None, 100, (), scripted=True) == Setup("all-fives", "", 2, target=100)
 
@@ -346,6 +347,13 @@ def test_goat_names_its_options_and_the_limit_in_the_header():
     assert "lowest total wins · 0-0 alone counts 10 · redeal on · remembered on · fish all" in text
 
 
+def test_a_view_with_rule_options_alone_names_its_options_as_one_with_goat_options_does():
+    v = goat()
+    v.ClearField("goat_options")  # a family's options travel as rule_options; goat_options is for older clients
+    v.rule_options.extend(settings_pb({"zero_zero": 25, "redeal": False, "remembered": True, "fish": "one"}))
+    assert "lowest total wins · 0-0 alone counts 25 · redeal off · remembered on · fish one" in screen(v)
+
+
 def test_goat_shows_the_pot_carried_to_this_round():
     assert "pot 14 · boneyard 4" in screen(goat(pot=14))
 
@@ -487,12 +495,12 @@ def sent_request(call: str, *args, **kwargs):
 
 
 def test_practice_passes_the_family_and_every_option_it_was_given():
-    setup = Setup("goat", "gamezz", seats=4, teams=True, target=101, goat_options={"zero_zero": 25, "fish": "one"})
+    setup = Setup("goat", "gamezz", seats=4, teams=True, target=101, host_options={"zero_zero": 25, "fish": "one"})
     request = sent_request("start_practice", setup, "random", 60)
     assert (request.rules, request.variant, request.seats, request.teams, request.target, request.strength,
             request.turn_timer_seconds) == ("goat", "gamezz", 4, True, 101, "random", 60)
-    assert request.goat_options == mm.GoatOptions(zero_zero=25, fish="one")
-    assert not request.goat_options.HasField("redeal")  # unset options keep the variant's preset
+    assert list(request.rule_options) == settings_pb({"zero_zero": 25, "fish": "one"})  # unset: the preset
+    assert not request.HasField("goat_options")  # Goat's older message is left to older clients
 
 
 def test_options_left_unset_are_left_out_for_the_servers_defaults():
@@ -500,6 +508,7 @@ def test_options_left_unset_are_left_out_for_the_servers_defaults():
     assert request.rules == "all-fives"
     assert not any(request.HasField(name) for name in ("seats", "teams", "target", "turn_timer_seconds", "seat",
                                                        "goat_options"))
+    assert not request.rule_options
 
 
 def test_a_public_table_asks_for_the_family_seats_and_teams_only():
@@ -508,8 +517,8 @@ def test_a_public_table_asks_for_the_family_seats_and_teams_only():
 
 
 def test_a_room_update_sends_only_what_changes():
-    request = sent_request("update_room_options", "r-1", target=150, goat_options={"fish": "one"})
-    assert request.target == 150 and request.goat_options.fish == "one"
+    request = sent_request("update_room_options", "r-1", target=150, host_options={"fish": "one"})
+    assert request.target == 150 and list(request.rule_options) == settings_pb({"fish": "one"})
     assert not any(request.HasField(name) for name in ("rules", "variant", "seats", "teams", "turn_timer_seconds"))
 
 

@@ -68,7 +68,7 @@ class FakeMatchmaking:
         self.calls.append(("options", changes))
         options = self.room_view.options
         for name, value in changes.items():
-            if name == "goat_options":
+            if name == "host_options":
                 options.goat_options.MergeFrom(mm.GoatOptions(**value))
             else:
                 setattr(options, "turn_timer_seconds" if name == "turn_timer" else name, value)
@@ -218,7 +218,7 @@ def test_the_menu_keeps_the_goat_preset_and_never_asks_a_target(tmp_path):
 def test_the_menu_lets_the_host_choose_each_goat_option(tmp_path):
     calls, text = menu_calls(["3", "goat", "gamezz", "2", "choose", "25", "", "on", "one", "", "q"], tmp_path)
     options = {"zero_zero": 25, "redeal": False, "remembered": True, "fish": "one"}
-    assert calls[0] == ("create", Setup("goat", "gamezz", 2, goat_options=options), 45, None)
+    assert calls[0] == ("create", Setup("goat", "gamezz", 2, host_options=options), 45, None)
     assert "  zero_zero  0, 10 or 25  [0]:" in text and "  fish  1) all  2) one  [all]:" in text
 
 
@@ -246,7 +246,7 @@ def test_the_host_changes_options_from_the_lobby(tmp_path):
     fake.room_view.options.CopyFrom(mm.MatchOptions(rules="goat", variant="koza", seats=3, target=101,
                                                     turn_timer_seconds=45, goat_options=mm.GoatOptions(fish="all")))
     app.create_room()
-    assert fake.calls[1] == ("options", {"target": 150, "turn_timer": 60, "goat_options": {"fish": "one"}})
+    assert fake.calls[1] == ("options", {"target": 150, "turn_timer": 60, "host_options": {"fish": "one"}})
     assert "target 101 → 150; turn timer 45 s → 60 s; fish all → one." in screen.getvalue()
 
 
