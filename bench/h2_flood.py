@@ -58,6 +58,7 @@ from services.common.auth import KeyRing, mint_token  # noqa: E402
 from services.common.config import SQLITE_MODULE  # noqa: E402
 from services.common.servers import free_ports  # noqa: E402
 from tests.support.raw_h2 import SETTINGS_MAX_CONCURRENT_STREAMS, RawH2Connection  # noqa: E402
+from bench.procfs import memory_kb  # noqa: E402
 
 VENV_BIN = ROOT / ".venv" / "bin" if (ROOT / ".venv" / "bin" / "domino").exists() else Path(sys.executable).parent
 OLD_OPTIONS = {"DOMINO_GRPC_MAX_CONCURRENT_STREAMS": "0", "DOMINO_GRPC_MAX_CONCURRENT_CALLS": "0",
@@ -70,10 +71,11 @@ def log(message: str, quiet: bool) -> None:
 
 
 def memory_mb(pid: int, field: str = "VmRSS") -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return round(int(line.split()[1]) / 1024, 1)
-    raise RuntimeError(f"no {field} for process {pid}")
+    """VmRSS or VmHWM in MB; raises once the process is gone (the sampler then stops)."""
+    kb = memory_kb(pid).get(field)
+    if kb is None:
+        raise RuntimeError(f"no {field} for process {pid}")
+    return round(kb / 1024, 1)
 
 
 class MatchServer:

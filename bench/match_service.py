@@ -68,10 +68,15 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-import grpc
-from services.common.config import SQLITE_MODULE
-
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import grpc  # noqa: E402
+from services.common.config import SQLITE_MODULE  # noqa: E402
+from bench import procfs  # noqa: E402
+from bench.procfs import child_pids, cpu_seconds, loadavg, tree_cpu_seconds  # noqa: E402
+
 VENV_BIN = ROOT / ".venv" / "bin" if (ROOT / ".venv" / "bin" / "domino").exists() else Path(sys.executable).parent
 
 TARGET_ECHO_RATIO = 0.25  # commands/s at 50 in flight >= 0.25x the bare echo
@@ -79,7 +84,6 @@ TARGET_LATE_OVER_EARLY = 1.3  # a command late in a long match costs <= 1.3x one
 TARGET_POSTGRES_OVER_SQLITE = 0.5  # PostgreSQL >= 0.5x SQLite at 50 in flight
 
 ECHO_METHOD = "/bench.Echo/Echo"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 # ---------------------------------------------------------------------------------------
@@ -87,38 +91,10 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def pct(values: list[float], q: float) -> float:
-    """Nearest-rank percentile (q in 0..100) of unsorted values; NaN when empty."""
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    k = max(0, min(len(s) - 1, int(round(q / 100.0 * len(s) + 0.5)) - 1))
-    return s[k]
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of one process (all its threads), in seconds; 0 if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-def tree_cpu_seconds(root_pid: int) -> float:
-    """CPU of a process and its direct children (PostgreSQL: postmaster and backends)."""
-    total = cpu_seconds(root_pid)
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if int(fields[1]) == root_pid:
-                total += (int(fields[11]) + int(fields[12])) / CLK_TCK
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
+    """procfs's nearest-rank percentile, NaN rather than None when empty: the figures here
+    are floats, medians of rounds, until ``_finite`` writes NaN as null."""
+    value = procfs.pct(values, q)
+    return float("nan") if value is None else value
 
 
 def log(msg: str, quiet: bool) -> None:
@@ -658,15 +634,8 @@ class MatchServer:
 
 
 def _python_child(pid: int) -> int | None:
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        return int(entry)
-            except (OSError, ValueError, IndexError):
-                pass
-    return None
+    children = child_pids(pid)
+    return children[0] if children else None
 
 
 SUMMED = ("commands", "draws", "matches_finished", "errors")
@@ -825,7 +794,7 @@ async def run(args) -> dict:
         "long_matches": args.long_matches,
         "rounds": args.rounds,
     }
-    results["loadavg_1m_before"] = os.getloadavg()[0]
+    results["loadavg_1m_before"] = loadavg()
     started = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="bench-match-"))
     echo = None if args.no_echo else EchoServer(args, tmp)
@@ -880,7 +849,7 @@ async def run(args) -> dict:
             shutil.rmtree(tmp, ignore_errors=True)
     summarize(results, args, rounds)
     results["wall_seconds"] = time.perf_counter() - started
-    results["loadavg_1m_after"] = os.getloadavg()[0]
+    results["loadavg_1m_after"] = loadavg()
     return results
 
 

@@ -43,6 +43,7 @@ from typing import Any, Callable
 
 import grpc
 
+from bench.procfs import rss_kb
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.table_talk import PHRASES
 
@@ -120,18 +121,6 @@ def raise_fd_limit(want: int = 65536) -> int:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
         soft = target
     return soft
-
-
-def rss_kb(pid: int) -> int:
-    """Resident memory of one process, kB (0 if it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 class ChannelPool:

@@ -29,21 +29,36 @@ def proc_stat(pid: int) -> list[str] | None:
         return None
 
 
+def _cpu(fields: list[str]) -> float:
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
 def cpu_seconds(pid: int) -> float:
     """utime + stime of one process (all its threads); 0 if it is gone."""
     fields = proc_stat(pid)
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK if fields else 0.0
+    return _cpu(fields) if fields else 0.0
+
+
+def _children(parent: int) -> dict[int, list[str]]:
+    """The live children of a process, each with its stat fields."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = proc_stat(int(entry))
+            if fields and int(fields[1]) == parent:
+                children[int(entry)] = fields
+    return children
+
+
+def child_pids(parent: int) -> list[int]:
+    """The live children of a process (a wrapper's: the program it runs)."""
+    return list(_children(parent))
 
 
 def children_cpu_seconds(parent: int) -> float:
     """CPU of a process's live children (PostgreSQL's backends and helpers), plus what its
     exited children left in its cutime/cstime."""
-    total = 0.0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = proc_stat(int(entry))
-            if fields and int(fields[1]) == parent:
-                total += (int(fields[11]) + int(fields[12])) / CLK_TCK
+    total = sum(_cpu(fields) for fields in _children(parent).values())
     fields = proc_stat(parent)
     if fields:
         total += (int(fields[13]) + int(fields[14])) / CLK_TCK
@@ -63,6 +78,14 @@ def memory_kb(pid: int) -> dict[str, int]:
             if line.startswith(("VmRSS:", "VmHWM:")):
                 out[line.split(":")[0]] = int(line.split()[1])
     return out
+
+
+def rss_kb(pid: int) -> int:
+    """VmRSS of a process, in KB; 0 once it is gone."""
+    try:
+        return memory_kb(pid).get("VmRSS", 0)
+    except OSError:
+        return 0
 
 
 def loadavg() -> float:
