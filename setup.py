@@ -1,6 +1,7 @@
-"""Compiles the rules engine's playout kernel with mypyc when it can (bots' rollouts and
-the random-round benchmark run several times faster); without a compiler the same module
-runs as plain Python, so nothing else depends on the build."""
+"""Compiles the rules engine's one step of a move (step.py) and its playout kernels
+(playout.py) with mypyc when it can (every move the engine makes, bots' rollouts and the
+random-round benchmark run several times faster); without a compiler the same modules run as
+plain Python, so nothing else depends on the build."""
 
 import os
 
@@ -16,6 +17,7 @@ if not os.environ.get("DOMINO_NO_MYPYC"):
         # ``--config-file=`` (empty): compile with mypy's defaults, not pyproject.toml's
         # [tool.mypy], which is for type-checking the project and names plugins (pydantic)
         # that the isolated build environment does not have.
-        ext_modules = mypycify(["--config-file=", "services/match/rules/playout.py"], opt_level="3")
+        ext_modules = mypycify(["--config-file=", "services/match/rules/step.py", "services/match/rules/playout.py"],
+                               opt_level="3")
 
 setup(ext_modules=ext_modules)

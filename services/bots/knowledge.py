@@ -50,8 +50,9 @@ from typing import Any
 
 from services.match.rules.families.registry import family
 from services.match.rules.leading import BY_SUM_THEN_HIGH
-from services.match.rules.moves import DRAW, LEFT, OPEN, PASS, PLAY_ON, RIGHT, UP
-from services.match.rules.spinner import BOTH_SIDES, SpinnerRound
+from services.match.rules.moves import DRAW, LEFT, OPEN, PASS, PLAY_ON
+from services.match.rules import step
+from services.match.rules.spinner import SpinnerRound
 from services.match.rules.state import Deal, Round
 from services.match.rules.tiles import (
     ALL_TILES,
@@ -75,19 +76,14 @@ HEAVIER = tuple(sum(1 << u for u in range(TILE_COUNT) if (PIPS[u], HIGH[u]) > (P
 # --- the line -----------------------------------------------------------------------------
 
 
-class Line:
+class Line(step.Line):
     """The open ends the public plays leave: ``left``/``right`` (-1 before the first play)
     and, on a line with a spinner (All Fives, docs/rules.md §2), the spinner's number, its
     sides still waiting for a tile, ``up``/``down`` (-1 while closed) and what each of the
-    four ends counts. The names are ``SpinnerRound``'s, so ``play_points_of`` reads either."""
+    four ends counts: the engine's own ``step.Line``, moved by its one step of a play, so
+    ``play_points_of`` reads a ``Line`` or a ``SpinnerRound`` alike."""
 
-    __slots__ = ("four_ends", "left", "right", "up", "down", "spinner", "pending", "values")
-
-    def __init__(self, four_ends: bool = False) -> None:
-        self.four_ends = four_ends
-        self.left = self.right = self.up = self.down = self.spinner = -1
-        self.pending = 0
-        self.values: tuple[int, int, int, int] = (0, 0, 0, 0)
+    __slots__ = ()
 
     @classmethod
     def of(cls, view) -> "Line":
@@ -97,48 +93,8 @@ class Line:
                 line.play(a.tile, a.end)
         return line
 
-    def fitting(self) -> int:
-        """The tiles that fit some open end (none before the first play)."""
-        if self.left < 0:
-            return 0
-        fit = MATCHES[self.left] | MATCHES[self.right]
-        if self.up >= 0:
-            fit |= MATCHES[self.up] | MATCHES[self.down]
-        return fit
-
     def play(self, t: int, end: int | None) -> None:
-        double = LOW[t] == HIGH[t]
-        if self.left < 0:
-            self.left, self.right = LOW[t], HIGH[t]
-            if self.four_ends:
-                weight = 2 if double else 1
-                self.values = (LOW[t] * weight, HIGH[t] * weight, 0, 0)
-                if double:
-                    self.spinner, self.pending = LOW[t], BOTH_SIDES
-            return
-        end = LEFT if end is None else end
-        number = (self.left, self.right, self.up, self.down)[end]
-        outer = OTHER_END[t][number]
-        if end == LEFT:
-            self.left = outer
-        elif end == RIGHT:
-            self.right = outer
-        elif end == UP:
-            self.up = outer
-        else:
-            self.down = outer
-        if not self.four_ends:
-            return
-        values = list(self.values)
-        values[end] = outer * 2 if double else outer
-        self.values = (values[0], values[1], values[2], values[3])
-        if end <= RIGHT:
-            if double and self.spinner < 0:
-                self.spinner, self.pending = number, 1 << end
-            elif self.pending & 1 << end:
-                self.pending &= ~(1 << end)
-                if not self.pending:
-                    self.up = self.down = self.spinner
+        step.lay(self, t, -1 if self.left < 0 else LEFT if end is None else end)
 
 
 def play_points_of(line, t: int, end: int | None) -> int:

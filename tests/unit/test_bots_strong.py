@@ -298,7 +298,7 @@ def test_weighing_by_seen_plays_favours_deals_where_others_played_greedily():
     """Deals kept for the search explain the other seats' plays as heaviest-first more
     often than uniformly sampled deals do (and are all consistent: they come from the sampler)."""
     from services.bots.knowledge import play_evidence
-    from services.bots.strong import heaviest
+    from services.match.rules.playout import heaviest
 
     rules = egyptian("block-4")
     bot = StrongBot(StrongConfig(samples=200, model_eps=0.1, deadline=None))

@@ -45,13 +45,15 @@ def test_random_playout_matches_legal_moves_and_step(spec, seed, moves_first):
     assert state(fast) == state(slow)
 
 
-def test_a_compiled_playout_is_built_from_the_current_source():
-    """mypyc's extension shadows playout.py; an edit without `make install` must not go unnoticed."""
+def test_the_compiled_step_and_playout_are_built_from_the_current_source():
+    """mypyc's extensions shadow step.py and playout.py; an edit without `make install` must not go unnoticed."""
     from pathlib import Path
 
     import services.match.rules.playout as playout
+    import services.match.rules.step as one_step
 
-    compiled = Path(playout.__file__)
-    if compiled.suffix == ".so":
-        source = compiled.with_name("playout.py")
-        assert compiled.stat().st_mtime >= source.stat().st_mtime, "playout.py changed: run `make install`"
+    for module in (one_step, playout):
+        compiled = Path(module.__file__)
+        if compiled.suffix == ".so":
+            source = compiled.with_name(compiled.name.split(".")[0] + ".py")
+            assert compiled.stat().st_mtime >= source.stat().st_mtime, f"{source.name} changed: run `make install`"

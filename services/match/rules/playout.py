@@ -1,222 +1,187 @@
-"""Rounds played out with uniformly random legal moves, fast: the bots' rollouts and the
-engine's benchmark.
+"""Rounds played out to their end, fast: the engine's benchmark (uniformly random legal
+moves) and the strong bot's rollouts (the timeout order of docs/rules.md §1.6, with noise).
 
-``turns.step`` is the specification; this is the same transition with the round held in
-local variables for a whole playout instead of attributes for each move, which makes a
-random round several times faster. ``tests/unit/test_playout.py`` checks that, fed the same
-random numbers, it ends every round exactly where ``legal_moves`` + ``step`` do.
+Compiled with mypyc together with ``step.py`` (setup.py): each move is made by the one step
+of every family (``step.play``, ``draw``, ``pass_turn``) on the round's native fields, so no
+move is checked and none allocates but its history entry. ``tests/unit/test_playout.py`` and
+``tests/unit/test_bots_rollout.py`` check that, fed the same random numbers, they end every
+round exactly where ``legal_moves`` + ``turns.step`` do.
 """
 
 from __future__ import annotations
 
-from typing import Callable, cast
+from typing import Callable, Final
 
-from .moves import _PLAYS_BY_FIT, DRAW, PASS, PLAY_ON, Move, _plays_for_fit, legal_moves
-from .spinner import SpinnerRound
-from .state import Round
-from .tiles import BIT_TILE, HIGH, LOW, MATCHES, OTHER_END
-from .turns import step
+from .moves import DRAW, OPEN, PASS, PLAY_ON, Move
+from .step import FIT, HIGHS, LOWS, OTHER, WEIGHT, Table, draw, pass_turn, play
+from .tiles import HIGH, PIPS
+
+MOVES: Final[tuple[tuple[Move, ...], ...]] = tuple(PLAY_ON)
+OPENINGS: Final[tuple[Move, ...]] = tuple(OPEN)
+DRAWN: Final = DRAW
+PASSED: Final = PASS
+# RANK[t]: tile t's place in the timeout order (pip sum, then the higher pip); BY_RANK[r]: its bit.
+RANK: Final[tuple[int, ...]] = tuple(PIPS[t] * 8 + HIGH[t] for t in range(28))
+_ORDER = sorted(range(28), key=lambda t: RANK[t], reverse=True)
+HEAVY_BITS: Final[tuple[int, ...]] = tuple(1 << t for t in _ORDER)
+BIT_INDEX: Final[dict[int, int]] = {1 << t: t for t in range(28)}
 
 
-def random_playout(rnd: Round, rand: Callable[[], float]) -> None:
-    """Finish ``rnd`` in place; each turn takes ``legal_moves(rnd)[int(rand() * n)]``."""
-    if rnd.four_ends:
-        spinner_playout(cast(SpinnerRound, rnd), rand)
-        return
+def nth_tile(fit: int, k: int) -> int:
+    """The ``k``-th lowest tile of the mask ``fit``."""
+    while k:
+        fit &= fit - 1
+        k -= 1
+    return BIT_INDEX[fit & -fit]
+
+
+def heaviest(fit: int) -> int:
+    """The tile of ``fit`` that §1.6's order takes first: the highest pip sum, then the higher pip."""
+    for b in HEAVY_BITS:
+        if fit & b:
+            return BIT_INDEX[b]
+    return -1
+
+
+def in_play(rnd: Table) -> bool:
+    """Whether the round goes on (a call, not ``rnd.outcome is None`` in place: mypy would
+    narrow the field to None inside the loop and mypyc then check that the steps kept it so)."""
+    return rnd.outcome is None
+
+
+def random_playout(rnd: Table, rand: Callable[[], float]) -> None:
+    """Finish ``rnd`` in place; each turn takes ``legal_moves(rnd)[int(rand() * n)]``: the
+    plays on ``left``, ``right``, ``up``, ``down`` in turn, each by ascending tile."""
     if rnd.outcome is None and rnd.left < 0:
-        opening = legal_moves(rnd)
-        step(rnd, opening[int(rand() * len(opening))])
-    if rnd.outcome is not None:
-        return
-    hands = rnd.hands
-    seats = len(hands)
-    boneyard = rnd.boneyard
-    undrawn = len(boneyard)
-    drawn = rnd.drawn
-    held = rnd.held
-    left = rnd.left
-    right = rnd.right
-    turn = rnd.turn
-    history: object = rnd.history
-    memo = _PLAYS_BY_FIT
-    outcome: str | None = None
-    while outcome is None:
-        hand = hands[turn]
-        key = (hand & MATCHES[left]) << 28 | hand & MATCHES[right]
-        moves: tuple[Move, ...] | None = memo.get(key)
-        if moves is None:
-            moves = _plays_for_fit(key)
-        if moves:
-            move = moves[int(rand() * len(moves))]
-            t = move[1]
-            if move[2]:
-                right = OTHER_END[t][right]
-            else:
-                left = OTHER_END[t][left]
-            bit = 1 << t
-            hands[turn] = hand ^ bit
-            held ^= bit
-            history = (history, turn, move)
-            if hand == bit:
-                outcome = "domino"
-            elif drawn == undrawn and not held & (MATCHES[left] | MATCHES[right]):
-                outcome = "blocked"
-            turn = turn + 1 if turn + 1 < seats else 0
-        elif drawn < undrawn:
+        if rnd.lead >= 0:
+            t = rnd.lead
             rand()
-            bit = 1 << boneyard[drawn]
-            hands[turn] = hand | bit
-            held |= bit
-            drawn += 1
-            history = (history, turn, DRAW)
-            if drawn == undrawn and not held & (MATCHES[left] | MATCHES[right]):
-                outcome = "blocked"
         else:
-            rand()
-            history = (history, turn, PASS)
-            turn = turn + 1 if turn + 1 < seats else 0
-    rnd.drawn = drawn
-    rnd.held = held
-    rnd.left = left
-    rnd.right = right
-    rnd.turn = turn
-    rnd.history = history
-    rnd.outcome = outcome
-
-
-def spinner_playout(rnd: SpinnerRound, rand: Callable[[], float]) -> None:
-    """``random_playout`` for a line with a spinner (All Fives): ``SpinnerRound.step`` held
-    in local variables, the moves counted in ``legal_moves`` order (left, right, up, down,
-    each by ascending tile) so the same random numbers choose the same moves."""
-    if rnd.outcome is None and rnd.left < 0:
-        opening = rnd.legal_moves()
-        rnd.step(opening[int(rand() * len(opening))])
-    if rnd.outcome is not None:
-        return
+            choice = rnd.hands[rnd.turn] & ~rnd.barred
+            t = nth_tile(choice, int(rand() * choice.bit_count()))
+        play(rnd, t, -1, OPENINGS[t])
     hands = rnd.hands
-    seats = len(hands)
-    boneyard = rnd.boneyard
-    undrawn = len(boneyard)
-    drawn: int = rnd.drawn
-    held: int = rnd.held
-    left: int = rnd.left
-    right: int = rnd.right
-    up: int = rnd.up
-    down: int = rnd.down
-    spinner: int = rnd.spinner
-    pending: int = rnd.pending
-    values: tuple[int, int, int, int] = rnd.values
-    lv: int = values[0]
-    rv: int = values[1]
-    uv: int = values[2]
-    dv: int = values[3]
-    total: int = rnd.total
-    made: int = rnd.made
-    play_points = rnd.play_points
-    seat_side: tuple[int, ...] = rnd.seat_side
-    turn: int = rnd.turn
-    history: object = rnd.history
-    outcome: str | None = None
-    fit: int
-    end: int
-    number: int
-    while outcome is None:
-        hand: int = hands[turn]
-        fl: int = hand & MATCHES[left]
-        fr: int = hand & MATCHES[right]
-        fu: int = 0
-        fd: int = 0
-        if up >= 0:
-            fu = hand & MATCHES[up]
-            fd = hand & MATCHES[down]
-        cl: int = fl.bit_count()
-        cr: int = fr.bit_count()
-        cu: int = fu.bit_count()
-        n: int = cl + cr + cu + fd.bit_count()
+    while in_play(rnd):
+        hand = hands[rnd.turn]
+        fl = hand & FIT[rnd.left]
+        fr = hand & FIT[rnd.right]
+        cl = fl.bit_count()
+        cr = fr.bit_count()
+        n = cl + cr
+        fu = fd = cu = 0
+        if rnd.up >= 0:
+            fu = hand & FIT[rnd.up]
+            fd = hand & FIT[rnd.down]
+            cu = fu.bit_count()
+            n += cu + fd.bit_count()
         if n:
-            k: int = int(rand() * n)
+            k = int(rand() * n)
             if k < cl:
-                fit, end, number = fl, 0, left
+                end, fit = 0, fl
             elif k < cl + cr:
-                fit, end, number, k = fr, 1, right, k - cl
+                end, fit, k = 1, fr, k - cl
             elif k < cl + cr + cu:
-                fit, end, number, k = fu, 2, up, k - cl - cr
+                end, fit, k = 2, fu, k - cl - cr
             else:
-                fit, end, number, k = fd, 3, down, k - cl - cr - cu
-            while k:
-                fit &= fit - 1
-                k -= 1
-            bit: int = fit & -fit
-            t: int = BIT_TILE[bit]
-            outer: int = OTHER_END[t][number]
-            double: bool = LOW[t] == HIGH[t]
-            value: int = outer * 2 if double else outer
-            if end == 0:
-                left = outer
-                lv = value
-            elif end == 1:
-                right = outer
-                rv = value
-            elif end == 2:
-                up = outer
-                uv = value
-            else:
-                down = outer
-                dv = value
-            if end <= 1:
-                if double and spinner < 0:
-                    spinner = number
-                    pending = 1 << end
-                elif pending & 1 << end:
-                    pending &= ~(1 << end)
-                    if not pending:
-                        up = down = spinner
-            total = lv + rv + uv + dv
-            hands[turn] = hand ^ bit
-            held ^= bit
-            if total and total % 5 == 0:
-                play_points += ((made, seat_side[turn], total),)
-            history = (history, turn, PLAY_ON[end][t])
-            made += 1
-            if hand == bit:
-                outcome = "domino"
-            elif drawn == undrawn and not held & _fitting(left, right, up, down):
-                outcome = "blocked"
-            turn = turn + 1 if turn + 1 < seats else 0
-        elif drawn < undrawn:
+                end, fit, k = 3, fd, k - cl - cr - cu
+            t = nth_tile(fit, k)
+            play(rnd, t, end, MOVES[end][t])
+        elif rnd.drawn < len(rnd.boneyard):
             rand()
-            bit = 1 << boneyard[drawn]
-            hands[turn] = hand | bit
-            held |= bit
-            drawn += 1
-            history = (history, turn, DRAW)
-            made += 1
-            if drawn == undrawn and not held & _fitting(left, right, up, down):
-                outcome = "blocked"
+            draw(rnd, DRAWN)
         else:
             rand()
-            history = (history, turn, PASS)
-            made += 1
-            turn = turn + 1 if turn + 1 < seats else 0
-    rnd.drawn = drawn
-    rnd.held = held
-    rnd.left = left
-    rnd.right = right
-    rnd.up = up
-    rnd.down = down
-    rnd.spinner = spinner
-    rnd.pending = pending
-    rnd.values = (lv, rv, uv, dv)
-    rnd.total = total
-    rnd.made = made
-    rnd.play_points = play_points
-    rnd.turn = turn
-    rnd.history = history
-    rnd.outcome = outcome
+            pass_turn(rnd, PASSED)
 
 
-def _fitting(left: int, right: int, up: int, down: int) -> int:
-    fit = MATCHES[left] | MATCHES[right]
-    if up >= 0:
-        fit |= MATCHES[up] | MATCHES[down]
-    return fit
+def timeout_playout(rnd: Table, rand: Callable[[], float], eps: float, keep_history: bool = True) -> None:
+    """Finish ``rnd`` in place, each seat playing the timeout move of docs/rules.md §1.6 (the
+    heaviest fitting tile on the first end it fits; in All Fives the play that scores most
+    now first), or with probability ``eps``, when more than one tile fits, the
+    ``int(rand() * tiles)``-th fitting tile on the first end it fits; it draws or passes
+    when nothing fits. The round's first play is the lead or the heaviest tile (All Fives:
+    the one that scores most, then the heaviest). Without ``keep_history`` only the last
+    action is kept on top of the position's history (who ended the round, what scoring
+    reads): a rollout's entries then die one by one, and never wake the garbage collector."""
+    history = rnd.history
+    if rnd.outcome is None and rnd.left < 0:
+        if rnd.lead >= 0:
+            t = rnd.lead
+        else:
+            t = _best_opening(rnd, rnd.hands[rnd.turn] & ~rnd.barred)
+        play(rnd, t, -1, OPENINGS[t])
+    hands = rnd.hands
+    four = rnd.four_ends
+    while in_play(rnd):
+        hand = hands[rnd.turn]
+        fl = hand & FIT[rnd.left]
+        fr = hand & FIT[rnd.right]
+        fu = fd = 0
+        if rnd.up >= 0:
+            fu = hand & FIT[rnd.up]
+            fd = hand & FIT[rnd.down]
+        fit = fl | fr | fu | fd
+        if fit:
+            end = -1
+            if fit & (fit - 1) and rand() < eps:
+                t = nth_tile(fit, int(rand() * fit.bit_count()))
+            elif four:
+                choice = _best_scoring(rnd, fl, fr, fu, fd)
+                end, t = choice // 28, choice % 28
+            else:
+                t = heaviest(fit)
+            if end < 0:
+                bit = 1 << t
+                end = 0 if fl & bit else 1 if fr & bit else 2 if fu & bit else 3
+            play(rnd, t, end, MOVES[end][t])
+        elif rnd.drawn < len(rnd.boneyard):
+            draw(rnd, DRAWN)
+        else:
+            pass_turn(rnd, PASSED)
+        if not keep_history and in_play(rnd):
+            rnd.history = history  # the next action's entry replaces this one's
+
+
+def _best_scoring(rnd: Table, fl: int, fr: int, fu: int, fd: int) -> int:
+    """All Fives' timeout play: the most points now, then the heaviest tile, then the first end
+    of left, right, up, down; as ``end * 28 + tile``."""
+    base = rnd.lv + rnd.rv + rnd.uv + rnd.dv
+    best = -1
+    choice = 0
+    for e in range(4):
+        if e == 0:
+            f, number, rest = fl, rnd.left, base - rnd.lv
+        elif e == 1:
+            f, number, rest = fr, rnd.right, base - rnd.rv
+        elif e == 2:
+            f, number, rest = fu, rnd.up, base - rnd.uv
+        else:
+            f, number, rest = fd, rnd.down, base - rnd.dv
+        while f:
+            b = f & -f
+            f ^= b
+            u = BIT_INDEX[b]
+            after = rest + OTHER[u * 7 + number] * WEIGHT[u]
+            key = ((after if after % 5 == 0 else 0) * 64 + RANK[u]) * 4 + 3 - e
+            if key > best:
+                best = key
+                choice = e * 28 + u
+    return choice
+
+
+def _best_opening(rnd: Table, hand: int) -> int:
+    """The round's first tile by the timeout order (All Fives: what it scores first)."""
+    if not rnd.four_ends:
+        return heaviest(hand)
+    best = -1
+    choice = -1
+    while hand:
+        b = hand & -hand
+        hand ^= b
+        t = BIT_INDEX[b]
+        total = LOWS[t] + HIGHS[t]  # the lone first tile counts once
+        key = (total if total % 5 == 0 else 0) * 64 + RANK[t]
+        if key > best:
+            best = key
+            choice = t
+    return choice

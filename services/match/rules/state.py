@@ -6,10 +6,11 @@ the match service, a bot's thousands of simulations and the auditor's replay.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from .moves import Move
 from .rulesets import RuleSet
+from .step import Table, copy_table
 
 
 class Deal(NamedTuple):
@@ -19,55 +20,31 @@ class Deal(NamedTuple):
     chance: int = -1  # the seat drawn by chance to lead, in families that draw one (fairness.py)
 
 
-class Round:
+class Round(Table):
     """A round in play.
 
     Treat it as a value: ``take_turn`` and ``apply`` return a new Round and leave theirs
     untouched. Only a simulation that owns a copy (``copy()``) steps one in place with
     ``turns.step``, which is how bots play thousands of rounds without copying per move.
+    What moves during a round (hands, line, turn, history, outcome) are the fields of
+    ``step.Table``, which the one step of a move (``step.py``) changes.
     """
 
-    __slots__ = ("hands", "held", "boneyard", "drawn", "set_aside", "left", "right", "turn", "lead",
-                 "history", "outcome", "dealt", "leader", "barred")
+    __slots__ = ("set_aside", "dealt", "leader")
 
-    four_ends = False  # a line with a spinner (spinner.SpinnerRound) is played by its own rules
-    play_points: tuple[tuple[int, int, int], ...] = ()  # points scored during play (All Fives only)
-
-    def __init__(self, deal: Deal, leader: int, lead: int, barred: int = 0) -> None:
-        self.hands = list(deal.hands)  # one tile mask per seat
-        held = 0
-        for hand in deal.hands:
-            held |= hand
-        self.held = held  # every tile in any hand
-        self.boneyard = deal.boneyard
-        self.drawn = 0  # how many boneyard tiles have been drawn
+    def __init__(self, deal: Deal, leader: int, lead: int, barred: int = 0, four_ends: bool = False,
+                 seat_side: tuple[int, ...] = ()) -> None:
+        super().__init__(list(deal.hands), deal.boneyard, leader, lead, barred, four_ends, seat_side)
         self.set_aside = deal.set_aside
-        self.left = -1  # open end numbers; -1 before the first play
-        self.right = -1
-        self.turn = leader  # the seat to act
-        self.lead = lead  # the tile the first play must be, or -1 for any
-        self.barred = barred  # tiles that may never open the round (Classic's 0-0)
-        self.history: Any = None  # (previous, seat, move), newest first
-        self.outcome: str | None = None  # "domino", "blocked" or "redeal" once ended
         self.dealt = deal
         self.leader = leader
 
     def copy(self) -> "Round":
-        other = _new_round(Round)
-        other.hands = self.hands[:]
-        other.held = self.held
-        other.boneyard = self.boneyard
-        other.drawn = self.drawn
+        other = _new_table(type(self))
+        copy_table(self, other)
         other.set_aside = self.set_aside
-        other.left = self.left
-        other.right = self.right
-        other.turn = self.turn
-        other.lead = self.lead
-        other.history = self.history
-        other.outcome = self.outcome
         other.dealt = self.dealt
         other.leader = self.leader
-        other.barred = self.barred
         return other
 
     @property
@@ -76,7 +53,7 @@ class Round:
 
     @property
     def last_seat(self) -> int:
-        return self.history[1]
+        return cast(tuple, self.history)[1]
 
     def actions(self) -> list[tuple[int, Move]]:
         """(seat, move) pairs in the order they were made."""
@@ -89,7 +66,7 @@ class Round:
         return out
 
 
-_new_round = object.__new__
+_new_table = Table.__new__
 
 
 class RoundResult(NamedTuple):
