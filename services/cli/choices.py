@@ -27,3 +27,16 @@ class Registered(click.Choice):
     @choices.setter
     def choices(self, _: Sequence[str]) -> None:
         """click.Choice sets its list once; this one is read each time."""
+
+
+class Described(click.Option):
+    """An option whose help is ``described()`` as it is when the help is shown: help naming the
+    families, built from the registry like the choices above."""
+
+    def __init__(self, *args, described: Callable[[], str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._described = described
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        self.help = self._described()
+        return super().get_help_record(ctx)

@@ -10,7 +10,9 @@ import grpc
 from rich.console import Console
 from rich.text import Text
 
-from services.cli.choices import Registered
+from services.cli import family_help
+from services.cli.choices import Described, Registered
+from services.cli.play_options import Addresses, Connection, Display, PlayOptions, Start
 from services.cli.up import command_path
 from services.cli.tls import credentials_of, tls_options
 from services.client.account_api import AccountApi
@@ -108,7 +110,7 @@ def _choices(rules, variant, seats, teams, target, host_options, scripted: bool)
     family = rules or families.rules_of(variant) or (families.owner_of(options) if options else None)
     if family is None and not scripted:
         return Setup("", "", seats, teams, target)  # the menu asks the family, then checks
-    setup = families.settled(Setup(family or "egyptian", variant or "", seats, teams, target, options or None))
+    setup = families.settled(Setup(family or families.current().default, variant or "", seats, teams, target, options or None))
     problem = families.problem(setup)
     if problem:
         raise click.UsageError(problem)
@@ -146,20 +148,16 @@ def _choices(rules, variant, seats, teams, target, host_options, scripted: bool)
                    "you are seated in (or, if it does not answer, the last one played here).")
 @click.option("--watch", "watch", default=None, metavar="MATCH_ID",
               help="Watch a match as a spectator (one turn behind, no hands), if it allows spectators; q leaves.")
-@click.option("--rules", type=Registered(families.rule_names), default=None,
-              help="The family: egyptian (the default), all-fives, goat, classic or sports.")
-@click.option("--variant", type=Registered(families.variant_names), default=None,
-              help="egyptian: draw-2, block-3, block-4; goat: gamezz, koza (names the family too).")
-@click.option("--seats", type=Registered(families.seat_counts), default=None,
-              help="Players, where the family lets it vary (all-fives, goat, classic: 2-4; default 4).")
-@click.option("--teams/--solo", default=None,
-              help="Four seats as two teams (0+2 against 1+3): block-4 (its default), all-fives, goat.")
-@click.option("--target", type=int, default=None,
-              help="Points to win: egyptian 51/71/101/151, all-fives and sports 100/150/200/250, classic 100-500 "
-                   "by 100 (goat: always 101).")
-@click.option("--option", "host_options", multiple=True, metavar="NAME=VALUE",
-              help="A family's option over the variant's preset, as DescribeRules lists them (Goat: zero_zero=0|10|25, "
-                   "redeal=on|off, remembered=on|off, fish=all|one); names the family too (repeatable).")
+@click.option("--rules", type=Registered(families.rule_names), default=None, cls=Described,
+              described=family_help.rules_help)
+@click.option("--variant", type=Registered(families.variant_names), default=None, cls=Described,
+              described=family_help.variant_help)
+@click.option("--seats", type=Registered(families.seat_counts), default=None, cls=Described,
+              described=family_help.seats_help)
+@click.option("--teams/--solo", default=None, cls=Described, described=family_help.teams_help)
+@click.option("--target", type=int, default=None, cls=Described, described=family_help.target_help)
+@click.option("--option", "host_options", multiple=True, metavar="NAME=VALUE", cls=Described,
+              described=family_help.option_help)
 @click.option("--turn-timer", type=click.Choice([str(t) for t in TURN_TIMERS]), default=None,
               help="Seconds per turn, 0 for none (practice and rooms; default 45).")
 @click.option("--bots", "strength", type=click.Choice(STRENGTHS), default=None,
@@ -178,10 +176,7 @@ def _choices(rules, variant, seats, teams, target, host_options, scripted: bool)
                    f"seconds (default {ROUND_PAUSE:g}; 0 with --auto; 0 skips it).")
 @click.option("--no-color", is_flag=True, help="No colours (also: NO_COLOR=1).")
 @click.option("--no-redraw", is_flag=True, help="Print screens one after another instead of redrawing in place.")
-def play(display_name, config_dir, player, token, match_address, matchmaking_address, account_address, server, tls,
-         ca, var_dir, mode, code, resume, watch, rules, variant, seats, teams, target, host_options, turn_timer,
-         strength, seat, fill_bots, start_when_full, spectators, auto, delay, round_pause, no_color,
-         no_redraw) -> None:
+def play(**params) -> None:
     """Play dominoes in the terminal: practice against bots, public tables, private rooms.
 
     This terminal signs in to the account service like a phone: the first time it makes a
@@ -197,62 +192,55 @@ def play(display_name, config_dir, player, token, match_address, matchmaking_add
     Examples:
       domino play
       domino play --player alice                   (developer: a local player id, no account)
-      domino play --practice --variant block-4 --bots strong
-      domino play --practice --rules all-fives --seats 2 --target 100
-      domino play --practice --rules goat --variant koza --seats 3 --option fish=one
-      domino play --create --variant draw-2          (share the invite code)
+      domino play --practice --bots strong
+      domino play --practice --rules RULES --seats 2 --target POINTS   (see --rules and --target below)
+      domino play --practice --variant VARIANT --option NAME=VALUE     (see --variant and --option below)
+      domino play --create                         (share the invite code)
       domino play --join K7M2PQ4X
       domino play --resume last
       domino play --watch MATCH_ID                 (as a spectator, one turn behind)
-      domino play --practice --variant draw-2 --bots greedy --auto   (watch it play itself)
+      domino play --practice --bots greedy --auto   (watch it play itself)
       domino play --server play.example.com        (the public host, over TLS)
       domino play --server play.example.com --ca dev-ca.pem   (a self-signed one)
       domino play --practice --auto --name robo --config-dir /tmp/robo   (a script's own account)
     """
+    options = PlayOptions.of(params)
+    _check_together(options)
     settings = Settings()
-    modes = [m for m in (mode, code and "join", resume and "resume", watch and "watch") if m]
-    if len(modes) > 1:
-        raise click.UsageError("choose one of --practice, --table, --create, --join, --resume and --watch")
-    if (fill_bots or start_when_full or spectators is not None) and mode != "create":
-        raise click.UsageError("--fill-bots, --start-when-full and --spectators go with --create")
-    if server and (match_address or matchmaking_address or account_address):
-        raise click.UsageError("--server names every service's address: leave out --match-address, "
-                               "--matchmaking-address and --account-address")
-    if server:
-        match_address = matchmaking_address = account_address = public_address(server)
-    tls = tls or bool(ca) or bool(server)
-    credentials = credentials_of(tls, ca)
-    choices = _choices(rules, variant, int(seats) if seats else None, teams, target, host_options, scripted=bool(mode))
-    match_address = match_address or settings.match_address
-    matchmaking_address = matchmaking_address or settings.matchmaking_address
-    account_address = account_address or settings.account_address
+    connection = _addressed(options.connection, settings)
+    credentials = credentials_of(connection.tls, connection.ca)
+    setup = options.setup
+    choices = _choices(setup.rules, setup.variant, int(setup.seats) if setup.seats else None, setup.teams,
+                       setup.target, setup.host_options, scripted=bool(options.start.mode))
+    identity = options.identity
+    player = identity.player or ""
     tokens: str | TokenSource = ""
     account_api = None  # --player: no account service at all
     missing_keys = None
-    if token:
-        player = subject_of(token)
+    if identity.token:
+        player = subject_of(identity.token)
         if not player:
             raise click.UsageError("--token is not a readable JWT")
-        tokens = token
-        account_api = AccountApi(account_address, token, credentials=credentials)  # for names only
+        tokens = identity.token
+        account_api = AccountApi(connection.account, identity.token, credentials=credentials)  # names only
     elif player:
         try:
             tokens = local_tokens(player, settings)
         except MissingKeys as e:
             missing_keys = f"{e}; or pass --token"  # said after the services are found
     else:
-        account_api = AccountApi(account_address, credentials=credentials)
-    if round_pause is None:
-        round_pause = 0.0 if auto else ROUND_PAUSE
+        account_api = AccountApi(connection.account, credentials=credentials)
 
-    match_api = MatchApi(match_address, tokens, credentials=credentials)
-    matchmaking_api = MatchmakingApi(matchmaking_address, tokens, credentials=credentials)
+    match_api = MatchApi(connection.match, tokens, credentials=credentials)
+    matchmaking_api = MatchmakingApi(connection.matchmaking, tokens, credentials=credentials)
     apis = [api for api in (match_api, matchmaking_api, account_api) if api is not None]
+    start = options.start
     try:
         check_reachable([("the match service", match_api)]
-                        + ([] if resume or watch else [("matchmaking", matchmaking_api)])
-                        + ([("the account service", account_api)] if account_api is not None and not token else []),
-                        tls=tls)
+                        + ([] if start.resume or start.watch else [("matchmaking", matchmaking_api)])
+                        + ([("the account service", account_api)]
+                           if account_api is not None and not identity.token else []),
+                        tls=connection.tls)
     except click.ClickException:
         for api in apis:
             api.close()
@@ -261,60 +249,43 @@ def play(display_name, config_dir, player, token, match_address, matchmaking_add
         for api in apis:
             api.close()
         raise click.ClickException(missing_keys)
-    console = Console(highlight=False, emoji=False, no_color=no_color or None)
-    out = Output(console, redraw=False if no_redraw else None)
+    display = options.display
+    console = Console(highlight=False, emoji=False, no_color=display.no_color or None)
+    out = Output(console, redraw=False if display.no_redraw else None)
     inbox = Inbox()
     inbox.read_lines(sys.stdin)
-    match_id = None
     status = 0
     app = None
     try:
         account = None
         directory = names.use(names.Names(account_api.display_names) if account_api is not None else names.PLAIN)
-        if account_api is not None and not token:
-            session = Session(account_api, _device(config_dir, account_address))
+        if account_api is not None and not identity.token:
+            session = Session(account_api, _device(identity.config_dir, connection.account))
             for api in apis:
                 api.use(session)
-            sign_in(session, display_name, out, inbox, ask=not auto and sys.stdin.isatty())
+            sign_in(session, identity.display_name, out, inbox, ask=not display.auto and sys.stdin.isatty())
             player = session.account_id
             directory.set(player, session.display_name)
             account = AccountScreen(account_api, session, directory)
-        store = LastMatch(var_dir or Path(settings.var_dir), player)
-        heads = KeptHeads(var_dir or Path(settings.var_dir), player)
-        exports = Exports(var_dir or Path(settings.var_dir), player)
-        app = App(player, match_api, matchmaking_api, inbox, out, store, heads,
-                  GameOptions(auto=auto, delay=delay, tick=1.0 if out.redraw else 0.0, round_pause=round_pause),
+        var_dir = identity.var_dir or Path(settings.var_dir)
+        app = App(player, match_api, matchmaking_api, inbox, out, LastMatch(var_dir, player),
+                  KeptHeads(var_dir, player), _game_options(display, out),
                   Choices(rules=choices.rules or None, variant=choices.variant or None,
                           seats=choices.seats, teams=choices.teams, target=choices.target,
                           host_options=choices.host_options,
-                          turn_timer=int(turn_timer) if turn_timer is not None else None, strength=strength,
-                          seat=seat, fill_bots=fill_bots, start_when_full=start_when_full, spectators=spectators),
-                  exports=exports, account=account)
-        if resume:
-            match_id = app.last_match_id() if resume == "last" else resume
-            if not match_id:
-                raise click.ClickException(f"no unfinished match is remembered for {app.me()}")
-            app.play_match(match_id)
-        elif watch:
-            app.watch(watch)
-        elif mode == "practice":
-            app.practice()
-        elif mode == "table":
-            app.table()
-        elif mode == "create":
-            app.create_room()
-        elif code:
-            app.join_room(clean_code(code))
-        else:
-            status = app.menu()
+                          turn_timer=int(setup.turn_timer) if setup.turn_timer is not None else None,
+                          strength=setup.strength, seat=setup.seat, fill_bots=setup.fill_bots,
+                          start_when_full=setup.start_when_full, spectators=setup.spectators),
+                  exports=Exports(var_dir, player), account=account)
+        status = _begin(app, start)
     except ApiError as e:
-        raise click.ClickException(_explain(e, account_address)) from None
+        raise click.ClickException(_explain(e, connection.account)) from None
     except ClientError as e:
         raise click.ClickException(str(e)) from None
     except InputClosed:
         console.print()
     except KeyboardInterrupt:
-        console.print("\nBye." if watch or app is None else
+        console.print("\nBye." if start.watch or app is None else
                       "\nBye. An unfinished match waits for you: domino play --resume last")
         status = 130
     finally:
@@ -323,6 +294,61 @@ def play(display_name, config_dir, player, token, match_address, matchmaking_add
             api.close()
     if status:
         raise SystemExit(status)
+
+
+def _check_together(options: PlayOptions) -> None:
+    """Options that exclude or need one another (UsageError)."""
+    start, setup, connection = options.start, options.setup, options.connection
+    modes = [m for m in (start.mode, start.code and "join", start.resume and "resume", start.watch and "watch") if m]
+    if len(modes) > 1:
+        raise click.UsageError("choose one of --practice, --table, --create, --join, --resume and --watch")
+    if (setup.fill_bots or setup.start_when_full or setup.spectators is not None) and start.mode != "create":
+        raise click.UsageError("--fill-bots, --start-when-full and --spectators go with --create")
+    if connection.server and (connection.match_address or connection.matchmaking_address
+                              or connection.account_address):
+        raise click.UsageError("--server names every service's address: leave out --match-address, "
+                               "--matchmaking-address and --account-address")
+
+
+def _addressed(given: Connection, settings: Settings) -> Addresses:
+    """Every service's address (--server's for all three, else each one's or the settings'),
+    over TLS when --ca or --server says so."""
+    if given.server:
+        public = public_address(given.server)
+        return Addresses(public, public, public, True, given.ca)
+    return Addresses(given.match_address or settings.match_address,
+                     given.matchmaking_address or settings.matchmaking_address,
+                     given.account_address or settings.account_address, given.tls or bool(given.ca), given.ca)
+
+
+def _game_options(display: Display, out: Output) -> GameOptions:
+    round_pause = display.round_pause
+    if round_pause is None:
+        round_pause = 0.0 if display.auto else ROUND_PAUSE
+    return GameOptions(auto=display.auto, delay=display.delay, tick=1.0 if out.redraw else 0.0,
+                       round_pause=round_pause)
+
+
+def _begin(app: App, start: Start) -> int:
+    """The screen the command line asks for, else the menu; the exit status."""
+    if start.resume:
+        match_id = app.last_match_id() if start.resume == "last" else start.resume
+        if not match_id:
+            raise click.ClickException(f"no unfinished match is remembered for {app.me()}")
+        app.play_match(match_id)
+    elif start.watch:
+        app.watch(start.watch)
+    elif start.mode == "practice":
+        app.practice()
+    elif start.mode == "table":
+        app.table()
+    elif start.mode == "create":
+        app.create_room()
+    elif start.code:
+        app.join_room(clean_code(start.code))
+    else:
+        return app.menu()
+    return 0
 
 
 def _device(given: Path | None, account_address: str) -> Device:
