@@ -39,13 +39,13 @@ def lobby(system, tmp_path, lines: list[str], **choices) -> tuple[str, object]:
     out = Output(Console(file=file, width=200, color_system=None, highlight=False), redraw=False)
     app = App("ann", match=None, matchmaking=api, inbox=inbox, out=out, store=LastMatch(tmp_path, "ann"),
               game_options=GameOptions(tick=0), choices=Choices(**choices))
-    leave = app._leave
+    leave = app.room_lobby._leave
 
     def keep_and_leave(room):
         seen.append(api.room(room.room_id).options)
         return leave(room)
 
-    app._leave = keep_and_leave
+    app.room_lobby._leave = keep_and_leave
     try:
         assert app.create_room() is None
     finally:

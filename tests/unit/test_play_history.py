@@ -66,7 +66,7 @@ class HistoryMatch:
 
 def menu_with(match, lines, tmp_path):
     app, fake, screen, _ = app_for(lines + ["", "q"], tmp_path)
-    app._resumable = lambda: None
+    app.main_menu._resumable = lambda: None
     app.match = match
     app.exports = Exports(tmp_path, "ann")
     assert app.menu() == 0
@@ -103,7 +103,7 @@ def test_the_history_table_reads_the_date_family_seats_result_and_scores():
 
 def test_one_enter_leaves_your_matches_for_the_menu(tmp_path):
     app, _, screen, _ = app_for(["5", "", "q"], tmp_path)
-    app._resumable = lambda: None
+    app.main_menu._resumable = lambda: None
     app.match = HistoryMatch([summary(1)])
     assert app.menu() == 0
     text = flat(screen.getvalue())

@@ -174,7 +174,7 @@ def test_leaving_the_lobby_closes_the_hosts_room(tmp_path):
 
 def test_the_menu_asks_for_what_the_command_line_left_open(tmp_path):
     app, fake, screen, _ = app_for(["3", "", "block-4", "solo", "101", "", "q", "", "q"], tmp_path)
-    app._resumable = lambda: None
+    app.main_menu._resumable = lambda: None
     app.match = type("M", (), {"address": "fake:1", "rules": staticmethod(described)})()
     assert app.menu() == 0
     assert fake.calls == [("create", Setup("egyptian", "block-4", teams=False, target=101), 45, None), ("leave",)]
@@ -188,7 +188,7 @@ def test_the_menu_asks_for_what_the_command_line_left_open(tmp_path):
 def menu_calls(lines: list[str], tmp_path) -> tuple[list, str]:
     """The menu, answered with ``lines`` then q: the calls it made and what it showed."""
     app, fake, screen, _ = app_for(lines + ["", "q"], tmp_path)
-    app._resumable = lambda: None
+    app.main_menu._resumable = lambda: None
     app.match = type("M", (), {"address": "fake:1", "rules": staticmethod(described)})()
     assert app.menu() == 0
     return fake.calls, screen.getvalue()

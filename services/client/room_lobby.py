@@ -1,0 +1,156 @@
+"""A private room's lobby: creating or joining one, its screen until the match starts or the
+room closes, and the commands typed there (a host's bots, seats, options and start)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
+
+from . import lobby_screens, menu, names, questions, room_options
+from .api import ApiError
+from .inbox import InputClosed, Pump
+
+if TYPE_CHECKING:
+    from .app import App
+
+
+@dataclass
+class RoomLobby:
+    app: App
+
+    def create(self) -> str | None:
+        """A room of the match the player sets up; the match it starts."""
+        app = self.app
+        setup = app.setup()
+        room = app.matchmaking.create_room(setup, app.setup_questions.turn_timer(setup), app.choices.seat,
+                                           app.choices.spectators)
+        return self.run(room)
+
+    def join(self, code: str | None = None) -> str | None:
+        """The room of an invite code (asked when not given), at the seat chosen; the match it starts."""
+        app = self.app
+        app.rules()
+        typed = not code
+        while not code:
+            app.out.ask("Invite code:")
+            code = menu.clean_code(questions.line(app.inbox))
+        room = app.matchmaking.room_by_code(code)
+        seat = app.choices.seat
+        free = [s.seat for s in room.seats if not s.player_id]
+        if seat is None and typed and len(free) > 1:
+            names.learn(s.player_id for s in room.seats)
+            app.out.say(lobby_screens.room_screen(room, app.player))
+            answer = questions.ask(app.out, app.inbox, "Which seat?", [str(s) for s in free], str(free[0]))
+            seat = int(answer)
+        return self.run(app.matchmaking.join_room(code, seat))
+
+    def run(self, room: mm.RoomView) -> str | None:
+        app = self.app
+        room_id = room.room_id
+        pump = Pump(app.inbox, "room",
+                    lambda last: app.matchmaking.watch_room(room_id, last.room.version if last else 0)).start()
+        message = ""
+        host = room.host_id == app.player
+        filled = False
+        try:
+            while True:
+                if room.status == mm.ROOM_STATUS_PLAYING and room.match_id:
+                    return room.match_id
+                if room.status == mm.ROOM_STATUS_CLOSED:
+                    app.out.say(lobby_screens.room_screen(room, app.player))
+                    return None
+                if host and app.choices.fill_bots and not filled and room.status == mm.ROOM_STATUS_OPEN:
+                    filled = True
+                    room = self._fill(room, app.choices.strength)
+                if (host and app.choices.start_when_full and room.status == mm.ROOM_STATUS_OPEN
+                        and all(s.player_id for s in room.seats)):
+                    room = _newer(room, app.matchmaking.start_room(room_id))
+                    continue
+                names.learn(s.player_id for s in room.seats)
+                app.out.screen(lobby_screens.room_screen(room, app.player, message), with_prompt=True)
+                event = app.inbox.get()
+                message = ""
+                if event.kind == "room" and event.source is pump:
+                    room = _newer(room, event.value.room)
+                elif event.kind in ("room-end", "stream-error") and event.source is pump:
+                    try:
+                        room = _newer(room, app.matchmaking.room(room_id))
+                    except ApiError as e:  # no longer a member: the room is over for this player
+                        room = _closed(room, str(e))
+                elif event.kind == "eof" and app.interactive:
+                    self._leave(room)
+                    raise InputClosed()
+                elif event.kind == "line":
+                    room, message = self._command(room, event.value)
+        except KeyboardInterrupt:
+            self._leave(room)
+            raise
+        finally:
+            pump.stop()
+
+    def _command(self, room: mm.RoomView, line: str) -> tuple[mm.RoomView, str]:
+        matchmaking = self.app.matchmaking
+        command = menu.parse_room_command(line)
+        try:
+            if command.action == "quit":
+                return self._leave(room), "You left the room."
+            if command.action == "start":
+                return _newer(room, matchmaking.start_room(room.room_id)), "Starting…"
+            if command.action == "bot":
+                return _newer(room, matchmaking.add_bot(room.room_id, command.strength or "greedy",
+                                                        command.seat)), ""
+            if command.action == "fill":
+                free = sum(1 for s in room.seats if not s.player_id)
+                if not free:
+                    return room, "Every seat is taken already."
+                room = self._fill(room, command.strength or self.app.choices.strength)
+                return room, f"{free} bot{'s' if free != 1 else ''} sat down."
+            if command.action == "kick" and command.seat is not None:
+                return _newer(room, matchmaking.remove_bot(room.room_id, command.seat)), ""
+            if command.action == "move" and command.seat is not None:
+                return _newer(room, matchmaking.change_seat(room.room_id, command.seat)), ""
+            if command.action == "options":
+                return self._change_options(room, command.options)
+            if command.action == "refresh":
+                return _newer(room, matchmaking.room(room.room_id)), ""
+            return room, command.message
+        except ApiError as e:
+            return room, f"Refused: {e}"
+
+    def _fill(self, room: mm.RoomView, strength: str | None) -> mm.RoomView:
+        """A bot of ``strength`` (default greedy) in every empty seat."""
+        for seat in [s.seat for s in room.seats if not s.player_id]:
+            room = _newer(room, self.app.matchmaking.add_bot(room.room_id, strength or "greedy", seat))
+        return room
+
+    def _change_options(self, room: mm.RoomView, changes) -> tuple[mm.RoomView, str]:
+        """The host's ``o …``: sent as room_options plans it, and said in one line."""
+        try:
+            change = room_options.plan(room.options, changes)
+        except room_options.Refused as e:
+            return room, str(e)
+        after = _newer(room, self.app.matchmaking.update_room_options(room.room_id, **change.request))
+        return after, room_options.changed_text(room.options, after.options, change)
+
+    def _leave(self, room: mm.RoomView) -> mm.RoomView:
+        try:
+            left = self.app.matchmaking.leave_room(room.room_id)
+        except ApiError:
+            return room
+        if left.status != mm.ROOM_STATUS_CLOSED:
+            return _closed(room, "you left")  # still open for the others, over for this player
+        return left
+
+
+def _newer(room: mm.RoomView, other: mm.RoomView) -> mm.RoomView:
+    return other if other.version >= room.version or other.status == mm.ROOM_STATUS_CLOSED else room
+
+
+def _closed(room: mm.RoomView, reason: str) -> mm.RoomView:
+    closed = mm.RoomView()
+    closed.CopyFrom(room)
+    closed.status = mm.ROOM_STATUS_CLOSED
+    closed.closed_reason = reason
+    return closed
