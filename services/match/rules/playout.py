@@ -24,7 +24,18 @@ PASSED: Final = PASS
 RANK: Final[tuple[int, ...]] = tuple(PIPS[t] * 8 + HIGH[t] for t in range(28))
 _ORDER = sorted(range(28), key=lambda t: RANK[t], reverse=True)
 HEAVY_BITS: Final[tuple[int, ...]] = tuple(1 << t for t in _ORDER)
-BIT_INDEX: Final[dict[int, int]] = {1 << t: t for t in range(28)}
+# BIT_INDEX[(1 << t) % 37] == t: the powers of two below 2**36 differ modulo 37, and a
+# modulo and a tuple index are native in compiled code where a dict lookup is not.
+BIT_INDEX: Final[tuple[int, ...]] = tuple(next((t for t in range(28) if (1 << t) % 37 == r), -1) for r in range(37))
+
+
+def bits(mask: int) -> int:
+    """How many tiles ``mask`` holds (``int.bit_count`` is a Python method call to mypyc)."""
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
 
 
 def nth_tile(fit: int, k: int) -> int:
@@ -32,14 +43,14 @@ def nth_tile(fit: int, k: int) -> int:
     while k:
         fit &= fit - 1
         k -= 1
-    return BIT_INDEX[fit & -fit]
+    return BIT_INDEX[(fit & -fit) % 37]
 
 
 def heaviest(fit: int) -> int:
     """The tile of ``fit`` that §1.6's order takes first: the highest pip sum, then the higher pip."""
     for b in HEAVY_BITS:
         if fit & b:
-            return BIT_INDEX[b]
+            return BIT_INDEX[b % 37]
     return -1
 
 
@@ -58,22 +69,22 @@ def random_playout(rnd: Table, rand: Callable[[], float]) -> None:
             rand()
         else:
             choice = rnd.hands[rnd.turn] & ~rnd.barred
-            t = nth_tile(choice, int(rand() * choice.bit_count()))
+            t = nth_tile(choice, int(rand() * bits(choice)))
         play(rnd, t, -1, OPENINGS[t])
     hands = rnd.hands
     while in_play(rnd):
         hand = hands[rnd.turn]
         fl = hand & FIT[rnd.left]
         fr = hand & FIT[rnd.right]
-        cl = fl.bit_count()
-        cr = fr.bit_count()
+        cl = bits(fl)
+        cr = bits(fr)
         n = cl + cr
         fu = fd = cu = 0
         if rnd.up >= 0:
             fu = hand & FIT[rnd.up]
             fd = hand & FIT[rnd.down]
-            cu = fu.bit_count()
-            n += cu + fd.bit_count()
+            cu = bits(fu)
+            n += cu + bits(fd)
         if n:
             k = int(rand() * n)
             if k < cl:
@@ -124,7 +135,7 @@ def timeout_playout(rnd: Table, rand: Callable[[], float], eps: float, keep_hist
         if fit:
             end = -1
             if fit & (fit - 1) and rand() < eps:
-                t = nth_tile(fit, int(rand() * fit.bit_count()))
+                t = nth_tile(fit, int(rand() * bits(fit)))
             elif four:
                 choice = _best_scoring(rnd, fl, fr, fu, fd)
                 end, t = choice // 28, choice % 28
@@ -160,7 +171,7 @@ def _best_scoring(rnd: Table, fl: int, fr: int, fu: int, fd: int) -> int:
         while f:
             b = f & -f
             f ^= b
-            u = BIT_INDEX[b]
+            u = BIT_INDEX[b % 37]
             after = rest + OTHER[u * 7 + number] * WEIGHT[u]
             key = ((after if after % 5 == 0 else 0) * 64 + RANK[u]) * 4 + 3 - e
             if key > best:
@@ -178,7 +189,7 @@ def _best_opening(rnd: Table, hand: int) -> int:
     while hand:
         b = hand & -hand
         hand ^= b
-        t = BIT_INDEX[b]
+        t = BIT_INDEX[b % 37]
         total = LOWS[t] + HIGHS[t]  # the lone first tile counts once
         key = (total if total % 5 == 0 else 0) * 64 + RANK[t]
         if key > best:
