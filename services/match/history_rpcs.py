@@ -16,6 +16,9 @@ import uuid
 from domino.match.v1 import match_service_pb2 as pb
 from services.common.auth import Identity
 from services.common.bot_ids import is_bot
+from services.common.bot_ladder import ladder, named_strength
+from services.common.bot_strengths import NAMES
+from services.history.summary import rating_key
 from services.history.view import View
 
 from .application import MAX_PLAYER_ID
@@ -50,8 +53,27 @@ class HistoryRpcs:
         player = request.player_id or who.subject
         if len(player) > MAX_PLAYER_ID:
             raise InvalidRequest(f"player_id is longer than {MAX_PLAYER_ID} characters")
+        strength = named_strength(player)
+        if strength is not None:
+            return await self._bot_rating(strength, request)
         ranked, total = await asyncio.to_thread(self._view().rating, request.rules, request.teams, player)
         return pb.GetRatingResponse(rating=rating_pb(ranked, player), rated_players=total)
+
+    async def _bot_rating(self, strength: str, request: pb.GetRatingRequest) -> pb.GetRatingResponse:
+        """A bot strength is rated by the ladder (docs/bots.md, "Ladder"): against the other
+        strengths on the players' scale, not by the matches it happened to play with people.
+        Its rank is 0, as its rating is not one of the players' it would be ranked among;
+        a strength the ladder has not rated yet is answered as an unrated player is. An id
+        naming no strength can belong to nobody, so it is refused like a malformed one."""
+        if strength not in NAMES:
+            raise InvalidRequest(f"player_id names no bot strength; bots are rated as "
+                                 f"{', '.join('bot:' + name for name in NAMES)}")
+        rated_id = f"bot:{strength}"
+        _, total = await asyncio.to_thread(self._view().rating, request.rules, request.teams, rated_id)
+        r = ladder().rating(rating_key(request.rules, request.teams), strength)
+        rating = pb.Rating(player_id=rated_id) if r is None else pb.Rating(
+            player_id=rated_id, mu=r.mu, sigma=r.sigma, ordinal=r.rating, matches=r.matches)
+        return pb.GetRatingResponse(rating=rating, rated_players=total)
 
     async def get_leaderboard(self, request: pb.GetLeaderboardRequest, who: Identity) -> pb.GetLeaderboardResponse:
         _rating_family(request.rules)

@@ -19,8 +19,11 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Iterable
 from uuid import UUID
+
+from services.common.bot_ladder import Ladder, ladder
+from services.history.summary import rating_key
 
 from .errors import (
     MatchRefused, MatchServiceUnavailable, RatingUnavailable, RequestIdReused, TicketNotWaiting, UnknownTicket,
@@ -60,8 +63,9 @@ class TicketState:
 
 @dataclass(frozen=True)
 class TableSettings:
-    """How long a player waits before bots fill their table, which bots, and how far apart
-    in rating the players of one table may be (table_choice.py)."""
+    """How long a player waits before bots fill their table, which bots when none of its
+    players' ratings is known (else the ladder's nearest, ``nearest_bots``), and how far
+    apart in rating the players of one table may be (table_choice.py)."""
 
     wait_seconds: float = 20.0
     bot_strength: str = "greedy"
@@ -186,7 +190,7 @@ class TableUseCases:
             if queue is None:
                 return None
             formation = queue.fill_with_bots(str(uuid.uuid4()), now, self.settings.wait_seconds,
-                                             self.settings.bot_strength)
+                                             self._bot_strength(queue))
             if formation is not None:
                 self.store.save_changes(queue, *self._seat(queue, formation, {}))
             return formation
@@ -199,6 +203,13 @@ class TableUseCases:
                 return formed
             self._formed(formation)
             formed.append(formation.table_id)
+
+    def _bot_strength(self, queue: Queue) -> str:
+        """The bots for the queue's next table. When bots take seats, every player waiting in
+        the queue sits at that table (``Queue.fill_with_bots`` seats them all first), so the
+        mean is theirs."""
+        waiting = [ordinal for table in queue.forming_tables() for ordinal in table.ordinals]
+        return nearest_bots(waiting, rating_key(queue.rules, queue.teams), self.settings.bot_strength, ladder())
 
     def _seat(self, queue: Queue, formation: Formation, known: dict[str, Presence]) -> list:
         """The table a queue formed, and its players' presences seated at it. Public tables
@@ -258,3 +269,14 @@ class TableUseCases:
 
 def queue_key(options: Options) -> dict:
     return {"rules": options.rules, "variant": options.variant, "teams": options.teams, "seats": options.seats}
+
+
+def nearest_bots(ordinals: Iterable[float | None], key: str, configured: str, known: Ladder) -> str:
+    """The strength whose ladder rating in ``key`` (family and team setting) is nearest the
+    mean of the players' known ratings (docs/bots.md, "Ladder"), so a table's bots play
+    about as well as its people; ``configured`` (TableSettings.bot_strength) when no rating
+    is known or the ladder has none for the key. Only strengths offered to players."""
+    ratings = [o for o in ordinals if o is not None]
+    if not ratings:
+        return configured
+    return known.nearest(key, sum(ratings) / len(ratings)) or configured

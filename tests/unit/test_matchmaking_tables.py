@@ -15,6 +15,7 @@ import pytest
 from eventsourcing.domain import Snapshot
 from prometheus_client import CollectorRegistry
 
+from services.common.bot_ladder import ladder
 from services.matchmaking.application import MatchmakingApplication
 from services.matchmaking.presence import MatchLink, Presence
 from services.matchmaking.tables import Queue, Table
@@ -147,7 +148,8 @@ def test_bots_join_everyone_who_is_waiting(clock, matches):
     bob = app.tables.request_table("bob", "r1", BLOCK_4)
     clock.now += 2
     app.tables.fill_waiting_tables()
-    assert app.tables.ticket("bob", bob.ticket_id).seats == ("ann", "bob", "bot:strong:2", "bot:strong:3")
+    bots = ladder().nearest("egyptian/teams", 0.0)  # without a match service everyone is new (rated 0)
+    assert app.tables.ticket("bob", bob.ticket_id).seats == ("ann", "bob", f"bot:{bots}:2", f"bot:{bots}:3")
 
 
 def test_an_unknown_bot_strength_is_invalid(app):
@@ -404,7 +406,8 @@ def test_nobody_waits_longer_than_the_wait_and_split_tables_join_before_bots_com
     clock.advance(17)  # ace has waited 20 s
     (table_id,) = app.tables.fill_waiting_tables()
     seated = app.tables.ticket("cub", tickets["cub"].ticket_id)
-    assert seated.table_id == table_id and seated.seats == ("ace", "cub", "ada", "bot:greedy:3")
+    bots = ladder().nearest("egyptian/teams", (30.0 - 10.0 + 30.0) / 3)  # the bots rated nearest their mean
+    assert seated.table_id == table_id and seated.seats == ("ace", "cub", "ada", f"bot:{bots}:3")
 
 
 def test_every_due_table_of_a_queue_is_formed_in_one_pass(clock, matches):
