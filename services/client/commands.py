@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, leading, tiles
-from .tiles import DOWN, LEFT, RIGHT, UP, Tile
+from . import families, lead_words, view_reading
+from .view_reading import DOWN, LEFT, RIGHT, UP, Tile
 
 
 @dataclass(frozen=True)
 class Play:
     tile: Tile
-    end: int  # tiles.LEFT, RIGHT, UP, DOWN, or tiles.ANY (the round's first tile)
+    end: int  # view_reading.LEFT, RIGHT, UP, DOWN, or view_reading.ANY (the round's first tile)
 
 
 @dataclass(frozen=True)
@@ -109,43 +109,43 @@ def parse_move(line: str, view: pb.MatchView) -> Command:
         return Help()
     if text in ("b", "back"):
         return Back()
-    if not tiles.is_my_turn(view):
-        if tiles.is_ended(view):
+    if not view_reading.is_my_turn(view):
+        if view_reading.is_ended(view):
             return Invalid("The match is over.")
         if view.turn == view.your_seat:
             return Invalid("Nothing of yours fits: the server passes for you.")
-        return Invalid(f"It is not your turn: waiting for {tiles.seat_name(view, view.turn)}.")
-    legal = tiles.plays(view)
+        return Invalid(f"It is not your turn: waiting for {view_reading.seat_name(view, view.turn)}.")
+    legal = view_reading.plays(view)
     if text in ("d", "draw"):
-        if tiles.can_draw(view):
+        if view_reading.can_draw(view):
             return Draw()
-        if not tiles.has_boneyard(view):
+        if not view_reading.has_boneyard(view):
             return Invalid(f"This game has no boneyard: {_no_boneyard_reason(view)}, so nothing is ever drawn. "
                            "Play a tile that fits.")
         if legal:
             return Invalid("You cannot draw while a tile of yours fits: "
-                           + ", ".join(tiles.show(t) for t in tiles.hand(view) if t in legal) + ".")
+                           + ", ".join(view_reading.show(t) for t in view_reading.hand(view) if t in legal) + ".")
         return Invalid("There is nothing to draw.")
     tile, end_text = _tile_and_end(text, view)
     if isinstance(tile, Invalid):
         return tile
     ends = legal.get(tile)
     if not ends:
-        refusal = leading.opening_refusal(view, tile)
+        refusal = lead_words.opening_refusal(view, tile)
         if refusal:
             return Invalid(refusal)
-        if tiles.can_draw(view):
-            return Invalid(f"{tiles.show(tile)} does not fit; nothing in your hand does, so draw with d.")
-        return Invalid(f"{tiles.show(tile)} does not fit the line"
+        if view_reading.can_draw(view):
+            return Invalid(f"{view_reading.show(tile)} does not fit; nothing in your hand does, so draw with d.")
+        return Invalid(f"{view_reading.show(tile)} does not fit the line"
                        + _open_ends_text(view) + ".")
     if end_text:
         end = _ENDS.get(end_text)
-        if end is None or (end in (UP, DOWN) and not tiles.four_ends(view)):
+        if end is None or (end in (UP, DOWN) and not view_reading.four_ends(view)):
             return Invalid(f"Unknown end {end_text!r}: use {_end_keys(view)}.")
-        if tiles.ANY in ends:
-            return Play(tile, tiles.ANY)  # the first tile of a round goes on no end
+        if view_reading.ANY in ends:
+            return Play(tile, view_reading.ANY)  # the first tile of a round goes on no end
         return _on_end(view, tile, ends, end)
-    end = tiles.default_end(view, ends)
+    end = view_reading.default_end(view, ends)
     if end is None:
         return ChooseEnd(tile)
     return Play(tile, end)
@@ -165,22 +165,23 @@ def parse_end_answer(line: str, view: pb.MatchView, tile: Tile) -> Command:
     if text in _HELP:
         return Help()
     end = parse_end(line)
-    if end is None or (end in (UP, DOWN) and not tiles.four_ends(view)):
-        return Invalid(f"{line.strip()!r} is not an end: for {tiles.show(tile)} type {_end_keys(view)} "
+    if end is None or (end in (UP, DOWN) and not view_reading.four_ends(view)):
+        return Invalid(f"{line.strip()!r} is not an end: for {view_reading.show(tile)} type {_end_keys(view)} "
                        "(Enter cancels).")
-    ends = tiles.plays(view).get(tile) if tiles.is_my_turn(view) else None
+    ends = view_reading.plays(view).get(tile) if view_reading.is_my_turn(view) else None
     if not ends:
-        return Invalid(f"{tiles.show(tile)} cannot be played now.")
+        return Invalid(f"{view_reading.show(tile)} cannot be played now.")
     return _on_end(view, tile, ends, end)
 
 
 def _on_end(view: pb.MatchView, tile: Tile, ends: set[int], end: int) -> Play | Invalid:
     if end in ends:
         return Play(tile, end)
-    if end in (UP, DOWN) and tiles.end_number(view, end) < 0:
-        return Invalid(f"The {tiles.END_NAMES[end]} end is closed: the spinner's up and down open once it has a "
+    if end in (UP, DOWN) and view_reading.end_number(view, end) < 0:
+        return Invalid(f"The {view_reading.END_NAMES[end]} end is closed: the spinner's up and down open once it has a "
                        "tile on both of its other sides.")
-    return Invalid(f"{tiles.show(tile)} does not fit the {tiles.END_NAMES[end]} end" + _open_ends_text(view) + ".")
+    return Invalid(f"{view_reading.show(tile)} does not fit the {view_reading.END_NAMES[end]} end"
+                   + _open_ends_text(view) + ".")
 
 
 def _no_boneyard_reason(view: pb.MatchView) -> str:
@@ -200,19 +201,19 @@ def _no_boneyard_reason(view: pb.MatchView) -> str:
 
 
 def _end_keys(view: pb.MatchView) -> str:
-    if tiles.four_ends(view):
+    if view_reading.four_ends(view):
         return "l (left), r (right), u (up) or d (down)"
     return "l (left) or r (right)"
 
 
 def _tile_and_end(text: str, view: pb.MatchView) -> tuple[Tile | Invalid, str]:
-    held = tiles.hand(view)
+    held = view_reading.hand(view)
     match = _PIPS.match(text)
     if match:
         a, b = int(match.group(1)), int(match.group(2))
         tile = (max(a, b), min(a, b))
         if tile not in held:
-            return Invalid(f"You do not hold {tiles.show(tile)}."), ""
+            return Invalid(f"You do not hold {view_reading.show(tile)}."), ""
         return tile, match.group(3)
     match = _NUMBER.match(text)
     if match:
@@ -226,18 +227,18 @@ def _tile_and_end(text: str, view: pb.MatchView) -> tuple[Tile | Invalid, str]:
 def _open_ends_text(view: pb.MatchView) -> str:
     if view.left_end < 0:
         return ""
-    named = [f"{tiles.end_number(view, e)} {tiles.END_NAMES[e]}" for e in tiles.ENDS
-             if tiles.end_number(view, e) >= 0]
+    named = [f"{view_reading.end_number(view, e)} {view_reading.END_NAMES[e]}" for e in view_reading.ENDS
+             if view_reading.end_number(view, e) >= 0]
     return f" (open ends: {', '.join(named)})"
 
 
 def auto_move(view: pb.MatchView) -> Play | Draw | None:
     """The first legal move, as `--auto` plays it; None when the caller has nothing to do."""
-    if not tiles.is_my_turn(view):
+    if not view_reading.is_my_turn(view):
         return None
     move = view.legal_moves[0]
     if move.kind == pb.MOVE_KIND_DRAW:
         return Draw()
     if move.kind == pb.MOVE_KIND_PLAY:
-        return Play(tiles.tile_of(move.tile), move.end)
+        return Play(view_reading.tile_of(move.tile), move.end)
     return None

@@ -19,7 +19,7 @@ from typing import Mapping
 from domino.match.v1 import match_service_pb2 as pb
 from services.common import rule_options
 
-Tile = tuple[int, int]  # (high, low), as tiles.py shows them
+Tile = tuple[int, int]  # (high, low), as view_reading.py shows them
 TEAM_SEATS = 4  # teams are always 0+2 against 1+3
 
 

@@ -36,7 +36,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import commands, names, render, round_end, talk, tiles
+from . import commands, names, render, round_end, talk, view_reading
 from .api import ApiError, MatchApi, request_id
 from .commands import Leave, Back, ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from .inbox import Inbox, Pump
@@ -71,7 +71,7 @@ class Game:
         self.view = pb.MatchView()  # the match as last seen: run() loads it before anything reads it
         self.shown: pb.MatchView | None = None
         self.message: str | Text = ""
-        self.pending: tiles.Tile | None = None
+        self.pending: view_reading.Tile | None = None
         self.dirty = True
         self.pump: Pump | None = None
         self.poll = False  # the stream failed for good: GetMatch every second instead
@@ -97,9 +97,9 @@ class Game:
         names.learn(s.player_id for s in view.seats)
         self.on_join(match_id)
         self._send_seed()
-        if not tiles.is_ended(view) and view.seats[view.your_seat].away and not view.seats[view.your_seat].left:
+        if not view_reading.is_ended(view) and view.seats[view.your_seat].away and not view.seats[view.your_seat].left:
             self._resume()
-        if not tiles.is_ended(view):
+        if not view_reading.is_ended(view):
             self.pump = Pump(self.inbox, "view", self._open_watch, reopen_when_done=_reopen).start()
         try:
             return self._loop()
@@ -125,7 +125,7 @@ class Game:
     def _loop(self) -> pb.MatchView | None:
         answered = True
         while True:
-            if tiles.is_ended(self.view):
+            if view_reading.is_ended(self.view):
                 self.pending = None
                 self.round_end = None
                 self._show()
@@ -134,7 +134,7 @@ class Game:
             until = self._round_end_until()
             if until is not None and self.clock() >= until:
                 self._close_round_end()
-            if (self.options.auto and self.round_end is None and tiles.is_my_turn(self.view)
+            if (self.options.auto and self.round_end is None and view_reading.is_my_turn(self.view)
                     and self.auto_tried != self.view.version):
                 if self.dirty:
                     self._show()
@@ -162,7 +162,7 @@ class Game:
         if until is not None:
             waits.append(max(0.0, until - self.clock()))
         if self.options.tick and (self.options.auto or self.round_end is not None
-                                  or tiles.time_left(self.view, 0).seconds is not None):
+                                  or view_reading.time_left(self.view, 0).seconds is not None):
             waits.append(self.options.tick)
         elif self.options.auto:
             waits.append(1.0)
@@ -201,9 +201,10 @@ class Game:
             screen = Group(*parts)
             self.out.screen(screen, with_prompt=True, in_place=not self.typed)
         else:
-            prompting = tiles.is_my_turn(self.view) and not self.options.auto and not tiles.is_ended(self.view)
+            prompting = (view_reading.is_my_turn(self.view) and not self.options.auto
+                         and not view_reading.is_ended(self.view))
             panel = (round_end.round_end_panel(self.view, self.final_round)
-                     if self.final_round is not None and tiles.is_ended(self.view) else None)
+                     if self.final_round is not None and view_reading.is_ended(self.view) else None)
             screen = render.game_screen(self.view, now, self.message, self.pending, self.options.auto, panel,
                                         talk=self._talk_text())
             self.out.screen(screen, with_prompt=prompting, in_place=not self.typed)
@@ -223,8 +224,9 @@ class Game:
         shown, view = self.shown, self.view
         if self.round_end is not None:
             return self.typed or len(self.talk) != self.talk_shown
-        return (shown is None or bool(self.message) or len(self.talk) != self.talk_shown or tiles.is_my_turn(view)
-                or tiles.is_ended(view) or tiles.is_my_turn(shown) or len(view.rounds) != len(shown.rounds))
+        return (shown is None or bool(self.message) or len(self.talk) != self.talk_shown
+                or view_reading.is_my_turn(view) or view_reading.is_ended(view) or view_reading.is_my_turn(shown)
+                or len(view.rounds) != len(shown.rounds))
 
     # ---- the end of a round -----------------------------------------------------------
 
@@ -234,7 +236,7 @@ class Game:
         def export() -> str:
             return self.api.export(view.match_id)
 
-        if tiles.is_ended(view):
+        if view_reading.is_ended(view):
             if self.final_round is None:  # the stream may have told of the round's end already
                 last = self.round_end
                 self.final_round = (last if last is not None and last.number == len(view.rounds)
@@ -305,20 +307,20 @@ class Game:
         if view.version < self.view.version:
             return
         changed = view.version != self.view.version
-        was_my_turn = tiles.is_my_turn(self.view)
+        was_my_turn = view_reading.is_my_turn(self.view)
         before = self.view
         self.view = view
         if changed:
             self.dirty = True
             self.message = ""
-            if self.pending is not None and not tiles.is_my_turn(view):
+            if self.pending is not None and not view_reading.is_my_turn(view):
                 self.pending = None
-            if was_my_turn and not tiles.is_my_turn(view) and _timed_out_for_me(view):
+            if was_my_turn and not view_reading.is_my_turn(view) and _timed_out_for_me(view):
                 self.message = Text("Time ran out: the server played your turn.", style="bold red")
             self._round_over(before, view)
 
     def _on_line(self, line: str):
-        if tiles.is_ended(self.view):
+        if view_reading.is_ended(self.view):
             return None
         self.message = ""
         self.dirty = True
@@ -371,7 +373,7 @@ class Game:
                 return None
             command = commands.parse_move(line, self.view)  # again, against the view after the return
         moving = isinstance(command, (Play, Draw, ChooseEnd, Invalid))
-        if moving and self.shown is not None and tiles.hand(self.shown) != tiles.hand(self.view):
+        if moving and self.shown is not None and view_reading.hand(self.shown) != view_reading.hand(self.view):
             # the numbers typed were those of the hand on screen, which has changed since
             self.message = Text("The table changed while you typed — look again.", style="bold yellow")
             return None
@@ -426,7 +428,7 @@ class Game:
                 self._update(reply.view)
                 if reply.HasField("tile"):
                     drawn = Text("You drew ")
-                    drawn.append_text(render.tile_text(tiles.tile_of(reply.tile)))
+                    drawn.append_text(render.tile_text(view_reading.tile_of(reply.tile)))
                     drawn.append(".")
                     self.message = drawn
             self.dirty = True
@@ -468,7 +470,7 @@ class Game:
         self.auto_tried = -1  # a move that could not be sent is chosen again
         self._update(view)
         self.message = Text("Reconnected.", style="green")
-        if not tiles.is_ended(self.view) and self._away():
+        if not view_reading.is_ended(self.view) and self._away():
             self.message.append(" While you were gone the server marked you away: type back to play your turns "
                                 "again.", style="bold red")
         self.dirty = True
@@ -486,7 +488,7 @@ class Game:
 def _reopen(last: pb.WatchMatchResponse | None) -> bool:
     """Whether a WatchMatch stream the server ended is opened again: unless its last update
     showed the match ended (a chat-only update shows no view at all)."""
-    return last is None or not last.HasField("view") or not tiles.is_ended(last.view)
+    return last is None or not last.HasField("view") or not view_reading.is_ended(last.view)
 
 
 def _timed_out_for_me(view: pb.MatchView) -> bool:

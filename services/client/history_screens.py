@@ -13,7 +13,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, names, tiles
+from . import families, names, view_reading
 
 PAGE = 10  # matches a page
 TOP = 10  # players on the leaderboard
@@ -40,7 +40,7 @@ def rated_name(player_id: str) -> str:
 def seats_text(summary: pb.MatchSummary) -> str:
     names = []
     for seat, player in enumerate(summary.seats):
-        names.append("you" if seat == summary.your_seat else tiles.player_name(player))
+        names.append("you" if seat == summary.your_seat else view_reading.player_name(player))
     if summary.teams and len(names) == 4:
         return f"{names[0]} & {names[2]} v {names[1]} & {names[3]}"
     return ", ".join(names)

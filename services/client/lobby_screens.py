@@ -10,7 +10,7 @@ from rich.text import Text
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 
-from . import families, tiles
+from . import families, view_reading
 
 
 def banner(player: str, match_address: str, matchmaking_address: str) -> Text:
@@ -78,7 +78,7 @@ def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
         elif seat.player_id == me:
             who = Text("you" + (" (host)" if host else ""), style="bold green")
         else:
-            who = Text(tiles.player_name(seat.player_id) + (" (host)" if seat.player_id == room.host_id else ""))
+            who = Text(view_reading.player_name(seat.player_id) + (" (host)" if seat.player_id == room.host_id else ""))
         row: list[RenderableType] = [str(seat.seat), who]
         if room.options.teams:
             row.append("AB"[seat.team] if seat.team >= 0 else "")
@@ -124,7 +124,7 @@ def ticket_screen(ticket: mm.TicketView, now: float) -> Group:
         lines.append(Text(f"Looking for players… {waited} s (empty seats get bots after a while). q cancels.",
                           style="dim"))
     elif ticket.status == mm.TICKET_STATUS_SEATED:
-        lines.append(Text("Seated: " + ", ".join(tiles.player_name(p) for p in ticket.seats)
+        lines.append(Text("Seated: " + ", ".join(view_reading.player_name(p) for p in ticket.seats)
                           + (" — starting the match…" if not ticket.match_id else "")))
     return Group(*lines)
 

@@ -16,7 +16,7 @@ from rich.text import Text
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 
-from . import families, lobby_screens, menu, questions, tiles
+from . import families, lobby_screens, menu, questions, view_reading
 from .api import ApiError
 from .game import ClientError
 from .refusals import explain
@@ -113,7 +113,7 @@ class MainMenu:
         view = self._view(presence.match_id)
         if view is None:  # the match service does not answer now: say what matchmaking knows
             return WayBack(f"Resume your match ({where}, {setup})", match_id=presence.match_id)
-        if tiles.is_ended(view) or view.your_seat < 0:
+        if view_reading.is_ended(view) or view.your_seat < 0:
             return None  # just ended: matchmaking frees the player in a moment
         return WayBack(f"Resume your match ({_describe(view)}; {where})", match_id=presence.match_id)
 
@@ -159,7 +159,7 @@ class MainMenu:
                           grpc.StatusCode.INVALID_ARGUMENT):
                 store.clear(match_id)
             return None
-        if tiles.is_ended(view) or view.your_seat < 0:
+        if view_reading.is_ended(view) or view.your_seat < 0:
             store.clear(match_id)
             return None
         return view

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from .tiles import Tile
+from .view_reading import Tile
 
 PIP_STYLES = {0: "white", 1: "red", 2: "yellow", 3: "green", 4: "cyan", 5: "bright_blue", 6: "magenta"}
 

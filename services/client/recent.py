@@ -10,9 +10,9 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import tiles
+from . import view_reading
 from .pips import tile_text
-from .tiles import DOWN, LEFT, RIGHT, UP
+from .view_reading import DOWN, LEFT, RIGHT, UP
 
 
 def recent_text(view: pb.MatchView, count: int | None = None) -> Text | None:
@@ -26,7 +26,7 @@ def recent_text(view: pb.MatchView, count: int | None = None) -> Text | None:
     turns = turns[-(count or max(3, len(view.seats))):]
     if not turns:
         return None
-    names = [tiles.seat_name(view, seat) for seat, _ in turns]
+    names = [view_reading.seat_name(view, seat) for seat, _ in turns]
     width = max(len(n) for n in names)
     text = Text()
     for i, ((seat, actions), name) in enumerate(zip(turns, names)):
@@ -50,9 +50,9 @@ def _turn_text(view: pb.MatchView, actions: list[pb.PublicAction]) -> Text:
         elif final.kind == pb.MOVE_KIND_PLAY and final.HasField("tile"):
             opening = final.end not in (LEFT, RIGHT, UP, DOWN)
             text.append("opened the line with " if opening else "played ")
-            text.append_text(tile_text(tiles.tile_of(final.tile)))
+            text.append_text(tile_text(view_reading.tile_of(final.tile)))
             if not opening:
-                text.append(f" on the {tiles.END_NAMES[final.end]} end")
+                text.append(f" on the {view_reading.END_NAMES[final.end]} end")
             if final.points:
                 text.append(f"  +{final.points}", style="bold green")
     if any(a.timeout for a in actions):

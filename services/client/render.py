@@ -17,10 +17,10 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, leading, rounds, seeds, tiles
+from . import families, lead_words, rounds, seeds, view_reading
 from .pips import PIP_STYLES, end_text, tile_text
 from .recent import recent_text
-from .tiles import ANY, DOWN, LEFT, RIGHT, UP, Tile
+from .view_reading import ANY, DOWN, LEFT, RIGHT, UP, Tile
 
 #: What leaving a match (LeaveMatch) means, said wherever the player meets it.
 LEFT_FOR_GOOD = ("You left this match for good: the server plays your seat to the end and will not give it "
@@ -55,7 +55,7 @@ def game_screen(view: pb.MatchView, now: float | None = None, message: str | Tex
         return Group(*waits)
     parts: list[RenderableType] = [header(view), line_panel(view), seats_table(view, now)]
     parts += _table_news(view, talk)
-    if tiles.is_ended(view):
+    if view_reading.is_ended(view):
         if round_panel is not None:
             parts.append(round_panel)
         parts.append(rounds.final_panel(view))
@@ -64,7 +64,7 @@ def game_screen(view: pb.MatchView, now: float | None = None, message: str | Tex
         parts.append(status_text(view, now, auto))
     if message:
         parts.append(message if isinstance(message, Text) else Text(message, style="bold yellow"))
-    if not tiles.is_ended(view) and tiles.is_my_turn(view) and not auto:
+    if not view_reading.is_ended(view) and view_reading.is_my_turn(view) and not auto:
         parts.append(prompt_hint(view, pending))
     return Group(*parts)
 
@@ -79,7 +79,7 @@ def header(view: pb.MatchView) -> Text:
     played = families.options_of(view)
     if families.family(view.rules).options and played:
         options = families.options_text(played, view.rules)
-        text.append(f"\nlowest total wins · {options}" if tiles.is_goat(view) else f"\n{options}", style="dim")
+        text.append(f"\nlowest total wins · {options}" if view_reading.is_goat(view) else f"\n{options}", style="dim")
     text.append(f"\nmatch {view.match_id}", style="dim")
     return text
 
@@ -97,17 +97,17 @@ def line_panel(view: pb.MatchView) -> Panel:
         for i, placed in enumerate(view.line):
             if i:
                 body.append(" ")
-            spinner = tiles.four_ends(view) and i == view.spinner_index
+            spinner = view_reading.four_ends(view) and i == view.spinner_index
             if spinner:
                 spinner_column = len(body.plain)
             body.append_text(_placed(placed, spinner=spinner, last=last))
         body.append(" ▶ ", style="bold")
         body.append_text(end_text(view.right_end))
         body.append(" open", style="dim")
-    if tiles.four_ends(view) and view.line:
+    if view_reading.four_ends(view) and view.line:
         _spinner_rows(view, body, spinner_column, last)
-    subtitle = f"boneyard {view.boneyard_count}" if tiles.has_boneyard(view) else None
-    if tiles.is_goat(view) and view.pot:
+    subtitle = f"boneyard {view.boneyard_count}" if view_reading.has_boneyard(view) else None
+    if view_reading.is_goat(view) and view.pot:
         subtitle = f"pot {view.pot}" + (f" · {subtitle}" if subtitle else "")
     return Panel(body, title="the line", title_align="left", subtitle=subtitle, subtitle_align="right",
                  box=box.ROUNDED, padding=(0, 1))
@@ -119,8 +119,8 @@ def _spinner_rows(view: pb.MatchView, body: Text, column: int, last: Tile | None
     if view.spinner_index >= 0:
         indent = " " * max(column, 0)
         for end, arrow, arm in ((UP, "▲", view.up_line), (DOWN, "▼", view.down_line)):
-            body.append(f"\n{indent}{arrow} {tiles.END_NAMES[end]:<5}", style="bold")
-            number = tiles.end_number(view, end)
+            body.append(f"\n{indent}{arrow} {view_reading.END_NAMES[end]:<5}", style="bold")
+            number = view_reading.end_number(view, end)
             if number < 0:
                 body.append("closed (opens once the spinner has a tile on both sides)", style="dim")
                 continue
@@ -146,13 +146,14 @@ def counting_text(view: pb.MatchView) -> Text:
     down are left out until a tile lies on them (the rows above say "closed", or "not
     counted" for an open side with nothing on it); the lone first tile counts once."""
     text = Text("counting: ")
-    lone = tiles.lone_first_tile(view)
+    lone = view_reading.lone_first_tile(view)
     if lone is not None:
-        text.append(f"the first tile alone, once: {tiles.show(lone)} counts {lone[0] + lone[1]}")
+        text.append(f"the first tile alone, once: {view_reading.show(lone)} counts {lone[0] + lone[1]}")
     else:
-        counts = tiles.end_counts(view)
-        text.append(" · ".join(f"{tiles.END_NAMES[end]} {tiles.show(tile)} counts {count}" if tile[0] == tile[1]
-                               else f"{tiles.END_NAMES[end]} {count}"
+        counts = view_reading.end_counts(view)
+        names = view_reading.END_NAMES
+        text.append(" · ".join(f"{names[end]} {view_reading.show(tile)} counts {count}" if tile[0] == tile[1]
+                               else f"{names[end]} {count}"
                                for end, (tile, count) in sorted(counts.items())))
     text.append(" · ")
     text.append(f"total {view.ends_total}", style="bold")
@@ -163,7 +164,7 @@ def _placed(placed: pb.PlacedTile, spinner: bool = False, last: Tile | None = No
     """A laid tile keeps its orientation: 6|4 then 4|1 reads left to right. The spinner is
     shown reversed; the tile just played (``last``) underlined on a grey ground."""
     extra = (" reverse" if spinner else "") + (
-        f" {LAST_PLAYED}" if last is not None and tiles.tile_of(placed_tile(placed)) == last else "")
+        f" {LAST_PLAYED}" if last is not None and view_reading.tile_of(placed_tile(placed)) == last else "")
     text = Text(str(placed.left), style=f"bold {PIP_STYLES[placed.left]}{extra}")
     text.append("|", style=f"bold{extra}" if extra else "dim")
     text.append(str(placed.right), style=f"bold {PIP_STYLES[placed.right]}{extra}")
@@ -178,7 +179,7 @@ def last_played(view: pb.MatchView) -> Tile | None:
     """The tile of the round's latest play (passes and draws may have followed it)."""
     for action in reversed(view.round_actions):
         if action.kind == pb.MOVE_KIND_PLAY and action.HasField("tile"):
-            return tiles.tile_of(action.tile)
+            return view_reading.tile_of(action.tile)
     return None
 
 
@@ -188,14 +189,14 @@ def spectator_screen(view: pb.MatchView, message: str | Text = "", talk: Rendera
     back each seat's newest turn until the next seat acts), no hand, nothing to play;
     ``round_panel``: the last round's end, above the result once the match is over."""
     parts: list[RenderableType] = [header(view)]
-    if tiles.is_ended(view):
+    if view_reading.is_ended(view):
         parts.append(Text("Watching as a spectator — the match is over: everything is shown.", style="bold cyan"))
     else:
         parts.append(Text("Watching as a spectator · ONE TURN BEHIND the table (a seat's newest turn shows once "
                           "the next seat acts) · no hands", style="bold cyan"))
     parts += [line_panel(view), seats_table(view, 0.0, countdown=False)]
     parts += _table_news(view, talk)
-    if tiles.is_ended(view):
+    if view_reading.is_ended(view):
         if round_panel is not None:
             parts.append(round_panel)
         parts.append(rounds.final_panel(view))
@@ -204,7 +205,7 @@ def spectator_screen(view: pb.MatchView, message: str | Text = "", talk: Rendera
     elif view.turn < 0:
         parts.append(Text("Between rounds…", style="dim"))
     else:
-        status = Text(f"{tiles.seat_name(view, view.turn)} to play", style="bold")
+        status = Text(f"{view_reading.seat_name(view, view.turn)} to play", style="bold")
         status.append(" (as of this view: one turn behind the table)", style="dim")
         parts.append(status)
     if message:
@@ -231,13 +232,14 @@ def seats_table(view: pb.MatchView, now: float, countdown: bool = True) -> Table
         table.add_column("account")
     table.add_column("")
     for seat, info in enumerate(view.seats):
-        turn = seat == view.turn and not tiles.is_ended(view)
-        name = Text(tiles.seat_name(view, seat), style="bold green" if seat == view.your_seat else "")
-        side = tiles.side_of(view, seat)
+        turn = seat == view.turn and not view_reading.is_ended(view)
+        name = Text(view_reading.seat_name(view, seat), style="bold green" if seat == view.your_seat else "")
+        side = view_reading.side_of(view, seat)
         score = str(view.scores[side]) if side < len(view.scores) else "0"
         notes = Text()
         if turn:
-            notes.append(f"to play, {tiles.time_left(view, now)}" if countdown else "to play", style="bold yellow")
+            notes.append(f"to play, {view_reading.time_left(view, now)}" if countdown else "to play",
+                         style="bold yellow")
         if info.away:
             notes.append(" away" if notes else "away", style="bold red")
         row: list[RenderableType] = [Text("▶" if turn else " ", style="bold yellow"), str(seat), name]
@@ -255,13 +257,13 @@ def seats_table(view: pb.MatchView, now: float, countdown: bool = True) -> Table
 
 def _shows_accounts(view: pb.MatchView) -> bool:
     """Goat with remembered points: each side's remembered points and open account."""
-    return tiles.is_goat(view) and (bool(families.option_of(view, "remembered")) or any(view.remembered))
+    return view_reading.is_goat(view) and (bool(families.option_of(view, "remembered")) or any(view.remembered))
 
 
 def hand_text(view: pb.MatchView) -> Text:
-    held = tiles.hand(view)
-    legal = tiles.plays(view) if tiles.is_my_turn(view) else {}
-    four = tiles.four_ends(view)
+    held = view_reading.hand(view)
+    legal = view_reading.plays(view) if view_reading.is_my_turn(view) else {}
+    four = view_reading.four_ends(view)
     text = Text("Your hand  ", style="bold")
     if not held:
         text.append("(empty)", style="dim")
@@ -284,20 +286,20 @@ def hand_text(view: pb.MatchView) -> Text:
 def _marks(view: pb.MatchView, ends: set[int]) -> str:
     if ANY in ends:
         return MARKS[ANY]
-    if tiles.four_ends(view):
-        return "".join(MARKS[e] for e in tiles.ENDS if e in ends)
-    end = tiles.default_end(view, ends)  # None when the choice matters
+    if view_reading.four_ends(view):
+        return "".join(MARKS[e] for e in view_reading.ENDS if e in ends)
+    end = view_reading.default_end(view, ends)  # None when the choice matters
     return BOTH if end is None else MARKS[end]
 
 
 def status_text(view: pb.MatchView, now: float, auto: bool = False) -> Text:
-    left = tiles.time_left(view, now)
+    left = view_reading.time_left(view, now)
     if 0 <= view.your_seat < len(view.seats) and view.seats[view.your_seat].left:
         return Text(LEFT_FOR_GOOD + " q closes this screen.", style="bold red")
     if view.your_seat >= 0 and view.seats[view.your_seat].away:
         return Text("You are marked away: the server plays your turns. Type back (or a move) to play them "
                     "again; Enter only refreshes, q leaves.", style="bold red")
-    if tiles.is_my_turn(view):
+    if view_reading.is_my_turn(view):
         text = Text("Your turn", style="bold green")
         text.append(f" — {left}{_move_seconds(view)}.")
         if auto:
@@ -307,7 +309,7 @@ def status_text(view: pb.MatchView, now: float, auto: bool = False) -> Text:
         return Text("Between rounds…", style="dim")
     if view.turn == view.your_seat:
         return Text("Nothing of yours fits: you pass.", style="dim")
-    text = Text(f"Waiting for {tiles.seat_name(view, view.turn)}", style="bold")
+    text = Text(f"Waiting for {view_reading.seat_name(view, view.turn)}", style="bold")
     text.append(f" — {left}{_move_seconds(view)}.  (q leaves, Enter refreshes)", style="dim")
     return text
 
@@ -321,17 +323,17 @@ def _move_seconds(view: pb.MatchView) -> str:
 
 def prompt_hint(view: pb.MatchView, pending: Tile | None) -> Text:
     if pending is not None:
-        ends = tiles.plays(view).get(pending, set())
-        if tiles.four_ends(view):
+        ends = view_reading.plays(view).get(pending, set())
+        if view_reading.four_ends(view):
             return end_question(view, pending, ends)
-        return Text(f"{tiles.show(pending)} fits both ends: l (left, {view.left_end}) or r (right, {view.right_end})?",
-                    style="bold")
-    if tiles.can_draw(view) and not tiles.plays(view):
+        return Text(f"{view_reading.show(pending)} fits both ends: l (left, {view.left_end}) "
+                    f"or r (right, {view.right_end})?", style="bold")
+    if view_reading.can_draw(view) and not view_reading.plays(view):
         return Text("Nothing fits: d to draw.", style="bold")
-    opening = leading.opening_hint(view)
+    opening = lead_words.opening_hint(view)
     if opening:
         return Text(opening + " Tile number, ? for help:", style="bold")
-    if tiles.four_ends(view):
+    if view_reading.four_ends(view):
         return Text("Tile number (add l/r/u/d to name the end; d alone draws), ? for help:", style="bold")
     return Text("Tile number (add l/r if it fits both ends), ? for help:", style="bold")
 
@@ -339,10 +341,10 @@ def prompt_hint(view: pb.MatchView, pending: Tile | None) -> Text:
 def end_question(view: pb.MatchView, tile: Tile, ends: set[int]) -> Text:
     """All Fives: which end, with what each would score, 0 included, so the choice is made
     on the points: ``Play 5|3 on left (l, scores 10) or right (r, scores 0)?``."""
-    offers = [f"{tiles.END_NAMES[end]} ({tiles.END_KEYS[end]}, scores {tiles.points_if(view, tile, end)})"
-              for end in tiles.ENDS if end in ends]
+    offers = [f"{view_reading.END_NAMES[end]} ({view_reading.END_KEYS[end]}, "
+              f"scores {view_reading.points_if(view, tile, end)})" for end in view_reading.ENDS if end in ends]
     listed = offers[0] if len(offers) == 1 else ", ".join(offers[:-1]) + " or " + offers[-1]
-    return Text(f"Play {tiles.show(tile)} on {listed}? (Enter cancels)", style="bold")
+    return Text(f"Play {view_reading.show(tile)} on {listed}? (Enter cancels)", style="bold")
 
 
 def prompt() -> Text:
@@ -353,8 +355,8 @@ def _table_news(view: pb.MatchView, talk: RenderableType | None) -> list[Rendera
     """What happened lately, under the table: the last round's end (Goat: every round's
     writes so far), the newest actions, the talk."""
     parts: list[RenderableType] = []
-    summary = rounds.goat_writes(view) if tiles.is_goat(view) else rounds.last_round_text(view)
-    if summary and not tiles.is_ended(view):
+    summary = rounds.goat_writes(view) if view_reading.is_goat(view) else rounds.last_round_text(view)
+    if summary and not view_reading.is_ended(view):
         parts.append(summary)
     recent = recent_text(view)
     if recent:

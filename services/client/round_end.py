@@ -23,10 +23,10 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, leading, rounds, tiles
+from . import families, lead_words, rounds, view_reading
 from .api import ApiError
 from .pips import pip_count, tile_text
-from .tiles import Tile
+from .view_reading import Tile
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def leave_at(view: pb.MatchView, shown_at: float, pause: float) -> float:
             return starts_at
     until = shown_at + pause
     given = view.turn_seconds or (view.turn_timer_seconds if not families.family(view.rules).per_move_timer else 0)
-    if tiles.is_my_turn(view) and view.HasField("turn_deadline") and given:
+    if view_reading.is_my_turn(view) and view.HasField("turn_deadline") and given:
         until = min(until, view.turn_deadline.ToNanoseconds() / 1e9 - given / 2)
     return until
 
@@ -133,28 +133,28 @@ def how_it_ended(view: pb.MatchView, end: RoundEnd) -> str:
     s = end.summary
     out = [h.seat for h in end.hands if h.count == 0]
     seat = out[0] if s.reason == "domino" and out else end.last_seat
-    who = tiles.seat_name(view, seat) if seat >= 0 else None
-    if tiles.is_goat(view):
+    who = view_reading.seat_name(view, seat) if seat >= 0 else None
+    if view_reading.is_goat(view):
         if s.reason == "domino":
-            text = f"{who or tiles.side_name(view, s.winner)} went out (domino) and writes nothing"
+            text = f"{who or view_reading.side_name(view, s.winner)} went out (domino) and writes nothing"
         else:
-            text = (f"Blocked: nobody could play; {who or tiles.side_name(view, s.winner)} made the fish "
+            text = (f"Blocked: nobody could play; {who or view_reading.side_name(view, s.winner)} made the fish "
                     "and writes nothing")
         return text + "; every other hand is written (lowest total wins)."
     if s.reason == "domino":
-        text = f"{who or tiles.side_name(view, s.winner)} went out (domino)"
+        text = f"{who or view_reading.side_name(view, s.winner)} went out (domino)"
         if view.teams and who is not None:
-            text += f": {tiles.side_name(view, s.winner)} wins the round"
+            text += f": {view_reading.side_name(view, s.winner)} wins the round"
     elif s.winner < 0:
         return "Blocked: nobody could play, and the fewest pips are tied — no points."
     else:
         fewest = "the fewest pips" if not view.teams else "the fewer pips of the two teams"
-        text = f"Blocked: nobody could play; {tiles.side_name(view, s.winner)} had {fewest}"
+        text = f"Blocked: nobody could play; {view_reading.side_name(view, s.winner)} had {fewest}"
     if s.winner < 0:
         return text + "."
     step = families.family(view.rules).points_rounded_to
     rounded = f" (pips rounded to the nearest {step})" if step else ""
-    return text + f": +{s.points} for {tiles.side_name(view, s.winner)}{rounded}."
+    return text + f": +{s.points} for {view_reading.side_name(view, s.winner)}{rounded}."
 
 
 def _hands(view: pb.MatchView, end: RoundEnd) -> Group:
@@ -164,7 +164,7 @@ def _hands(view: pb.MatchView, end: RoundEnd) -> Group:
     table.add_column("count", justify="right")
     hidden = False
     for hand in end.hands:
-        name = tiles.seat_name(view, hand.seat)
+        name = view_reading.seat_name(view, hand.seat)
         who = Text(name, style="bold green" if hand.seat == view.your_seat else "bold")
         if hand.count == 0:
             table.add_row(who, Text("out — no tiles left", style="green"), "")
@@ -200,7 +200,7 @@ def round_end_panel(view: pb.MatchView, end: RoundEnd) -> Panel:
         points.append("Remembered (not written): " + rounds.per_side(view, s.remembered) + "\n")
     if "pot" in columns and s.pot:
         points.append(f"Pot {s.pot} carried to the next round\n")
-    totals = " · ".join(f"{tiles.side_name(view, side)} {score}" for side, score in enumerate(s.scores))
+    totals = " · ".join(f"{view_reading.side_name(view, side)} {score}" for side, score in enumerate(s.scores))
     points.append(f"Scores: {totals}  ({families.target_text(view.rules, view.target)})", style="bold")
     parts.append(points)
     if end.redeals:
@@ -215,10 +215,10 @@ def next_round_text(view: pb.MatchView, now: float, wait: float | None) -> Text:
     text = Text()
     if view.turn >= 0:
         text.append(f"Round {view.round_number} is dealt: ", style="bold")
-        led = leading.leader_text(view)  # the seat that led, not the seat to move now
-        if tiles.is_my_turn(view):
+        led = lead_words.leader_text(view)  # the seat that led, not the seat to move now
+        if view_reading.is_my_turn(view):
             turn = "" if not view.round_actions else "; your turn"
-            text.append(f"{led}{turn} — {tiles.time_left(view, now)}.", style="bold yellow")
+            text.append(f"{led}{turn} — {view_reading.time_left(view, now)}.", style="bold yellow")
         else:
             text.append(f"{led}.")
         text.append("\n")  # its own line: a long leader line never splits the prompt

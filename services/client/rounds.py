@@ -13,16 +13,16 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import tiles
+from . import view_reading
 
 
 def round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) -> str:
-    if tiles.is_goat(view):
+    if view_reading.is_goat(view):
         return _goat_round_text(view, number, summary)
     if summary.winner < 0:
         text = f"Round {number}: blocked, a tie — no points"
     else:
-        who = tiles.side_name(view, summary.winner)
+        who = view_reading.side_name(view, summary.winner)
         how = "dominoed" if summary.reason == "domino" else "won the blocked round"
         text = f"Round {number}: {who} {how}, +{summary.points}"
     if any(summary.points_in_play):
@@ -33,7 +33,7 @@ def round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) -> str
 def _goat_round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) -> str:
     if summary.reason == "redeal":
         return f"Round {number}: redealt (a hand called for it) — nothing written"
-    who = tiles.side_name(view, summary.winner) if summary.winner >= 0 else "nobody"
+    who = view_reading.side_name(view, summary.winner) if summary.winner >= 0 else "nobody"
     how = "went out" if summary.reason == "domino" else "made the fish (blocked)"
     text = f"Round {number}: {who} {how} · written: {per_side(view, summary.written)}"
     if any(summary.remembered):
@@ -44,7 +44,7 @@ def _goat_round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) 
 
 
 def per_side(view: pb.MatchView, values) -> str:
-    return ", ".join(f"{tiles.side_name(view, side)} {value}" for side, value in enumerate(values))
+    return ", ".join(f"{view_reading.side_name(view, side)} {value}" for side, value in enumerate(values))
 
 
 def last_round_text(view: pb.MatchView) -> Text | None:
@@ -65,7 +65,7 @@ def goat_writes(view: pb.MatchView) -> Group | None:
     table.add_column("round", justify="right")
     sides = range(len(view.scores))
     for side in sides:
-        table.add_column(tiles.side_name(view, side), justify="right")
+        table.add_column(view_reading.side_name(view, side), justify="right")
     table.add_column("")
     for number, summary in enumerate(view.rounds, 1):
         if summary.reason == "redeal":
@@ -80,20 +80,20 @@ def goat_writes(view: pb.MatchView) -> Group | None:
 
 
 def _goat_how(view: pb.MatchView, summary: pb.RoundSummary) -> str:
-    who = tiles.side_name(view, summary.winner) if summary.winner >= 0 else "nobody"
+    who = view_reading.side_name(view, summary.winner) if summary.winner >= 0 else "nobody"
     how = f"{who} went out" if summary.reason == "domino" else f"{who} made the fish"
     return how + (f" · pot {summary.pot} carried on" if summary.pot else "")
 
 
 def final_panel(view: pb.MatchView) -> Panel:
     body = Text()
-    body.append(f"Match over — {tiles.winner_text(view)}\n", style="bold green" if _won(view) else "bold")
-    goat = tiles.goat_text(view)
+    body.append(f"Match over — {view_reading.winner_text(view)}\n", style="bold green" if _won(view) else "bold")
+    goat = view_reading.goat_text(view)
     if goat:
         body.append(goat[0].upper() + goat[1:] + ".\n", style="bold red")
     sides = range(len(view.scores))
-    body.append("Final scores: " + " · ".join(f"{tiles.side_name(view, s)} {view.scores[s]}" for s in sides))
-    if tiles.is_goat(view):
+    body.append("Final scores: " + " · ".join(f"{view_reading.side_name(view, s)} {view.scores[s]}" for s in sides))
+    if view_reading.is_goat(view):
         body.append("  (lowest wins)", style="dim")
     for number, summary in enumerate(view.rounds, 1):
         body.append("\n" + round_text(view, number, summary), style="dim")
@@ -101,11 +101,12 @@ def final_panel(view: pb.MatchView) -> Panel:
 
 
 def _won(view: pb.MatchView) -> bool:
-    return view.winner >= 0 and view.your_seat >= 0 and tiles.side_of(view, view.your_seat) == view.winner
+    return view.winner >= 0 and view.your_seat >= 0 and view_reading.side_of(view, view.your_seat) == view.winner
 
 
 def result_line(view: pb.MatchView) -> str:
     """One plain line for scripts: the outcome and the scores."""
-    scores = ", ".join(f"{tiles.side_name(view, s)} {view.scores[s]}" for s in range(len(view.scores)))
-    goat = tiles.goat_text(view)
-    return f"match {view.match_id} ended: {tiles.winner_text(view)}" + (f"; {goat}" if goat else "") + f" ({scores})"
+    scores = ", ".join(f"{view_reading.side_name(view, s)} {view.scores[s]}" for s in range(len(view.scores)))
+    goat = view_reading.goat_text(view)
+    return (f"match {view.match_id} ended: {view_reading.winner_text(view)}" + (f"; {goat}" if goat else "")
+            + f" ({scores})")

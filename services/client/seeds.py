@@ -12,7 +12,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import tiles
+from . import view_reading
 
 
 def waiting(view: pb.MatchView) -> bool:
@@ -27,7 +27,7 @@ def _listed(names: list[str]) -> str:
 def waiting_text(view: pb.MatchView) -> Text:
     """``Waiting for Ana and Bo to send their seed…`` and why the deal waits for them."""
     seats = [s for s, seat in enumerate(view.seats) if seat.awaiting_seed]
-    names = [tiles.seat_name(view, s) for s in seats]
+    names = [view_reading.seat_name(view, s) for s in seats]
     if not names:
         text = Text("Every seed is in: dealing…", style="bold")
     elif names == ["you"]:

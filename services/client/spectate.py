@@ -22,7 +22,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import names, render, round_end, talk, tiles
+from . import names, render, round_end, talk, view_reading
 from .game import ClientError
 from .inbox import Inbox, Pump
 from .terminal import Output
@@ -72,13 +72,13 @@ class Spectator:
         while True:
             if self.seated:
                 return None
-            ended = self.view is not None and tiles.is_ended(self.view)
+            ended = self.view is not None and view_reading.is_ended(self.view)
             if self.round_end_until is not None and self.clock() >= self.round_end_until:
                 self.round_end = self.round_end_until = None
                 dirty = True
             if dirty and self.view is not None and (ended or answered or self.inbox.queue.empty()):
                 # after each typed line; what the stream sends in a burst is drawn once
-                self.out.screen(self._screen(), with_prompt=not tiles.is_ended(self.view))
+                self.out.screen(self._screen(), with_prompt=not view_reading.is_ended(self.view))
                 dirty = False
             if ended:
                 return self.view
@@ -135,12 +135,12 @@ class Spectator:
         """Rounds ended between two views: the last one played is shown as a player sees it
         (without the hands), until Enter or the pause; once the match is over, above the result."""
         if len(view.rounds) == len(before.rounds):
-            if tiles.is_ended(view) and self.final_round is None and view.rounds:
+            if view_reading.is_ended(view) and self.final_round is None and view.rounds:
                 # the last round ended in an earlier view (its summary on screen), the match now
                 self.final_round = self.round_end or round_end.ended_between(view, len(view.rounds) - 1)
             return
         shown = round_end.ended_between(view, len(before.rounds))
-        if tiles.is_ended(view):
+        if view_reading.is_ended(view):
             self.final_round = shown
         elif shown is None:  # only deals thrown in: the round on screen is followed by more of them
             if self.round_end is not None:
@@ -154,9 +154,9 @@ class Spectator:
         assert self.view is not None  # drawn once the first view came
         view = self.view
         talk_area = talk.talk_text(self.talk)
-        if self.round_end is None or self.round_end_until is None or tiles.is_ended(view):
+        if self.round_end is None or self.round_end_until is None or view_reading.is_ended(view):
             panel = (round_end.round_end_panel(view, self.final_round)
-                     if self.final_round is not None and tiles.is_ended(view) else None)
+                     if self.final_round is not None and view_reading.is_ended(view) else None)
             return render.spectator_screen(view, self.message, talk_area, round_panel=panel)
         parts: list[RenderableType] = [render.header(view), round_end.round_end_panel(view, self.round_end)]
         if talk_area is not None:
@@ -187,4 +187,4 @@ class Spectator:
 
 
 def _reopen(last: pb.WatchMatchResponse | None) -> bool:
-    return last is None or not last.HasField("view") or not tiles.is_ended(last.view)
+    return last is None or not last.HasField("view") or not view_reading.is_ended(last.view)

@@ -15,7 +15,7 @@ import grpc
 from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
-from . import families, tiles
+from . import families, view_reading
 
 FRIENDLY = {
     "hello": "Hello!",
@@ -143,7 +143,7 @@ class TalkLog:
 
 def sender(chat: pb.ChatMessage, me: str = "") -> str:
     """"seat 1 · bob", "seat 0 · you", "seat 2 · bot greedy 2"."""
-    name = "you" if me and chat.player_id == me else tiles.player_name(chat.player_id)
+    name = "you" if me and chat.player_id == me else view_reading.player_name(chat.player_id)
     return f"seat {chat.seat} · {name}"
 
 

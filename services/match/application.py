@@ -59,7 +59,7 @@ def check_request_id(request_id: str) -> None:
         raise InvalidRequest(f"request_id is longer than {MAX_REQUEST_ID} characters")
 
 
-def check_seats(seats: list[SeatSpec]) -> None:
+def check_seat_specs(seats: list[SeatSpec]) -> None:
     """Every stored event must stay small (the relay publishes each one to NATS): what a
     match is created with is bounded here, before anything is stored."""
     if len(seats) > MAX_SEATS:
@@ -102,7 +102,7 @@ class MatchApplication(Application[UUID]):
         """A new match (or the one this request id made). With ``seed_wait_seconds`` the first
         deal waits that long for the seeds of the seats that are not bots (SubmitSeed)."""
         check_request_id(request_id)
-        check_seats(seats)
+        check_seat_specs(seats)
         if not 0 <= seed_wait_seconds <= MAX_SEED_WAIT:
             raise InvalidRequest(f"seed_wait_seconds must be 0 to {MAX_SEED_WAIT}")
         players = [s.player_id for s in seats]

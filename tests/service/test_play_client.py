@@ -114,7 +114,7 @@ def test_the_points_an_all_fives_end_would_score_are_what_the_server_scores(svc,
 def _predictions_checked(svc, players, rng, request_id: str) -> int:
     """One whole All Fives match of random moves: how many plays' predicted points it checked
     (and, before each, that the ends' counts the screen shows add up to the server's total)."""
-    from services.client import render, tiles
+    from services.client import render, view_reading
 
     match_id = svc.create(rules="all-fives", variant="", players=players, target=100, turn_timer_seconds=0,
                           request_id=request_id).match_id
@@ -126,8 +126,8 @@ def _predictions_checked(svc, players, rng, request_id: str) -> int:
         player = players[view.turn]
         mine = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view
         if mine.line:  # what the screen says each end counts adds up to the server's total
-            lone = tiles.lone_first_tile(mine)
-            counted = sum(lone) if lone else sum(count for _, count in tiles.end_counts(mine).values())
+            lone = view_reading.lone_first_tile(mine)
+            counted = sum(lone) if lone else sum(count for _, count in view_reading.end_counts(mine).values())
             assert counted == mine.ends_total, render.to_text(render.line_panel(mine))
         move = rng.choice(list(mine.legal_moves))
         rid = f"{player}-{mine.version}"
@@ -136,8 +136,8 @@ def _predictions_checked(svc, players, rng, request_id: str) -> int:
         if move.kind == pb.MOVE_KIND_DRAW:
             svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=rid), metadata=auth(player))
             continue
-        tile, end = tiles.tile_of(move.tile), move.end
-        total, points = tiles.ends_total_after(mine, tile, end), tiles.points_if(mine, tile, end)
+        tile, end = view_reading.tile_of(move.tile), move.end
+        total, points = view_reading.ends_total_after(mine, tile, end), view_reading.points_if(mine, tile, end)
         after = svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=rid, tile=move.tile, end=end),
                                   metadata=auth(player)).view
         if after.round_number == mine.round_number and len(after.round_actions) > len(mine.round_actions):

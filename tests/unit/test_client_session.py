@@ -487,18 +487,18 @@ def test_names_fall_back_to_the_ids_when_the_account_service_does_not_answer():
 
 
 def test_screens_read_the_directory_in_use(monkeypatch):
-    from services.client import history_screens, tiles
+    from services.client import history_screens, view_reading
 
     directory = Names(lambda ids: {"3f9a1c2b7e": "Ann"})
     monkeypatch.setattr(names_module, "_directory", directory)
     names_module.learn(["3f9a1c2b7e", "0123456789ab"])
-    assert tiles.player_name("3f9a1c2b7e") == "Ann"
-    assert tiles.player_name("0123456789ab") == "player 0123…"
-    assert tiles.player_name("bot:greedy:1") == "bot greedy 1"
+    assert view_reading.player_name("3f9a1c2b7e") == "Ann"
+    assert view_reading.player_name("0123456789ab") == "player 0123…"
+    assert view_reading.player_name("bot:greedy:1") == "bot greedy 1"
     assert history_screens.rated_name("3f9a1c2b7e") == "Ann"
     assert history_screens.rated_name("bot:strong:3") == "bot:strong"
     monkeypatch.setattr(names_module, "_directory", names_module.PLAIN)
-    assert tiles.player_name("3f9a1c2b7e") == "3f9a1c2b7e"  # --player: ids as they are
+    assert view_reading.player_name("3f9a1c2b7e") == "3f9a1c2b7e"  # --player: ids as they are
 
 
 # ---- the prompts: the first name, and the account screen ----------------------------------------

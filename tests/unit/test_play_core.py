@@ -8,10 +8,10 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
-from services.client import commands, families, lobby_screens, menu, render, rounds, tiles
+from services.client import commands, families, lobby_screens, menu, render, rounds, view_reading
 from services.client.commands import ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from services.client.store import LastMatch
-from services.client.tiles import ANY, LEFT, RIGHT
+from services.client.view_reading import ANY, LEFT, RIGHT
 from tests.support.rules_description import family as described_family
 
 NOW = 1_800_000_000.0
@@ -55,35 +55,35 @@ def view(hand=((6, 4), (3, 3), (5, 1)), line=((6, 6),), legal=None, turn=0, seat
 
 def test_the_hand_is_numbered_highest_first_whatever_order_the_server_sends():
     v = view(hand=((1, 0), (6, 4), (3, 3), (6, 6)))
-    assert tiles.hand(v) == [(6, 6), (6, 4), (3, 3), (1, 0)]
+    assert view_reading.hand(v) == [(6, 6), (6, 4), (3, 3), (1, 0)]
 
 
 def test_names_sides_and_the_winner_from_the_callers_seat():
     v = view(seats=("ann", "bot:greedy:1", "bob", "bot:strong:2"), teams=True, your_seat=2, winner=0,
              status=pb.MATCH_STATUS_ENDED, turn=-1)
-    assert tiles.seat_name(v, 2) == "you"
-    assert tiles.seat_name(v, 0) == "ann (partner)"
-    assert tiles.seat_name(v, 1) == "bot greedy 1"
-    assert tiles.side_name(v, 0) == "your team" and tiles.side_name(v, 1) == "team B"
-    assert tiles.winner_text(v) == "your team won!"
+    assert view_reading.seat_name(v, 2) == "you"
+    assert view_reading.seat_name(v, 0) == "ann (partner)"
+    assert view_reading.seat_name(v, 1) == "bot greedy 1"
+    assert view_reading.side_name(v, 0) == "your team" and view_reading.side_name(v, 1) == "team B"
+    assert view_reading.winner_text(v) == "your team won!"
     solo = view(winner=1, status=pb.MATCH_STATUS_ENDED, turn=-1)
-    assert tiles.winner_text(solo) == "bot greedy 1 won"
+    assert view_reading.winner_text(solo) == "bot greedy 1 won"
 
 
 def test_time_left_counts_down_to_the_deadline_and_knows_unlimited_turns():
-    assert tiles.time_left(view(deadline_in=12.2), NOW).seconds == 13
-    assert tiles.time_left(view(deadline_in=-3), NOW).seconds == 0
-    assert str(tiles.time_left(view(timer=0, deadline_in=None), NOW)) == "no time limit"
-    assert str(tiles.time_left(view(deadline_in=5), NOW)) == "5 s left"
+    assert view_reading.time_left(view(deadline_in=12.2), NOW).seconds == 13
+    assert view_reading.time_left(view(deadline_in=-3), NOW).seconds == 0
+    assert str(view_reading.time_left(view(timer=0, deadline_in=None), NOW)) == "no time limit"
+    assert str(view_reading.time_left(view(deadline_in=5), NOW)) == "5 s left"
 
 
 def test_only_a_tile_fitting_two_different_ends_needs_an_end():
     v = view(line=((6, 4),), legal=[("play", (6, 4), LEFT), ("play", (6, 4), RIGHT)], hand=((6, 4),))
-    assert tiles.end_choice_matters(v, {LEFT, RIGHT})
+    assert view_reading.end_choice_matters(v, {LEFT, RIGHT})
     same = view(line=((5, 5),), legal=[("play", (5, 2), LEFT), ("play", (5, 2), RIGHT)], hand=((5, 2),))
-    assert not tiles.end_choice_matters(same, {LEFT, RIGHT})
-    assert tiles.default_end(same, {LEFT, RIGHT}) == RIGHT
-    assert tiles.default_end(same, {LEFT}) == LEFT
+    assert not view_reading.end_choice_matters(same, {LEFT, RIGHT})
+    assert view_reading.default_end(same, {LEFT, RIGHT}) == RIGHT
+    assert view_reading.default_end(same, {LEFT}) == LEFT
 
 
 # ---- parsing a move -------------------------------------------------------------------
@@ -296,7 +296,7 @@ def test_the_last_match_is_kept_per_player_and_forgotten_once_over(tmp_path):
 def test_a_seat_that_can_only_pass_is_not_asked_for_a_move():
     passing = view(hand=((2, 2),), line=((6, 3),), legal=[])
     passing.legal_moves.add(kind=pb.MOVE_KIND_PASS)
-    assert not tiles.is_my_turn(passing)
+    assert not view_reading.is_my_turn(passing)
     assert commands.auto_move(passing) is None
     text = render.to_text(render.game_screen(passing, NOW))
     assert "Nothing of yours fits: you pass." in text and "Tile number" not in text

@@ -12,10 +12,10 @@ from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from services.cli.play import _choices
 from services.common.rule_options import settings_pb
-from services.client import commands, families, lobby_screens, menu, render, rounds, tiles
+from services.client import commands, families, lobby_screens, menu, render, rounds, view_reading
 from services.client.commands import ChooseEnd, Draw, Invalid, Play, Refresh
 from services.client.families import Setup
-from services.client.tiles import ANY, DOWN, LEFT, RIGHT, UP
+from services.client.view_reading import ANY, DOWN, LEFT, RIGHT, UP
 from tests.support.rules_description import preset
 
 from .test_play_core import NOW, view
@@ -216,20 +216,21 @@ def test_outside_all_fives_the_end_answer_knows_only_left_and_right():
     ((4, 4), LEFT, 13, 0),  # an outer double counts both halves
 ])
 def test_the_points_a_play_would_score_add_up_the_open_ends_after_it(tile, end, total, points):
-    assert (tiles.ends_total_after(all_fives(), tile, end), tiles.points_if(all_fives(), tile, end)) == (total, points)
+    assert (view_reading.ends_total_after(all_fives(), tile, end),
+            view_reading.points_if(all_fives(), tile, end)) == (total, points)
 
 
 def test_the_lone_first_tile_counts_its_numbers_once():
     empty = all_fives(line=(), spinner=-1, up=-1, down=-1, up_line=(), total=0)
-    assert tiles.points_if(empty, (5, 5), ANY) == 10
+    assert view_reading.points_if(empty, (5, 5), ANY) == 10
 
 
 def test_a_spinner_with_nothing_on_a_side_counts_both_halves_there():
-    assert tiles.ends_total_after(closed_spinner(), (6, 1), LEFT) == 13
+    assert view_reading.ends_total_after(closed_spinner(), (6, 1), LEFT) == 13
 
 
 def test_other_families_score_no_points_in_play():
-    assert tiles.points_if(view(line=((5, 5),)), (5, 0), LEFT) == 0
+    assert view_reading.points_if(view(line=((5, 5),)), (5, 0), LEFT) == 0
 
 
 # ---- All Fives: the screen ---------------------------------------------------------------------
@@ -250,8 +251,8 @@ def test_an_open_spinner_side_with_no_tile_is_not_counted_and_an_outer_double_co
     assert "spinner 5|5 · counting: left 3|3 counts 6 · right 2 · total 8 " in text
     assert re.search(r"▲ up\s+▶\s+5\s+open, nothing on it yet \(not counted\)", text)
     assert "up 5" not in text and "down 5" not in text
-    assert {end: count for end, (_, count) in tiles.end_counts(v).items()} == {LEFT: 6, RIGHT: 2}
-    assert sum(count for _, count in tiles.end_counts(v).values()) == v.ends_total
+    assert {end: count for end, (_, count) in view_reading.end_counts(v).items()} == {LEFT: 6, RIGHT: 2}
+    assert sum(count for _, count in view_reading.end_counts(v).values()) == v.ends_total
 
 
 def test_the_tiles_on_up_and_down_are_drawn_under_the_spinner():
@@ -422,14 +423,14 @@ def sports(**kw) -> pb.MatchView:
 
 def test_sports_counts_down_the_seconds_this_move_was_given():
     v = sports(turn=1, deadline_in=30)  # a clock behind the server's does not add time
-    assert tiles.time_left(v, NOW).seconds == 5
+    assert view_reading.time_left(v, NOW).seconds == 5
     assert "Waiting for bot greedy 1 — 5 s left (this move: 5 s)." in screen(v)
 
 
 def test_sports_counts_down_even_when_the_host_timer_is_off():
     v = sports(turn=1, timer=0)
     v.turn_deadline.FromNanoseconds(int((NOW + 3.5) * 1e9))
-    assert tiles.time_left(v, NOW).seconds == 4
+    assert view_reading.time_left(v, NOW).seconds == 4
 
 
 def test_sports_names_its_per_move_timer_in_the_header():

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.client import leading, render
+from services.client import lead_words, render
 from services.client.round_end import next_round_text
 
 from .test_play_core import NOW, view
@@ -35,7 +35,7 @@ def test_classic_names_the_winner_who_led_though_the_next_seat_is_to_move():
     v = family("classic", seats=SEATS3, turn=2, line=((5, 3),), hand=((2, 1),),
                rounds=[{"reason": "domino", "winner": 1, "points": 20, "scores": [0, 20, 0]}],
                actions=[played(1, 5, 3)])
-    assert leading.leader(v) == 1
+    assert lead_words.leader(v) == 1
     assert said(v).startswith("Round 2 is dealt: bot greedy 1 led with 5|3 (won round 1).")
 
 
@@ -92,5 +92,5 @@ def test_before_anyone_acts_the_round_one_rule_is_said_for_a_leader_not_yet_seen
 def test_the_leader_is_the_first_seat_to_act_whoever_is_to_move_now(first, turn, rest):
     v = family("all-fives", seats=SEATS4, turn=turn, actions=[played(first, 6, 6)]
                + [{"seat": seat, "kind": kind} for seat, kind in rest])
-    assert leading.leader(v) == first
-    assert leading.leader(family("all-fives", seats=SEATS4, turn=turn)) == turn  # nobody acted yet
+    assert lead_words.leader(v) == first
+    assert lead_words.leader(family("all-fives", seats=SEATS4, turn=turn)) == turn  # nobody acted yet

@@ -15,7 +15,7 @@ from services.client.api import ApiError
 from services.client.game import Game, GameOptions
 from services.client.inbox import Inbox
 from services.client.terminal import Output
-from services.client.tiles import LEFT, RIGHT
+from services.client.view_reading import LEFT, RIGHT
 
 from .test_play_core import NOW, view
 from tests.support.rules_description import described
@@ -311,7 +311,7 @@ def test_a_move_typed_against_a_hand_that_has_since_changed_is_not_sent():
 
 
 def test_an_all_fives_end_the_tile_does_not_fit_is_asked_again_then_the_answer_is_played():
-    from services.client.tiles import DOWN
+    from services.client.view_reading import DOWN
 
     from .test_play_families import all_fives
 

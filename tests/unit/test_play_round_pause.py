@@ -14,7 +14,7 @@ from services.client.game import Game, GameOptions
 from services.client.inbox import Inbox
 from services.client.round_end import leave_at
 from services.client.terminal import Output
-from services.client.tiles import RIGHT
+from services.client.view_reading import RIGHT
 
 from .test_play_core import NOW, view
 from .test_play_loop import FakeMatch, my_turn, wait_for
@@ -97,10 +97,10 @@ def test_a_summary_drawn_after_the_round_started_falls_back_to_the_clients_own_r
 def test_the_board_shows_the_full_time_while_the_pause_runs():
     """Enter pressed during the pause goes on to the board: its count stays at the turn's
     full time until the round's clocks start."""
-    from services.client import tiles
+    from services.client import view_reading
 
     board = my_turn(deadline_in=SERVER_PAUSE + 45, timer=45)
     board.turn_seconds = 45
     board.status = pb.MATCH_STATUS_IN_PROGRESS
-    assert tiles.time_left(board, NOW).seconds == 45
-    assert tiles.time_left(board, NOW + SERVER_PAUSE + 1).seconds == 44
+    assert view_reading.time_left(board, NOW).seconds == 45
+    assert view_reading.time_left(board, NOW + SERVER_PAUSE + 1).seconds == 44

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, tiles
-from .tiles import Tile
+from . import families, view_reading
+from .view_reading import Tile
 
 
 def _variant(view: pb.MatchView) -> families.Variant:
@@ -53,33 +53,34 @@ def _again(view: pb.MatchView) -> str:
 def opening_refusal(view: pb.MatchView, tile: Tile) -> str | None:
     """Why ``tile`` may not open the round, naming the tile that must; None when the line
     is not empty, it is not the caller's turn, or the tile may open it."""
-    legal = tiles.plays(view)
-    if view.line or not tiles.is_my_turn(view) or not legal or tile in legal:
+    legal = view_reading.plays(view)
+    if view.line or not view_reading.is_my_turn(view) or not legal or tile in legal:
         return None
     openers = sorted(legal, key=lambda t: (-t[0], -t[1]))
     if len(openers) == 1:
         must = openers[0]
-        return f"This round must be opened with {tiles.show(must)}, {why_it_opens(view, must)}."
+        return f"This round must be opened with {view_reading.show(must)}, {why_it_opens(view, must)}."
     family = families.family(view.rules)
     if tile in family.never_leads:
-        return f"{tiles.show(tile)} never opens a round in {family.title}: open it with any other tile."
-    return (f"{tiles.show(tile)} may not open this round: open it with "
-            + ", ".join(tiles.show(t) for t in openers) + ".")
+        return f"{view_reading.show(tile)} never opens a round in {family.title}: open it with any other tile."
+    return (f"{view_reading.show(tile)} may not open this round: open it with "
+            + ", ".join(view_reading.show(t) for t in openers) + ".")
 
 
 def opening_hint(view: pb.MatchView) -> str | None:
     """On the caller's turn with an empty line: what they may open the round with."""
-    legal = tiles.plays(view)
-    if view.line or not tiles.is_my_turn(view) or not legal:
+    legal = view_reading.plays(view)
+    if view.line or not view_reading.is_my_turn(view) or not legal:
         return None
     if len(legal) == 1:
         tile = next(iter(legal))
-        return f"You open this round with {tiles.show(tile)}, {why_it_opens(view, tile)}."
+        return f"You open this round with {view_reading.show(tile)}, {why_it_opens(view, tile)}."
     if _variant(view).by_chance and _after_tie(view):
         return "You open this round (drawn by chance): any tile may open it."
-    barred = sorted(t for t in families.family(view.rules).never_leads if t in tiles.hand(view) and t not in legal)
+    barred = sorted(t for t in families.family(view.rules).never_leads
+                    if t in view_reading.hand(view) and t not in legal)
     if barred:
-        return f"You open this round: any tile but {', '.join(map(tiles.show, barred))} may open it."
+        return f"You open this round: any tile but {', '.join(map(view_reading.show, barred))} may open it."
     return "You open this round: any tile may open it."
 
 
@@ -125,7 +126,7 @@ def why_they_lead(view: pb.MatchView) -> str:
     if families.family(view.rules).lower_is_better:  # no winner where points are bad: who ended it leads
         return f"went out in round {number}" if summary.reason == "domino" else f"made the fish in round {number}"
     if view.teams:
-        return f"{tiles.side_name(view, summary.winner)} won round {number}"
+        return f"{view_reading.side_name(view, summary.winner)} won round {number}"
     return f"won round {number}"
 
 
@@ -133,11 +134,11 @@ def leader_text(view: pb.MatchView) -> str:
     """Who led the round in play, and why: "bot greedy 1 led with 6|6, the highest double
     dealt", "ann leads (won round 2)", "you lead (drawn by chance)"."""
     seat = leader(view)
-    name = tiles.seat_name(view, seat)
+    name = view_reading.seat_name(view, seat)
     first = view.round_actions[0] if view.round_actions else None
     if first is not None and first.kind == pb.MOVE_KIND_PLAY and first.HasField("tile"):
-        tile = tiles.tile_of(first.tile)
+        tile = view_reading.tile_of(first.tile)
         if led_by_round_one_rule(view):
-            return f"{name} led with {tiles.show(tile)}, {why_it_opens(view, tile)}"
-        return f"{name} led with {tiles.show(tile)} ({why_they_lead(view)})"
+            return f"{name} led with {view_reading.show(tile)}, {why_it_opens(view, tile)}"
+        return f"{name} led with {view_reading.show(tile)} ({why_they_lead(view)})"
     return f"{name} {'lead' if seat == view.your_seat else 'leads'} ({why_they_lead(view)})"
