@@ -62,7 +62,9 @@ class Settings(BaseSettings):
     table_wait_seconds: float = Field(20.0, description="how long the first player at a public table waits "
                                                         "before empty seats are filled (with the other waiting "
                                                         "players first, then bots)")
-    table_bot_strength: str = Field("greedy", description="strength of the bots that fill public tables")
+    table_bot_strength: str = Field("greedy", description="strength of the bots that fill public tables when the waiting "
+                                    "players' ratings are unknown (otherwise the offered strength whose ladder "
+                                    "rating is nearest their mean, docs/bots.md)")
     table_rating_spread: float = Field(10.0, ge=0, description="public tables: a player whose rating "
                                                                "(OpenSkill ordinal) differs from every forming "
                                                                "table's mean by more than this opens another "
