@@ -15,7 +15,7 @@ from services.match.rules import fairness
 from services.match.rules.match import apply, current_round, new_match, start_round
 from services.match.rules.moves import legal_moves
 from services.match.rules.families.registry import family
-from services.match.rules.state import Match
+from services.match.rules.state import MatchState
 
 MAX_ROUNDS = 1000  # a run of tied rounds this long does not happen, but a loop must end
 
@@ -28,7 +28,7 @@ def simulated_seeds(seed: int, seats: int) -> tuple[bytes, list[str]]:
 
 def simulate(variant: str | None, seed: int, teams: bool | None = None, target: int | None = None,
              strategies: tuple[str, ...] = ("greedy",), rules: str = "egyptian", seats: int | None = None,
-             options: dict | None = None) -> tuple[MatchRecord, Match]:
+             options: dict | None = None) -> tuple[MatchRecord, MatchState]:
     """A whole match of any family (``rules``), its seats played by ``strategies`` in turn."""
     named = family(rules)
     ruleset = named.build(variant, seats, teams, options)

@@ -29,7 +29,7 @@ from services.match.rules.errors import BadDeal, NotYourTurn, RulesError, TileDo
 from services.match.rules.families.registry import family
 from services.match.rules.match import apply, current_round, leads_by_chance, new_match, start_round
 from services.match.rules.moves import END_NAMES
-from services.match.rules.state import Match, RoundResult
+from services.match.rules.state import MatchState, RoundResult
 from services.match.rules.tiles import NAMES
 
 
@@ -42,7 +42,7 @@ class Fault:
 
 @dataclass
 class Verdict:
-    match: Match  # as far as the record was replayed
+    match: MatchState  # as far as the record was replayed
     fault: Fault | None = None
     abandoned: bool = False  # the record says the match was abandoned
     leaders: list[int] = field(default_factory=list)  # who led each round
@@ -154,7 +154,7 @@ def _replay(record: MatchRecord, verdict: Verdict) -> None:
         raise _Stop(Fault(len(record.rounds) - 1, None, "a match that ended by the rules was not abandoned"))
 
 
-def _shown_deal(rnd: RecordedRound, r: int, seed: bytes | None, match: Match,
+def _shown_deal(rnd: RecordedRound, r: int, seed: bytes | None, match: MatchState,
                 record: MatchRecord) -> RecordedRound | None:
     """A round of a player's export whose deal is partly hidden and was not filled from
     the seeds: with only its boneyard counted, the round as it replays; None when hands
@@ -174,7 +174,7 @@ def _shown_deal(rnd: RecordedRound, r: int, seed: bytes | None, match: Match,
     return dataclasses.replace(rnd, deal=deal, boneyard_count=None)
 
 
-def _deal(match: Match, rnd: RecordedRound, r: int, seed: bytes | None, record: MatchRecord) -> Match:
+def _deal(match: MatchState, rnd: RecordedRound, r: int, seed: bytes | None, record: MatchRecord) -> MatchState:
     """Start round ``r`` as written, checking its deal, its leader and its redeal mark."""
     rules = match.rules
     _check_written_hands(rnd, r)
@@ -225,7 +225,7 @@ def _check_written_hands(rnd: RecordedRound, r: int) -> None:
             raise _Stop(Fault(r, None, f"bad deal: seat {seat}'s hand lists a tile twice"))
 
 
-def _replay_action(match: Match, action: RecordedAction, r: int, a: int) -> Match:
+def _replay_action(match: MatchState, action: RecordedAction, r: int, a: int) -> MatchState:
     rnd = current_round(match)
     try:
         if rnd.outcome is not None:

@@ -240,7 +240,7 @@ def first_round(rules, seed: int, index: int):
 
 def play_round(m, strategies: list[Callable], rngs: list[random.Random], labels: list[str],
                times: dict[str, list[float]], cpu: dict[str, list[float]] | None = None):
-    """Play the round in play of match ``m`` with ``strategies[seat]``; returns the Match after it."""
+    """Play the round in play of match ``m`` with ``strategies[seat]``; returns the MatchState after it."""
     clock = time.perf_counter
     thread_clock = time.thread_time
     while m.round is not None and m.round.outcome is None:

@@ -30,7 +30,7 @@ from .rules.match import apply, leads_by_chance, new_match, start_round
 from .rules.moves import DRAW, PASS, Move, legal_moves, play
 from .rules.rulesets import RuleSet, rule_set
 from .rules.state import Deal, Round, round_number
-from .rules.state import Match as MatchState
+from .rules.state import MatchState
 from .rules.tiles import mask_of, tiles_in
 
 MATCH_NAMESPACE = uuid.UUID("5b0f7a52-6a43-4d3e-9f0e-2f4c3a1d9e10")

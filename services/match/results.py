@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .errors import StoredResultMismatch
-from .rules.state import Match as MatchState
+from .rules.state import MatchState
 
 
 def _listed(values: Sequence[Any] | None) -> list[Any] | None:

@@ -14,13 +14,13 @@ from .fairness import commitment, fair_deal
 from .match import apply, check_deal, new_match, start_round
 from .moves import DRAW, LEFT, PASS, RIGHT, Move, legal_moves, play
 from .rulesets import RuleSet, egyptian, rule_set
-from .state import Deal, Match, Round, RoundResult, round_number
+from .state import Deal, MatchState, Round, RoundResult, round_number
 from .tiles import NAMES, parse_tile
 from .turns import take_turn
 from .view import PlayerView, player_view
 
 __all__ = [
-    "DRAW", "LEFT", "NAMES", "PASS", "RIGHT", "Deal", "Match", "Move", "PlayerView", "Round", "RoundResult",
+    "DRAW", "LEFT", "NAMES", "PASS", "RIGHT", "Deal", "MatchState", "Move", "PlayerView", "Round", "RoundResult",
     "RuleSet", "RulesError", "apply", "check_deal", "commitment", "egyptian", "fair_deal", "legal_moves",
     "new_match", "parse_tile", "play", "player_view", "round_number", "rule_set", "start_round", "take_turn",
     "timeout_move",

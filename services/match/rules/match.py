@@ -10,17 +10,17 @@ from .errors import BadDeal, MatchOver, RulesError
 from .moves import Move
 from .rulesets import RuleSet, check_target
 from .spinner import SpinnerRound
-from .state import Accounts, Deal, Match, Round, RoundResult
+from .state import Accounts, Deal, MatchState, Round, RoundResult
 from .tiles import ALL_TILES, NAMES
 from .turns import take_turn
 
 
-def new_match(rules: RuleSet, target: int | None = None) -> Match:
+def new_match(rules: RuleSet, target: int | None = None) -> MatchState:
     target = rules.default_target if target is None else target
     check_target(rules, target)
     sides = rules.sides
     accounts = Accounts((0,) * sides, (False,) * sides) if rules.tally is not None else None
-    return Match(rules, target, (0,) * sides, (), None, None, None, False, accounts)
+    return MatchState(rules, target, (0,) * sides, (), None, None, None, False, accounts)
 
 
 def check_deal(rules: RuleSet, deal: Deal) -> None:
@@ -53,12 +53,12 @@ def check_deal(rules: RuleSet, deal: Deal) -> None:
         raise BadDeal("the deal does not hold each of the 28 tiles exactly once")
 
 
-def leads_by_chance(match: Match) -> bool:
+def leads_by_chance(match: MatchState) -> bool:
     """Whether the next round's leader is the seat the deal draws by chance."""
     return match.rules.chance and match.next_leader is None
 
 
-def start_round(match: Match, deal: Deal) -> Match:
+def start_round(match: MatchState, deal: Deal) -> MatchState:
     if match.over:
         raise MatchOver("the match is over; no more rounds are dealt")
     if match.round is not None and match.round.outcome is None:
@@ -77,29 +77,29 @@ def start_round(match: Match, deal: Deal) -> Match:
         rnd = Round(deal, leader, lead, rules.barred)
     if rules.redeal is not None and rules.redeal(deal.hands):
         return _redealt(match, rnd)
-    return Match(rules, match.target, match.scores, match.results, rnd, match.next_leader, None, False,
+    return MatchState(rules, match.target, match.scores, match.results, rnd, match.next_leader, None, False,
                  match.accounts)
 
 
-def _redealt(match: Match, rnd: Round) -> Match:
+def _redealt(match: MatchState, rnd: Round) -> MatchState:
     """A deal the rules throw in (Goat's redeal): the round ends at once and nothing
     changes but the count of rounds; the next deal is led as this one would have been."""
     rnd.outcome = "redeal"
     accounts = match.accounts
     result = RoundResult("redeal", None, 0, match.scores, -1, tuple(rnd.hands), (),
                          (0,) * match.rules.sides, accounts.remembered if accounts else (), accounts.pot if accounts else 0)
-    return Match(match.rules, match.target, match.scores, match.results + (result,), rnd, match.next_leader, None,
+    return MatchState(match.rules, match.target, match.scores, match.results + (result,), rnd, match.next_leader, None,
                  False, accounts)
 
 
-def current_round(match: Match) -> Round:
+def current_round(match: MatchState) -> Round:
     """The round dealt last, in play or ended; RulesError before the first deal."""
     if match.round is None:
         raise RulesError("no round has been dealt yet")
     return match.round
 
 
-def apply(match: Match, move: Move, seat: int | None = None) -> Match:
+def apply(match: MatchState, move: Move, seat: int | None = None) -> MatchState:
     """Play one move of the round in play; score the play, the round and maybe the match."""
     if match.over:
         raise MatchOver("the match is over")
@@ -110,12 +110,12 @@ def apply(match: Match, move: Move, seat: int | None = None) -> Match:
         _, side, points = rnd.play_points[-1]
         scores = scores[:side] + (scores[side] + points,) + scores[side + 1 :]
     if rnd.outcome is None:
-        return Match(match.rules, match.target, scores, match.results, rnd, match.next_leader, None, False,
+        return MatchState(match.rules, match.target, scores, match.results, rnd, match.next_leader, None, False,
                      match.accounts)
     return _end_round(match, rnd, scores)
 
 
-def _end_round(match: Match, rnd: Round, scores: tuple[int, ...]) -> Match:
+def _end_round(match: MatchState, rnd: Round, scores: tuple[int, ...]) -> MatchState:
     rules = match.rules
     last_seat = rnd.last_seat
     reason = rnd.outcome or ""
@@ -133,5 +133,5 @@ def _end_round(match: Match, rnd: Round, scores: tuple[int, ...]) -> Match:
         result = RoundResult(reason, winner, points, scores, last_seat, tuple(rnd.hands), rnd.play_points)
     next_leader = rules.next_leader(rules, reason, winner, last_seat, rnd.hands)
     match_winner, over, goats = rules.match_end(rules, scores, match.target)
-    return Match(rules, match.target, scores, match.results + (result,), rnd, next_leader, match_winner, over,
+    return MatchState(rules, match.target, scores, match.results + (result,), rnd, next_leader, match_winner, over,
                  accounts, goats)

@@ -90,7 +90,10 @@ class Accounts(NamedTuple):
     pot: int = 0
 
 
-class Match(NamedTuple):
+class MatchState(NamedTuple):
+    """A match as the engine sees it; the match service's event-sourced aggregate
+    (``domainmodel.Match``) keeps one as its ``state``."""
+
     rules: RuleSet
     target: int
     scores: tuple[int, ...]  # per side, play points of the round in play included
@@ -103,7 +106,7 @@ class Match(NamedTuple):
     goats: tuple[int, ...] = ()  # Goat: the sides that lost the match
 
 
-def round_number(match: Match) -> int:
+def round_number(match: MatchState) -> int:
     """The 1-based number of the round in play or just ended; 0 before the first deal."""
     rnd = match.round
     return len(match.results) + (1 if rnd is not None and rnd.outcome is None else 0)

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, cast
 from .moves import DOWN, LEFT, RIGHT, UP, Move, legal_moves
 from .rulesets import RuleSet
 from .spinner import SpinnerRound
-from .state import Match, round_number
+from .state import MatchState, round_number
 from .tiles import HIGH, LOW, count, tiles_in
 
 
@@ -118,7 +118,7 @@ def public_actions(actions: list[tuple[int, Move]]) -> tuple[PublicAction, ...]:
     return tuple(_public(seat, move) for seat, move in actions)
 
 
-def seat_secrets(match: Match, seat: int) -> tuple[tuple[int, ...], tuple[Move, ...]]:
+def seat_secrets(match: MatchState, seat: int) -> tuple[tuple[int, ...], tuple[Move, ...]]:
     """What ``seat`` alone sees: its hand, and its legal moves while it is to act; nothing
     for seat -1 (the public view: spectators, services)."""
     rnd = match.round
@@ -128,7 +128,7 @@ def seat_secrets(match: Match, seat: int) -> tuple[tuple[int, ...], tuple[Move, 
     return tuple(tiles_in(rnd.hands[seat])), tuple(legal_moves(rnd)) if live and rnd.turn == seat else ()
 
 
-def player_view(match: Match, seat: int) -> PlayerView:
+def player_view(match: MatchState, seat: int) -> PlayerView:
     """``seat``'s view; seat -1 is the public one, with no hand and no legal moves."""
     rnd = match.round
     rules = match.rules
