@@ -222,7 +222,8 @@ def round_outcome(rules, result) -> tuple[int | None, list[int]]:
         points[result.winner] += result.points
     if not rules.four_ends:
         return result.winner, points
-    for _, side, scored in result.play_points:  # All Fives: the most points in the round wins
+    # All Fives: the most points in the round wins, its points during play included
+    for _, side, scored in family(rules.family).round_json(result).get("play_points", ()):
         points[side] += scored
     top = max(points)
     return (points.index(top) if points.count(top) == 1 else None), points

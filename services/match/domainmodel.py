@@ -267,8 +267,7 @@ class Match(Aggregate):
             if rnd is not None and rnd.outcome is not None and not self.round_announced:
                 result = self.state.results[-1]
                 self._round_ended(reason=result.reason, winner=result.winner, points=result.points,
-                                  scores=list(result.scores), play_points=[list(p) for p in result.play_points],
-                                  written=list(result.written), remembered=list(result.remembered), pot=result.pot)
+                                  scores=list(result.scores), **results.stored_extras(self.ruleset, result))
                 if self.state.over:
                     self._match_ended(winner=self.state.winner, scores=list(self.state.scores),
                                       server_seed=self.server_seed, goats=list(self.state.goats), ended_at=now)
@@ -457,6 +456,7 @@ class Match(Aggregate):
         winner: int | None
         points: int
         scores: list[int]
+        # The family's part of the result (RoundResult.extras), as results.stored_extras maps it
         play_points: list[list[int]] | None = None
         written: list[int] | None = None
         remembered: list[int] | None = None
@@ -468,7 +468,8 @@ class Match(Aggregate):
                      play_points: list | None = None, written: list | None = None, remembered: list | None = None,
                      pot: int = 0, link: str = "") -> None:
         # Not in the chain, so believed only when the replay gives the same (results.py).
-        results.check_round_ended(self.state, reason, winner, points, scores, play_points, written, remembered, pot)
+        extras = {"play_points": play_points, "written": written, "remembered": remembered, "pot": pot}
+        results.check_round_ended(self.state, reason, winner, points, scores, extras)
         self._linked(link)
         self.round_announced = True
         self.deadline = None

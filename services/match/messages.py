@@ -23,6 +23,8 @@ from .ends import TO_PB as _END
 from .heads import Head
 from .public_events import event_name
 from .rules.moves import Move
+from .results import stored_extras
+from .rules.rulesets import RuleSet
 from .rules.state import RoundResult
 from .rules.tiles import HIGH, LOW, TILE_COUNT
 from .rules.view import player_view, seat_secrets
@@ -61,14 +63,17 @@ def _round_action(seat: int, kind: str, tile: int, end: int | None, timeout: boo
     return pb.MatchView(round_actions=[msg]).SerializeToString()
 
 
-def round_summary(result: RoundResult, sides: int) -> pb.RoundSummary:
-    in_play = [0] * sides
-    for _, side, points in result.play_points:
+def round_summary(result: RoundResult, rules: RuleSet) -> pb.RoundSummary:
+    """The round's end, its family's part as RoundEnded stores it (the same names)."""
+    extras = stored_extras(rules, result)
+    play_points = extras["play_points"]
+    in_play = [0] * rules.sides
+    for _, side, points in play_points:
         in_play[side] += points
     return pb.RoundSummary(reason=result.reason, winner=-1 if result.winner is None else result.winner,
                            points=result.points, scores=list(result.scores),
-                           points_in_play=in_play if result.play_points else [], written=list(result.written),
-                           remembered=list(result.remembered), pot=result.pot)
+                           points_in_play=in_play if play_points else [], written=extras["written"],
+                           remembered=extras["remembered"], pot=extras["pot"])
 
 
 def goat_options_pb(options: dict | None) -> pb.GoatOptions | None:
@@ -129,7 +134,7 @@ def public_view(match: Match, head: Head | None = None) -> pb.MatchView:
         round_number=view.round_number,
         turn=rnd.turn if in_play and rnd is not None else -1,
         turn_deadline=timestamp(match.deadline) if in_play else None,
-        rounds=[round_summary(r, match.ruleset.sides) for r in match.state.results],
+        rounds=[round_summary(r, match.ruleset) for r in match.state.results],
         winner=-1 if winner is None else winner,
         fairness_commitment=match.commitment,
         up_end=-1 if view.up_end is None else view.up_end,

@@ -17,31 +17,48 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .errors import StoredResultMismatch
-from .rules.state import MatchState
+from .rules.families.registry import family
+from .rules.rulesets import RuleSet
+from .rules.state import MatchState, RoundResult
 
 
-def _listed(values: Sequence[Any] | None) -> list[Any] | None:
+# RoundEnded's fields for a family's part of a round, each as stored where the family has none.
+_STORED_EMPTY: dict[str, Any] = {"play_points": [], "written": [], "remembered": [], "pot": 0}
+
+
+def stored_extras(rules: RuleSet, result: RoundResult) -> dict[str, Any]:
+    """A round's family part (``result.extras``) as RoundEnded stores it, the one mapping
+    between the two. Every RoundEnded stores the same fields, as it did when the part was
+    fields of the result: each holds what the family's round column of that key shows
+    (``Family.round_json``: All Fives' play_points; Goat's written, remembered and pot),
+    or is empty. A column of another key (a later family's) is not stored: the replay
+    computes it like the rest."""
+    shown = family(rules.family).round_json(result)
+    return {name: shown[name] if name in shown else type(empty)() for name, empty in _STORED_EMPTY.items()}
+
+
+def _plain(value: Any) -> Any:
     """Tuples of the engine and lists of a decoded event, compared as lists (nested too)."""
-    if values is None:
-        return None
-    return [_listed(v) if isinstance(v, (list, tuple)) else v for v in values]
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def check_round_ended(state: MatchState, reason: str, winner: int | None, points: int, scores: Sequence[int],
-                      play_points: Sequence[Sequence[int]] | None, written: Sequence[int] | None,
-                      remembered: Sequence[int] | None, pot: int) -> None:
-    """The stored end of a round against the round the replay just ended. The optional
-    lists are compared when stored (a round of a family without them stores none)."""
+                      extras: dict[str, Any]) -> None:
+    """The stored end of a round against the round the replay just ended, ``extras`` being
+    RoundEnded's fields of ``stored_extras``. A list field is None in a match stored before
+    it existed, and is then not compared."""
     if not state.results:
         raise StoredResultMismatch("a stored RoundEnded, but replay has ended no round")
     result = state.results[-1]
-    stored = {"reason": reason, "winner": winner, "points": points, "scores": _listed(scores), "pot": pot}
+    stored = {"reason": reason, "winner": winner, "points": points, "scores": _plain(scores)}
     replayed = {"reason": result.reason, "winner": result.winner, "points": result.points,
-                "scores": _listed(result.scores), "pot": result.pot}
-    for name, value, engine in (("play_points", play_points, result.play_points), ("written", written, result.written),
-                                ("remembered", remembered, result.remembered)):
-        if value is not None:
-            stored[name], replayed[name] = _listed(value), _listed(engine)
+                "scores": _plain(result.scores)}
+    for name, engine in stored_extras(state.rules, result).items():
+        value = extras[name]
+        if value is not None or not isinstance(_STORED_EMPTY[name], list):
+            stored[name], replayed[name] = _plain(value), _plain(engine)
     _agree("RoundEnded", stored, replayed)
 
 
@@ -50,11 +67,11 @@ def check_match_ended(state: MatchState, winner: int | None, scores: Sequence[in
     """The stored end of the match against the replayed state: a match the rules ended
     (``state.over``) is never abandoned, an abandoned one has no winner, and the totals are
     the replay's either way."""
-    stored = {"abandoned": bool(abandoned), "winner": winner, "scores": _listed(scores)}
+    stored = {"abandoned": bool(abandoned), "winner": winner, "scores": _plain(scores)}
     replayed = {"abandoned": not state.over, "winner": None if abandoned else state.winner,
-                "scores": _listed(state.scores)}
+                "scores": _plain(state.scores)}
     if goats is not None:
-        stored["goats"], replayed["goats"] = _listed(goats), _listed(state.goats)
+        stored["goats"], replayed["goats"] = _plain(goats), _plain(state.goats)
     _agree("MatchEnded", stored, replayed)
 
 

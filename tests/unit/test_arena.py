@@ -22,6 +22,7 @@ from services.bots.arena import (
 )
 from services.cli.bots import bots
 from services.match.rules import fairness
+from services.match.rules.families.all_fives import AllFivesRound
 from services.match.rules.rulesets import egyptian
 from services.match.rules.state import RoundResult
 from services.match.rules.tiles import mask_of
@@ -146,7 +147,7 @@ def result(**fields) -> RoundResult:
 def test_an_all_fives_round_is_won_by_the_side_that_scored_most_in_it_play_points_included():
     rules = arena_rules("all-fives", None, None, 2)
     # seat 0 went out for 5; seat 1 scored 10 + 5 during play: seat 1 won the round
-    outcome = result(winner=0, points=5, play_points=((0, 1, 10), (3, 0, 5), (4, 1, 5)))
+    outcome = result(winner=0, points=5, extras=AllFivesRound(((0, 1, 10), (3, 0, 5), (4, 1, 5))))
     assert round_outcome(rules, outcome) == (1, [10, 15])
     assert round_outcome(rules, outcome._replace(points=10))[0] is None  # 15 each: a tie
 

@@ -735,7 +735,7 @@ def test_every_all_fives_play_scores_its_open_ends_when_they_make_a_multiple_of_
                 total = ends_count(actions[: n + 1])
                 if total and total % 5 == 0:
                     expected.append((n, rules.side_of(seat), total))
-        assert list(match.results[i].play_points) == expected, f"round {i}"
+        assert list(match.results[i].extras.play_points) == expected, f"round {i}"
 
 
 @settings(PROPERTY, max_examples=40)
@@ -756,7 +756,7 @@ def test_each_round_of_the_other_point_games_scores_as_its_family_says(spec):
         points = {"all-fives": (others + 2) // 5 * 5, "sports": sum(sides),
                   "classic": others - (sides[winner] if res.reason == "blocked" and winner is not None else 0)}
         assert (res.winner, res.points) == (winner, 0 if winner is None else points[record.rules]), f"round {i}"
-        for _, side, p in res.play_points:
+        for _, side, p in res.extras.play_points if res.extras else ():
             totals[side] += p
         if winner is not None:
             totals[winner] += res.points
@@ -773,16 +773,17 @@ def test_goat_writes_only_what_its_options_allow_and_ends_at_101(spec):
     record, match = simulated(spec)
     options = record.options
     totals = [0] * len(match.scores)
-    for i, res in enumerate(match.results):
+    for i, result in enumerate(match.results):
+        res = result.extras  # GoatRound
         assert len(res.written) == len(totals)
-        if res.reason == "redeal":
+        if result.reason == "redeal":
             assert options["redeal"] and not any(res.written), f"round {i}"
         if not options["remembered"]:
             assert not any(res.remembered), f"round {i}"
         if options["fish"] == "all":
             assert res.pot == 0, f"round {i}"
         totals = [t + w for t, w in zip(totals, res.written)]
-        assert list(res.scores) == totals and res.points == sum(res.written), f"round {i}"
+        assert list(result.scores) == totals and result.points == sum(res.written), f"round {i}"
         assert (max(totals) >= 101) == (i == len(match.results) - 1), f"round {i}"
     top, low = max(totals), min(totals)
     assert match.goats == tuple(s for s, t in enumerate(totals) if t == top)

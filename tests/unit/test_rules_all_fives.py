@@ -362,7 +362,7 @@ def test_solo_the_player_who_makes_a_multiple_of_five_scores_it_at_once():
 def test_the_last_play_of_a_round_still_scores_its_open_ends():
     # Seat 0 goes out with 0-2: ends 2 + 3 = 5 in play, then 4-6 = 10 for the domino.
     m = apply(at(line("0-1", "1-3 right", hands=("0-2", "4-6")), SOLO2), mv("0-2 left"))
-    assert m.results[-1].play_points[-1] == (2, 0, 5) and m.scores == (15, 0)
+    assert m.results[-1].extras.play_points[-1] == (2, 0, 5) and m.scores == (15, 0)
 
 
 # ---- a turn ---------------------------------------------------------------------------------

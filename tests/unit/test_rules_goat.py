@@ -324,7 +324,7 @@ def test_the_fisherman_is_the_seat_whose_draw_of_the_last_bazaar_tile_left_the_b
     m = apply(in_play(rule_set("goat", "gamezz", seats=2), position("0-0", "1-1", left=2, right=5, turn=0,
                                                                      boneyard="3-3")), DRAW)
     result = m.results[-1]
-    assert (result.reason, result.last_seat, result.written, m.next_leader) == ("blocked", 0, (0, 2), 0)
+    assert (result.reason, result.last_seat, result.extras.written, m.next_leader) == ("blocked", 0, (0, 2), 0)
 
 
 def test_a_redealt_round_is_led_by_the_seat_that_would_have_led():
@@ -396,7 +396,7 @@ def test_teams_the_fishermans_partner_writes_its_own_pips():
 def test_the_match_adds_each_sides_written_score_to_its_total():
     m = in_play(GAMEZZ3, position("3-4", "1-2", "0-1", left=1, right=5, turn=1), scores=(10, 20, 30))
     m = apply(m, play(t("1-2"), LEFT))
-    assert m.results[-1].written == (7, 0, 1) and m.scores == (17, 20, 31)
+    assert m.results[-1].extras.written == (7, 0, 1) and m.scores == (17, 20, 31)
 
 
 # --- zero_zero ---------------------------------------------------------------------------
@@ -500,7 +500,7 @@ def test_no_action_may_be_made_in_a_redealt_round():
 def test_a_redealt_round_writes_nothing_and_changes_no_account():
     before = accounts((4, 0, 7, 0), (False, True, False, True))
     m = start_round(in_play(KOZA4, None, scores=(0, 30, 0, 44), before=before), FIVE_DOUBLES)
-    assert m.results[-1].written == (0, 0, 0, 0) and m.scores == (0, 30, 0, 44) and m.accounts == before
+    assert m.results[-1].extras.written == (0, 0, 0, 0) and m.scores == (0, 30, 0, 44) and m.accounts == before
 
 
 # --- remembered --------------------------------------------------------------------------
@@ -665,9 +665,9 @@ def test_fish_one_the_match_carries_the_pot_of_a_tie_to_the_next_rounds_highest_
     # Round 1: 1-6 leaves ends 6 and 6 and nobody holds a 6: blocked, seats 1 and 2 tie at 7.
     m = in_play(GAMEZZ3_FISH_ONE, position("1-6 0-0", "3-4", "2-5", left=6, right=1, turn=0))
     m = apply(m, play(t("1-6"), RIGHT))
-    assert m.scores == (0, 0, 0) and m.results[-1].pot == 14
+    assert m.scores == (0, 0, 0) and m.results[-1].extras.pot == 14
     m = apply(m._replace(round=position("0-1", "5-5", "1-2", left=1, right=5, turn=0)), play(t("0-1"), LEFT))
-    assert m.results[-1].written == (0, 24, 3) and m.accounts.pot == 0
+    assert m.results[-1].extras.written == (0, 24, 3) and m.accounts.pot == 0
 
 
 def test_zero_zero_must_be_a_whole_number_not_a_float():

@@ -99,7 +99,7 @@ def reference_view(match: Match, seat: int) -> pb.MatchView:
         scores=list(match.state.scores), round_number=view.round_number,
         turn=rnd.turn if in_play and rnd is not None else -1,
         turn_deadline=timestamp(match.deadline) if in_play else None,
-        rounds=[round_summary(r, match.ruleset.sides) for r in match.state.results],
+        rounds=[round_summary(r, match.ruleset) for r in match.state.results],
         winner=-1 if not match.finished or match.state.winner is None else match.state.winner,
         fairness_commitment=match.commitment,
         up_end=-1 if view.up_end is None else view.up_end, down_end=-1 if view.down_end is None else view.down_end,

@@ -85,11 +85,12 @@ def _redealt(match: MatchState, rnd: Round) -> MatchState:
     """A deal the rules throw in (Goat's redeal): the round ends at once and nothing
     changes but the count of rounds; the next deal is led as this one would have been."""
     rnd.outcome = "redeal"
+    rules = match.rules
     accounts = match.accounts
-    result = RoundResult("redeal", None, 0, match.scores, -1, tuple(rnd.hands), (),
-                         (0,) * match.rules.sides, accounts.remembered if accounts else (), accounts.pot if accounts else 0)
-    return MatchState(match.rules, match.target, match.scores, match.results + (result,), rnd, match.next_leader, None,
-                 False, accounts)
+    extras = None if rules.round_extras is None else rules.round_extras(rnd, (0,) * rules.sides, accounts)
+    result = RoundResult("redeal", None, 0, match.scores, -1, tuple(rnd.hands), extras)
+    return MatchState(rules, match.target, match.scores, match.results + (result,), rnd, match.next_leader, None,
+                      False, accounts)
 
 
 def current_round(match: MatchState) -> Round:
@@ -111,7 +112,7 @@ def apply(match: MatchState, move: Move, seat: int | None = None) -> MatchState:
         scores = scores[:side] + (scores[side] + points,) + scores[side + 1 :]
     if rnd.outcome is None:
         return MatchState(match.rules, match.target, scores, match.results, rnd, match.next_leader, None, False,
-                     match.accounts)
+                          match.accounts)
     return _end_round(match, rnd, scores)
 
 
@@ -120,18 +121,18 @@ def _end_round(match: MatchState, rnd: Round, scores: tuple[int, ...]) -> MatchS
     last_seat = rnd.last_seat
     reason = rnd.outcome or ""
     accounts = match.accounts
+    written: tuple[int, ...] = ()
     if rules.tally is not None:
         written, accounts = rules.tally(rules, reason, last_seat, rnd.hands, accounts)
         winner, points = rules.side_of(last_seat), sum(written)
         scores = tuple(s + w for s, w in zip(scores, written))
-        result = RoundResult(reason, winner, points, scores, last_seat, tuple(rnd.hands), (), written,
-                             accounts.remembered, accounts.pot)
     else:
         winner, points = rules.score_round(rules, reason, last_seat, rnd.hands)
         if winner is not None:
             scores = scores[:winner] + (scores[winner] + points,) + scores[winner + 1 :]
-        result = RoundResult(reason, winner, points, scores, last_seat, tuple(rnd.hands), rnd.play_points)
+    extras = None if rules.round_extras is None else rules.round_extras(rnd, written, accounts)
+    result = RoundResult(reason, winner, points, scores, last_seat, tuple(rnd.hands), extras)
     next_leader = rules.next_leader(rules, reason, winner, last_seat, rnd.hands)
     match_winner, over, goats = rules.match_end(rules, scores, match.target)
     return MatchState(rules, match.target, scores, match.results + (result,), rnd, next_leader, match_winner, over,
-                 accounts, goats)
+                      accounts, goats)

@@ -38,6 +38,9 @@ class RuleSet:
     match_end: Callable = field(repr=False, compare=False)
     # Goat: (rules, reason, last_seat, hands, accounts) -> (written, accounts); None: score_round decides
     tally: Callable | None = field(default=None, repr=False, compare=False)
+    # (round, written, accounts) -> the family's own part of a round's result (RoundResult.extras),
+    # given what ``tally`` wrote and the accounts after it ((), None without one); None: no part
+    round_extras: Callable | None = field(default=None, repr=False, compare=False)
     # Goat with the redeal option: (hands) -> whether the deal must be redealt
     redeal: Callable | None = field(default=None, repr=False, compare=False)
     # Sports: (round) -> seconds the seat to act has for its move

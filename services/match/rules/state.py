@@ -70,16 +70,18 @@ _new_table = Table.__new__
 
 
 class RoundResult(NamedTuple):
+    """A finished round as every family has it, plus ``extras``: what a family keeps of its
+    own (All Fives' points during play, Goat's written and remembered scores), a value its
+    module defines and builds (``RuleSet.round_extras``) and only it reads, through its
+    ``round_columns``, so no family's vocabulary lives here."""
+
     reason: str  # "domino" | "blocked" | "redeal"
     winner: int | None  # the winning side, None for a tie (Goat: the side that went out or fished)
-    points: int  # what the round's end scored (Goat: the sum of ``written``)
+    points: int  # what the round's end scored (Goat: the sum of what the sides wrote)
     scores: tuple[int, ...]  # running totals per side after this round
     last_seat: int  # the seat whose action ended the round (-1 for a redeal)
     hands: tuple[int, ...]  # what each seat still held
-    play_points: tuple[tuple[int, int, int], ...] = ()  # All Fives: (action index, side, points)
-    written: tuple[int, ...] = ()  # Goat: what each side wrote this round
-    remembered: tuple[int, ...] = ()  # Goat: each side's remembered points after it
-    pot: int = 0  # Goat, fish "one": the pot carried to the next round
+    extras: object = None  # the family's own part; None in a family that keeps none
 
 
 class Accounts(NamedTuple):

@@ -4,18 +4,24 @@ the nearest five, and a leader drawn by chance in round 1 and after a tie."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..leading import egyptian_next_leader
 from ..rulesets import RuleSet, check_seats, check_teams
 from ..scoring import egyptian_round_points, highest_past_target, round_to_five
-from ..state import Deal
+from ..state import Deal, Round, RoundResult
 from .family import Family, Phrases, RoundColumn, Shape
 
 NAME = "all-fives"
 SEATS = (2, 3, 4)
 TARGETS = (100, 150, 200, 250)
 DEFAULT_TARGET = 250
+
+
+class AllFivesRound(NamedTuple):
+    """All Fives' part of a round's result (``RoundResult.extras``)."""
+
+    play_points: tuple[tuple[int, int, int], ...]  # (action index, side, points) of each scoring play
 
 
 def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
@@ -35,6 +41,7 @@ def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
         match_end=highest_past_target,
         chance=True,
         four_ends=True,
+        round_extras=scored_in_play,
     )
 
 
@@ -50,14 +57,25 @@ def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[in
     return winner, round_to_five(points)
 
 
+def scored_in_play(rnd: Round, written: tuple[int, ...], accounts: None) -> AllFivesRound:
+    """The round's points during play, kept in its result."""
+    return AllFivesRound(rnd.play_points)
+
+
+def of_round(result: RoundResult) -> AllFivesRound:
+    extras = result.extras
+    assert isinstance(extras, AllFivesRound), extras
+    return extras
+
+
 class AllFives(Family):
     name = NAME
     phrases = Phrases(title="All Fives", lead_rule="a seat drawn by chance leads",
                       scoring="open ends adding up to a multiple of 5 score during play; round-end pips rounded to 5")
     targets = TARGETS
     four_ends = True
-    round_columns = (RoundColumn("play_points", "in play", 7, lambda r: [list(p) for p in r.play_points],
-                                 lambda r: str(sum(p for _, _, p in r.play_points)), right=True),)
+    round_columns = (RoundColumn("play_points", "in play", 7, lambda r: [list(p) for p in of_round(r).play_points],
+                                 lambda r: str(sum(p for _, _, p in of_round(r).play_points)), right=True),)
 
     def shapes(self, variant: str) -> tuple[Shape, ...]:
         return (Shape(2, False), Shape(3, False), Shape(4, False), Shape(4, True))

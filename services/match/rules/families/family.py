@@ -40,9 +40,9 @@ class Shape:
 
 @dataclass(frozen=True)
 class RoundColumn:
-    """A round's result beyond the common fields: a key of `audit verify --json`'s rounds
-    and a column of the audit report."""
-    key: str
+    """A round's result beyond the common fields (``RoundResult.extras``, read here by its
+    family): a key of `audit verify --json`'s rounds and a column of the audit report."""
+    key: str  # also the stored RoundEnded field that holds it, if any (services/match/results.py): never renamed
     header: str
     width: int  # the report's column width; right-aligned when ``right``
     value: Callable[["RoundResult"], Any]  # JSON-ready

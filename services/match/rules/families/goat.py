@@ -15,7 +15,7 @@ from ..errors import BadOptions, shown
 from ..leading import BY_SUM_THEN_HIGH, first_held
 from ..rulesets import RuleSet, check_seats, check_teams
 from ..scoring import lowest_side
-from ..state import Accounts
+from ..state import Accounts, Round, RoundResult
 from ..tiles import DOUBLES, MATCHES, pip_total
 from .family import Family, HostOption, Phrases, RecordShape, RoundColumn, Shape
 
@@ -28,6 +28,14 @@ ZERO_ZERO_VALUES = (0, 10, 25)
 FISH_RULES = ("all", "one")
 _DOUBLES_MASK = sum(1 << t for t in DOUBLES)
 _ZERO_ZERO = 1 << DOUBLES[0]
+
+
+class GoatRound(NamedTuple):
+    """Goat's part of a round's result (``RoundResult.extras``)."""
+
+    written: tuple[int, ...]  # what each side wrote this round
+    remembered: tuple[int, ...]  # each side's remembered points after it
+    pot: int = 0  # fish "one": the pot carried to the next round
 
 
 class GoatOptions(NamedTuple):
@@ -89,6 +97,7 @@ def rule_set(variant: str, seats: int | None = None, teams: bool | None = None,
         next_leader=out_or_fisherman_leads,
         match_end=match_end,
         tally=tally,
+        round_extras=goat_round,
         redeal=calls_for_redeal if chosen.redeal else None,
         options=chosen,
     )
@@ -177,6 +186,18 @@ def tally(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int],
     return tuple(written), Accounts(tuple(remembered), tuple(opened), pot)
 
 
+def goat_round(rnd: Round, written: tuple[int, ...], accounts: Accounts) -> GoatRound:
+    """What the round wrote and the accounts it left, kept in its result."""
+    return GoatRound(written, accounts.remembered, accounts.pot)
+
+
+def of_round(result: RoundResult) -> GoatRound:
+    """A Goat round's own part (every Goat result holds one, a redeal's too)."""
+    extras = result.extras
+    assert isinstance(extras, GoatRound), extras
+    return extras
+
+
 def match_end(rules: RuleSet, scores: Sequence[int], target: int) -> tuple[int | None, bool, tuple[int, ...]]:
     """Once a side has written ``target`` (101) or more, the match is over: the highest
     total is the goat (equal highest: all of them) and the lowest wins (equal: nobody)."""
@@ -206,9 +227,11 @@ class Goat(Family):
     )
     record = RecordShape(variant=True, options=True)
     round_columns = (
-        RoundColumn("written", "written", 14, lambda r: list(r.written), lambda r: _slashed(r.written)),
-        RoundColumn("remembered", "remembered", 14, lambda r: list(r.remembered), lambda r: _slashed(r.remembered)),
-        RoundColumn("pot", "pot", 4, lambda r: r.pot, lambda r: str(r.pot), right=True),
+        RoundColumn("written", "written", 14, lambda r: list(of_round(r).written),
+                    lambda r: _slashed(of_round(r).written)),
+        RoundColumn("remembered", "remembered", 14, lambda r: list(of_round(r).remembered),
+                    lambda r: _slashed(of_round(r).remembered)),
+        RoundColumn("pot", "pot", 4, lambda r: of_round(r).pot, lambda r: str(of_round(r).pot), right=True),
     )
     lower_is_better = True
 
