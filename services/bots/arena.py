@@ -78,7 +78,8 @@ def arena_rules(rules: str = "egyptian", variant: str | None = None, teams: bool
 
 
 def resolve(spec: str):
-    """A view strategy from its name, optionally with options: ``strong:samples=32,eps=0.1``."""
+    """A view strategy from its name, optionally with options: ``strong:samples=32,eps=0.1``,
+    ``expert:budget=0.3`` (services/bots/expert.py: ExpertConfig's options and strong's)."""
     from services.bots.strategies import STRATEGIES
     from services.common.bot_strengths import NAMES
 
@@ -87,23 +88,28 @@ def resolve(spec: str):
         raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(NAMES)}")
     if not opts:
         return STRATEGIES[name]
-    if name != "strong":
+    if name not in ("strong", "expert"):
         raise ValueError(f"strategy {name!r} takes no options")
+    from services.bots.expert import ExpertConfig, expert_from_options
     from services.bots.strong import StrongBot, StrongConfig
 
     kw: dict[str, Any] = {}
     fields = StrongConfig.__dataclass_fields__
+    if name == "expert":  # its own options, strong's (for the search it runs), and deadline for budget
+        fields = {**fields, **ExpertConfig.__dataclass_fields__, "deadline": ExpertConfig.__dataclass_fields__["budget"]}
     for item in opts.split(","):
         key, _, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if key not in fields:
-            raise ValueError(f"strong has no option {key!r}")
+            raise ValueError(f"{name} has no option {key!r}")
         if value.lower() in ("none", ""):
             kw[key] = None
         elif str(fields[key].type).startswith("int"):
             kw[key] = int(value)
         else:
             kw[key] = float(value)
+    if name == "expert":
+        return expert_from_options(kw)
     return StrongBot(**kw)  # the family's tuned configuration with these changes
 
 

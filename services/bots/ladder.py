@@ -13,8 +13,9 @@ mean of its seats, per family and team setting (``rating_key``), so Egyptian's d
 block-3 and block-4 solo all move "egyptian/solo". The deals go round the settings and
 pairs in turn (deal 0 of every setting and pair, then deal 1...), so no pairing is rated
 all at once before the others. A strength with a wall-clock cap on its search (strong's
-``deadline``, a safety net for a loaded machine) plays without it, so everything follows
-from the seed, however busy the machine.
+``deadline``, a safety net for a loaded machine; expert's time budget) plays without it,
+so everything follows from the seed, however busy the machine: expert then searches a
+fixed number of deals (``LADDER_OPTIONS``).
 """
 
 from __future__ import annotations
@@ -58,10 +59,20 @@ def pairs(strengths: Iterable[str]) -> list[tuple[str, str]]:
     return list(itertools.combinations(strengths, 2))
 
 
-def untimed(strength: str):
-    """The strength's strategy without its wall-clock cap, where it has one."""
+#: What a strength plays with in the ladder beyond ``deadline=none``: expert's search is
+#: bounded by deals instead of its clock (deterministic), here at 256 deals per decision with
+#: its early stop, about strong's count without strong's caps: at the 2,048 deals it can
+#: search in a person's think time the full ladder would take hours on two cores. So the
+#: ladder rates a short-budget expert; docs/bots.md, "expert", has it at full budget.
+LADDER_OPTIONS: dict[str, str] = {"expert": "deals=256"}
+
+
+def untimed(strength: str, options: dict[str, str] | None = None):
+    """The strength's strategy without its wall-clock cap, where it has one, with its
+    ladder options (``LADDER_OPTIONS`` unless given)."""
+    extra = (LADDER_OPTIONS if options is None else options).get(strength)
     try:
-        return resolve(f"{strength}:deadline=none")
+        return resolve(f"{strength}:deadline=none" + (f",{extra}" if extra else ""))
     except ValueError:  # a strength that takes no options, or no deadline: it has no clock
         return resolve(strength)
 
@@ -70,11 +81,12 @@ Ratings = dict[str, dict[str, Rating]]  # rating key -> "bot:<strength>" -> rati
 
 
 def run(deals: int, seed: int, strengths: tuple[str, ...] = NAMES, chosen: list[Setting] | None = None,
-        progress: Callable[[int, int], None] | None = None) -> Ratings:
+        progress: Callable[[int, int], None] | None = None, options: dict[str, str] | None = None) -> Ratings:
     """Play ``deals`` deals per setting and pair of ``strengths``; the ratings after them.
-    ``progress(done, total)`` is told after each deal of each setting."""
+    ``progress(done, total)`` is told after each deal of each setting; ``options``: each
+    strength's arena options in place of ``LADDER_OPTIONS`` (``{"expert": "deals=2048"}``)."""
     chosen = settings() if chosen is None else chosen
-    strategies = {s: untimed(s) for s in strengths}
+    strategies = {s: untimed(s, options) for s in strengths}
     rulesets = {s: arena_rules(s.rules, s.variant or None, s.teams, s.seats) for s in chosen}
     ratings: Ratings = {s.key: {} for s in chosen}
     total, done = deals * len(chosen), 0

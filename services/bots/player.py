@@ -6,11 +6,30 @@ or the same turn handled twice at once (by two tasks of one process, which also 
 each other, or by two replicas), is the same command with the same request id: one stored
 action and the first outcome for everyone else.
 
-Only the strong bot's wall-clock safety net (a search cut short on a loaded machine) can
-make two replicas choose differently for one version. The server keeps the first answer and
+Only a wall-clock limit on a search can make two replicas choose differently for one
+version: the strong bot's safety net (a search cut short on a loaded machine) and the
+expert's time budget. The server keeps the first answer and
 refuses the second; the bot that sent it sees the match past the version it answered, knows
 the turn was answered elsewhere, and carries on without an error (a refusal while the match
 still stands at that version stays an error).
+
+Thinking at a table with people. A bot there waits a drawn think time (``pace``) before it
+moves. A strategy that is *anytime* (``anytime = True``: the expert, services/bots/expert.py)
+spends that time searching instead: it is handed the deadline ``started + pace`` on the
+player's ``timer`` (the moment the turn's view arrived, plus the drawn time) and answers
+before it, so the move is never later than a strong bot's would be; the pause after it only
+covers what is left (and the round's start). At a bot-only table the pace is 0 and it
+decides with its own small budget, in strong's speed class.
+
+Choosing takes a core, so only choosing is bounded (``deciding`` at once per process).
+A long search counts against that bound like any choice, and also needs one of
+``searching`` slots (1 by default), a separate, smaller bound: an expert that finds none
+free, or reaches the front of the choosing queue with its think time nearly gone, decides
+with its small default budget like any bot and then waits out the rest. So at most
+``searching`` of the ``deciding`` slots are ever held for a whole think time, the others
+turn over at strong's pace, and a crowd of expert tables cannot starve other bots' moves.
+(The choosing threads share one interpreter lock: a long search slows a short one running
+beside it, never blocks it, and strong's own 90 ms safety net bounds the short one.)
 """
 
 from __future__ import annotations
@@ -34,7 +53,9 @@ from .strategies import STRATEGIES
 from .views import view_from_pb
 
 
-CALL_SECONDS = 10.0  # deadline of each call to the match service: a turn never hangs on it
+CALL_SECONDS = 10.0
+# Less think time than this left once a choosing slot is free: decide as a bot-only table does.
+MIN_SEARCH_SECONDS = 0.1  # deadline of each call to the match service: a turn never hangs on it
 # Statuses that mean the turn is gone or was never ours: redelivery would not help.
 SETTLED = frozenset({grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
                      grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED})
@@ -69,11 +90,15 @@ class BotPlayer:
                  think_seconds: tuple[float, float] = (0.0, 0.0),
                  on_answered_elsewhere: Callable[[], None] = lambda: None,
                  clock: Callable[[], float] = time.time,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, deciding: int = 8) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, deciding: int = 8,
+                 searching: int = 1, timer: Callable[[], float] = time.perf_counter) -> None:
         self.stub = stub
         # Choosing takes a core; waiting (the think pause, the round's pause) takes nothing, so
         # only the choosing is bounded: a turn that waits never holds up another's choice.
         self._deciding = asyncio.Semaphore(deciding)
+        # ... and a search that lasts a whole think time holds one of these too (module docstring)
+        self._searching = asyncio.Semaphore(max(0, min(searching, deciding - 1)))
+        self.timer = timer  # measures a turn: its think time's deadline, the choice's duration
         self.clock = clock  # compared with the server's round_starts_at
         self.sleep = sleep
         self.think_seconds = think_seconds  # (least, most) a move takes at a table with people
@@ -133,14 +158,23 @@ class BotPlayer:
                                          metadata=metadata, timeout=CALL_SECONDS)).view
         sent = 0
         while view.status == pb.MATCH_STATUS_IN_PROGRESS and view.turn == view.your_seat >= 0:
-            started = time.perf_counter()
+            started = self.timer()
             rng = random.Random(f"{match_id}:{view.version}:{player_id}")  # the same view, the same choice
+            pace = self.pace(view, random.Random(f"{match_id}:{view.version}:{player_id}:pace"))
+            strategy = STRATEGIES[strength]
             async with self._deciding:
-                move, thinking = await asyncio.to_thread(_decided, STRATEGIES[strength], view_from_pb(view), rng)
-            took = time.perf_counter() - started
+                until = started + pace
+                if (pace > 0 and getattr(strategy, "anytime", False) and not self._searching.locked()
+                        and until - self.timer() > MIN_SEARCH_SECONDS):
+                    async with self._searching:  # free: taken at once
+                        move, thinking = await asyncio.to_thread(_searched, strategy, view_from_pb(view), rng,
+                                                                 until, self.timer)
+                else:
+                    move, thinking = await asyncio.to_thread(_decided, strategy, view_from_pb(view), rng)
+            took = self.timer() - started
             self.on_decision(strength, took)
             self.on_thinking(strength, thinking)
-            pause = max(self.pace(view, rng) - took, self.wait_for_round(view))
+            pause = max(pace - took, self.wait_for_round(view))
             if pause > 0:
                 await self.sleep(pause)
             try:
@@ -169,6 +203,13 @@ class BotPlayer:
                                    tile=pb.Tile(low=LOW[move.tile], high=HIGH[move.tile]), end=END_TO_PB[move.end]),
                 metadata=metadata, timeout=CALL_SECONDS)
         return reply.view
+
+
+def _searched(strategy, view, rng: random.Random, until: float, timer: Callable[[], float]) -> tuple:
+    """``_decided`` for an anytime strategy, answering before ``until`` on ``timer``."""
+    started = time.thread_time()
+    move = strategy.search(view, rng, until, timer)
+    return move, time.thread_time() - started
 
 
 def _decided(strategy: Callable, view, rng: random.Random) -> tuple:

@@ -87,8 +87,15 @@ def _strong() -> ViewStrategy:
     return StrongBot()
 
 
+def _expert() -> ViewStrategy:
+    from services.bots.expert import ExpertBot
+
+    return ExpertBot()
+
+
 STRATEGIES: dict[str, ViewStrategy] = bot_strengths.keyed({
     "random": from_moves(random_move),
     "greedy": greedy,
     "strong": _strong(),
+    "expert": _expert(),
 })

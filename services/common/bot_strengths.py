@@ -9,16 +9,13 @@ service, matchmaking and the client can read it without importing services.bots 
 services stay independent: pyproject.toml's import-linter contracts).
 
 A new strength is one entry here, in its place from weakest to strongest, plus its
-implementation in services.bots.strategies.STRATEGIES. The next one, ``expert`` (stronger
-than ``strong``), goes last::
-
-    Strength("expert", "..."),
-
-with ``offered=False`` while it is only played in the arena and by ``domino demo``, and
-without it once players may pick it. It is not listed before its implementation exists:
-``keyed`` would stop the bots service from starting. One place still spells the names out,
-the host's hints on the room screen (services/client/lobby_screens.py): the contract test
-fails there, for an offered strength, until it reads ``menu.STRENGTHS`` too.
+implementation in services.bots.strategies.STRATEGIES, with ``offered=False`` while it is
+only played in the arena and by ``domino demo``, and without it once players may pick it.
+It is not listed before its implementation exists: ``keyed`` would stop the bots service
+from starting. The ladder (``domino bots ladder``) must then be run again: its test fails
+until it rates every registered strength. One place still spells the names out, the host's
+hints on the room screen (services/client/lobby_screens.py): the contract test fails there,
+for an offered strength, until it reads ``menu.STRENGTHS`` too.
 """
 
 from __future__ import annotations
@@ -39,6 +36,7 @@ REGISTRY: tuple[Strength, ...] = (
     Strength("random", "plays any legal move"),
     Strength("greedy", "takes the most points now, else sheds its heaviest tile"),
     Strength("strong", "searches sampled deals of the unseen tiles for the best play"),
+    Strength("expert", "searches as strong does, for as long as a person would think"),
 )
 
 #: Every registered strength, weakest first: what a bot id may name and the bots service plays.
