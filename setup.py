@@ -1,7 +1,7 @@
-"""Compiles the rules engine's one step of a move (step.py) and its playout kernels
-(playout.py) with mypyc when it can (every move the engine makes, bots' rollouts and the
-random-round benchmark run several times faster); without a compiler the same modules run as
-plain Python, so nothing else depends on the build."""
+"""Compiles the rules engine's one step of a move (step.py), its playout kernels
+(playout.py) and its seeded deal (fairness.py) with mypyc when it can (every move the engine
+makes, every deal, bots' rollouts and the random-round benchmark run several times faster);
+without a compiler the same modules run as plain Python, so nothing else depends on the build."""
 
 import os
 
@@ -17,7 +17,8 @@ if not os.environ.get("DOMINO_NO_MYPYC"):
         # ``--config-file=`` (empty): compile with mypy's defaults, not pyproject.toml's
         # [tool.mypy], which is for type-checking the project and names plugins (pydantic)
         # that the isolated build environment does not have.
-        ext_modules = mypycify(["--config-file=", "services/match/rules/step.py", "services/match/rules/playout.py"],
+        ext_modules = mypycify(["--config-file=", "services/match/rules/step.py", "services/match/rules/playout.py",
+                                "services/match/rules/fairness.py"],
                                opt_level="3")
 
 setup(ext_modules=ext_modules)

@@ -68,13 +68,21 @@ for _ in range(int(sys.argv[2])):
 
 
 def instructions(args: tuple | None, rounds: int) -> int:
-    """Instructions of ``rounds`` rounds of the rule set ``args`` (None: the peer's games)."""
+    """Instructions of ``rounds`` rounds of the rule set ``args`` (None: the peer's games).
+
+    The child runs in an empty directory with the engine this process imported first on its
+    path: ``python -c`` puts the working directory before PYTHONPATH, so from a checkout it
+    would otherwise count that checkout, whatever PYTHONPATH names."""
+    import services.match.rules as engine
+
     child = PEER_CHILD if args is None else CHILD
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(engine.__file__)))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={os.path.join(tmp, 'cg')}",
              sys.executable, "-c", child, json.dumps(args), str(rounds)],
-            capture_output=True, text=True, timeout=600, check=True,
+            capture_output=True, text=True, timeout=600, check=True, cwd=tmp, env=env,
         )
     found = re.search(r"Collected\s*:\s*(\d+)", out.stderr)
     if not found:

@@ -121,3 +121,64 @@ def test_a_deal_from_a_raw_key_draws_its_leader_from_that_key():
     rules = rule_set("all-fives", seats=3)
     key = b"\x00" * 8
     assert deal_of_key(rules, key).chance == chance_leader(key, 3)
+
+
+# --- the fast deal against a plain reading of the algorithm ---------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from services.match.rules.state import Deal  # noqa: E402
+
+EVERY_SHAPE = [egyptian("draw-2"), egyptian("block-3"), egyptian("block-4"), egyptian("block-4", False),
+               rule_set("sports")] + [rule_set(family, seats=seats) for family in ("all-fives", "classic")
+                                       for seats in (2, 3, 4)] + [rule_set("goat", "koza", seats=seats)
+                                                                  for seats in (2, 3, 4)]
+
+
+def _reference_order(key: bytes) -> tuple[list[int], bytes]:
+    """The shuffled order and the accepted attempt's stream, the module docstring read literally."""
+    attempt = 0
+    while True:
+        stream = b"".join(hashlib.sha256(key + k.to_bytes(4, "big")).digest() for k in (2 * attempt, 2 * attempt + 1))
+        sort_keys = [int.from_bytes(stream[2 * t : 2 * t + 2], "big") for t in range(28)]
+        if len(set(sort_keys)) == 28:
+            return sorted(range(28), key=lambda t: sort_keys[t]), stream
+        attempt += 1
+
+
+def _reference_deal(rules, key: bytes) -> Deal:
+    """The deal of the module docstring's algorithm, with nothing made fast."""
+    order, stream = _reference_order(key)
+    size = rules.hand_size
+    hands = tuple(sum(1 << t for t in order[s * size : (s + 1) * size]) for s in range(rules.seats))
+    rest = order[rules.seats * size :]
+    boneyard, set_aside = (tuple(rest), -1) if rules.draws else ((), rest[0] if rest else -1)
+    chance = -1
+    if rules.chance:
+        limit = 2**32 - 2**32 % rules.seats
+        values = [int.from_bytes(stream[56:60], "big"), int.from_bytes(stream[60:64], "big")]
+        k = 0
+        while not any(v < limit for v in values):
+            block = hashlib.sha256(key + b"domino-leader/1" + k.to_bytes(4, "big")).digest()
+            values += [int.from_bytes(block[4 * i : 4 * i + 4], "big") for i in range(8)]
+            k += 1
+        chance = next(v for v in values if v < limit) % rules.seats
+    return Deal(hands, boneyard, set_aside, chance)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=0, max_size=64))
+def test_the_fast_deal_is_the_documented_algorithm_for_any_key_and_seat_count(key):
+    for rules in EVERY_SHAPE:
+        dealt = deal_of_key(rules, key)
+        assert dealt == _reference_deal(rules, key) and type(dealt) is Deal
+    assert shuffled_tiles(key) == _reference_order(key)[0]
+
+
+def test_the_fast_deal_is_the_documented_algorithm_where_sort_keys_collide():
+    collided = [key for key in (n.to_bytes(4, "big") for n in range(3000)) if _collides(key)]
+    assert len(collided) > 5
+    for key in collided:
+        assert shuffled_tiles(key) == _reference_order(key)[0]
+        for rules in EVERY_SHAPE:
+            assert deal_of_key(rules, key) == _reference_deal(rules, key)

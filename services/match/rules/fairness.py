@@ -36,13 +36,14 @@ import hashlib
 import hmac
 import json
 import struct
+from typing import Final
 
 from .errors import BadDeal
 from .rulesets import RuleSet
 from .state import Deal
 
-DOMAIN = b"domino-deal/1\x00"
-LEADER_DOMAIN = b"domino-leader/1"
+DOMAIN: Final = b"domino-deal/1\x00"
+LEADER_DOMAIN: Final = b"domino-leader/1"
 
 
 def commitment(server_seed: bytes) -> str:
@@ -55,17 +56,27 @@ def round_key(server_seed: bytes, client_seeds: list[str] | tuple[str, ...], rou
 
 
 def shuffled_tiles(key: bytes) -> list[int]:
-    return _shuffle(key)[0]
+    return [v & 31 for v in _shuffle(key)[0]]
 
 
 def _shuffle(key: bytes) -> tuple[list[int], bytes]:
-    """The shuffled order, and the attempt's 64-byte stream."""
+    """The shuffled order as ``sort key << 5 | tile``, and the attempt's 64-byte stream.
+
+    Compiled with mypyc (setup.py): the keys are read byte by byte, packed with their tile so
+    that a plain integer sort orders the tiles, and two equal keys are neighbours once sorted.
+    """
     attempt = 0
     while True:
         stream = _sha256(key + _COUNTERS[2 * attempt]).digest() + _sha256(key + _COUNTERS[2 * attempt + 1]).digest()
-        keys = _SORT_KEYS.unpack_from(stream)
-        if len(set(keys)) == 28:
-            return sorted(_TILE_IDS, key=keys.__getitem__), stream
+        packed = [stream[2 * t] << 13 | stream[2 * t + 1] << 5 | t for t in range(28)]
+        packed.sort()
+        previous = -1
+        for v in packed:
+            if v >> 5 == previous:
+                break
+            previous = v >> 5
+        else:
+            return packed, stream
         attempt += 1
 
 
@@ -74,7 +85,8 @@ def chance_leader(key: bytes, seats: int, stream: bytes | None = None) -> int:
     if stream is None:
         stream = _shuffle(key)[1]
     limit = 2**32 - 2**32 % seats
-    for v in _SPARE_VALUES.unpack_from(stream, 56):
+    for i in range(56, 64, 4):
+        v = stream[i] << 24 | stream[i + 1] << 16 | stream[i + 2] << 8 | stream[i + 3]
         if v < limit:
             return v % seats
     k = 0
@@ -89,34 +101,39 @@ def _hmac_sha256(key: bytes, message: bytes) -> bytes:
     return hmac.digest(key, message, "sha256")
 
 
-_sha256 = hashlib.sha256
-_COUNTERS = tuple(k.to_bytes(4, "big") for k in range(64))
-_TILE_IDS = tuple(range(28))
-_SORT_KEYS = struct.Struct(">28H")
-_LEADER_VALUES = struct.Struct(">8I")
-_SPARE_VALUES = struct.Struct(">2I")
-_BITS = tuple(1 << t for t in range(28))
+_sha256: Final = hashlib.sha256
+_COUNTERS: Final = tuple(k.to_bytes(4, "big") for k in range(64))
+_LEADER_VALUES: Final = struct.Struct(">8I")
+_new_deal: Final = tuple.__new__
 
 
 def deal_from_order(rules: RuleSet, order: list[int]) -> Deal:
-    n, size = rules.seats, rules.hand_size
-    bits = list(map(_BITS.__getitem__, order))
-    hands = tuple([sum(bits[start : start + size]) for start in range(0, n * size, size)])
-    rest = order[n * size :]
+    return _dealt(rules, order, -1)
+
+
+def _dealt(rules: RuleSet, order: list[int], chance: int) -> Deal:
+    """The deal of a shuffled order (tile ids, or sort keys packed above them as ``_shuffle``
+    gives them: only the low 5 bits are read)."""
+    n: int = rules.seats
+    size: int = rules.hand_size
+    hands = []
+    for seat in range(n):
+        hand = 0
+        for i in range(seat * size, seat * size + size):
+            hand |= 1 << (order[i] & 31)
+        hands.append(hand)
+    dealt = n * size
     if rules.draws:
-        return Deal(hands, tuple(rest), -1)
-    if len(rest) > 1:
+        return _new_deal(Deal, (tuple(hands), tuple([v & 31 for v in order[dealt:]]), -1, chance))
+    if len(order) - dealt > 1:
         raise BadDeal(f"{rules.name} deals every tile but at most one")
-    return Deal(hands, (), rest[0] if rest else -1)
+    return _new_deal(Deal, (tuple(hands), (), order[dealt] & 31 if len(order) > dealt else -1, chance))
 
 
 def deal(rules: RuleSet, key: bytes) -> Deal:
     """The deal a round key gives (see the module's algorithm)."""
     order, stream = _shuffle(key)
-    dealt = deal_from_order(rules, order)
-    if rules.chance:
-        return dealt._replace(chance=chance_leader(key, rules.seats, stream))
-    return dealt
+    return _dealt(rules, order, chance_leader(key, rules.seats, stream) if rules.chance else -1)
 
 
 def fair_deal(rules: RuleSet, server_seed: bytes, client_seeds: list[str] | tuple[str, ...], round_index: int) -> Deal:
