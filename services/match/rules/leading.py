@@ -1,6 +1,8 @@
 """Who leads a round, and with which tile: the Egyptian rules (docs/rules.md §1.4), which
 All Fives and Sports reuse after a won round, and the pieces the other families' round-1
-rules are made of ("the first of these tiles that anyone holds")."""
+rules are made of ("the first of these tiles that anyone holds").
+
+Compiled with mypyc (setup.py), as every round's start asks it; as plain Python it runs unchanged."""
 
 from __future__ import annotations
 
@@ -19,10 +21,14 @@ _DOUBLES_MASK = sum(1 << t for t in DOUBLES)
 
 def first_held(hands: Sequence[int], order: Iterable[int]) -> tuple[int, int] | None:
     """(seat, tile) for the first tile of ``order`` that some hand holds; None if none does."""
+    held = 0
+    for hand in hands:
+        held |= hand
     for t in order:
-        for seat, hand in enumerate(hands):
-            if hand >> t & 1:
-                return seat, t
+        if held >> t & 1:
+            for seat, hand in enumerate(hands):
+                if hand >> t & 1:
+                    return seat, t
     return None
 
 
