@@ -72,13 +72,25 @@ def start_round(match: MatchState, deal: Deal) -> MatchState:
     else:
         leader, lead = match.next_leader, -1
     if rules.four_ends:
-        rnd: Round = SpinnerRound(deal, leader, lead, rules.barred, tuple(map(rules.side_of, range(rules.seats))))
+        rnd: Round = SpinnerRound(deal, leader, lead, rules.barred, _seat_sides(rules))
     else:
         rnd = Round(deal, leader, lead, rules.barred)
     if rules.redeal is not None and rules.redeal(deal.hands):
         return _redealt(match, rnd)
     return MatchState(rules, match.target, match.scores, match.results, rnd, match.next_leader, None, False,
                  match.accounts)
+
+
+def _seat_sides(rules: RuleSet) -> tuple[int, ...]:
+    """The side each seat scores for, built once per seat count and team setting."""
+    shape = (rules.seats, rules.teams)
+    sides = _SEAT_SIDES.get(shape)
+    if sides is None:
+        sides = _SEAT_SIDES[shape] = tuple(map(rules.side_of, range(rules.seats)))
+    return sides
+
+
+_SEAT_SIDES: dict[tuple[int, bool], tuple[int, ...]] = {}
 
 
 def _redealt(match: MatchState, rnd: Round) -> MatchState:
