@@ -29,16 +29,12 @@ class Fifty(Family):
     name = "fifty"
     phrases = Phrases(title="Fifty", scoring="going out scores the other hand's pips plus the domino bonus")
     targets = (50,)
+    offered_shapes = (Shape(2, False),)
+    usual_target = 50
     options = (HostOption("domino_bonus", BONUSES, "what going out scores on top of the other hand's pips"),)
     record = RecordShape(options=True, leaders=False)
     round_columns = (RoundColumn("bonus", "bonus", 5, lambda r: r.points if r.reason == "domino" else 0,
                                  lambda r: str(r.points if r.reason == "domino" else 0), right=True),)
-
-    def shapes(self, variant: str) -> tuple[Shape, ...]:
-        return (Shape(2, False),)
-
-    def default_target(self, variant: str) -> int:
-        return 50
 
     def presets(self, variant: str) -> dict:
         return {"domino_bonus": 10}

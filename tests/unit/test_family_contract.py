@@ -102,16 +102,23 @@ def test_a_family_whose_default_shape_is_not_offered_is_caught():
 
 
 def test_a_family_missing_an_abstract_facet_cannot_be_made():
-    class Shapeless(Family):
-        name = "shapeless"
-        phrases = Phrases(title="Shapeless")
+    class Unbuildable(Family):
+        name = "unbuildable"
+        phrases = Phrases(title="Unbuildable")
         targets = (50,)
+        offered_shapes = (Shape(2, False),)
+        usual_target = 50
 
-        def default_target(self, variant: str) -> int:
-            return 50
+    with pytest.raises(TypeError, match="build"):
+        Unbuildable()  # type: ignore[abstract]
 
-    with pytest.raises(TypeError, match="shapes"):
-        Shapeless()  # type: ignore[abstract]
+
+def test_a_family_offering_no_shapes_is_caught():
+    class Shapeless(fifty_family.Fifty):
+        name = "shapeless"
+        offered_shapes = ()
+
+    assert any("no shapes" in p for p in facet_problems(Shapeless()))
 
 
 def test_a_second_family_of_a_taken_name_is_refused():

@@ -10,7 +10,7 @@ from ..leading import egyptian_next_leader
 from ..rulesets import RuleSet, check_seats, check_teams
 from ..scoring import egyptian_round_points, highest_past_target, round_to_five
 from ..state import Deal, Round, RoundResult
-from .family import Family, Phrases, RoundColumn, Shape
+from .family import Phrases, PlainFamily, RoundColumn, Shape
 
 NAME = "all-fives"
 SEATS = (2, 3, 4)
@@ -68,28 +68,19 @@ def of_round(result: RoundResult) -> AllFivesRound:
     return extras
 
 
-class AllFives(Family):
+class AllFives(PlainFamily):
     name = NAME
     phrases = Phrases(title="All Fives", lead_rule="a seat drawn by chance leads",
                       scoring="open ends adding up to a multiple of 5 score during play; round-end pips rounded to 5")
     targets = TARGETS
     four_ends = True
+    offered_shapes = (Shape(2, False), Shape(3, False), Shape(4, False), Shape(4, True))
+    usual_shape = Shape(4, False)
+    usual_target = DEFAULT_TARGET
+    points_rounded_to = 5  # a round's end points
+    make = staticmethod(rule_set)
     round_columns = (RoundColumn("play_points", "in play", 7, lambda r: [list(p) for p in of_round(r).play_points],
                                  lambda r: str(sum(p for _, _, p in of_round(r).play_points)), right=True),)
-
-    def shapes(self, variant: str) -> tuple[Shape, ...]:
-        return (Shape(2, False), Shape(3, False), Shape(4, False), Shape(4, True))
-
-    def default_shape(self, variant: str) -> Shape:
-        return Shape(4, False)
-
-    def default_target(self, variant: str) -> int:
-        return DEFAULT_TARGET
-
-    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
-              options: dict | None = None) -> RuleSet:
-        self.no_variant_nor_options(variant, options)
-        return rule_set(seats, teams)
 
     round_won_by = "strictly the most points in the round (points during play and at its end)"
 
@@ -101,6 +92,3 @@ class AllFives(Family):
 
 
 FAMILY = AllFives()
-
-# ---- client facets ----
-FAMILY.points_rounded_to = 5

@@ -11,7 +11,7 @@ from ..errors import BadOptions
 from ..scoring import highest_past_target, lowest_side
 from ..state import Deal
 from ..tiles import DOUBLES, pip_total, tile
-from .family import Family, Phrases, Shape
+from .family import Family, Phrases, PlainFamily, Shape
 
 NAME = "classic"
 SEATS = (2, 3, 4)
@@ -75,34 +75,22 @@ def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[in
     return winner, sum(values) - 2 * values[winner]
 
 
-class Classic(Family):
+class Classic(PlainFamily):
     name = NAME
     phrases = Phrases(title="Classic", lead_rule="the holder of the highest double but 0-0 leads",
                       scoring="the winner scores the others' pips (a lone 0-0 counts 25); blocked: minus its own")
     targets = TARGETS
-
-    def shapes(self, variant: str) -> tuple[Shape, ...]:
-        return (Shape(2, False), Shape(3, False), Shape(4, False))
-
-    def default_shape(self, variant: str) -> Shape:
-        return Shape(4, False)
-
-    def default_target(self, variant: str) -> int:
-        return DEFAULT_TARGET
-
-    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
-              options: dict | None = None) -> RuleSet:
-        self.no_variant_nor_options(variant, options)
-        return rule_set(seats, teams)
+    offered_shapes = (Shape(2, False), Shape(3, False), Shape(4, False))
+    usual_shape = Shape(4, False)
+    usual_target = DEFAULT_TARGET
+    lone_zero_zero = LONE_ZERO_ZERO
+    lead_words = {"": Family.LeadWords(
+        by_double="the highest double dealt (0-0 never leads)",
+        by_other_tile="the heaviest tile dealt, as no double but perhaps 0-0 was, and 0-0 never leads")}
+    make = staticmethod(rule_set)
 
     def forced_lead_order(self, rules: RuleSet) -> tuple[int, ...]:
         return OPENING_ORDER
 
 
 FAMILY = Classic()
-
-# ---- client facets ----
-FAMILY.lone_zero_zero = LONE_ZERO_ZERO
-FAMILY.lead_words = {"": Family.LeadWords(
-    by_double="the highest double dealt (0-0 never leads)",
-    by_other_tile="the heaviest tile dealt, as no double but perhaps 0-0 was, and 0-0 never leads")}

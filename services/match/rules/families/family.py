@@ -91,15 +91,21 @@ class Family(ABC):
         """The variant a host who names none gets ("" for a family without variants)."""
         return self.variants[0] if self.variants else ""
 
-    @abstractmethod
+    # Where the variants do not differ, these say it; a family whose variants differ
+    # (Egyptian) answers shapes/default_shape/default_target per variant instead.
+    offered_shapes: tuple[Shape, ...] = ()  # in the order a screen offers them
+    usual_shape: Shape | None = None  # the shape of a host who names none; None: the first offered
+    usual_target: int = 0  # the target of a host who names none
+
     def shapes(self, variant: str) -> tuple[Shape, ...]:
-        """The seat counts and team settings a variant is played with, the default first."""
+        """The seat counts and team settings a variant is played with."""
+        return self.offered_shapes
 
     def default_shape(self, variant: str) -> Shape:
-        return self.shapes(variant)[0]
+        return self.usual_shape or self.shapes(variant)[0]
 
-    @abstractmethod
-    def default_target(self, variant: str) -> int: ...
+    def default_target(self, variant: str) -> int:
+        return self.usual_target
 
     def presets(self, variant: str) -> Mapping[str, Any]:
         """The host options' values when the host changes none."""
@@ -223,3 +229,15 @@ class Family(ABC):
         words = self.lead_words.get(variant) or Family.LeadWords()
         return Family.LeadWords(words.rule or self.phrases.lead_rule, words.by_double,
                                 words.by_zero_zero or words.by_double, words.by_other_tile)
+
+
+class PlainFamily(Family):
+    """A family without variants or host options, whose module builds its rule set from the
+    seats and teams alone (``make``)."""
+
+    make: Callable[[int | None, bool | None], "RuleSet"]
+
+    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
+              options: dict | None = None) -> "RuleSet":
+        self.no_variant_nor_options(variant, options)
+        return type(self).make(seats, teams)

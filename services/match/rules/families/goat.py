@@ -234,15 +234,24 @@ class Goat(Family):
         RoundColumn("pot", "pot", 4, lambda r: of_round(r).pot, lambda r: str(of_round(r).pot), right=True),
     )
     lower_is_better = True
-
-    def shapes(self, variant: str) -> tuple[Shape, ...]:
-        return (Shape(2, False), Shape(3, False), Shape(4, False), Shape(4, True))
-
-    def default_shape(self, variant: str) -> Shape:
-        return Shape(4, False)
-
-    def default_target(self, variant: str) -> int:
-        return LIMIT
+    offered_shapes = (Shape(2, False), Shape(3, False), Shape(4, False), Shape(4, True))
+    usual_shape = Shape(4, False)
+    usual_target = LIMIT
+    round_won_by = "strictly the lowest round score (points are bad)"
+    lone_zero_zero = "zero_zero"
+    option_words = {"zero_zero": "0-0 alone counts {value}"}
+    lead_words = {
+        "gamezz": Family.LeadWords(
+            rule="the holder of 0-0, else of the highest double, leads",
+            by_zero_zero="as {name}'s round 1 is led with 0-0 by whoever holds it",
+            by_double="the highest double dealt ({name} leads round 1 with 0-0, else the highest double)",
+            by_other_tile="the heaviest tile dealt, as no double was ({name} leads round 1 with 0-0, else a double)"),
+        "koza": Family.LeadWords(
+            rule="the holder of the lowest double (1-1 up to 6-6, then 0-0) leads",
+            by_zero_zero="the only double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, then 0-0)",
+            by_double="the lowest double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, then 0-0)",
+            by_other_tile="the heaviest tile dealt, as no double was ({name} leads round 1 with the lowest double)"),
+    }
 
     def presets(self, variant: str) -> dict:
         return PRESETS[variant]._asdict()
@@ -275,28 +284,8 @@ class Goat(Family):
     def match_json(self, goats: Sequence[int]) -> dict:
         return {"goats": list(goats)}
 
-    round_won_by = "strictly the lowest round score (points are bad)"
-
-    # ---- record and audit ----
-
     def match_end_line(self, winner: str | None, goats: Sequence[str]) -> str:
         return f"match winner: {winner or 'none (tied for lowest)'}; goat: " + ", ".join(goats)
 
 
 FAMILY = Goat()
-
-# ---- client facets ----
-FAMILY.lone_zero_zero = "zero_zero"
-FAMILY.option_words = {"zero_zero": "0-0 alone counts {value}"}
-FAMILY.lead_words = {
-    "gamezz": Family.LeadWords(
-        rule="the holder of 0-0, else of the highest double, leads",
-        by_zero_zero="as {name}'s round 1 is led with 0-0 by whoever holds it",
-        by_double="the highest double dealt ({name} leads round 1 with 0-0, else the highest double)",
-        by_other_tile="the heaviest tile dealt, as no double was ({name} leads round 1 with 0-0, else a double)"),
-    "koza": Family.LeadWords(
-        rule="the holder of the lowest double (1-1 up to 6-6, then 0-0) leads",
-        by_zero_zero="the only double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, then 0-0)",
-        by_double="the lowest double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, then 0-0)",
-        by_other_tile="the heaviest tile dealt, as no double was ({name} leads round 1 with the lowest double)"),
-}

@@ -12,7 +12,7 @@ from ..rulesets import RuleSet, check_seats
 from ..scoring import highest_past_target, lowest_side, side_totals
 from ..state import Deal, Round
 from ..turns import take_turn
-from .family import Family, Phrases, Shape
+from .family import Phrases, PlainFamily, Shape
 
 NAME = "sports"
 TARGETS = (100, 150, 200, 250)
@@ -76,26 +76,16 @@ def _end_number(rnd: Round, end: int | None) -> int:
     return -1 if end is None else (rnd.left, rnd.right)[end]
 
 
-class Sports(Family):
+class Sports(PlainFamily):
     name = NAME
     phrases = Phrases(title="Sports", lead_rule="a seat drawn by chance leads",
                       scoring="the pair that goes out scores the pips left in all four hands")
     targets = TARGETS
     per_move_timer = True
-
-    def shapes(self, variant: str) -> tuple[Shape, ...]:
-        return (Shape(4, True),)
-
-    def default_target(self, variant: str) -> int:
-        return DEFAULT_TARGET
-
-    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
-              options: dict | None = None) -> RuleSet:
-        self.no_variant_nor_options(variant, options)
-        return rule_set(seats, teams)
+    offered_shapes = (Shape(4, True),)
+    usual_target = DEFAULT_TARGET
+    move_seconds = (ONE_PLAY_SECONDS, SEVERAL_PLAYS_SECONDS, BLOCKING_PLAY_SECONDS)
+    make = staticmethod(rule_set)
 
 
 FAMILY = Sports()
-
-# ---- client facets ----
-FAMILY.move_seconds = (ONE_PLAY_SECONDS, SEVERAL_PLAYS_SECONDS, BLOCKING_PLAY_SECONDS)
