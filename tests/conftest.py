@@ -83,5 +83,16 @@ def either_store_env(request: pytest.FixtureRequest) -> dict[str, str]:
 
 
 @pytest.fixture
+def thawed_matches():
+    """Matches a test froze (a stored result or link it tampered with) are forgotten after it,
+    as a restarted process would (services/match/store.py's FROZEN)."""
+    from services.match import store
+
+    store.FROZEN.clear()
+    yield
+    store.FROZEN.clear()
+
+
+@pytest.fixture
 def fresh_sqlite_env(tmp_path: Path) -> dict[str, str]:
     return sqlite_env(tmp_path / "events.sqlite")

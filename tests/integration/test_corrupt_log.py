@@ -16,7 +16,6 @@ from click.testing import CliRunner
 from domino.match.v1 import match_service_pb2 as pb
 from services.audit.verify import verify
 from services.cli.main import cli
-from services.match import store
 from services.match.application import MatchApplication
 from services.match.record import loads
 from tests.integration.test_tampering import Rows, named
@@ -24,19 +23,12 @@ from tests.service.harness import running_service
 from tests.support.grpc_matches import act
 from tests.support.keys import auth
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("thawed_matches")]
 
 
 @pytest.fixture
 def env(either_store_env):
     return either_store_env
-
-
-@pytest.fixture(autouse=True)
-def thawed():
-    store.FROZEN.clear()
-    yield
-    store.FROZEN.clear()
 
 
 def corrupted(env) -> tuple[str, int, list]:

@@ -19,19 +19,12 @@ from tests.integration.test_rewritten_result import played, swap_the_result
 from tests.integration.test_tampering import Rows, named
 from tests.support.matches import Matches, random_move
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("thawed_matches")]
 
 
 @pytest.fixture
 def env(either_store_env):
     return either_store_env
-
-
-@pytest.fixture(autouse=True)
-def thawed():
-    store.FROZEN.clear()
-    yield
-    store.FROZEN.clear()
 
 
 def stored_matches(env: dict) -> dict[str, str]:

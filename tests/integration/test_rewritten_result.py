@@ -29,19 +29,12 @@ from tests.service.harness import running_service
 from tests.support.keys import auth
 from tests.support.matches import Matches, random_move
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("thawed_matches")]
 
 
 @pytest.fixture
 def env(either_store_env):
     return either_store_env
-
-
-@pytest.fixture(autouse=True)
-def thawed():
-    store.FROZEN.clear()
-    yield
-    store.FROZEN.clear()
 
 
 def played(app: Matches, request_id: str, players: list[str], rng: random.Random):
