@@ -13,7 +13,6 @@ import pytest
 from click.testing import CliRunner
 
 from services.cli.main import cli
-from services.match import store
 from services.match.application import MatchApplication, SeatSpec
 from tests.integration.test_rewritten_result import played, swap_the_result
 from tests.integration.test_tampering import Rows, named
