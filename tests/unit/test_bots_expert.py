@@ -188,3 +188,15 @@ def test_only_one_long_search_at_a_time_the_others_decide_at_bot_speed(monkeypat
     bot = BotPlayer(None, KEYS, think_seconds=(0.6, 1.5), deciding=8)
     assert bot._searching._value == 1 and bot._deciding._value == 8
     assert BotPlayer(None, KEYS, deciding=1)._searching._value == 0  # the only slot is never held for long
+
+
+def test_an_exact_endgame_search_plays_legal_moves_and_repeats_itself():
+    pytest.importorskip("services.match.rules.solve")  # the engine's endgame solver (docs/bots.md)
+    late = [v for v in choices(SETTINGS[0], seed=2) if sum(v.tile_counts) + v.boneyard_count <= 10]
+    assert late
+    for view in late:
+        one, other = small(exact_tiles=10), small(exact_tiles=10)
+        move = one(view, random.Random(4))
+        assert move in view.legal_moves and move == other(view, random.Random(4))
+        assert one._solver(view, one.strong.config_for(view.rules), lambda t: 0.0) is not None
+    assert small()._solver(late[0], small().strong.config_for(late[0].rules), lambda t: 0.0) is None
