@@ -28,9 +28,9 @@ strong does (docs/bots.md, "Strengths"). What the time buys:
   most strong's ``exact_tiles`` (its endgame search, off until its configuration turns it
   on) or the expert's own, each deal is valued by the engine's exact solver
   (services/match/rules/solve.py) instead of a rollout, as strong's endgame does, only over
-  more deals. The expert's own threshold is 0 (off): at 12 tiles it measured 44.5% against
-  strong in Egyptian block-4 teams and 53.0% in Classic two seats, no better than
-  rollouts (docs/bots.md, "expert").
+  more deals, up to ``exact_nodes`` positions (about 0.4 s of one core; strong stops at
+  150,000). The expert's own threshold is 0 (off): solving from 12 tiles on was no better
+  than rollouts against strong (docs/bots.md, "expert").
 - **Before the first deal** the best move is the family's greedy play (strategies.greedy),
   so even a budget too short for one deal answers sensibly and on time.
 
@@ -76,6 +76,7 @@ class ExpertConfig:
     margin: float = 0.01  # seconds kept back to hand the move over before the deadline
     slack: float = 2.0  # a deal is started only if this many of the slowest deal so far would still fit
     exact_tiles: int = 0  # solve each deal exactly once tiles in hands + boneyard are at most this; 0: as strong does
+    exact_nodes: int = 1_200_000  # and start no new deal once the solver has visited this many positions
 
 
 class ExpertBot:
@@ -96,7 +97,7 @@ class ExpertBot:
             raise ValueError("an expert needs a budget, a deal cap or both")
         self.strong = strong or StrongBot()
         self.clock = clock
-        self.last_deals = 0  # deals the last decision searched (measurements and tests read it)
+        self.last_deals = 0  # deals the last decision searched, for tests and measurements (any thread's last)
 
     def __call__(self, view, rng: random.Random) -> Move:
         return self.choose(view, rng)
@@ -169,7 +170,10 @@ class ExpertBot:
                         row[i] += v * w
                 n += 1
                 slowest_deal = max(slowest_deal, clock() - t0)
-            if n == 0:
+                if solver is not None and solver.nodes > cfg.exact_nodes:
+                    cap = n  # solving is bounded by positions, not only by deals: their cost varies a hundredfold
+                    break
+            if n == 0 or solver is not None and solver.nodes > cfg.exact_nodes:
                 break
             best = max(range(k), key=lambda j: (totals[j], -j))
             if cfg.confidence is not None and n >= cfg.min_deals and dominates(best, totals, gram, n, cfg.confidence):

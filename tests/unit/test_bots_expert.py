@@ -16,6 +16,7 @@ from services.bots.arena import arena_rules, deal_key, first_round, resolve
 from services.bots.expert import ExpertBot, ExpertConfig, dominates
 from services.bots.player import BotPlayer
 from services.bots.strategies import STRATEGIES
+from services.bots.strong import StrongBot, StrongConfig
 from services.match.rules.match import apply
 from services.match.rules.view import player_view
 from tests.support.keys import KEYS
@@ -199,4 +200,15 @@ def test_an_exact_endgame_search_plays_legal_moves_and_repeats_itself():
         move = one(view, random.Random(4))
         assert move in view.legal_moves and move == other(view, random.Random(4))
         assert one._solver(view, one.strong.config_for(view.rules), lambda t: 0.0) is not None
-    assert small()._solver(late[0], small().strong.config_for(late[0].rules), lambda t: 0.0) is None
+    plain = ExpertBot(small().config, StrongBot(StrongConfig()))  # strong's defaults: no endgame search
+    assert plain._solver(late[0], plain.strong.config_for(late[0].rules), lambda t: 0.0) is None
+
+
+def test_the_expert_solves_endgames_exactly_where_strong_does():
+    pytest.importorskip("services.match.rules.solve")
+    if "exact_tiles" not in StrongConfig.__dataclass_fields__:
+        pytest.skip("strong has no endgame search")
+    late = [v for v in choices(SETTINGS[0], seed=2) if sum(v.tile_counts) + v.boneyard_count <= 10]
+    bot = ExpertBot(small().config, StrongBot(StrongConfig(exact_tiles=10)))  # type: ignore[call-arg]
+    assert bot._solver(late[0], bot.strong.config_for(late[0].rules), lambda t: 0.0) is not None
+    assert bot(late[0], random.Random(1)) in late[0].legal_moves
