@@ -53,9 +53,9 @@ from .strategies import STRATEGIES
 from .views import view_from_pb
 
 
-CALL_SECONDS = 10.0
+CALL_SECONDS = 10.0  # deadline of each call to the match service: a turn never hangs on it
 # Less think time than this left once a choosing slot is free: decide as a bot-only table does.
-MIN_SEARCH_SECONDS = 0.1  # deadline of each call to the match service: a turn never hangs on it
+MIN_SEARCH_SECONDS = 0.1
 # Statuses that mean the turn is gone or was never ours: redelivery would not help.
 SETTLED = frozenset({grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
                      grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED})
