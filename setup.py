@@ -18,7 +18,8 @@ if not os.environ.get("DOMINO_NO_MYPYC"):
         # [tool.mypy], which is for type-checking the project and names plugins (pydantic)
         # that the isolated build environment does not have.
         ext_modules = mypycify(["--config-file=", "services/match/rules/step.py", "services/match/rules/playout.py",
-                                "services/match/rules/fairness.py", "services/match/rules/leading.py"],
+                                "services/match/rules/fairness.py", "services/match/rules/leading.py",
+                                "services/match/rules/solve.py"],
                                opt_level="3")
 
 setup(ext_modules=ext_modules)

@@ -241,6 +241,15 @@ class Knowledge:
                 return know
         return None
 
+    def greedy_likelihood(self, view, seat: int) -> float:
+        """How likely a deal of these constraints is to agree with ``seat`` playing greedily
+        at every free play (``assuming_greedy``'s constraints for that seat alone): the
+        exact share of consistent deals, 0 when its plays contradict the model."""
+        know = Knowledge._replay(view, True, 1 << seat)
+        if know is None or not self.total:
+            return 0.0
+        return min(1.0, know.total / self.total)
+
     @classmethod
     def _replay(cls, view, use_lead: bool, greedy: int) -> "Knowledge | None":
         """The constraints of the view's actions (and with ``greedy``, a mask of seats, the
@@ -584,6 +593,42 @@ def with_tiles(public: Round, hands: list[int], boneyard: list[int], aside: int)
     rnd.set_aside = aside
     rnd.dealt = deal
     return rnd
+
+
+def greedy_odds(view, know: Knowledge, evidence: list, pool: list, seat: int) -> float:
+    """The Bayes factor of "``seat`` plays greedily" against "``seat`` plays any fitting tile
+    at random", from its free plays: how many times likelier the first makes them.
+
+    Under greedy play a seat's plays have probability 1 for a deal in which each was greedy's
+    choice and 0 otherwise, so their likelihood is the share of consistent deals that agree
+    (``Knowledge.greedy_likelihood``, exact); under random play each is ``1 / k`` with ``k``
+    the tiles that fitted, averaged over ``pool`` (deals of ``know``). A seat whose hand at
+    some play is not known from its current one (it drew since: those plays are not in
+    ``evidence``) is judged on ``evidence`` alone, both likelihoods estimated over the pool.
+    A greedy player's odds grow with each free play; a player who keeps heavier tiles back
+    (a searching one) soon makes greedy play unlikely: docs/bots.md, "Strong against a
+    searching peer"."""
+    mine = [(fits, later, better) for s, _, fits, later, better in evidence if s == seat]
+    if not mine:
+        return 1.0
+    drew = any(a.seat == seat and a.kind == "draw" for a in view.actions)
+    agree = 0
+    random_play = 0.0
+    for hands, _, _ in pool:
+        held = hands[seat]
+        p = 1.0
+        greedy = True
+        for fits, later, better in mine:
+            f = (held | later) & fits
+            p /= f.bit_count()
+            if f & better:
+                greedy = False
+        random_play += p
+        agree += greedy
+    if not random_play:
+        return 1.0
+    g = agree / len(pool) if drew else know.greedy_likelihood(view, seat)
+    return g * len(pool) / random_play
 
 
 def play_evidence(view) -> list[tuple[int, int, int, int, int]]:

@@ -48,6 +48,19 @@ It reads the seat's ``PlayerView`` and nothing else. For each decision with a ch
 
    The candidate with the best mean is played.
 
+5. **Endgame.** Once the tiles in hands and boneyard are at most ``exact_tiles``, rollouts
+   give way to exact search: in each kept deal every candidate is valued by
+   ``solve.Solver`` (alpha-beta over the same one step, every hand and the boneyard's order
+   known, our side making the value most and the others least, with the same scoring), and
+   the best mean wins as before. A rollout's seats play greedy with noise, which a
+   searching opponent does not, and in the last dozen tiles a move's worth hangs on exact
+   sequences a rollout seldom plays; the solved deal has no noise and no policy to be wrong
+   about. Its cost grows about fourfold a tile, so the deals are ``exact_samples`` at most,
+   and no new one is solved once ``exact_nodes`` positions have been visited
+   (docs/bots.md, "Strong against a searching peer"). Only with two sides: with more, the
+   others would be searched as one side set against ours, which independent players are
+   not (Egyptian block-3 against greedy lost about five points so).
+
 Budget: ``samples`` determinizations (a fixed count, so a seeded rng gives the same move),
 fewer when ``samples`` times the legal moves would pass ``max_rollouts`` rollouts, or when
 those rollouts' length (tiles in hands and boneyard) would pass ``max_work``. The budgets
@@ -68,10 +81,11 @@ from typing import Callable
 from services.match.rules.families.registry import family
 from services.match.rules.moves import Move
 from services.match.rules.playout import timeout_playout
+from services.match.rules.solve import Solver
 from services.match.rules.state import Accounts
 from services.match.rules.turns import step
 
-from .knowledge import Knowledge, play_evidence, public_round, shuffled_tiles, with_tiles
+from .knowledge import Knowledge, greedy_odds, play_evidence, public_round, shuffled_tiles, with_tiles
 
 def rollout(rnd, rand, eps: float) -> None:
     """Play ``rnd`` to its end in place: each seat plays its heaviest fitting tile (on the
@@ -99,13 +113,20 @@ class StrongConfig:
     remembered_weight: float = 0.5  # Goat: what a remembered point costs, against a written one
     greedy_share: float = 0.0  # deals drawn assuming the opponents play greedily (the rest: weighed)
     deadline: float | None = 0.09  # seconds of wall clock, a safety net for a loaded machine; None: no cap
+    greedy_prior: float | None = None  # trust the greedy model for a seat only while its odds (greedy_odds)
+    # times greedy_prior / (1 - greedy_prior) stay at least 1; None: for every seat whose plays allow it
+    exact_tiles: int = 0  # two sides: solve each deal exactly once tiles in hands + boneyard are at most this; 0: never
+    exact_samples: int = 64  # deals per decision when solving exactly
+    exact_nodes: int = 300000  # and no new deal once the solver has visited this many positions
+    exact_min: int = 8  # rollouts instead when the first deal takes more than exact_nodes / exact_min
 
 
 # Each family's configuration, tuned against ``greedy`` in the arena (duplicate deals; the
 # report of the change that set them lists each family's figures). All Fives' rollouts are
 # the longest and dearest (four ends, scoring), so its early decisions are capped by work.
+# Egyptian solves its last 20 tiles exactly (docs/bots.md, "Strong against a searching peer").
 FAMILY_CONFIGS: dict[str, StrongConfig] = {
-    "egyptian": StrongConfig(greedy_share=0.5),
+    "egyptian": StrongConfig(greedy_share=0.5, exact_tiles=20),
     "all-fives": StrongConfig(greedy_share=0.5, max_work=10000),
     "goat": StrongConfig(greedy_share=0.5, max_work=16000),
     "classic": StrongConfig(greedy_share=0.8),
@@ -222,6 +243,11 @@ class StrongBot:
         eps = cfg.eps
         roll_rng = random.Random()
         public = public_round(view)
+        if (cfg.exact_tiles and view.rules.sides == 2
+                and sum(view.tile_counts) + view.boneyard_count <= cfg.exact_tiles):
+            solved = self._solve(view, know, rng, cfg, value, public, deadline)
+            if solved is not None:
+                return moves[max(range(len(moves)), key=lambda j: (solved[j], -j))]
         for hands, boneyard, aside in self.determinizations(view, know, rng, cfg):
             base = with_tiles(public, hands, boneyard, aside)
             seed = rng.getrandbits(64)
@@ -236,27 +262,72 @@ class StrongBot:
         best = max(range(len(moves)), key=lambda j: (totals[j], -j))
         return moves[best]
 
-    def determinizations(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig | None = None) -> list:
-        """Deals ``(hands, boneyard, set-aside)`` to search, consistent with the view."""
+    def _solve(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig, value, public,
+               deadline: float | None) -> list[float] | None:
+        """Each legal move's total exact value over the deals solved within ``exact_nodes``
+        positions (the module's docstring, "Endgame"); None when the first deal alone takes
+        more than ``exact_nodes / exact_min`` (too few deals would fit), and the rollouts
+        decide, having lost that fraction of the budget."""
+        rules = view.rules
+        moves = view.legal_moves
+        side = rules.side_of(view.seat)
+        ours = sum(1 << s for s in range(rules.seats) if rules.side_of(s) == side)
+        solver = Solver(value, ours, cfg.exact_nodes // max(1, cfg.exact_min))
+        totals = [0.0] * len(moves)
+        solved = 0
+        for hands, boneyard, aside in self.determinizations(view, know, rng, cfg, cfg.exact_samples):
+            base = with_tiles(public, hands, boneyard, aside)
+            values = []
+            for m in moves:
+                r = base.copy()
+                step(r, m)
+                values.append(solver.solve(r))
+            if solver.stopped:
+                break
+            for j, v in enumerate(values):
+                totals[j] += v
+            solved += 1
+            solver.limit = cfg.exact_nodes
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        return totals if solved else None
+
+    def determinizations(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig | None = None,
+                         n: int | None = None) -> list:
+        """``n`` deals ``(hands, boneyard, set-aside)`` to search, consistent with the view
+        (by default ``determinization_count``'s)."""
         cfg = cfg or self.config_for(view.rules)
-        n = determinization_count(view, cfg)
+        if n is None:
+            n = determinization_count(view, cfg)
         if cfg.greedy_share > 0:
             rules = view.rules
             side = rules.side_of(view.seat)
             opponents = tuple(s for s in range(rules.seats) if rules.side_of(s) != side)
-            modelled = Knowledge.assuming_greedy(view, opponents)
+            pool = None
+            if cfg.greedy_prior is not None and opponents:
+                evidence = play_evidence(view)
+                if evidence:
+                    pool = [know.sample_deal(rng, shuffled=False) for _ in range(max(n * cfg.oversample, 64))]
+                    prior = cfg.greedy_prior / (1.0 - cfg.greedy_prior) if cfg.greedy_prior < 1 else float("inf")
+                    opponents = tuple(s for s in opponents
+                                      if prior * greedy_odds(view, know, evidence, pool, s) >= 1.0)
+            modelled = Knowledge.assuming_greedy(view, opponents) if opponents else None
             if modelled is not None:
                 k = round(n * cfg.greedy_share)
                 deals = [modelled.sample_deal(rng) for _ in range(k)]
-                return deals + self._weighed(view, know, rng, cfg, n - k) if k < n else deals
+                return deals + self._weighed(view, know, rng, cfg, n - k, pool) if k < n else deals
+            return self._weighed(view, know, rng, cfg, n, pool)
         return self._weighed(view, know, rng, cfg, n)
 
-    def _weighed(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig, n: int) -> list:
-        """``n`` deals of ``know``, resampled by the likelihood of the seen plays."""
+    def _weighed(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig, n: int,
+                 pool: list | None = None) -> list:
+        """``n`` deals of ``know``, resampled by the likelihood of the seen plays (from
+        ``pool``, unshuffled deals of ``know``, when given)."""
         evidence = play_evidence(view) if cfg.model_eps > 0 else None
         if not evidence:
             return [know.sample_deal(rng) for _ in range(n)]
-        pool = [know.sample_deal(rng, shuffled=False) for _ in range(n * cfg.oversample)]
+        if pool is None or len(pool) < n:
+            pool = [know.sample_deal(rng, shuffled=False) for _ in range(n * cfg.oversample)]
         me = cfg.model_eps
         keep = 1.0 - me
         weights = []
