@@ -28,8 +28,10 @@ strong does (docs/bots.md, "Strengths"). What the time buys:
   most strong's ``exact_tiles`` (its endgame search, off until its configuration turns it
   on) or the expert's own, each deal is valued by the engine's exact solver
   (services/match/rules/solve.py) instead of a rollout, as strong's endgame does, only over
-  more deals, up to ``exact_nodes`` positions (about 0.4 s of one core; strong stops at
-  150,000). The expert's own threshold is 0 (off): solving from 12 tiles on was no better
+  more deals, up to ``exact_nodes`` positions in all (about 0.4 s of one core; strong's are
+  300,000), and under a deadline only as many as the time left allows at the rate solved
+  so far; a deal the solver gives up on counts for nothing, and when the first one is that
+  big the rollouts decide, as in strong. The expert's own threshold is 0 (off): solving from 12 tiles on was no better
   than rollouts against strong (docs/bots.md, "expert").
 - **Before the first deal** the best move is the family's greedy play (strategies.greedy),
   so even a budget too short for one deal answers sensibly and on time.
@@ -64,6 +66,9 @@ from .knowledge import Knowledge, public_round, with_tiles
 from .strong import StrongBot, StrongConfig, round_value, rollout
 
 Clock = Callable[[], float]
+#: What a solve is first assumed to visit per second of wall clock (about a third of one
+#: core's rate here): it caps the first deal's positions under a deadline.
+NODES_PER_SECOND = 1_000_000
 
 
 @dataclass
@@ -136,7 +141,7 @@ class ExpertBot:
         gram = [[0.0] * k for _ in range(k)]  # sums of products of the candidates' values: paired variances
         n = 0
         cap = cfg.deals if cfg.deals is not None else math.inf
-        slowest_deal = slowest_draw = 0.0
+        slowest_deal = slowest_draw = solving = 0.0
         while n < cap:
             t0 = clock()
             if stop is not None and t0 + cfg.slack * (slowest_draw + slowest_deal) >= stop:
@@ -154,15 +159,28 @@ class ExpertBot:
                 base = with_tiles(public, hands, boneyard, aside)
                 seed = rng.getrandbits(64)
                 vals = []
-                for m in moves:
-                    r = base.copy()
-                    step(r, m)
-                    if solver is not None:
+                if solver is not None:
+                    if stop is not None:  # a solve has no clock: give it the positions the time left allows
+                        rate = solver.nodes / solving if solving > 0 else NODES_PER_SECOND
+                        solver.limit = min(cfg.exact_nodes, solver.nodes + int((stop - t0) / cfg.slack * rate))
+                    for m in moves:
+                        r = base.copy()
+                        step(r, m)
                         vals.append(solver.solve(r))
-                        continue
-                    roll_rng.seed(seed)
-                    rollout(r, roll_rng.random, eps)
-                    vals.append(value(r))
+                    solving += clock() - t0
+                    if solver.stopped:  # this deal's values are meaningless
+                        vals = []
+                        if n > 0 or stop is not None and clock() + cfg.slack * slowest_deal >= stop:
+                            cap = n
+                            break
+                        solver = None  # the first deal alone is too big: rollouts decide
+                if not vals:
+                    for m in moves:
+                        r = base.copy()
+                        step(r, m)
+                        roll_rng.seed(seed)
+                        rollout(r, roll_rng.random, eps)
+                        vals.append(value(r))
                 for j, v in enumerate(vals):
                     totals[j] += v
                     row = gram[j]
@@ -170,10 +188,7 @@ class ExpertBot:
                         row[i] += v * w
                 n += 1
                 slowest_deal = max(slowest_deal, clock() - t0)
-                if solver is not None and solver.nodes > cfg.exact_nodes:
-                    cap = n  # solving is bounded by positions, not only by deals: their cost varies a hundredfold
-                    break
-            if n == 0 or solver is not None and solver.nodes > cfg.exact_nodes:
+            if n == 0:
                 break
             best = max(range(k), key=lambda j: (totals[j], -j))
             if cfg.confidence is not None and n >= cfg.min_deals and dominates(best, totals, gram, n, cfg.confidence):
@@ -194,7 +209,7 @@ class ExpertBot:
             return None
         rules = view.rules
         side = rules.side_of(view.seat)
-        return Solver(value, sum(1 << s for s in range(rules.seats) if rules.side_of(s) == side))
+        return Solver(value, sum(1 << s for s in range(rules.seats) if rules.side_of(s) == side), self.config.exact_nodes)
 
 
 def dominates(best: int, totals: list[float], gram: list[list[float]], n: int, z: float) -> bool:

@@ -212,3 +212,12 @@ def test_the_expert_solves_endgames_exactly_where_strong_does():
     bot = ExpertBot(small().config, StrongBot(StrongConfig(exact_tiles=10)))  # type: ignore[call-arg]
     assert bot._solver(late[0], bot.strong.config_for(late[0].rules), lambda t: 0.0) is not None
     assert bot(late[0], random.Random(1)) in late[0].legal_moves
+
+
+def test_an_endgame_too_big_to_solve_in_its_positions_is_played_out_with_rollouts():
+    pytest.importorskip("services.match.rules.solve")
+    view = next(v for v in choices(SETTINGS[0], seed=2) if 14 <= sum(v.tile_counts) <= 20)
+    tiny = small(exact_tiles=28, exact_nodes=5)  # the first deal's solve gives up at once
+    assert tiny(view, random.Random(1)) in view.legal_moves and tiny.last_deals == 24  # every deal, rolled out
+    roomy = small(exact_tiles=28, exact_nodes=3000)  # some deals solved, then no more
+    assert roomy(view, random.Random(1)) in view.legal_moves and 0 < roomy.last_deals < 24
