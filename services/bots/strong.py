@@ -17,7 +17,12 @@ It reads the seat's ``PlayerView`` and nothing else. For each decision with a ch
    rest, with ``model_eps`` > 0, are drawn ``oversample`` times over from the plain
    constraints and kept in proportion to how likely each makes the other seats' past free
    choices under greedy play with noise ``model_eps`` (a soft model, over the plays whose
-   hand is known from the current one: those not followed by a draw).
+   hand is known from the current one: those not followed by a draw). With
+   ``greedy_prior`` set, the hard model keeps only the opponents whose free plays it still
+   explains (``knowledge.greedy_odds``: greedy against random play, a Bayes factor, times
+   the prior's odds at least 1). Off everywhere: against a searching peer it halved how
+   often the model ruled out the true hands, but won no measurable round, and against
+   greedy it lost three to five points (docs/bots.md, "Strong against a searching peer").
 3. **Search.** In every kept deal (a determinization) the position is rebuilt as an engine
    round (``round_from_view``: a ``SpinnerRound`` in All Fives); each candidate move is
    applied with ``turns.step`` and the round is played out on the same engine by every seat
@@ -117,7 +122,7 @@ class StrongConfig:
     # times greedy_prior / (1 - greedy_prior) stay at least 1; None: for every seat whose plays allow it
     exact_tiles: int = 0  # two sides: solve each deal exactly once tiles in hands + boneyard are at most this; 0: never
     exact_samples: int = 64  # deals per decision when solving exactly
-    exact_nodes: int = 300000  # and no new deal once the solver has visited this many positions
+    exact_nodes: int = 200000  # and no new deal once the solver has visited this many positions
     exact_min: int = 8  # rollouts instead when the first deal takes more than exact_nodes / exact_min
 
 
