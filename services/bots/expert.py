@@ -15,8 +15,7 @@ strong does (docs/bots.md, "Strengths"). What the time buys:
   a time; before each deal (and each round's drawing) the bot asks whether ``slack`` times
   the slowest deal so far would still end before the deadline, less ``margin``, and stops
   when it would not (the slack and margin are for a loaded machine, where a thread can lose
-  the core for tens of milliseconds at any moment).
-  Strong's caps on a decision (``samples``, ``max_rollouts``, ``max_work``: set so that it
+  the core for tens of milliseconds at any moment). Strong's caps on a decision (``samples``, ``max_rollouts``, ``max_work``: set so that it
   takes under 100 ms) do not apply; ``deals`` caps the search instead.
 - **An early stop when one move dominates.** All candidates are scored on the same deals,
   so the leader's lead over each other move is a paired difference; once ``min_deals`` are
@@ -25,14 +24,14 @@ strong does (docs/bots.md, "Strengths"). What the time buys:
   choice and the bot answers early. At a table with people it then waits out the rest of
   its think time, as a strong bot does; elsewhere the time is simply saved.
 - **Exact endgames, where strong has them.** Once the tiles in hands and boneyard are at
-  most strong's ``exact_tiles`` (its endgame search, off until its configuration turns it
-  on) or the expert's own, each deal is valued by the engine's exact solver
+  most strong's ``exact_tiles`` (its endgame search: Egyptian two-sided games, 20 tiles)
+  or the expert's own, each deal is valued by the engine's exact solver
   (services/match/rules/solve.py) instead of a rollout, as strong's endgame does, only over
-  more deals, up to ``exact_nodes`` positions in all (about 0.4 s of one core; strong's are
-  300,000), and under a deadline only as many as the time left allows at the rate solved
+  more deals, up to ``exact_nodes`` positions in all (about 0.4 s of one core, six times
+  strong's), and under a deadline only as many as the time left allows at the rate solved
   so far; a deal the solver gives up on counts for nothing, and when the first one is that
-  big the rollouts decide, as in strong. The expert's own threshold is 0 (off): solving from 12 tiles on was no better
-  than rollouts against strong (docs/bots.md, "expert").
+  big the rollouts decide, as in strong. The expert's own threshold is 0 (off): solving
+  from 12 tiles on was no better than rollouts against strong (docs/bots.md, "expert").
 - **Before the first deal** the best move is the family's greedy play (strategies.greedy),
   so even a budget too short for one deal answers sensibly and on time.
 
