@@ -59,6 +59,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Callable
 
 from services.match.rules.moves import Move
+from services.match.rules.solve import Solver
 from services.match.rules.turns import step
 
 from .knowledge import Knowledge, public_round, with_tiles
@@ -197,14 +198,9 @@ class ExpertBot:
 
     def _solver(self, view, scfg: StrongConfig, value):
         """The exact solver for this decision, or None to play deals out with rollouts: past
-        ``exact_tiles`` (ours or strong's, the larger) a solve costs too much, and before
-        services/match/rules/solve.py exists there is none."""
-        limit = max(self.config.exact_tiles, getattr(scfg, "exact_tiles", 0))
+        ``exact_tiles`` (ours or strong's, the larger) a solve costs too much."""
+        limit = max(self.config.exact_tiles, scfg.exact_tiles)
         if sum(view.tile_counts) + view.boneyard_count > limit:
-            return None
-        try:
-            from services.match.rules.solve import Solver
-        except ImportError:  # the engine without its endgame solver: rollouts everywhere
             return None
         rules = view.rules
         side = rules.side_of(view.seat)

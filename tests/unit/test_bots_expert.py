@@ -192,7 +192,6 @@ def test_only_one_long_search_at_a_time_the_others_decide_at_bot_speed(monkeypat
 
 
 def test_an_exact_endgame_search_plays_legal_moves_and_repeats_itself():
-    pytest.importorskip("services.match.rules.solve")  # the engine's endgame solver (docs/bots.md)
     late = [v for v in choices(SETTINGS[0], seed=2) if sum(v.tile_counts) + v.boneyard_count <= 10]
     assert late
     for view in late:
@@ -205,17 +204,13 @@ def test_an_exact_endgame_search_plays_legal_moves_and_repeats_itself():
 
 
 def test_the_expert_solves_endgames_exactly_where_strong_does():
-    pytest.importorskip("services.match.rules.solve")
-    if "exact_tiles" not in StrongConfig.__dataclass_fields__:
-        pytest.skip("strong has no endgame search")
     late = [v for v in choices(SETTINGS[0], seed=2) if sum(v.tile_counts) + v.boneyard_count <= 10]
-    bot = ExpertBot(small().config, StrongBot(StrongConfig(exact_tiles=10)))  # type: ignore[call-arg]
+    bot = ExpertBot(small().config, StrongBot(StrongConfig(exact_tiles=10)))
     assert bot._solver(late[0], bot.strong.config_for(late[0].rules), lambda t: 0.0) is not None
     assert bot(late[0], random.Random(1)) in late[0].legal_moves
 
 
 def test_an_endgame_too_big_to_solve_in_its_positions_is_played_out_with_rollouts():
-    pytest.importorskip("services.match.rules.solve")
     view = next(v for v in choices(SETTINGS[0], seed=2) if 14 <= sum(v.tile_counts) <= 20)
     tiny = small(exact_tiles=28, exact_nodes=5)  # the first deal's solve gives up at once
     assert tiny(view, random.Random(1)) in view.legal_moves and tiny.last_deals == 24  # every deal, rolled out
