@@ -22,6 +22,7 @@ import grpc
 
 from .auth import AuthError, Identity, KeyRing, bearer_identity
 from .grpc_status import ErrorStatuses
+from .grpc_wrapping import WrappingInterceptor
 
 # Set by the interceptor for the call it admitted (and by tests that call a handler directly).
 CALLER: ContextVar[Identity] = ContextVar("caller")
@@ -48,29 +49,21 @@ _HANDLER_KINDS: dict[str, Callable[..., Any]] = {
 }
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):
+class AuthInterceptor(WrappingInterceptor):
     """Verifies, then admits, the caller of every RPC of ``services`` (full names,
     `domino.match.v1.MatchService`) before its handler runs; ``admit(identity, method)``
     raises to refuse, ``statuses`` maps what it raises."""
 
     def __init__(self, services: Iterable[str], keys: KeyRing, admit: Callable[[Identity, str], None] = _anyone,
                  statuses: Statuses = ()) -> None:
+        super().__init__()
         self.prefixes = tuple(f"/{name}/" for name in services)
         self.keys = keys
         self.admit = admit
         self.statuses: Statuses = [(AuthError, grpc.StatusCode.UNAUTHENTICATED), *statuses]
-        self._wrapped: dict[str, tuple[object, object]] = {}  # method -> (its handler, the wrapped one)
 
-    async def intercept_service(self, continuation, details):
-        handler = await continuation(details)
-        if handler is None or not details.method.startswith(self.prefixes):
-            return handler
-        known = self._wrapped.get(details.method)
-        if known is not None and known[0] is handler:  # wrap each method's handler once, not per call
-            return known[1]
-        wrapped = self._wrap(handler, details.method.rsplit("/", 1)[-1])
-        self._wrapped[details.method] = (handler, wrapped)
-        return wrapped
+    def wraps(self, handler, method: str) -> bool:
+        return method.startswith(self.prefixes)
 
     def identify(self, metadata, method: str) -> Identity:
         """The caller of ``method`` (its short name): AuthError without a valid token, or
@@ -83,7 +76,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         async with ErrorStatuses(context, self.statuses):
             CALLER.set(self.identify(context.invocation_metadata(), method))
 
-    def _wrap(self, handler, method: str):
+    def _wrap(self, handler, full_method: str):
+        method = full_method.rsplit("/", 1)[-1]
         for kind, make in _HANDLER_KINDS.items():
             inner = getattr(handler, kind)
             if inner is not None:

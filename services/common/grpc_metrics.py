@@ -9,6 +9,8 @@ import time
 import grpc
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 
+from .grpc_wrapping import WrappingInterceptor
+
 
 class RpcMetrics:
     def __init__(self, service: str, registry: CollectorRegistry | None = None) -> None:
@@ -53,23 +55,13 @@ def _cancelled(context) -> bool:
         return False
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):
+class MetricsInterceptor(WrappingInterceptor):
     def __init__(self, metrics: RpcMetrics) -> None:
+        super().__init__()
         self.metrics = metrics
-        self._wrapped: dict[str, tuple[object, object]] = {}  # method -> (its handler, the wrapped one)
 
-    async def intercept_service(self, continuation, details):
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        known = self._wrapped.get(details.method)
-        if known is not None and known[0] is handler:  # wrap each method's handler once, not per call
-            return known[1]
-        wrapped = self._wrap(handler, details.method.rsplit("/", 1)[-1])
-        self._wrapped[details.method] = (handler, wrapped)
-        return wrapped
-
-    def _wrap(self, handler, method: str):
+    def _wrap(self, handler, full_method: str):
+        method = full_method.rsplit("/", 1)[-1]
         observe = self.metrics.observe
         if handler.unary_unary:
             inner = handler.unary_unary

@@ -32,6 +32,7 @@ from .changes import ChangeFeed
 from . import free_memory
 from .config import Settings
 from .grpc_metrics import MetricsInterceptor, RpcMetrics
+from .grpc_wrapping import WrappingInterceptor
 from .logs import Warnings
 
 log = logging.getLogger("domino.grpc")
@@ -82,7 +83,7 @@ def server_interceptors(settings: Settings, metrics: RpcMetrics | None) -> list[
     return interceptors
 
 
-class RequestWaitInterceptor(grpc.aio.ServerInterceptor):
+class RequestWaitInterceptor(WrappingInterceptor):
     """Ends a call whose request message does not arrive in time.
 
     Every RPC of ours takes one request message. A client may open a call (an HTTP/2 HEADERS
@@ -105,23 +106,15 @@ class RequestWaitInterceptor(grpc.aio.ServerInterceptor):
     of ``seconds`` while any call is reading, ends a call between ``seconds`` and 1.25 times it."""
 
     def __init__(self, seconds: float, warnings: Warnings | None = None) -> None:
+        super().__init__()
         self.seconds = seconds
         self.warnings = warnings or Warnings(log)
-        self._wrapped: dict[str, tuple[object, object]] = {}  # method -> (its handler, the wrapped one)
         self._reading: dict[asyncio.Task, float] = {}  # calls reading their request -> when they began (loop time)
         self._expired: set[asyncio.Task] = set()  # calls the sweeper cancelled for want of their request
         self._sweeper: asyncio.Task | None = None
 
-    async def intercept_service(self, continuation, details):
-        handler = await continuation(details)
-        if handler is None or handler.request_streaming:
-            return handler
-        known = self._wrapped.get(details.method)
-        if known is not None and known[0] is handler:  # wrap each method's handler once, not per call
-            return known[1]
-        wrapped = self._wrap(handler, details.method)
-        self._wrapped[details.method] = (handler, wrapped)
-        return wrapped
+    def wraps(self, handler, method: str) -> bool:
+        return not handler.request_streaming
 
     async def _request(self, context, method: str) -> Any:
         """The call's one request message, or the call ends (DEADLINE_EXCEEDED, or
