@@ -100,9 +100,9 @@ def test_an_embedded_store_has_no_listener_and_its_relay_polls(fresh_sqlite_env)
         app.close()
 
 
-def test_a_listening_connection_waits_for_its_timeout_not_every_tenth_of_a_second(fresh_postgres_env, monkeypatch):
-    """psycopg wakes a waiting connection every 0.1 s unless told otherwise: ten wake-ups a
-    second of an idle relay for nothing."""
+def wait_intervals(monkeypatch, connect, channel: str) -> list[float]:
+    """The intervals psycopg waits with while a LISTEN connection (from ``connect()``) sits
+    idle for 0.3 s on ``channel``."""
     from psycopg import waiting
 
     intervals: list[float] = []
@@ -112,22 +112,28 @@ def test_a_listening_connection_waits_for_its_timeout_not_every_tenth_of_a_secon
         intervals.append(interval)
         return await real(gen, fileno, interval=interval, timeout=timeout)
 
-    app = MatchApplication(env=fresh_postgres_env)
-
     async def listen_briefly() -> None:
-        listener = listener_for(app.recorder)
-        assert listener is not None
-        connection = await listener.connect()
+        connection = await connect()
         try:
-            await connection.execute(f'LISTEN "{listener.channel}"')
+            await connection.execute(f'LISTEN "{channel}"')
             monkeypatch.setattr(waiting, "wait_async", recorded)
             async for _ in connection.notifies(timeout=0.3):
                 pass
         finally:
             await connection.close()
 
+    asyncio.run(listen_briefly())
+    return intervals
+
+
+def test_a_listening_connection_waits_for_its_timeout_not_every_tenth_of_a_second(fresh_postgres_env, monkeypatch):
+    """psycopg wakes a waiting connection every 0.1 s unless told otherwise: ten wake-ups a
+    second of an idle relay for nothing."""
+    app = MatchApplication(env=fresh_postgres_env)
     try:
-        asyncio.run(listen_briefly())
+        listener = listener_for(app.recorder)
+        assert listener is not None
+        intervals = wait_intervals(monkeypatch, listener.connect, listener.channel)
     finally:
         app.close()
     assert intervals and min(intervals) > 0.2  # the time left of the 0.3 s, not psycopg's 0.1
@@ -137,29 +143,9 @@ def test_the_match_services_change_tail_listens_without_waking_every_tenth_of_a_
                                                                                          monkeypatch):
     """The change tail's LISTEN connection comes from the recorder (connect_async), not the
     relay's listener: it too must wait for its timeout, not psycopg's 0.1 s."""
-    from psycopg import waiting
-
-    intervals: list[float] = []
-    real = waiting.wait_async
-
-    async def recorded(gen, fileno, interval=0.0, timeout=None):
-        intervals.append(interval)
-        return await real(gen, fileno, interval=interval, timeout=timeout)
-
     app = MatchApplication(env=fresh_postgres_env)
-
-    async def listen_briefly() -> None:
-        connection = await app.recorder.connect_async()
-        try:
-            await connection.execute(f'LISTEN "{app.recorder.channel_name}"')
-            monkeypatch.setattr(waiting, "wait_async", recorded)
-            async for _ in connection.notifies(timeout=0.3):
-                pass
-        finally:
-            await connection.close()
-
     try:
-        asyncio.run(listen_briefly())
+        intervals = wait_intervals(monkeypatch, app.recorder.connect_async, app.recorder.channel_name)
     finally:
         app.close()
     assert intervals and min(intervals) > 0.2

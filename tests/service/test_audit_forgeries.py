@@ -38,7 +38,10 @@ from .harness import running_service
 
 @pytest.fixture(scope="module")
 def svc():
-    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
+    # A fixed server seed: the forgeries below search replays of its deals for one the other
+    # side wins with the same number of chain entries, which some random deals do not allow.
+    app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"},
+                           seed_source=lambda: b"audit-forgeries".ljust(32, b"\0"))
     with running_service(app) as service:
         yield service
     app.close()

@@ -3,36 +3,18 @@ gaps, the ramp's steps, the services' stream caps for the phones, and the shared
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import statistics
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domino.match.v1 import match_service_pb2 as pb
+from tests.support.benches import load_bench
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "paced.py"
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_paced", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # (its dataclass looks its module up)
-    path = list(sys.path)
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = path
-    return module
-
-
-paced = load_bench()
+paced = load_bench("paced.py")
 
 
 @settings(max_examples=200, deadline=None)

@@ -3,10 +3,7 @@ holds nothing hidden (and the check that says so catches a Game that does), the 
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 import dominoes
 import pytest
@@ -15,24 +12,9 @@ from services.bots import arena as A
 from services.match.rules.match import apply
 from services.match.rules.tiles import tiles_in
 from services.match.rules.view import player_view
+from tests.support.benches import load_bench
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "peer_arena.py"
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_peer_arena", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    path = list(sys.path)
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = path
-    return module
-
-
-pa = load_bench()
+pa = load_bench("peer_arena.py")
 
 
 def mid_round(plays: int = 9, seed: int = 3):
