@@ -1,4 +1,4 @@
-"""How far a bot could go: the strong bot shown every hand, in the arena against greedy.
+"""How far a bot could go: the strong bot shown every hand, in the arena against greedy (or ``--b``).
 
 A diagnostic, not a product bot: the "omniscient" strong bot searches the true hands (the
 boneyard's order stays unknown: each deal it searches reshuffles the true boneyard) instead
@@ -38,20 +38,21 @@ from services.match.rules.view import player_view  # noqa: E402
 class Omniscient(S.StrongBot):
     """``strong`` searching the true hands of ``self.truth`` (set before each decision)."""
 
-    def __init__(self, own_search: str, deals: int, budget: int) -> None:
-        super().__init__(deadline=None)
+    def __init__(self, own_search: str = "rollouts", deals: int = 16, budget: int = 300, **changes) -> None:
+        super().__init__(**{"deadline": None, **changes})
         self.truth = None
         self.own_search = own_search
         self.deals = deals
         self.budget = budget
 
-    def determinizations(self, view, know, rng, cfg=None):
+    def determinizations(self, view, know, rng, cfg=None, n=None):
         cfg = cfg or self.config_for(view.rules)
         rnd = self.truth
         rest = 0
         for t in rnd.boneyard[rnd.drawn:]:
             rest |= 1 << t
-        n = S.determinization_count(view, cfg) if self.own_search == "rollouts" else self.deals
+        if n is None:
+            n = S.determinization_count(view, cfg) if self.own_search == "rollouts" else self.deals
         return [(list(rnd.hands), shuffled_tiles(rest, rng), rnd.set_aside) for _ in range(n)]
 
     def choose(self, view, rng):
@@ -68,6 +69,40 @@ class Omniscient(S.StrongBot):
                 step(r, m)
                 totals[j] += best_line(r, view.seat, value, [self.budget])
         return moves[max(range(len(moves)), key=lambda j: (totals[j], -j))]
+
+
+class PartlyShown(S.StrongBot):
+    """``strong`` shown the true hands of some seats only (``knows``: ``partner``, or ``next``
+    for the seat after it): its deals are uniform among those consistent with its view and
+    with those hands, the rest searched as strong does. Where the gap between ``strong`` and
+    ``Omniscient`` lies: in the partner's hand or in the opponents'."""
+
+    def __init__(self, knows: str = "partner", **changes) -> None:
+        super().__init__(**{"deadline": None, **changes})
+        self.truth = None
+        self.knows = knows
+
+    def determinizations(self, view, know, rng, cfg=None, n=None):
+        from services.bots.knowledge import Group, Knowledge
+
+        cfg = cfg or self.config_for(view.rules)
+        rules = view.rules
+        if self.knows == "partner":
+            shown = [s for s in range(rules.seats) if s != view.seat and rules.side_of(s) == rules.side_of(view.seat)]
+        else:
+            shown = [(view.seat + 1) % rules.seats]
+        hands = self.truth.hands
+        held = 0
+        for s in shown:
+            held |= hands[s]
+        know = Knowledge.from_view(view)
+        groups = [Group(g.seat, g.size, g.allowed & (hands[g.seat] if g.seat in shown else ~held))
+                  for g in know.groups]
+        know = Knowledge(know.seats, know.seat, know.own, know.played, groups, know.draws, know.redeal,
+                         know.dealt_known)
+        if n is None:
+            n = S.determinization_count(view, cfg)
+        return [know.sample_deal(rng) for _ in range(n)]
 
 
 def best_line(r, me: int, value, budget: list[int]) -> float:
@@ -99,7 +134,7 @@ def run(args) -> dict:
     if args.own_search == "exhaustive" and rules.four_ends:
         raise SystemExit("--own-search exhaustive models greedy as §1.6's order, which All Fives' greedy is not")
     bot = Omniscient(args.own_search, args.search_deals, args.budget)
-    greedy = A.resolve("greedy")
+    other = A.resolve(args.b)
     tally = A.Tally()
     start = time.perf_counter()
     n = rules.seats
@@ -115,10 +150,10 @@ def run(args) -> dict:
                     bot.truth = m.round
                     move = bot.choose(view, rngs[seat])
                 else:
-                    move = greedy(view, rngs[seat])
+                    move = other(view, rngs[seat])
                 m = apply(m, move, seat)
             tally.plays.append(A.play_result(rules, i, a_seats, m))
-    out = A.report(rules, f"omniscient strong ({args.own_search})", "greedy", args.seed, args.deals, tally,
+    out = A.report(rules, f"omniscient strong ({args.own_search})", args.b, args.seed, args.deals, tally,
                    time.perf_counter() - start)
     out.pop("same_seat", None)  # no field plays here
     out.pop("decision_ms")
@@ -132,6 +167,7 @@ def main() -> None:
     p.add_argument("--variant", default=None)
     p.add_argument("--seats", type=int, default=None)
     p.add_argument("--teams", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--b", default="greedy", help="the strategy in the other seats (an arena name)")
     p.add_argument("--deals", type=int, default=100)
     p.add_argument("--seed", type=int, default=2)
     p.add_argument("--own-search", choices=("rollouts", "exhaustive"), default="rollouts")
@@ -144,7 +180,7 @@ def main() -> None:
         print(json.dumps(out))
     else:
         lo, hi = out["a_win_rate_ci95"]
-        print(f"{out['a']} vs greedy, {out['rules']} {out['seats']} seats: {out['a_win_rate']:.1%} "
+        print(f"{out['a']} vs {args.b}, {out['rules']} {out['seats']} seats: {out['a_win_rate']:.1%} "
               f"[{lo:.1%}, {hi:.1%}] of {out['decided']} decided rounds")
 
 

@@ -70,8 +70,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import dominoes  # noqa: E402
+from bot_ceiling import Omniscient, PartlyShown  # noqa: E402
 
 from services.bots import arena as A  # noqa: E402
 from services.match.rules.match import apply  # noqa: E402
@@ -236,15 +238,39 @@ def exact_after(game: dominoes.Game, move) -> int:
 # --- the arena -----------------------------------------------------------------------------
 
 
+def resolve_ours(spec: str):
+    """Our strategy: an arena name (``strong:eps=0.1``), or ``oracle[:strong's options]``, a
+    diagnostic that is shown every hand (``bot_ceiling.Omniscient``: strong's search of the
+    true deal, solved exactly from ``exact_tiles``, by default the whole round): what it wins
+    is a ceiling for a bot that plays from its view alone; ``oracle:knows=partner`` (or
+    ``next``) is shown only that seat's hand (``bot_ceiling.PartlyShown``). Returns ``(choose, oracle)``;
+    ``oracle.truth`` must be set to the true round before each of its choices."""
+    name, _, opts = spec.partition(":")
+    if name != "oracle":
+        return A.resolve(spec), None
+    changes: dict = {}
+    for item in filter(None, opts.split(",")):
+        key, _, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        changes[key] = value if key == "knows" else float(value) if "." in value else int(value)
+    if "knows" in changes:
+        bot = PartlyShown(**changes)
+    else:
+        bot = Omniscient(**{"exact_tiles": 28, "exact_samples": 1, "exact_nodes": 20_000_000, "exact_min": 1,
+                            **changes})
+    return bot.choose, bot
+
+
 def run_deals(ours_spec: str, peer_name: str, seed: int, indices, samples: int, start_move: int,
-              compare: bool = False, progress=None) -> dict:
+              compare: bool = False, progress=None, record: bool = False) -> dict:
     ruleset = rules()
-    ours = A.resolve(ours_spec)
+    ours, oracle = resolve_ours(ours_spec)
     peer = make_peer(peer_name, samples, start_move)
     plays: list[A.PlayResult] = []
     times = {"ours": [], "peer": []}
     counts = {"peer_moves": 0, "peer_illegal": 0, "leak_checks": 0, "leaks": 0}
     cmp: dict[str, list[int]] = {}
+    records: list[dict] = []
     plans = A.seatings(ruleset)
     clock = time.process_time
     for done, i in enumerate(indices, 1):
@@ -259,6 +285,8 @@ def run_deals(ours_spec: str, peer_name: str, seed: int, indices, samples: int, 
                 view = player_view(m, seat)
                 legal = view.legal_moves
                 if seat in our_seats:
+                    if oracle is not None:
+                        oracle.truth = m.round
                     if len(legal) > 1:
                         if compare and len(view.actions) >= start_move:
                             _compare(m, view, ours, peer, rngs[seat], our_seats, cmp)
@@ -279,11 +307,21 @@ def run_deals(ours_spec: str, peer_name: str, seed: int, indices, samples: int, 
                         times["peer"].append(clock() - c0)
                     move = our_move(view, game.valid_moves[0])
                     counts["peer_moves"] += 1
+                if record and len(legal) > 1 and move.kind == "play":
+                    records.append(_record(view, move, i, "ours" if seat in our_seats else "peer"))
                 m = apply(m, move, seat)
             plays.append(A.play_result(ruleset, i, tuple(our_seats), m))
         if progress is not None:
             progress(done)
-    return {"plays": plays, "times": times, "counts": counts, "compare": cmp}
+    return {"plays": plays, "times": times, "counts": counts, "compare": cmp, "records": records}
+
+
+def _record(view: PlayerView, move: Move, deal: int, role: str) -> dict:
+    """One free play as ``scripts/fit_play_model.py`` reads it: what the seat saw and chose."""
+    return {"deal": deal, "role": role, "seat": view.seat, "hand": list(view.hand), "left": view.left_end,
+            "right": view.right_end, "legal": [[x.tile, x.end] for x in view.legal_moves],
+            "chosen": [move.tile, move.end], "counts": list(view.tile_counts),
+            "actions": [[a.seat, a.kind, a.tile, a.end] for a in view.actions]}
 
 
 def _phase(view: PlayerView) -> str:
@@ -330,7 +368,8 @@ def _copy_rng(rng: random.Random) -> random.Random:
 
 
 def _worker(args):
-    return run_deals(*args)
+    *head, record = args
+    return run_deals(*head, record=record)
 
 
 def ms(times: list[float]) -> dict:
@@ -347,20 +386,28 @@ def git_short() -> str | None:
 
 
 def peer_arena(ours: str = "strong", peer: str = "probabilistic_alphabeta", deals: int = 200, seed: int = 0,
-               workers: int = 1, samples: int = 8, start_move: int = 4, compare: bool = False) -> dict:
-    """Play ``deals`` duplicate deals of ours against the peer; a JSON-ready report."""
-    A.resolve(ours)  # fail early on a bad name
+               workers: int = 1, samples: int = 8, start_move: int = 4, compare: bool = False,
+               record: str | None = None) -> dict:
+    """Play ``deals`` duplicate deals of ours against the peer; a JSON-ready report (and with
+    ``record``, every free play of both sides written to that file as JSON lines)."""
+    resolve_ours(ours)  # fail early on a bad name
     make_peer(peer, samples, start_move)
     t0 = time.perf_counter()
     if workers <= 1:
-        parts = [run_deals(ours, peer, seed, range(deals), samples, start_move, compare)]
+        parts = [run_deals(ours, peer, seed, range(deals), samples, start_move, compare, record=bool(record))]
     else:
         import multiprocessing as mp
 
         chunks = [list(range(j, deals, workers)) for j in range(workers)]
         with mp.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_worker, [(ours, peer, seed, c, samples, start_move, compare) for c in chunks])
+            parts = pool.map(_worker, [(ours, peer, seed, c, samples, start_move, compare, None, bool(record))
+                                       for c in chunks])
     plays = sorted((p for part in parts for p in part["plays"]), key=lambda r: r.deal)
+    if record:
+        with open(record, "w") as f:
+            for part in parts:
+                for r in part["records"]:
+                    f.write(json.dumps(r) + "\n")
     times = {k: [t for part in parts for t in part["times"][k]] for k in ("ours", "peer")}
     counts = {k: sum(part["counts"][k] for part in parts) for k in parts[0]["counts"]}
     decided = [p for p in plays if p.a_won is not None]
@@ -414,9 +461,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--peer-start-move", type=int, default=4, help="probabilistic_alphabeta's start_move")
     p.add_argument("--compare", action="store_true", help="diagnostic: where ours and the peer disagree")
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--record", metavar="FILE", help="write every free play as JSON lines (scripts/fit_play_model.py)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
-    out = peer_arena(a.ours, a.peer, a.deals, a.seed, a.workers, a.peer_samples, a.peer_start_move, a.compare)
+    out = peer_arena(a.ours, a.peer, a.deals, a.seed, a.workers, a.peer_samples, a.peer_start_move, a.compare,
+                     a.record)
     if a.json:
         print(json.dumps(out))
         return

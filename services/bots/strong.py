@@ -91,6 +91,7 @@ from services.match.rules.state import Accounts
 from services.match.rules.turns import step
 
 from .knowledge import Knowledge, greedy_odds, play_evidence, public_round, shuffled_tiles, with_tiles
+from .play_model import OTHERS, PARTNER, likelihood, seen_choices
 
 def rollout(rnd, rand, eps: float) -> None:
     """Play ``rnd`` to its end in place: each seat plays its heaviest fitting tile (on the
@@ -124,6 +125,8 @@ class StrongConfig:
     exact_samples: int = 64  # deals per decision when solving exactly
     exact_nodes: int = 200000  # and no new deal once the solver has visited this many positions
     exact_min: int = 8  # rollouts instead when the first deal takes more than exact_nodes / exact_min
+    exact_sign: bool = False  # solve for the round's winner alone (a null window: far fewer positions)
+    play_model: bool = False  # weigh deals by play_model's likelihood of the seen plays instead of noisy greedy
 
 
 # Each family's configuration, tuned against ``greedy`` in the arena (duplicate deals; the
@@ -286,7 +289,11 @@ class StrongBot:
             for m in moves:
                 r = base.copy()
                 step(r, m)
-                values.append(solver.solve(r))
+                if cfg.exact_sign:
+                    v = solver.solve(r, -1e-9, 1e-9)
+                    values.append(1.0 if v > 0 else -1.0 if v < 0 else 0.0)
+                else:
+                    values.append(solver.solve(r))
             if solver.stopped:
                 break
             for j, v in enumerate(values):
@@ -328,6 +335,8 @@ class StrongBot:
                  pool: list | None = None) -> list:
         """``n`` deals of ``know``, resampled by the likelihood of the seen plays (from
         ``pool``, unshuffled deals of ``know``, when given)."""
+        if cfg.play_model:
+            return self._modelled(view, know, rng, cfg, n)
         evidence = play_evidence(view) if cfg.model_eps > 0 else None
         if not evidence:
             return [know.sample_deal(rng) for _ in range(n)]
@@ -344,20 +353,49 @@ class StrongBot:
                 if k > 1:
                     w *= me / k + (0.0 if f & better else keep)
             weights.append(w)
-        # systematic resampling: n deals, each kept about n * weight / total times
-        spacing = sum(weights) / n
-        u = rng.random() * spacing
-        out = []
-        acc = 0.0
-        i = -1
-        last = len(pool) - 1
-        for _ in range(n):
-            while acc <= u and i < last:
-                i += 1
-                acc += weights[i]
-            hands, boneyard, aside = pool[i]
-            if len(boneyard) > 1:  # the order only for the deals kept, each its own
-                boneyard = shuffled_tiles(sum(1 << t for t in boneyard), rng)
-            out.append((hands, boneyard, aside))
-            u += spacing
-        return out
+        return _resampled(pool, weights, n, rng)
+
+    def _modelled(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig, n: int) -> list:
+        """``n`` deals of ``know`` resampled by ``play_model``'s likelihood of every seen free
+        play (the partner's by the model of our own play, the others' by everyone's)."""
+        choices = seen_choices(view)
+        if not choices:
+            return [know.sample_deal(rng) for _ in range(n)]
+        rules = view.rules
+        side = rules.side_of(view.seat)
+        table = [(seat, t, covered, left, right, seen, later,
+                  PARTNER if rules.side_of(seat) == side else OTHERS)
+                 for seat, t, covered, left, right, seen, later in choices]
+        pool = [know.sample_deal(rng, shuffled=False) for _ in range(n * cfg.oversample)]
+        me = cfg.model_eps
+        weights = []
+        for hands, _, _ in pool:
+            w = 1.0
+            for seat, t, covered, left, right, seen, later, ws in table:
+                w *= likelihood(hands[seat] | later, seen, left, right, t, covered, ws, me)
+            weights.append(w)
+        return _resampled(pool, weights, n, rng)
+
+
+def _resampled(pool: list, weights: list[float], n: int, rng: random.Random) -> list:
+    """``n`` deals of ``pool`` by systematic resampling (each kept about ``n * weight /
+    total`` times), each kept deal's boneyard in an order of its own."""
+    spacing = sum(weights) / n
+    if spacing <= 0:  # the model ruled out every deal drawn: keep them all alike
+        weights = [1.0] * len(pool)
+        spacing = len(pool) / n
+    u = rng.random() * spacing
+    out = []
+    acc = 0.0
+    i = -1
+    last = len(pool) - 1
+    for _ in range(n):
+        while acc <= u and i < last:
+            i += 1
+            acc += weights[i]
+        hands, boneyard, aside = pool[i]
+        if len(boneyard) > 1:  # the order only for the deals kept, each its own
+            boneyard = shuffled_tiles(sum(1 << t for t in boneyard), rng)
+        out.append((hands, boneyard, aside))
+        u += spacing
+    return out

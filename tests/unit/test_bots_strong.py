@@ -3,7 +3,9 @@ respect everything the public history shows."""
 
 from __future__ import annotations
 
+import math
 import random
+from types import SimpleNamespace
 
 import pytest
 
@@ -316,6 +318,38 @@ def test_weighing_by_seen_plays_favours_deals_where_others_played_greedily():
         uniform += sum(greedy_explains(know.sample_deal(rng)[0]) for _ in range(200))
         kept += sum(greedy_explains(d[0]) for d in bot.determinizations(view, know, rng))
     assert kept > uniform * 1.2
+
+
+def test_weighing_by_the_play_model_favours_deals_that_make_the_seen_plays_likely():
+    """With ``play_model`` the kept deals make the other seats' free plays likelier under the
+    model than uniformly sampled deals do, and every kept deal is one the view allows."""
+    from services.bots.play_model import OTHERS, PARTNER, likelihood, seen_choices
+
+    rules = egyptian("block-4", True)
+    bot = StrongBot(StrongConfig(samples=200, model_eps=0.1, play_model=True, greedy_share=0, deadline=None))
+    uniform = kept = 0.0
+    for i in range(6):
+        views = [v for _, v in greedy_views(rules, deal_key(37, i), i) if len(v.legal_moves) > 1]
+        view = views[len(views) // 2]
+        choices = seen_choices(view)
+        know = Knowledge.from_view(view)
+        rng = random.Random(i)
+
+        def log_likelihood(hands):
+            total = 0.0
+            for seat, t, covered, left, right, seen, later in choices:
+                ws = PARTNER if rules.side_of(seat) == rules.side_of(view.seat) else OTHERS
+                total += math.log(likelihood(hands[seat] | later, seen, left, right, t, covered, ws, 0.1))
+            return total
+
+        uniform += sum(log_likelihood(know.sample_deal(rng)[0]) for _ in range(200)) / 200
+        deals = bot.determinizations(view, know, rng)
+        assert len(deals) == 200
+        for hands, _, _ in deals:
+            assert [h.bit_count() for h in hands] == list(view.tile_counts)
+            assert _truth_is_possible(know, SimpleNamespace(hands=hands, boneyard=(), drawn=0, set_aside=-1))
+        kept += sum(log_likelihood(hands) for hands, _, _ in deals) / 200
+    assert kept > uniform + 1.0
 
 
 # --- every family ------------------------------------------------------------------------------

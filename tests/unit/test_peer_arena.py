@@ -3,6 +3,7 @@ holds nothing hidden (and the check that says so catches a Game that does), the 
 
 from __future__ import annotations
 
+import json
 import random
 
 import dominoes
@@ -76,3 +77,22 @@ def test_a_move_our_engine_refuses_is_not_played():
         pa.our_move(view, (pa.domino_of(foreign), True))
     for move in pa.peer_game(view).valid_moves:  # and every move the peer may pick translates back
         assert pa.our_move(view, move) in view.legal_moves
+
+
+def test_recorded_plays_are_what_the_play_models_fit_reads(tmp_path):
+    path = tmp_path / "plays.jsonl"
+    pa.peer_arena("greedy", "bota_gorda", deals=2, seed=1, record=str(path))
+    fit = load_bench("../scripts/fit_play_model.py")
+    data = fit.decisions([str(path)], "all")
+    assert data, "some free play was recorded"
+    roles = {json.loads(line)["role"] for line in path.read_text().splitlines()}
+    assert roles == {"ours", "peer"}
+    for _, rows, chosen in data:
+        assert 0 <= chosen < len(rows) >= 2
+
+
+def test_the_oracle_plays_from_the_true_hands_and_beats_the_heuristic_peer():
+    out = pa.peer_arena("oracle", "bota_gorda", deals=3, seed=1)
+    assert out["decided"] and out["rate"] > 0.5
+    partly = pa.peer_arena("oracle:knows=partner", "bota_gorda", deals=1, seed=1)
+    assert partly["rounds"] == 2 and partly["leaks"] == 0
