@@ -4,7 +4,7 @@ predict plays they were not fitted to.
 Input: JSON lines, one free play each, as ``bench/peer_arena.py --record FILE`` writes them
 (``deal``, ``role``: ours or peer, ``hand``: the tiles held before the play, ``left``/``right``: the
 open ends, ``chosen``: [tile, end], ``actions``: the round's public actions before it).
-Conditional logit by Newton's method with a small ridge; every other deal is held out.
+Conditional logit by Newton's method with a ridge (the two "keep" counts of a play on one end mirror those of a play on the other, so without one their weights wander); every other deal is held out.
 
     .venv/bin/python scripts/fit_play_model.py --role all recorded.jsonl [more.jsonl ...]
 """
@@ -16,15 +16,16 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from services.bots.play_model import FEATURES, candidates, features  # noqa: E402
-from services.match.rules.moves import LEFT  # noqa: E402
+from services.bots.play_model import FEATURES, candidates, features, seen_plays  # noqa: E402
 
 
-def decisions(paths: list[str], role: str) -> list[tuple[int, list[tuple[float, ...]], int]]:
-    """(deal key, every candidate's features, the chosen one's index) per free play."""
+def decisions(paths: list[str], role: str, seats: int = 4) -> list[tuple[int, list[tuple[float, ...]], int]]:
+    """(deal key, every candidate's features, the chosen one's index) per free play (the
+    recorded game: four seats, 0+2 against 1+3)."""
     out = []
     for n, path in enumerate(paths):
         for k, line in enumerate(open(path)):
@@ -32,18 +33,23 @@ def decisions(paths: list[str], role: str) -> list[tuple[int, list[tuple[float, 
             if role != "all" and d["role"] != role:
                 continue
             hand = sum(1 << t for t in d["hand"])
-            seen = sum(1 << a[2] for a in d["actions"] if a[1] == "play")
-            left = -1 if d["left"] is None else d["left"]
-            right = -1 if d["right"] is None else d["right"]
-            options = candidates(hand, left, right)
+            t, end = d["chosen"]
+            actions = [Action(*a) for a in d["actions"]] + [Action(d["seat"], "play", t, end)]
+            seen, _ = seen_plays(actions, seats, lambda s: (s + 2) % seats)[-1]
+            options = candidates(hand, seen.left, seen.right)
             if len(options) < 2:
                 continue
-            t, end = d["chosen"]
-            covered = -1 if left < 0 else (left if end == LEFT or left == right else right)
-            chosen = next(j for j, (u, c, _) in enumerate(options) if u == t and c == covered)
-            rows = [features(hand, seen, left, right, u, c, n) for u, c, n in options]
+            chosen = next(j for j, (u, c, _) in enumerate(options) if u == t and c == seen.covered)
+            rows = [features(hand, seen, u, c, e) for u, c, e in options]
             out.append((100_000 * n + d.get("deal", k // 40), rows, chosen))
     return out
+
+
+class Action(NamedTuple):
+    seat: int
+    kind: str
+    tile: int | None
+    end: int | None
 
 
 def log_likelihood(data, w) -> float:
@@ -55,7 +61,7 @@ def log_likelihood(data, w) -> float:
     return total
 
 
-def fit(data, ridge: float = 0.01, steps: int = 30) -> list[float]:
+def fit(data, ridge: float = 3.0, steps: int = 30) -> list[float]:
     k = len(FEATURES)
     w = [0.0] * k
     for _ in range(steps):
@@ -104,7 +110,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("paths", nargs="+")
     p.add_argument("--role", choices=("all", "ours", "peer"), default="all")
-    p.add_argument("--ridge", type=float, default=0.01)
+    p.add_argument("--ridge", type=float, default=3.0)
     a = p.parse_args()
     data = decisions(a.paths, a.role)
     train = [d for d in data if d[0] % 2 == 0]

@@ -363,16 +363,27 @@ class StrongBot:
             return [know.sample_deal(rng) for _ in range(n)]
         rules = view.rules
         side = rules.side_of(view.seat)
-        table = [(seat, t, covered, left, right, seen, later,
-                  PARTNER if rules.side_of(seat) == side else OTHERS)
-                 for seat, t, covered, left, right, seen, later in choices]
+        by_seat: dict[int, list] = {}
+        for seen, later in choices:
+            by_seat.setdefault(seen.seat, []).append(
+                (seen, later, PARTNER if rules.side_of(seen.seat) == side else OTHERS))
         pool = [know.sample_deal(rng, shuffled=False) for _ in range(n * cfg.oversample)]
         me = cfg.model_eps
+        # a deal's weight is a product over seats of a function of that seat's hand, and
+        # the pool holds each seat's likelier hands many times over
+        memo: dict[int, dict[int, float]] = {seat: {} for seat in by_seat}
         weights = []
         for hands, _, _ in pool:
             w = 1.0
-            for seat, t, covered, left, right, seen, later, ws in table:
-                w *= likelihood(hands[seat] | later, seen, left, right, t, covered, ws, me)
+            for seat, plays in by_seat.items():
+                hand = hands[seat]
+                got = memo[seat].get(hand)
+                if got is None:
+                    got = 1.0
+                    for seen, later, ws in plays:
+                        got *= likelihood(hand | later, seen, ws, me)
+                    memo[seat][hand] = got
+                w *= got
             weights.append(w)
         return _resampled(pool, weights, n, rng)
 

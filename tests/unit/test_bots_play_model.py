@@ -10,48 +10,49 @@ from hypothesis import strategies as st
 
 from services.bots import arena as A
 from services.bots.play_model import (
-    FEATURES, OTHERS, PARTNER, candidates, choice_probability, likelihood, seen_choices,
+    FEATURES, OTHERS, PARTNER, Seen, candidates, choice_probability, likelihood, seen_choices, seen_plays,
 )
 from services.bots.strategies import STRATEGIES
 from services.match.rules.match import apply
+from services.match.rules.moves import LEFT, RIGHT
 from services.match.rules.tiles import mask_of, tile
 from services.match.rules.view import player_view
 
 weights = st.tuples(*[st.floats(-3, 3) for _ in FEATURES])
 
 
-def _position(rng: random.Random):
+def _position(rng: random.Random) -> tuple[int, Seen]:
+    """A hand and the public facts of a play from it (its tile and end chosen later)."""
     tiles = rng.sample(range(28), 10)
     hand = sum(1 << t for t in tiles[:6])
-    seen = sum(1 << t for t in tiles[6:])
-    if rng.random() < 0.1:
-        return hand, seen, -1, -1
-    left = rng.randrange(7)
-    right = left if rng.random() < 0.2 else rng.randrange(7)
-    return hand, seen, left, right
+    on_line = sum(1 << t for t in tiles[6:])
+    left = right = -1
+    if rng.random() > 0.1:
+        left = rng.randrange(7)
+        right = left if rng.random() < 0.2 else rng.randrange(7)
+    return hand, Seen(1, -1, -1, left, right, on_line, rng.randrange(128), rng.randrange(128))
 
 
 @settings(max_examples=200)
 @given(st.integers(0, 2**32), weights)
 def test_the_probabilities_of_a_hands_plays_add_up_to_one(seed, w):
-    hand, seen, left, right = _position(random.Random(seed))
-    options = candidates(hand, left, right)
-    if not options:
-        return
-    total = sum(choice_probability(hand, seen, left, right, t, c, w) for t, c, _ in options)
-    assert abs(total - 1.0) < 1e-9
+    hand, s = _position(random.Random(seed))
+    options = candidates(hand, s.left, s.right)
+    total = sum(choice_probability(hand, s._replace(tile=t, covered=c), w) for t, c, _ in options)
+    assert not options or abs(total - 1.0) < 1e-9
 
 
 @settings(max_examples=200)
 @given(st.integers(0, 2**32), weights, st.floats(0, 1))
 def test_the_fast_likelihood_is_the_models_probability_mixed_with_random_play(seed, w, eps):
-    hand, seen, left, right = _position(random.Random(seed))
-    options = candidates(hand, left, right)
+    hand, s = _position(random.Random(seed))
+    options = candidates(hand, s.left, s.right)
     if not options:
         return
     t, c, _ = random.Random(seed).choice(options)
-    expected = (1 - eps) * choice_probability(hand, seen, left, right, t, c, w) + eps / len(options)
-    assert abs(likelihood(hand, seen, left, right, t, c, w, eps) - expected) < 1e-9
+    s = s._replace(tile=t, covered=c)
+    expected = (1 - eps) * choice_probability(hand, s, w) + eps / len(options)
+    assert abs(likelihood(hand, s, w, eps) - expected) < 1e-9
 
 
 def test_a_tile_fitting_two_equal_ends_is_one_play():
@@ -62,8 +63,27 @@ def test_a_tile_fitting_two_equal_ends_is_one_play():
 
 def test_a_hand_that_could_not_have_made_the_play_has_only_the_random_share():
     six_six, blank = tile(6, 6), tile(0, 0)
-    assert likelihood(1 << six_six, 0, 0, 0, blank, 0, OTHERS, 0.3) == 0.0
-    assert choice_probability((1 << six_six) | (1 << blank), 0, 0, 0, blank, 0, PARTNER) == 1.0
+    s = Seen(1, blank, 0, 0, 0, 0, 0, 0)
+    assert likelihood(1 << six_six, s, OTHERS, 0.3) == 0.0
+    assert choice_probability((1 << six_six) | (1 << blank), s, PARTNER) == 1.0
+
+
+def test_a_pass_shows_the_passers_void_to_the_seat_before_it_until_it_draws():
+    rules = A.arena_rules("egyptian", "draw-2", False, None)
+    Act = type("Act", (), {})
+
+    def act(seat, kind, t=None, end=None):
+        a = Act()
+        a.seat, a.kind, a.tile, a.end = seat, kind, t, end
+        return a
+
+    actions = [act(0, "play", tile(2, 5)), act(1, "pass"), act(0, "play", tile(5, 6), RIGHT),
+               act(1, "draw"), act(0, "play", tile(1, 2), LEFT)]
+    plays = seen_plays(actions, rules.seats, lambda s: -1)
+    assert [p.tile for p, _ in plays] == [tile(2, 5), tile(5, 6), tile(1, 2)]
+    assert plays[1][0].next_voids == (1 << 2) | (1 << 5) and plays[1][0].covered == 5
+    assert plays[2][0].next_voids == 0, "seat 1 drew since its pass"
+    assert plays[0][1] == mask_of([tile(2, 5), tile(5, 6), tile(1, 2)])
 
 
 def test_seen_choices_are_the_other_seats_free_plays_with_the_ends_they_faced():
@@ -82,11 +102,11 @@ def test_seen_choices_are_the_other_seats_free_plays_with_the_ends_they_faced():
     view = player_view(m, 0)
     choices = seen_choices(view)
     assert choices, "some other seat made a free play"
-    by_tile = {t: (s, left, right) for s, t, left, right in faced}
-    for seat, t, covered, left, right, on_line, later in choices:
-        assert seat != 0
-        assert by_tile[t] == (seat, left, right)
-        assert later >> t & 1, "a seat's later plays include this one"
-        assert not on_line >> t & 1
-        assert covered in (left, right) or covered == left == right == -1
-    assert faced[0][1] not in {t for _, t, *_ in choices}, "round 1's lead is forced, so it says nothing"
+    by_tile = {t: (s, -1 if left is None else left, -1 if right is None else right) for s, t, left, right in faced}
+    for seen, later in choices:
+        assert seen.seat != 0
+        assert by_tile[seen.tile] == (seen.seat, seen.left, seen.right)
+        assert later >> seen.tile & 1, "a seat's later plays include this one"
+        assert not seen.on_line >> seen.tile & 1
+        assert seen.covered in (seen.left, seen.right)
+    assert faced[0][1] not in {seen.tile for seen, _ in choices}, "round 1's lead is forced, so it says nothing"

@@ -337,9 +337,9 @@ def test_weighing_by_the_play_model_favours_deals_that_make_the_seen_plays_likel
 
         def log_likelihood(hands):
             total = 0.0
-            for seat, t, covered, left, right, seen, later in choices:
-                ws = PARTNER if rules.side_of(seat) == rules.side_of(view.seat) else OTHERS
-                total += math.log(likelihood(hands[seat] | later, seen, left, right, t, covered, ws, 0.1))
+            for seen, later in choices:
+                ws = PARTNER if rules.side_of(seen.seat) == rules.side_of(view.seat) else OTHERS
+                total += math.log(likelihood(hands[seen.seat] | later, seen, ws, 0.1))
             return total
 
         uniform += sum(log_likelihood(know.sample_deal(rng)[0]) for _ in range(200)) / 200
