@@ -23,6 +23,11 @@ It reads the seat's ``PlayerView`` and nothing else. For each decision with a ch
    the prior's odds at least 1). Off everywhere: against a searching peer it halved how
    often the model ruled out the true hands, but won no measurable round, and against
    greedy it lost three to five points (docs/bots.md, "Strong against a searching peer").
+   With ``play_model`` the weighing is ``play_model``'s instead of noisy greedy: a
+   conditional logit over the plays a hand could make, fitted to recorded plays of strong
+   players (the partner's by a model of our own play), mixed with ``model_eps`` of random
+   play; every seen free play of another seat weighs each deal by how likely its hand then
+   makes it (docs/bots.md, "A model of play"). On in Egyptian.
 3. **Search.** In every kept deal (a determinization) the position is rebuilt as an engine
    round (``round_from_view``: a ``SpinnerRound`` in All Fives); each candidate move is
    applied with ``turns.step`` and the round is played out on the same engine by every seat
@@ -125,16 +130,16 @@ class StrongConfig:
     exact_samples: int = 64  # deals per decision when solving exactly
     exact_nodes: int = 200000  # and no new deal once the solver has visited this many positions
     exact_min: int = 8  # rollouts instead when the first deal takes more than exact_nodes / exact_min
-    exact_sign: bool = False  # solve for the round's winner alone (a null window: far fewer positions)
     play_model: bool = False  # weigh deals by play_model's likelihood of the seen plays instead of noisy greedy
 
 
 # Each family's configuration, tuned against ``greedy`` in the arena (duplicate deals; the
 # report of the change that set them lists each family's figures). All Fives' rollouts are
 # the longest and dearest (four ends, scoring), so its early decisions are capped by work.
-# Egyptian solves its last 20 tiles exactly (docs/bots.md, "Strong against a searching peer").
+# Egyptian solves its last 20 tiles exactly (docs/bots.md, "Strong against a searching peer")
+# and reads the others' plays with the model of play instead of greedy ("A model of play").
 FAMILY_CONFIGS: dict[str, StrongConfig] = {
-    "egyptian": StrongConfig(greedy_share=0.5, exact_tiles=20),
+    "egyptian": StrongConfig(play_model=True, exact_tiles=20),
     "all-fives": StrongConfig(greedy_share=0.5, max_work=10000),
     "goat": StrongConfig(greedy_share=0.5, max_work=16000),
     "classic": StrongConfig(greedy_share=0.8),
@@ -255,7 +260,7 @@ class StrongBot:
                 and sum(view.tile_counts) + view.boneyard_count <= cfg.exact_tiles):
             solved = self._solve(view, know, rng, cfg, value, public, deadline)
             if solved is not None:
-                return moves[max(range(len(moves)), key=lambda j: (solved[j], -j))]
+                return moves[_pick(solved)]
         for hands, boneyard, aside in self.determinizations(view, know, rng, cfg):
             base = with_tiles(public, hands, boneyard, aside)
             seed = rng.getrandbits(64)
@@ -267,8 +272,7 @@ class StrongBot:
                 totals[j] += value(r)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        best = max(range(len(moves)), key=lambda j: (totals[j], -j))
-        return moves[best]
+        return moves[_pick(totals)]
 
     def _solve(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig, value, public,
                deadline: float | None) -> list[float] | None:
@@ -289,11 +293,7 @@ class StrongBot:
             for m in moves:
                 r = base.copy()
                 step(r, m)
-                if cfg.exact_sign:
-                    v = solver.solve(r, -1e-9, 1e-9)
-                    values.append(1.0 if v > 0 else -1.0 if v < 0 else 0.0)
-                else:
-                    values.append(solver.solve(r))
+                values.append(solver.solve(r))
             if solver.stopped:
                 break
             for j, v in enumerate(values):
@@ -386,6 +386,11 @@ class StrongBot:
                 w *= got
             weights.append(w)
         return _resampled(pool, weights, n, rng)
+
+
+def _pick(totals: list[float]) -> int:
+    """The index of the best total (the first of equals)."""
+    return max(range(len(totals)), key=lambda j: (totals[j], -j))
 
 
 def _resampled(pool: list, weights: list[float], n: int, rng: random.Random) -> list:

@@ -110,3 +110,4 @@ def test_seen_choices_are_the_other_seats_free_plays_with_the_ends_they_faced():
         assert not seen.on_line >> seen.tile & 1
         assert seen.covered in (seen.left, seen.right)
     assert faced[0][1] not in {seen.tile for seen, _ in choices}, "round 1's lead is forced, so it says nothing"
+
