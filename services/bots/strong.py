@@ -77,8 +77,8 @@ those rollouts' length (tiles in hands and boneyard) would pass ``max_work``. Th
 are set so that a decision takes well under 100 ms on one core; the wall-clock
 ``deadline`` is a safety net, for a loaded machine and for the endgame's largest trees (a
 draw game's boneyard can make a deal's tree far larger than its tile count says): it stops
-the rollouts after the determinization that passes it, and the endgame before a deal that
-could end past it (one as slow as the slowest solved so far). Only when it stops a search
+the rollouts after the determinization that passes it, and gives up (leaving out) an
+endgame deal at the positions the time left allows at the pace so far. Only when it stops a search
 can the same seed give another move. A forced move (one legal move) is
 returned at once, without searching. Each family plays with its own tuned
 ``StrongConfig`` (``FAMILY_CONFIGS``) unless one is given.
@@ -291,9 +291,9 @@ class StrongBot:
         solver = Solver(value, ours, cfg.exact_nodes // max(1, cfg.exact_min))
         totals = [0.0] * len(moves)
         solved = 0
-        slowest = 0.0
-        for hands, boneyard, aside in self.determinizations(view, know, rng, cfg, cfg.exact_samples):
-            started = time.perf_counter()
+        deals = self.determinizations(view, know, rng, cfg, cfg.exact_samples)
+        began = time.perf_counter()
+        for hands, boneyard, aside in deals:
             base = with_tiles(public, hands, boneyard, aside)
             values = []
             for m in moves:
@@ -306,10 +306,13 @@ class StrongBot:
                 totals[j] += v
             solved += 1
             solver.limit = cfg.exact_nodes
-            now = time.perf_counter()
-            slowest = max(slowest, now - started)
-            if deadline is not None and now + slowest > deadline:  # the next deal could end past it
-                break
+            if deadline is not None:
+                now = time.perf_counter()
+                if now > deadline:
+                    break
+                # the next deal is given up (and left out) at the positions the time left allows
+                per_node = (now - began) / solver.nodes
+                solver.limit = min(cfg.exact_nodes, solver.nodes + int((deadline - now) / per_node))
         return totals if solved else None
 
     def determinizations(self, view, know: Knowledge, rng: random.Random, cfg: StrongConfig | None = None,
