@@ -296,6 +296,13 @@ def test_a_free_lead_in_a_later_round_is_searched_and_legal():
     assert small_bot()(view, random.Random(1)) in view.legal_moves
 
 
+def mid_round_views(rules, seed: int, deals: int = 6):
+    """(deal index, the view of the middle choice of a greedy round) for ``deals`` deals."""
+    for i in range(deals):
+        views = [v for _, v in greedy_views(rules, deal_key(seed, i), i) if len(v.legal_moves) > 1]
+        yield i, views[len(views) // 2]
+
+
 def test_weighing_by_seen_plays_favours_deals_where_others_played_greedily():
     """Deals kept for the search explain the other seats' plays as heaviest-first more
     often than uniformly sampled deals do (and are all consistent: they come from the sampler)."""
@@ -305,9 +312,7 @@ def test_weighing_by_seen_plays_favours_deals_where_others_played_greedily():
     rules = egyptian("block-4")
     bot = StrongBot(StrongConfig(samples=200, model_eps=0.1, deadline=None))
     uniform = kept = 0
-    for i in range(6):
-        views = [v for _, v in greedy_views(rules, deal_key(31, i), i) if len(v.legal_moves) > 1]
-        view = views[len(views) // 2]
+    for i, view in mid_round_views(rules, 31):
         evidence = play_evidence(view)
         know = Knowledge.from_view(view)
         rng = random.Random(i)
@@ -328,9 +333,7 @@ def test_weighing_by_the_play_model_favours_deals_that_make_the_seen_plays_likel
     rules = egyptian("block-4", True)
     bot = StrongBot(StrongConfig(samples=200, model_eps=0.1, play_model=True, greedy_share=0, deadline=None))
     uniform = kept = 0.0
-    for i in range(6):
-        views = [v for _, v in greedy_views(rules, deal_key(37, i), i) if len(v.legal_moves) > 1]
-        view = views[len(views) // 2]
+    for i, view in mid_round_views(rules, 37):
         choices = seen_choices(view)
         know = Knowledge.from_view(view)
         rng = random.Random(i)
