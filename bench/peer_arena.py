@@ -248,13 +248,14 @@ def resolve_ours(spec: str):
     name, _, opts = spec.partition(":")
     if name != "oracle":
         return A.resolve(spec), None
-    changes: dict = {}
-    for item in filter(None, opts.split(",")):
-        key, _, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        changes[key] = value if key == "knows" else float(value) if "." in value else int(value)
-    if "knows" in changes:
-        bot = PartlyShown(**changes)
+    from services.bots.strong import StrongConfig
+
+    options = dict(item.strip().partition("=")[::2] for item in filter(None, opts.split(",")))
+    knows = options.pop("knows", None)
+    changes = A.parse_options("oracle", ",".join(f"{k}={v}" for k, v in options.items()),
+                              StrongConfig.__dataclass_fields__)
+    if knows is not None:
+        bot = PartlyShown(knows.strip(), **changes)
     else:
         bot = Omniscient(**{"exact_tiles": 28, "exact_samples": 1, "exact_nodes": 20_000_000, "exact_min": 1,
                             **changes})

@@ -93,11 +93,20 @@ def resolve(spec: str):
     from services.bots.expert import ExpertConfig, expert_from_options
     from services.bots.strong import StrongBot, StrongConfig
 
-    kw: dict[str, Any] = {}
     fields = StrongConfig.__dataclass_fields__
     if name == "expert":  # its own options, strong's (for the search it runs), and deadline for budget
         fields = {**fields, **ExpertConfig.__dataclass_fields__, "deadline": ExpertConfig.__dataclass_fields__["budget"]}
-    for item in opts.split(","):
+    kw = parse_options(name, opts, fields)
+    if name == "expert":
+        return expert_from_options(kw)
+    return StrongBot(**kw)  # the family's tuned configuration with these changes
+
+
+def parse_options(name: str, opts: str, fields: dict) -> dict[str, Any]:
+    """``key=value,...`` as keyword arguments for a config dataclass with these ``fields``
+    (``none`` or an empty value: None; ints for int fields, floats otherwise)."""
+    kw: dict[str, Any] = {}
+    for item in filter(None, opts.split(",")):
         key, _, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if key not in fields:
@@ -108,9 +117,7 @@ def resolve(spec: str):
             kw[key] = int(value)
         else:
             kw[key] = float(value)
-    if name == "expert":
-        return expert_from_options(kw)
-    return StrongBot(**kw)  # the family's tuned configuration with these changes
+    return kw
 
 
 def seatings(rules) -> list[tuple[int, ...]]:

@@ -93,23 +93,19 @@ def seen_plays(actions, seats: int, partner_of, forced_lead: bool = False,
     return [(e, later) for e, later in out]
 
 
-def _partner_finder(rules):
-    n = rules.seats
-
-    def partner_of(seat: int) -> int:
-        side = rules.side_of(seat)
-        return next((s for s in range(n) if s != seat and rules.side_of(s) == side), -1)
-
-    return partner_of
-
-
 def seen_choices(view) -> list[tuple[Seen, int]]:
     """The other seats' free plays in ``view`` whose hand then is known given its current
     one: ``seen_plays`` of the view's actions, less its own."""
     from .knowledge import led_by_rule
 
     rules = view.rules
-    plays = seen_plays(view.actions, rules.seats, _partner_finder(rules), led_by_rule(view), rules.four_ends)
+    n = rules.seats
+
+    def partner_of(seat: int) -> int:
+        side = rules.side_of(seat)
+        return next((s for s in range(n) if s != seat and rules.side_of(s) == side), -1)
+
+    plays = seen_plays(view.actions, n, partner_of, led_by_rule(view), rules.four_ends)
     return [(e, later) for e, later in plays if e.seat != view.seat]
 
 
