@@ -81,17 +81,25 @@ Ratings = dict[str, dict[str, Rating]]  # rating key -> "bot:<strength>" -> rati
 
 
 def run(deals: int, seed: int, strengths: tuple[str, ...] = NAMES, chosen: list[Setting] | None = None,
-        progress: Callable[[int, int], None] | None = None, options: dict[str, str] | None = None) -> Ratings:
-    """Play ``deals`` deals per setting and pair of ``strengths``; the ratings after them.
+        progress: Callable[[int, int], None] | None = None, options: dict[str, str] | None = None,
+        team_deals: int | None = None) -> Ratings:
+    """Play ``deals`` deals per solo setting and ``team_deals`` (``deals`` unless given) per
+    team setting, each by every pair of ``strengths``; the ratings after them. A team deal is
+    played in two seatings where a solo one of three or four seats is played in six or eight,
+    so without more deals a team key is rated on a fraction of a solo key's rounds and its
+    sigmas stay too wide to tell strengths apart (matchmaking offers a strength only where
+    the ladder does: services/common/bot_ladder.py). A setting's plays do not depend on
+    another's, so more team deals leave the solo ratings as they were.
     ``progress(done, total)`` is told after each deal of each setting; ``options``: each
     strength's arena options in place of ``LADDER_OPTIONS`` (``{"expert": "deals=2048"}``)."""
     chosen = settings() if chosen is None else chosen
     strategies = {s: untimed(s, options) for s in strengths}
     rulesets = {s: arena_rules(s.rules, s.variant or None, s.teams, s.seats) for s in chosen}
     ratings: Ratings = {s.key: {} for s in chosen}
-    total, done = deals * len(chosen), 0
-    for deal in range(deals):
-        for setting in chosen:
+    dealt = {s: (deals if team_deals is None or not s.teams else team_deals) for s in chosen}
+    total, done = sum(dealt.values()), 0
+    for deal in range(max(dealt.values(), default=0)):
+        for setting in (s for s in chosen if deal < dealt[s]):
             rules = rulesets[setting]
             start = first_round(rules, seed, deal)
             current = ratings[setting.key]

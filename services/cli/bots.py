@@ -143,11 +143,14 @@ def _team_choice(chosen: Family, variant: str) -> bool:
 @click.option("--deals", type=click.IntRange(min=1), default=10, show_default=True,
               help="Deals per family setting (variant, seats, teams), each played by every pair of strengths in "
                    "every seating; 10 take about five minutes on an idle core.")
+@click.option("--team-deals", type=click.IntRange(min=1), default=None,
+              help="Deals per team setting (default: DEALS); a team deal is played in two seatings, a solo one of "
+                   "three or four seats in six or eight.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Where to write the ladder (default: services/common/bot_ladder.json, which the services read).")
 @click.option("--progress", is_flag=True, help="Report progress on stderr.")
-def ladder(deals: int, seed: int, out: str | None, progress: bool) -> None:
+def ladder(deals: int, team_deals: int | None, seed: int, out: str | None, progress: bool) -> None:
     """Rate every registered bot strength against the others, per rule family and team
     setting, as players are rated (OpenSkill), from arena play of every pair of strengths
     on DEALS seeded deals of every variant and seat count, and write the ladder that
@@ -163,10 +166,11 @@ def ladder(deals: int, seed: int, out: str | None, progress: bool) -> None:
             click.echo(f"{done}/{total} deals", err=True)
 
     began = time.perf_counter()
-    ratings = bot_ladder.run(deals, seed, progress=tick if progress else None)
+    ratings = bot_ladder.run(deals, seed, progress=tick if progress else None, team_deals=team_deals)
     data = bot_ladder.as_data(ratings)
     data["commit"] = _commit()
-    data["command"] = f"domino bots ladder --deals {deals} --seed {seed}"
+    data["command"] = (f"domino bots ladder --deals {deals}" + (f" --team-deals {team_deals}" if team_deals else "")
+                       + f" --seed {seed}")
     target = Path(out) if out else PATH
     target.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     for key, rated in data.items():

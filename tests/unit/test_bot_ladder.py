@@ -105,3 +105,11 @@ def test_every_pair_of_strengths_plays_in_every_setting_of_its_rating_key():
 def test_the_ladder_data_shows_a_rating_as_a_players_is_shown():
     data = bot_ladder.as_data({"goat/solo": {"bot:greedy": Rating(27.0, 3.0, 12)}}, strengths=("random", "greedy"))
     assert data == {"goat/solo": {"greedy": {"mu": 27.0, "sigma": 3.0, "rating": 18.0, "matches": 12}}}
+
+
+def test_more_team_deals_rate_the_team_settings_on_more_rounds_and_leave_the_solo_ones_as_they_were():
+    teams = Setting("egyptian", "block-4", 4, True)
+    solo_alone = bot_ladder.run(2, seed=3, strengths=("random", "greedy"), chosen=[TWO_SEATS])
+    both = bot_ladder.run(2, seed=3, strengths=("random", "greedy"), chosen=[TWO_SEATS, teams], team_deals=3)
+    assert both["egyptian/solo"] == solo_alone["egyptian/solo"]
+    assert both["egyptian/teams"]["bot:random"].matches == 3 * 2  # two seatings of each of three deals
