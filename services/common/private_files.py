@@ -12,6 +12,7 @@ earlier run left with looser modes is tightened at start-up (`tighten`)."""
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import IO
 
@@ -19,6 +20,7 @@ PRIVATE_UMASK = 0o077
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")  # SQLite gives them its database file's mode
+_CREATING = threading.Lock()
 
 
 def restrict_umask() -> int:
@@ -48,20 +50,32 @@ def private_directory(path: str | Path) -> Path:
 
 def private_file(path: str | Path) -> Path:
     """``path`` exists (empty if new) and is 0600, before anyone writes to it: a database
-    file SQLite is about to open, a log."""
+    file SQLite is about to open.
+
+    An existing file is never opened, only given its mode: closing a descriptor of a file
+    drops every POSIX lock this process holds on it, SQLite's included, so opening and
+    closing a database a live connection holds let another process think itself alone
+    (it checkpointed and unlinked the write-ahead log under the account service). A new file
+    is made with ``O_EXCL``, so the one closed is one no connection holds yet: another
+    thread of this process comes through here before it connects, and waits until it is."""
     path = Path(path)
     private_directory(path.parent)
-    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
-    os.chmod(path, FILE_MODE)
+    with _CREATING:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+        except FileExistsError:
+            pass
+        os.chmod(path, FILE_MODE)
     return path
 
 
 def private_sqlite(path: str | Path) -> None:
-    """A SQLite database file (unless in memory or a URI) and the files beside it, 0600."""
+    """A SQLite database file (unless in memory or a URI) and the files beside it, 0600,
+    before this connection opens it: SQLite makes its side files with the database's mode."""
     name = str(path)
     if not name or name == ":memory:" or name.startswith("file:"):
         return
-    private_file(name)
+    private_file(name)  # every connection of this process begins here, so none opens a file being made
     for suffix in SQLITE_SIDE_FILES:
         _tighten_one(Path(name + suffix))
 
