@@ -86,7 +86,7 @@ class GoatOptions(_message.Message):
     def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "seed_wait_seconds", "spectators", "rule_options")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "seed_wait_seconds", "spectators", "rule_options", "rated")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -98,6 +98,7 @@ class CreateMatchRequest(_message.Message):
     SEED_WAIT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
@@ -109,7 +110,8 @@ class CreateMatchRequest(_message.Message):
     seed_wait_seconds: int
     spectators: bool
     rule_options: _containers.RepeatedCompositeFieldContainer[OptionSetting]
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., seed_wait_seconds: _Optional[int] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ...) -> None: ...
+    rated: bool
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., seed_wait_seconds: _Optional[int] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ..., rated: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "view")
@@ -234,7 +236,7 @@ class ListMyMatchesRequest(_message.Message):
     def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("match_id", "rules", "variant", "teams", "seats", "your_seat", "result", "scores", "started_at", "ended_at")
+    __slots__ = ("match_id", "rules", "variant", "teams", "seats", "your_seat", "result", "scores", "started_at", "ended_at", "rated", "you_left", "left_seats")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -245,6 +247,9 @@ class MatchSummary(_message.Message):
     SCORES_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    YOU_LEFT_FIELD_NUMBER: _ClassVar[int]
+    LEFT_SEATS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     rules: str
     variant: str
@@ -255,7 +260,10 @@ class MatchSummary(_message.Message):
     scores: _containers.RepeatedScalarFieldContainer[int]
     started_at: _timestamp_pb2.Timestamp
     ended_at: _timestamp_pb2.Timestamp
-    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seats: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., result: _Optional[str] = ..., scores: _Optional[_Iterable[int]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    rated: bool
+    you_left: bool
+    left_seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seats: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., result: _Optional[str] = ..., scores: _Optional[_Iterable[int]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rated: _Optional[bool] = ..., you_left: _Optional[bool] = ..., left_seats: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ListMyMatchesResponse(_message.Message):
     __slots__ = ("matches", "next_page_token")
@@ -636,16 +644,20 @@ class RuleVariant(_message.Message):
     def __init__(self, name: _Optional[str] = ..., shapes: _Optional[_Iterable[_Union[SeatShape, _Mapping]]] = ..., default_target: _Optional[int] = ..., presets: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ..., leader_by_chance: _Optional[bool] = ..., lead: _Optional[_Union[LeadWords, _Mapping]] = ..., default_shape: _Optional[_Union[SeatShape, _Mapping]] = ...) -> None: ...
 
 class SeatShape(_message.Message):
-    __slots__ = ("seats", "teams", "hand_size", "boneyard")
+    __slots__ = ("seats", "teams", "hand_size", "boneyard", "bot_strengths", "default_bot_strength")
     SEATS_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
     BONEYARD_FIELD_NUMBER: _ClassVar[int]
+    BOT_STRENGTHS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_BOT_STRENGTH_FIELD_NUMBER: _ClassVar[int]
     seats: int
     teams: bool
     hand_size: int
     boneyard: bool
-    def __init__(self, seats: _Optional[int] = ..., teams: _Optional[bool] = ..., hand_size: _Optional[int] = ..., boneyard: _Optional[bool] = ...) -> None: ...
+    bot_strengths: _containers.RepeatedScalarFieldContainer[str]
+    default_bot_strength: str
+    def __init__(self, seats: _Optional[int] = ..., teams: _Optional[bool] = ..., hand_size: _Optional[int] = ..., boneyard: _Optional[bool] = ..., bot_strengths: _Optional[_Iterable[str]] = ..., default_bot_strength: _Optional[str] = ...) -> None: ...
 
 class HostOption(_message.Message):
     __slots__ = ("name", "help", "values", "words")
