@@ -54,7 +54,7 @@ def refused(svc, code: grpc.StatusCode, call, *words: str) -> None:
     (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret="ab" * 16), ["256 bits"]),
     (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret="zz" * 32), ["256 bits"]),
     (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret="a" * 65), ["longer than 64"]),
-    (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret=OK_SECRET, display_name="x"), ["3-20"]),
+    (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret=OK_SECRET, display_name="x"), ["3 to 20"]),
     (pb.SignInWithDeviceRequest(device_id="d" * 20, device_secret=OK_SECRET, display_name="n" * 81),
      ["longer than 80"]),
 ])
