@@ -25,6 +25,15 @@ class MoveKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MOVE_KIND_DRAW: _ClassVar[MoveKind]
     MOVE_KIND_PASS: _ClassVar[MoveKind]
 
+class MoveCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MOVE_CAUSE_UNSPECIFIED: _ClassVar[MoveCause]
+    MOVE_CAUSE_SEAT: _ClassVar[MoveCause]
+    MOVE_CAUSE_TIMEOUT: _ClassVar[MoveCause]
+    MOVE_CAUSE_AWAY: _ClassVar[MoveCause]
+    MOVE_CAUSE_LEFT: _ClassVar[MoveCause]
+    MOVE_CAUSE_FORCED_PASS: _ClassVar[MoveCause]
+
 class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     MATCH_STATUS_UNSPECIFIED: _ClassVar[MatchStatus]
@@ -41,6 +50,12 @@ MOVE_KIND_UNSPECIFIED: MoveKind
 MOVE_KIND_PLAY: MoveKind
 MOVE_KIND_DRAW: MoveKind
 MOVE_KIND_PASS: MoveKind
+MOVE_CAUSE_UNSPECIFIED: MoveCause
+MOVE_CAUSE_SEAT: MoveCause
+MOVE_CAUSE_TIMEOUT: MoveCause
+MOVE_CAUSE_AWAY: MoveCause
+MOVE_CAUSE_LEFT: MoveCause
+MOVE_CAUSE_FORCED_PASS: MoveCause
 MATCH_STATUS_UNSPECIFIED: MatchStatus
 MATCH_STATUS_IN_PROGRESS: MatchStatus
 MATCH_STATUS_ENDED: MatchStatus
@@ -194,14 +209,16 @@ class WatchMatchRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., from_version: _Optional[int] = ...) -> None: ...
 
 class WatchMatchResponse(_message.Message):
-    __slots__ = ("event", "view", "chat")
+    __slots__ = ("event", "view", "chat", "server_time")
     EVENT_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     CHAT_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
     event: MatchEvent
     view: MatchView
     chat: ChatMessage
-    def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ...) -> None: ...
+    server_time: _timestamp_pb2.Timestamp
+    def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ChatMessage(_message.Message):
     __slots__ = ("seat", "player_id", "phrase", "sent_at")
@@ -368,7 +385,7 @@ class SubmitSeedResponse(_message.Message):
     def __init__(self, view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("version", "kind", "seat", "tile", "end", "timeout", "occurred_at", "points")
+    __slots__ = ("version", "kind", "seat", "tile", "end", "timeout", "occurred_at", "points", "cause")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -377,6 +394,7 @@ class MatchEvent(_message.Message):
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
     version: int
     kind: str
     seat: int
@@ -385,7 +403,8 @@ class MatchEvent(_message.Message):
     timeout: bool
     occurred_at: _timestamp_pb2.Timestamp
     points: int
-    def __init__(self, version: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., points: _Optional[int] = ...) -> None: ...
+    cause: MoveCause
+    def __init__(self, version: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., points: _Optional[int] = ..., cause: _Optional[_Union[MoveCause, str]] = ...) -> None: ...
 
 class SeatView(_message.Message):
     __slots__ = ("player_id", "tile_count", "away", "left", "awaiting_seed")
@@ -430,23 +449,25 @@ class RoundSummary(_message.Message):
     def __init__(self, reason: _Optional[str] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., points_in_play: _Optional[_Iterable[int]] = ..., written: _Optional[_Iterable[int]] = ..., remembered: _Optional[_Iterable[int]] = ..., pot: _Optional[int] = ...) -> None: ...
 
 class PublicAction(_message.Message):
-    __slots__ = ("seat", "kind", "tile", "end", "timeout", "points")
+    __slots__ = ("seat", "kind", "tile", "end", "timeout", "points", "cause")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     TILE_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: MoveKind
     tile: Tile
     end: End
     timeout: bool
     points: int
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., points: _Optional[int] = ...) -> None: ...
+    cause: MoveCause
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., points: _Optional[int] = ..., cause: _Optional[_Union[MoveCause, str]] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment", "up_end", "down_end", "up_line", "down_line", "spinner_index", "ends_total", "remembered", "accounts_open", "pot", "goats", "goat_options", "turn_seconds", "head", "round_starts_at", "rule_options")
+    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment", "up_end", "down_end", "up_line", "down_line", "spinner_index", "ends_total", "remembered", "accounts_open", "pot", "goats", "goat_options", "turn_seconds", "head", "round_starts_at", "rule_options", "server_time")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -486,6 +507,7 @@ class MatchView(_message.Message):
     HEAD_FIELD_NUMBER: _ClassVar[int]
     ROUND_STARTS_AT_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     version: int
     status: MatchStatus
@@ -525,7 +547,8 @@ class MatchView(_message.Message):
     head: SignedHead
     round_starts_at: _timestamp_pb2.Timestamp
     rule_options: _containers.RepeatedCompositeFieldContainer[OptionSetting]
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ..., up_end: _Optional[int] = ..., down_end: _Optional[int] = ..., up_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., down_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., spinner_index: _Optional[int] = ..., ends_total: _Optional[int] = ..., remembered: _Optional[_Iterable[int]] = ..., accounts_open: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., goats: _Optional[_Iterable[int]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., head: _Optional[_Union[SignedHead, _Mapping]] = ..., round_starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ...) -> None: ...
+    server_time: _timestamp_pb2.Timestamp
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ..., up_end: _Optional[int] = ..., down_end: _Optional[int] = ..., up_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., down_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., spinner_index: _Optional[int] = ..., ends_total: _Optional[int] = ..., remembered: _Optional[_Iterable[int]] = ..., accounts_open: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., goats: _Optional[_Iterable[int]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., head: _Optional[_Union[SignedHead, _Mapping]] = ..., round_starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SignedHead(_message.Message):
     __slots__ = ("match_id", "version", "entries", "hash", "key_id", "signed_at", "signature")
