@@ -30,7 +30,7 @@ import copy
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, cast
+from typing import Any, Callable, Iterator
 from uuid import UUID
 
 from eventsourcing.persistence import PersistenceError
@@ -41,10 +41,10 @@ from services.match.export import full_record
 from services.match.rules.errors import RulesError
 
 from .repair import _chain_report as chain_report
+from .stored_rows import UnreadableRow, decoded, match_id_of, started_matches
 from .verify import verify
 
 BATCH = 500  # matches listed per read of the notification log
-_STARTED = "services.match.domainmodel:Match.MatchStarted"
 
 
 @dataclass
@@ -74,41 +74,46 @@ class Summary:
                 "failed": self.failed, "seconds": round(self.seconds, 3)}
 
 
-def stored_matches(app, batch: int = BATCH) -> tuple[int, Iterator[tuple[int, UUID]]]:
+def stored_matches(app, batch: int = BATCH) -> tuple[int, Iterator[tuple[int, Any]]]:
     """(the last notification id now, the matches started up to it as (notification id,
-    match id), read ``batch`` at a time): a snapshot, so a live store does not run on forever."""
+    match id as stored), read ``batch`` at a time): a snapshot, so a live store does not run
+    on forever."""
     last = app.recorder.max_notification_id() or 0
 
-    def listed() -> Iterator[tuple[int, UUID]]:
+    def listed() -> Iterator[tuple[int, Any]]:
         position = 0
         while position < last:
-            notes = app.recorder.select_notifications(position, batch, stop=last, topics=[_STARTED],
-                                                      inclusive_of_start=False)
+            notes = started_matches(app, position, batch, last)
             if not notes:
                 return
-            for note in notes:
-                yield note.id, note.originator_id
-            position = notes[-1].id
+            yield from notes
+            position = notes[-1][0]
 
     return last, listed()
 
 
 def replay_all(app, batch: int = BATCH, progress: Callable[[int], None] = lambda position: None) -> Summary:
-    """Every stored match replayed; ``progress`` is told each match's notification id."""
+    """Every stored match replayed; ``progress`` is told each match's notification id. A
+    match whose rows cannot be read is one failure, named with its reason; the run goes on."""
     started = time.perf_counter()
     summary = Summary()
     _, matches = stored_matches(app, batch)
-    for position, match_id in matches:
+    for position, stored_id in matches:
         summary.matches += 1
+        name = str(stored_id)[:200]
         try:
+            match_id = match_id_of(stored_id)
+            name = str(match_id)
             found = replay_match(app, match_id)
         except PersistenceError:
             raise  # the store, not the match: the run cannot go on
-        except Exception as error:  # noqa: BLE001 - an undecodable row or a bug: named, and the run goes on
-            summary.failed.append({"match": str(match_id), "reason": f"{type(error).__name__}: {error}"[:500]})
+        except UnreadableRow as error:
+            summary.failed.append({"match": name, "reason": str(error)})
+        except Exception as error:  # noqa: BLE001 - a bug, or a row this build cannot apply: named, and the run goes on
+            summary.failed.append({"match": name, "reason": f"{type(error).__name__}: {error}"[:500]})
         else:
             if found:
-                summary.differing.append({"match": str(match_id), "differences": [d.to_json() for d in found]})
+                summary.differing.append({"match": name, "differences": [d.to_json() for d in found]})
             else:
                 summary.replayed += 1
         progress(position)
@@ -118,9 +123,8 @@ def replay_all(app, batch: int = BATCH, progress: Callable[[int], None] = lambda
 
 def replay_match(app, match_id: UUID) -> list[Difference]:
     """What this build replays differently from what the store holds for the match; []
-    when nothing. An event that cannot even be decoded is raised, not returned."""
-    stored = list(app.recorder.select_events(match_id))
-    events = [cast(Any, app.mapper.to_domain_event(row)) for row in stored]
+    when nothing. A row that is no readable Match event is raised (``UnreadableRow``)."""
+    events = [decoded(app, row) for row in app.recorder.select_events(match_id)]
     found: list[Difference] = []
     aggregate = None
     for event in events:
