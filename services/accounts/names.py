@@ -8,7 +8,7 @@ that hides characters (controls, format and other default-ignorable characters s
 variation selectors and the combining grapheme joiner, Hangul fillers, the Braille blank),
 piles accents on a letter, mixes alphabets (UTS #39's Highly Restrictive level: Latin with
 Cyrillic is refused, Japanese's kanji with kana is not) or kinds of digits, or passes for a
-bot (`bot:`, the word `bot`, a strength's name, judged on the key so `b0t` and `strоng`
+bot (`bot:`, the word `bot`, a strength's name, judged on the key so `b0t` and `str0ng`
 count). Every message is shown to the player as it is.
 """
 
