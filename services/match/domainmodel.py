@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import register_topic
 
-from . import chain, results
+from . import chain, move_causes, results
 from .errors import NotSeated, RequestIdReused, StaleTimeout
 from .record import Fairness, MatchRecord, RecordedAction, RecordedRound
 from .rules import fairness
@@ -103,6 +103,7 @@ class Match(Aggregate):
         self.away: frozenset[int] = frozenset()
         self.left: frozenset[int] = frozenset()  # seats whose players left: the server plays them to the end
         self.round_timeouts: tuple[bool, ...] = ()
+        self.round_causes: tuple[str, ...] = ()  # why each action of the round was made (move_causes.py)
         # request key -> (version that recorded it, command, tile drawn or -1): a retry's answer
         self.outcomes: dict[str, tuple[int, str, int]] = {}
         self.round_announced = False  # RoundEnded stored for the last finished round
@@ -408,6 +409,7 @@ class Match(Aggregate):
         self.deadline = deadline
         self.turn_no = 0
         self.round_timeouts = ()
+        self.round_causes = ()
         self.round_announced = False
 
     class TilePlayed(Aggregate.Event):
@@ -542,6 +544,8 @@ class Match(Aggregate):
     def _after_action(self, seat: int, timeout: bool, request_key: str, deadline: float | None,
                       turn_over: bool, forced: bool = False, command: str = "", drawn: int = -1) -> None:
         self.round_timeouts = self.round_timeouts + (timeout,)
+        self.round_causes = self.round_causes + (
+            move_causes.cause_of(timeout, forced, seat in self.left, seat in self.away),)
         if turn_over:
             self.turn_no += 1
         if not forced:

@@ -103,7 +103,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         self.on_wake = on_wake or (lambda cause: None)  # counts stream wakes by cause (local, push, safety)
         self.shared = SharedReads(changes)  # one store read per change for all the streams of a match
         # Each (match, version, seat) view is built once for the reply, the streams, the bots and spectators.
-        self.views = ViewCache(lambda match: public_view(match, self._head(match)), seat_part, event_pb)
+        # Each leaves stamped with the server's time (server_time): clients count turns down by it.
+        self.views = ViewCache(lambda match: public_view(match, self._head(match)), seat_part, event_pb,
+                               clock=app.clock)
 
     # ---- RPCs --------------------------------------------------------------------------
 
@@ -252,7 +254,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                                                      lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
                 for phrase in phrases:
                     talk_version = phrase.originator_version
-                    yield pb.WatchMatchResponse(chat=chat_pb(phrase))
+                    yield self.views.stamped(pb.WatchMatchResponse(chat=chat_pb(phrase)))
                 if held is not None:
                     events = held.visible(events)
                 for event in events:

@@ -20,6 +20,7 @@ from services.common import rule_options
 
 from .domainmodel import Match
 from .ends import TO_PB as _END
+from . import move_causes
 from .heads import Head
 from .public_events import event_name
 from .rules.moves import Move
@@ -30,6 +31,9 @@ from .rules.tiles import HIGH, LOW, TILE_COUNT
 from .rules.view import player_view, seat_secrets
 
 _KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}
+_CAUSE = {move_causes.SEAT: pb.MOVE_CAUSE_SEAT, move_causes.TIMEOUT: pb.MOVE_CAUSE_TIMEOUT,
+          move_causes.AWAY: pb.MOVE_CAUSE_AWAY, move_causes.LEFT: pb.MOVE_CAUSE_LEFT,
+          move_causes.FORCED_PASS: pb.MOVE_CAUSE_FORCED_PASS}
 _TILES = tuple(pb.Tile(low=LOW[t], high=HIGH[t]) for t in range(TILE_COUNT))
 _IN_HAND = tuple(pb.MatchView(hand=[tile]).SerializeToString() for tile in _TILES)
 
@@ -57,9 +61,10 @@ def _on_arm(field: str, inner: int, outer: int) -> bytes:
 
 
 @cache
-def _round_action(seat: int, kind: str, tile: int, end: int | None, timeout: bool, points: int = 0) -> bytes:
+def _round_action(seat: int, kind: str, tile: int, end: int | None, timeout: bool, points: int = 0,
+                  cause: str = move_causes.SEAT) -> bytes:
     msg = pb.PublicAction(seat=seat, kind=_KIND[kind], tile=tile_pb(tile), end=_END[end], timeout=timeout,
-                          points=points)
+                          points=points, cause=_CAUSE[cause])
     return pb.MatchView(round_actions=[msg]).SerializeToString()
 
 
@@ -151,8 +156,10 @@ def public_view(match: Match, head: Head | None = None) -> pb.MatchView:
         round_starts_at=timestamp(match.round_starts_at) if in_play else None,
     )
     timeouts = match.round_timeouts
+    causes = match.round_causes
     scored = {index: points for index, _, points in view.play_points}
-    parts = [_round_action(a.seat, a.kind, a.tile, a.end, i < len(timeouts) and timeouts[i], scored.get(i, 0))
+    parts = [_round_action(a.seat, a.kind, a.tile, a.end, i < len(timeouts) and timeouts[i], scored.get(i, 0),
+                           causes[i] if i < len(causes) else move_causes.SEAT)
              for i, a in enumerate(view.actions)]
     parts += [_on_line(a, b) for a, b in view.line]
     parts += [_on_arm("up_line", a, b) for a, b in view.up_line]
@@ -202,6 +209,7 @@ def event_pb(event, seat: int, match: Match | None = None) -> pb.MatchEvent:
         msg.seat = event.seat
     if hasattr(event, "timeout"):
         msg.timeout = event.timeout
+        msg.cause = _CAUSE[_cause(event, match)]
     if isinstance(event, Match.TilePlayed):
         msg.tile.CopyFrom(_TILES[event.tile])
         msg.end = _END[event.end]
@@ -212,6 +220,16 @@ def event_pb(event, seat: int, match: Match | None = None) -> pb.MatchEvent:
     elif isinstance(event, Match.TileDrawn) and event.seat == seat:
         msg.tile.CopyFrom(_TILES[event.tile])
     return msg
+
+
+def _cause(event, match: Match | None) -> str:
+    """Why the action ``event`` was made: as the ``match`` it left applied it, or, without
+    it, as far as the event says (a pass nobody timed out is the server's: nothing fitted)."""
+    if match is not None and match.version == event.originator_version and match.round_causes:
+        return match.round_causes[-1]
+    if event.timeout:
+        return move_causes.TIMEOUT
+    return move_causes.FORCED_PASS if isinstance(event, Match.TurnPassed) else move_causes.SEAT
 
 
 def summary_pb(s) -> pb.MatchSummary:

@@ -21,6 +21,10 @@ stored, never from the clock of the read), and the head is signed once per versi
 (docs/design.md, "Who may see what"); the chain head too, so that a log rewritten under the
 same versions is never answered with what was built from the old one. Only matches as
 stored reach here: a command's copy is viewed after its events were appended.
+
+What is kept never holds the time: each view and stream message leaves with the server's
+clock of the moment it is sent (``server_time``, a few bytes appended), from which a client
+counts the turn down whatever its own clock says.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from uuid import UUID
 from domino.match.v1 import match_service_pb2 as pb
 
 from .domainmodel import Match
+from .messages import timestamp
 
 ENTRIES = 4096  # versions kept (~1 KB each): those of the last seconds of every table, every seat
 Key = tuple[UUID, int, str]
@@ -54,7 +59,9 @@ class ViewCache:
     ``seat_part`` the wire bytes one seat's view adds to it (messages.py)."""
 
     def __init__(self, public: Callable[[Match], pb.MatchView], seat_part: Callable[[Match, int], bytes],
-                 build_event: Callable[[Any, int, Match], pb.MatchEvent], entries: int = ENTRIES) -> None:
+                 build_event: Callable[[Any, int, Match], pb.MatchEvent], entries: int = ENTRIES,
+                 clock: Callable[[], float] | None = None) -> None:
+        self._clock = clock  # stamps each view sent with the server's time; None: no stamp
         self._public = public
         self._seat_part = seat_part
         self._build_event = build_event
@@ -69,7 +76,7 @@ class ViewCache:
     def serialized(self, match: Match, seat: int) -> bytes:
         """The wire bytes of ``seat``'s view of ``match`` (-1: the public view)."""
         kept = self._version(match)
-        return kept.public + self._seat(kept, match, seat)
+        return kept.public + self._seat(kept, match, seat) + self._stamp()
 
     def view(self, match: Match, seat: int) -> pb.MatchView:
         """``seat``'s view of ``match``: a message of the caller's own."""
@@ -87,7 +94,23 @@ class ViewCache:
                 wire = kept.events[seat] = self._build_event(event, seat, match).SerializeToString()
             msg.event.MergeFromString(wire)
         msg.view.MergeFromString(kept.public + self._seat(kept, match, seat))
+        if self._clock is not None:
+            now = timestamp(self._clock())
+            msg.server_time.CopyFrom(now)
+            msg.view.server_time.CopyFrom(now)
         return msg
+
+    def stamped(self, msg: pb.WatchMatchResponse) -> pb.WatchMatchResponse:
+        """``msg`` (a stream's chat message) with the server's time of now."""
+        if self._clock is not None:
+            msg.server_time.CopyFrom(timestamp(self._clock()))
+        return msg
+
+    def _stamp(self) -> bytes:
+        """The wire bytes of a view's ``server_time`` now, to follow what was kept."""
+        if self._clock is None:
+            return b""
+        return pb.MatchView(server_time=timestamp(self._clock())).SerializeToString()
 
     def _seat(self, kept: _Kept, match: Match, seat: int) -> bytes:
         part = kept.seats.get(seat)

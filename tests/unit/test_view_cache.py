@@ -43,6 +43,8 @@ FAMILIES = {  # (rules, variant, seats, target, turn timer, options)
     "sports": ("sports", "", 4, 100, 90, None),
 }
 KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}
+CAUSE = {"seat": pb.MOVE_CAUSE_SEAT, "timeout": pb.MOVE_CAUSE_TIMEOUT, "away": pb.MOVE_CAUSE_AWAY,
+         "left": pb.MOVE_CAUSE_LEFT, "forced_pass": pb.MOVE_CAUSE_FORCED_PASS}
 MOVES = 70  # a round or two of each family: deals, draws, plays, passes, a round's end
 SIGNER = Signer(Ed25519PrivateKey.generate())
 
@@ -110,7 +112,8 @@ def reference_view(match: Match, seat: int) -> pb.MatchView:
         turn_seconds=match.turn_seconds if in_play else 0,
         round_starts_at=timestamp(match.round_starts_at) if in_play else None,
         round_actions=[pb.PublicAction(seat=a.seat, kind=KIND[a.kind], tile=tile_pb(a.tile), end=END[a.end],
-                                       timeout=i < len(timeouts) and timeouts[i], points=scored.get(i, 0))
+                                       timeout=i < len(timeouts) and timeouts[i], points=scored.get(i, 0),
+                                       cause=CAUSE[match.round_causes[i]])
                        for i, a in enumerate(view.actions)],
         line=[pb.PlacedTile(left=a, right=b) for a, b in view.line],
         up_line=[pb.PlacedTile(left=a, right=b) for a, b in view.up_line],
@@ -242,6 +245,9 @@ def test_the_reply_to_a_play_and_the_same_seats_getmatch_share_one_build():
         built = servicer.views.built
         again = (await call(servicer.GetMatch, pb.GetMatchRequest(match_id=created.match_id), me)).view
         assert servicer.views.built == built  # the reply's view, served again
+        assert again.HasField("server_time") and reply.view.HasField("server_time")
+        again.ClearField("server_time")
+        reply.view.ClearField("server_time")
         assert again == reply.view and again.your_seat == turn
         public = (await call(servicer.GetMatch, pb.GetMatchRequest(match_id=created.match_id),
                              Context("mm", "service"))).view
@@ -251,3 +257,20 @@ def test_the_reply_to_a_play_and_the_same_seats_getmatch_share_one_build():
         asyncio.run(scenario())
     finally:
         app.close()
+
+
+def test_every_view_and_stream_message_leaves_with_the_servers_time_and_what_is_kept_has_none():
+    now = [1_800_000_000.25]
+    cached = ViewCache(lambda match: public_view(match, head(match)), seat_part, event_pb, clock=lambda: now[0])
+    match, event = played("egyptian block-4", 1)[5]
+    first = cached.view(match, 1)
+    now[0] += 7.5
+    again = cached.view(match, 1)
+    update = cached.update(event, match, 1)
+    chat = cached.stamped(pb.WatchMatchResponse(chat=pb.ChatMessage(seat=0, phrase="hello")))
+    assert first.server_time.ToNanoseconds() / 1e9 == pytest.approx(1_800_000_000.25)
+    assert again.server_time.ToNanoseconds() / 1e9 == pytest.approx(1_800_000_007.75)
+    assert update.server_time == update.view.server_time == again.server_time == chat.server_time
+    assert cached.built == 1  # the second view was the one kept, only its time is new
+    first.ClearField("server_time")
+    assert first == fresh_view(match, 1)
