@@ -71,6 +71,9 @@ class Settings(BaseSettings):
                                                                "table, unless one has waited half of "
                                                                "DOMINO_TABLE_WAIT_SECONDS (docs/design.md)")
     matchmaking_poll_seconds: float = Field(1.0, description="how often the bot fill and the re-start of "
+    practice_rated: bool = Field(False, description="practice matches (and rooms of one person among bots) move "
+                                                     "the player's rating; public tables and rooms of two people "
+                                                     "or more always do (services/matchmaking/rated_matches.py)")
                                                              "interrupted match starts run")
     bots_metrics_port: int = Field(9103)
     bot_think_min_seconds: float = Field(0.6, ge=0, description="a bot at a table with people waits at least this "

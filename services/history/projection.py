@@ -14,6 +14,10 @@ result makes the replay refuse the match. Such a match is not recorded at all (i
 stay as they were, no rating moves): the refusal is logged as an error and counted
 (``refused``, the relay's `domino_history_result_mismatch_total`), and the match service
 answers DATA_LOSS for it.
+
+Who left is read from the same replay (a seat's SeatLeft before the end), and whether the
+match is rated from its MatchStarted, so a rebuild decides both exactly as the live
+projection did.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from eventsourcing.utils import get_topic
 from services.match.domainmodel import Match
 from services.match.errors import CorruptLog
 
-from .summary import Ended, Started
+from .summary import Ended, Started, counts_for_ratings
 from .view import View
 
 log = logging.getLogger("domino.history")
@@ -36,14 +40,17 @@ _KEPT = frozenset(get_topic(kind) for kind in (Match.MatchStarted, Match.MatchEn
 
 
 def started_of(event: Match.MatchStarted) -> Started:
-    return Started(str(event.originator_id), event.rules, event.variant or "", bool(event.teams),
-                   tuple(event.seats), event.timestamp.timestamp())
+    seats = tuple(event.seats)
+    return Started(str(event.originator_id), event.rules, event.variant or "", bool(event.teams), seats,
+                   event.timestamp.timestamp(),
+                   counts_for_ratings(event.rated, event.request_id, seats))
 
 
 def ended_of(match: Match, ended_at: float) -> Ended:
-    """How the replayed ``match`` ended, from the engine's state, not from any stored result."""
+    """How the replayed ``match`` ended, from the engine's state, not from any stored result,
+    and who had left it by then (the replay's SeatLeft events)."""
     winner = None if match.abandoned else match.state.winner
-    return Ended(str(match.id), winner, tuple(match.state.scores), match.abandoned, ended_at)
+    return Ended(str(match.id), winner, tuple(match.state.scores), match.abandoned, ended_at, tuple(sorted(match.left)))
 
 
 class HistoryProjection:

@@ -9,6 +9,10 @@ separate file, so the projection's writes never wait on the match service's).
 
 The SQL is written once for both: `?` placeholders (turned into `%s` for psycopg), and
 `INSERT ... ON CONFLICT` upserts, which both understand.
+
+The ratings tables keep the bots' strengths (`bot:strong`) as the opponents people are
+rated against, but the readers' side lists and counts people only: a leaderboard is of
+players, and a bot's figure for players is the ladder's (services/common/bot_ladder.py).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from services.common.bot_ids import is_bot
 from services.common.sql import Database
 
 from .summary import Ended, Rating, Started, rated_id, rating_key, rerated, result_of
@@ -26,7 +31,7 @@ _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_history (player_id TEXT NOT NULL, match_id TEXT NOT NULL, "
     "seat INTEGER NOT NULL, rules TEXT NOT NULL, variant TEXT NOT NULL, teams INTEGER NOT NULL, seats TEXT NOT NULL, "
     "result TEXT NOT NULL, scores TEXT NOT NULL, started_at DOUBLE PRECISION NOT NULL, ended_at DOUBLE PRECISION, "
-    "PRIMARY KEY (player_id, match_id))",
+    "rated INTEGER NOT NULL DEFAULT 1, left_seats TEXT NOT NULL DEFAULT '[]', PRIMARY KEY (player_id, match_id))",
     "CREATE INDEX IF NOT EXISTS domino_history_newest ON domino_history (player_id, started_at DESC, match_id DESC)",
     "CREATE INDEX IF NOT EXISTS domino_history_match ON domino_history (match_id)",
     "CREATE TABLE IF NOT EXISTS domino_ratings (rating_key TEXT NOT NULL, player_id TEXT NOT NULL, "
@@ -41,8 +46,12 @@ _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_forgotten_players (player_id TEXT PRIMARY KEY, "
     "forgotten_at DOUBLE PRECISION NOT NULL)",
 ]
+# Columns added since the table was first made: a view made before them gets them (its rows
+# keep the defaults until `domino projections rebuild` reads their matches again).
+_ADDED_COLUMNS = {"rated": "INTEGER NOT NULL DEFAULT 1", "left_seats": "TEXT NOT NULL DEFAULT '[]'"}
 _SERIALIZE = "SELECT pg_advisory_xact_lock(727001)"  # PostgreSQL: the projection and an erasure take turns
 PROJECTION = "history"
+_PEOPLE = "substr(player_id, 1, 4) <> 'bot:'"  # a rating that is a person's, not a bot strength's
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,13 @@ class PlayedMatch:
     scores: list[int]
     started_at: float
     ended_at: float | None
+    rated: bool = True
+    left_seats: tuple[int, ...] = ()
+
+    @property
+    def left(self) -> bool:
+        """This player left the match (their result is a loss)."""
+        return self.seat in self.left_seats
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,11 @@ class View:
         with self._transaction() as execute:
             for statement in _SCHEMA:
                 execute(statement)
+            has = {(getattr(c, "name", None) or c[0]) for c in
+                   execute("SELECT * FROM domino_history WHERE 1 = 0").description}
+            for column, kind in _ADDED_COLUMNS.items():
+                if column not in has:
+                    execute(f"ALTER TABLE domino_history ADD COLUMN {column} {kind}")
 
     def drop(self) -> None:
         with self._transaction() as execute:
@@ -140,20 +161,23 @@ class View:
             if cls._forgotten(execute, player):
                 continue
             execute("INSERT INTO domino_history (player_id, match_id, seat, rules, variant, teams, seats, result, "
-                    "scores, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'in_play', '[]', ?, NULL) "
+                    "scores, started_at, ended_at, rated) VALUES (?, ?, ?, ?, ?, ?, ?, 'in_play', '[]', ?, NULL, ?) "
                     "ON CONFLICT (player_id, match_id) DO NOTHING",
-                    player, s.match_id, seat, s.rules, s.variant, int(s.teams), json.dumps(list(s.seats)), s.started_at)
+                    player, s.match_id, seat, s.rules, s.variant, int(s.teams), json.dumps(list(s.seats)), s.started_at,
+                    int(s.rated))
 
     @classmethod
     def _ended(cls, execute, e: Ended) -> None:
-        row = execute("SELECT rules, variant, teams, seats, started_at FROM domino_history WHERE match_id = ? LIMIT 1",
-                      e.match_id).fetchone()
+        row = execute("SELECT rules, variant, teams, seats, started_at, rated FROM domino_history WHERE match_id = ? "
+                      "LIMIT 1", e.match_id).fetchone()
         if row is None:
             return  # a match that started before the view's first event: nothing to update
-        started = Started(e.match_id, row[0], row[1], bool(row[2]), tuple(json.loads(row[3])), float(row[4]))
+        started = Started(e.match_id, row[0], row[1], bool(row[2]), tuple(json.loads(row[3])), float(row[4]),
+                          bool(row[5]))
         for seat, player in enumerate(started.seats):
-            execute("UPDATE domino_history SET result = ?, scores = ?, ended_at = ? WHERE player_id = ? AND match_id = ?",
-                    result_of(seat, started, e), json.dumps(list(e.scores)), e.ended_at, player, e.match_id)
+            execute("UPDATE domino_history SET result = ?, scores = ?, ended_at = ?, left_seats = ? "
+                    "WHERE player_id = ? AND match_id = ?", result_of(seat, started, e), json.dumps(list(e.scores)),
+                    e.ended_at, json.dumps(list(e.left)), player, e.match_id)
         key = rating_key(started.rules, started.teams)
         current = {}
         for who in {rated_id(p) for p in started.seats}:
@@ -163,7 +187,7 @@ class View:
                 current[who] = Rating(float(r[0]), float(r[1]), int(r[2]))
         kept = {who: rating for who, rating in rerated(started, e, current).items()
                 if who in current or not cls._forgotten(execute, who)}
-        newcomers = sum(1 for who in kept if who not in current)
+        newcomers = sum(1 for who in kept if who not in current and not is_bot(who))
         if newcomers:
             execute("INSERT INTO domino_rated_players (rating_key, players) VALUES (?, ?) ON CONFLICT (rating_key) "
                     "DO UPDATE SET players = domino_rated_players.players + excluded.players", key, newcomers)
@@ -183,14 +207,16 @@ class View:
             where += " AND (started_at < ? OR (started_at = ? AND match_id < ?))"
             params += [after[0], after[0], after[1]]
         with self._transaction() as execute:
-            rows = execute(f"SELECT match_id, rules, variant, teams, seats, seat, result, scores, started_at, ended_at "
-                           f"FROM domino_history WHERE {where} ORDER BY started_at DESC, match_id DESC LIMIT ?",
-                           *params, limit).fetchall()
+            rows = execute(f"SELECT match_id, rules, variant, teams, seats, seat, result, scores, started_at, ended_at, "
+                           f"rated, left_seats FROM domino_history WHERE {where} "
+                           f"ORDER BY started_at DESC, match_id DESC LIMIT ?", *params, limit).fetchall()
         return [PlayedMatch(r[0], r[1], r[2], bool(r[3]), json.loads(r[4]), int(r[5]), r[6], json.loads(r[7]),
-                        float(r[8]), None if r[9] is None else float(r[9])) for r in rows]
+                            float(r[8]), None if r[9] is None else float(r[9]), bool(r[10]), tuple(json.loads(r[11])))
+                for r in rows]
 
     def rating(self, rules: str, teams: bool, player_id: str) -> tuple[Ranked | None, int]:
-        """(the player's rating and rank, or None if unrated; how many are rated)."""
+        """(the player's rating and rank among people, or None if unrated; how many people
+        are rated)."""
         key = rating_key(rules, teams)
         with self._transaction() as execute:
             counted = execute("SELECT players FROM domino_rated_players WHERE rating_key = ?", key).fetchone()
@@ -199,14 +225,15 @@ class View:
                           key, rated_id(player_id)).fetchone()
             if row is None:
                 return None, int(total)
-            above = execute("SELECT COUNT(*) FROM domino_ratings WHERE rating_key = ? AND ordinal > ?",
+            above = execute(f"SELECT COUNT(*) FROM domino_ratings WHERE rating_key = ? AND ordinal > ? AND {_PEOPLE}",
                             key, row[3]).fetchone()[0]
         return Ranked(rated_id(player_id), Rating(float(row[0]), float(row[1]), int(row[2])), int(above) + 1), int(total)
 
     def leaderboard(self, rules: str, teams: bool, top: int) -> list[Ranked]:
+        """The best rated people (never a bot strength)."""
         key = rating_key(rules, teams)
         with self._transaction() as execute:
-            rows = execute("SELECT player_id, mu, sigma, matches FROM domino_ratings WHERE rating_key = ? "
+            rows = execute(f"SELECT player_id, mu, sigma, matches FROM domino_ratings WHERE rating_key = ? AND {_PEOPLE} "
                            "ORDER BY ordinal DESC, player_id LIMIT ?", key, top).fetchall()
         out: list[Ranked] = []
         for i, r in enumerate(rows):

@@ -98,9 +98,11 @@ class MatchApplication(Application[UUID]):
 
     async def create_match(self, request_id: str, rules: str, variant: str, teams: bool | None, target: int | None,
                            turn_timer: int | None, seats: list[SeatSpec], options: dict[str, Any] | None = None,
-                           seed_wait_seconds: float = 0, spectators: bool = False) -> Match:
+                           seed_wait_seconds: float = 0, spectators: bool = False,
+                           rated: bool | None = None) -> Match:
         """A new match (or the one this request id made). With ``seed_wait_seconds`` the first
-        deal waits that long for the seeds of the seats that are not bots (SubmitSeed)."""
+        deal waits that long for the seeds of the seats that are not bots (SubmitSeed).
+        ``rated``: whether it moves ratings, as its creator decided (None: it does not say)."""
         check_request_id(request_id)
         check_seat_specs(seats)
         if not 0 <= seed_wait_seconds <= MAX_SEED_WAIT:
@@ -133,7 +135,7 @@ class MatchApplication(Application[UUID]):
                       commitment=fairness.commitment(server_seed), server_seed=server_seed.hex(),
                       options=played_options, awaiting=awaiting,
                       deadline=self.clock() + seed_wait_seconds if awaiting else None, spectators=spectators,
-                      round_pause=self.round_pause(players))
+                      round_pause=self.round_pause(players), rated=rated)
         match.begin(self.clock())
         try:
             await self.store.append(match)

@@ -72,14 +72,18 @@ class Match(Aggregate):
         link: str = ""  # the hash chain's first link (chain.py); "" in matches from before the chain
         spectators: bool = False  # players without a seat may watch, one turn behind
         round_pause: float = 0.0  # seconds between a round's end and the next round's clocks
+        rated: bool | None = None  # moves the players' ratings (matchmaking decides); None: not said
 
     @event(MatchStarted)
     def __init__(self, request_id: str, rules: str, variant: str, teams: bool, target: int, turn_timer: int,
                  seats: list[str], client_seeds: list[str], commitment: str, server_seed: str,
                  options: dict | None = None, awaiting: list[int] | None = None,
                  deadline: float | None = None, link: str = "", spectators: bool = False,
-                 round_pause: float = 0.0) -> None:
+                 round_pause: float = 0.0, rated: bool | None = None) -> None:
         self.spectators = spectators
+        # Whether the history rates it (services/history/summary.py counts_for_ratings): not in
+        # the record or the chain, like ``spectators``; None in matches from before it was kept.
+        self.rated = rated
         # The pause between rounds (docs/rules.md §1.6), fixed when the match starts so every
         # replica and every replay computes the same deadlines: 0 in matches from before it.
         self.round_pause = round_pause

@@ -119,7 +119,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 request.teams if request.HasField("teams") else None,
                 request.target if request.HasField("target") else None,
                 request.turn_timer_seconds if request.HasField("turn_timer_seconds") else None, seats,
-                host_options(request), request.seed_wait_seconds, request.spectators)
+                host_options(request), request.seed_wait_seconds, request.spectators,
+                request.rated if request.HasField("rated") else None)
             return with_view(pb.CreateMatchResponse(match_id=str(match.id)), self.views.serialized(match, -1))
 
     async def GetMatch(self, request: pb.GetMatchRequest, context: Context) -> pb.GetMatchResponse:

@@ -235,7 +235,8 @@ def _cause(event, match: Match | None) -> str:
 def summary_pb(s) -> pb.MatchSummary:
     """A history row (services/history/view.py Summary)."""
     msg = pb.MatchSummary(match_id=s.match_id, rules=s.rules, variant=s.variant, teams=s.teams, seats=s.seats,
-                          your_seat=s.seat, result=s.result, scores=s.scores, started_at=timestamp(s.started_at))
+                          your_seat=s.seat, result=s.result, scores=s.scores, started_at=timestamp(s.started_at),
+                          rated=s.rated, you_left=s.left, left_seats=s.left_seats)
     ended = timestamp(s.ended_at)
     if ended is not None:
         msg.ended_at.CopyFrom(ended)

@@ -1,6 +1,7 @@
 """What players expect beyond the table, over real gRPC: quick chat reaches the seats and the
 spectators and never the record; spectators watch one turn behind; the history pages newest
-first; ratings and the leaderboard follow finished matches."""
+first; ratings and the leaderboard follow finished matches, with people only on the
+leaderboard; a player who left a match finds it a loss, and a practice match unrated."""
 
 from __future__ import annotations
 
@@ -231,17 +232,48 @@ def test_my_matches_come_newest_first_a_page_at_a_time_with_their_results(kept):
 
 def test_ratings_follow_finished_matches_and_the_leaderboard_ranks_them(kept):
     svc, projection = kept
-    for i in range(3):
-        match_id = svc.create(variant="draw-2", players=("ann", "bot:strong:1"), request_id=f"r{i}").match_id
+    for i in range(3):  # rated, as a public table's are (a practice match would not be)
+        match_id = svc.create(variant="draw-2", players=("ann", "bot:strong:1"), request_id=f"r{i}", rated=True).match_id
         play_whole_match(svc, match_id)
     projection.catch_up()
     mine = svc.stub.GetRating(pb.GetRatingRequest(rules="egyptian", teams=False), metadata=auth("ann"))
     bot = svc.stub.GetRating(pb.GetRatingRequest(player_id="bot:strong:7", rules="egyptian"), metadata=auth("ann"))
-    assert mine.rated_players == 2 and mine.rating.matches == 3 and bot.rating.player_id == "bot:strong"
+    assert mine.rated_players == 1 and mine.rating.matches == 3 and bot.rating.player_id == "bot:strong"
     assert mine.rating.ordinal == pytest.approx(mine.rating.mu - 3 * mine.rating.sigma)
     board = svc.stub.GetLeaderboard(pb.GetLeaderboardRequest(rules="egyptian", teams=False, top=5),
                                     metadata=auth("ann"))
-    assert [r.rank for r in board.top] == [1, 2] and {r.player_id for r in board.top} == {"ann", "bot:strong"}
-    assert board.you.player_id == "ann" and board.you.rank == mine.rating.rank
+    assert [(r.player_id, r.rank) for r in board.top] == [("ann", 1)]  # people only: the bot is on the ladder
+    assert board.you.player_id == "ann" and board.you.rank == mine.rating.rank == 1
     nobody = svc.stub.GetRating(pb.GetRatingRequest(rules="goat", teams=False), metadata=auth("ann"))
     assert nobody.rating.rank == 0 and nobody.rated_players == 0
+
+
+def test_a_match_i_left_is_listed_as_a_loss_i_left_and_rated_as_one_though_my_stand_in_won(kept):
+    svc, projection = kept
+    for i in range(40):  # until the server's play for ann, who left at once, wins
+        match_id = svc.create(variant="draw-2", players=("ann", "bob"), request_id=f"left{i}", rated=True).match_id
+        svc.stub.LeaveMatch(pb.LeaveMatchRequest(match_id=match_id), metadata=auth("ann"))
+        final = play_whole_match(svc, match_id)
+        if final.winner == 0:
+            break
+    else:
+        raise AssertionError("the stand-in never won")
+    projection.catch_up()
+    listed = svc.stub.ListMyMatches(pb.ListMyMatchesRequest(page_size=1), metadata=auth("ann")).matches[0]
+    theirs = svc.stub.ListMyMatches(pb.ListMyMatchesRequest(page_size=1), metadata=auth("bob")).matches[0]
+    board = svc.stub.GetLeaderboard(pb.GetLeaderboardRequest(rules="egyptian", teams=False), metadata=auth("ann"))
+    assert listed.match_id == match_id and listed.result == "lost" and listed.you_left and listed.rated
+    assert list(listed.left_seats) == [0] and listed.scores[0] > listed.scores[1]  # what was played stays
+    assert theirs.result == "won" and not theirs.you_left
+    assert [r.player_id for r in board.top] == ["bob", "ann"]
+
+
+def test_a_practice_match_is_listed_as_unrated_and_moves_no_rating(kept):
+    svc, projection = kept
+    match_id = svc.create(variant="draw-2", players=("ann", "bot:greedy:1"), request_id="practice", rated=False).match_id
+    play_whole_match(svc, match_id)
+    projection.catch_up()
+    listed = svc.stub.ListMyMatches(pb.ListMyMatchesRequest(), metadata=auth("ann")).matches[0]
+    mine = svc.stub.GetRating(pb.GetRatingRequest(rules="egyptian", teams=False), metadata=auth("ann"))
+    assert listed.result in ("won", "lost", "tied") and not listed.rated
+    assert mine.rating.matches == 0 and mine.rated_players == 0
