@@ -47,7 +47,8 @@ class MatchmakingApplication(Application[UUID]):
                  table_bot_strength: str = "greedy", observer: Observer | None = None,
                  on_change: Callable[[UUID], object] = lambda aggregate_id: None,
                  code_source: Callable[[], str] = new_invite_code, ratings: Ratings | None = None,
-                 table_rating_spread: float = 10.0, standings: Standings | None = None) -> None:
+                 table_rating_spread: float = 10.0, standings: Standings | None = None,
+                 practice_rated: bool = False) -> None:
         settings = TableSettings(table_wait_seconds, table_bot_strength, table_rating_spread)  # refused before opening
         super().__init__(env)
         observer = observer or Observer()
@@ -56,7 +57,7 @@ class MatchmakingApplication(Application[UUID]):
         self.waiting_queues = WaitingQueues(Queue.create_id(*kind) for kind in queue_kinds())
         self.store = Store(self.repository, self.events, self.save, observer, on_change, self.waiting_queues.changed)
         self.ends = MatchEnds(self.store)
-        self.starts = MatchStarts(self.store, self.matches, observer, self.ends.release_match)
+        self.starts = MatchStarts(self.store, self.matches, observer, self.ends.release_match, practice_rated)
         self.pending_starts = PendingStarts(self.recorder, self.store, self.starts, clock, self.waiting_queues.noted)
         self.rooms = RoomUseCases(self.store, self.starts, clock, code_source, standings)
         self.tables = TableUseCases(self.store, self.starts, clock, standings,

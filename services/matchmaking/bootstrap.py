@@ -107,7 +107,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                                  table_wait_seconds=settings.table_wait_seconds,
                                  table_bot_strength=settings.table_bot_strength, observer=PrometheusObserver(),
                                  on_change=changes.publish, ratings=GrpcRatings(creator),
-                                 table_rating_spread=settings.table_rating_spread, standings=standings)
+                                 table_rating_spread=settings.table_rating_spread, standings=standings,
+                                 practice_rated=settings.practice_rated)
     server, port = create_server(settings.matchmaking_address, app, keys, changes, limits=limits_of(settings),
                                  metrics=RpcMetrics("matchmaking"), watch_poll_seconds=settings.watch_poll_seconds,
                                  settings=settings)

@@ -41,7 +41,7 @@ class GrpcMatchCreator:
         self._token = (0.0, "")
         self._token_lock = threading.Lock()
 
-    def create_match(self, request_id: str, options: Options, seats: list[str]) -> CreatedMatch:
+    def create_match(self, request_id: str, options: Options, seats: list[str], rated: bool | None = None) -> CreatedMatch:
         request = pb.CreateMatchRequest(
             request_id=request_id, rules=options.rules, variant=options.variant, teams=options.teams,
             target=options.target, turn_timer_seconds=options.turn_timer,
@@ -49,7 +49,7 @@ class GrpcMatchCreator:
             rule_options=rule_options.settings_pb(options.host_options),
             # Goat's also as its older message, which a match service from before rule_options reads.
             goat_options=pb.GoatOptions(**goat) if (goat := rule_options.goat_fields(options.host_options)) else None,
-            seed_wait_seconds=int(self.seed_wait_seconds), spectators=options.spectators)
+            seed_wait_seconds=int(self.seed_wait_seconds), spectators=options.spectators, rated=rated)
         try:
             reply = self.stub.CreateMatch(request, metadata=self._metadata(), timeout=self.timeout_seconds)
         except grpc.RpcError as e:

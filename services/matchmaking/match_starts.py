@@ -33,6 +33,7 @@ from .tables import Table
 from .errors import MatchRefused, MatchServiceUnavailable
 from .options import Options
 from .plumbing import Observer, Store
+from .rated_matches import rated
 
 log = logging.getLogger("domino.matchmaking")
 MATCH_ENDED = "match ended"
@@ -45,9 +46,10 @@ class CreatedMatch:
 
 
 class MatchCreator(Protocol):
-    def create_match(self, request_id: str, options: Options, seats: list[str]) -> CreatedMatch:
-        """Create (or find, for a repeated request id) the match; MatchServiceUnavailable
-        when it may work later, MatchRefused when it never will."""
+    def create_match(self, request_id: str, options: Options, seats: list[str], rated: bool | None = None) -> CreatedMatch:
+        """Create (or find, for a repeated request id) the match, ``rated`` or not
+        (rated_matches.py; None: not said); MatchServiceUnavailable when it may work later,
+        MatchRefused when it never will."""
 
     def has_ended(self, match_id: str) -> bool:
         """Whether the match service says the match has ended (MatchServiceUnavailable when
@@ -60,7 +62,7 @@ class MatchCreator(Protocol):
 class Unavailable:
     """The creator of an application built without a match service (pure tests)."""
 
-    def create_match(self, request_id: str, options: Options, seats: list[str]) -> CreatedMatch:
+    def create_match(self, request_id: str, options: Options, seats: list[str], rated: bool | None = None) -> CreatedMatch:
         raise MatchServiceUnavailable("no match service is configured")
 
     def has_ended(self, match_id: str) -> bool:
@@ -72,11 +74,12 @@ class Unavailable:
 
 class MatchStarts:
     def __init__(self, store: Store, creator: MatchCreator, observer: Observer,
-                 release_match: Callable[[str], bool]) -> None:
+                 release_match: Callable[[str], bool], practice_rated: bool = False) -> None:
         self.store = store
         self.creator = creator
         self.observer = observer
         self.release_match = release_match  # MatchEnds.release_match: a match may be over when it is created
+        self.practice_rated = practice_rated  # DOMINO_PRACTICE_RATED: see rated_matches.py
 
     def start(self, kind: str, source_id: UUID) -> bool:
         """Create the match of a started room (``kind`` "room") or a formed table ("table")
@@ -86,7 +89,8 @@ class MatchStarts:
             return False
         prefix = "practice" if isinstance(source, Table) and source.kind == Table.PRACTICE else kind
         try:
-            created = self.creator.create_match(f"{prefix}:{source_id}", source.match_options, list(source.seats))
+            created = self.creator.create_match(f"{prefix}:{source_id}", source.match_options, list(source.seats),
+                                                rated(source, self.practice_rated))
         except MatchServiceUnavailable as e:
             log.warning("match not started yet; it will be retried", extra={"source": str(source_id), "error": str(e)})
             return False

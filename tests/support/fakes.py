@@ -18,9 +18,11 @@ class FakeMatches:
         self.down = False
         self.refusal = ""
         self.ended = False
+        self.rated: dict[str, bool | None] = {}  # request id -> whether the match was asked to be rated
 
-    def create_match(self, request_id, options, seats):
+    def create_match(self, request_id, options, seats, rated=None):
         self.calls.append((request_id, options, tuple(seats)))
+        self.rated[request_id] = rated
         if self.down:
             raise MatchServiceUnavailable("the match service is down")
         if self.refusal:
