@@ -14,7 +14,11 @@ the turn was answered elsewhere, and carries on without an error (a refusal whil
 still stands at that version stays an error).
 
 Thinking at a table with people. A bot there waits a drawn think time (``pace``) before it
-moves. A strategy that is *anytime* (``anytime = True``: the expert, services/bots/expert.py)
+moves, counted from when its turn began (the turn's deadline less its seconds), not from
+when the turn message reached it: the relay's lag and the view's fetch are part of the
+think, which never takes more than half the time the turn has left (``think_left``). It
+thinks once a turn: the draws that follow, and the play after them, take no pause (a bot
+drawing twelve tiles took one think time per tile). A strategy that is *anytime* (``anytime = True``: the expert, services/bots/expert.py)
 spends that time searching instead: it is handed the deadline ``started + pace`` on the
 player's ``timer`` (the moment the turn's view arrived, plus the drawn time) and answers
 before it, so the move is never later than a strong bot's would be; the pause after it only
@@ -144,6 +148,16 @@ class BotPlayer:
             return 0.0
         return least + (most - least) * rng.random()
 
+    def think_left(self, view: pb.MatchView, pace: float) -> float:
+        """What is left of a think time of ``pace`` seconds now: it began with the turn, and
+        it never takes more than half the time the turn still has (an untimed turn: all of it)."""
+        if pace <= 0 or not view.HasField("turn_deadline") or view.turn_seconds <= 0:
+            return pace
+        deadline = view.turn_deadline.ToNanoseconds() / 1e9
+        now = self.clock()
+        began = deadline - view.turn_seconds
+        return max(0.0, min(pace - max(0.0, now - began), (deadline - now) / 2))
+
     def wait_for_round(self, view: pb.MatchView) -> float:
         """Seconds until the round's clocks start (0 when they have): at a table with people a
         bot does not move while they read how the last round ended. A bot-only match has no
@@ -157,10 +171,12 @@ class BotPlayer:
         view = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id, min_version=version),
                                          metadata=metadata, timeout=CALL_SECONDS)).view
         sent = 0
+        drew = False  # the last command was a draw: the turn goes on without another think
         while view.status == pb.MATCH_STATUS_IN_PROGRESS and view.turn == view.your_seat >= 0:
             started = self.timer()
             rng = random.Random(f"{match_id}:{view.version}:{player_id}")  # the same view, the same choice
-            pace = self.pace(view, random.Random(f"{match_id}:{view.version}:{player_id}:pace"))
+            pace = 0.0 if drew else self.think_left(
+                view, self.pace(view, random.Random(f"{match_id}:{view.version}:{player_id}:pace")))
             strategy = STRATEGIES[strength]
             async with self._deciding:
                 until = started + pace
@@ -187,8 +203,9 @@ class BotPlayer:
                 if now.version == view.version:
                     raise  # refused for what it is: a real error, counted as one
                 self.on_answered_elsewhere()
-                view = now
+                view, drew = now, False
                 continue
+            drew = move.kind == "draw"
             sent += 1
         return sent
 
