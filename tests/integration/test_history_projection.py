@@ -97,3 +97,22 @@ def test_a_forgotten_player_loses_every_history_row_and_rating_and_a_rebuild_kee
         assert not [r for r in dump["ratings"] if r[1] == "gone"]
     assert len([r for r in rebuilt["history"] if r[0] == "stays"]) == 4
     assert counted == 1
+
+
+def test_a_view_made_before_matches_said_whether_they_are_rated_or_who_left_gets_those_columns(env):
+    view = View.for_env(env)
+    try:
+        with view.db.transaction() as execute:  # the table as it was made before them
+            execute("CREATE TABLE domino_history (player_id TEXT NOT NULL, match_id TEXT NOT NULL, "
+                    "seat INTEGER NOT NULL, rules TEXT NOT NULL, variant TEXT NOT NULL, teams INTEGER NOT NULL, "
+                    "seats TEXT NOT NULL, result TEXT NOT NULL, scores TEXT NOT NULL, "
+                    "started_at DOUBLE PRECISION NOT NULL, ended_at DOUBLE PRECISION, PRIMARY KEY (player_id, match_id))")
+            execute("INSERT INTO domino_history VALUES ('ann', 'old', 0, 'egyptian', 'draw-2', 0, '[\"ann\", \"bob\"]', "
+                    "'won', '[51, 3]', 1.0, 2.0)")
+        view.create()
+        view.create()  # and again, as every start does
+        (old,) = view.matches_of("ann", 5)
+    finally:
+        view.drop()
+        view.close()
+    assert (old.result, old.rated, old.left_seats) == ("won", True, ())
