@@ -48,6 +48,8 @@ class Evidence:
     heads: Finding
     where: list[Entry]  # the record's entries, to name a position
     authenticate: bool = False  # keys were given: the record must carry a good signed head
+    recomputed: bool = False  # the links were recomputed from the record's content (its seed is revealed)
+    head_matches: bool | None = None  # the signed head covers exactly the recomputed links and is their last
 
     @property
     def ok(self) -> bool:
@@ -78,7 +80,21 @@ def examine(record: MatchRecord, keys: PublishedKeys | None = None, kept: list[H
     stored = (record.chain or {}).get("links")
     recomputed = chain.links(record)
     return Evidence(chain.check(record, stored), _signature(record, keys, recomputed, stored, listed),
-                    compare_heads(kept, keys, recomputed, listed), listed, authenticate=keys is not None)
+                    compare_heads(kept, keys, recomputed, listed), listed, authenticate=keys is not None,
+                    recomputed=recomputed is not None, head_matches=_head_matches(record, recomputed))
+
+
+def _head_matches(record: MatchRecord, recomputed: list[str] | None) -> bool | None:
+    """Whether the record's signed head is the last of the links recomputed from its content;
+    None when there is no head to compare or nothing recomputed."""
+    raw = (record.chain or {}).get("head")
+    if raw is None or recomputed is None:
+        return None
+    try:
+        head = Head.from_json(raw)
+    except BadHead:
+        return False
+    return head.entries == len(recomputed) and bool(recomputed) and recomputed[-1] == head.hash
 
 
 def _signature(record: MatchRecord, keys: PublishedKeys | None, recomputed: list[str] | None,
@@ -139,11 +155,8 @@ def compare_heads(kept: list[Head] | None, keys: PublishedKeys | None, recompute
         if recomputed is None:
             continue
         if recomputed[head.entries - 1] != head.hash:
-            where = f"{listed[agreed].where}" if agreed < len(listed) else "the end"
-            last = listed[head.entries - 1].where
             return Finding("broken", f"the head at version {head.version} does not match the record: the log was "
-                                     f"changed at or after entry {agreed} ({where}) and by entry "
-                                     f"{head.entries - 1} ({last})", agreed, details)
+                                     f"{_changed(listed, agreed, head.entries - 1)}", agreed, details)
         agreed = head.entries
     if recomputed is None:
         return Finding("unchecked", "the server seed is not revealed, so the heads' hashes cannot be recomputed; "
@@ -151,3 +164,10 @@ def compare_heads(kept: list[Head] | None, keys: PublishedKeys | None, recompute
     if keys is None:
         details["signatures"] = "unchecked (no --key)"
     return Finding("ok", details=details)
+
+
+def _changed(listed: list[chain.Entry], first: int, last: int) -> str:
+    """Where the first change lies: after the last agreeing head, by the first disagreeing one."""
+    if first == last:
+        return f"changed at entry {first} ({listed[first].where})"
+    return f"first changed somewhere in entries {first} to {last} ({listed[first].where} to {listed[last].where})"

@@ -1,17 +1,25 @@
 """The human-readable account `domino audit verify` prints without --json: one line a
 round, with the family's own columns (``Family.round_columns``: All Fives' points scored
 during play; Goat's written, remembered and pot). Rounds are numbered from 1, as `domino
-play` numbers them."""
+play` numbers them.
+
+Seats are account ids (32 hex digits), and the records carry no names, so the columns show
+each seat by a short label (`seat 1 (3f2a…)`: its first characters, as many as tell the
+seats apart; a short id, as a bot's, whole) and the title line names every id in full.
+Columns are as wide as their widest cell, measured in terminal cells, so they stay aligned
+whatever the ids hold."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Sequence
+
+from rich.cells import cell_len
 
 from services.match.record import MatchRecord
-from services.match.rules.families.family import Family, RoundColumn
 from services.match.rules.families.registry import family as family_named
 from services.match.rules.state import RoundResult
 
+from .evidence import Evidence
 from .verify import Verdict
 
 
@@ -23,8 +31,23 @@ def shown(text: str) -> str:
                    for c in text)
 
 
+WHOLE = 12  # an id this long or shorter is shown whole (a bot's: bot:strong:1)
+SHORT = 4  # the fewest characters of a longer id shown
+
+
+def seat_labels(seats: Sequence[str]) -> list[str]:
+    """Each seat's id as the columns show it, escaped: whole when short, else its first
+    characters and an ellipsis, as many as tell the seats apart."""
+    ids = [shown(s) for s in seats]
+    for n in range(SHORT, max(map(len, ids), default=0) + 1):
+        labels = [i if len(i) <= WHOLE else i[:n] + "…" for i in ids]
+        if len(set(labels)) == len(set(ids)):
+            return labels
+    return ids
+
+
 def seat_name(record: MatchRecord, seat: int) -> str:
-    return shown(record.seats[seat])
+    return seat_labels(record.seats)[seat]
 
 
 def side_name(record: MatchRecord, side: int | None) -> str:
@@ -33,6 +56,22 @@ def side_name(record: MatchRecord, side: int | None) -> str:
     if record.teams:
         return f"team {side} ({seat_name(record, side)} & {seat_name(record, side + 2)})"
     return f"seat {side} ({seat_name(record, side)})"
+
+
+def _aligned(rows: list[list[tuple[str, bool]]]) -> list[str]:
+    """Rows of (text, right-aligned) cells, each column as wide as its widest cell (a row's
+    last cell is not padded), two spaces between columns."""
+    widths: dict[int, int] = {}
+    for row in rows:
+        for c, (text, _) in enumerate(row[:-1]):
+            widths[c] = max(widths.get(c, 0), cell_len(text))
+    lines = []
+    for row in rows:
+        cells = [text if c == len(row) - 1 else
+                 (" " * (widths[c] - cell_len(text)) + text if right else text + " " * (widths[c] - cell_len(text)))
+                 for c, (text, right) in enumerate(row)]
+        lines.append("  ".join(cells))
+    return lines
 
 
 def _slashed(values) -> str:
@@ -48,18 +87,31 @@ def _title(record: MatchRecord) -> str:
             + ", ".join(f"{i}={shown(name)}" for i, name in enumerate(record.seats)))
 
 
-def _columns(family: Family, text: Callable[[RoundColumn], str]) -> str:
-    """The family's own columns (``Family.round_columns``), two spaces before the first."""
-    cells = [f"{text(c):>{c.width}}" if c.right else f"{text(c):<{c.width}}" for c in family.round_columns]
-    return "  " + " ".join(cells) if cells else ""
+def _chain_line(record: MatchRecord, evidence: Evidence) -> str:
+    """What the record's chain is and whether it verifies, in words."""
+    c = evidence.chain
+    stored = record.chain or {}
+    if record.chain is None:
+        return "chain: absent (the record carries none)"
+    if stored.get("links") is not None:
+        verdict = {"ok": "every link verified against the record's content", "broken": "BROKEN",
+                   "unchecked": "not verified"}.get(c.status, c.status)
+        return f"chain: present, {c.entries} entries, {verdict}" + (f": {shown(c.message)}" if c.message else "")
+    if stored.get("head") is None:
+        return f"chain: present but empty (neither links nor a signed head), {c.entries} entries, not verified"
+    what = f"chain: present as its signed head alone (no links stored), {c.entries} entries"
+    if not evidence.recomputed:
+        return f"{what}, not verified: the server seed is not revealed yet, so the links cannot be recomputed"
+    if evidence.head_matches:
+        return f"{what}, verified: the links recomputed from the record's content end in the head's hash"
+    return f"{what}, BROKEN: the links recomputed from the record's content do not lead to the head (see below)"
 
 
-def _evidence_lines(verdict: Verdict) -> list[str]:
+def _evidence_lines(record: MatchRecord, verdict: Verdict) -> list[str]:
     evidence = verdict.evidence
     if evidence is None:
         return []
-    c = evidence.chain
-    lines = [f"chain: {c.status} ({c.entries} entries)" + (f": {shown(c.message)}" if c.message else "")]
+    lines = [_chain_line(record, evidence)]
     for name, finding in (("signed head", evidence.signature), ("player's heads", evidence.heads)):
         lines.append(f"{name}: {finding.status}" + (f": {shown(finding.message)}" if finding.message else ""))
     return lines + [""]
@@ -67,26 +119,26 @@ def _evidence_lines(verdict: Verdict) -> list[str]:
 
 def render(record: MatchRecord, verdict: Verdict) -> str:
     family = family_named(record.rules)
-    won = family.phrases.ended_by
     lines = [shown(_title(record))]
-    columns = _columns(family, lambda c: c.header)
-    header = f"{'round':>5}  {'led by':<22} {'ended':<8} {won:<30} {'points':>6}{columns}  scores"
-    lines.append(header)
-    lines.append("-" * len(header))
+    header = [("round", True), ("led by", False), ("ended", False), (family.phrases.ended_by, False),
+              ("points", True), *((c.header, c.right) for c in family.round_columns), ("scores", False)]
+    rows: list[list[tuple[str, bool]]] = []
     results = verdict.match.results if verdict.match else ()
     for r, leader in enumerate(verdict.leaders):
-        led = f"seat {leader} ({seat_name(record, leader)})"
+        led = (f"seat {leader} ({seat_name(record, leader)})", False)
         if r < len(results):
             res = results[r]
             winner = side_name(record, res.winner) if res.winner is not None else ("-" if res.reason == "redeal" else "tie")
-            lines.append(f"{r + 1:>5}  {led:<22} {res.reason:<8} {winner:<30} {res.points:>6}"
-                         + _columns(family, lambda c: c.text(res)) + "  " + _slashed(res.scores))
+            rows.append([(str(r + 1), True), led, (res.reason, False), (winner, False), (str(res.points), True),
+                         *((c.text(res), c.right) for c in family.round_columns), (_slashed(res.scores), False)])
         else:
-            lines.append(f"{r + 1:>5}  {led:<22} {'(in play)':<8}")
+            rows.append([(str(r + 1), True), led, ("(in play)", False)])
     if verdict.not_replayed is not None:
-        lines.append(f"{verdict.not_replayed + 1:>5}  {'(hidden)':<22} {'(in play, not replayed)'}")
+        rows.append([(str(verdict.not_replayed + 1), True), ("(hidden)", False), ("(in play, not replayed)", False)])
+    table = _aligned([header, *rows])
+    lines += [table[0], "-" * cell_len(table[0]), *table[1:]]
     lines.append("")
-    lines += _evidence_lines(verdict)
+    lines += _evidence_lines(record, verdict)
     lines += [f"not checked: {what}" for what in verdict.unchecked]
     f = verdict.fault
     if f is not None:
