@@ -10,6 +10,7 @@ from prometheus_client import Counter, Gauge, start_http_server
 
 from domino.account.v1 import account_service_pb2, account_service_pb2_grpc
 from services.common.auth import KeyRing
+from services.common.client_address import trusted_networks
 from services.common.config import Settings, persistence_env
 from services.common.grpc_metrics import RpcMetrics
 from services.common.grpc_server import drain, mark_serving, new_server
@@ -35,7 +36,7 @@ def create_server(address: str, app: AccountApplication, keys: KeyRing, metrics:
     settings = settings if settings is not None else Settings.model_construct()
     per_minute = settings.sign_ins_per_minute
     servicer = AccountServicer(app, keys, RateLimit(settings.command_rate, settings.command_burst),
-                               RateLimit(per_minute / 60.0, per_minute))
+                               RateLimit(per_minute / 60.0, per_minute), trusted_networks(settings.trusted_proxies))
     return new_server(address, SERVICE_NAME,
                       lambda server: account_service_pb2_grpc.add_AccountServiceServicer_to_server(servicer, server),
                       metrics, settings)
@@ -80,6 +81,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     store.create()
     history = GrpcHistory(settings.match_address, keys)
     app = application_of(settings, keys, store, history, verifier_of(settings), PrometheusObserver())
+    app.rekey_names()
     pending = Gauge("domino_account_erasures_pending", "Deleted accounts whose history the match service has not "
                     "yet erased (retried every 30 s)")
     pending.set_function(app.pending_erasures)

@@ -29,10 +29,10 @@ def device_id_of(text: str) -> str:
     return text
 
 
-def device_secret_of(text: str) -> bytes:
+def device_secret_of(text: str, field: str = "device_secret") -> bytes:
     """The 32 bytes of a secret given as 64 hex digits or 43 base64url characters."""
     if not text:
-        raise InvalidRequest("device_secret is required")
+        raise InvalidRequest(f"{field} is required")
     raw: bytes | None = None
     if len(text) == 64:
         try:
@@ -45,7 +45,7 @@ def device_secret_of(text: str) -> bytes:
         except (binascii.Error, ValueError):
             raw = None
     if raw is None or len(raw) != 32:
-        raise InvalidRequest("device_secret must be 256 bits: 64 hex digits or 43 base64url characters")
+        raise InvalidRequest(f"{field} must be 256 bits: 64 hex digits or 43 base64url characters")
     return raw
 
 
@@ -68,6 +68,15 @@ def refresh_token_of(text: str) -> str:
     if not _REFRESH.fullmatch(text):
         raise InvalidRequest("refresh_token is malformed (it is the opaque string a sign-in returned)")
     return text
+
+
+def device_key(device_id: str) -> str:
+    """What a ban keeps of a device: a hash, which leads back to nothing without the id."""
+    return "device:" + hashed("domino-ban-device\0" + device_id)
+
+
+def identity_key(issuer: str, subject: str) -> str:
+    return "identity:" + hashed(f"domino-ban-identity\0{issuer}\0{subject}")
 
 
 def new_id() -> str:

@@ -49,5 +49,10 @@ class UnknownAccount(AccountError):
     """The token names an account that no longer exists (UNAUTHENTICATED: sign in again)."""
 
 
+class Busy(AccountError):
+    """The store kept refusing the transaction for a race it lost; nothing changed and the
+    call may be made again (ABORTED)."""
+
+
 class Unavailable(AccountError):
     """Something the call needs is away for now: an issuer's keys (UNAVAILABLE)."""

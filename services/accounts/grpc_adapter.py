@@ -1,17 +1,27 @@
 """AccountService over gRPC: protobuf in, application calls, protobuf out.
 
 Only this module knows status codes. Sizes are checked before anything else, so an
-oversized field is refused without being parsed; sign-ins and refreshes carry their own
-credentials and are rate-limited per client address and per device id (brute force buys
-nothing against 256-bit secrets, but floods cost CPU); every other call needs a player
-access token and is rate-limited per account.
+oversized field is refused without being parsed, then the credentials' form: a malformed
+one is refused without counting against anyone's limit. Sign-ins, refreshes and links are
+rate-limited per client address (the one the trusted gateway forwarded, an IPv6 one by its
+/64: services/common/client_address.py), per device id and per identity: brute force buys
+nothing against 256-bit secrets, but a flood must cost its sender, never the phones that
+share its gateway. Every other call needs a player access token and is rate-limited per
+account.
+
+ID tokens are checked on threads of their own (``verifier_threads``): checking may wait on
+an issuer's keys, and a slow issuer must not take the threads that device sign-ins and
+refreshes run on. When they are all busy, the call is UNAVAILABLE at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -20,11 +30,14 @@ from domino.account.v1 import account_service_pb2 as pb
 from domino.account.v1 import account_service_pb2_grpc as pb_grpc
 from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
 from services.common.bot_ids import is_bot
+from services.common.client_address import Network, client_key
 from services.common.grpc_status import ErrorStatuses
 from services.common.limits import RateLimit, TooMany
 
-from .application import AccountApplication, AccountView, Tokens
-from .errors import Banned, InvalidRequest, NotSignedIn, Refused, Taken, Unavailable, UnknownAccount
+from . import credentials, names
+from .application import AccountApplication, AccountView, Tokens, VerifiedToken
+from .errors import Banned, Busy, InvalidRequest, NotSignedIn, Refused, Taken, Unavailable, UnknownAccount
+from .oidc import is_compact_jws
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -41,21 +54,28 @@ _STATUS = [
     (Refused, grpc.StatusCode.FAILED_PRECONDITION),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
     (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (Busy, grpc.StatusCode.ABORTED),
 ]
+log = logging.getLogger("domino.accounts")
 _STANDING = {"active": pb.STANDING_ACTIVE, "unknown": pb.STANDING_UNKNOWN, "banned": pb.STANDING_BANNED,
              "deleted": pb.STANDING_DELETED}
-MAX_FIELD = {"device_id": 128, "device_secret": 64, "display_name": 80, "provider": 32, "id_token": 8192,
-             "nonce": 512, "refresh_token": 64, "account_id": 200}
+MAX_FIELD = {"device_id": 128, "device_secret": 64, "new_device_secret": 64, "display_name": 80, "provider": 32,
+             "id_token": 8192, "nonce": 512, "refresh_token": 64, "account_id": 200}
+VERIFIER_THREADS = 4
 T = TypeVar("T")
 
 
 class AccountServicer(pb_grpc.AccountServiceServicer):
     def __init__(self, app: AccountApplication, keys: KeyRing, rates: RateLimit | None = None,
-                 sign_ins: RateLimit | None = None) -> None:
+                 sign_ins: RateLimit | None = None, trusted_proxies: Sequence[Network] = (),
+                 verifier_threads: int = VERIFIER_THREADS) -> None:
         self.app = app
         self.keys = keys
         self.rates = rates or RateLimit()
         self.sign_ins = sign_ins or RateLimit(rate=0.5, burst=30)
+        self.trusted_proxies = tuple(trusted_proxies)
+        self._verifiers = ThreadPoolExecutor(verifier_threads, thread_name_prefix="id-token")
+        self._verifier_slots = threading.BoundedSemaphore(verifier_threads)
 
     # ---- signing in ---------------------------------------------------------------------
 
@@ -63,7 +83,11 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
                                context: Context) -> pb.SignInWithDeviceResponse:
         async with _statuses(context):
             _sizes(request, "device_id", "device_secret", "display_name")
-            self._limit_sign_in(context, f"device:{request.device_id}")
+            device_id = credentials.device_id_of(request.device_id)
+            credentials.device_secret_of(request.device_secret)
+            if request.display_name:
+                names.checked(request.display_name)
+            self._limit_sign_in(context, f"device:{device_id}")
             tokens, created = await self._run(self.app.sign_in_with_device, request.device_id,
                                               request.device_secret, request.display_name)
             return pb.SignInWithDeviceResponse(session=session_pb(tokens), created=created)
@@ -72,14 +96,15 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
                                 context: Context) -> pb.SignInWithIdTokenResponse:
         async with _statuses(context):
             _sizes(request, "provider", "id_token", "nonce", "display_name")
-            self._limit_sign_in(context)
-            tokens, created = await self._run(self.app.sign_in_with_id_token, request.provider, request.id_token,
-                                              request.nonce, request.display_name)
+            wanted = names.checked(request.display_name) if request.display_name else None
+            token = await self._verify(context, request.provider, request.id_token, request.nonce)
+            tokens, created = await self._run(self.app.sign_in_with_identity, token, wanted)
             return pb.SignInWithIdTokenResponse(session=session_pb(tokens), created=created)
 
     async def RefreshSession(self, request: pb.RefreshSessionRequest, context: Context) -> pb.RefreshSessionResponse:
         async with _statuses(context):
             _sizes(request, "refresh_token")
+            credentials.refresh_token_of(request.refresh_token)
             self._limit_sign_in(context)
             tokens = await self._run(self.app.refresh, request.refresh_token)
             return pb.RefreshSessionResponse(session=session_pb(tokens))
@@ -92,8 +117,32 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
     async def SignOutEverywhere(self, request: pb.SignOutEverywhereRequest,
                                 context: Context) -> pb.SignOutEverywhereResponse:
         async with _statuses(context):
-            ended = await self._run(self.app.sign_out_everywhere, self._player(context))
-            return pb.SignOutEverywhereResponse(sessions_ended=ended)
+            ended, removed = await self._run(self.app.sign_out_everywhere, self._player(context),
+                                             request.remove_other_devices)
+            return pb.SignOutEverywhereResponse(sessions_ended=ended, devices_removed=removed)
+
+    async def RemoveDevice(self, request: pb.RemoveDeviceRequest, context: Context) -> pb.RemoveDeviceResponse:
+        async with _statuses(context):
+            _sizes(request, "device_id")
+            who = self._player(context)
+            credentials.device_id_of(request.device_id)
+            view = await self._run(self.app.remove_device, who, request.device_id)
+            return pb.RemoveDeviceResponse(account=account_pb(view))
+
+    async def RotateDeviceSecret(self, request: pb.RotateDeviceSecretRequest,
+                                 context: Context) -> pb.RotateDeviceSecretResponse:
+        async with _statuses(context):
+            _sizes(request, "device_id", "device_secret", "new_device_secret")
+            who = self._player(context)
+            device_id = credentials.device_id_of(request.device_id)
+            credentials.device_secret_of(request.device_secret)
+            credentials.device_secret_of(request.new_device_secret, field="new_device_secret")
+            if request.new_device_secret == request.device_secret:
+                raise InvalidRequest("new_device_secret must differ from device_secret")
+            self._limit_sign_in(context, f"device:{device_id}")
+            ended = await self._run(self.app.rotate_device_secret, who, request.device_id, request.device_secret,
+                                    request.new_device_secret)
+            return pb.RotateDeviceSecretResponse(sessions_ended=ended)
 
     # ---- the account --------------------------------------------------------------------
 
@@ -101,7 +150,8 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
         async with _statuses(context):
             _sizes(request, "provider", "id_token", "nonce")
             who = self._player(context)
-            view = await self._run(self.app.link, who, request.provider, request.id_token, request.nonce)
+            token = await self._verify(context, request.provider, request.id_token, request.nonce, who.subject)
+            view = await self._run(self.app.link, who, token)
             return pb.LinkIdentityResponse(account=account_pb(view))
 
     async def UnlinkIdentity(self, request: pb.UnlinkIdentityRequest, context: Context) -> pb.UnlinkIdentityResponse:
@@ -118,16 +168,17 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
     async def SetDisplayName(self, request: pb.SetDisplayNameRequest, context: Context) -> pb.SetDisplayNameResponse:
         async with _statuses(context):
             _sizes(request, "display_name")
+            who = self._player(context)
             if not request.display_name:
                 raise InvalidRequest("display_name is required")
-            view = await self._run(self.app.set_display_name, self._player(context), request.display_name)
+            view = await self._run(self.app.set_display_name, who, request.display_name)
             return pb.SetDisplayNameResponse(account=account_pb(view))
 
     async def GetDisplayNames(self, request: pb.GetDisplayNamesRequest,
                               context: Context) -> pb.GetDisplayNamesResponse:
         async with _statuses(context):
-            self._caller(context, "player", "bot", "service")
-            found = await self._run(self.app.display_names, list(request.account_ids))
+            who = self._caller(context, "player", "bot", "service")
+            found = await self._run(self.app.display_names, list(request.account_ids), who)
             return pb.GetDisplayNamesResponse(display_names=found)
 
     async def DeleteAccount(self, request: pb.DeleteAccountRequest, context: Context) -> pb.DeleteAccountResponse:
@@ -166,9 +217,32 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
         return who
 
     def _limit_sign_in(self, context: Context, *more: str) -> None:
-        host = context.peer().rsplit(":", 1)[0]
-        for key in (f"peer:{host}", *more):
+        """Counts a well-formed credential against its client's address and ``more`` keys."""
+        client = client_key(context.peer(), context.invocation_metadata(), self.trusted_proxies)
+        for key in (f"client:{client}", *more):
             self.sign_ins.take(key)
+
+    async def _verify(self, context: Context, provider: str, id_token: str, nonce: str,
+                      account_id: str | None = None) -> VerifiedToken:
+        """The ID token checked on the verifier's threads, after the client's limit and, once
+        it is known to be genuine, its identity's (and the linking account's)."""
+        if not provider:
+            raise InvalidRequest("provider is required")
+        if not id_token:
+            raise InvalidRequest("id_token is required")
+        if not is_compact_jws(id_token):
+            raise NotSignedIn("the ID token is refused: the ID token is not a compact JWS")
+        self._limit_sign_in(context, *([f"account:{account_id}"] if account_id else []))
+        if not self._verifier_slots.acquire(blocking=False):
+            raise Unavailable("sign-in with an identity is busy right now (its provider is slow); try again "
+                              "in a few seconds")
+        try:
+            loop = asyncio.get_running_loop()
+            token = await loop.run_in_executor(self._verifiers, self.app.verified, provider, id_token, nonce)
+        finally:
+            self._verifier_slots.release()
+        self.sign_ins.take(f"identity:{token.identity.issuer}:{token.identity.subject}")
+        return token
 
     @staticmethod
     async def _run(call: Callable[..., T], *args: Any) -> T:
@@ -183,7 +257,7 @@ def _sizes(request: Any, *fields: str) -> None:
 
 
 def _statuses(context: Context) -> ErrorStatuses:
-    return ErrorStatuses(context, _STATUS)
+    return ErrorStatuses(context, _STATUS, unexpected=log)
 
 
 def _timestamp(seconds: float) -> Timestamp:
@@ -201,4 +275,7 @@ def session_pb(tokens: Tokens) -> pb.Session:
 def account_pb(view: AccountView) -> pb.Account:
     return pb.Account(account_id=view.account_id, display_name=view.display_name,
                       created_at=_timestamp(view.created_at), devices=view.devices, guest=view.guest,
-                      identities=[pb.LinkedIdentity(provider=p, linked_at=_timestamp(at)) for p, at in view.identities])
+                      identities=[pb.LinkedIdentity(provider=p, linked_at=_timestamp(at)) for p, at in view.identities],
+                      device_list=[pb.Device(device_id=d.device_id, created_at=_timestamp(d.created_at),
+                                             last_used_at=_timestamp(d.last_used_at), this_device=d.this_device)
+                                   for d in view.device_list])

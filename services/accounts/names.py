@@ -24,6 +24,7 @@ from . import lookalikes
 from .errors import InvalidRequest
 
 MIN_LENGTH, MAX_LENGTH = 3, 20
+KEY_VERSION = "uts39-skeleton-1"  # `key_of`'s: a store holding keys of another version rewrites them at start
 MAX_MARKS = 4  # marks on one letter: Tibetan's stacks and Devanagari's signs use up to 4
 MAX_SHARED_MARKS = 2  # of them the accents every script may use (Vietnamese's ệ has 2)
 _UNSHOWABLE = {"Cs", "Co", "Cn"}

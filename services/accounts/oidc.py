@@ -50,15 +50,32 @@ class IdTokenRefused(Exception):
 
 
 class KeysUnavailable(IdTokenRefused):
-    """The issuer's keys could not be fetched: the token may well be good, so the caller
-    should try again (the adapter answers UNAVAILABLE, not UNAUTHENTICATED)."""
+    """The issuer's keys could not be fetched, or are being fetched by another sign-in: the
+    token may well be good, so the caller should try again (the adapter answers UNAVAILABLE,
+    not UNAUTHENTICATED)."""
 
-    def __init__(self) -> None:
-        super().__init__("cannot fetch the issuer's keys; try again")
+    def __init__(self, message: str = "cannot fetch the issuer's keys; try again") -> None:
+        super().__init__(message)
 
 
 class UnknownProvider(Exception):
     """The provider name is not configured (the adapter answers INVALID_ARGUMENT)."""
+
+
+def is_compact_jws(text: str) -> bool:
+    """Whether ``text`` has the form of an ID token at all (checked before it counts against
+    any limit)."""
+    return len(text) <= MAX_TOKEN_CHARS and bool(_COMPACT_JWS.fullmatch(text))
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` is text a store and a log can hold: JSON lets a token carry a lone
+    surrogate (`"\\ud800"`), which parses and then cannot be encoded."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in value
 
 
 def _is_https_url(value: object) -> bool:
@@ -120,6 +137,8 @@ class VerifiedIdentity:
     provider: str
     issuer: str  # always Provider.issuer, so one identity has one key whatever alias it came with
     subject: str
+    # past this the verifier refuses the token anyway (expired or too old)
+    usable_until: float = field(default=math.inf, compare=False)
 
 
 APPLE = Provider("apple", "https://appleid.apple.com", "https://appleid.apple.com/auth/keys", (), nonce="sha256")
@@ -292,7 +311,8 @@ class IdTokenVerifier:
         except jwt.PyJWTError:
             raise IdTokenRefused("the ID token is malformed") from None
         self._check_claims(chosen, claims, nonce)
-        return VerifiedIdentity(chosen.name, chosen.issuer, claims["sub"])
+        usable_until = min(float(claims["exp"]), float(claims["iat"]) + (chosen.max_age_seconds or self._max_age))
+        return VerifiedIdentity(chosen.name, chosen.issuer, claims["sub"], usable_until + self._leeway)
 
     def _check_issuer(self, provider: Provider, iss: object) -> None:
         if not isinstance(iss, str):
@@ -326,12 +346,12 @@ class IdTokenVerifier:
         if isinstance(audiences, list) and len(audiences) > 1 and azp is not None and azp not in provider.client_ids:
             raise IdTokenRefused("the token was issued to another app (azp)")
         subject = claims["sub"]
-        if not isinstance(subject, str) or not 0 < len(subject) <= MAX_SUBJECT_CHARS:
+        if not isinstance(subject, str) or not 0 < len(subject) <= MAX_SUBJECT_CHARS or not _is_text(subject):
             raise IdTokenRefused("the token has no valid subject")
         if provider.nonce == "none":
             return
         claimed = claims.get("nonce")
-        if not isinstance(claimed, str) or not claimed:
+        if not isinstance(claimed, str) or not claimed or not _is_text(claimed) or not _is_text(nonce):
             raise IdTokenRefused("the token has no nonce")
         expected = hashlib.sha256(nonce.encode()).hexdigest() if provider.nonce == "sha256" else nonce
         if not hmac.compare_digest(claimed.encode(), expected.encode()):
@@ -342,7 +362,14 @@ class IdTokenVerifier:
         key = self._cached(cache, kid)
         if key is not None:
             return key
-        with cache.lock:  # one fetch at a time per provider; the others then find its keys
+        # One fetch at a time per provider, and nobody waits for it: a slow issuer would
+        # otherwise hold a thread per sign-in for as long as it takes to answer.
+        if not cache.lock.acquire(blocking=False):
+            held = cache.keys
+            if held is not None and kid in held:
+                return held[kid]  # being refreshed: the key held meanwhile is still the issuer's
+            raise KeysUnavailable("the issuer's keys are being fetched; try again in a few seconds")
+        try:
             key = self._cached(cache, kid)
             if key is not None:
                 return key
@@ -361,6 +388,8 @@ class IdTokenVerifier:
             if failed or cache.keys is None:
                 raise KeysUnavailable()
             raise IdTokenRefused("unknown signing key")
+        finally:
+            cache.lock.release()
 
     def _cached(self, cache: _KeyCache, kid: str) -> PyJWK | None:
         keys = cache.keys

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from services.common.sql import Database, Execute
 
 TABLES = ("domino_accounts", "domino_account_devices", "domino_account_identities", "domino_account_sessions",
-          "domino_account_refresh_tokens", "domino_deleted_accounts")
+          "domino_account_refresh_tokens", "domino_deleted_accounts", "domino_account_bans",
+          "domino_account_used_id_tokens", "domino_account_store")
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_accounts (account_id TEXT PRIMARY KEY, display_name TEXT NOT NULL, "
     "name_key TEXT NOT NULL UNIQUE, created_at DOUBLE PRECISION NOT NULL, name_changes TEXT NOT NULL, "
@@ -39,6 +40,21 @@ _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS domino_account_refresh_account ON domino_account_refresh_tokens (account_id)",
     "CREATE TABLE IF NOT EXISTS domino_deleted_accounts (account_id TEXT PRIMARY KEY, "
     "deleted_at DOUBLE PRECISION NOT NULL, erased_at DOUBLE PRECISION)",
+    # A ban binds the credentials that led to the account when it was banned (hashes of its
+    # identities and devices), until it ends, so neither a new account nor a deletion escapes it.
+    "CREATE TABLE IF NOT EXISTS domino_account_bans (credential_hash TEXT PRIMARY KEY, account_id TEXT NOT NULL, "
+    "banned_until DOUBLE PRECISION NOT NULL, ban_reason TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS domino_account_bans_account ON domino_account_bans (account_id)",
+    # Facts about the store itself: which version of the display-name key its rows hold.
+    "CREATE TABLE IF NOT EXISTS domino_account_store (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    # ID tokens already signed in with, until they are too old to be accepted anyway.
+    "CREATE TABLE IF NOT EXISTS domino_account_used_id_tokens (token_hash TEXT PRIMARY KEY, "
+    "expires_at DOUBLE PRECISION NOT NULL)",
+]
+# Columns added after the tables first shipped: (table, column, type), added where missing.
+_ADDED_COLUMNS = [
+    ("domino_account_sessions", "device_id", "TEXT"),  # the device a session signed in with, if any
+    ("domino_accounts", "name_attempts", "TEXT"),  # when a rename was refused as taken (JSON list)
 ]
 
 
@@ -61,6 +77,16 @@ class IdentityRow:
     issuer: str
     subject: str
     linked_at: float
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session_id: str
+    account_id: str
+    method: str
+    device_id: str | None
+    signed_in_at: float
+    revoked_at: float | None
 
 
 @dataclass(frozen=True)
@@ -93,6 +119,21 @@ class AccountStore:
         with self.transaction() as execute:
             for statement in _SCHEMA:
                 execute(statement)
+            for table, column, kind in _ADDED_COLUMNS:
+                if column not in self._columns(execute, table):
+                    execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+    def _columns(self, execute: Execute, table: str) -> set[str]:
+        if self.postgres:
+            rows = execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+                           "AND table_schema = current_schema()", table).fetchall()
+            return {r[0] for r in rows}
+        return {r[1] for r in execute(f"PRAGMA table_info({table})").fetchall()}
+
+    def _locked(self, lock: str) -> str:
+        """PostgreSQL's row lock clause; SQLite's transactions (BEGIN IMMEDIATE) already run
+        one at a time."""
+        return f" FOR {lock.upper()}" if lock and self.postgres else ""
 
     def close(self) -> None:
         self.db.close()
@@ -104,10 +145,12 @@ class AccountStore:
 
     # ---- reads inside a transaction -----------------------------------------------------
 
-    @staticmethod
-    def account(execute: Execute, account_id: str) -> AccountRow | None:
+    def account(self, execute: Execute, account_id: str, lock: str = "") -> AccountRow | None:
+        """``lock``: "share" for a transaction that adds rows to the account (a session, an
+        identity, a device), "update" for one that deletes it, so on PostgreSQL the two wait
+        for each other instead of leaving rows of a deleted account behind."""
         row = execute("SELECT account_id, display_name, created_at, name_changes, banned_until, ban_reason "
-                      "FROM domino_accounts WHERE account_id = ?", account_id).fetchone()
+                      "FROM domino_accounts WHERE account_id = ?" + self._locked(lock), account_id).fetchone()
         if row is None:
             return None
         return AccountRow(row[0], row[1], float(row[2]), tuple(json.loads(row[3])),
@@ -149,6 +192,23 @@ class AccountStore:
         return RefreshRow(row[0], row[1], float(row[2]), None if row[3] is None else float(row[3]),
                           None if row[4] is None else float(row[4]), float(row[5]))
 
+    def session(self, execute: Execute, session_id: str, lock: str = "") -> SessionRow | None:
+        row = execute("SELECT session_id, account_id, method, device_id, signed_in_at, revoked_at "
+                      "FROM domino_account_sessions WHERE session_id = ?" + self._locked(lock), session_id).fetchone()
+        if row is None:
+            return None
+        return SessionRow(row[0], row[1], row[2], row[3], float(row[4]), None if row[5] is None else float(row[5]))
+
+    @staticmethod
+    def ban_on(execute: Execute, credential_hashes: list[str], now: float) -> tuple[str, float] | None:
+        """(reason, until) of a ban still running that binds one of these credentials."""
+        if not credential_hashes:
+            return None
+        marks = ", ".join("?" for _ in credential_hashes)
+        row = execute(f"SELECT ban_reason, banned_until FROM domino_account_bans WHERE credential_hash IN ({marks}) "
+                      "AND banned_until > ? ORDER BY banned_until DESC LIMIT 1", *credential_hashes, now).fetchone()
+        return None if row is None else (row[0], float(row[1]))
+
     @staticmethod
     def deleted(execute: Execute, account_id: str) -> bool:
         return execute("SELECT 1 FROM domino_deleted_accounts WHERE account_id = ?", account_id).fetchone() is not None
@@ -180,6 +240,36 @@ class AccountStore:
                 name, name_key, json.dumps(changes), account_id)
 
     @staticmethod
+    def fact(execute: Execute, name: str) -> str | None:
+        row = execute("SELECT value FROM domino_account_store WHERE name = ?", name).fetchone()
+        return None if row is None else row[0]
+
+    @staticmethod
+    def set_fact(execute: Execute, name: str, value: str) -> None:
+        execute("INSERT INTO domino_account_store (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
+                "SET value = ?", name, value, value)
+
+    @staticmethod
+    def all_names(execute: Execute) -> list[tuple[str, str, str]]:
+        """(account id, display name, name key) of every account, the oldest first."""
+        return [tuple(r) for r in execute("SELECT account_id, display_name, name_key FROM domino_accounts "
+                                          "ORDER BY created_at, account_id").fetchall()]
+
+    @staticmethod
+    def set_name_key(execute: Execute, account_id: str, name: str, name_key: str) -> None:
+        execute("UPDATE domino_accounts SET display_name = ?, name_key = ? WHERE account_id = ?",
+                name, name_key, account_id)
+
+    @staticmethod
+    def name_attempts(execute: Execute, account_id: str) -> list[float]:
+        row = execute("SELECT name_attempts FROM domino_accounts WHERE account_id = ?", account_id).fetchone()
+        return [] if row is None or not row[0] else [float(at) for at in json.loads(row[0])]
+
+    @staticmethod
+    def set_name_attempts(execute: Execute, account_id: str, attempts: list[float]) -> None:
+        execute("UPDATE domino_accounts SET name_attempts = ? WHERE account_id = ?", json.dumps(attempts), account_id)
+
+    @staticmethod
     def add_device(execute: Execute, device_id: str, account_id: str, secret_hash: str, now: float) -> None:
         execute("INSERT INTO domino_account_devices (device_id, account_id, secret_hash, created_at, last_used_at) "
                 "VALUES (?, ?, ?, ?, ?)", device_id, account_id, secret_hash, now, now)
@@ -195,14 +285,51 @@ class AccountStore:
                 identity.linked_at)
 
     @staticmethod
+    def remove_identity_row(execute: Execute, issuer: str, subject: str) -> None:
+        execute("DELETE FROM domino_account_identities WHERE issuer = ? AND subject = ?", issuer, subject)
+
+    @staticmethod
+    def revoke_device_sessions(execute: Execute, account_id: str, device_id: str, now: float, keep: str) -> int:
+        """Ends every session the device signed in but ``keep``; how many were live."""
+        execute("DELETE FROM domino_account_refresh_tokens WHERE session_id IN (SELECT session_id FROM "
+                "domino_account_sessions WHERE account_id = ? AND device_id = ? AND session_id <> ?)",
+                account_id, device_id, keep)
+        return max(0, execute("UPDATE domino_account_sessions SET revoked_at = ?, revoked_why = 'device secret "
+                              "rotated' WHERE account_id = ? AND device_id = ? AND session_id <> ? "
+                              "AND revoked_at IS NULL", now, account_id, device_id, keep).rowcount)
+
+    @staticmethod
     def remove_identity(execute: Execute, account_id: str, provider: str) -> int:
         return execute("DELETE FROM domino_account_identities WHERE account_id = ? AND provider = ?",
                        account_id, provider).rowcount
 
     @staticmethod
-    def add_session(execute: Execute, session_id: str, account_id: str, method: str, now: float) -> None:
-        execute("INSERT INTO domino_account_sessions (session_id, account_id, method, signed_in_at) "
-                "VALUES (?, ?, ?, ?)", session_id, account_id, method, now)
+    def remove_device(execute: Execute, account_id: str, device_id: str, now: float) -> int:
+        """Removes the device and ends the sessions it signed in."""
+        execute("DELETE FROM domino_account_refresh_tokens WHERE session_id IN (SELECT session_id FROM "
+                "domino_account_sessions WHERE account_id = ? AND device_id = ?)", account_id, device_id)
+        execute("UPDATE domino_account_sessions SET revoked_at = ?, revoked_why = 'device removed' "
+                "WHERE account_id = ? AND device_id = ? AND revoked_at IS NULL", now, account_id, device_id)
+        return execute("DELETE FROM domino_account_devices WHERE account_id = ? AND device_id = ?",
+                       account_id, device_id).rowcount
+
+    @staticmethod
+    def remove_devices_except(execute: Execute, account_id: str, keep: str | None) -> int:
+        """Removes every device of the account but ``keep`` (the caller's own; None: all)."""
+        if keep is None:
+            return execute("DELETE FROM domino_account_devices WHERE account_id = ?", account_id).rowcount
+        return execute("DELETE FROM domino_account_devices WHERE account_id = ? AND device_id <> ?",
+                       account_id, keep).rowcount
+
+    @staticmethod
+    def set_device_secret(execute: Execute, device_id: str, secret_hash: str) -> None:
+        execute("UPDATE domino_account_devices SET secret_hash = ? WHERE device_id = ?", secret_hash, device_id)
+
+    @staticmethod
+    def add_session(execute: Execute, session_id: str, account_id: str, method: str, now: float,
+                    device_id: str | None = None) -> None:
+        execute("INSERT INTO domino_account_sessions (session_id, account_id, method, signed_in_at, device_id) "
+                "VALUES (?, ?, ?, ?, ?)", session_id, account_id, method, now, device_id)
 
     @staticmethod
     def add_refresh(execute: Execute, token_hash: str, session_id: str, account_id: str, now: float,
@@ -227,13 +354,37 @@ class AccountStore:
         return max(0, ended)
 
     @staticmethod
-    def ban(execute: Execute, account_id: str, until: float | None, reason: str | None) -> bool:
-        return execute("UPDATE domino_accounts SET banned_until = ?, ban_reason = ? WHERE account_id = ?",
-                       until, reason, account_id).rowcount == 1
+    def ban(execute: Execute, account_id: str, until: float | None, reason: str | None,
+            credential_hashes: Sequence[str] = ()) -> bool:
+        """Bans (``until``) or unbans (None) the account and the credentials that lead to it."""
+        if execute("UPDATE domino_accounts SET banned_until = ?, ban_reason = ? WHERE account_id = ?",
+                   until, reason, account_id).rowcount != 1:
+            return False
+        execute("DELETE FROM domino_account_bans WHERE account_id = ?", account_id)
+        if until is not None:
+            for credential in credential_hashes:
+                execute("INSERT INTO domino_account_bans (credential_hash, account_id, banned_until, ban_reason) "
+                        "VALUES (?, ?, ?, ?) ON CONFLICT (credential_hash) DO UPDATE SET account_id = ?, "
+                        "banned_until = ?, ban_reason = ?", credential, account_id, until, reason, account_id,
+                        until, reason)
+        return True
+
+    @staticmethod
+    def use_id_token(execute: Execute, token_hash: str, expires_at: float, now: float) -> bool:
+        """Records an ID token as used; False when it already was. Tokens too old to be
+        accepted again are forgotten on the way."""
+        execute("DELETE FROM domino_account_used_id_tokens WHERE expires_at <= ?", now)
+        return execute("INSERT INTO domino_account_used_id_tokens (token_hash, expires_at) VALUES (?, ?) "
+                       "ON CONFLICT (token_hash) DO NOTHING", token_hash, expires_at).rowcount == 1
+
+    @staticmethod
+    def forget_ended_bans(execute: Execute, now: float) -> int:
+        return execute("DELETE FROM domino_account_bans WHERE banned_until <= ?", now).rowcount
 
     @staticmethod
     def erase(execute: Execute, account_id: str, now: float) -> None:
-        """Every row that holds the account's personal data; the id stays as a tombstone."""
+        """Every row that holds the account's personal data; the id stays as a tombstone (and
+        a running ban's credential hashes, until the ban ends: docs/security.md)."""
         for table in ("domino_account_refresh_tokens", "domino_account_sessions", "domino_account_identities",
                       "domino_account_devices", "domino_accounts"):
             execute(f"DELETE FROM {table} WHERE account_id = ?", account_id)

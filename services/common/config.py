@@ -13,6 +13,7 @@ import os
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .client_address import trusted_networks
 from .private_files import private_directory
 
 SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
@@ -70,10 +71,10 @@ class Settings(BaseSettings):
                                                                "table's mean by more than this opens another "
                                                                "table, unless one has waited half of "
                                                                "DOMINO_TABLE_WAIT_SECONDS (docs/design.md)")
-    matchmaking_poll_seconds: float = Field(1.0, description="how often the bot fill and the re-start of "
     practice_rated: bool = Field(False, description="practice matches (and rooms of one person among bots) move "
                                                      "the player's rating; public tables and rooms of two people "
                                                      "or more always do (services/matchmaking/rated_matches.py)")
+    matchmaking_poll_seconds: float = Field(1.0, description="how often the bot fill and the re-start of "
                                                              "interrupted match starts run")
     bots_metrics_port: int = Field(9103)
     bot_think_min_seconds: float = Field(0.6, ge=0, description="a bot at a table with people waits at least this "
@@ -99,8 +100,15 @@ class Settings(BaseSettings):
                                               "system's (a private issuer's CA)")
     display_name_changes_per_day: int = Field(3, ge=1, description="how often a player may change their display "
                                                                    "name in 24 hours")
-    sign_ins_per_minute: float = Field(30.0, gt=0, description="sign-ins and refreshes one client address (and one "
-                                                               "device id) may make a minute, in bursts of as many")
+    sign_ins_per_minute: float = Field(30.0, gt=0, description="sign-ins, refreshes and identity links one client "
+                                                               "address (an IPv6 one by its /64), one device id and "
+                                                               "one identity may make a minute, in bursts of as many; "
+                                                               "malformed ones are refused without counting")
+    trusted_proxies: str = Field("", description="comma-separated addresses or CIDR blocks of the hops in front of "
+                                                 "the services (the public gateway's pods): from them, the client "
+                                                 "address a limit counts is read from `x-forwarded-for` "
+                                                 "(services/common/client_address.py); empty: the TCP peer is the "
+                                                 "client")
 
     nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
     nats_user: str = Field("", description="this service's NATS user (relay, matchmaking, bots; admin for `domino "
@@ -189,6 +197,11 @@ class Settings(BaseSettings):
         if share is not None and share >= self.streams_per_process:
             raise ValueError(f"DOMINO_SPECTATOR_STREAMS_PER_PROCESS ({share}) must be below "
                              f"DOMINO_STREAMS_PER_PROCESS ({self.streams_per_process}): seated players need room")
+        return self
+
+    @model_validator(mode="after")
+    def _proxies_parse(self) -> "Settings":
+        trusted_networks(self.trusted_proxies)  # ValueError naming the entry that is not an address
         return self
 
     @model_validator(mode="after")

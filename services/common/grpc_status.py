@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
+import traceback
 from types import TracebackType
 from typing import Sequence
-
-import time
 
 import grpc
 
@@ -27,11 +29,16 @@ async def end_at_expiry(context, who) -> None:
 class ErrorStatuses:
     """``async with ErrorStatuses(context, MAPPING):`` aborts the call with the status mapped to
     the first matching error class, and the error's own message; anything unmapped
-    propagates (gRPC answers UNKNOWN and the server logs it)."""
+    propagates (gRPC answers UNKNOWN and the server logs it), unless ``unexpected`` is given:
+    then it is logged there by its type and where it was raised, never its message (a
+    driver's message may quote the row it refused, personal data included), and the call
+    ends INTERNAL with a message of ours."""
 
-    def __init__(self, context, mapping: Sequence[tuple[type[BaseException], grpc.StatusCode]]) -> None:
+    def __init__(self, context, mapping: Sequence[tuple[type[BaseException], grpc.StatusCode]],
+                 unexpected: logging.Logger | None = None) -> None:
         self.context = context
         self.mapping = mapping
+        self.unexpected = unexpected
 
     async def __aenter__(self) -> "ErrorStatuses":
         return self
@@ -44,3 +51,8 @@ class ErrorStatuses:
         for cls, code in self.mapping:
             if isinstance(error, cls):
                 await self.context.abort(code, details(error))
+        if self.unexpected is not None and not isinstance(error, (asyncio.CancelledError, grpc.aio.AbortError)):
+            where = "".join(traceback.format_tb(tb)[-3:]) if tb is not None else ""
+            self.unexpected.error("a call failed with an unexpected error", extra={
+                "error": f"{type(error).__module__}.{type(error).__qualname__}", "where": where})
+            await self.context.abort(grpc.StatusCode.INTERNAL, "something went wrong on the server; try again")

@@ -21,6 +21,35 @@ from .private_files import private_sqlite
 Execute = Callable[..., Any]
 
 
+class Conflict(Exception):
+    """The transaction lost a race (a unique key another committed first, a deadlock, a
+    serialization failure, SQLite busy past its timeout) and was rolled back whole: the
+    caller may run it again, which then sees the winner's rows. Its message is ours alone:
+    a driver's own (PostgreSQL's DETAIL names the conflicting key, which may be personal
+    data) is never carried on, so it can reach no reply and no log."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"the store refused the transaction ({kind}); it changed nothing and may be tried again")
+        self.kind = kind
+
+
+def _conflict_kind(error: BaseException) -> str | None:
+    """What race ``error`` reports, or None when it is no race."""
+    if isinstance(error, sqlite3.IntegrityError) and "UNIQUE" in str(error):
+        return "unique"
+    if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
+        return "busy"
+    module = type(error).__module__
+    if module.startswith("psycopg"):
+        from psycopg import errors
+
+        if isinstance(error, errors.UniqueViolation):
+            return "unique"
+        if isinstance(error, (errors.DeadlockDetected, errors.SerializationFailure, errors.LockNotAvailable)):
+            return "deadlock"
+    return None
+
+
 class Database:
     def __init__(self, connect: Callable[[], Any], postgres: bool, pool: Any = None, keep: bool = False) -> None:
         self._connect = connect
@@ -65,25 +94,31 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[Execute]:
         """``execute(sql, *params)`` inside one transaction, committed at the end."""
-        if self._pool is not None:
-            if not self._opened:
-                self._pool.open(wait=True, timeout=10)
-                self._opened = True
-            with self._pool.connection() as conn, conn.transaction():
-                yield lambda sql, *params: conn.execute(sql.replace("?", "%s"), params)
-            return
-        conn = self._thread_connection() if self._keep else self._connect()
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            if self._pool is not None:
+                if not self._opened:
+                    self._pool.open(wait=True, timeout=10)
+                    self._opened = True
+                with self._pool.connection() as conn, conn.transaction():
+                    yield lambda sql, *params: conn.execute(sql.replace("?", "%s"), params)
+                return
+            conn = self._thread_connection() if self._keep else self._connect()
             try:
-                yield lambda sql, *params: conn.execute(sql, params)
-            except BaseException:
-                conn.execute("ROLLBACK")
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield lambda sql, *params: conn.execute(sql, params)
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+            finally:
+                if not self._keep:
+                    conn.close()
+        except Exception as error:
+            kind = _conflict_kind(error)
+            if kind is None:
                 raise
-            conn.execute("COMMIT")
-        finally:
-            if not self._keep:
-                conn.close()
+            raise Conflict(kind) from None
 
     def checkpoint(self) -> None:
         """SQLite: copy the write-ahead log into the database file and empty it (nothing on

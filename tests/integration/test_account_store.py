@@ -8,11 +8,18 @@ import grpc
 import pytest
 
 from domino.account.v1 import account_service_pb2 as pb
+from services.accounts import names
 from tests.service.account_harness import bearer, device, running_accounts
 from tests.support.store_search import found_in_store
 
 pytestmark = pytest.mark.integration
 NONCE = "n-0123456789"
+
+
+def identity_sign_in(svc, provider: str, subject: str) -> pb.Session:
+    """A fresh sign-in with the account's identity: what deleting an account with one needs."""
+    return svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(
+        provider=provider, id_token=svc.id_token(provider, subject), nonce=NONCE)).session
 
 
 @pytest.fixture
@@ -50,7 +57,7 @@ def test_after_deletion_no_table_of_the_store_holds_the_accounts_personal_data(s
     svc.stub.LinkIdentity(pb.LinkIdentityRequest(provider="apple", id_token=svc.id_token("apple", "apple-sub-zq"),
                                                  nonce=NONCE), metadata=bearer(session))
     assert found_in_store(env, ["Quokka Zephyr", "apple-sub-zq"])  # the search does find them first
-    svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(session))
+    svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(identity_sign_in(svc, "apple", "apple-sub-zq")))
     assert found_in_store(env, ["Quokka Zephyr", "apple-sub-zq", pair[0]]) == []
 
 
@@ -61,6 +68,29 @@ def test_after_deletion_no_sqlite_file_on_disk_holds_the_accounts_personal_data(
         session = svc.sign_up("Wombat Raw Bytes")
         svc.stub.LinkIdentity(pb.LinkIdentityRequest(provider="google", id_token=svc.id_token("google", "g-raw-zq"),
                                                      nonce=NONCE), metadata=bearer(session))
-        svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(session))
+        svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(identity_sign_in(svc, "google", "g-raw-zq")))
         on_disk = b"".join(path.read_bytes() for path in (tmp_path / "db").iterdir())  # the file, its WAL
     assert b"Wombat Raw Bytes" not in on_disk and b"g-raw-zq" not in on_disk
+
+
+def test_names_stored_under_an_older_key_are_rekeyed_at_start_and_a_newer_look_alike_is_renamed(either_store_env):
+    from services.accounts.application import AccountApplication
+    from services.accounts.store import AccountStore
+    from tests.support.keys import KEYS
+
+    store = AccountStore.for_env(either_store_env)
+    store.create()
+    try:
+        with store.transaction() as execute:  # as an older version stored them: NFKC and casefold only
+            store.add_account(execute, "a" * 32, "Alice", "alice", 1.0)
+            store.add_account(execute, "b" * 32, "AIice", "aiice", 2.0)  # a capital I for the l, made later
+        app = AccountApplication(store, KEYS)
+        assert app.rekey_names() == 2
+        assert app.rekey_names() == 0  # once per key version
+        with store.transaction() as execute:
+            first, second = store.account(execute, "a" * 32), store.account(execute, "b" * 32)
+            assert first is not None and second is not None
+            assert first.display_name == "Alice" and second.display_name.startswith("player-")
+            assert store.name_owner(execute, names.key_of("AIice")) == "a" * 32
+    finally:
+        store.close()

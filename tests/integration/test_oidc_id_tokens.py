@@ -323,6 +323,10 @@ def test_a_rotated_key_is_accepted_after_exactly_one_refetch(issuer: OidcIssuer)
     assert issuer.fetches == 2
 
 
+# While one sign-in fetches the keys, the others are told to try again rather than wait.
+REFUSED_FOR_A_MADE_UP_KID = {"unknown signing key", "the issuer's keys are being fetched; try again in a few seconds"}
+
+
 def test_a_flood_of_unknown_kids_costs_the_issuer_at_most_one_fetch_a_minute(issuer: OidcIssuer) -> None:
     clock = Clock(time.time())
     verifier = IdTokenVerifier([issuer.provider()], ca_file=str(issuer.ca_file), clock=clock)
@@ -334,10 +338,10 @@ def test_a_flood_of_unknown_kids_costs_the_issuer_at_most_one_fetch_a_minute(iss
         with ThreadPoolExecutor(max_workers=10) as pool:
             return list(pool.map(lambda token: refusal(verifier, token), tokens))
 
-    assert set(flood()) == {"unknown signing key"}
+    assert set(flood()) <= REFUSED_FOR_A_MADE_UP_KID
     assert issuer.fetches == 1  # within the minute of the first fetch
     clock.advance(61)
-    assert set(flood()) == {"unknown signing key"}
+    assert set(flood()) <= REFUSED_FOR_A_MADE_UP_KID
     assert issuer.fetches == 2
     clock.advance(30)
     flood()

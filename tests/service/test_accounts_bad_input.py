@@ -148,10 +148,16 @@ def test_set_display_name_refuses_an_empty_name(svc, player):
         pb.SetDisplayNameRequest(display_name=""), metadata=bearer(player)), "display_name is required")
 
 
-def test_set_display_name_refuses_a_name_another_account_holds(svc, player):
+def test_set_display_name_refuses_a_name_another_account_holds_and_counts_only_the_try(svc, player):
     svc.sign_up("Taken Already")
-    refused(svc, grpc.StatusCode.ALREADY_EXISTS, lambda: svc.stub.SetDisplayName(
-        pb.SetDisplayNameRequest(display_name="TAKEN ALREADY"), metadata=bearer(player)))
+    before = svc.app.store.dump()
+    with pytest.raises(grpc.RpcError) as caught:
+        svc.stub.SetDisplayName(pb.SetDisplayNameRequest(display_name="TAKEN ALREADY"), metadata=bearer(player))
+    assert caught.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    after = svc.app.store.dump()
+    assert {t for t in after if after[t] != before[t]} == {"domino_accounts"}
+    mine = [(b, a) for b, a in zip(before["domino_accounts"], after["domino_accounts"]) if a != b]
+    assert len(mine) == 1 and mine[0][0][:-1] == mine[0][1][:-1]  # only the last column: the tries
 
 
 def test_link_identity_refuses_a_garbage_token(svc, player):

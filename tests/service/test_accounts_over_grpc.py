@@ -208,7 +208,9 @@ def test_an_identity_unlinks_while_a_device_still_leads_in(svc):
     guest = svc.sign_up("Unlinks")
     svc.stub.LinkIdentity(pb.LinkIdentityRequest(provider="google", id_token=svc.id_token("google", "g-unlink"),
                                                  nonce=NONCE), metadata=bearer(guest))
-    account = svc.stub.UnlinkIdentity(pb.UnlinkIdentityRequest(provider="google"), metadata=bearer(guest)).account
+    with_google = google_sign_in(svc, "g-unlink").session
+    account = svc.stub.UnlinkIdentity(pb.UnlinkIdentityRequest(provider="google"),
+                                      metadata=bearer(with_google)).account
     assert account.guest
     assert google_sign_in(svc, "g-unlink").created  # the identity leads nowhere now: a new account
 
@@ -290,6 +292,7 @@ def test_delete_erases_every_row_of_personal_data_and_keeps_the_id_as_deleted(sv
     session = svc.sign_up("Forget Me Now", pair)
     svc.stub.LinkIdentity(pb.LinkIdentityRequest(provider="google", id_token=svc.id_token("google", "g-forget-me"),
                                                  nonce=NONCE), metadata=bearer(session))
+    session = google_sign_in(svc, "g-forget-me").session  # the account has an identity: delete signed in with it
     svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(session))
     rows = json.dumps(svc.app.store.dump(), ensure_ascii=False)
     for personal in ("Forget Me Now", "g-forget-me", pair[0]):

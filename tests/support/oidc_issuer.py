@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import itertools
 import json
+import secrets
 import shutil
 import ssl
 import tempfile
@@ -85,6 +86,11 @@ class OidcIssuer:
         self._lock = threading.Lock()
         self._keys = {alg: _SigningKey(f"key-{next(_KIDS)}", alg, new_key(alg)) for alg in ("RS256", "ES256")}
         self._fetches = 0
+        # A slow issuer: while ``answering`` is clear, key requests wait (``asked`` tells a
+        # test one has arrived); set by default.
+        self.answering = threading.Event()
+        self.answering.set()
+        self.asked = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -101,6 +107,8 @@ class OidcIssuer:
                 elif self.path == "/jwks.json":
                     with issuer._lock:
                         issuer._fetches += 1
+                    issuer.asked.set()
+                    issuer.answering.wait(30)
                     issuer._send(self, issuer.jwks())
                 else:
                     self.send_error(404)
@@ -199,7 +207,8 @@ class OidcIssuer:
         RSA public key's PEM: the two classic forgeries."""
         now = time.time() if issued_at is None else issued_at
         claims: dict[str, Any] = {"iss": self.issuer if issuer is None else issuer, "sub": subject,
-                                  "aud": audience, "iat": int(now), "exp": int(now + expires_in)}
+                                  "aud": audience, "iat": int(now), "exp": int(now + expires_in),
+                                  "jti": secrets.token_hex(8)}  # as Google's: each token is new
         if nonce is not None:
             claims["nonce"] = nonce
         header: dict[str, Any] = {"kid": kid if kid is not None else self._keys.get(alg, self._keys["RS256"]).kid}

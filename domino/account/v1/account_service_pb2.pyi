@@ -98,10 +98,42 @@ class SignOutResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class SignOutEverywhereRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("remove_other_devices",)
+    REMOVE_OTHER_DEVICES_FIELD_NUMBER: _ClassVar[int]
+    remove_other_devices: bool
+    def __init__(self, remove_other_devices: _Optional[bool] = ...) -> None: ...
 
 class SignOutEverywhereResponse(_message.Message):
+    __slots__ = ("sessions_ended", "devices_removed")
+    SESSIONS_ENDED_FIELD_NUMBER: _ClassVar[int]
+    DEVICES_REMOVED_FIELD_NUMBER: _ClassVar[int]
+    sessions_ended: int
+    devices_removed: int
+    def __init__(self, sessions_ended: _Optional[int] = ..., devices_removed: _Optional[int] = ...) -> None: ...
+
+class RemoveDeviceRequest(_message.Message):
+    __slots__ = ("device_id",)
+    DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    device_id: str
+    def __init__(self, device_id: _Optional[str] = ...) -> None: ...
+
+class RemoveDeviceResponse(_message.Message):
+    __slots__ = ("account",)
+    ACCOUNT_FIELD_NUMBER: _ClassVar[int]
+    account: Account
+    def __init__(self, account: _Optional[_Union[Account, _Mapping]] = ...) -> None: ...
+
+class RotateDeviceSecretRequest(_message.Message):
+    __slots__ = ("device_id", "device_secret", "new_device_secret")
+    DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_SECRET_FIELD_NUMBER: _ClassVar[int]
+    NEW_DEVICE_SECRET_FIELD_NUMBER: _ClassVar[int]
+    device_id: str
+    device_secret: str
+    new_device_secret: str
+    def __init__(self, device_id: _Optional[str] = ..., device_secret: _Optional[str] = ..., new_device_secret: _Optional[str] = ...) -> None: ...
+
+class RotateDeviceSecretResponse(_message.Message):
     __slots__ = ("sessions_ended",)
     SESSIONS_ENDED_FIELD_NUMBER: _ClassVar[int]
     sessions_ended: int
@@ -213,20 +245,34 @@ class GetStandingResponse(_message.Message):
     def __init__(self, standing: _Optional[_Union[Standing, str]] = ..., reason: _Optional[str] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Account(_message.Message):
-    __slots__ = ("account_id", "display_name", "created_at", "identities", "devices", "guest")
+    __slots__ = ("account_id", "display_name", "created_at", "identities", "devices", "guest", "device_list")
     ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     IDENTITIES_FIELD_NUMBER: _ClassVar[int]
     DEVICES_FIELD_NUMBER: _ClassVar[int]
     GUEST_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_LIST_FIELD_NUMBER: _ClassVar[int]
     account_id: str
     display_name: str
     created_at: _timestamp_pb2.Timestamp
     identities: _containers.RepeatedCompositeFieldContainer[LinkedIdentity]
     devices: int
     guest: bool
-    def __init__(self, account_id: _Optional[str] = ..., display_name: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., identities: _Optional[_Iterable[_Union[LinkedIdentity, _Mapping]]] = ..., devices: _Optional[int] = ..., guest: _Optional[bool] = ...) -> None: ...
+    device_list: _containers.RepeatedCompositeFieldContainer[Device]
+    def __init__(self, account_id: _Optional[str] = ..., display_name: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., identities: _Optional[_Iterable[_Union[LinkedIdentity, _Mapping]]] = ..., devices: _Optional[int] = ..., guest: _Optional[bool] = ..., device_list: _Optional[_Iterable[_Union[Device, _Mapping]]] = ...) -> None: ...
+
+class Device(_message.Message):
+    __slots__ = ("device_id", "created_at", "last_used_at", "this_device")
+    DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    LAST_USED_AT_FIELD_NUMBER: _ClassVar[int]
+    THIS_DEVICE_FIELD_NUMBER: _ClassVar[int]
+    device_id: str
+    created_at: _timestamp_pb2.Timestamp
+    last_used_at: _timestamp_pb2.Timestamp
+    this_device: bool
+    def __init__(self, device_id: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_used_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., this_device: _Optional[bool] = ...) -> None: ...
 
 class LinkedIdentity(_message.Message):
     __slots__ = ("provider", "linked_at")

@@ -44,11 +44,14 @@ class AccountServiceStub:
     ids only, and clients look names up with GetDisplayNames.
 
     Status codes: missing, oversized or malformed fields INVALID_ARGUMENT; a wrong device
-    secret, a refused ID token, an unknown, expired or retired refresh token, no or a bad
-    access token UNAUTHENTICATED; a banned account PERMISSION_DENIED (the message says why
-    and until when); a display name or an identity already taken ALREADY_EXISTS; the last
-    way in, an old sign-in for DeleteAccount, too many name changes FAILED_PRECONDITION;
-    too many calls RESOURCE_EXHAUSTED. A refused call changes nothing.
+    secret, a refused or already used ID token (each signs in once), an unknown, expired or
+    retired refresh token, no or a bad access token, or one whose session has ended
+    UNAUTHENTICATED; a banned account, identity or device PERMISSION_DENIED (the message says
+    why and until when); a display name or an identity already taken ALREADY_EXISTS; the last
+    way in, a sign-in too old or of the wrong kind for the change, too many name changes
+    FAILED_PRECONDITION; too many calls RESOURCE_EXHAUSTED; a race lost too often ABORTED;
+    an issuer's keys away or being fetched UNAVAILABLE (try again in seconds). A refused call
+    changes nothing (a name refused as taken counts against the day's tries).
     """
 
     def __init__(self, channel):
@@ -81,6 +84,16 @@ class AccountServiceStub:
                 '/domino.account.v1.AccountService/SignOutEverywhere',
                 request_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.SignOutEverywhereRequest.SerializeToString,
                 response_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.SignOutEverywhereResponse.FromString,
+                _registered_method=True)
+        self.RemoveDevice = channel.unary_unary(
+                '/domino.account.v1.AccountService/RemoveDevice',
+                request_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.RemoveDeviceRequest.SerializeToString,
+                response_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.RemoveDeviceResponse.FromString,
+                _registered_method=True)
+        self.RotateDeviceSecret = channel.unary_unary(
+                '/domino.account.v1.AccountService/RotateDeviceSecret',
+                request_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.RotateDeviceSecretRequest.SerializeToString,
+                response_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.RotateDeviceSecretResponse.FromString,
                 _registered_method=True)
         self.LinkIdentity = channel.unary_unary(
                 '/domino.account.v1.AccountService/LinkIdentity',
@@ -143,11 +156,14 @@ class AccountServiceServicer:
     ids only, and clients look names up with GetDisplayNames.
 
     Status codes: missing, oversized or malformed fields INVALID_ARGUMENT; a wrong device
-    secret, a refused ID token, an unknown, expired or retired refresh token, no or a bad
-    access token UNAUTHENTICATED; a banned account PERMISSION_DENIED (the message says why
-    and until when); a display name or an identity already taken ALREADY_EXISTS; the last
-    way in, an old sign-in for DeleteAccount, too many name changes FAILED_PRECONDITION;
-    too many calls RESOURCE_EXHAUSTED. A refused call changes nothing.
+    secret, a refused or already used ID token (each signs in once), an unknown, expired or
+    retired refresh token, no or a bad access token, or one whose session has ended
+    UNAUTHENTICATED; a banned account, identity or device PERMISSION_DENIED (the message says
+    why and until when); a display name or an identity already taken ALREADY_EXISTS; the last
+    way in, a sign-in too old or of the wrong kind for the change, too many name changes
+    FAILED_PRECONDITION; too many calls RESOURCE_EXHAUSTED; a race lost too often ABORTED;
+    an issuer's keys away or being fetched UNAVAILABLE (try again in seconds). A refused call
+    changes nothing (a name refused as taken counts against the day's tries).
     """
 
     def SignInWithDevice(self, request, context):
@@ -181,7 +197,26 @@ class AccountServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SignOutEverywhere(self, request, context):
-        """Ends every session of the account.
+        """Ends every session of the account; with remove_other_devices, also removes every device
+        but the caller's own (a copied device pair then leads nowhere). Removing devices, like
+        linking and unlinking, needs a sign-in in the last five minutes with one of the account's
+        identities where it has any (FAILED_PRECONDITION otherwise).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveDevice(self, request, context):
+        """Removes a device from the account: its sessions end and its pair signs in here no more.
+        The last way in cannot be removed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateDeviceSecret(self, request, context):
+        """The device proves its current secret and takes a new one; every other session the device
+        signed in ends, so a copy of the old pair signs in no more.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -275,6 +310,16 @@ def add_AccountServiceServicer_to_server(servicer, server):
                     request_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.SignOutEverywhereRequest.FromString,
                     response_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.SignOutEverywhereResponse.SerializeToString,
             ),
+            'RemoveDevice': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveDevice,
+                    request_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.RemoveDeviceRequest.FromString,
+                    response_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.RemoveDeviceResponse.SerializeToString,
+            ),
+            'RotateDeviceSecret': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateDeviceSecret,
+                    request_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.RotateDeviceSecretRequest.FromString,
+                    response_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.RotateDeviceSecretResponse.SerializeToString,
+            ),
             'LinkIdentity': grpc.unary_unary_rpc_method_handler(
                     servicer.LinkIdentity,
                     request_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.LinkIdentityRequest.FromString,
@@ -342,11 +387,14 @@ class AccountService:
     ids only, and clients look names up with GetDisplayNames.
 
     Status codes: missing, oversized or malformed fields INVALID_ARGUMENT; a wrong device
-    secret, a refused ID token, an unknown, expired or retired refresh token, no or a bad
-    access token UNAUTHENTICATED; a banned account PERMISSION_DENIED (the message says why
-    and until when); a display name or an identity already taken ALREADY_EXISTS; the last
-    way in, an old sign-in for DeleteAccount, too many name changes FAILED_PRECONDITION;
-    too many calls RESOURCE_EXHAUSTED. A refused call changes nothing.
+    secret, a refused or already used ID token (each signs in once), an unknown, expired or
+    retired refresh token, no or a bad access token, or one whose session has ended
+    UNAUTHENTICATED; a banned account, identity or device PERMISSION_DENIED (the message says
+    why and until when); a display name or an identity already taken ALREADY_EXISTS; the last
+    way in, a sign-in too old or of the wrong kind for the change, too many name changes
+    FAILED_PRECONDITION; too many calls RESOURCE_EXHAUSTED; a race lost too often ABORTED;
+    an issuer's keys away or being fetched UNAVAILABLE (try again in seconds). A refused call
+    changes nothing (a name refused as taken counts against the day's tries).
     """
 
     @staticmethod
@@ -474,6 +522,60 @@ class AccountService:
             '/domino.account.v1.AccountService/SignOutEverywhere',
             domino_dot_account_dot_v1_dot_account__service__pb2.SignOutEverywhereRequest.SerializeToString,
             domino_dot_account_dot_v1_dot_account__service__pb2.SignOutEverywhereResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveDevice(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.account.v1.AccountService/RemoveDevice',
+            domino_dot_account_dot_v1_dot_account__service__pb2.RemoveDeviceRequest.SerializeToString,
+            domino_dot_account_dot_v1_dot_account__service__pb2.RemoveDeviceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateDeviceSecret(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.account.v1.AccountService/RotateDeviceSecret',
+            domino_dot_account_dot_v1_dot_account__service__pb2.RotateDeviceSecretRequest.SerializeToString,
+            domino_dot_account_dot_v1_dot_account__service__pb2.RotateDeviceSecretResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,340 @@
+"""What a red team did to the account service, done again: each test is the attack, over
+real gRPC on a real SQLite store, and fails on the code before its defence
+(docs/security.md, "Accounts")."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
+
+import grpc
+import pytest
+
+from domino.account.v1 import account_service_pb2 as pb
+from domino.account.v1 import account_service_pb2_grpc as pb_grpc
+from services.common.config import Settings
+from tests.support.forwarding_edge import forwarding_edge, from_address
+
+from .account_harness import bearer, device, running_accounts
+
+NONCE = "n-0123456789"
+
+
+def limited(per_minute: float, trusted: str = "") -> Settings:
+    return Settings.model_construct(command_rate=1e9, command_burst=1e9, sign_ins_per_minute=per_minute,
+                                    trusted_proxies=trusted)
+
+
+def code_of(call) -> grpc.StatusCode:
+    try:
+        call()
+    except grpc.RpcError as error:
+        return error.code()
+    return grpc.StatusCode.OK
+
+
+def junk_refresh() -> pb.RefreshSessionRequest:
+    """Well formed, and nobody's."""
+    return pb.RefreshSessionRequest(refresh_token="rt1." + secrets.token_urlsafe(32))
+
+
+@pytest.fixture(scope="module")
+def svc(tmp_path_factory):
+    with running_accounts(tmp_path_factory.mktemp("accounts-attack")) as service:
+        yield service
+
+
+def identity_session(svc, provider: str, subject: str) -> pb.Session:
+    return svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(
+        provider=provider, id_token=svc.id_token(provider, subject), nonce=NONCE)).session
+
+
+def link(svc, session, provider: str, subject: str):
+    return svc.stub.LinkIdentity(pb.LinkIdentityRequest(provider=provider, id_token=svc.id_token(provider, subject),
+                                                        nonce=NONCE), metadata=bearer(session))
+
+
+# ---- the sign-in limits behind the gateway ------------------------------------------------
+
+@pytest.fixture
+def gateway(tmp_path):
+    """The account service behind a forwarding edge it trusts; phones(n) are n stubs, each
+    reaching the edge from an address of its own."""
+    with running_accounts(tmp_path, settings=limited(30, trusted="127.0.0.1")) as service, \
+            forwarding_edge(service.port) as edge:
+        opened = []
+
+        def phone(address: str):
+            relay = from_address(address, edge)
+            port = relay.__enter__()
+            channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+            opened.append((relay, channel))
+            return pb_grpc.AccountServiceStub(channel)
+
+        try:
+            yield service, phone
+        finally:
+            for relay, channel in opened:
+                channel.close()
+                relay.__exit__(None, None, None)
+
+
+def test_junk_refreshes_from_one_phone_behind_the_gateway_lock_out_no_other_phone(gateway):
+    _, phone = gateway
+    attacker = phone("127.0.0.66")
+    codes = [code_of(lambda: attacker.RefreshSession(junk_refresh())) for _ in range(40)]
+    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes  # the sender's own bucket ran out
+    others = [phone(f"127.0.0.{100 + i}") for i in range(20)]
+    for stub in others:
+        device_id, secret = device()
+        stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=device_id, device_secret=secret))
+
+
+def test_a_client_cannot_choose_the_address_it_is_counted_by(gateway):
+    _, phone = gateway
+    attacker = phone("127.0.0.67")
+    codes = [code_of(lambda: attacker.RefreshSession(junk_refresh(), metadata=(
+        ("x-forwarded-for", f"198.51.100.{i}"),))) for i in range(40)]
+    assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) >= 10
+
+
+def test_without_a_trusted_proxy_x_forwarded_for_is_not_believed(tmp_path):
+    with running_accounts(tmp_path, settings=limited(30)) as svc:
+        codes = [code_of(lambda: svc.stub.RefreshSession(junk_refresh(), metadata=(
+            ("x-forwarded-for", f"203.0.113.{i}"),))) for i in range(40)]
+    assert codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED) >= 10
+
+
+def test_malformed_credentials_are_refused_without_counting_against_the_limit(tmp_path):
+    with running_accounts(tmp_path, settings=limited(3)) as svc:
+        for _ in range(20):
+            assert code_of(lambda: svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token="junk"))) \
+                == grpc.StatusCode.INVALID_ARGUMENT
+            assert code_of(lambda: svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(
+                device_id="short", device_secret="ab" * 32))) == grpc.StatusCode.INVALID_ARGUMENT
+        svc.sign_up()  # the address's three well-formed sign-ins are all still there
+
+
+def test_one_identity_signs_in_only_so_often_from_however_many_addresses(tmp_path):
+    with running_accounts(tmp_path, settings=limited(3, trusted="127.0.0.1")) as svc, \
+            forwarding_edge(svc.port) as edge:
+        codes = []
+        for i in range(5):
+            with from_address(f"127.0.0.{30 + i}", edge) as port, grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+                codes.append(code_of(lambda: pb_grpc.AccountServiceStub(ch).SignInWithIdToken(
+                    pb.SignInWithIdTokenRequest(provider="google", id_token=svc.id_token("google", "g-busy"),
+                                                nonce=NONCE))))
+    assert codes == [grpc.StatusCode.OK] * 3 + [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+
+
+def test_linking_counts_against_the_sign_in_limits(tmp_path):
+    with running_accounts(tmp_path, settings=limited(3)) as svc:
+        session = svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(
+            device_id=device()[0], device_secret=secrets.token_hex(32))).session
+        codes = [code_of(lambda: svc.stub.LinkIdentity(pb.LinkIdentityRequest(
+            provider="google", id_token="a.b.c", nonce=NONCE), metadata=bearer(session))) for _ in range(6)]
+    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes
+
+
+# ---- one slow identity provider ------------------------------------------------------------
+
+def test_a_slow_identity_provider_holds_up_no_device_sign_in(tmp_path):
+    with running_accounts(tmp_path) as svc:
+        victim = svc.sign_up("Slow Issuer Linker")
+        svc.google.answering.clear()  # its keys answer when the test says so
+        svc.google.rotate()  # a token under a key the service has not fetched yet
+        try:
+            with ThreadPoolExecutor(12) as pool:
+                links = [pool.submit(code_of, lambda: link(svc, victim, "google", f"g-slow-{i}"))
+                         for i in range(10)]
+                assert svc.google.asked.wait(10)
+                sign_ins = [pool.submit(svc.sign_up) for _ in range(20)]
+                done, _ = wait(sign_ins, timeout=20)
+                assert len(done) == 20 and all(f.exception() is None for f in done)
+                waiting = [f for f in links if f.done()]
+                assert {f.result() for f in waiting} <= {grpc.StatusCode.UNAVAILABLE}
+                assert len(waiting) >= 9  # every link but the one fetching was told to try again
+        finally:
+            svc.google.answering.set()
+
+
+# ---- a stolen device pair ------------------------------------------------------------------
+
+def test_a_stolen_device_pair_is_cut_off_by_the_owner_and_cannot_take_the_identity(svc):
+    pair = device()
+    owner = svc.sign_up("Pair Owner", pair)
+    link(svc, owner, "google", "g-pair-owner")
+    thief = svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=pair[1])).session
+    for attempt in (lambda: svc.stub.UnlinkIdentity(pb.UnlinkIdentityRequest(provider="google"),
+                                                    metadata=bearer(thief)),
+                    lambda: link(svc, thief, "apple", "a-thief"),
+                    lambda: svc.stub.RemoveDevice(pb.RemoveDeviceRequest(device_id=pair[0]), metadata=bearer(thief)),
+                    lambda: svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(thief))):
+        assert code_of(attempt) == grpc.StatusCode.FAILED_PRECONDITION
+    with_google = identity_session(svc, "google", "g-pair-owner")
+    ended = svc.stub.SignOutEverywhere(pb.SignOutEverywhereRequest(remove_other_devices=True),
+                                       metadata=bearer(with_google))
+    assert ended.devices_removed == 1
+    assert code_of(lambda: svc.stub.GetAccount(pb.GetAccountRequest(), metadata=bearer(thief))) \
+        == grpc.StatusCode.UNAUTHENTICATED
+    assert code_of(lambda: svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token=thief.refresh_token))) \
+        == grpc.StatusCode.UNAUTHENTICATED
+    again = svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=pair[1]))
+    assert again.created and again.session.account_id != owner.account_id  # the pair leads elsewhere now
+    owner_now = identity_session(svc, "google", "g-pair-owner")
+    assert [i.provider for i in svc.stub.GetAccount(pb.GetAccountRequest(),
+                                                    metadata=bearer(owner_now)).account.identities] == ["google"]
+
+
+def test_rotating_the_device_secret_ends_the_copys_sessions_and_sign_ins(svc):
+    pair = device()
+    owner = svc.sign_up("Rotating Guest", pair)
+    copy = svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=pair[1])).session
+    new_secret = secrets.token_hex(32)
+    rotated = svc.stub.RotateDeviceSecret(pb.RotateDeviceSecretRequest(
+        device_id=pair[0], device_secret=pair[1], new_device_secret=new_secret), metadata=bearer(owner))
+    assert rotated.sessions_ended == 1
+    assert code_of(lambda: svc.stub.GetAccount(pb.GetAccountRequest(), metadata=bearer(copy))) \
+        == grpc.StatusCode.UNAUTHENTICATED
+    assert code_of(lambda: svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(
+        device_id=pair[0], device_secret=pair[1]))) == grpc.StatusCode.UNAUTHENTICATED
+    back = svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=new_secret))
+    assert back.session.account_id == owner.account_id
+    svc.stub.GetAccount(pb.GetAccountRequest(), metadata=bearer(owner))  # the rotating session goes on
+
+
+def test_a_device_is_removed_by_an_identity_sign_in_and_its_sessions_end(svc):
+    pair = device()
+    guest = svc.sign_up("Removes Device", pair)
+    link(svc, guest, "apple", "a-removes-device")
+    with_apple = identity_session(svc, "apple", "a-removes-device")
+    listed = svc.stub.GetAccount(pb.GetAccountRequest(), metadata=bearer(guest)).account
+    assert [(d.device_id, d.this_device) for d in listed.device_list] == [(pair[0], True)]
+    account = svc.stub.RemoveDevice(pb.RemoveDeviceRequest(device_id=pair[0]), metadata=bearer(with_apple)).account
+    assert account.devices == 0 and not account.device_list
+    assert code_of(lambda: svc.stub.GetAccount(pb.GetAccountRequest(), metadata=bearer(guest))) \
+        == grpc.StatusCode.UNAUTHENTICATED
+
+
+# ---- an ended session's access token -------------------------------------------------------
+
+ACCOUNT_CALLS = {
+    "GetAccount": lambda svc, md: svc.stub.GetAccount(pb.GetAccountRequest(), metadata=md),
+    "SetDisplayName": lambda svc, md: svc.stub.SetDisplayName(pb.SetDisplayNameRequest(
+        display_name=f"Renamed {secrets.token_hex(3)}"), metadata=md),
+    "LinkIdentity": lambda svc, md: svc.stub.LinkIdentity(pb.LinkIdentityRequest(
+        provider="google", id_token=svc.id_token("google", f"g-late-{secrets.token_hex(4)}"), nonce=NONCE),
+        metadata=md),
+    "SignOutEverywhere": lambda svc, md: svc.stub.SignOutEverywhere(pb.SignOutEverywhereRequest(), metadata=md),
+    "ExportMyData": lambda svc, md: svc.stub.ExportMyData(pb.ExportMyDataRequest(), metadata=md),
+    "DeleteAccount": lambda svc, md: svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=md),
+    "RemoveDevice": lambda svc, md: svc.stub.RemoveDevice(pb.RemoveDeviceRequest(device_id="d" * 20), metadata=md),
+    "GetDisplayNames": lambda svc, md: svc.stub.GetDisplayNames(pb.GetDisplayNamesRequest(account_ids=["x"]),
+                                                                metadata=md),
+}
+
+
+@pytest.mark.parametrize("ending", ["SignOut", "SignOutEverywhere", "refresh token reused"])
+@pytest.mark.parametrize("call", sorted(ACCOUNT_CALLS))
+def test_an_ended_sessions_access_token_controls_nothing(svc, ending, call):
+    session = svc.sign_up()
+    if ending == "SignOut":
+        svc.stub.SignOut(pb.SignOutRequest(), metadata=bearer(session))
+    elif ending == "SignOutEverywhere":
+        svc.stub.SignOutEverywhere(pb.SignOutEverywhereRequest(), metadata=bearer(session))
+    else:
+        svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token=session.refresh_token))
+        code_of(lambda: svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token=session.refresh_token)))
+    before = svc.app.store.dump()
+    assert code_of(lambda: ACCOUNT_CALLS[call](svc, bearer(session))) == grpc.StatusCode.UNAUTHENTICATED
+    assert svc.app.store.dump() == before
+
+
+def test_a_deleted_accounts_access_token_controls_nothing(svc):
+    session = svc.sign_up()
+    svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(session))
+    for call in sorted(ACCOUNT_CALLS):
+        assert code_of(lambda: ACCOUNT_CALLS[call](svc, bearer(session))) == grpc.StatusCode.UNAUTHENTICATED, call
+
+
+# ---- escaping a ban ------------------------------------------------------------------------
+
+def test_a_banned_player_cannot_change_the_account_to_escape(svc):
+    pair = device()
+    banned = svc.sign_up("Escape Artist", pair)
+    link(svc, banned, "google", "g-escape")
+    with_google = identity_session(svc, "google", "g-escape")
+    svc.app.ban(banned.account_id, svc.clock() + 3600, "cheating")
+    for attempt in (lambda: svc.stub.UnlinkIdentity(pb.UnlinkIdentityRequest(provider="google"),
+                                                    metadata=bearer(with_google)),
+                    lambda: svc.stub.SetDisplayName(pb.SetDisplayNameRequest(display_name="New Me"),
+                                                    metadata=bearer(with_google)),
+                    lambda: link(svc, with_google, "apple", "a-escape"),
+                    lambda: svc.stub.RemoveDevice(pb.RemoveDeviceRequest(device_id=pair[0]),
+                                                  metadata=bearer(with_google))):
+        assert code_of(attempt) == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_a_ban_outlives_the_deletion_on_the_accounts_identities_and_devices(svc):
+    pair = device()
+    banned = svc.sign_up("Deletes To Escape", pair)
+    link(svc, banned, "google", "g-deletes")
+    with_google = identity_session(svc, "google", "g-deletes")
+    svc.app.ban(banned.account_id, svc.clock() + 3600, "cheating")
+    svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(with_google))  # erasure is still a right
+    assert code_of(lambda: identity_session(svc, "google", "g-deletes")) == grpc.StatusCode.PERMISSION_DENIED
+    assert code_of(lambda: svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(
+        device_id=pair[0], device_secret=pair[1]))) == grpc.StatusCode.PERMISSION_DENIED
+    svc.clock.advance(3601)
+    try:
+        assert identity_session(svc, "google", "g-deletes").account_id != banned.account_id
+    finally:
+        svc.clock.advance(-3601)
+
+
+def test_an_unban_frees_the_identities_and_devices_too(svc):
+    pair = device()
+    banned = svc.sign_up("Unbanned Later", pair)
+    svc.app.ban(banned.account_id, svc.clock() + 3600, "a mistake")
+    assert code_of(lambda: svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(
+        device_id=pair[0], device_secret=pair[1]))) == grpc.StatusCode.PERMISSION_DENIED
+    svc.app.unban(banned.account_id)
+    svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=pair[1]))
+
+
+# ---- ID tokens -----------------------------------------------------------------------------
+
+def test_an_id_token_signs_in_once(svc):
+    token = svc.id_token("google", "g-once")
+    svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce=NONCE))
+    with pytest.raises(grpc.RpcError) as caught:
+        svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce=NONCE))
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert "used already" in caught.value.details()
+
+
+def test_an_id_token_whose_subject_is_a_lone_surrogate_is_refused_without_a_traceback(svc, caplog):
+    caplog.set_level(logging.INFO)
+    token = svc.google.sign("\ud800", "domino-app", NONCE)
+    with pytest.raises(grpc.RpcError) as caught:
+        svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce=NONCE))
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert "Traceback" not in caplog.text
+
+
+def test_several_tries_of_one_rename_race_to_one_answer_each_never_unknown(svc):
+    sessions = [svc.sign_up() for _ in range(6)]
+    wanted = f"Race {secrets.token_hex(3)}"
+    barrier = threading.Barrier(len(sessions))
+
+    def rename(session):
+        barrier.wait(5)
+        return code_of(lambda: svc.stub.SetDisplayName(pb.SetDisplayNameRequest(display_name=wanted),
+                                                       metadata=bearer(session)))
+
+    with ThreadPoolExecutor(len(sessions)) as pool:
+        codes = list(pool.map(rename, sessions))
+    assert codes.count(grpc.StatusCode.OK) == 1
+    assert set(codes) == {grpc.StatusCode.OK, grpc.StatusCode.ALREADY_EXISTS}
