@@ -447,6 +447,13 @@ class AccountApplication:
                 self.store.erased(execute, account_id, self.clock())
         return left
 
+    def forget_what_expired(self) -> int:
+        """Bans' hashes once the ban ended (they are kept for as long as it runs, no longer),
+        and ID tokens too old to sign in again; how many rows went."""
+        now = self.clock()
+        with self.store.transaction() as execute:
+            return self.store.forget_ended_bans(execute, now) + self.store.forget_used_id_tokens(execute, now)
+
     def pending_erasures(self) -> int:
         with self.store.transaction() as execute:
             return self.store.count_unerased(execute)
@@ -578,7 +585,7 @@ class AccountApplication:
             raise Banned(account.ban_reason or "no reason given", account.banned_until)
 
     def _use_once(self, execute, token: VerifiedToken, now: float) -> None:
-        if not self.store.use_id_token(execute, token.token_hash, token.usable_until, now):
+        if not self.store.use_id_token(execute, token.token_hash, token.usable_until):
             raise NotSignedIn("this ID token was used already: get a new one from the provider and sign in again")
 
     @contextmanager

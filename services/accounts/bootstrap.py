@@ -63,10 +63,12 @@ def application_of(settings: Settings, keys: KeyRing, store: AccountStore, histo
 
 async def erase_pending(app: AccountApplication, stopping: asyncio.Event, every: float = ERASE_RETRY_SECONDS) -> None:
     """Deleted accounts whose history the match service could not erase at once are tried
-    again until it confirms (the deletion itself is never undone)."""
+    again until it confirms (the deletion itself is never undone); what expired (bans' hashes,
+    used ID tokens) is forgotten on the same pass."""
     while not stopping.is_set():
         try:
             await asyncio.to_thread(app.erase_pending)
+            await asyncio.to_thread(app.forget_what_expired)
         except Exception:  # the store away: try again next pass
             log.exception("erasure retry pass failed")
         try:

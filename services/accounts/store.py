@@ -370,16 +370,18 @@ class AccountStore:
         return True
 
     @staticmethod
-    def use_id_token(execute: Execute, token_hash: str, expires_at: float, now: float) -> bool:
-        """Records an ID token as used; False when it already was. Tokens too old to be
-        accepted again are forgotten on the way."""
-        execute("DELETE FROM domino_account_used_id_tokens WHERE expires_at <= ?", now)
+    def use_id_token(execute: Execute, token_hash: str, expires_at: float) -> bool:
+        """Records an ID token as used; False when it already was."""
         return execute("INSERT INTO domino_account_used_id_tokens (token_hash, expires_at) VALUES (?, ?) "
                        "ON CONFLICT (token_hash) DO NOTHING", token_hash, expires_at).rowcount == 1
 
     @staticmethod
     def forget_ended_bans(execute: Execute, now: float) -> int:
-        return execute("DELETE FROM domino_account_bans WHERE banned_until <= ?", now).rowcount
+        return max(0, execute("DELETE FROM domino_account_bans WHERE banned_until <= ?", now).rowcount)
+
+    @staticmethod
+    def forget_used_id_tokens(execute: Execute, now: float) -> int:
+        return max(0, execute("DELETE FROM domino_account_used_id_tokens WHERE expires_at <= ?", now).rowcount)
 
     @staticmethod
     def erase(execute: Execute, account_id: str, now: float) -> None:

@@ -116,6 +116,9 @@ AUTHENTICATED = [
     ("SetDisplayName", pb.SetDisplayNameRequest(display_name="Someone New")),
     ("DeleteAccount", pb.DeleteAccountRequest()),
     ("ExportMyData", pb.ExportMyDataRequest()),
+    ("RemoveDevice", pb.RemoveDeviceRequest(device_id="d" * 20)),
+    ("RotateDeviceSecret", pb.RotateDeviceSecretRequest(device_id="d" * 20, device_secret=OK_SECRET,
+                                                        new_device_secret="cd" * 32)),
 ]
 
 
@@ -185,6 +188,53 @@ def test_unlink_identity_refuses_an_empty_or_oversized_provider(svc, player):
 def test_get_standing_refuses_callers_without_a_service_token(svc, metadata):
     refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.GetStanding(
         pb.GetStandingRequest(account_id="someone"), metadata=metadata))
+
+
+@pytest.mark.parametrize("request_, words", [
+    (pb.RemoveDeviceRequest(), ["device_id is required"]),
+    (pb.RemoveDeviceRequest(device_id="short"), ["16-128"]),
+    (pb.RemoveDeviceRequest(device_id="d" * 129), ["longer than 128"]),
+], ids=["missing", "malformed", "oversized"])
+def test_remove_device_refuses_a_missing_or_malformed_device_id(svc, player, request_, words):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.RemoveDevice(request_, metadata=bearer(player)),
+            *words)
+
+
+def test_remove_device_refuses_a_device_of_another_account(svc, player):
+    other = device()
+    svc.sign_up(pair=other)
+    refused(svc, grpc.StatusCode.FAILED_PRECONDITION, lambda: svc.stub.RemoveDevice(
+        pb.RemoveDeviceRequest(device_id=other[0]), metadata=bearer(player)), "no such device")
+
+
+@pytest.mark.parametrize("fields, words", [
+    (dict(device_secret=OK_SECRET, new_device_secret="cd" * 32), ["device_id is required"]),
+    (dict(device_id="d" * 20, new_device_secret="cd" * 32), ["device_secret is required"]),
+    (dict(device_id="d" * 20, device_secret=OK_SECRET), ["new_device_secret is required"]),
+    (dict(device_id="d" * 20, device_secret=OK_SECRET, new_device_secret="zz" * 32), ["new_device_secret", "256"]),
+    (dict(device_id="d" * 20, device_secret=OK_SECRET, new_device_secret=OK_SECRET), ["must differ"]),
+    (dict(device_id="d" * 20, device_secret=OK_SECRET, new_device_secret="c" * 65), ["longer than 64"]),
+], ids=["no-id", "no-secret", "no-new-secret", "malformed-new", "same", "oversized"])
+def test_rotate_device_secret_refuses_malformed_input(svc, player, fields, words):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.RotateDeviceSecret(
+        pb.RotateDeviceSecretRequest(**fields), metadata=bearer(player)), *words)
+
+
+def test_rotate_device_secret_refuses_a_wrong_secret_or_another_accounts_device(svc, player):
+    other = device()
+    svc.sign_up(pair=other)
+    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.RotateDeviceSecret(pb.RotateDeviceSecretRequest(
+        device_id=other[0], device_secret=other[1], new_device_secret="cd" * 32), metadata=bearer(player)),
+        "do not sign in to this account")
+
+
+def test_sign_out_everywhere_removing_devices_needs_an_identity_sign_in_where_there_is_one(svc):
+    pair = device()
+    session = svc.sign_up(pair=pair)
+    svc.stub.LinkIdentity(pb.LinkIdentityRequest(provider="apple", id_token=svc.id_token("apple", "a-bad-input-sow"),
+                                                 nonce="n-0123456789"), metadata=bearer(session))
+    refused(svc, grpc.StatusCode.FAILED_PRECONDITION, lambda: svc.stub.SignOutEverywhere(
+        pb.SignOutEverywhereRequest(remove_other_devices=True), metadata=bearer(session)), "identities")
 
 
 def test_get_standing_refuses_a_missing_or_oversized_account_id(svc):

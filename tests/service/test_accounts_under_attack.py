@@ -338,3 +338,18 @@ def test_several_tries_of_one_rename_race_to_one_answer_each_never_unknown(svc):
         codes = list(pool.map(rename, sessions))
     assert codes.count(grpc.StatusCode.OK) == 1
     assert set(codes) == {grpc.StatusCode.OK, grpc.StatusCode.ALREADY_EXISTS}
+
+
+def test_what_a_ban_kept_of_its_credentials_is_forgotten_once_it_ends(svc):
+    banned = svc.sign_up("Ban Ends Later")
+    svc.app.ban(banned.account_id, svc.clock() + 60, "a minute off")
+    held = lambda: [r for r in svc.app.store.dump()["domino_account_bans"] if r[1] == banned.account_id]  # noqa: E731
+    assert held()
+    svc.app.forget_what_expired()
+    assert held()  # still running
+    svc.clock.advance(61)
+    try:
+        svc.app.forget_what_expired()
+    finally:
+        svc.clock.advance(-61)
+    assert held() == []
