@@ -3,6 +3,18 @@ rule family and team setting ("egyptian/teams", "goat/solo"), measured by `domin
 ladder` (services/bots/ladder.py) in arena play between the strengths and committed as
 ``bot_ladder.json`` beside this module (docs/bots.md, "Ladder").
 
+It also says which strengths players are offered in each family and team setting
+(``Ladder.offered``, docs/bots.md "Offered strengths"): a name is offered only where the
+ladder shows it clearly stronger than every weaker one there, so no two offered names are
+levels a player cannot tell apart. "Clearly" is a gap in mu larger than the
+standard deviation of the difference, ``hypot(sigma, sigma')``: the ladder's sigmas are
+OpenSkill's, which stop shrinking near 1.5 however many rounds are played (its ``tau``
+keeps a rating able to move), so this asks for about 2.3 points of mu in a solo setting,
+a round won about 59 times in 100. Stricter, non-overlapping one-sigma intervals (about
+3.3 points) would fail Goat's strong against greedy (2.8 points), which the arena measures
+at 73% of rounds; the expert, 48-55% of rounds against strong in the arena, is within 0.9
+points of it in every solo setting.
+
 The data lives in services.common so that the match service (GetRating for
 ``bot:<strength>``) and matchmaking (which bots fill a public table's empty seats) read it
 without importing services.bots: the services stay independent (pyproject.toml's
@@ -15,12 +27,13 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from .bot_ids import PREFIX
-from .bot_strengths import NAMES, OFFERED
+from .bot_strengths import DEFAULT, NAMES, OFFERED
 
 PATH = Path(__file__).with_name("bot_ladder.json")
 log = logging.getLogger("domino.bot_ladder")
@@ -32,6 +45,11 @@ class LadderRating:
     sigma: float
     rating: float  # the rating shown (OpenSkill ordinal, mu - 3 sigma), as for a player
     matches: int
+
+
+def clearly_stronger(a: LadderRating, b: LadderRating) -> bool:
+    """Whether ``a`` is above ``b`` by more than the noise of their difference (module docstring)."""
+    return a.mu - b.mu > math.hypot(a.sigma, b.sigma)
 
 
 class Ladder:
@@ -46,6 +64,38 @@ class Ladder:
         if not isinstance(found, dict):
             return None
         return LadderRating(float(found["mu"]), float(found["sigma"]), float(found["rating"]), int(found["matches"]))
+
+    def offered(self, key: str, among: Iterable[str] = OFFERED) -> tuple[str, ...]:
+        """The strengths of ``among`` players are offered in ``key``, weakest first. Walking
+        up from the weakest rated one, a strength starts a level of its own when it is clearly
+        stronger than every rated strength below it; otherwise it plays at the level below
+        and is not offered. Each level keeps one name: its weakest (it promises least and
+        costs least: ``expert`` at ``strong``'s level is offered as ``strong``), or
+        ``DEFAULT`` where the level holds it, so the strength clients start from is offered
+        wherever it is rated. A strength the key does not rate is not offered; a key the
+        ladder does not rate at all (a family registered since it was run) offers every one
+        of ``among``, as before there was a ladder."""
+        names = [s for s in NAMES if s in set(among)]
+        rated = [(s, r) for s in names if (r := self.rating(key, s)) is not None]
+        if not rated:
+            return tuple(names)
+        levels: list[str] = []
+        for n, (strength, r) in enumerate(rated):
+            if not levels or all(clearly_stronger(r, weaker) for _, weaker in rated[:n]):
+                levels.append(strength)
+            elif strength == DEFAULT:
+                levels[-1] = strength
+        return tuple(levels)
+
+    def standing_for(self, key: str, strength: str, among: Iterable[str] = OFFERED) -> str:
+        """The offered strength that plays at ``strength``'s level in ``key``: itself when
+        offered, else the strongest offered one not above it in the registry's order (or the
+        weakest offered, where every offered one is above it)."""
+        offered = self.offered(key, among)
+        if strength in offered or not offered:
+            return strength
+        below = [s for s in offered if strength in NAMES and NAMES.index(s) <= NAMES.index(strength)]
+        return below[-1] if below else offered[0]
 
     def nearest(self, key: str, rating: float, among: Iterable[str] = OFFERED) -> str | None:
         """The strength of ``among`` whose rating in ``key`` is nearest ``rating`` (equally

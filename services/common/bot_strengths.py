@@ -39,9 +39,16 @@ REGISTRY: tuple[Strength, ...] = (
     Strength("expert", "searches as strong does, for as long as a person would think"),
 )
 
+#: The strength a player who names none gets (clients preselect it; public tables fall back
+#: to it, DOMINO_TABLE_BOT_STRENGTH): where the ladder cannot tell it from its neighbours, the
+#: level is offered under its name (services/common/bot_ladder.py, ``Ladder.offered``).
+DEFAULT = "greedy"
+
 #: Every registered strength, weakest first: what a bot id may name and the bots service plays.
 NAMES: tuple[str, ...] = tuple(s.name for s in REGISTRY)
-#: The strengths a player may ask for (matchmaking, the client's menus), weakest first.
+#: The strengths a player may ask for somewhere (matchmaking, the client's menus), weakest
+#: first; which of them a family and team setting offers is the ladder's to say
+#: (services/common/bot_ladder.py, ``Ladder.offered``).
 OFFERED: tuple[str, ...] = tuple(s.name for s in REGISTRY if s.offered)
 
 

@@ -1,8 +1,11 @@
 """DescribeRules' answer, built from the registries: what a client needs to offer a family's
 options and speak of its table without a copy of the rules of its own.
 
-Pure, and built once for each set of registered families: the registries do not change
-while a service runs, but a test may register a family, and is answered with it. What the
+Pure, and built once for each set of registered families and ladder: the registries do not
+change while a service runs, but a test may register a family or read another ladder, and is
+answered with it. The bot strengths offered are the ladder's to say, per family and team
+setting (services/common/bot_ladder.py ``Ladder.offered``, docs/bots.md "Offered strengths"):
+each shape lists its own, and the answer's list is every strength offered somewhere. What the
 rule sets already state (hand sizes, boneyards, tiles that never lead, a leader drawn by
 chance) is read from the rule set each shape builds, so no facet is stated twice.
 """
@@ -13,7 +16,10 @@ from functools import lru_cache
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.common import bot_strengths
+from services.common.bot_ladder import Ladder, ladder
 from services.common.rule_options import value_pb as option_value
+
+from services.history.summary import rating_key
 
 from .rules.families import registry
 from .rules.families.family import Family
@@ -22,32 +28,35 @@ from .rules.tiles import HIGH, LOW, TILE_COUNT
 from .table_talk import PHRASES
 
 
-def describe_rules() -> pb.DescribeRulesResponse:
-    """Every registered family, the chat phrases, the offered bot strengths and turn timers.
-    The same message each time: callers must not change it."""
-    return _built(registry.families())
+def describe_rules(known: Ladder | None = None) -> pb.DescribeRulesResponse:
+    """Every registered family, the chat phrases, the offered bot strengths and turn timers,
+    by the committed ladder unless ``known`` is given. The same message each time: callers
+    must not change it."""
+    return _built(registry.families(), known or ladder())
 
 
 @lru_cache(maxsize=4)
-def _built(families: tuple[Family, ...]) -> pb.DescribeRulesResponse:
+def _built(families: tuple[Family, ...], known: Ladder) -> pb.DescribeRulesResponse:
+    described = [family_pb(f, known) for f in families]
+    somewhere = {name for f in described for v in f.variants for s in v.shapes for name in s.bot_strengths}
     return pb.DescribeRulesResponse(
-        families=[family_pb(f) for f in families],
+        families=described,
         chat_phrases=PHRASES,
         bot_strengths=[pb.BotStrength(name=name, description=bot_strengths.BY_NAME[name].description)
-                       for name in bot_strengths.OFFERED],
+                       for name in bot_strengths.OFFERED if name in somewhere],
         turn_timers=TURN_TIMERS,
         default_turn_timer=DEFAULT_TURN_TIMER,
     )
 
 
-def family_pb(family: Family) -> pb.RuleFamily:
+def family_pb(family: Family, known: Ladder | None = None) -> pb.RuleFamily:
     p = family.phrases
     first = family.build(family.default_variant or None)
     return pb.RuleFamily(
         name=family.name,
         phrases=pb.FamilyPhrases(title=p.title, target=p.target, ended_by=p.ended_by, lead_rule=p.lead_rule,
                                  scoring=p.scoring),
-        variants=[variant_pb(family, v) for v in family.variants or ("",)],
+        variants=[variant_pb(family, v, known or ladder()) for v in family.variants or ("",)],
         default_variant=family.default_variant,
         targets=family.targets,
         options=[pb.HostOption(name=o.name, help=o.help, values=[option_value(v) for v in o.values],
@@ -60,12 +69,15 @@ def family_pb(family: Family) -> pb.RuleFamily:
     )
 
 
-def variant_pb(family: Family, variant: str) -> pb.RuleVariant:
+def variant_pb(family: Family, variant: str, known: Ladder) -> pb.RuleVariant:
     shapes = []
     for shape in family.shapes(variant):
         rules = family.build(variant or None, shape.seats, shape.teams)
+        key = rating_key(family.name, shape.teams)
         shapes.append(pb.SeatShape(seats=shape.seats, teams=shape.teams, hand_size=rules.hand_size,
-                                   boneyard=rules.draws and rules.hand_size * rules.seats < TILE_COUNT))
+                                   boneyard=rules.draws and rules.hand_size * rules.seats < TILE_COUNT,
+                                   bot_strengths=known.offered(key),
+                                   default_bot_strength=known.standing_for(key, bot_strengths.DEFAULT)))
     default = family.default_shape(variant)
     words = family.lead_words_of(variant)
     return pb.RuleVariant(

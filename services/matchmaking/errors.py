@@ -64,6 +64,10 @@ class SeatsInTheWay(Refused):
     """A variant with fewer seats while the seats it would remove are occupied."""
 
 
+class BotsInTheWay(Refused):
+    """Options under which a seated bot's strength is not offered (its family and team setting)."""
+
+
 class RoomNotFilled(Refused):
     pass
 

@@ -10,7 +10,9 @@ from services.match.rules.errors import BadOptions
 from services.match.rules.families.registry import families, family, find
 from services.match.rules.rulesets import match_options, rule_set
 
+from services.common.bot_ladder import Ladder, ladder
 from services.common.bot_strengths import OFFERED
+from services.history.summary import rating_key
 
 from .errors import InvalidOptions, InvalidRequest
 
@@ -118,11 +120,28 @@ def queue_kinds() -> list[tuple[str, str, bool, int]]:
             for f in families() for variant in f.variants or ("",) for shape in f.shapes(variant)]
 
 
-def check_strength(strength: str) -> None:
+def check_strength(strength: str, options: Options | None = None, known: Ladder | None = None) -> None:
     """Players seat only the strengths offered to them (services.common.bot_strengths); one
-    still tried out in the arena is refused as unknown."""
+    still tried out in the arena is refused as unknown. With ``options``, only those the
+    ladder offers in their family and team setting (``Ladder.offered``, docs/bots.md
+    "Offered strengths"): the refusal names the level it plays at there and what is offered."""
     if strength not in OFFERED:
         raise InvalidRequest(f"unknown bot strength {strength[:40]!r}; choose one of {', '.join(OFFERED)}")
+    refusal = None if options is None else not_offered(strength, options, known)
+    if refusal is not None:
+        raise InvalidRequest(refusal)
+
+
+def not_offered(strength: str, options: Options, known: Ladder | None = None) -> str | None:
+    """Why players may not seat ``strength`` bots with these options, or None when they may."""
+    known = known or ladder()
+    key = rating_key(options.rules, options.teams)
+    offered = known.offered(key)
+    if strength in offered:
+        return None
+    where = f"{family(options.rules).phrases.title or options.rules} {'in teams' if options.teams else 'solo'}"
+    return (f"{strength} bots are not offered in {where}: the bots' ladder does not tell them apart from "
+            f"{known.standing_for(key, strength)} there; choose {' or '.join(offered)}")
 
 
 def check_request_id(request_id: str) -> None:

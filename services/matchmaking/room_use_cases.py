@@ -14,11 +14,12 @@ from uuid import UUID
 
 from eventsourcing.domain import CanMutateProtocol
 
-from .errors import InvalidRequest, NotInRoom, UnknownRoom
+from .errors import BotsInTheWay, InvalidRequest, NotInRoom, UnknownRoom
 from .match_starts import MatchStarts
-from .options import Options, check_request_id, check_strength
+from .options import Options, check_request_id, check_strength, not_offered
 from .plumbing import Store
 from .rooms import FailedJoins, Room
+from .seating import bot_strength, is_bot
 from .standings import Standings
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: easy to read aloud
@@ -125,14 +126,27 @@ class RoomUseCases:
 
     def add_bot(self, player_id: str, room_id: UUID, seat: int | None, strength: str) -> Room:
         check_strength(strength)
-        return self._room_command(room_id, lambda room: room.add_bot(player_id, seat, strength))
+
+        def add(room: Room) -> None:
+            check_strength(strength, room.match_options)  # offered in the room's family and team setting
+            room.add_bot(player_id, seat, strength)
+
+        return self._room_command(room_id, add)
 
     def remove_bot(self, player_id: str, room_id: UUID, seat: int) -> Room:
         return self._room_command(room_id, lambda room: room.remove_bot(player_id, seat))
 
     def update_room_options(self, player_id: str, room_id: UUID, **changes: Any) -> Room:
-        return self._room_command(
-            room_id, lambda room: room.update_options(player_id, room.match_options.changed(**changes)))
+        def update(room: Room) -> None:
+            options = room.match_options.changed(**changes)
+            room.update_options(player_id, options)  # the host's, while open (refused: nothing is saved)
+            for seat, player in enumerate(room.seats):
+                strength = bot_strength(player) if is_bot(player) else None
+                refusal = None if strength is None else not_offered(strength, options)
+                if refusal is not None:
+                    raise BotsInTheWay(f"{refusal}; remove the {strength} bot from seat {seat} first")
+
+        return self._room_command(room_id, update)
 
     def start_room(self, player_id: str, room_id: UUID) -> Room:
         room = self._room_command(room_id, lambda room: room.start(player_id, self.clock()))

@@ -236,7 +236,7 @@ class TableUseCases:
         """A match of the caller (seat 0) against bots, which nobody watches; MatchServiceUnavailable
         when the match could not be created yet (a retry with the same request id finishes it)."""
         check_request_id(request_id)
-        check_strength(strength)
+        check_strength(strength, options)
         self.standings.check(player_id)
         options = replace(options, spectators=False)
         table_id = uuid.uuid5(PRACTICE_NAMESPACE, f"{len(player_id)}:{player_id}:{request_id}")
@@ -275,8 +275,10 @@ def nearest_bots(ordinals: Iterable[float | None], key: str, configured: str, kn
     """The strength whose ladder rating in ``key`` (family and team setting) is nearest the
     mean of the players' known ratings (docs/bots.md, "Ladder"), so a table's bots play
     about as well as its people; ``configured`` (TableSettings.bot_strength) when no rating
-    is known or the ladder has none for the key. Only strengths offered to players."""
+    is known or the ladder has none for the key. Only strengths offered to players there
+    (``Ladder.offered``): a configured one that is not stands for the offered one at its level."""
     ratings = [o for o in ordinals if o is not None]
+    fallback = known.standing_for(key, configured)
     if not ratings:
-        return configured
-    return known.nearest(key, sum(ratings) / len(ratings)) or configured
+        return fallback
+    return known.nearest(key, sum(ratings) / len(ratings), among=known.offered(key)) or fallback

@@ -22,6 +22,9 @@ from services.client.inbox import Inbox
 from services.client.store import LastMatch
 from services.client.terminal import Output
 from services.common import bot_strengths
+from services.common.bot_ladder import Ladder, ladder
+from services.history.summary import rating_key
+from services.match.describe import describe_rules
 from services.match.application import MatchApplication
 from services.match.rules.families import registry
 from services.match.rules.families.family import Family, HostOption, Phrases, Shape
@@ -72,8 +75,9 @@ def test_every_registered_family_is_described_as_the_registry_holds_it(svc):
 def test_the_chat_phrases_offered_strengths_and_turn_timers_are_the_servers(svc):
     described = svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=auth("ann"))
     assert tuple(described.chat_phrases) == PHRASES
+    somewhere = {name for f in described.families for v in f.variants for s in v.shapes for name in s.bot_strengths}
     assert [(s.name, s.description) for s in described.bot_strengths] == \
-        [(name, bot_strengths.BY_NAME[name].description) for name in bot_strengths.OFFERED]
+        [(name, bot_strengths.BY_NAME[name].description) for name in bot_strengths.OFFERED if name in somewhere]
     assert (tuple(described.turn_timers), described.default_turn_timer) == (TURN_TIMERS, DEFAULT_TURN_TIMER)
 
 
@@ -154,3 +158,22 @@ def test_the_client_offers_a_family_the_server_alone_plays_with_its_option(svc, 
     assert "Play to  12 or 24  [12]:" in said
     assert "The Dozen preset: zero_zero 12." in said
     assert "  zero_zero  0 or 12  [12]:" in said
+
+
+def test_each_family_and_team_setting_offers_the_strengths_the_bots_ladder_offers_there(svc):
+    described = svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=auth("ann"))
+    for family in described.families:
+        for variant in family.variants:
+            for shape in variant.shapes:
+                key = rating_key(family.name, shape.teams)
+                assert tuple(shape.bot_strengths) == ladder().offered(key)
+                assert shape.default_bot_strength == ladder().standing_for(key, bot_strengths.DEFAULT)
+                assert shape.default_bot_strength in shape.bot_strengths
+
+
+def test_a_ladder_where_expert_is_clearly_stronger_than_strong_offers_it_in_describe_rules():
+    figures = {"random": (20.0, 1.6), "greedy": (25.0, 1.6), "strong": (30.0, 1.6), "expert": (34.0, 1.6)}
+    known = Ladder({"classic/solo": {n: {"mu": mu, "sigma": sd, "rating": mu - 3 * sd, "matches": 480}
+                                     for n, (mu, sd) in figures.items()}})
+    classic = next(f for f in describe_rules(known).families if f.name == "classic")
+    assert list(classic.variants[0].shapes[0].bot_strengths) == ["random", "greedy", "strong", "expert"]

@@ -20,6 +20,9 @@ import pytest
 from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.common.auth import KeyRing, mint_token
+from services.common.bot_ladder import ladder
+from services.common.bot_strengths import OFFERED
+from services.history.summary import rating_key
 from services.common.rule_options import value_pb
 from services.matchmaking.rooms import FailedJoins
 from tests.support.keys import KEYS, auth
@@ -472,3 +475,43 @@ def test_asking_where_one_is_stores_nothing(system, room, ticket, names, place):
         asked = system.stub.GetPresence(pb.GetPresenceRequest(), metadata=auth(player))
     # (the module's waiters share one queue: by now this one may be seated with others)
     assert (asked.WhichOneof("place") or "nowhere") in ((place, "table") if place == "ticket" else (place,))
+
+
+# ---- bot strengths the ladder does not offer in a family and team setting -----------------
+
+def not_offered_in(rules: str, teams: bool) -> tuple[list[str], tuple[str, ...]]:
+    offered = ladder().offered(rating_key(rules, teams))
+    return [s for s in OFFERED if s not in offered], offered
+
+
+def test_practice_against_expert_where_the_ladder_finds_it_no_stronger_than_strong_is_invalid_argument(system, names):
+    missing, offered = not_offered_in("egyptian", False)
+    assert "expert" in missing  # the committed ladder: within noise of strong there
+    refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: system.stub.StartPractice(
+        pb.StartPracticeRequest(request_id="p", variant="draw-2", strength="expert"), metadata=auth(names("p"))),
+        "expert bots are not offered in Egyptian solo", "strong", f"choose {' or '.join(offered)}")
+
+
+def test_practice_and_a_bot_of_every_strength_not_offered_there_are_invalid_argument_naming_the_offered(system, names):
+    for rules, variant, teams in (("egyptian", "block-4", True), ("goat", "koza", False), ("classic", "", False)):
+        missing, offered = not_offered_in(rules, teams)
+        room = system.create_room(names(f"host-{rules}"), rules=rules, variant=variant, teams=teams,
+                                  request_id=f"r-{rules}")
+        for strength in missing:
+            refused(system, grpc.StatusCode.INVALID_ARGUMENT, lambda: system.stub.StartPractice(
+                pb.StartPracticeRequest(request_id=f"p-{strength}", rules=rules, variant=variant, teams=teams,
+                                        strength=strength), metadata=auth(names("p"))),
+                f"{strength} bots are not offered", f"choose {' or '.join(offered)}")
+            refused(system, grpc.StatusCode.INVALID_ARGUMENT,
+                    lambda: system.add_bot(names(f"host-{rules}"), room.room_id, strength),
+                    f"{strength} bots are not offered", f"choose {' or '.join(offered)}")
+
+
+def test_options_under_which_a_seated_bot_is_not_offered_are_refused_until_it_is_removed(system, names):
+    offered_somewhere = [s for s in OFFERED if s in ladder().offered("all-fives/solo")]
+    strength = next(s for s in offered_somewhere if s not in ladder().offered("egyptian/solo"))
+    room = system.create_room(names("host"), rules="all-fives", variant="", seats=2)
+    room = system.add_bot(names("host"), room.room_id, strength)
+    refused(system, grpc.StatusCode.FAILED_PRECONDITION, lambda: system.stub.UpdateRoomOptions(
+        pb.UpdateRoomOptionsRequest(room_id=room.room_id, rules="egyptian", variant="draw-2"),
+        metadata=auth(names("host"))), f"{strength} bots are not offered in Egyptian solo", "seat 1")

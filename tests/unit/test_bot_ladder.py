@@ -1,6 +1,7 @@
 """The bots' ladder: how `domino bots ladder` rates the strengths (services/bots/ladder.py),
-the committed ladder the services read (services/common/bot_ladder.py), and which bots fill
-a public table by it (table_use_cases.nearest_bots)."""
+the committed ladder the services read (services/common/bot_ladder.py), which strengths it
+offers players in each family and team setting (``Ladder.offered``), and which bots fill a
+public table by it (table_use_cases.nearest_bots)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import json
 
 from services.bots import ladder as bot_ladder
 from services.bots.ladder import Setting
-from services.common.bot_ladder import PATH, Ladder, ladder, named_strength
-from services.common.bot_strengths import NAMES
+from services.common.bot_ladder import PATH, Ladder, LadderRating, clearly_stronger, ladder, named_strength
+from services.common.bot_strengths import NAMES, OFFERED
 from services.history.summary import Rating, fresh, rating_key
 from services.match.rules.families.registry import families
 from services.matchmaking.table_use_cases import nearest_bots
@@ -113,3 +114,73 @@ def test_more_team_deals_rate_the_team_settings_on_more_rounds_and_leave_the_sol
     both = bot_ladder.run(2, seed=3, strengths=("random", "greedy"), chosen=[TWO_SEATS, teams], team_deals=3)
     assert both["egyptian/solo"] == solo_alone["egyptian/solo"]
     assert both["egyptian/teams"]["bot:random"].matches == 3 * 2  # two seatings of each of three deals
+
+
+# ---- the strengths offered to players ----------------------------------------------------
+
+
+def rated(mu: float, sigma: float = 1.6) -> dict:
+    return {"mu": mu, "sigma": sigma, "rating": mu - 3 * sigma, "matches": 480}
+
+
+def ladder_of(**key_ratings: dict) -> Ladder:
+    return Ladder({"egyptian/solo": {name: rated(*mu) for name, mu in key_ratings.items()}})
+
+
+def test_with_the_committed_ladder_expert_is_not_offered_where_it_is_within_noise_of_strong():
+    keys = {rating_key(f.name, shape.teams) for f in families() for v in (f.variants or ("",)) for shape in f.shapes(v)}
+    for key in keys:
+        expert, strong = ladder().rating(key, "expert"), ladder().rating(key, "strong")
+        if not clearly_stronger(expert, strong):
+            assert "expert" not in ladder().offered(key), key
+
+
+def test_with_the_committed_ladder_every_offered_strength_is_clearly_stronger_than_every_weaker_one_offered():
+    for key in (k for k in ladder().data if "/" in k):
+        offered = ladder().offered(key)
+        assert offered, key
+        for weaker, stronger in zip(offered, offered[1:]):
+            assert clearly_stronger(ladder().rating(key, stronger), ladder().rating(key, weaker)), (key, offered)
+
+
+def test_a_ladder_where_expert_is_clearly_stronger_than_strong_offers_it():
+    known = ladder_of(random=(20.0,), greedy=(25.0,), strong=(30.0,), expert=(34.0,))
+    assert known.offered("egyptian/solo") == ("random", "greedy", "strong", "expert")
+
+
+def test_expert_within_noise_of_strong_is_offered_as_strong():
+    known = ladder_of(random=(20.0,), greedy=(25.0,), strong=(30.0,), expert=(31.0,))
+    assert known.offered("egyptian/solo") == ("random", "greedy", "strong")
+    assert known.standing_for("egyptian/solo", "expert") == "strong"
+
+
+def test_clearly_means_a_gap_in_mu_larger_than_the_noise_of_the_difference():
+    a, b = LadderRating(30.0, 1.6, 25.2, 480), LadderRating(27.8, 1.6, 23.0, 480)
+    assert not clearly_stronger(a, b)  # 2.2 < hypot(1.6, 1.6) = 2.26
+    assert clearly_stronger(LadderRating(30.1, 1.6, 25.3, 480), b)
+
+
+def test_a_strength_must_be_clearly_above_every_weaker_one_not_only_the_one_offered_below_it():
+    # strong is not clear of greedy, so its level is greedy's, and expert is not clear of strong
+    known = ladder_of(random=(20.0,), greedy=(26.0,), strong=(28.0,), expert=(29.0,))
+    assert known.offered("egyptian/solo") == ("random", "greedy")
+
+
+def test_a_level_holding_the_default_strength_is_offered_under_its_name():
+    known = ladder_of(random=(25.0,), greedy=(26.0,), strong=(31.0,), expert=(31.5,))
+    assert known.offered("egyptian/solo") == ("greedy", "strong")
+    assert known.standing_for("egyptian/solo", "random") == "greedy"
+
+
+def test_a_family_the_ladder_has_not_rated_offers_every_strength_as_before():
+    assert ladder_of(random=(20.0,)).offered("fifty/solo") == OFFERED
+
+
+def test_a_strength_the_ladder_does_not_rate_in_a_rated_family_is_not_offered():
+    assert ladder_of(random=(20.0,), strong=(30.0,)).offered("egyptian/solo") == ("random", "strong")
+
+
+def test_public_tables_seat_only_strengths_offered_in_their_family_and_team_setting():
+    known = ladder_of(random=(20.0,), greedy=(25.0,), strong=(30.0,), expert=(31.0,))
+    assert nearest_bots([40.0], "egyptian/solo", "greedy", known) == "strong"  # expert is nearer, not offered
+    assert nearest_bots([None], "egyptian/solo", "expert", known) == "strong"  # configured: its level's name

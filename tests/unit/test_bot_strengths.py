@@ -1,6 +1,8 @@
 """Every list of bot strengths agrees with services.common.bot_strengths: the bots service's
 implementations, bot ids, matchmaking, the client's menus and screens, ``domino demo``,
-``domino play`` and the arena."""
+``domino play`` and the arena. Players are offered, somewhere, the registry's offered
+strengths that the bots' ladder offers in some family and team setting (DescribeRules,
+services/common/bot_ladder.py ``Ladder.offered``); the client's menus list those."""
 
 from __future__ import annotations
 
@@ -15,10 +17,13 @@ from services.cli.play import play
 from services.client import lobby_screens, menu, render
 from services.common import bot_strengths
 from services.common.bot_ids import bot_id, bot_strength
+from services.match.describe import describe_rules
 from services.matchmaking.errors import InvalidRequest
 from services.matchmaking.options import check_strength
 
 NAMES, OFFERED = bot_strengths.NAMES, bot_strengths.OFFERED
+#: The offered strengths the ladder offers in some family and team setting, weakest first.
+SOMEWHERE = tuple(s.name for s in describe_rules().bot_strengths)
 #: Words no surface may take for a strength ("expert" until it is registered).
 NOT_STRENGTHS = [word for word in ("expert", "wizard") if word not in NAMES]
 #: What players may not pick: no strength, or one not offered yet.
@@ -78,27 +83,28 @@ def test_matchmaking_seats_the_offered_strengths_and_refuses_the_others_naming_t
         assert all(name in str(refused.value) for name in OFFERED)
 
 
-@pytest.mark.parametrize("name", OFFERED)
+@pytest.mark.parametrize("name", SOMEWHERE)
 def test_the_room_commands_add_and_fill_with_every_offered_strength(name):
     assert menu.parse_room_command(f"f {name}") == menu.RoomCommand("fill", strength=name)
     assert menu.parse_room_command(f"b 2 {name}") == menu.RoomCommand("bot", 2, name)
 
 
-@pytest.mark.parametrize("word", NOT_OFFERED)
+@pytest.mark.parametrize("word", NOT_OFFERED + [n for n in OFFERED if n not in SOMEWHERE])
 def test_the_room_commands_refuse_other_strengths_naming_the_offered_ones(word):
     for line in (f"f {word}", f"b 2 {word}"):
         command = menu.parse_room_command(line)
         assert command.action == "invalid"
-        assert f"A bot is {', '.join(OFFERED)}, not {word!r}." == command.message
+        assert f"A bot is {', '.join(SOMEWHERE)}, not {word!r}." == command.message
 
 
 def test_the_client_asks_for_the_offered_strengths_and_its_help_says_what_each_does():
-    assert menu.STRENGTHS == OFFERED  # the practice menu's question, and domino play --bots
-    assert choices_of(play, "strength") == OFFERED
-    assert f"b [SEAT] [{'|'.join(OFFERED)}] adds a bot" in menu.ROOM_HELP
-    assert f"f [{'|'.join(OFFERED)}] fills every empty seat" in menu.ROOM_HELP
+    assert set(SOMEWHERE) <= set(OFFERED) and SOMEWHERE
+    assert menu.STRENGTHS == SOMEWHERE  # the practice menu's question, and domino play --bots
+    assert choices_of(play, "strength") == SOMEWHERE
+    assert f"b [SEAT] [{'|'.join(SOMEWHERE)}] adds a bot" in menu.ROOM_HELP
+    assert f"f [{'|'.join(SOMEWHERE)}] fills every empty seat" in menu.ROOM_HELP
     for s in bot_strengths.REGISTRY:
-        assert (f"{s.name} {s.description}" in menu.ROOM_HELP) == s.offered
+        assert (f"{s.name} {s.description}" in menu.ROOM_HELP) == (s.name in SOMEWHERE)
 
 
 def test_the_room_screen_shows_the_host_the_offered_strengths():
@@ -107,7 +113,7 @@ def test_the_room_screen_shows_the_host_the_offered_strengths():
     for seat, player in enumerate(["ann", ""]):
         room.seats.add(seat=seat, player_id=player, team=seat)
     host = render.to_text(lobby_screens.room_screen(room, "ann"))
-    assert f"b [SEAT] [{'|'.join(OFFERED)}] adds a bot" in host
+    assert f"b [SEAT] [{'|'.join(SOMEWHERE)}] adds a bot" in host
 
 
 def test_domino_demo_seats_any_registered_strength_and_refuses_the_others():

@@ -161,11 +161,12 @@ def test_an_unknown_bot_strength_is_invalid(app):
 
 
 def test_practice_seats_the_caller_against_bots_and_starts_the_match(app, matches):
-    table = app.tables.start_practice("ann", "p1", Options.chosen("", "block-3", None, 51, 0), "random")
-    assert table.seats == ["ann", "bot:random:1", "bot:random:2"] and table.match_id
+    weakest = ladder().offered("egyptian/solo")[0]  # what the ladder offers there
+    table = app.tables.start_practice("ann", "p1", Options.chosen("", "block-3", None, 51, 0), weakest)
+    assert table.seats == ["ann", f"bot:{weakest}:1", f"bot:{weakest}:2"] and table.match_id
     assert matches.calls[0][0] == f"practice:{table.id}"
     assert app.tables.start_practice("ann", "p1", Options.chosen("", "block-3", None, 51, 0),
-                                     "random").match_id == table.match_id
+                                     weakest).match_id == table.match_id
     assert len(matches.calls) == 1
 
 
@@ -406,7 +407,8 @@ def test_nobody_waits_longer_than_the_wait_and_split_tables_join_before_bots_com
     clock.advance(17)  # ace has waited 20 s
     (table_id,) = app.tables.fill_waiting_tables()
     seated = app.tables.ticket("cub", tickets["cub"].ticket_id)
-    bots = ladder().nearest("egyptian/teams", (30.0 - 10.0 + 30.0) / 3)  # the bots rated nearest their mean
+    bots = ladder().nearest("egyptian/teams", (30.0 - 10.0 + 30.0) / 3,  # the offered bots rated nearest their mean
+                            among=ladder().offered("egyptian/teams"))
     assert seated.table_id == table_id and seated.seats == ("ace", "cub", "ada", f"bot:{bots}:3")
 
 
