@@ -81,8 +81,9 @@ On your turn type the number of a tile in your hand, e.g. 3.
   a boneyard never draw).
 Any time: Enter refreshes the screen, ? shows this help, q leaves the table
 (your seat stays; `domino play --resume MATCH_ID` brings you back), and
-`leave match` leaves for good: the server plays your seat to the end and you
-are free to play elsewhere.
+`leave match` (typed twice: it asks first) leaves for good: the match counts
+as your loss (rated, as a loss) whatever the server's play for your seat
+scores; the server plays your seat to the end and you are free to play elsewhere.
 Quick chat: c lists the phrases, c 3 or c well_played says one to the table
 (the last few show under "Table talk", spectators see them too).
 Marked away (two turns timed out), the server plays for you until you type

@@ -72,6 +72,7 @@ class Game:
         self.shown: pb.MatchView | None = None
         self.message: str | Text = ""
         self.pending: view_reading.Tile | None = None
+        self.leaving = False  # `leave match` was typed once: the next line confirms or stays (LEAVE_PROMPT)
         self.dirty = True
         self.pump: Pump | None = None
         self.poll = False  # the stream failed for good: GetMatch every second instead
@@ -352,8 +353,13 @@ class Game:
                 self.message = "Cancelled."
             return None
         command = commands.parse_move(line, self.view)
+        asked, self.leaving = self.leaving, False
         if isinstance(command, Quit):
             return Quit  # away or not: leaving takes nothing back
+        if isinstance(command, Leave) and not asked and not self.has_left():
+            self.leaving = True
+            self.message = Text(render.LEAVE_PROMPT, style="bold yellow")
+            return None
         if isinstance(command, Leave):
             try:
                 self.view = self.api.leave(self.view.match_id)

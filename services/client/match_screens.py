@@ -31,7 +31,8 @@ class MatchScreens:
         app.out.fresh()
         if final is None and game.has_left():
             app.out.say(f"You left match {match_id} for good: the server plays your seat to the end and will not "
-                        "give it back; you are free to play elsewhere.", style="bold", soft_wrap=True)
+                        "give it back, and the match counts as your loss; you are free to play elsewhere.",
+                        style="bold", soft_wrap=True)
         elif final is None:
             app.out.say(f"You left the table; your seat stays. Come back with: domino play --resume {match_id}",
                         style="bold", soft_wrap=True)

@@ -25,6 +25,10 @@ from .view_reading import ANY, DOWN, LEFT, RIGHT, UP, Tile
 #: What leaving a match (LeaveMatch) means, said wherever the player meets it.
 LEFT_FOR_GOOD = ("You left this match for good: the server plays your seat to the end and will not give it "
                  "back.")
+#: Asked before a player leaves for good: leaving is a loss, whatever the stand-in does.
+LEAVE_PROMPT = ("Leave this match for good? It counts as your loss (in teams, your side's), and a rated match "
+                "rates it as one, whatever the server's play for your seat scores; the server plays your seat "
+                "to the end and never gives it back. Type leave match again to leave; anything else stays.")
 MARKS = {LEFT: "←", RIGHT: "→", UP: "↑", DOWN: "↓", ANY: "★"}
 BOTH = "↔"
 LAST_PLAYED = "on grey30 underline"  # added to the tile just played on the line

@@ -51,8 +51,9 @@ def play(svc, tmp_path, match_id: str, lines: list[str]) -> str:
 
 def test_leaving_says_once_that_the_seat_is_the_servers_to_the_end_and_back_agrees(svc, tmp_path):
     match_id = svc.create(variant="draw-2", players=("ann", "bob"), target=51, turn_timer_seconds=0).match_id
-    said = play(svc, tmp_path, match_id, ["leave match"])
-    assert said.count("for good") == 1
+    said = play(svc, tmp_path, match_id, ["leave match", "leave match"])
+    assert said.count("Leave this match for good? It counts as your loss") == 1  # asked once, then left
+    assert said.count("You left") == 1 and "the match counts as your loss" in said
     assert f"You left match {match_id} for good: the server plays your seat to the end" in said
     assert "Come back" not in said and "--resume" not in said and "your seat stays" not in said
     view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("ann")).view

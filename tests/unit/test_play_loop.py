@@ -225,9 +225,16 @@ def test_a_seat_whose_seed_is_in_or_not_awaited_sends_none():
 
 def test_leave_match_hands_the_seat_to_the_server_and_ends_the_session():
     api = FakeMatch(my_turn())
-    final, screen, joined, ended = run(api, ["leave match", "1"])
+    final, screen, joined, ended = run(api, ["leave match", "leave match"])
     assert ("leave",) in api.calls and sent(api) == []
     assert final is None and ended == [joined[0]]
+
+
+def test_leave_match_asks_first_saying_that_leaving_is_a_loss_and_anything_else_stays():
+    api = FakeMatch(my_turn())
+    final, screen, _, ended = run(api, ["leave match", "?", "q"])
+    assert ("leave",) not in api.calls and ended == []
+    assert "counts as your loss" in screen and "whatever the server's play for your seat scores" in screen
 
 
 def test_q_keeps_the_seat_and_never_calls_leave():
