@@ -256,7 +256,7 @@ def test_lobby_commands(line, expected):
 
 def test_bad_lobby_commands_explain_themselves():
     assert menu.parse_room_command("k").action == "invalid"
-    assert "random, greedy, strong, expert" in menu.parse_room_command("b wizard").message
+    assert ", ".join(menu.STRENGTHS) in menu.parse_room_command("b wizard").message  # what DescribeRules offers
     assert menu.clean_code(" k7m2-pq4x ") == "K7M2PQ4X"
 
 
