@@ -1,0 +1,77 @@
+"""The right to be forgotten and of access: deletion, the erasure of history, the export."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from services.common.auth import Identity
+
+from .use_cases import UseCases, retried_on_conflict
+
+log = logging.getLogger("domino.accounts")
+
+
+class Erasure(UseCases):
+    @retried_on_conflict
+    def delete(self, who: Identity) -> float:
+        """Erases the account's personal data now, then its history in the match service
+        (now if it answers, else by ``erase_pending`` later: the deletion is recorded). A
+        running ban outlives it on the credentials it binds (store.erase)."""
+        now = self.clock()
+        with self.store.transaction() as execute:
+            account, session = self._live(execute, who, lock="update")
+            self._changing_ways_in(execute, account, session, now, "deleting an account", guests_too=True)
+            self.store.erase(execute, who.subject, now)
+        self.store.scrub()
+        self.observer.deleted()
+        log.info("account deleted", extra={"account": who.subject})
+        self.erase_pending(only=who.subject)
+        return now
+
+    def erase_pending(self, only: str | None = None) -> int:
+        """Asks the match service to erase the history of deleted accounts it has not yet
+        confirmed; how many are still pending."""
+        with self.store.transaction() as execute:
+            pending = [only] if only else self.store.unerased(execute)
+        left = 0
+        for account_id in pending:
+            try:
+                if self.history is None:
+                    raise RuntimeError("no match service is configured")
+                self.history.forget(account_id)
+            except Exception as error:  # noqa: BLE001 - kept pending and retried; counted by the caller
+                log.warning("erasing a deleted account's history failed; will retry",
+                            extra={"account": account_id, "error": str(error)[:200]})
+                left += 1
+                continue
+            with self.store.transaction() as execute:
+                self.store.erased(execute, account_id, self.clock())
+        return left
+
+    def forget_what_expired(self) -> int:
+        """Bans' hashes once the ban ended (they are kept for as long as it runs, no longer),
+        and ID tokens too old to sign in again; how many rows went."""
+        now = self.clock()
+        with self.store.transaction() as execute:
+            return self.store.forget_ended_bans(execute, now) + self.store.forget_used_id_tokens(execute, now)
+
+    def pending_erasures(self) -> int:
+        with self.store.transaction() as execute:
+            return self.store.count_unerased(execute)
+
+    def export(self, who: Identity) -> dict[str, Any]:
+        with self.store.transaction() as execute:
+            account, _ = self._live(execute, who)
+            identities = self.store.identities(execute, account.account_id)
+            devices = self.store.devices(execute, account.account_id)
+        matches = self.history.matches(account.account_id) if self.history is not None else []
+        return {
+            "format": "domino-account-export/1",
+            "account": {"account_id": account.account_id, "display_name": account.display_name,
+                        "created_at": account.created_at, "display_name_changes": list(account.name_changes)},
+            "identities": [{"provider": i.provider, "issuer": i.issuer, "subject": i.subject,
+                            "linked_at": i.linked_at} for i in identities],
+            "devices": [{"device_id": d, "created_at": c, "last_used_at": u} for d, c, u in devices],
+            "matches": matches,
+        }

@@ -1,0 +1,81 @@
+"""What operators and matchmaking ask: standing, bans, and the store's own upkeep."""
+
+from __future__ import annotations
+
+import logging
+
+from . import credentials, names
+from .errors import InvalidRequest, UnknownAccount
+from .use_cases import Standing, UseCases, retried_on_conflict
+
+log = logging.getLogger("domino.accounts")
+
+
+class Operators(UseCases):
+    @retried_on_conflict
+    def rekey_names(self) -> int:
+        """Brings every stored name key to the one `names.key_of` computes now (run at start,
+        once per key version): where two names now have one key, the older account keeps its
+        name and the newer gets a made-up one, which its player can change. How many keys
+        changed."""
+        with self.store.transaction() as execute:
+            if self.store.fact(execute, "name_key_version") == names.KEY_VERSION:
+                return 0
+            rows = self.store.all_names(execute)
+            for account_id, shown, _ in rows:  # out of every key's way first (a control character no
+                self.store.set_name_key(execute, account_id, shown, "\x01" + account_id)  # name has)
+            held: set[str] = set()
+            changed = renamed = 0
+            for account_id, shown, old_key in rows:
+                key = names.key_of(shown)
+                if key in held:
+                    shown, key = self._unused_made_up_name(held)
+                    renamed += 1
+                held.add(key)
+                changed += key != old_key
+                self.store.set_name_key(execute, account_id, shown, key)
+            self.store.set_fact(execute, "name_key_version", names.KEY_VERSION)
+        if changed:
+            log.info("display-name keys brought to the current version",
+                     extra={"keys_changed": changed, "renamed": renamed, "version": names.KEY_VERSION})
+        return changed
+
+    @staticmethod
+    def _unused_made_up_name(held: set[str]) -> tuple[str, str]:
+        while True:
+            shown = names.made_up()
+            key = names.key_of(shown)
+            if key not in held:
+                return shown, key
+
+    def standing(self, account_id: str) -> Standing:
+        with self.store.transaction() as execute:
+            account = self.store.account(execute, account_id)
+            if account is None:
+                return Standing("deleted" if self.store.deleted(execute, account_id) else "unknown")
+        if account.banned_at(self.clock()):
+            return Standing("banned", account.ban_reason or "", account.banned_until)
+        return Standing("active")
+
+    @retried_on_conflict
+    def ban(self, account_id: str, until: float, reason: str) -> None:
+        """Refresh, sign-ins with any of its identities or devices (into this account or a new
+        one), account changes and matchmaking refuse the account at once; its access tokens
+        die within their lifetime (15 minutes at most) elsewhere."""
+        if not reason.strip() or len(reason) > 200:
+            raise InvalidRequest("a ban needs a reason of 1 to 200 characters")
+        if until <= self.clock():
+            raise InvalidRequest("a ban's end must be in the future")
+        with self.store.transaction() as execute:
+            bound = [credentials.identity_key(i.issuer, i.subject) for i in self.store.identities(execute, account_id)]
+            bound += [credentials.device_key(d) for d, _, _ in self.store.devices(execute, account_id)]
+            if not self.store.ban(execute, account_id, until, reason.strip(), bound):
+                raise UnknownAccount(f"no account {account_id[:64]}")
+        log.info("account banned", extra={"account": account_id, "until": until})
+
+    @retried_on_conflict
+    def unban(self, account_id: str) -> None:
+        with self.store.transaction() as execute:
+            if not self.store.ban(execute, account_id, None, None):
+                raise UnknownAccount(f"no account {account_id[:64]}")
+        log.info("account unbanned", extra={"account": account_id})
