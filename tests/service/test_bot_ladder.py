@@ -1,6 +1,6 @@
 """The bots' ladder over real gRPC: the match service's GetRating answers a bot strength's
 rating from the committed ladder (services/common/bot_ladder.json), and matchmaking fills a
-public table's empty seats with the strength rated nearest its waiting players."""
+public table's empty seats with the offered strength rated nearest its waiting players."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.common.bot_ladder import ladder
-from services.common.bot_strengths import NAMES, OFFERED
+from services.common.bot_strengths import NAMES
 from services.history.summary import Ended, Started
 from services.history.view import View
 from tests.support.keys import auth
@@ -68,8 +68,9 @@ def test_a_bot_id_of_no_strength_is_invalid_while_an_unknown_player_is_unrated(h
 def test_a_lone_waiting_player_gets_the_bots_rated_nearest_them(history):
     with running_system(history=history) as probe:
         ace = rating(probe, "ace").rating.ordinal
-    nearest = ladder().nearest("egyptian/solo", ace)
-    configured = next(s for s in OFFERED if s != nearest)
+    offered = ladder().offered("egyptian/solo")  # public tables seat only these
+    nearest = ladder().nearest("egyptian/solo", ace, among=offered)
+    configured = next(s for s in offered if s != nearest)
     with running_system(history=history, table_bot_strength=configured) as system:
         ticket = system.request_table("ace", variant="draw-2", teams=False)
         system.clock.advance(20)
