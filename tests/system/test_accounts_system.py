@@ -133,7 +133,8 @@ def phone_system(request, tmp_path):
         system = LocalSystem(tmp_path / "var", Ports.free(), services=("match", "relay", "accounts", "bots",
                                                                          "matchmaking"),
                              extra_env={**store_env, **issuer.env("google"), "DOMINO_LOG_FORMAT": "json",
-                                        "DOMINO_ACCESS_TOKEN_SECONDS": str(ACCESS_SECONDS)})
+                                        "DOMINO_ACCESS_TOKEN_SECONDS": str(ACCESS_SECONDS),
+                                        "DOMINO_PRACTICE_RATED": "true"})  # so its practice has a rating to erase
         system.start()
         try:
             env = store_env or {"PERSISTENCE_MODULE": "services.common.sqlite_store",
