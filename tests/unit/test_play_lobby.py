@@ -260,7 +260,10 @@ def test_the_host_fills_every_empty_seat_with_bots_from_the_room_prompt(tmp_path
     assert fake.calls[1:] == [("bot", "strong", 1), ("bot", "strong", 2), ("start",)]
     text = screen.getvalue()
     assert "2 bots sat down." in text and "Every seat is taken already." in text
-    assert "f [STRENGTH] fills every empty seat with bots (strength random, greedy, strong or expert)" in text
+    from services.client import menu
+
+    either = ", ".join(menu.STRENGTHS[:-1]) + " or " + menu.STRENGTHS[-1]  # what DescribeRules offers
+    assert f"f [STRENGTH] fills every empty seat with bots (strength {either})" in text
 
 
 def test_the_fill_command_reads_an_optional_strength():
@@ -268,8 +271,8 @@ def test_the_fill_command_reads_an_optional_strength():
 
     assert menu.parse_room_command("f") == menu.RoomCommand("fill")
     assert menu.parse_room_command("fill r") == menu.RoomCommand("fill", strength="random")
-    assert "random, greedy, strong, expert" in menu.parse_room_command("f wizard").message
-    assert "f [random|greedy|strong|expert] fills every empty seat with bots" in menu.ROOM_HELP
+    assert ", ".join(menu.STRENGTHS) in menu.parse_room_command("f wizard").message
+    assert f"f [{'|'.join(menu.STRENGTHS)}] fills every empty seat with bots" in menu.ROOM_HELP
 
 
 # ---- no system running ------------------------------------------------------------------------
