@@ -16,6 +16,10 @@ A seat the server marked away is taken back only by the player: when they open t
 type ``back`` or type a move. Enter only refreshes, ``q`` leaves as it is, and a stream
 that reconnects after an outage leaves the seat away (the server keeps playing for it).
 
+Every countdown is by the server's clock (server_clock.py): each view and stream message
+says the server's time when it was sent, so a device whose clock is off still shows the
+seconds the server gives.
+
 When a round ends the next deal follows at once, but the server starts its clocks only
 after its pause between rounds (the view's ``round_starts_at``); the client shows the ended
 round (its hands, from the player's export, and its points) until then, or until the
@@ -40,6 +44,7 @@ from . import commands, names, render, round_end, talk, view_reading
 from .api import ApiError, MatchApi, request_id
 from .commands import Leave, Back, ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from .inbox import Inbox, Pump
+from .server_clock import ServerClock
 from .terminal import Output
 
 
@@ -65,7 +70,7 @@ class Game:
         self.inbox = inbox
         self.out = out
         self.options = options or GameOptions()
-        self.clock = clock
+        self.clock = ServerClock(clock)  # the server's time: the deadlines in the views are on its clock
         self.on_join = on_join
         self.on_end = on_end
         self.view = pb.MatchView()  # the match as last seen: run() loads it before anything reads it
@@ -94,6 +99,7 @@ class Game:
         if view.your_seat < 0:
             raise ClientError(f"you have no seat at match {match_id}")
         self.view = view
+        self.clock.observe(view.server_time)
         self.on_view(view)
         names.learn(s.player_id for s in view.seats)
         self.on_join(match_id)
@@ -116,6 +122,7 @@ class Game:
         if view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS and view.seats[view.your_seat].awaiting_seed:
             try:
                 self.view = self.api.submit_seed(view.match_id, secrets.token_hex(16))
+                self.clock.observe(self.view.server_time)
                 self.on_view(self.view)
             except ApiError as e:
                 self.message = Text(f"Could not send your seed ({e}); the deal goes on without it.", style="red")
@@ -273,7 +280,7 @@ class Game:
     def _handle(self, event):
         if event.kind == "view":
             if event.source is self.pump:
-                self._streamed(event.value)
+                self._streamed(event.value, event.at)
         elif event.kind == "line":
             return self._on_line(event.value)
         elif event.kind == "eof":
@@ -293,16 +300,19 @@ class Game:
             self.dirty = True
         return None
 
-    def _streamed(self, update: pb.WatchMatchResponse) -> None:
+    def _streamed(self, update: pb.WatchMatchResponse, arrived: float | None = None) -> None:
         """One WatchMatch update: a quick-chat phrase (then it carries no event and no view),
         or a stored event with the view after it."""
+        self.clock.observe(update.server_time, arrived)
         if update.HasField("chat"):
             if self.talk.add(update.chat):
                 self.dirty = True
         elif update.HasField("view"):
-            self._update(update.view)
+            self._update(update.view, arrived)
 
-    def _update(self, view: pb.MatchView) -> None:
+    def _update(self, view: pb.MatchView, arrived: float | None = None) -> None:
+        """``arrived``: when the view came (monotonic; None: just now, a reply)."""
+        self.clock.observe(view.server_time, arrived)
         self.on_view(view)
         names.learn(s.player_id for s in view.seats)  # asked once per player; then from the cache
         if view.version < self.view.version:

@@ -8,7 +8,8 @@ import codecs
 import os
 import queue
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Callable, overload
 
 import grpc
@@ -25,6 +26,8 @@ class Event:
     kind: str  # "line", "eof", or a stream's kind ("view", "room", "ticket", "link", "stream-error", ...)
     value: Any = None
     source: object = None  # the Pump that sent it (loops ignore pumps they have stopped)
+    # When it arrived (time.monotonic), not when a loop took it: a countdown counts from here.
+    at: float = field(default_factory=time.monotonic)
 
 
 class Inbox:

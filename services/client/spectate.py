@@ -25,6 +25,7 @@ from domino.match.v1 import match_service_pb2 as pb
 from . import names, render, round_end, talk, view_reading
 from .game import ClientError
 from .inbox import Inbox, Pump
+from .server_clock import ServerClock
 from .terminal import Output
 
 HELP = ("You are watching as a spectator: the table is shown one turn behind, with no hands. "
@@ -42,7 +43,7 @@ class Spectator:
         self.out = out
         self.stop_on_eof = stop_on_eof
         self.round_pause = round_pause  # seconds a round's end stays on screen unless Enter is pressed (0: not shown)
-        self.clock = clock
+        self.clock = ServerClock(clock)  # round starts are on the server's clock (server_clock.py)
         self.round_end: round_end.RoundEnd | None = None  # the ended round on screen, until round_end_until
         self.round_end_until: float | None = None
         self.final_round: round_end.RoundEnd | None = None  # the last round, above the result
@@ -90,6 +91,7 @@ class Spectator:
             if event.source is not None and event.source is not self.pump:
                 continue  # a stream stopped earlier
             if event.kind == "view":
+                self.clock.observe(event.value.server_time, event.at)
                 dirty = self._streamed(event.value) or dirty
             elif event.kind == "view-end":
                 dirty = True  # the server ended the stream with the match
