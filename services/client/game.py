@@ -40,7 +40,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import commands, names, render, round_end, talk, view_reading
+from . import commands, move_words, names, render, round_end, talk, view_reading
 from .api import ApiError, MatchApi, request_id
 from .commands import Leave, Back, ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from .inbox import Inbox, Pump
@@ -76,6 +76,7 @@ class Game:
         self.view = pb.MatchView()  # the match as last seen: run() loads it before anything reads it
         self.shown: pb.MatchView | None = None
         self.message: str | Text = ""
+        self.sticky = False  # the message stays until the player's next turn (what the server played for them)
         self.pending: view_reading.Tile | None = None
         self.leaving = False  # `leave match` was typed once: the next line confirms or stays (LEAVE_PROMPT)
         self.dirty = True
@@ -248,7 +249,7 @@ class Game:
             if self.final_round is None:  # the stream may have told of the round's end already
                 last = self.round_end
                 self.final_round = (last if last is not None and last.number == len(view.rounds)
-                                    else round_end.ended_between(view, 0, export))
+                                    else round_end.ended_between(view, 0, export, before))
             return
         if len(view.rounds) == len(before.rounds) or self.options.round_pause <= 0:
             return
@@ -257,7 +258,7 @@ class Game:
             if self.round_end is not None:
                 self.round_end = replace(self.round_end, redeals=self.round_end.redeals + len(new))
             return
-        shown = round_end.ended_between(view, len(before.rounds), export)
+        shown = round_end.ended_between(view, len(before.rounds), export, before)
         self.round_end = shown
         self.round_end_shown = None
         self.pending = None
@@ -323,17 +324,20 @@ class Game:
         self.view = view
         if changed:
             self.dirty = True
-            self.message = ""
+            if not self.sticky or view_reading.is_my_turn(view):
+                self.message, self.sticky = "", False
             if self.pending is not None and not view_reading.is_my_turn(view):
                 self.pending = None
-            if was_my_turn and not view_reading.is_my_turn(view) and _timed_out_for_me(view):
-                self.message = Text("Time ran out: the server played your turn.", style="bold red")
+            played_for_you = move_words.played_for_you(view) if was_my_turn and not view_reading.is_my_turn(view) \
+                else None
+            if played_for_you:
+                self.message, self.sticky = Text(played_for_you, style="bold red"), True
             self._round_over(before, view)
 
     def _on_line(self, line: str):
         if view_reading.is_ended(self.view):
             return None
-        self.message = ""
+        self.message, self.sticky = "", False
         self.dirty = True
         chat = talk.parse_chat(line)
         if chat is not None and not (self.pending is not None and isinstance(chat, talk.ListPhrases)):
@@ -506,7 +510,3 @@ def _reopen(last: pb.WatchMatchResponse | None) -> bool:
     showed the match ended (a chat-only update shows no view at all)."""
     return last is None or not last.HasField("view") or not view_reading.is_ended(last.view)
 
-
-def _timed_out_for_me(view: pb.MatchView) -> bool:
-    mine = [a for a in view.round_actions if a.seat == view.your_seat]
-    return bool(mine) and mine[-1].timeout

@@ -23,7 +23,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, lead_words, rounds, view_reading
+from . import families, lead_words, move_words, rounds, view_reading
 from .api import ApiError
 from .pips import pip_count, tile_text
 from .view_reading import Tile
@@ -43,6 +43,7 @@ class RoundEnd:
     hands: tuple[HandAtEnd, ...] = ()  # () when the record could not be read
     last_seat: int = -1  # whose action ended the round (went out, or made the block: the fisherman); -1: unknown
     redeals: int = 0  # Goat: deals thrown in right after it
+    last_move: pb.PublicAction | None = None  # the action that ended it, as a view showed it (why it was made)
 
 
 def _tile(text: str) -> Tile:
@@ -76,7 +77,8 @@ def from_record(record: dict, number: int, summary: pb.RoundSummary) -> RoundEnd
     return RoundEnd(number, summary, hands, last_seat)
 
 
-def ended_between(view: pb.MatchView, since: int, export: Callable[[], str] | None = None) -> RoundEnd | None:
+def ended_between(view: pb.MatchView, since: int, export: Callable[[], str] | None = None,
+                  before: pb.MatchView | None = None) -> RoundEnd | None:
     """The last round played to its end after the first ``since`` rounds, with the deals
     thrown in after it; None when none was. Its hands come from ``export`` (the player's
     record JSON), and are left out when that fails or there is none (a spectator may not
@@ -93,7 +95,15 @@ def ended_between(view: pb.MatchView, since: int, export: Callable[[], str] | No
             shown = from_record(json.loads(export()), index + 1, summary)
         except (ApiError, ValueError, KeyError, IndexError, TypeError):  # no export, or one not as documented
             pass
-    return replace(shown, redeals=sum(1 for i in new if i > index))
+    return replace(shown, redeals=sum(1 for i in new if i > index), last_move=_last_move(index + 1, view, before))
+
+
+def _last_move(number: int, *views: pb.MatchView | None) -> pb.PublicAction | None:
+    """The last action of round ``number`` as one of ``views`` (still in that round) shows it."""
+    for view in views:
+        if view is not None and view.round_number == number and view.round_actions:
+            return view.round_actions[-1]
+    return None
 
 
 def leave_at(view: pb.MatchView, shown_at: float, pause: float) -> float:
@@ -129,7 +139,14 @@ def hand_value(view: pb.MatchView, held: tuple[Tile, ...]) -> int:
 
 
 def how_it_ended(view: pb.MatchView, end: RoundEnd) -> str:
-    """``bot greedy 1 went out (domino): +23 for bot greedy 1.`` and the like, per family."""
+    """``bot greedy 1 went out (domino): +23 for bot greedy 1.`` and the like, per family;
+    after ``Time ran out: 6|5 was played for you.`` when the server made that last play."""
+    played = move_words.played_for(view, end.last_move) if end.last_move is not None else None
+    text = _how_it_ended(view, end)
+    return f"{played[0].upper()}{played[1:]}. {text[0].upper()}{text[1:]}" if played else text
+
+
+def _how_it_ended(view: pb.MatchView, end: RoundEnd) -> str:
     s = end.summary
     out = [h.seat for h in end.hands if h.count == 0]
     seat = out[0] if s.reason == "domino" and out else end.last_seat

@@ -166,7 +166,7 @@ def test_the_screen_shows_hand_line_ends_seats_scores_turn_and_time():
     assert re.search(r"1\s+bot greedy 1\s+5\s+30\s+away", text)
     assert "1)[6|6]←  2)[6|4]↔  3)[4|2]→  4)[3|1]" in text
     assert "Last moves  bot greedy 1  played [6|4] on the right end" in text
-    assert "            you           drew a tile  (time ran out: the server moved)" in text
+    assert "            you           drew a tile  (time ran out: played for you)" in text
     assert "Your turn — 30 s left." in text
     assert "Tile number (add l/r if it fits both ends)" in text
 
@@ -419,5 +419,5 @@ def test_the_last_moves_say_who_played_what_where_one_turn_a_line():
     assert text.splitlines() == [
         "Last moves  bot greedy 1  opened the line with [6|6]",
         "            bob           drew 2 tiles, then played [6|4] on the right end",
-        "            you           drew a tile, then passed (nothing fitted)  (time ran out: the server moved)",
+        "            you           drew a tile, then passed: time ran out",
     ]
