@@ -1,9 +1,14 @@
 """A private room's lobby: creating or joining one, its screen until the match starts or the
-room closes, and the commands typed there (a host's bots, seats, options and start)."""
+room closes, and the commands typed there (a host's bots, seats, options and start).
+
+When the room's options change, every seat is told what changed and why in one line that
+stays under the room until the next change (room_options.py): the host's from what they
+typed, a guest's from the two room views WatchRoom brought. The host's line used to be gone
+the moment the stream echoed the change, and guests were told nothing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
@@ -19,6 +24,8 @@ if TYPE_CHECKING:
 @dataclass
 class RoomLobby:
     app: App
+    # The options the host's last change left, and the change as typed (what the line says why for)
+    typed: tuple[mm.MatchOptions, room_options.Change] | None = field(default=None, repr=False)
 
     def create(self) -> str | None:
         """A room of the match the player sets up; the match it starts."""
@@ -52,6 +59,8 @@ class RoomLobby:
         pump = Pump(app.inbox, "room",
                     lambda last: app.matchmaking.watch_room(room_id, last.room.version if last else 0)).start()
         message = ""
+        news = ""  # what the last change of the options was, and why: on screen until the next one
+        seen = room.options  # the options the lobby last said anything about
         host = room.host_id == app.player
         filled = False
         try:
@@ -68,8 +77,12 @@ class RoomLobby:
                         and all(s.player_id for s in room.seats)):
                     room = _newer(room, app.matchmaking.start_room(room_id))
                     continue
+                if room.options != seen:
+                    news = self._news(seen, room.options, host)
+                    seen = room.options
                 names.learn(s.player_id for s in room.seats)
-                app.out.screen(lobby_screens.room_screen(room, app.player, message), with_prompt=True)
+                said = "\n".join(line for line in (news, message) if line)
+                app.out.screen(lobby_screens.room_screen(room, app.player, said), with_prompt=True)
                 event = app.inbox.get()
                 message = ""
                 if event.kind == "room" and event.source is pump:
@@ -126,13 +139,25 @@ class RoomLobby:
         return room
 
     def _change_options(self, room: mm.RoomView, changes) -> tuple[mm.RoomView, str]:
-        """The host's ``o …``: sent as room_options plans it, and said in one line."""
+        """The host's ``o …``: sent as room_options plans it; the line that says it comes with
+        the room's new options (``_news``), or says nothing changed."""
         try:
             change = room_options.plan(room.options, changes)
         except room_options.Refused as e:
             return room, str(e)
         after = _newer(room, self.app.matchmaking.update_room_options(room.room_id, **change.request))
-        return after, room_options.changed_text(room.options, after.options, change)
+        self.typed = (after.options, change)
+        if after.options == room.options:
+            return after, room_options.changed_text(room.options, after.options, change)
+        return after, ""
+
+    def _news(self, before: mm.MatchOptions, after: mm.MatchOptions, host: bool) -> str:
+        """The line for a change of the room's options: why, as typed when this host typed it."""
+        typed = self.typed
+        if host and typed is not None and typed[0] == after:
+            return room_options.changed_text(before, after, typed[1])
+        line = room_options.changed_text(before, after, room_options.explained(before, after))
+        return line if host else f"The host changed the options: {line}"
 
     def _leave(self, room: mm.RoomView) -> mm.RoomView:
         try:

@@ -9,6 +9,13 @@ option the room had that the new family allows (seats, teams, target; the timer 
 spectators may watch stay anyway); an option the family does not allow takes its default, and
 the line says why. A variant or a Goat option of another family is refused here, with the
 command that would choose it.
+
+Every seat sees that line, not only the host: the lobby says it whenever a room view comes
+(the host's reply, or WatchRoom for everyone) with options other than the last ones it
+showed. The host's client knows what was typed; a guest's finds why each option it did not
+see typed changed by asking ``plan`` what the room's family change, or seat count, or
+variant change alone would have given (``explained``): what that gives is the family's
+reason, what it does not is what the host chose.
 """
 
 from __future__ import annotations
@@ -142,6 +149,37 @@ def _another_family(current: mm.MatchOptions, rules: str, given: dict, options: 
     if options:
         request["host_options"] = options
     return Change(request, named, why)
+
+
+def explained(before: mm.MatchOptions, after: mm.MatchOptions) -> Change:
+    """The Change that took ``before`` to ``after`` as a guest can tell it: the reasons the
+    family gives for what follows from the host's evident choice (the family; else the seat
+    count or the variant, whichever explains more), every other difference taken as chosen."""
+    fields = {"variant": after.variant, "seats": after.seats, "teams": after.teams, "target": after.target}
+    if after.rules != before.rules:
+        candidates = [{"rules": after.rules}]
+    else:
+        candidates = [{name: fields[name]} for name in ("seats", "variant") if fields[name] != getattr(before, name)]
+    evident: dict = {}
+    why: dict[str, str] = {}
+    for candidate in candidates:
+        reasons = _reasons(before, candidate, fields)
+        if not evident or len(reasons) > len(why):
+            evident, why = candidate, reasons
+    named = frozenset(evident) | frozenset(name for name in fields if name not in why)
+    presets = families.variant_of(after.rules, after.variant).presets
+    chosen = {name for name, value in (families.options_of(after) or {}).items() if presets.get(name) != value}
+    return Change({}, named | frozenset(chosen), why)
+
+
+def _reasons(before: mm.MatchOptions, evident: dict, fields: dict) -> dict[str, str]:
+    """Why ``plan`` changes each of ``fields`` to its value when only ``evident`` is typed."""
+    try:
+        guess = plan(before, evident.items())
+    except (Refused, ValueError, KeyError):
+        return {}
+    return {name: reason for name, reason in guess.why.items()
+            if name in fields and guess.request.get(name, getattr(before, name)) == fields[name]}
 
 
 # ---- in words -------------------------------------------------------------------------------

@@ -81,3 +81,24 @@ def test_another_egyptian_variant_says_why_its_seats_and_sides_changed():
         "unless said.")
     assert room_options.changed_text(block3, block4, planned(block3, "o seats=4")) == (
         "variant block-3 → block-4: for 4 seats; seats 3 → 4; solo → teams: block-4 is played in teams unless said.")
+
+
+def _after(before: mm.MatchOptions, change: room_options.Change) -> mm.MatchOptions:
+    """The room's options once the server took ``change`` (it keeps what is not named)."""
+    after = mm.MatchOptions()
+    after.CopyFrom(before)
+    for name, value in change.request.items():
+        if name != "host_options":
+            setattr(after, "turn_timer_seconds" if name == "turn_timer" else name, value)
+    return after
+
+
+@pytest.mark.parametrize("before, line", [(FIVES3, "o rules=goat"), (FIVES3, "o rules=classic"),
+                                          (FIVES4_TEAMS, "o rules=goat"), (DRAW2, "o seats=3"),
+                                          (FIVES3, "o rules=egyptian"), (FIVES3, "o seats=4 target=250"),
+                                          (FIVES4_TEAMS, "o rules=sports")])
+def test_a_guest_reads_from_two_room_views_the_line_the_host_was_told(before, line):
+    change = planned(before, line)
+    after = _after(before, change)
+    assert (room_options.changed_text(before, after, room_options.explained(before, after))
+            == room_options.changed_text(before, after, change))
