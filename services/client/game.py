@@ -214,8 +214,10 @@ class Game:
                          and not view_reading.is_ended(self.view))
             panel = (round_end.round_end_panel(self.view, self.final_round)
                      if self.final_round is not None and view_reading.is_ended(self.view) else None)
+            console = self.out.console  # a terminal redrawn in place: the screen fits its height
             screen = render.game_screen(self.view, now, self.message, self.pending, self.options.auto, panel,
-                                        talk=self._talk_text())
+                                        talk=self._talk_text(), width=console.width,
+                                        height=console.height if self.out.redraw else None)
             self.out.screen(screen, with_prompt=prompting, in_place=not self.typed)
             self.shown = self.view
         self.talk_shown = len(self.talk)

@@ -10,18 +10,17 @@ three and four lines as seats come and go.
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
 from . import move_words, view_reading
 from .pips import tile_text
+from .wrapping import hanging
 from .view_reading import DOWN, LEFT, RIGHT, UP
 
 
 TURNS = 6  # turns listed
-_CONSOLE = Console(width=1000)  # what wrapping measures with (only the widths of characters)
 
 
 def recent_text(view: pb.MatchView, count: int | None = None, width: int | None = None) -> Text | None:
@@ -44,23 +43,8 @@ def recent_text(view: pb.MatchView, count: int | None = None, width: int | None 
         text.append("Last moves  " if i == 0 else "\n            ", style="dim")
         text.append(name.ljust(widest) + "  ", style="bold green" if seat == view.your_seat else "bold")
         said = _turn_text(view, actions)
-        text.append_text(said if width is None else hanging(said, width - len(indent), indent))
+        text.append_text(hanging(said, width, indent, first=len(indent)))
     return text
-
-
-def hanging(text: Text, width: int, indent: str) -> Text:
-    """``text`` wrapped at word boundaries into lines of ``width``, each after the first
-    starting with ``indent`` (the first line follows what came before it)."""
-    if width < 12 or len(text.plain) <= width:
-        return text
-    lines = text.wrap(_CONSOLE, width)
-    out = Text()
-    for n, line in enumerate(lines):
-        line.rstrip()
-        if n:
-            out.append("\n" + indent)
-        out.append_text(line)
-    return out
 
 
 def _turn_text(view: pb.MatchView, actions: list[pb.PublicAction]) -> Text:

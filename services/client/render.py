@@ -17,10 +17,11 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, lead_words, rounds, seeds, view_reading
+from . import compact, families, layout, lead_words, rounds, seeds, view_reading
 from .pips import PIP_STYLES, end_text, tile_text
 from .recent import recent_text
 from .view_reading import ANY, DOWN, LEFT, RIGHT, UP, Tile
+from .wrapping import hanging
 
 #: What leaving a match (LeaveMatch) means, said wherever the player meets it.
 LEFT_FOR_GOOD = ("You left this match for good: the server plays your seat to the end and will not give it "
@@ -32,6 +33,7 @@ LEAVE_PROMPT = ("Leave this match for good? It counts as your loss (in teams, yo
 MARKS = {LEFT: "←", RIGHT: "→", UP: "↑", DOWN: "↓", ANY: "★"}
 BOTH = "↔"
 LAST_PLAYED = "on grey30 underline"  # added to the tile just played on the line
+HAND_LABEL = "Your hand  "
 
 
 def to_text(renderable: RenderableType, width: int = 100, color: bool = False) -> str:
@@ -48,32 +50,45 @@ def to_text(renderable: RenderableType, width: int = 100, color: bool = False) -
 
 def game_screen(view: pb.MatchView, now: float | None = None, message: str | Text = "",
                 pending: Tile | None = None, auto: bool = False, round_panel: RenderableType | None = None,
-                talk: RenderableType | None = None) -> Group:
+                talk: RenderableType | None = None, width: int | None = None, height: int | None = None) -> Group:
     """The table as the player sees it; ``round_panel``: the last round's end (its hands),
-    shown above the result once the match is over; ``talk``: the table talk (talk.talk_text)."""
+    shown above the result once the match is over; ``talk``: the table talk (talk.talk_text).
+    ``width``: long lines wrap within it, indented; with ``height`` too, the screen is laid
+    out to fit a terminal that size (layout.py)."""
     now = time.time() if now is None else now
-    if seeds.waiting(view):  # no round yet: no line, no hand, no turn; whose seed it waits for
-        waits: list[RenderableType] = [header(view), seats_table(view, now), seeds.waiting_text(view)]
-        waits += [talk] if talk is not None else []
-        waits += [message if isinstance(message, Text) else Text(message, style="bold yellow")] if message else []
-        return Group(*waits)
-    parts: list[RenderableType] = [header(view), line_panel(view), seats_table(view, now)]
-    parts += _table_news(view, talk)
-    if view_reading.is_ended(view):
-        if round_panel is not None:
-            parts.append(round_panel)
-        parts.append(rounds.final_panel(view))
-    else:
-        parts.append(hand_text(view))
-        parts.append(status_text(view, now, auto))
-    if message:
-        parts.append(message if isinstance(message, Text) else Text(message, style="bold yellow"))
-    if not view_reading.is_ended(view) and view_reading.is_my_turn(view) and not auto:
-        parts.append(prompt_hint(view, pending))
-    return Group(*parts)
+    said = hanging(message if isinstance(message, Text) else Text(message, style="bold yellow"), width)
+
+    def compose(level: int, turns: int) -> list[RenderableType]:
+        head = hanging(compact.header(view), width) if level >= layout.COMPACT else header(view, level >= layout.BRIEF)
+        seats = compact.seats(view, now) if level >= layout.COMPACT else seats_table(view, now)
+        if seeds.waiting(view):  # no round yet: no line, no hand, no turn; whose seed it waits for
+            return [head, seats, seeds.waiting_text(view)] + ([talk] if talk is not None else []) + \
+                ([said] if message else [])
+        line = hanging(compact.line(line_panel(view)), width, " " * 5) if level >= layout.COMPACT else line_panel(view)
+        parts: list[RenderableType] = [head, line, seats]
+        parts += _table_news(view, talk if level < layout.BARE else None, width, turns)
+        if view_reading.is_ended(view):
+            if round_panel is not None:
+                parts.append(round_panel)
+            parts.append(rounds.final_panel(view))
+        else:
+            parts.append(hanging(hand_text(view, key=level == layout.FULL), width, indent=" " * len(HAND_LABEL)))
+            parts.append(hanging(status_text(view, now, auto), width))
+        if message:
+            parts.append(said)
+        if not view_reading.is_ended(view) and view_reading.is_my_turn(view) and not auto:
+            hint = prompt_hint(view, pending)
+            if level >= layout.BARE and pending is None and not hint.plain.startswith("Nothing fits"):
+                hint = Text("Tile number, ? for help:", style="bold")
+            parts.append(hanging(hint, width))
+        return parts
+
+    if width is None or height is None or view_reading.is_ended(view):
+        return Group(*compose(layout.FULL, layout.TURNS))
+    return layout.fit(compose, width, height)
 
 
-def header(view: pb.MatchView) -> Text:
+def header(view: pb.MatchView, brief: bool = False) -> Text:
     text = Text()
     text.append(" domino ", style="bold white on dark_green")
     text.append(f"  {families.setup_text(view.rules, view.variant, len(view.seats), view.teams)} · "
@@ -84,7 +99,8 @@ def header(view: pb.MatchView) -> Text:
     if families.family(view.rules).options and played:
         options = families.options_text(played, view.rules)
         text.append(f"\nlowest total wins · {options}" if view_reading.is_goat(view) else f"\n{options}", style="dim")
-    text.append(f"\nmatch {view.match_id}", style="dim")
+    if not brief:
+        text.append(f"\nmatch {view.match_id}", style="dim")
     return text
 
 
@@ -264,11 +280,12 @@ def _shows_accounts(view: pb.MatchView) -> bool:
     return view_reading.is_goat(view) and (bool(families.option_of(view, "remembered")) or any(view.remembered))
 
 
-def hand_text(view: pb.MatchView) -> Text:
+def hand_text(view: pb.MatchView, key: bool = True) -> Text:
+    """The player's tiles, numbered, each marked with the ends it fits; ``key``: what the marks mean."""
     held = view_reading.hand(view)
     legal = view_reading.plays(view) if view_reading.is_my_turn(view) else {}
     four = view_reading.four_ends(view)
-    text = Text("Your hand  ", style="bold")
+    text = Text(HAND_LABEL, style="bold")
     if not held:
         text.append("(empty)", style="dim")
     for number, tile in enumerate(held, 1):
@@ -278,7 +295,7 @@ def hand_text(view: pb.MatchView) -> Text:
         if ends:
             text.append(_marks(view, ends), style="bold yellow")
         text.append("  ")
-    if legal:
+    if legal and key:
         text.append("\n           ")
         if four:
             text.append("← left  → right  ↑ up  ↓ down (the ends it fits)  ★ opens the line", style="dim")
@@ -355,14 +372,15 @@ def prompt() -> Text:
     return Text("> ", style="bold green")
 
 
-def _table_news(view: pb.MatchView, talk: RenderableType | None) -> list[RenderableType]:
+def _table_news(view: pb.MatchView, talk: RenderableType | None, width: int | None = None,
+                turns: int | None = None) -> list[RenderableType]:
     """What happened lately, under the table: the last round's end (Goat: every round's
-    writes so far), the newest actions, the talk."""
+    writes so far), the newest ``turns`` actions (None: recent.TURNS; 0: none), the talk."""
     parts: list[RenderableType] = []
     summary = rounds.goat_writes(view) if view_reading.is_goat(view) else rounds.last_round_text(view)
     if summary and not view_reading.is_ended(view):
         parts.append(summary)
-    recent = recent_text(view)
+    recent = recent_text(view, turns, width) if turns != 0 else None
     if recent:
         parts.append(recent)
     if talk is not None:
