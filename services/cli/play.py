@@ -82,6 +82,8 @@ def sign_in(session: Session, name: str | None, out: Output, inbox: Inbox, ask: 
             typed = inbox.line().strip()
             if typed:
                 return typed
+            out.say(Text("A display name cannot be blank: it is what the other players see at the table. Type "
+                         "one of 3 to 20 characters (you can change it later under Account).", style="bold red"))
 
     try:
         created = first_sign_in(session, name or "", ask_name if ask else None)

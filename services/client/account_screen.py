@@ -66,7 +66,7 @@ class AccountScreen:
                 return False
             if answer == "1":
                 self._rename(out, inbox)
-            elif answer == "2" and self._sign_out(out, inbox):
+            elif answer == "2" and self._sign_out(out, inbox, account):
                 return True
             elif answer == "3" and self._delete(out, inbox, account):
                 return True
@@ -90,18 +90,35 @@ class AccountScreen:
             out.say(Text.assemble("You are now ", (account.display_name, "bold green"), "."))
             return
 
-    def _sign_out(self, out: Output, inbox: Inbox) -> bool:
+    def _sign_out(self, out: Output, inbox: Inbox, account: acc.Account) -> bool:
+        """Signing out keeps the device key unless the player asks to forget it, told what
+        that means: a guest account has no other way back in."""
         out.ask("Sign out of this terminal? [y/n] (n):")
         if not menu.yes(inbox.line(), default=False):
             return False
+        if account.guest:
+            out.say(Text("This is a guest account: only this terminal's device key leads back to it. Forgetting "
+                         "this device loses the account, its name, history and ratings, for good (link an "
+                         "identity first to keep it).", style="bold red"))
+        else:
+            linked = ", ".join(i.provider for i in account.identities)
+            out.say(f"Forgetting this device deletes its key from your config directory; you can sign in again "
+                    f"with your linked identity ({linked}).")
+        out.ask("Forget this device too? [y/n] (n):")
+        forget = menu.yes(inbox.line(), default=False)
         try:
             self.api.sign_out()
         except ApiError as e:
             out.say(Text(f"Could not sign out: {e}", style="bold red"))
             return False
         self.session.close("signed out")
-        out.say("Signed out. The next `domino play` signs this terminal in to the same account again (its "
-                "device key stays in your config directory).", soft_wrap=True)
+        if forget:
+            self.session.device.forget()
+            out.say("Signed out, and this terminal's device key is deleted: the next `domino play` starts as a "
+                    "new player.")
+        else:
+            out.say("Signed out. The next `domino play` signs this terminal in to the same account again (its "
+                    "device key stays in your config directory).")
         return True
 
     def _delete(self, out: Output, inbox: Inbox, account: acc.Account) -> bool:

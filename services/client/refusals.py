@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import grpc
 
-from .api import ApiError
+from .api import ApiError, subject_of
 
 
 def explain(error: ApiError) -> str:
@@ -16,6 +16,24 @@ def explain(error: ApiError) -> str:
     elif error.code == grpc.StatusCode.NOT_FOUND and "code" in error.message.lower():
         text += ". Check the invite code."
     return text
+
+
+def yours(message: str, me: str) -> str:
+    """A server's message as the player reads it: their own account id, which some servers
+    put in refusals ("3f9a… has no seat at this match"), said as "you"."""
+    if not me or me not in message:
+        return message
+    for said, meant in ((f"{me} has", "you have"), (f"{me} is", "you are"), (f"{me} was", "you were")):
+        message = message.replace(said, meant)
+    return message.replace(me, "you")
+
+
+def me_of(api) -> str:
+    """The player id the api's calls speak for ("" when it cannot say)."""
+    try:
+        return subject_of(api.token())
+    except (ApiError, AttributeError):
+        return ""
 
 
 def plain(error: ApiError) -> str:

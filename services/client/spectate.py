@@ -22,7 +22,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import names, render, round_end, talk, view_reading
+from . import names, refusals, render, round_end, talk, view_reading
 from .game import ClientError
 from .inbox import Inbox, Pump
 from .server_clock import ServerClock
@@ -97,7 +97,8 @@ class Spectator:
                 dirty = True  # the server ended the stream with the match
             elif event.kind == "stream-error":
                 if self.view is None:
-                    raise ClientError(f"cannot watch match {self.match_id}: {event.value}")
+                    refusal = refusals.yours(str(event.value), refusals.me_of(self.api))
+                    raise ClientError(f"cannot watch match {self.match_id}: {refusal}")
                 self.message = Text(f"The match stream ended: {event.value}", style="bold red")
                 self.round_end = self.round_end_until = None
                 self.out.screen(self._screen())

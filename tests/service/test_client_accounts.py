@@ -217,3 +217,65 @@ def test_names_fall_back_to_the_ids_when_the_account_service_is_gone():
         assert directory.name("3f9a1c2b7e11") == "3f9a1c2b7e11"
     finally:
         api.close()
+
+
+def test_a_blank_display_name_is_asked_again_with_why(accounts, tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from services.cli.play import sign_in
+    from services.client.terminal import Output
+
+    api = AccountApi(f"127.0.0.1:{accounts.port}")
+    session = Session(api, Device.load_or_create(tmp_path / "blank", f"127.0.0.1:{accounts.port}"))
+    api.use(session)
+    file = io.StringIO()
+    inbox = Inbox()
+    for line in ("", "   ", "Ann Blank"):
+        inbox.put("line", line)
+    try:
+        sign_in(session, None, Output(Console(file=file, width=200, color_system=None), redraw=False), inbox, True)
+    finally:
+        api.close()
+    said = file.getvalue()
+    assert said.count("A display name cannot be blank") == 2 and session.display_name == "Ann Blank"
+
+
+def sign_out(accounts, tmp_path, answers: tuple[str, ...]) -> tuple[str, Device]:
+    """A guest signs in on a new device, then Account → Sign out with ``answers``."""
+    import io
+
+    from rich.console import Console
+
+    from services.client.account_screen import AccountScreen
+    from services.client.terminal import Output
+
+    api = AccountApi(f"127.0.0.1:{accounts.port}")
+    device = Device.load_or_create(tmp_path / "guest", f"127.0.0.1:{accounts.port}")
+    session = Session(api, device)
+    api.use(session)
+    first_sign_in(session, "Guest Out", None)
+    file = io.StringIO()
+    inbox = Inbox()
+    for line in ("2", *answers):
+        inbox.put("line", line)
+    try:
+        assert AccountScreen(api, session).run(Output(Console(file=file, width=200, color_system=None),
+                                                      redraw=False), inbox)
+    finally:
+        api.close()
+    return file.getvalue(), device
+
+
+def test_signing_out_offers_to_forget_the_device_and_says_a_guest_would_lose_the_account(accounts, tmp_path):
+    said, device = sign_out(accounts, tmp_path, ("y", "y"))
+    assert "This is a guest account" in said and "loses the account" in said
+    assert "device key is deleted" in said
+    assert device.path is not None and not device.path.exists()
+
+
+def test_signing_out_without_forgetting_keeps_the_device_key_and_says_so(accounts, tmp_path):
+    said, device = sign_out(accounts, tmp_path, ("y", "n"))
+    assert "Forget this device too?" in said and "device key stays in your config directory" in said
+    assert device.path is not None and device.path.exists()

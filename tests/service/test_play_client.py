@@ -308,7 +308,7 @@ def test_watching_a_match_that_allows_no_spectators_shows_the_servers_refusal(sv
     done = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", "zed", "--watch", match_id],
                           input="", capture_output=True, text=True, env=play_env(tmp_path, svc.port), timeout=30)
     assert done.returncode == 1
-    assert f"cannot watch match {match_id}: zed has no seat at this match, and it does not allow spectators" \
+    assert f"cannot watch match {match_id}: you have no seat at this match, and it does not allow spectators" \
         in " ".join(done.stderr.split())
 
 

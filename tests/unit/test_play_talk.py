@@ -276,6 +276,14 @@ def test_a_spectator_watches_to_the_end_when_input_is_closed_on_the_command_line
     assert "Match over — ann won" in file.getvalue()
 
 
+def test_a_refusal_that_names_the_watchers_own_id_says_you():
+    from services.client.refusals import yours
+
+    assert yours("3f9a0c11-aa has no seat at this match, and it does not allow spectators", "3f9a0c11-aa") == \
+        "you have no seat at this match, and it does not allow spectators"
+    assert yours("bob has no seat", "zed") == "bob has no seat"
+
+
 def test_a_match_that_allows_no_spectators_gives_the_servers_message_plainly():
     message = "zed has no seat at this match, and it does not allow spectators"
     api = WatchedMatch(grpc.StatusCode.PERMISSION_DENIED, message)
