@@ -17,7 +17,7 @@ SEAT, TIMEOUT, AWAY, LEFT, FORCED_PASS = (pb.MOVE_CAUSE_SEAT, pb.MOVE_CAUSE_TIME
 BY_SERVER = (TIMEOUT, AWAY, LEFT)
 
 #: why a pass was made, after "passed: "
-PASS_REASONS = {FORCED_PASS: "nothing fits", TIMEOUT: "time ran out", AWAY: "away, the server passed",
+PASS_REASONS: dict[int, str] = {FORCED_PASS: "nothing fits", TIMEOUT: "time ran out", AWAY: "away, the server passed",
                 LEFT: "left the match, the server passed", SEAT: "nothing fits"}
 
 
@@ -54,8 +54,9 @@ def played_for(view: pb.MatchView, action: pb.PublicAction) -> str | None:
         return None
     tile = view_reading.show(view_reading.tile_of(action.tile))
     whom = "you" if action.seat == view.your_seat else view_reading.seat_name(view, action.seat)
-    reason = {TIMEOUT: "time ran out", AWAY: f"{whom} {'are' if whom == 'you' else 'is'} away",
-              LEFT: f"{whom} left the match"}[why]
+    reasons: dict[int, str] = {TIMEOUT: "time ran out", AWAY: f"{whom} {'are' if whom == 'you' else 'is'} away",
+                               LEFT: f"{whom} left the match"}
+    reason = reasons[why]
     return f"{reason}: {tile} was played for {whom}"
 
 

@@ -62,8 +62,8 @@ def game_screen(view: pb.MatchView, now: float | None = None, message: str | Tex
         head = hanging(compact.header(view), width) if level >= layout.COMPACT else header(view, level >= layout.BRIEF)
         seats = compact.seats(view, now) if level >= layout.COMPACT else seats_table(view, now)
         if seeds.waiting(view):  # no round yet: no line, no hand, no turn; whose seed it waits for
-            return [head, seats, seeds.waiting_text(view)] + ([talk] if talk is not None else []) + \
-                ([said] if message else [])
+            waits: list[RenderableType] = [head, seats, seeds.waiting_text(view)]
+            return waits + ([talk] if talk is not None else []) + ([said] if message else [])
         line = hanging(compact.line(line_panel(view)), width, " " * 5) if level >= layout.COMPACT else line_panel(view)
         parts: list[RenderableType] = [head, line, seats]
         parts += _table_news(view, talk if level < layout.BARE else None, width, turns)

@@ -156,11 +156,12 @@ def explained(before: mm.MatchOptions, after: mm.MatchOptions) -> Change:
     family gives for what follows from the host's evident choice (the family; else the seat
     count or the variant, whichever explains more), every other difference taken as chosen."""
     fields = {"variant": after.variant, "seats": after.seats, "teams": after.teams, "target": after.target}
+    candidates: list[dict[str, object]]
     if after.rules != before.rules:
         candidates = [{"rules": after.rules}]
     else:
         candidates = [{name: fields[name]} for name in ("seats", "variant") if fields[name] != getattr(before, name)]
-    evident: dict = {}
+    evident: dict[str, object] = {}
     why: dict[str, str] = {}
     for candidate in candidates:
         reasons = _reasons(before, candidate, fields)

@@ -95,15 +95,14 @@ class ViewCache:
             msg.event.MergeFromString(wire)
         msg.view.MergeFromString(kept.public + self._seat(kept, match, seat))
         if self._clock is not None:
-            now = timestamp(self._clock())
-            msg.server_time.CopyFrom(now)
-            msg.view.server_time.CopyFrom(now)
+            msg.server_time.FromNanoseconds(int(self._clock() * 1e9))
+            msg.view.server_time.CopyFrom(msg.server_time)
         return msg
 
     def stamped(self, msg: pb.WatchMatchResponse) -> pb.WatchMatchResponse:
         """``msg`` (a stream's chat message) with the server's time of now."""
         if self._clock is not None:
-            msg.server_time.CopyFrom(timestamp(self._clock()))
+            msg.server_time.FromNanoseconds(int(self._clock() * 1e9))
         return msg
 
     def _stamp(self) -> bytes:
