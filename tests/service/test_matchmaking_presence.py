@@ -101,7 +101,7 @@ def test_a_player_seated_at_a_public_table_is_told_the_table_and_its_live_match(
 
 
 def test_a_practising_player_is_told_the_practice_table_until_they_leave_its_match(system):
-    started = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", strength="random"),
+    started = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", strength="strong"),
                                         metadata=auth("ann"))
     presence = system.presence("ann")
     table = presence.table

@@ -17,7 +17,7 @@ def stored_rated(system, match_id: str) -> bool | None:
 
 
 def practice(system, player: str = "ann", request_id: str = "p1"):
-    return system.stub.StartPractice(pb.StartPracticeRequest(request_id=request_id, variant="draw-2", strength="random"),
+    return system.stub.StartPractice(pb.StartPracticeRequest(request_id=request_id, variant="draw-2", strength="greedy"),
                                      metadata=auth(player))
 
 

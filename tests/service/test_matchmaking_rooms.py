@@ -67,11 +67,11 @@ def test_anyone_with_the_code_may_look_before_joining(system):
 def test_the_host_adds_and_removes_bots_by_strength(system):
     room = system.create_room("ann")
     system.add_bot("ann", room.room_id, "strong", seat=2)
-    room = system.add_bot("ann", room.room_id, "random")
-    assert seats(room) == ["ann", "bot:random:1", "bot:strong:2", ""]
-    assert [s.bot_strength for s in room.seats] == ["", "random", "strong", ""]
+    room = system.add_bot("ann", room.room_id, "greedy")
+    assert seats(room) == ["ann", "bot:greedy:1", "bot:strong:2", ""]
+    assert [s.bot_strength for s in room.seats] == ["", "greedy", "strong", ""]
     room = system.stub.RemoveBot(pb.RemoveBotRequest(room_id=room.room_id, seat=2), metadata=auth("ann")).room
-    assert seats(room) == ["ann", "bot:random:1", "", ""]
+    assert seats(room) == ["ann", "bot:greedy:1", "", ""]
 
 
 def test_the_host_changes_the_options_before_the_start(system):

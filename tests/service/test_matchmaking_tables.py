@@ -118,13 +118,13 @@ def test_a_player_seated_at_a_table_cannot_ask_for_another_until_its_match_ends(
 
 def test_practice_starts_a_match_against_bots_of_the_chosen_strength(system):
     reply = system.stub.StartPractice(
-        pb.StartPracticeRequest(request_id="p1", variant="block-4", teams=True, target=51, strength="random"),
+        pb.StartPracticeRequest(request_id="p1", variant="block-4", teams=True, target=51, strength="strong"),
         metadata=auth("ann"))
-    assert list(reply.seats) == ["ann", "bot:random:1", "bot:random:2", "bot:random:3"]
+    assert list(reply.seats) == ["ann", "bot:strong:1", "bot:strong:2", "bot:strong:3"]
     view = system.match_view(reply.match_id)
     assert [s.player_id for s in view.seats] == list(reply.seats)
     assert (view.teams, view.target, view.turn_timer_seconds) == (True, 51, 45)
     again = system.stub.StartPractice(
-        pb.StartPracticeRequest(request_id="p1", variant="block-4", teams=True, target=51, strength="random"),
+        pb.StartPracticeRequest(request_id="p1", variant="block-4", teams=True, target=51, strength="strong"),
         metadata=auth("ann"))
     assert again.match_id == reply.match_id

@@ -154,15 +154,16 @@ def test_expert_within_noise_of_strong_is_offered_as_strong():
     assert known.standing_for("egyptian/solo", "expert") == "strong"
 
 
-def test_clearly_means_a_gap_in_mu_larger_than_the_noise_of_the_difference():
-    a, b = LadderRating(30.0, 1.6, 25.2, 480), LadderRating(27.8, 1.6, 23.0, 480)
-    assert not clearly_stronger(a, b)  # 2.2 < hypot(1.6, 1.6) = 2.26
-    assert clearly_stronger(LadderRating(30.1, 1.6, 25.3, 480), b)
+def test_clearly_means_more_than_one_sigma_above():
+    b = LadderRating(28.5, 1.5, 24.0, 480)
+    assert not clearly_stronger(LadderRating(30.0, 1.6, 25.2, 480), b)  # 1.5 is less than one sigma (1.6)
+    assert clearly_stronger(LadderRating(30.2, 1.6, 25.4, 480), b)
+    assert not clearly_stronger(LadderRating(30.2, 1.6, 25.4, 480), LadderRating(28.5, 1.8, 23.1, 480))  # the larger
 
 
 def test_a_strength_must_be_clearly_above_every_weaker_one_not_only_the_one_offered_below_it():
-    # strong is not clear of greedy, so its level is greedy's, and expert is not clear of strong
-    known = ladder_of(random=(20.0,), greedy=(26.0,), strong=(28.0,), expert=(29.0,))
+    # strong is not clear of greedy, so its level is greedy's; expert is clear of greedy, not of strong
+    known = ladder_of(random=(20.0,), greedy=(26.0,), strong=(27.0,), expert=(28.0,))
     assert known.offered("egyptian/solo") == ("random", "greedy")
 
 

@@ -148,7 +148,8 @@ def test_bots_join_everyone_who_is_waiting(clock, matches):
     bob = app.tables.request_table("bob", "r1", BLOCK_4)
     clock.now += 2
     app.tables.fill_waiting_tables()
-    bots = ladder().nearest("egyptian/teams", 0.0)  # without a match service everyone is new (rated 0)
+    # without a match service everyone is new (rated 0): the offered bots rated nearest 0
+    bots = ladder().nearest("egyptian/teams", 0.0, among=ladder().offered("egyptian/teams"))
     assert app.tables.ticket("bob", bob.ticket_id).seats == ("ann", "bob", f"bot:{bots}:2", f"bot:{bots}:3")
 
 
