@@ -216,7 +216,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         if who.subject in match.seats:
             return match.seats.index(who.subject), False
         if not match.spectators:
-            raise NotSeated("you have no seat at this match, and it does not allow spectators")
+            raise NotSeated(f"{who.subject} has no seat at this match, and it does not allow spectators")
         return -1, True
 
     async def _watch(self, match_id: uuid.UUID, seat: int, version: int, who: Identity,
