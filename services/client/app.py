@@ -99,7 +99,7 @@ class App:
         self.rules()
         setup = self.setup()
         timer = self.setup_questions.turn_timer(setup)
-        strength = self.setup_questions.strength()
+        strength = self.setup_questions.strength(setup)
         self.out.say(f"Starting practice: {_setup_name(setup)}, against {strength} bots…", style="dim")
         started = self.matchmaking.start_practice(setup, strength, timer)
         return self.play_match(started.match_id)

@@ -29,6 +29,8 @@ class Shape:
     teams: bool
     hand_size: int = 0
     boneyard: bool = False
+    strengths: tuple[str, ...] = ()  # the bot strengths offered here, weakest first ((): every one)
+    default_strength: str = ""
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,8 @@ class Rules:
 
 
 def _shape(message: pb.SeatShape) -> Shape:
-    return Shape(message.seats, message.teams, message.hand_size, message.boneyard)
+    return Shape(message.seats, message.teams, message.hand_size, message.boneyard, tuple(message.bot_strengths),
+                 message.default_bot_strength)
 
 
 def _family(message: pb.RuleFamily) -> Family:
@@ -341,6 +344,20 @@ class Setup:
         if len(chosen.seat_counts) == 1:
             return chosen.seat_counts[0]
         return self.seats or chosen.default_shape.seats
+
+
+def offered_strengths(setup: Setup) -> tuple[tuple[str, ...], str]:
+    """(the bot strengths offered for ``setup``'s family and team setting, weakest first; the
+    one to pick when the player names none): the server offers a strength only where its
+    bots' ladder shows it stronger than the one below."""
+    rules = current()
+    every = rules.strength_names
+    chosen = settled(setup)
+    variant = family(chosen.rules).variant(chosen.variant)
+    shape = variant.shape(chosen.seat_count, chosen.teams) or variant.default_shape
+    offered = shape.strengths or every
+    default = shape.default_strength or ("greedy" if "greedy" in offered else offered[0] if offered else "greedy")
+    return offered, default
 
 
 def seat_count(rules: str, variant: str, seats: int | None) -> int:

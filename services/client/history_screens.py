@@ -46,6 +46,20 @@ def seats_text(summary: pb.MatchSummary) -> str:
     return ", ".join(names)
 
 
+def result_text(summary: pb.MatchSummary) -> Text:
+    """"lost (you left)" when the player left: a leaver loses whatever the stand-in scored."""
+    result, style = RESULTS.get(summary.result, (summary.result or "?", ""))
+    if summary.you_left:
+        result += " (you left)"
+    return Text(result, style=style)
+
+
+def setup_text(summary: pb.MatchSummary) -> str:
+    """The family and team setting, and "unrated" for a match that moved no rating (practice)."""
+    text = f"{families.title(summary.rules, summary.variant)} · {'teams' if summary.teams else 'solo'}"
+    return text if summary.rated or summary.result == "in_play" else text + " · unrated"
+
+
 def matches_table(matches, first: int = 1, tz: tzinfo | None = None) -> RenderableType:
     """One page of MatchSummary, numbered from ``first``."""
     if not matches:
@@ -58,9 +72,7 @@ def matches_table(matches, first: int = 1, tz: tzinfo | None = None) -> Renderab
     table.add_column("result")
     table.add_column("scores", justify="right")
     for number, m in enumerate(matches, first):
-        result, style = RESULTS.get(m.result, (m.result or "?", ""))
-        setup = f"{families.title(m.rules, m.variant)} · {'teams' if m.teams else 'solo'}"
-        table.add_row(str(number), when(m.started_at, tz), setup, seats_text(m), Text(result, style=style),
+        table.add_row(str(number), when(m.started_at, tz), setup_text(m), seats_text(m), result_text(m),
                       " – ".join(str(s) for s in m.scores))
     return table
 

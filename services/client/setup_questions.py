@@ -88,8 +88,10 @@ class SetupQuestions:
                            str(described.default_turn_timer), note="seconds (0: no limit)")
         return int(answer)
 
-    def strength(self) -> str:
+    def strength(self, setup: Setup) -> str:
+        """Asked among the strengths the server offers for this family and team setting."""
         c = self.app.choices
+        offered, default = families.offered_strengths(setup)
         if c.strength or not self.app.interactive:
-            return c.strength or "greedy"
-        return self._ask("Bots' strength", self.app.rules().strength_names, "greedy")
+            return c.strength or default
+        return self._ask("Bots' strength", offered, default)

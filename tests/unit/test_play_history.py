@@ -149,3 +149,15 @@ def test_bots_are_rated_by_strength_and_an_unrated_player_is_told():
     nobody = pb.GetRatingResponse(rating=pb.Rating(player_id="zed"))
     text = render.to_text(history_screens.ratings_screen("goat", False, nobody, pb.GetLeaderboardResponse(), "zed"))
     assert "not rated yet" in text and "Nobody is rated here yet." in text
+
+
+def test_a_match_the_player_left_reads_lost_you_left_and_practice_reads_unrated():
+    left = summary(1, result="lost")
+    left.you_left, left.rated = True, True
+    practice = summary(2, result="won")
+    practice.rated = False
+    text = render.to_text(history_screens.matches_table([left, practice], tz=timezone.utc), width=160)
+    assert "lost (you left)" in text
+    rows = text.splitlines()
+    assert "unrated" in next(r for r in rows if "(you left)" not in r and "won" in r)
+    assert "unrated" not in next(r for r in rows if "(you left)" in r)
