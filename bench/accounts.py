@@ -383,7 +383,7 @@ def app_cost(store_env: dict[str, str], issuer, kinds: tuple[str, ...], calls: i
     """CPU per call of the use cases themselves (no gRPC), on their own rows of the same
     kind of store, split into store, access token and ID-token verification; with
     ``profile`` a cProfile of each kind too."""
-    from services.accounts import application
+    from services.accounts import application, sign_ins
     from services.accounts.oidc import IdTokenVerifier
     from services.accounts.store import AccountStore
     from services.common.auth import KeyRing
@@ -427,9 +427,9 @@ def app_cost(store_env: dict[str, str], issuer, kinds: tuple[str, ...], calls: i
         out["app_postgres_cpu_ms"] = {}
     profiles: dict[str, Any] = {}
     split = _Split()
-    original = (store.transaction, application.mint_token, verifier.verify)
+    original = (store.transaction, sign_ins.mint_token, verifier.verify)
     store.transaction = split.transaction(store.transaction)  # type: ignore[method-assign]
-    application.mint_token = split.wrap("access_token", application.mint_token)  # type: ignore[assignment]
+    sign_ins.mint_token = split.wrap("access_token", sign_ins.mint_token)  # type: ignore[assignment]
     verifier.verify = split.wrap("id_token_verify", verifier.verify)  # type: ignore[method-assign]
     try:
         fresh("app")
@@ -446,7 +446,7 @@ def app_cost(store_env: dict[str, str], issuer, kinds: tuple[str, ...], calls: i
             out["app_split_ms"][kind] = {k: round(v, 4) for k, v in parts.items()}
             if pg_pid:
                 out["app_postgres_cpu_ms"][kind] = (ms.tree_cpu_seconds(pg_pid) - pg0) * 1000 / calls
-        store.transaction, application.mint_token, verifier.verify = original  # type: ignore[method-assign]
+        store.transaction, sign_ins.mint_token, verifier.verify = original  # type: ignore[method-assign]
         if profile:
             fresh("prof")
             for kind in wanted:
@@ -457,7 +457,7 @@ def app_cost(store_env: dict[str, str], issuer, kinds: tuple[str, ...], calls: i
                 shares, top = _profile_shares(pstats.Stats(profiler))
                 profiles[kind] = {"self_cpu_shares": shares, "top_self_cpu_shares": top}
     finally:
-        store.transaction, application.mint_token, verifier.verify = original  # type: ignore[method-assign]
+        store.transaction, sign_ins.mint_token, verifier.verify = original  # type: ignore[method-assign]
         store.close()
     if profiles:
         out["profile"] = profiles

@@ -235,7 +235,8 @@ def test_the_menu_lists_your_matches_exports_one_and_shows_the_ratings(kept, tmp
     svc, projection, mm_port = kept
     ids = []
     for i in range(2):
-        match_id = svc.create(variant="draw-2", players=("ann", "bot:strong:1"), request_id=f"h{i}").match_id
+        match_id = svc.create(variant="draw-2", players=("ann", "bot:strong:1"), request_id=f"h{i}",
+                              rated=True).match_id
         play_whole_match(svc, match_id)
         ids.append(match_id)
     projection.catch_up()
@@ -254,9 +255,9 @@ def test_the_menu_lists_your_matches_exports_one_and_shows_the_ratings(kept, tmp
     exported = next(Path(tmp_path / "var" / "exports").glob(f"*/{ids[0]}.json"))  # newest first: 2 is the older
     assert f"Exported match {ids[0]} (as your seat saw it) to {exported}" in " ".join(text.split())
     assert json.loads(exported.read_text())["viewer_seat"] == 0
-    assert "ratings   Egyptian · solo   2 rated" in text
-    assert re.search(r"Your rating  -?\d+\.\d \(μ .*\) · rank [12] of 2 · 2 matches rated", text)
-    assert re.search(r"\d   bot:strong\s+-?\d+\.\d\s+2", text)
+    assert "ratings   Egyptian · solo   1 rated" in text  # the leaderboard lists people: the bot is no one's rival
+    assert re.search(r"Your rating  -?\d+\.\d \(μ .*\) · rank 1 of 1 · 2 matches rated", text)
+    assert not re.search(r"\d   bot:strong\s+-?\d+\.\d\s+2", text)
 
 
 def watching(env, match_id: str, player: str = "zed") -> tuple[subprocess.Popen, list[str]]:
