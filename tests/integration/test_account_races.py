@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from domino.account.v1 import account_service_pb2 as pb
-from tests.service.account_harness import bearer, device, running_accounts
+from tests.service.account_harness import bearer, code_of, device, running_accounts
 
 pytestmark = pytest.mark.integration
 NONCE = "n-0123456789"
@@ -28,14 +28,6 @@ def svc(either_store_env, tmp_path, caplog):
     caplog.set_level(logging.DEBUG)
     with running_accounts(tmp_path, env=either_store_env) as service:
         yield service
-
-
-def code_of(call) -> grpc.StatusCode:
-    try:
-        call()
-    except grpc.RpcError as error:
-        return error.code()
-    return grpc.StatusCode.OK
 
 
 def at_once(*calls):

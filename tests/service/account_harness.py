@@ -61,6 +61,15 @@ class AccountService:
         return self.google.sign(subject, CLIENT_ID, nonce, **kw)
 
 
+def code_of(call) -> grpc.StatusCode:
+    """The status a call ends with (OK when it returns)."""
+    try:
+        call()
+    except grpc.RpcError as error:
+        return error.code()
+    return grpc.StatusCode.OK
+
+
 def bearer(session_or_token: Any) -> tuple:
     token = getattr(session_or_token, "access_token", session_or_token)
     return (("authorization", f"Bearer {token}"),)

@@ -17,7 +17,7 @@ from domino.account.v1 import account_service_pb2_grpc as pb_grpc
 from services.common.config import Settings
 from tests.support.forwarding_edge import forwarding_edge, from_address
 
-from .account_harness import bearer, device, running_accounts
+from .account_harness import bearer, code_of, device, running_accounts
 
 NONCE = "n-0123456789"
 
@@ -25,14 +25,6 @@ NONCE = "n-0123456789"
 def limited(per_minute: float, trusted: str = "") -> Settings:
     return Settings.model_construct(command_rate=1e9, command_burst=1e9, sign_ins_per_minute=per_minute,
                                     trusted_proxies=trusted)
-
-
-def code_of(call) -> grpc.StatusCode:
-    try:
-        call()
-    except grpc.RpcError as error:
-        return error.code()
-    return grpc.StatusCode.OK
 
 
 def junk_refresh() -> pb.RefreshSessionRequest:
