@@ -24,20 +24,20 @@ STANDING_BANNED: Standing
 STANDING_DELETED: Standing
 
 class Session(_message.Message):
-    __slots__ = ("account_id", "access_token", "refresh_token", "access_expires_at", "refresh_expires_at", "display_name")
-    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("player_id", "access_token", "refresh_token", "access_expires_at", "refresh_expires_at", "display_name")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     ACCESS_TOKEN_FIELD_NUMBER: _ClassVar[int]
     REFRESH_TOKEN_FIELD_NUMBER: _ClassVar[int]
     ACCESS_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     REFRESH_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
-    account_id: str
+    player_id: str
     access_token: str
     refresh_token: str
     access_expires_at: _timestamp_pb2.Timestamp
     refresh_expires_at: _timestamp_pb2.Timestamp
     display_name: str
-    def __init__(self, account_id: _Optional[str] = ..., access_token: _Optional[str] = ..., refresh_token: _Optional[str] = ..., access_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., display_name: _Optional[str] = ...) -> None: ...
+    def __init__(self, player_id: _Optional[str] = ..., access_token: _Optional[str] = ..., refresh_token: _Optional[str] = ..., access_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., refresh_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., display_name: _Optional[str] = ...) -> None: ...
 
 class SignInWithDeviceRequest(_message.Message):
     __slots__ = ("device_id", "device_secret", "display_name")
@@ -190,10 +190,10 @@ class SetDisplayNameResponse(_message.Message):
     def __init__(self, account: _Optional[_Union[Account, _Mapping]] = ...) -> None: ...
 
 class GetDisplayNamesRequest(_message.Message):
-    __slots__ = ("account_ids",)
-    ACCOUNT_IDS_FIELD_NUMBER: _ClassVar[int]
-    account_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, account_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    __slots__ = ("player_ids",)
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, player_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetDisplayNamesResponse(_message.Message):
     __slots__ = ("display_names",)
@@ -229,10 +229,10 @@ class ExportMyDataResponse(_message.Message):
     def __init__(self, data_json: _Optional[str] = ...) -> None: ...
 
 class GetStandingRequest(_message.Message):
-    __slots__ = ("account_id",)
-    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
-    account_id: str
-    def __init__(self, account_id: _Optional[str] = ...) -> None: ...
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
 
 class GetStandingResponse(_message.Message):
     __slots__ = ("standing", "reason", "until")
@@ -245,22 +245,22 @@ class GetStandingResponse(_message.Message):
     def __init__(self, standing: _Optional[_Union[Standing, str]] = ..., reason: _Optional[str] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Account(_message.Message):
-    __slots__ = ("account_id", "display_name", "created_at", "identities", "devices", "guest", "device_list")
-    ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("player_id", "display_name", "created_at", "identities", "devices", "guest", "device_list")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     IDENTITIES_FIELD_NUMBER: _ClassVar[int]
     DEVICES_FIELD_NUMBER: _ClassVar[int]
     GUEST_FIELD_NUMBER: _ClassVar[int]
     DEVICE_LIST_FIELD_NUMBER: _ClassVar[int]
-    account_id: str
+    player_id: str
     display_name: str
     created_at: _timestamp_pb2.Timestamp
     identities: _containers.RepeatedCompositeFieldContainer[LinkedIdentity]
     devices: int
     guest: bool
     device_list: _containers.RepeatedCompositeFieldContainer[Device]
-    def __init__(self, account_id: _Optional[str] = ..., display_name: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., identities: _Optional[_Iterable[_Union[LinkedIdentity, _Mapping]]] = ..., devices: _Optional[int] = ..., guest: _Optional[bool] = ..., device_list: _Optional[_Iterable[_Union[Device, _Mapping]]] = ...) -> None: ...
+    def __init__(self, player_id: _Optional[str] = ..., display_name: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., identities: _Optional[_Iterable[_Union[LinkedIdentity, _Mapping]]] = ..., devices: _Optional[int] = ..., guest: _Optional[bool] = ..., device_list: _Optional[_Iterable[_Union[Device, _Mapping]]] = ...) -> None: ...
 
 class Device(_message.Message):
     __slots__ = ("device_id", "created_at", "last_used_at", "this_device")

@@ -31,7 +31,7 @@ class AccountServiceStub:
     across phones by linking identities, refresh short sessions, and delete the account.
 
     Sessions: every sign-in and refresh answers with a Session. Its access token is the
-    `player` JWT the match service and matchmaking accept (`sub` = the account id, opaque
+    `player` JWT the match service and matchmaking accept (`sub` = the player id, opaque
     and random; at most 15 minutes). Its refresh token is opaque, single-use and rotating:
     RefreshSession retires it and answers a new one; presenting a retired refresh token
     again revokes the whole session it belongs to (someone holds a stolen copy).
@@ -40,9 +40,11 @@ class AccountServiceStub:
     call carries `authorization: Bearer <access token>` metadata. GetStanding is for
     matchmaking's `service` token only.
 
-    Display names are what other players see; events, records and the bus carry account
+    Display names are what other players see; events, records and the bus carry player
     ids only, and clients look names up with GetDisplayNames.
 
+    Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
+    whose reason is a domino.errors.v1.ErrorReason (domain "domino.account").
     Status codes: missing, oversized or malformed fields INVALID_ARGUMENT; a wrong device
     secret, a refused or already used ID token (each signs in once), an unknown, expired or
     retired refresh token, no or a bad access token, or one whose session has ended
@@ -143,7 +145,7 @@ class AccountServiceServicer:
     across phones by linking identities, refresh short sessions, and delete the account.
 
     Sessions: every sign-in and refresh answers with a Session. Its access token is the
-    `player` JWT the match service and matchmaking accept (`sub` = the account id, opaque
+    `player` JWT the match service and matchmaking accept (`sub` = the player id, opaque
     and random; at most 15 minutes). Its refresh token is opaque, single-use and rotating:
     RefreshSession retires it and answers a new one; presenting a retired refresh token
     again revokes the whole session it belongs to (someone holds a stolen copy).
@@ -152,9 +154,11 @@ class AccountServiceServicer:
     call carries `authorization: Bearer <access token>` metadata. GetStanding is for
     matchmaking's `service` token only.
 
-    Display names are what other players see; events, records and the bus carry account
+    Display names are what other players see; events, records and the bus carry player
     ids only, and clients look names up with GetDisplayNames.
 
+    Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
+    whose reason is a domino.errors.v1.ErrorReason (domain "domino.account").
     Status codes: missing, oversized or malformed fields INVALID_ARGUMENT; a wrong device
     secret, a refused or already used ID token (each signs in once), an unknown, expired or
     retired refresh token, no or a bad access token, or one whose session has ended
@@ -253,7 +257,7 @@ class AccountServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetDisplayNames(self, request, context):
-        """The display names of up to 100 account ids; ids without one (deleted, unknown, bots)
+        """The display names of up to 100 player ids; ids without one (deleted, unknown, bots)
         are left out.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -374,7 +378,7 @@ class AccountService:
     across phones by linking identities, refresh short sessions, and delete the account.
 
     Sessions: every sign-in and refresh answers with a Session. Its access token is the
-    `player` JWT the match service and matchmaking accept (`sub` = the account id, opaque
+    `player` JWT the match service and matchmaking accept (`sub` = the player id, opaque
     and random; at most 15 minutes). Its refresh token is opaque, single-use and rotating:
     RefreshSession retires it and answers a new one; presenting a retired refresh token
     again revokes the whole session it belongs to (someone holds a stolen copy).
@@ -383,9 +387,11 @@ class AccountService:
     call carries `authorization: Bearer <access token>` metadata. GetStanding is for
     matchmaking's `service` token only.
 
-    Display names are what other players see; events, records and the bus carry account
+    Display names are what other players see; events, records and the bus carry player
     ids only, and clients look names up with GetDisplayNames.
 
+    Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
+    whose reason is a domino.errors.v1.ErrorReason (domain "domino.account").
     Status codes: missing, oversized or malformed fields INVALID_ARGUMENT; a wrong device
     secret, a refused or already used ID token (each signs in once), an unknown, expired or
     retired refresh token, no or a bad access token, or one whose session has ended

@@ -41,6 +41,70 @@ class MatchStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_STATUS_ENDED: _ClassVar[MatchStatus]
     MATCH_STATUS_ABANDONED: _ClassVar[MatchStatus]
     MATCH_STATUS_WAITING_FOR_SEEDS: _ClassVar[MatchStatus]
+
+class ChatPhrase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CHAT_PHRASE_UNSPECIFIED: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_HELLO: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_GOOD_LUCK: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_WELL_PLAYED: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_THANKS: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_OOPS: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_HURRY_UP: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_NICE_MOVE: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_GOOD_GAME: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_EMOTE_SMILE: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_EMOTE_LAUGH: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_EMOTE_THINKING: _ClassVar[ChatPhrase]
+    CHAT_PHRASE_EMOTE_SAD: _ClassVar[ChatPhrase]
+
+class MatchResult(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MATCH_RESULT_UNSPECIFIED: _ClassVar[MatchResult]
+    MATCH_RESULT_WON: _ClassVar[MatchResult]
+    MATCH_RESULT_LOST: _ClassVar[MatchResult]
+    MATCH_RESULT_TIED: _ClassVar[MatchResult]
+    MATCH_RESULT_ABANDONED: _ClassVar[MatchResult]
+    MATCH_RESULT_IN_PLAY: _ClassVar[MatchResult]
+
+class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVENT_KIND_UNSPECIFIED: _ClassVar[EventKind]
+    EVENT_KIND_MATCH_STARTED: _ClassVar[EventKind]
+    EVENT_KIND_ROUND_DEALT: _ClassVar[EventKind]
+    EVENT_KIND_TILE_PLAYED: _ClassVar[EventKind]
+    EVENT_KIND_TILE_DRAWN: _ClassVar[EventKind]
+    EVENT_KIND_TURN_PASSED: _ClassVar[EventKind]
+    EVENT_KIND_ROUND_ENDED: _ClassVar[EventKind]
+    EVENT_KIND_MATCH_ENDED: _ClassVar[EventKind]
+    EVENT_KIND_SEAT_AWAY: _ClassVar[EventKind]
+    EVENT_KIND_SEAT_RETURNED: _ClassVar[EventKind]
+    EVENT_KIND_SEAT_LEFT: _ClassVar[EventKind]
+    EVENT_KIND_SEED_SUBMITTED: _ClassVar[EventKind]
+    EVENT_KIND_SEEDS_CLOSED: _ClassVar[EventKind]
+
+class RoundEndReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ROUND_END_REASON_UNSPECIFIED: _ClassVar[RoundEndReason]
+    ROUND_END_REASON_DOMINO: _ClassVar[RoundEndReason]
+    ROUND_END_REASON_BLOCKED: _ClassVar[RoundEndReason]
+    ROUND_END_REASON_REDEAL: _ClassVar[RoundEndReason]
+
+class LeadReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    LEAD_REASON_UNSPECIFIED: _ClassVar[LeadReason]
+    LEAD_REASON_ROUND_ONE_RULE: _ClassVar[LeadReason]
+    LEAD_REASON_AFTER_A_TIE: _ClassVar[LeadReason]
+    LEAD_REASON_TOOK_THE_LAST_ROUND: _ClassVar[LeadReason]
+    LEAD_REASON_BY_CHANCE: _ClassVar[LeadReason]
+
+class BotStrength(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BOT_STRENGTH_UNSPECIFIED: _ClassVar[BotStrength]
+    BOT_STRENGTH_RANDOM: _ClassVar[BotStrength]
+    BOT_STRENGTH_GREEDY: _ClassVar[BotStrength]
+    BOT_STRENGTH_STRONG: _ClassVar[BotStrength]
+    BOT_STRENGTH_EXPERT: _ClassVar[BotStrength]
 END_UNSPECIFIED: End
 END_LEFT: End
 END_RIGHT: End
@@ -61,6 +125,52 @@ MATCH_STATUS_IN_PROGRESS: MatchStatus
 MATCH_STATUS_ENDED: MatchStatus
 MATCH_STATUS_ABANDONED: MatchStatus
 MATCH_STATUS_WAITING_FOR_SEEDS: MatchStatus
+CHAT_PHRASE_UNSPECIFIED: ChatPhrase
+CHAT_PHRASE_HELLO: ChatPhrase
+CHAT_PHRASE_GOOD_LUCK: ChatPhrase
+CHAT_PHRASE_WELL_PLAYED: ChatPhrase
+CHAT_PHRASE_THANKS: ChatPhrase
+CHAT_PHRASE_OOPS: ChatPhrase
+CHAT_PHRASE_HURRY_UP: ChatPhrase
+CHAT_PHRASE_NICE_MOVE: ChatPhrase
+CHAT_PHRASE_GOOD_GAME: ChatPhrase
+CHAT_PHRASE_EMOTE_SMILE: ChatPhrase
+CHAT_PHRASE_EMOTE_LAUGH: ChatPhrase
+CHAT_PHRASE_EMOTE_THINKING: ChatPhrase
+CHAT_PHRASE_EMOTE_SAD: ChatPhrase
+MATCH_RESULT_UNSPECIFIED: MatchResult
+MATCH_RESULT_WON: MatchResult
+MATCH_RESULT_LOST: MatchResult
+MATCH_RESULT_TIED: MatchResult
+MATCH_RESULT_ABANDONED: MatchResult
+MATCH_RESULT_IN_PLAY: MatchResult
+EVENT_KIND_UNSPECIFIED: EventKind
+EVENT_KIND_MATCH_STARTED: EventKind
+EVENT_KIND_ROUND_DEALT: EventKind
+EVENT_KIND_TILE_PLAYED: EventKind
+EVENT_KIND_TILE_DRAWN: EventKind
+EVENT_KIND_TURN_PASSED: EventKind
+EVENT_KIND_ROUND_ENDED: EventKind
+EVENT_KIND_MATCH_ENDED: EventKind
+EVENT_KIND_SEAT_AWAY: EventKind
+EVENT_KIND_SEAT_RETURNED: EventKind
+EVENT_KIND_SEAT_LEFT: EventKind
+EVENT_KIND_SEED_SUBMITTED: EventKind
+EVENT_KIND_SEEDS_CLOSED: EventKind
+ROUND_END_REASON_UNSPECIFIED: RoundEndReason
+ROUND_END_REASON_DOMINO: RoundEndReason
+ROUND_END_REASON_BLOCKED: RoundEndReason
+ROUND_END_REASON_REDEAL: RoundEndReason
+LEAD_REASON_UNSPECIFIED: LeadReason
+LEAD_REASON_ROUND_ONE_RULE: LeadReason
+LEAD_REASON_AFTER_A_TIE: LeadReason
+LEAD_REASON_TOOK_THE_LAST_ROUND: LeadReason
+LEAD_REASON_BY_CHANCE: LeadReason
+BOT_STRENGTH_UNSPECIFIED: BotStrength
+BOT_STRENGTH_RANDOM: BotStrength
+BOT_STRENGTH_GREEDY: BotStrength
+BOT_STRENGTH_STRONG: BotStrength
+BOT_STRENGTH_EXPERT: BotStrength
 
 class Tile(_message.Message):
     __slots__ = ("low", "high")
@@ -71,14 +181,16 @@ class Tile(_message.Message):
     def __init__(self, low: _Optional[int] = ..., high: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("kind", "tile", "end")
+    __slots__ = ("kind", "tile", "end", "points")
     KIND_FIELD_NUMBER: _ClassVar[int]
     TILE_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
     kind: MoveKind
     tile: Tile
     end: End
-    def __init__(self, kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ...) -> None: ...
+    points: int
+    def __init__(self, kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., points: _Optional[int] = ...) -> None: ...
 
 class SeatSpec(_message.Message):
     __slots__ = ("player_id", "client_seed")
@@ -88,20 +200,8 @@ class SeatSpec(_message.Message):
     client_seed: str
     def __init__(self, player_id: _Optional[str] = ..., client_seed: _Optional[str] = ...) -> None: ...
 
-class GoatOptions(_message.Message):
-    __slots__ = ("zero_zero", "redeal", "remembered", "fish")
-    ZERO_ZERO_FIELD_NUMBER: _ClassVar[int]
-    REDEAL_FIELD_NUMBER: _ClassVar[int]
-    REMEMBERED_FIELD_NUMBER: _ClassVar[int]
-    FISH_FIELD_NUMBER: _ClassVar[int]
-    zero_zero: int
-    redeal: bool
-    remembered: bool
-    fish: str
-    def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
-
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "seed_wait_seconds", "spectators", "rule_options", "rated")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "seed_wait_seconds", "spectators", "rule_options", "rated")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -109,7 +209,6 @@ class CreateMatchRequest(_message.Message):
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
-    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEED_WAIT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -121,12 +220,11 @@ class CreateMatchRequest(_message.Message):
     target: int
     turn_timer_seconds: int
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
-    goat_options: GoatOptions
     seed_wait_seconds: int
     spectators: bool
     rule_options: _containers.RepeatedCompositeFieldContainer[OptionSetting]
     rated: bool
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., seed_wait_seconds: _Optional[int] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ..., rated: _Optional[bool] = ...) -> None: ...
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., seed_wait_seconds: _Optional[int] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ..., rated: _Optional[bool] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "view")
@@ -221,24 +319,24 @@ class WatchMatchResponse(_message.Message):
     def __init__(self, event: _Optional[_Union[MatchEvent, _Mapping]] = ..., view: _Optional[_Union[MatchView, _Mapping]] = ..., chat: _Optional[_Union[ChatMessage, _Mapping]] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ChatMessage(_message.Message):
-    __slots__ = ("seat", "player_id", "phrase", "sent_at")
+    __slots__ = ("seat", "player_id", "sent_at", "chat_phrase")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
-    PHRASE_FIELD_NUMBER: _ClassVar[int]
     SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    CHAT_PHRASE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
-    phrase: str
     sent_at: _timestamp_pb2.Timestamp
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., phrase: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    chat_phrase: ChatPhrase
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., chat_phrase: _Optional[_Union[ChatPhrase, str]] = ...) -> None: ...
 
 class SendChatRequest(_message.Message):
-    __slots__ = ("match_id", "phrase")
+    __slots__ = ("match_id", "chat_phrase")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    PHRASE_FIELD_NUMBER: _ClassVar[int]
+    CHAT_PHRASE_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    phrase: str
-    def __init__(self, match_id: _Optional[str] = ..., phrase: _Optional[str] = ...) -> None: ...
+    chat_phrase: ChatPhrase
+    def __init__(self, match_id: _Optional[str] = ..., chat_phrase: _Optional[_Union[ChatPhrase, str]] = ...) -> None: ...
 
 class SendChatResponse(_message.Message):
     __slots__ = ()
@@ -253,12 +351,12 @@ class ListMyMatchesRequest(_message.Message):
     def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("match_id", "rules", "variant", "teams", "seats", "your_seat", "result", "scores", "started_at", "ended_at", "rated", "you_left", "left_seats")
+    __slots__ = ("match_id", "rules", "variant", "teams", "player_ids", "your_seat", "result", "scores", "started_at", "ended_at", "rated", "you_left", "left_seats")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
     YOUR_SEAT_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
@@ -271,16 +369,16 @@ class MatchSummary(_message.Message):
     rules: str
     variant: str
     teams: bool
-    seats: _containers.RepeatedScalarFieldContainer[str]
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
     your_seat: int
-    result: str
+    result: MatchResult
     scores: _containers.RepeatedScalarFieldContainer[int]
     started_at: _timestamp_pb2.Timestamp
     ended_at: _timestamp_pb2.Timestamp
     rated: bool
     you_left: bool
     left_seats: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seats: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., result: _Optional[str] = ..., scores: _Optional[_Iterable[int]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rated: _Optional[bool] = ..., you_left: _Optional[bool] = ..., left_seats: _Optional[_Iterable[int]] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., player_ids: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., result: _Optional[_Union[MatchResult, str]] = ..., scores: _Optional[_Iterable[int]] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rated: _Optional[bool] = ..., you_left: _Optional[bool] = ..., left_seats: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ListMyMatchesResponse(_message.Message):
     __slots__ = ("matches", "next_page_token")
@@ -344,6 +442,30 @@ class GetLeaderboardResponse(_message.Message):
     rated_players: int
     def __init__(self, top: _Optional[_Iterable[_Union[Rating, _Mapping]]] = ..., you: _Optional[_Union[Rating, _Mapping]] = ..., rated_players: _Optional[int] = ...) -> None: ...
 
+class GetHeadKeysRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetHeadKeysResponse(_message.Message):
+    __slots__ = ("keys",)
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    keys: _containers.RepeatedCompositeFieldContainer[HeadKey]
+    def __init__(self, keys: _Optional[_Iterable[_Union[HeadKey, _Mapping]]] = ...) -> None: ...
+
+class HeadKey(_message.Message):
+    __slots__ = ("key_id", "algorithm", "public_key", "valid_from", "valid_until")
+    KEY_ID_FIELD_NUMBER: _ClassVar[int]
+    ALGORITHM_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_KEY_FIELD_NUMBER: _ClassVar[int]
+    VALID_FROM_FIELD_NUMBER: _ClassVar[int]
+    VALID_UNTIL_FIELD_NUMBER: _ClassVar[int]
+    key_id: str
+    algorithm: str
+    public_key: bytes
+    valid_from: _timestamp_pb2.Timestamp
+    valid_until: _timestamp_pb2.Timestamp
+    def __init__(self, key_id: _Optional[str] = ..., algorithm: _Optional[str] = ..., public_key: _Optional[bytes] = ..., valid_from: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., valid_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class ExportMatchRequest(_message.Message):
     __slots__ = ("match_id", "unfinished")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
@@ -385,26 +507,24 @@ class SubmitSeedResponse(_message.Message):
     def __init__(self, view: _Optional[_Union[MatchView, _Mapping]] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
-    __slots__ = ("version", "kind", "seat", "tile", "end", "timeout", "occurred_at", "points", "cause")
+    __slots__ = ("version", "kind", "seat", "tile", "end", "occurred_at", "points", "cause")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TILE_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
-    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
     CAUSE_FIELD_NUMBER: _ClassVar[int]
     version: int
-    kind: str
+    kind: EventKind
     seat: int
     tile: Tile
     end: End
-    timeout: bool
     occurred_at: _timestamp_pb2.Timestamp
     points: int
     cause: MoveCause
-    def __init__(self, version: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., points: _Optional[int] = ..., cause: _Optional[_Union[MoveCause, str]] = ...) -> None: ...
+    def __init__(self, version: _Optional[int] = ..., kind: _Optional[_Union[EventKind, str]] = ..., seat: _Optional[int] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., points: _Optional[int] = ..., cause: _Optional[_Union[MoveCause, str]] = ...) -> None: ...
 
 class SeatView(_message.Message):
     __slots__ = ("player_id", "tile_count", "away", "left", "awaiting_seed")
@@ -438,7 +558,7 @@ class RoundSummary(_message.Message):
     WRITTEN_FIELD_NUMBER: _ClassVar[int]
     REMEMBERED_FIELD_NUMBER: _ClassVar[int]
     POT_FIELD_NUMBER: _ClassVar[int]
-    reason: str
+    reason: RoundEndReason
     winner: int
     points: int
     scores: _containers.RepeatedScalarFieldContainer[int]
@@ -446,28 +566,42 @@ class RoundSummary(_message.Message):
     written: _containers.RepeatedScalarFieldContainer[int]
     remembered: _containers.RepeatedScalarFieldContainer[int]
     pot: int
-    def __init__(self, reason: _Optional[str] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., points_in_play: _Optional[_Iterable[int]] = ..., written: _Optional[_Iterable[int]] = ..., remembered: _Optional[_Iterable[int]] = ..., pot: _Optional[int] = ...) -> None: ...
+    def __init__(self, reason: _Optional[_Union[RoundEndReason, str]] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., points_in_play: _Optional[_Iterable[int]] = ..., written: _Optional[_Iterable[int]] = ..., remembered: _Optional[_Iterable[int]] = ..., pot: _Optional[int] = ...) -> None: ...
 
 class PublicAction(_message.Message):
-    __slots__ = ("seat", "kind", "tile", "end", "timeout", "points", "cause")
+    __slots__ = ("seat", "kind", "tile", "end", "points", "cause")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     TILE_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
-    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     POINTS_FIELD_NUMBER: _ClassVar[int]
     CAUSE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: MoveKind
     tile: Tile
     end: End
-    timeout: bool
     points: int
     cause: MoveCause
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., timeout: _Optional[bool] = ..., points: _Optional[int] = ..., cause: _Optional[_Union[MoveCause, str]] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[MoveKind, str]] = ..., tile: _Optional[_Union[Tile, _Mapping]] = ..., end: _Optional[_Union[End, str]] = ..., points: _Optional[int] = ..., cause: _Optional[_Union[MoveCause, str]] = ...) -> None: ...
+
+class RoundLead(_message.Message):
+    __slots__ = ("seat", "reason")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    reason: LeadReason
+    def __init__(self, seat: _Optional[int] = ..., reason: _Optional[_Union[LeadReason, str]] = ...) -> None: ...
+
+class EndCount(_message.Message):
+    __slots__ = ("end", "count")
+    END_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    end: End
+    count: int
+    def __init__(self, end: _Optional[_Union[End, str]] = ..., count: _Optional[int] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment", "up_end", "down_end", "up_line", "down_line", "spinner_index", "ends_total", "remembered", "accounts_open", "pot", "goats", "goat_options", "turn_seconds", "head", "round_starts_at", "rule_options", "server_time")
+    __slots__ = ("match_id", "version", "status", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "your_seat", "hand", "line", "left_end", "right_end", "boneyard_count", "scores", "round_number", "turn", "turn_deadline", "legal_moves", "round_actions", "rounds", "winner", "fairness_commitment", "up_end", "down_end", "up_line", "down_line", "spinner_index", "ends_total", "remembered", "accounts_open", "pot", "goats", "turn_seconds", "head", "round_starts_at", "rule_options", "server_time", "end_counts", "round_lead")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -502,12 +636,13 @@ class MatchView(_message.Message):
     ACCOUNTS_OPEN_FIELD_NUMBER: _ClassVar[int]
     POT_FIELD_NUMBER: _ClassVar[int]
     GOATS_FIELD_NUMBER: _ClassVar[int]
-    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     HEAD_FIELD_NUMBER: _ClassVar[int]
     ROUND_STARTS_AT_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
+    END_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    ROUND_LEAD_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     version: int
     status: MatchStatus
@@ -542,31 +677,32 @@ class MatchView(_message.Message):
     accounts_open: _containers.RepeatedScalarFieldContainer[bool]
     pot: int
     goats: _containers.RepeatedScalarFieldContainer[int]
-    goat_options: GoatOptions
     turn_seconds: int
     head: SignedHead
     round_starts_at: _timestamp_pb2.Timestamp
     rule_options: _containers.RepeatedCompositeFieldContainer[OptionSetting]
     server_time: _timestamp_pb2.Timestamp
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ..., up_end: _Optional[int] = ..., down_end: _Optional[int] = ..., up_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., down_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., spinner_index: _Optional[int] = ..., ends_total: _Optional[int] = ..., remembered: _Optional[_Iterable[int]] = ..., accounts_open: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., goats: _Optional[_Iterable[int]] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., head: _Optional[_Union[SignedHead, _Mapping]] = ..., round_starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    end_counts: _containers.RepeatedCompositeFieldContainer[EndCount]
+    round_lead: RoundLead
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., status: _Optional[_Union[MatchStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatView, _Mapping]]] = ..., your_seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., left_end: _Optional[int] = ..., right_end: _Optional[int] = ..., boneyard_count: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., round_number: _Optional[int] = ..., turn: _Optional[int] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., round_actions: _Optional[_Iterable[_Union[PublicAction, _Mapping]]] = ..., rounds: _Optional[_Iterable[_Union[RoundSummary, _Mapping]]] = ..., winner: _Optional[int] = ..., fairness_commitment: _Optional[str] = ..., up_end: _Optional[int] = ..., down_end: _Optional[int] = ..., up_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., down_line: _Optional[_Iterable[_Union[PlacedTile, _Mapping]]] = ..., spinner_index: _Optional[int] = ..., ends_total: _Optional[int] = ..., remembered: _Optional[_Iterable[int]] = ..., accounts_open: _Optional[_Iterable[bool]] = ..., pot: _Optional[int] = ..., goats: _Optional[_Iterable[int]] = ..., turn_seconds: _Optional[int] = ..., head: _Optional[_Union[SignedHead, _Mapping]] = ..., round_starts_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rule_options: _Optional[_Iterable[_Union[OptionSetting, _Mapping]]] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_counts: _Optional[_Iterable[_Union[EndCount, _Mapping]]] = ..., round_lead: _Optional[_Union[RoundLead, _Mapping]] = ...) -> None: ...
 
 class SignedHead(_message.Message):
-    __slots__ = ("match_id", "version", "entries", "hash", "key_id", "signed_at", "signature")
+    __slots__ = ("match_id", "version", "entries", "hash", "key_id", "signature", "signed_at")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     HASH_FIELD_NUMBER: _ClassVar[int]
     KEY_ID_FIELD_NUMBER: _ClassVar[int]
-    SIGNED_AT_FIELD_NUMBER: _ClassVar[int]
     SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    SIGNED_AT_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     version: int
     entries: int
     hash: str
     key_id: str
-    signed_at: int
     signature: bytes
-    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., entries: _Optional[int] = ..., hash: _Optional[str] = ..., key_id: _Optional[str] = ..., signed_at: _Optional[int] = ..., signature: _Optional[bytes] = ...) -> None: ...
+    signed_at: _timestamp_pb2.Timestamp
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ..., entries: _Optional[int] = ..., hash: _Optional[str] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ..., signed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ForgetPlayerRequest(_message.Message):
     __slots__ = ("player_id",)
@@ -594,19 +730,21 @@ class DescribeRulesResponse(_message.Message):
     TURN_TIMERS_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_TURN_TIMER_FIELD_NUMBER: _ClassVar[int]
     families: _containers.RepeatedCompositeFieldContainer[RuleFamily]
-    chat_phrases: _containers.RepeatedScalarFieldContainer[str]
-    bot_strengths: _containers.RepeatedCompositeFieldContainer[BotStrength]
+    chat_phrases: _containers.RepeatedScalarFieldContainer[ChatPhrase]
+    bot_strengths: _containers.RepeatedCompositeFieldContainer[BotStrengthInfo]
     turn_timers: _containers.RepeatedScalarFieldContainer[int]
     default_turn_timer: int
-    def __init__(self, families: _Optional[_Iterable[_Union[RuleFamily, _Mapping]]] = ..., chat_phrases: _Optional[_Iterable[str]] = ..., bot_strengths: _Optional[_Iterable[_Union[BotStrength, _Mapping]]] = ..., turn_timers: _Optional[_Iterable[int]] = ..., default_turn_timer: _Optional[int] = ...) -> None: ...
+    def __init__(self, families: _Optional[_Iterable[_Union[RuleFamily, _Mapping]]] = ..., chat_phrases: _Optional[_Iterable[_Union[ChatPhrase, str]]] = ..., bot_strengths: _Optional[_Iterable[_Union[BotStrengthInfo, _Mapping]]] = ..., turn_timers: _Optional[_Iterable[int]] = ..., default_turn_timer: _Optional[int] = ...) -> None: ...
 
-class BotStrength(_message.Message):
-    __slots__ = ("name", "description")
-    NAME_FIELD_NUMBER: _ClassVar[int]
+class BotStrengthInfo(_message.Message):
+    __slots__ = ("strength", "description", "name")
+    STRENGTH_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
-    name: str
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    strength: BotStrength
     description: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+    name: str
+    def __init__(self, strength: _Optional[_Union[BotStrength, str]] = ..., description: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class RuleFamily(_message.Message):
     __slots__ = ("name", "phrases", "variants", "default_variant", "targets", "options", "lower_is_better", "per_move_timer", "four_ends", "round_columns", "table")
@@ -678,9 +816,9 @@ class SeatShape(_message.Message):
     teams: bool
     hand_size: int
     boneyard: bool
-    bot_strengths: _containers.RepeatedScalarFieldContainer[str]
-    default_bot_strength: str
-    def __init__(self, seats: _Optional[int] = ..., teams: _Optional[bool] = ..., hand_size: _Optional[int] = ..., boneyard: _Optional[bool] = ..., bot_strengths: _Optional[_Iterable[str]] = ..., default_bot_strength: _Optional[str] = ...) -> None: ...
+    bot_strengths: _containers.RepeatedScalarFieldContainer[BotStrength]
+    default_bot_strength: BotStrength
+    def __init__(self, seats: _Optional[int] = ..., teams: _Optional[bool] = ..., hand_size: _Optional[int] = ..., boneyard: _Optional[bool] = ..., bot_strengths: _Optional[_Iterable[_Union[BotStrength, str]]] = ..., default_bot_strength: _Optional[_Union[BotStrength, str]] = ...) -> None: ...
 
 class HostOption(_message.Message):
     __slots__ = ("name", "help", "values", "words")

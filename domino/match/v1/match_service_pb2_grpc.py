@@ -28,10 +28,19 @@ if _version_not_supported:
 class MatchServiceStub:
     """MatchService is the authority for every match: players, bots and matchmaking speak to it.
 
-    Authentication: every call carries `authorization: Bearer <JWT>` metadata. The token's
-    `sub` is the player id; its `role` is `player` (default), `service` (matchmaking, bots'
-    operators) or `auditor`. A player acts only for their own seat and only ever receives
-    what that seat may see.
+    Authentication: every call carries `authorization: Bearer <JWT>` metadata: a player's access
+    token (AccountService), or a service's, bot's or auditor's. The token's `sub` is the player
+    id. A player acts only for their own seat and only ever receives what that seat may see.
+
+    Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
+    whose reason is a domino.errors.v1.ErrorReason (domain "domino.match"); a refused call
+    changes nothing. INVALID_ARGUMENT: a malformed request (BadRequest names the field);
+    UNAUTHENTICATED: no token, a bad or expired one, an ended session; PERMISSION_DENIED: not
+    the caller's seat or role (NOT_SEATED, WRONG_CALLER); NOT_FOUND: MATCH_NOT_FOUND;
+    FAILED_PRECONDITION: the rules or the match's state refuse it (NOT_YOUR_TURN,
+    TILE_DOES_NOT_FIT, MATCH_ENDED, ...); RESOURCE_EXHAUSTED: RATE_LIMITED, STREAM_LIMIT,
+    CHAT_LIMIT (RetryInfo); ABORTED: CONFLICT (call again, same request id); UNAVAILABLE: the
+    store is away (call again, same request id); DATA_LOSS: MATCH_FROZEN.
     """
 
     def __init__(self, channel):
@@ -115,15 +124,29 @@ class MatchServiceStub:
                 request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesRequest.SerializeToString,
                 response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesResponse.FromString,
                 _registered_method=True)
+        self.GetHeadKeys = channel.unary_unary(
+                '/domino.match.v1.MatchService/GetHeadKeys',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
     """MatchService is the authority for every match: players, bots and matchmaking speak to it.
 
-    Authentication: every call carries `authorization: Bearer <JWT>` metadata. The token's
-    `sub` is the player id; its `role` is `player` (default), `service` (matchmaking, bots'
-    operators) or `auditor`. A player acts only for their own seat and only ever receives
-    what that seat may see.
+    Authentication: every call carries `authorization: Bearer <JWT>` metadata: a player's access
+    token (AccountService), or a service's, bot's or auditor's. The token's `sub` is the player
+    id. A player acts only for their own seat and only ever receives what that seat may see.
+
+    Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
+    whose reason is a domino.errors.v1.ErrorReason (domain "domino.match"); a refused call
+    changes nothing. INVALID_ARGUMENT: a malformed request (BadRequest names the field);
+    UNAUTHENTICATED: no token, a bad or expired one, an ended session; PERMISSION_DENIED: not
+    the caller's seat or role (NOT_SEATED, WRONG_CALLER); NOT_FOUND: MATCH_NOT_FOUND;
+    FAILED_PRECONDITION: the rules or the match's state refuse it (NOT_YOUR_TURN,
+    TILE_DOES_NOT_FIT, MATCH_ENDED, ...); RESOURCE_EXHAUSTED: RATE_LIMITED, STREAM_LIMIT,
+    CHAT_LIMIT (RetryInfo); ABORTED: CONFLICT (call again, same request id); UNAVAILABLE: the
+    store is away (call again, same request id); DATA_LOSS: MATCH_FROZEN.
     """
 
     def CreateMatch(self, request, context):
@@ -149,7 +172,8 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DrawTile(self, request, context):
-        """Draws the next boneyard tile (draw games, when no tile in hand fits).
+        """Draws the next boneyard tile (draw games, when no tile in hand fits). There is no pass:
+        a seat with nothing to play or draw is passed for by the server (MOVE_CAUSE_FORCED_PASS).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -163,7 +187,9 @@ class MatchServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchMatch(self, request, context):
-        """Streams the caller's view after every event, starting after from_version.
+        """Streams the caller's view after every event (WatchMatchRequest.from_version says from
+        where), and the table's quick-chat phrases. Ends UNAUTHENTICATED when the token expires
+        or its session ends: reconnect with a fresh token from the version last received.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -241,6 +267,16 @@ class MatchServiceServicer:
         room-options screen and its words for a family from this rather than from a copy of its
         own (docs/design.md, "A family is one module"). Any signed-in caller. The answer does not
         change while the server runs: fetch it once per session.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetHeadKeys(self, request, context):
+        """The public keys the match heads are signed with, each with its period of use: what a
+        player verifies the heads it kept with (`domino audit verify --key`, docs/record.md). Any
+        caller, no token needed; the public edge serves the same at
+        /.well-known/domino/head-keys.json.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -324,6 +360,11 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesRequest.FromString,
                     response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesResponse.SerializeToString,
             ),
+            'GetHeadKeys': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHeadKeys,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'domino.match.v1.MatchService', rpc_method_handlers)
@@ -335,10 +376,19 @@ def add_MatchServiceServicer_to_server(servicer, server):
 class MatchService:
     """MatchService is the authority for every match: players, bots and matchmaking speak to it.
 
-    Authentication: every call carries `authorization: Bearer <JWT>` metadata. The token's
-    `sub` is the player id; its `role` is `player` (default), `service` (matchmaking, bots'
-    operators) or `auditor`. A player acts only for their own seat and only ever receives
-    what that seat may see.
+    Authentication: every call carries `authorization: Bearer <JWT>` metadata: a player's access
+    token (AccountService), or a service's, bot's or auditor's. The token's `sub` is the player
+    id. A player acts only for their own seat and only ever receives what that seat may see.
+
+    Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
+    whose reason is a domino.errors.v1.ErrorReason (domain "domino.match"); a refused call
+    changes nothing. INVALID_ARGUMENT: a malformed request (BadRequest names the field);
+    UNAUTHENTICATED: no token, a bad or expired one, an ended session; PERMISSION_DENIED: not
+    the caller's seat or role (NOT_SEATED, WRONG_CALLER); NOT_FOUND: MATCH_NOT_FOUND;
+    FAILED_PRECONDITION: the rules or the match's state refuse it (NOT_YOUR_TURN,
+    TILE_DOES_NOT_FIT, MATCH_ENDED, ...); RESOURCE_EXHAUSTED: RATE_LIMITED, STREAM_LIMIT,
+    CHAT_LIMIT (RetryInfo); ABORTED: CONFLICT (call again, same request id); UNAVAILABLE: the
+    store is away (call again, same request id); DATA_LOSS: MATCH_FROZEN.
     """
 
     @staticmethod
@@ -736,6 +786,33 @@ class MatchService:
             '/domino.match.v1.MatchService/DescribeRules',
             domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesRequest.SerializeToString,
             domino_dot_match_dot_v1_dot_match__service__pb2.DescribeRulesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHeadKeys(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/GetHeadKeys',
+            domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysResponse.FromString,
             options,
             channel_credentials,
             insecure,

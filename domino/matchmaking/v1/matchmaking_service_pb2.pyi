@@ -32,6 +32,12 @@ class TicketStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TICKET_STATUS_SEATED: _ClassVar[TicketStatus]
     TICKET_STATUS_CANCELLED: _ClassVar[TicketStatus]
     TICKET_STATUS_ENDED: _ClassVar[TicketStatus]
+
+class RoomClosedReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    ROOM_CLOSED_REASON_UNSPECIFIED: _ClassVar[RoomClosedReason]
+    ROOM_CLOSED_REASON_MATCH_ENDED: _ClassVar[RoomClosedReason]
+    ROOM_CLOSED_REASON_HOST_LEFT: _ClassVar[RoomClosedReason]
 ROOM_STATUS_UNSPECIFIED: RoomStatus
 ROOM_STATUS_OPEN: RoomStatus
 ROOM_STATUS_STARTING: RoomStatus
@@ -45,28 +51,18 @@ TICKET_STATUS_WAITING: TicketStatus
 TICKET_STATUS_SEATED: TicketStatus
 TICKET_STATUS_CANCELLED: TicketStatus
 TICKET_STATUS_ENDED: TicketStatus
-
-class GoatOptions(_message.Message):
-    __slots__ = ("zero_zero", "redeal", "remembered", "fish")
-    ZERO_ZERO_FIELD_NUMBER: _ClassVar[int]
-    REDEAL_FIELD_NUMBER: _ClassVar[int]
-    REMEMBERED_FIELD_NUMBER: _ClassVar[int]
-    FISH_FIELD_NUMBER: _ClassVar[int]
-    zero_zero: int
-    redeal: bool
-    remembered: bool
-    fish: str
-    def __init__(self, zero_zero: _Optional[int] = ..., redeal: _Optional[bool] = ..., remembered: _Optional[bool] = ..., fish: _Optional[str] = ...) -> None: ...
+ROOM_CLOSED_REASON_UNSPECIFIED: RoomClosedReason
+ROOM_CLOSED_REASON_MATCH_ENDED: RoomClosedReason
+ROOM_CLOSED_REASON_HOST_LEFT: RoomClosedReason
 
 class MatchOptions(_message.Message):
-    __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "spectators", "rule_options")
+    __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds", "seat_count", "spectators", "rule_options")
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
-    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     rules: str
@@ -74,11 +70,10 @@ class MatchOptions(_message.Message):
     teams: bool
     target: int
     turn_timer_seconds: int
-    seats: int
-    goat_options: GoatOptions
+    seat_count: int
     spectators: bool
     rule_options: _containers.RepeatedCompositeFieldContainer[_match_service_pb2.OptionSetting]
-    def __init__(self, rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
+    def __init__(self, rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat_count: _Optional[int] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class RoomSeat(_message.Message):
     __slots__ = ("seat", "player_id", "bot_strength", "team")
@@ -88,34 +83,36 @@ class RoomSeat(_message.Message):
     TEAM_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
-    bot_strength: str
+    bot_strength: _match_service_pb2.BotStrength
     team: int
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., bot_strength: _Optional[str] = ..., team: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., bot_strength: _Optional[_Union[_match_service_pb2.BotStrength, str]] = ..., team: _Optional[int] = ...) -> None: ...
 
 class RoomView(_message.Message):
-    __slots__ = ("room_id", "code", "host_id", "status", "options", "seats", "match_id", "version", "closed_reason")
+    __slots__ = ("room_id", "code", "host_player_id", "status", "options", "seats", "match_id", "version", "closed_reason", "server_time")
     ROOM_ID_FIELD_NUMBER: _ClassVar[int]
     CODE_FIELD_NUMBER: _ClassVar[int]
-    HOST_ID_FIELD_NUMBER: _ClassVar[int]
+    HOST_PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CLOSED_REASON_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
     room_id: str
     code: str
-    host_id: str
+    host_player_id: str
     status: RoomStatus
     options: MatchOptions
     seats: _containers.RepeatedCompositeFieldContainer[RoomSeat]
     match_id: str
     version: int
-    closed_reason: str
-    def __init__(self, room_id: _Optional[str] = ..., code: _Optional[str] = ..., host_id: _Optional[str] = ..., status: _Optional[_Union[RoomStatus, str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[RoomSeat, _Mapping]]] = ..., match_id: _Optional[str] = ..., version: _Optional[int] = ..., closed_reason: _Optional[str] = ...) -> None: ...
+    closed_reason: RoomClosedReason
+    server_time: _timestamp_pb2.Timestamp
+    def __init__(self, room_id: _Optional[str] = ..., code: _Optional[str] = ..., host_player_id: _Optional[str] = ..., status: _Optional[_Union[RoomStatus, str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[RoomSeat, _Mapping]]] = ..., match_id: _Optional[str] = ..., version: _Optional[int] = ..., closed_reason: _Optional[_Union[RoomClosedReason, str]] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class TicketView(_message.Message):
-    __slots__ = ("ticket_id", "status", "rules", "variant", "teams", "seat_count", "requested_at", "table_id", "seat", "seats", "match_id")
+    __slots__ = ("ticket_id", "status", "rules", "variant", "teams", "seat_count", "requested_at", "table_id", "your_seat", "player_ids", "match_id", "version", "server_time")
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -124,9 +121,11 @@ class TicketView(_message.Message):
     SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
-    SEAT_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
+    YOUR_SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
     ticket_id: str
     status: TicketStatus
     rules: str
@@ -135,13 +134,15 @@ class TicketView(_message.Message):
     seat_count: int
     requested_at: _timestamp_pb2.Timestamp
     table_id: str
-    seat: int
-    seats: _containers.RepeatedScalarFieldContainer[str]
+    your_seat: int
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
     match_id: str
-    def __init__(self, ticket_id: _Optional[str] = ..., status: _Optional[_Union[TicketStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seat_count: _Optional[int] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ...) -> None: ...
+    version: int
+    server_time: _timestamp_pb2.Timestamp
+    def __init__(self, ticket_id: _Optional[str] = ..., status: _Optional[_Union[TicketStatus, str]] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seat_count: _Optional[int] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., table_id: _Optional[str] = ..., your_seat: _Optional[int] = ..., player_ids: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ..., version: _Optional[int] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class CreateRoomRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat", "seats", "goat_options", "spectators", "rule_options")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat", "seat_count", "spectators", "rule_options")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -149,8 +150,7 @@ class CreateRoomRequest(_message.Message):
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
-    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
@@ -160,11 +160,10 @@ class CreateRoomRequest(_message.Message):
     target: int
     turn_timer_seconds: int
     seat: int
-    seats: int
-    goat_options: GoatOptions
+    seat_count: int
     spectators: bool
     rule_options: _containers.RepeatedCompositeFieldContainer[_match_service_pb2.OptionSetting]
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat: _Optional[int] = ..., seat_count: _Optional[int] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class CreateRoomResponse(_message.Message):
     __slots__ = ("room",)
@@ -227,14 +226,14 @@ class ChangeSeatResponse(_message.Message):
     def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
 
 class AddBotRequest(_message.Message):
-    __slots__ = ("room_id", "seat", "strength")
+    __slots__ = ("room_id", "seat", "bot_strength")
     ROOM_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
-    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    BOT_STRENGTH_FIELD_NUMBER: _ClassVar[int]
     room_id: str
     seat: int
-    strength: str
-    def __init__(self, room_id: _Optional[str] = ..., seat: _Optional[int] = ..., strength: _Optional[str] = ...) -> None: ...
+    bot_strength: _match_service_pb2.BotStrength
+    def __init__(self, room_id: _Optional[str] = ..., seat: _Optional[int] = ..., bot_strength: _Optional[_Union[_match_service_pb2.BotStrength, str]] = ...) -> None: ...
 
 class AddBotResponse(_message.Message):
     __slots__ = ("room",)
@@ -257,15 +256,14 @@ class RemoveBotResponse(_message.Message):
     def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
 
 class UpdateRoomOptionsRequest(_message.Message):
-    __slots__ = ("room_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seats", "goat_options", "spectators", "rule_options")
+    __slots__ = ("room_id", "rules", "variant", "teams", "target", "turn_timer_seconds", "seat_count", "spectators", "rule_options")
     ROOM_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
-    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     SPECTATORS_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     room_id: str
@@ -274,11 +272,10 @@ class UpdateRoomOptionsRequest(_message.Message):
     teams: bool
     target: int
     turn_timer_seconds: int
-    seats: int
-    goat_options: GoatOptions
+    seat_count: int
     spectators: bool
     rule_options: _containers.RepeatedCompositeFieldContainer[_match_service_pb2.OptionSetting]
-    def __init__(self, room_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
+    def __init__(self, room_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., turn_timer_seconds: _Optional[int] = ..., seat_count: _Optional[int] = ..., spectators: _Optional[bool] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class UpdateRoomOptionsResponse(_message.Message):
     __slots__ = ("room",)
@@ -313,18 +310,18 @@ class WatchRoomResponse(_message.Message):
     def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
 
 class RequestTableRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "seats")
+    __slots__ = ("request_id", "rules", "variant", "teams", "seat_count")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
     teams: bool
-    seats: int
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seats: _Optional[int] = ...) -> None: ...
+    seat_count: int
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., seat_count: _Optional[int] = ...) -> None: ...
 
 class RequestTableResponse(_message.Message):
     __slots__ = ("ticket",)
@@ -345,10 +342,12 @@ class GetTicketResponse(_message.Message):
     def __init__(self, ticket: _Optional[_Union[TicketView, _Mapping]] = ...) -> None: ...
 
 class WatchTicketRequest(_message.Message):
-    __slots__ = ("ticket_id",)
+    __slots__ = ("ticket_id", "from_version")
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_VERSION_FIELD_NUMBER: _ClassVar[int]
     ticket_id: str
-    def __init__(self, ticket_id: _Optional[str] = ...) -> None: ...
+    from_version: int
+    def __init__(self, ticket_id: _Optional[str] = ..., from_version: _Optional[int] = ...) -> None: ...
 
 class WatchTicketResponse(_message.Message):
     __slots__ = ("ticket",)
@@ -369,71 +368,71 @@ class CancelTicketResponse(_message.Message):
     def __init__(self, ticket: _Optional[_Union[TicketView, _Mapping]] = ...) -> None: ...
 
 class StartPracticeRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "variant", "teams", "target", "strength", "turn_timer_seconds", "seats", "goat_options", "rule_options")
+    __slots__ = ("request_id", "rules", "variant", "teams", "target", "bot_strength", "turn_timer_seconds", "seat_count", "rule_options")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     TEAMS_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
-    STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    BOT_STRENGTH_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMER_SECONDS_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
-    GOAT_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_COUNT_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: str
     variant: str
     teams: bool
     target: int
-    strength: str
+    bot_strength: _match_service_pb2.BotStrength
     turn_timer_seconds: int
-    seats: int
-    goat_options: GoatOptions
+    seat_count: int
     rule_options: _containers.RepeatedCompositeFieldContainer[_match_service_pb2.OptionSetting]
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., strength: _Optional[str] = ..., turn_timer_seconds: _Optional[int] = ..., seats: _Optional[int] = ..., goat_options: _Optional[_Union[GoatOptions, _Mapping]] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[str] = ..., variant: _Optional[str] = ..., teams: _Optional[bool] = ..., target: _Optional[int] = ..., bot_strength: _Optional[_Union[_match_service_pb2.BotStrength, str]] = ..., turn_timer_seconds: _Optional[int] = ..., seat_count: _Optional[int] = ..., rule_options: _Optional[_Iterable[_Union[_match_service_pb2.OptionSetting, _Mapping]]] = ...) -> None: ...
 
 class StartPracticeResponse(_message.Message):
-    __slots__ = ("match_id", "seat", "seats", "options")
+    __slots__ = ("match_id", "your_seat", "player_ids", "options")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
-    SEAT_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
+    YOUR_SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
-    seat: int
-    seats: _containers.RepeatedScalarFieldContainer[str]
+    your_seat: int
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
     options: MatchOptions
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ...) -> None: ...
+    def __init__(self, match_id: _Optional[str] = ..., your_seat: _Optional[int] = ..., player_ids: _Optional[_Iterable[str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ...) -> None: ...
 
 class GetPresenceRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class TableView(_message.Message):
-    __slots__ = ("table_id", "kind", "options", "seat", "seats", "match_id", "ticket_id")
+    __slots__ = ("table_id", "kind", "options", "your_seat", "player_ids", "match_id", "ticket_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
-    SEAT_FIELD_NUMBER: _ClassVar[int]
-    SEATS_FIELD_NUMBER: _ClassVar[int]
+    YOUR_SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     kind: TableKind
     options: MatchOptions
-    seat: int
-    seats: _containers.RepeatedScalarFieldContainer[str]
+    your_seat: int
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
     match_id: str
     ticket_id: str
-    def __init__(self, table_id: _Optional[str] = ..., kind: _Optional[_Union[TableKind, str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ..., seat: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ..., ticket_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, table_id: _Optional[str] = ..., kind: _Optional[_Union[TableKind, str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ..., your_seat: _Optional[int] = ..., player_ids: _Optional[_Iterable[str]] = ..., match_id: _Optional[str] = ..., ticket_id: _Optional[str] = ...) -> None: ...
 
 class GetPresenceResponse(_message.Message):
-    __slots__ = ("room", "ticket", "table", "match_id")
+    __slots__ = ("room", "ticket", "table", "match_id", "server_time")
     ROOM_FIELD_NUMBER: _ClassVar[int]
     TICKET_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
     room: RoomView
     ticket: TicketView
     table: TableView
     match_id: str
-    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ..., ticket: _Optional[_Union[TicketView, _Mapping]] = ..., table: _Optional[_Union[TableView, _Mapping]] = ..., match_id: _Optional[str] = ...) -> None: ...
+    server_time: _timestamp_pb2.Timestamp
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ..., ticket: _Optional[_Union[TicketView, _Mapping]] = ..., table: _Optional[_Union[TableView, _Mapping]] = ..., match_id: _Optional[str] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

@@ -37,11 +37,21 @@ class MatchmakingServiceStub:
     practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION;
     GetPresence tells the caller where they are.
 
-    Status codes: unknown room/code/ticket NOT_FOUND; not the host, not in the room
-    PERMISSION_DENIED; malformed request or an option outside the allowed values
-    INVALID_ARGUMENT; full room, seat taken, unfilled room, options after the start, already
-    elsewhere FAILED_PRECONDITION; too many failed join attempts RESOURCE_EXHAUSTED; lost a
-    race too often ABORTED; no/bad token UNAUTHENTICATED. A rejected call changes nothing.
+    Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
+    whose reason is a domino.errors.v1.ErrorReason (domain "domino.matchmaking"); a refused call
+    changes nothing. Unknown room, code or ticket NOT_FOUND (ROOM_NOT_FOUND, TICKET_NOT_FOUND);
+    not the host, not in the room, not a player PERMISSION_DENIED; a malformed request, an option
+    or a bot strength the family does not offer INVALID_ARGUMENT (BadRequest names the field);
+    full room, seat taken, unfilled room, options after the start, already elsewhere
+    (ALREADY_SEATED), banned FAILED_PRECONDITION; too many calls or failed join attempts
+    RESOURCE_EXHAUSTED (RetryInfo); lost a race too often ABORTED (CONFLICT); the match or account
+    service away UNAVAILABLE (call again with the same request_id); no, bad or expired token, or
+    an ended session UNAUTHENTICATED.
+
+    Defaults: a request naming no family gets the first DescribeRules lists; no variant, the
+    family's default_variant; no seat count or team setting, the variant's default shape; no
+    target, its default_target; no timer, DescribeRules' default_turn_timer; no bot strength,
+    the shape's default_bot_strength.
     """
 
     def __init__(self, channel):
@@ -144,11 +154,21 @@ class MatchmakingServiceServicer:
     practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION;
     GetPresence tells the caller where they are.
 
-    Status codes: unknown room/code/ticket NOT_FOUND; not the host, not in the room
-    PERMISSION_DENIED; malformed request or an option outside the allowed values
-    INVALID_ARGUMENT; full room, seat taken, unfilled room, options after the start, already
-    elsewhere FAILED_PRECONDITION; too many failed join attempts RESOURCE_EXHAUSTED; lost a
-    race too often ABORTED; no/bad token UNAUTHENTICATED. A rejected call changes nothing.
+    Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
+    whose reason is a domino.errors.v1.ErrorReason (domain "domino.matchmaking"); a refused call
+    changes nothing. Unknown room, code or ticket NOT_FOUND (ROOM_NOT_FOUND, TICKET_NOT_FOUND);
+    not the host, not in the room, not a player PERMISSION_DENIED; a malformed request, an option
+    or a bot strength the family does not offer INVALID_ARGUMENT (BadRequest names the field);
+    full room, seat taken, unfilled room, options after the start, already elsewhere
+    (ALREADY_SEATED), banned FAILED_PRECONDITION; too many calls or failed join attempts
+    RESOURCE_EXHAUSTED (RetryInfo); lost a race too often ABORTED (CONFLICT); the match or account
+    service away UNAVAILABLE (call again with the same request_id); no, bad or expired token, or
+    an ended session UNAUTHENTICATED.
+
+    Defaults: a request naming no family gets the first DescribeRules lists; no variant, the
+    family's default_variant; no seat count or team setting, the variant's default shape; no
+    target, its default_target; no timer, DescribeRules' default_turn_timer; no bot strength,
+    the shape's default_bot_strength.
     """
 
     def CreateRoom(self, request, context):
@@ -377,11 +397,21 @@ class MatchmakingService:
     practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION;
     GetPresence tells the caller where they are.
 
-    Status codes: unknown room/code/ticket NOT_FOUND; not the host, not in the room
-    PERMISSION_DENIED; malformed request or an option outside the allowed values
-    INVALID_ARGUMENT; full room, seat taken, unfilled room, options after the start, already
-    elsewhere FAILED_PRECONDITION; too many failed join attempts RESOURCE_EXHAUSTED; lost a
-    race too often ABORTED; no/bad token UNAUTHENTICATED. A rejected call changes nothing.
+    Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
+    whose reason is a domino.errors.v1.ErrorReason (domain "domino.matchmaking"); a refused call
+    changes nothing. Unknown room, code or ticket NOT_FOUND (ROOM_NOT_FOUND, TICKET_NOT_FOUND);
+    not the host, not in the room, not a player PERMISSION_DENIED; a malformed request, an option
+    or a bot strength the family does not offer INVALID_ARGUMENT (BadRequest names the field);
+    full room, seat taken, unfilled room, options after the start, already elsewhere
+    (ALREADY_SEATED), banned FAILED_PRECONDITION; too many calls or failed join attempts
+    RESOURCE_EXHAUSTED (RetryInfo); lost a race too often ABORTED (CONFLICT); the match or account
+    service away UNAVAILABLE (call again with the same request_id); no, bad or expired token, or
+    an ended session UNAUTHENTICATED.
+
+    Defaults: a request naming no family gets the first DescribeRules lists; no variant, the
+    family's default_variant; no seat count or team setting, the variant's default shape; no
+    target, its default_target; no timer, DescribeRules' default_turn_timer; no bot strength,
+    the shape's default_bot_strength.
     """
 
     @staticmethod
