@@ -36,7 +36,15 @@ MAX_LIFETIME = {"player": 15 * 60, "bot": HOUR, "service": HOUR, "auditor": HOUR
 
 
 class AuthError(Exception):
-    """No usable credentials; the message says why without echoing the token."""
+    """No usable credentials; the message says why without echoing the token, and
+    ``error_reason`` what a client does about it (docs/api.md, "Errors")."""
+
+    error_reason = "TOKEN_INVALID"
+
+    def __init__(self, message: str, error_reason: str | None = None) -> None:
+        super().__init__(message)
+        if error_reason is not None:
+            self.error_reason = error_reason
 
 
 class MissingKeys(RuntimeError):
@@ -171,12 +179,12 @@ def _verify(token: str, keys: KeyRing) -> Identity:
         raise AuthError("the token names no known kind of token (kid)")
     key = keys.public.get(role)
     if key is None:
-        raise AuthError(f"{role} tokens are not accepted here")
+        raise AuthError(f"{role} tokens are not accepted here", "WRONG_CALLER")
     try:
         claims = jwt.decode(token, key, algorithms=[ALGORITHM], issuer=issuer(role),
                             options={"require": ["sub", "exp", "iat", "iss"]})
     except jwt.ExpiredSignatureError:
-        raise AuthError("the token has expired") from None
+        raise AuthError("the token has expired", "TOKEN_EXPIRED") from None
     except jwt.InvalidSignatureError:
         raise AuthError("the token's signature is not valid") from None
     except jwt.PyJWTError as e:
@@ -199,7 +207,7 @@ def bearer_identity(metadata, keys: KeyRing) -> Identity:
     """The identity in gRPC call metadata (`authorization: Bearer <token>`)."""
     values = [v for k, v in (metadata or ()) if k.lower() == "authorization"]
     if not values:
-        raise AuthError("missing 'authorization: Bearer <token>' metadata")
+        raise AuthError("missing 'authorization: Bearer <token>' metadata", "TOKEN_MISSING")
     scheme, _, token = values[0].partition(" ")
     if scheme.lower() != "bearer" or not token:
         raise AuthError("the authorization metadata must be 'Bearer <token>'")

@@ -55,8 +55,9 @@ class AuthInterceptor(WrappingInterceptor):
     raises to refuse, ``statuses`` maps what it raises."""
 
     def __init__(self, services: Iterable[str], keys: KeyRing, admit: Callable[[Identity, str], None] = _anyone,
-                 statuses: Statuses = ()) -> None:
+                 statuses: Statuses = (), domain: str = "domino") -> None:
         super().__init__()
+        self.domain = domain
         self.prefixes = tuple(f"/{name}/" for name in services)
         self.keys = keys
         self.admit = admit
@@ -73,7 +74,7 @@ class AuthInterceptor(WrappingInterceptor):
         return who
 
     async def _enter(self, context, method: str) -> None:
-        async with ErrorStatuses(context, self.statuses):
+        async with ErrorStatuses(context, self.statuses, self.domain):
             CALLER.set(self.identify(context.invocation_metadata(), method))
 
     def _wrap(self, handler, full_method: str):

@@ -32,6 +32,7 @@ from .changes import ChangeFeed
 from . import free_memory
 from .config import Settings
 from .grpc_metrics import MetricsInterceptor, RpcMetrics
+from .grpc_status import abort
 from .grpc_wrapping import WrappingInterceptor
 from .logs import Warnings
 
@@ -105,6 +106,8 @@ class RequestWaitInterceptor(WrappingInterceptor):
     3.5 µs, and a cancelled timer left in the loop's heap), and the sweeper, awake every quarter
     of ``seconds`` while any call is reading, ends a call between ``seconds`` and 1.25 times it."""
 
+    domain = "domino"  # requests come before any service reads them: no API of its own
+
     def __init__(self, seconds: float, warnings: Warnings | None = None) -> None:
         super().__init__()
         self.seconds = seconds
@@ -138,10 +141,12 @@ class RequestWaitInterceptor(WrappingInterceptor):
         if expired:
             self.warnings.warn("request-wait", "calls ended: no request message in time",
                                method=method, seconds=self.seconds)
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
-                                f"no request message within {self.seconds:g} s of the call's start")
+            await abort(context, grpc.StatusCode.DEADLINE_EXCEEDED,
+                        f"no request message within {self.seconds:g} s of the call's start", "DEADLINE_EXCEEDED",
+                        self.domain)
         if request is grpc.aio.EOF:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the call carried no request message")
+            await abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the call carried no request message",
+                        "INVALID_REQUEST", self.domain)
         return request
 
     async def _sweep(self) -> None:

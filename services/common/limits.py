@@ -21,7 +21,15 @@ from typing import Callable, Hashable, Iterator
 
 
 class TooMany(Exception):
-    """A limit was reached; the message says which."""
+    """A limit was reached; the message says which, ``retry_after`` when to try again."""
+
+    error_reason = "RATE_LIMITED"
+
+    def __init__(self, message: str, error_reason: str | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        if error_reason is not None:
+            self.error_reason = error_reason
+        self.retry_after = retry_after
 
 
 class StreamLimits:
@@ -55,14 +63,14 @@ class StreamLimits:
         if spectating is not None:
             if self.spectators >= self.spectators_per_process:
                 raise TooMany(f"this server has {self.spectators_per_process} open spectator streams, all it "
-                              "gives spectators; try again later")
+                              "gives spectators; try again later", "STREAM_LIMIT", 5.0)
             if self.watching.get(spectating, 0) >= self.spectators_per_match:
                 raise TooMany(f"this match has {self.spectators_per_match} spectator streams open here, all one "
-                              "match may have; try again later")
+                              "match may have; try again later", "STREAM_LIMIT", 5.0)
         if self.total >= self.per_process:
-            raise TooMany(f"this server has {self.per_process} open streams; try again later")
+            raise TooMany(f"this server has {self.per_process} open streams; try again later", "STREAM_LIMIT", 5.0)
         if self.open.get(caller, 0) >= self.per_caller:
-            raise TooMany(f"you have {self.per_caller} open streams here; close one first")
+            raise TooMany(f"you have {self.per_caller} open streams here; close one first", "STREAM_LIMIT")
         self.open[caller] = self.open.get(caller, 0) + 1
         self.total += 1
         if spectating is not None:
@@ -112,7 +120,8 @@ class RateLimit:
         tokens = min(self.burst, tokens + (now - at) * self.rate)
         if tokens < 1:
             self._buckets[caller] = (tokens, now)
-            raise TooMany(f"more than {self.rate:g} requests a second; slow down")
+            raise TooMany(f"more than {self.rate:g} requests a second; slow down",
+                          retry_after=(1 - tokens) / self.rate)
         self._buckets[caller] = (tokens - 1, now)
         if len(self._buckets) > self.callers:
             self._buckets.popitem(last=False)
