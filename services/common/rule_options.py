@@ -2,11 +2,9 @@
 
 Any family's options travel as ``repeated OptionSetting rule_options`` (name and typed
 value, the messages DescribeRules describes them with), so a family registered as one module
-is created, shown and played over the API without a message of its own. Goat's older
-``GoatOptions goat_options`` stays for the clients that send and read it: it means the same as
-the rule_options of its fields' names, and a view carries it only where every option played
-is such a field (docs/design.md, "A family is one module"). Whether a name or value is
-allowed is the family's to say (``Family.build``), not this module's.
+is created, shown and played over the API without a message of its own (docs/design.md, "A
+family is one module"). Whether a name or value is allowed is the family's to say
+(``Family.build``), not this module's.
 """
 
 from __future__ import annotations
@@ -15,12 +13,10 @@ from typing import Any, Iterable, Mapping
 
 from domino.match.v1 import match_service_pb2 as pb
 
-GOAT_FIELDS = tuple(f.name for f in pb.GoatOptions.DESCRIPTOR.fields)  # in their declared order
-
 
 class UnreadableOptions(ValueError):
     """rule_options a family cannot even be asked about: a name twice, a setting without a
-    name or value, or goat_options saying otherwise. Its message is safe to show the caller."""
+    name or value. Its message is safe to show the caller."""
 
 
 def value_pb(value: Any) -> pb.OptionValue:
@@ -62,28 +58,7 @@ def settings_of(settings: Iterable[pb.OptionSetting]) -> dict[str, Any]:
     return chosen
 
 
-def goat_of(message: Any) -> dict[str, Any]:
-    """The options a GoatOptions message (either package's) sets, by name."""
-    return {name: getattr(message, name) for name in GOAT_FIELDS if message.HasField(name)}
-
-
-def given(request: Any) -> dict[str, Any] | None:
-    """The host options a request names, from its rule_options and its goat_options (None:
-    neither, the variant's preset). A name both give must have the same value in each."""
-    chosen = settings_of(request.rule_options)
-    if not request.HasField("goat_options"):
-        return chosen or None
-    for name, value in goat_of(request.goat_options).items():
-        if name in chosen and (type(chosen[name]), chosen[name]) != (type(value), value):
-            raise UnreadableOptions(f"goat_options.{name} is {value!r} but rule_options {name!r} is "
-                                    f"{chosen[name]!r}: give it once, or the same in both")
-        chosen.setdefault(name, value)
-    return chosen
-
-
-def goat_fields(options: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The options as GoatOptions fields, for the older clients: None unless every one is
-    such a field (another family's options travel only as rule_options)."""
-    if not options or not set(options) <= set(GOAT_FIELDS):
-        return None
-    return dict(options)
+def given(message: Any) -> dict[str, Any] | None:
+    """The host options a request or view names in its rule_options (None: none, the
+    variant's preset)."""
+    return settings_of(message.rule_options) or None
