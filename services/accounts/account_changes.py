@@ -36,24 +36,26 @@ class AccountChanges(UseCases):
             recent = [at for at in account.name_changes if at > now - DAY]
             if len(recent) >= self.name_changes_per_day:
                 raise Refused(f"a display name can change {self.name_changes_per_day} times a day; "
-                              f"try again in {_minutes(min(recent) + DAY - now)} minutes")
+                              f"try again in {_minutes(min(recent) + DAY - now)} minutes",
+                              error_reason="NAME_CHANGES_EXHAUSTED", retry_after=min(recent) + DAY - now)
             taken = [at for at in self.store.name_attempts(execute, account.account_id) if at > now - DAY]
             if len(taken) >= self.names_taken_per_day:
-                raise Refused(f"too many names tried today; try again in {_minutes(min(taken) + DAY - now)} minutes")
+                raise Refused(f"too many names tried today; try again in {_minutes(min(taken) + DAY - now)} minutes",
+                              error_reason="NAME_CHANGES_EXHAUSTED", retry_after=min(taken) + DAY - now)
             owner = self.store.name_owner(execute, key)
             if owner is None or owner == account.account_id:
                 self.store.rename(execute, account.account_id, shown, key, recent + [now])
                 return self._view(execute, self._existing(execute, who.subject), session)
             self.store.set_name_attempts(execute, account.account_id, taken + [now])
-        raise Taken("that display name is taken")
+        raise Taken("that display name is taken", bad_field="display_name")
 
     def display_names(self, account_ids: list[str], who: Identity | None = None) -> dict[str, str]:
         """``who``: a player's token is believed while its session is live, if it has one (a
         developer's locally minted token has none)."""
         if len(account_ids) > MAX_NAME_LOOKUPS:
-            raise InvalidRequest(f"at most {MAX_NAME_LOOKUPS} account_ids a call")
+            raise InvalidRequest(f"at most {MAX_NAME_LOOKUPS} player_ids a call", "player_ids")
         if any(not 0 < len(a) <= 200 for a in account_ids):
-            raise InvalidRequest("account_ids must be 1 to 200 characters each")
+            raise InvalidRequest("player_ids must be 1 to 200 characters each", "player_ids")
         with self.store.transaction() as execute:
             if who is not None and who.role == "player" and who.session:
                 self._live(execute, who)
@@ -77,9 +79,10 @@ class AccountChanges(UseCases):
                 return self._view(execute, account, session)
             if owner is not None:
                 raise Taken(f"this {identity.provider} identity is linked to another account; sign in with it "
-                            f"there, or unlink it from that account first")
+                            f"there, or unlink it from that account first", error_reason="IDENTITY_TAKEN")
             if any(i.provider == identity.provider for i in self.store.identities(execute, account.account_id)):
-                raise Refused(f"this account has a {identity.provider} identity already; unlink it first")
+                raise Refused(f"this account has a {identity.provider} identity already; unlink it first",
+                              error_reason="ALREADY_LINKED")
             self._use_once(execute, token, now)
             self.store.add_identity(execute, identity, account.account_id)
             return self._view(execute, account, session)
@@ -87,16 +90,17 @@ class AccountChanges(UseCases):
     @retried_on_conflict
     def unlink(self, who: Identity, provider: str) -> AccountView:
         if not provider:
-            raise InvalidRequest("provider is required")
+            raise InvalidRequest("provider is required", "provider")
         now = self.clock()
         with self.store.transaction() as execute:
             account, session = self._live(execute, who, lock="share")
             self._not_banned_account(account, now)
             view = self._view(execute, account, session)
             if provider not in {p for p, _ in view.identities}:
-                raise Refused(f"no {provider[:40]} identity is linked to this account")
+                raise Refused(f"no {provider[:40]} identity is linked to this account", error_reason="NOT_LINKED")
             if len(view.identities) + view.devices <= 1:
-                raise Refused("this is the last way into the account: link another identity first")
+                raise Refused("this is the last way into the account: link another identity first",
+                              error_reason="LAST_WAY_IN")
             self._changing_ways_in(execute, account, session, now, "unlinking an identity")
             self.store.remove_identity(execute, account.account_id, provider)
             return self._view(execute, account, session)
@@ -111,9 +115,9 @@ class AccountChanges(UseCases):
             self._not_banned_account(account, now)
             view = self._view(execute, account, session)
             if device not in {d.device_id for d in view.device_list}:
-                raise Refused("no such device signs in to this account")
+                raise Refused("no such device signs in to this account", error_reason="NOT_LINKED")
             if len(view.identities) + view.devices <= 1:
-                raise Refused("this is the last way into the account: link an identity first")
+                raise Refused("this is the last way into the account: link an identity first", error_reason="LAST_WAY_IN")
             self._changing_ways_in(execute, account, session, now, "removing a device")
             self.store.remove_device(execute, account.account_id, device, now)
             return self._view(execute, account, session)

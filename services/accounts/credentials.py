@@ -21,18 +21,18 @@ _REFRESH = re.compile(r"rt1\.[A-Za-z0-9_-]{43}")
 REFRESH_PREFIX = "rt1."
 
 
-def device_id_of(text: str) -> str:
+def device_id_of(text: str, field: str = "device_id") -> str:
     if not text:
-        raise InvalidRequest("device_id is required")
+        raise InvalidRequest("device_id is required", field)
     if not _DEVICE_ID.fullmatch(text):
-        raise InvalidRequest("device_id must be 16-128 characters of A-Z, a-z, 0-9, '_' and '-'")
+        raise InvalidRequest("device_id must be 16-128 characters of A-Z, a-z, 0-9, '_' and '-'", field)
     return text
 
 
 def device_secret_of(text: str, field: str = "device_secret") -> bytes:
     """The 32 bytes of a secret given as 64 hex digits or 43 base64url characters."""
     if not text:
-        raise InvalidRequest(f"{field} is required")
+        raise InvalidRequest(f"{field} is required", field)
     raw: bytes | None = None
     if len(text) == 64:
         try:
@@ -45,7 +45,7 @@ def device_secret_of(text: str, field: str = "device_secret") -> bytes:
         except (binascii.Error, ValueError):
             raw = None
     if raw is None or len(raw) != 32:
-        raise InvalidRequest(f"{field} must be 256 bits: 64 hex digits or 43 base64url characters")
+        raise InvalidRequest(f"{field} must be 256 bits: 64 hex digits or 43 base64url characters", field)
     return raw
 
 
@@ -64,9 +64,9 @@ def new_refresh_token() -> str:
 
 def refresh_token_of(text: str) -> str:
     if not text:
-        raise InvalidRequest("refresh_token is required")
+        raise InvalidRequest("refresh_token is required", "refresh_token")
     if not _REFRESH.fullmatch(text):
-        raise InvalidRequest("refresh_token is malformed (it is the opaque string a sign-in returned)")
+        raise InvalidRequest("refresh_token is malformed (it is the opaque string a sign-in returned)", "refresh_token")
     return text
 
 

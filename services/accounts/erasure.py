@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import logging
 from typing import Any
 
@@ -10,6 +11,12 @@ from services.common.auth import Identity
 from .use_cases import UseCases, retried_on_conflict
 
 log = logging.getLogger("domino.accounts")
+
+
+def rfc3339(seconds: float) -> str:
+    """An instant as the export writes every one (the matches' too, from their Timestamps):
+    RFC 3339 in UTC, to the microsecond."""
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 class Erasure(UseCases):
@@ -67,11 +74,12 @@ class Erasure(UseCases):
             devices = self.store.devices(execute, account.account_id)
         matches = self.history.matches(account.account_id) if self.history is not None else []
         return {
-            "format": "domino-account-export/1",
-            "account": {"account_id": account.account_id, "display_name": account.display_name,
-                        "created_at": account.created_at, "display_name_changes": list(account.name_changes)},
+            "format": "domino-account-export/2",
+            "account": {"player_id": account.account_id, "display_name": account.display_name,
+                        "created_at": rfc3339(account.created_at),
+                        "display_name_changes": [rfc3339(at) for at in account.name_changes]},
             "identities": [{"provider": i.provider, "issuer": i.issuer, "subject": i.subject,
-                            "linked_at": i.linked_at} for i in identities],
-            "devices": [{"device_id": d, "created_at": c, "last_used_at": u} for d, c, u in devices],
+                            "linked_at": rfc3339(i.linked_at)} for i in identities],
+            "devices": [{"device_id": d, "created_at": rfc3339(c), "last_used_at": rfc3339(u)} for d, c, u in devices],
             "matches": matches,
         }

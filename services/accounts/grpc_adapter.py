@@ -60,8 +60,9 @@ log = logging.getLogger("domino.accounts")
 _STANDING = {"active": pb.STANDING_ACTIVE, "unknown": pb.STANDING_UNKNOWN, "banned": pb.STANDING_BANNED,
              "deleted": pb.STANDING_DELETED}
 MAX_FIELD = {"device_id": 128, "device_secret": 64, "new_device_secret": 64, "display_name": 80, "provider": 32,
-             "id_token": 8192, "nonce": 512, "refresh_token": 64, "account_id": 200}
+             "id_token": 8192, "nonce": 512, "refresh_token": 64, "player_id": 200}
 VERIFIER_THREADS = 4
+DOMAIN = "domino.account"
 T = TypeVar("T")
 
 
@@ -138,7 +139,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
             credentials.device_secret_of(request.device_secret)
             credentials.device_secret_of(request.new_device_secret, field="new_device_secret")
             if request.new_device_secret == request.device_secret:
-                raise InvalidRequest("new_device_secret must differ from device_secret")
+                raise InvalidRequest("new_device_secret must differ from device_secret", "new_device_secret")
             self._limit_sign_in(context, f"device:{device_id}")
             ended = await self._run(self.app.rotate_device_secret, who, request.device_id, request.device_secret,
                                     request.new_device_secret)
@@ -170,7 +171,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
             _sizes(request, "display_name")
             who = self._player(context)
             if not request.display_name:
-                raise InvalidRequest("display_name is required")
+                raise InvalidRequest("display_name is required", "display_name")
             view = await self._run(self.app.set_display_name, who, request.display_name)
             return pb.SetDisplayNameResponse(account=account_pb(view))
 
@@ -178,7 +179,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
                               context: Context) -> pb.GetDisplayNamesResponse:
         async with _statuses(context):
             who = self._caller(context, "player", "bot", "service")
-            found = await self._run(self.app.display_names, list(request.account_ids), who)
+            found = await self._run(self.app.display_names, list(request.player_ids), who)
             return pb.GetDisplayNamesResponse(display_names=found)
 
     async def DeleteAccount(self, request: pb.DeleteAccountRequest, context: Context) -> pb.DeleteAccountResponse:
@@ -194,10 +195,10 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
     async def GetStanding(self, request: pb.GetStandingRequest, context: Context) -> pb.GetStandingResponse:
         async with _statuses(context):
             self._caller(context, "service")
-            _sizes(request, "account_id")
-            if not request.account_id:
-                raise InvalidRequest("account_id is required")
-            found = await self._run(self.app.standing, request.account_id)
+            _sizes(request, "player_id")
+            if not request.player_id:
+                raise InvalidRequest("player_id is required", "player_id")
+            found = await self._run(self.app.standing, request.player_id)
             reply = pb.GetStandingResponse(standing=_STANDING[found.state], reason=found.reason)
             if found.until is not None:
                 reply.until.CopyFrom(_timestamp(found.until))
@@ -211,7 +212,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
     def _caller(self, context: Context, *roles: str) -> Identity:
         who = bearer_identity(context.invocation_metadata(), self.keys)
         if who.role not in roles or (who.role == "player" and is_bot(who.subject)):
-            raise AuthError(f"this call needs a {' or '.join(roles)} token")
+            raise AuthError(f"this call needs a {' or '.join(roles)} token", "WRONG_CALLER")
         if who.role == "player":
             self.rates.take(who.subject)
         return who
@@ -227,15 +228,15 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
         """The ID token checked on the verifier's threads, after the client's limit and, once
         it is known to be genuine, its identity's (and the linking account's)."""
         if not provider:
-            raise InvalidRequest("provider is required")
+            raise InvalidRequest("provider is required", "provider")
         if not id_token:
-            raise InvalidRequest("id_token is required")
+            raise InvalidRequest("id_token is required", "id_token")
         if not is_compact_jws(id_token):
             raise NotSignedIn("the ID token is refused: the ID token is not a compact JWS")
         self._limit_sign_in(context, *([f"account:{account_id}"] if account_id else []))
         if not self._verifier_slots.acquire(blocking=False):
             raise Unavailable("sign-in with an identity is busy right now (its provider is slow); try again "
-                              "in a few seconds")
+                              "in a few seconds", retry_after=2.0)
         try:
             loop = asyncio.get_running_loop()
             token = await loop.run_in_executor(self._verifiers, self.app.verified, provider, id_token, nonce)
@@ -253,11 +254,11 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
 def _sizes(request: Any, *fields: str) -> None:
     for name in fields:
         if len(getattr(request, name)) > MAX_FIELD[name]:
-            raise InvalidRequest(f"{name} is longer than {MAX_FIELD[name]} characters")
+            raise InvalidRequest(f"{name} is longer than {MAX_FIELD[name]} characters", name)
 
 
 def _statuses(context: Context) -> ErrorStatuses:
-    return ErrorStatuses(context, _STATUS, unexpected=log)
+    return ErrorStatuses(context, _STATUS, DOMAIN, unexpected=log)
 
 
 def _timestamp(seconds: float) -> Timestamp:
@@ -267,13 +268,13 @@ def _timestamp(seconds: float) -> Timestamp:
 
 
 def session_pb(tokens: Tokens) -> pb.Session:
-    return pb.Session(account_id=tokens.account_id, access_token=tokens.access_token,
+    return pb.Session(player_id=tokens.account_id, access_token=tokens.access_token,
                       refresh_token=tokens.refresh_token, access_expires_at=_timestamp(tokens.access_expires_at),
                       refresh_expires_at=_timestamp(tokens.refresh_expires_at), display_name=tokens.display_name)
 
 
 def account_pb(view: AccountView) -> pb.Account:
-    return pb.Account(account_id=view.account_id, display_name=view.display_name,
+    return pb.Account(player_id=view.account_id, display_name=view.display_name,
                       created_at=_timestamp(view.created_at), devices=view.devices, guest=view.guest,
                       identities=[pb.LinkedIdentity(provider=p, linked_at=_timestamp(at)) for p, at in view.identities],
                       device_list=[pb.Device(device_id=d.device_id, created_at=_timestamp(d.created_at),

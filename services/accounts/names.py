@@ -71,24 +71,24 @@ def checked(name: str) -> tuple[str, str]:
     wrong."""
     length = f"A name needs {MIN_LENGTH} to {MAX_LENGTH} characters"
     if len(name) > 4 * MAX_LENGTH:
-        raise InvalidRequest(length)
+        raise InvalidRequest(length, "display_name")
     shown = unicodedata.normalize("NFC", name.strip(" "))
     if not MIN_LENGTH <= len(shown) <= MAX_LENGTH:
-        raise InvalidRequest(length)
+        raise InvalidRequest(length, "display_name")
     _refuse_hidden_characters(shown)
     if "  " in shown:
-        raise InvalidRequest("A name can't have two spaces in a row")
+        raise InvalidRequest("A name can't have two spaces in a row", "display_name")
     _refuse_piled_marks(shown)
     compatible = unicodedata.normalize("NFKC", shown)
     mixed = lookalikes.mixes_scripts(compatible)
     if mixed:
         named = [lookalikes.script_name(script) for script in mixed]
-        raise InvalidRequest(f"This name mixes alphabets ({', '.join(named[:-1])} and {named[-1]}); use one")
+        raise InvalidRequest(f"This name mixes alphabets ({', '.join(named[:-1])} and {named[-1]}); use one", "display_name")
     if lookalikes.mixes_digits(compatible):
-        raise InvalidRequest("This name mixes digits from different alphabets; use one kind")
+        raise InvalidRequest("This name mixes digits from different alphabets; use one kind", "display_name")
     key = key_of(shown)
     if _passes_for_a_bot(compatible, key):
-        raise InvalidRequest("This name looks like a bot's")
+        raise InvalidRequest("This name looks like a bot's", "display_name")
     return shown, key
 
 
@@ -96,13 +96,13 @@ def _refuse_hidden_characters(shown: str) -> None:
     for ch in shown:
         category = unicodedata.category(ch)
         if category == "Cc":
-            raise InvalidRequest("A name can't contain tabs, line breaks or other control characters")
+            raise InvalidRequest("A name can't contain tabs, line breaks or other control characters", "display_name")
         if category in _UNSHOWABLE:
-            raise InvalidRequest("A name can't contain characters that most devices cannot show")
+            raise InvalidRequest("A name can't contain characters that most devices cannot show", "display_name")
         if category in _INVISIBLE_CATEGORIES or ord(ch) in _INVISIBLE:
-            raise InvalidRequest("A name can't contain invisible characters")
+            raise InvalidRequest("A name can't contain invisible characters", "display_name")
         if category == "Zs" and ch != " ":
-            raise InvalidRequest("A name can only use ordinary spaces")
+            raise InvalidRequest("A name can only use ordinary spaces", "display_name")
 
 
 def _refuse_piled_marks(shown: str) -> None:
@@ -116,11 +116,11 @@ def _refuse_piled_marks(shown: str) -> None:
             run, shared, previous = 0, 0, ch
             continue
         if not previous or previous == " ":
-            raise InvalidRequest("A name can't have an accent without a letter under it")
+            raise InvalidRequest("A name can't have an accent without a letter under it", "display_name")
         run += 1
         shared += lookalikes.is_shared_mark(ch)
         if run > MAX_MARKS or shared > MAX_SHARED_MARKS or ch == previous:
-            raise InvalidRequest("A name can't pile accents on one letter")
+            raise InvalidRequest("A name can't pile accents on one letter", "display_name")
         previous = ch
 
 

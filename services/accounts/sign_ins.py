@@ -49,17 +49,17 @@ class SignIns(UseCases):
         """Checks an ID token (it may fetch the issuer's keys: the adapter runs this on the
         verifier's own threads, so a slow issuer holds up nothing else)."""
         if not provider:
-            raise InvalidRequest("provider is required")
+            raise InvalidRequest("provider is required", "provider")
         if not id_token:
-            raise InvalidRequest("id_token is required")
+            raise InvalidRequest("id_token is required", "id_token")
         if self.verifier is None:
-            raise InvalidRequest("this server signs in by device only: no OpenID Connect issuer is configured")
+            raise InvalidRequest("this server signs in by device only: no OpenID Connect issuer is configured", "provider")
         try:
             found = self.verifier.verify(provider, id_token, nonce)
         except UnknownProvider as error:
-            raise InvalidRequest(str(error)) from None
+            raise InvalidRequest(str(error), "provider") from None
         except KeysUnavailable as error:
-            raise Unavailable(str(error)) from None
+            raise Unavailable(str(error), retry_after=2.0) from None
         except IdTokenRefused as error:
             raise NotSignedIn(f"the ID token is refused: {error}") from None
         return VerifiedToken(IdentityRow(found.provider, found.issuer, found.subject, self.clock()),
@@ -135,7 +135,7 @@ class SignIns(UseCases):
     def sign_out(self, who: Identity) -> None:
         """Ends the caller's session; a session that already ended is signed out already."""
         if not who.session:
-            raise InvalidRequest("this access token belongs to no session (sign out with a token from a sign-in)")
+            raise NotSignedIn("this access token belongs to no session (sign out with a token from a sign-in)", "ended")
         with self.store.transaction() as execute:
             self.store.revoke_sessions(execute, self.clock(), "signed out", session_id=who.session)
 
@@ -187,7 +187,7 @@ class SignIns(UseCases):
                     break
         assert wanted is not None
         if self.store.name_owner(execute, wanted[1]) is not None:
-            raise Taken("that display name is taken")
+            raise Taken("that display name is taken", bad_field="display_name")
         account_id = credentials.new_id()
         self.store.add_account(execute, account_id, wanted[0], wanted[1], now)
         return AccountRow(account_id, wanted[0], now, (), None, None)

@@ -155,13 +155,13 @@ class UseCases:
         """The caller's account and session, while the session is live: an access token is
         worth nothing here once its session ended, however long it has left."""
         if not who.session:
-            raise NotSignedIn("this access token belongs to no session: sign in again", "no_session")
+            raise NotSignedIn("this access token belongs to no session: sign in again", "ended")
         account = self.store.account(execute, who.subject, lock=lock)
         if account is None:
             raise UnknownAccount("this account no longer exists: sign in again")
         session = self.store.session(execute, who.session)
         if session is None or session.account_id != who.subject or session.revoked_at is not None:
-            raise NotSignedIn("this session has ended: sign in again", "revoked")
+            raise NotSignedIn("this session has ended: sign in again", "ended")
         return account, session
 
     def _not_banned(self, execute, credential_keys: list[str], now: float) -> None:
@@ -208,4 +208,4 @@ class UseCases:
 
     def _use_once(self, execute, token: VerifiedToken, now: float) -> None:
         if not self.store.use_id_token(execute, token.token_hash, token.usable_until):
-            raise NotSignedIn("this ID token was used already: get a new one from the provider and sign in again")
+            raise NotSignedIn("this ID token was used already: get a new one from the provider and sign in again", "used")

@@ -8,8 +8,8 @@ helps (rate limits, a lost race, a service away). A client never has to read the
 which is for people.
 
 Each adapter lists its own mapping of error classes to status codes; the reason comes from
-the error (its class's `error_reason`, and optionally `bad_field` and `retry_after` on the
-instance), so one refusal has one reason wherever it is raised.
+the error (its class's `error_reason`, and optionally `bad_field`, `retry_after` and
+`error_metadata` on the instance), so one refusal has one reason wherever it is raised.
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ async def abort(context, code: grpc.StatusCode, message: str, reason: str, domai
 def abort_error(context, code: grpc.StatusCode, error: BaseException, domain: str):
     """``abort`` for a typed error: its message, its reason, its field and its wait."""
     return abort(context, code, details(error), reason_of(error, code), domain,
-                 field=getattr(error, "bad_field", None), retry_after=getattr(error, "retry_after", None))
+                 field=getattr(error, "bad_field", None), retry_after=getattr(error, "retry_after", None),
+                 metadata=getattr(error, "error_metadata", None))
 
 
 async def end_at_expiry(context, who, domain: str) -> None:

@@ -94,7 +94,7 @@ def test_racing_sign_ups_for_one_name_one_device_or_one_identity_answer_properly
     sessions: list = []
     assert at_once(*[lambda t=t: sessions.append(svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(
         provider="google", id_token=t, nonce=NONCE))) for t in tokens]) == [grpc.StatusCode.OK] * 6
-    assert len({s.session.account_id for s in sessions}) == 1
+    assert len({s.session.player_id for s in sessions}) == 1
     for personal in (name, pair[0], "g-racing-subject", "DETAIL", "Key ("):
         assert personal not in caplog.text
 

@@ -37,7 +37,7 @@ def test_a_phone_signs_up_links_refreshes_and_finds_its_account_again(svc):
     fresh = svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token=first.refresh_token)).session
     other_phone = svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(
         provider="google", id_token=svc.id_token("google", "g-store"), nonce=NONCE)).session
-    assert fresh.account_id == other_phone.account_id == first.account_id
+    assert fresh.player_id == other_phone.player_id == first.player_id
 
 
 def test_a_reused_refresh_token_revokes_its_session_on_this_store(svc):

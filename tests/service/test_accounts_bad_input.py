@@ -10,6 +10,7 @@ import pytest
 
 from domino.account.v1 import account_service_pb2 as pb
 from services.common.auth import KeyRing, mint_token
+from tests.support.errors import refusal
 from tests.support.keys import auth
 
 from .account_harness import bearer, device, running_accounts
@@ -37,12 +38,26 @@ def nothing_changed(svc):
     assert svc.app.store.dump() == before, "the refused call changed the store"
 
 
-def refused(svc, code: grpc.StatusCode, call, *words: str) -> None:
+# The ErrorInfo reason a refusal with this code carries unless the test names another.
+REASONS = {grpc.StatusCode.INVALID_ARGUMENT: "INVALID_REQUEST", grpc.StatusCode.RESOURCE_EXHAUSTED: "RATE_LIMITED",
+           grpc.StatusCode.ALREADY_EXISTS: "NAME_TAKEN"}
+
+
+def refused(svc, code: grpc.StatusCode, call, *words: str, reason: str | None = None,
+            field: str | None = None) -> None:
+    """The call is refused with ``code``, its ErrorInfo ``reason`` (by default the code's
+    usual one) and, for a malformed field, a BadRequest naming ``field``; the store unchanged."""
     with nothing_changed(svc), pytest.raises(grpc.RpcError) as caught:
         call()
     assert caught.value.code() == code, caught.value.details()
     for word in words:
         assert word in caught.value.details()
+    got = refusal(caught.value)
+    expected = reason or REASONS.get(code)
+    assert expected is not None, f"say which reason {code} is refused with: {got.reason}"
+    assert (got.reason, got.domain) == (expected, "domino.account"), got
+    if field is not None:
+        assert got.fields == (field,), got
 
 
 @pytest.mark.parametrize("request_, words", [
@@ -59,7 +74,14 @@ def refused(svc, code: grpc.StatusCode, call, *words: str) -> None:
      ["longer than 80"]),
 ])
 def test_sign_in_with_device_refuses_malformed_input(svc, request_, words):
-    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.SignInWithDevice(request_), *words)
+    field = next(f for f, said in DEVICE_FIELDS.items() if any(w in said for w in words))
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.SignInWithDevice(request_), *words, field=field)
+
+
+# Which field a device sign-in's refusal names, by what it says.
+DEVICE_FIELDS = {"device_id": "device_id is required 16-128 longer than 128",
+                 "device_secret": "device_secret is required 256 bits longer than 64",
+                 "display_name": "3 to 20 longer than 80"}
 
 
 @pytest.mark.parametrize("request_, code, words", [
@@ -77,18 +99,20 @@ def test_sign_in_with_device_refuses_malformed_input(svc, request_, words):
      grpc.StatusCode.INVALID_ARGUMENT, ["longer than 512"]),
 ])
 def test_sign_in_with_id_token_refuses_malformed_input(svc, request_, code, words):
-    refused(svc, code, lambda: svc.stub.SignInWithIdToken(request_), *words)
+    reason = "CREDENTIALS_REFUSED" if code == grpc.StatusCode.UNAUTHENTICATED else None
+    refused(svc, code, lambda: svc.stub.SignInWithIdToken(request_), *words, reason=reason)
 
 
 def test_sign_in_with_id_token_refuses_a_player_access_token_as_an_id_token(svc, player):
     refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.SignInWithIdToken(
-        pb.SignInWithIdTokenRequest(provider="google", id_token=player.access_token, nonce="n")), "refused")
+        pb.SignInWithIdTokenRequest(provider="google", id_token=player.access_token, nonce="n")), "refused",
+        reason="CREDENTIALS_REFUSED")
 
 
 def test_sign_in_with_id_token_without_its_nonce_is_refused(svc):
     token = svc.id_token("google", "no-nonce-sent")
     refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.SignInWithIdToken(
-        pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce="")))
+        pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce="")), reason="CREDENTIALS_REFUSED")
 
 
 @pytest.mark.parametrize("token, code, words", [
@@ -98,7 +122,9 @@ def test_sign_in_with_id_token_without_its_nonce_is_refused(svc):
     ("rt1." + "A" * 43, grpc.StatusCode.UNAUTHENTICATED, ["unknown refresh token"]),
 ])
 def test_refresh_session_refuses_bad_refresh_tokens(svc, token, code, words):
-    refused(svc, code, lambda: svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token=token)), *words)
+    reason = "REFRESH_TOKEN_INVALID" if code == grpc.StatusCode.UNAUTHENTICATED else None
+    refused(svc, code, lambda: svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token=token)), *words,
+            reason=reason, field=None if reason else "refresh_token")
 
 
 def test_refresh_session_refuses_an_access_token_in_place_of_a_refresh_token(svc, player):
@@ -123,27 +149,29 @@ AUTHENTICATED = [
 
 
 @pytest.mark.parametrize("method, request_", AUTHENTICATED, ids=[m for m, _ in AUTHENTICATED])
-@pytest.mark.parametrize("metadata", [NO_TOKEN, FORGED, auth("matchmaking", "service"), auth("bot:greedy:1", "bot"),
-                                      (("authorization", "Bearer rt1." + "A" * 43),)],
-                         ids=["none", "forged", "service", "bot", "refresh-token"])
-def test_player_calls_refuse_a_missing_forged_or_wrong_kind_of_token(svc, method, request_, metadata):
-    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: getattr(svc.stub, method)(request_, metadata=metadata))
+@pytest.mark.parametrize("metadata, reason", [
+    (NO_TOKEN, "TOKEN_MISSING"), (FORGED, "TOKEN_INVALID"), (auth("matchmaking", "service"), "WRONG_CALLER"),
+    (auth("bot:greedy:1", "bot"), "WRONG_CALLER"), ((("authorization", "Bearer rt1." + "A" * 43),), "TOKEN_INVALID")],
+    ids=["none", "forged", "service", "bot", "refresh-token"])
+def test_player_calls_refuse_a_missing_forged_or_wrong_kind_of_token(svc, method, request_, metadata, reason):
+    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: getattr(svc.stub, method)(request_, metadata=metadata),
+            reason=reason)
 
 
 def test_get_display_names_refuses_more_than_100_ids(svc, player):
     refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.GetDisplayNames(
-        pb.GetDisplayNamesRequest(account_ids=[f"id-{n}" for n in range(101)]), metadata=bearer(player)), "100")
+        pb.GetDisplayNamesRequest(player_ids=[f"id-{n}" for n in range(101)]), metadata=bearer(player)), "100")
 
 
 def test_get_display_names_refuses_an_empty_or_oversized_id(svc, player):
     for bad in ("", "x" * 201):
         refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.GetDisplayNames(
-            pb.GetDisplayNamesRequest(account_ids=[bad]), metadata=bearer(player)))
+            pb.GetDisplayNamesRequest(player_ids=[bad]), metadata=bearer(player)))
 
 
 def test_get_display_names_needs_a_token(svc):
     refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.GetDisplayNames(
-        pb.GetDisplayNamesRequest(account_ids=["a"])))
+        pb.GetDisplayNamesRequest(player_ids=["a"])), reason="TOKEN_MISSING")
 
 
 def test_set_display_name_refuses_an_empty_name(svc, player):
@@ -165,7 +193,8 @@ def test_set_display_name_refuses_a_name_another_account_holds_and_counts_only_t
 
 def test_link_identity_refuses_a_garbage_token(svc, player):
     refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.LinkIdentity(
-        pb.LinkIdentityRequest(provider="google", id_token="x.y.z", nonce="n"), metadata=bearer(player)))
+        pb.LinkIdentityRequest(provider="google", id_token="x.y.z", nonce="n"), metadata=bearer(player)),
+        reason="CREDENTIALS_REFUSED")
 
 
 def test_link_identity_refuses_an_unknown_provider(svc, player):
@@ -175,7 +204,8 @@ def test_link_identity_refuses_an_unknown_provider(svc, player):
 
 def test_unlink_identity_refuses_a_provider_that_is_not_linked(svc, player):
     refused(svc, grpc.StatusCode.FAILED_PRECONDITION, lambda: svc.stub.UnlinkIdentity(
-        pb.UnlinkIdentityRequest(provider="apple"), metadata=bearer(player)), "no apple identity")
+        pb.UnlinkIdentityRequest(provider="apple"), metadata=bearer(player)), "no apple identity",
+        reason="NOT_LINKED")
 
 
 def test_unlink_identity_refuses_an_empty_or_oversized_provider(svc, player):
@@ -184,10 +214,11 @@ def test_unlink_identity_refuses_an_empty_or_oversized_provider(svc, player):
             pb.UnlinkIdentityRequest(provider=bad), metadata=bearer(player)), words)
 
 
-@pytest.mark.parametrize("metadata", [NO_TOKEN, FORGED], ids=["none", "forged"])
-def test_get_standing_refuses_callers_without_a_service_token(svc, metadata):
+@pytest.mark.parametrize("metadata, reason", [(NO_TOKEN, "TOKEN_MISSING"), (FORGED, "TOKEN_INVALID")],
+                         ids=["none", "forged"])
+def test_get_standing_refuses_callers_without_a_service_token(svc, metadata, reason):
     refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.GetStanding(
-        pb.GetStandingRequest(account_id="someone"), metadata=metadata))
+        pb.GetStandingRequest(player_id="someone"), metadata=metadata), reason=reason)
 
 
 @pytest.mark.parametrize("request_, words", [
@@ -204,7 +235,7 @@ def test_remove_device_refuses_a_device_of_another_account(svc, player):
     other = device()
     svc.sign_up(pair=other)
     refused(svc, grpc.StatusCode.FAILED_PRECONDITION, lambda: svc.stub.RemoveDevice(
-        pb.RemoveDeviceRequest(device_id=other[0]), metadata=bearer(player)), "no such device")
+        pb.RemoveDeviceRequest(device_id=other[0]), metadata=bearer(player)), "no such device", reason="NOT_LINKED")
 
 
 @pytest.mark.parametrize("fields, words", [
@@ -225,7 +256,7 @@ def test_rotate_device_secret_refuses_a_wrong_secret_or_another_accounts_device(
     svc.sign_up(pair=other)
     refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.RotateDeviceSecret(pb.RotateDeviceSecretRequest(
         device_id=other[0], device_secret=other[1], new_device_secret="cd" * 32), metadata=bearer(player)),
-        "do not sign in to this account")
+        "do not sign in to this account", reason="CREDENTIALS_REFUSED")
 
 
 def test_sign_out_everywhere_removing_devices_needs_an_identity_sign_in_where_there_is_one(svc):
@@ -234,13 +265,14 @@ def test_sign_out_everywhere_removing_devices_needs_an_identity_sign_in_where_th
     svc.stub.LinkIdentity(pb.LinkIdentityRequest(provider="apple", id_token=svc.id_token("apple", "a-bad-input-sow"),
                                                  nonce="n-0123456789"), metadata=bearer(session))
     refused(svc, grpc.StatusCode.FAILED_PRECONDITION, lambda: svc.stub.SignOutEverywhere(
-        pb.SignOutEverywhereRequest(remove_other_devices=True), metadata=bearer(session)), "identities")
+        pb.SignOutEverywhereRequest(remove_other_devices=True), metadata=bearer(session)), "identities",
+        reason="SIGN_IN_AGAIN")
 
 
 def test_get_standing_refuses_a_missing_or_oversized_account_id(svc):
     for bad in ("", "x" * 201):
         refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.GetStanding(
-            pb.GetStandingRequest(account_id=bad), metadata=auth("matchmaking", "service")))
+            pb.GetStandingRequest(player_id=bad), metadata=auth("matchmaking", "service")))
 
 
 def test_a_flood_of_device_sign_ins_is_resource_exhausted(tmp_path):

@@ -51,7 +51,7 @@ def test_the_same_device_pair_signs_in_to_the_same_account(svc):
     pair = device()
     first = svc.sign_up("Same Phone", pair)
     again = svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=pair[1]))
-    assert not again.created and again.session.account_id == first.account_id
+    assert not again.created and again.session.player_id == first.player_id
 
 
 def test_a_known_device_with_a_wrong_secret_is_unauthenticated_and_changes_nothing(svc):
@@ -62,7 +62,7 @@ def test_a_known_device_with_a_wrong_secret_is_unauthenticated_and_changes_nothi
                                                                          device_secret="ab" * 32)),
             grpc.StatusCode.UNAUTHENTICATED)
     assert svc.app.store.dump() == before
-    assert svc.sign_up(pair=pair).account_id == first.account_id
+    assert svc.sign_up(pair=pair).player_id == first.player_id
 
 
 def test_the_server_keeps_only_a_hash_of_the_device_secret(svc):
@@ -74,7 +74,7 @@ def test_the_server_keeps_only_a_hash_of_the_device_secret(svc):
 
 def test_an_account_id_is_opaque_and_never_the_name(svc):
     session = svc.sign_up("Opaque Id")
-    assert "opaque" not in session.account_id.lower() and len(session.account_id) == 32
+    assert "opaque" not in session.player_id.lower() and len(session.player_id) == 32
 
 
 def test_a_new_account_without_a_name_gets_one_it_can_change(svc):
@@ -88,14 +88,14 @@ def test_the_access_token_is_a_player_token_for_the_account_of_at_most_15_minute
     session = svc.sign_up("Short Token")
     who = verify_token(session.access_token, KEYS)
     claims = jwt.decode(session.access_token, options={"verify_signature": False})
-    assert who.role == "player" and who.subject == session.account_id
+    assert who.role == "player" and who.subject == session.player_id
     assert claims["exp"] - claims["iat"] <= 900 and claims["sid"]
 
 
 def test_refresh_rotates_both_tokens(svc):
     session = svc.sign_up("Rotator")
     fresh = svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token=session.refresh_token)).session
-    assert fresh.account_id == session.account_id
+    assert fresh.player_id == session.player_id
     assert fresh.refresh_token != session.refresh_token
     assert verify_token(fresh.access_token, KEYS).session == verify_token(session.access_token, KEYS).session
 
@@ -183,7 +183,7 @@ def test_a_guest_links_an_identity_and_a_second_phone_finds_the_same_account(svc
     assert not linked.guest and [i.provider for i in linked.identities] == ["apple"]
     phone2 = svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(
         provider="apple", id_token=svc.id_token("apple", "a-link"), nonce=NONCE))
-    assert not phone2.created and phone2.session.account_id == guest.account_id
+    assert not phone2.created and phone2.session.player_id == guest.player_id
     assert phone2.session.display_name == "Links Apple"
 
 
@@ -195,7 +195,7 @@ def test_an_identity_linked_to_another_account_is_already_exists_and_nothing_mer
         provider="google", id_token=svc.id_token("google", "g-owned"), nonce=NONCE), metadata=bearer(guest)),
         grpc.StatusCode.ALREADY_EXISTS)
     assert svc.app.store.dump() == before
-    assert google_sign_in(svc, "g-owned").session.account_id == owner.account_id
+    assert google_sign_in(svc, "g-owned").session.player_id == owner.player_id
 
 
 def test_the_last_way_in_cannot_be_unlinked(svc):
@@ -245,32 +245,32 @@ def test_display_name_changes_are_rate_limited(svc):
 
 def test_others_see_the_display_name_by_account_id(svc):
     ann, bob = svc.sign_up("Ann Names"), svc.sign_up("Bob Names")
-    found = svc.stub.GetDisplayNames(pb.GetDisplayNamesRequest(account_ids=[ann.account_id, "bot:greedy:1", "nobody"]),
+    found = svc.stub.GetDisplayNames(pb.GetDisplayNamesRequest(player_ids=[ann.player_id, "bot:greedy:1", "nobody"]),
                                      metadata=bearer(bob)).display_names
-    assert dict(found) == {ann.account_id: "Ann Names"}
+    assert dict(found) == {ann.player_id: "Ann Names"}
 
 
 # ---- standing, bans, deletion ----------------------------------------------------------
 
 def test_standing_is_for_services_only(svc):
     player = svc.sign_up("Not A Service")
-    refused(lambda: svc.stub.GetStanding(pb.GetStandingRequest(account_id=player.account_id),
+    refused(lambda: svc.stub.GetStanding(pb.GetStandingRequest(player_id=player.player_id),
                                          metadata=bearer(player)), grpc.StatusCode.UNAUTHENTICATED)
-    reply = svc.stub.GetStanding(pb.GetStandingRequest(account_id=player.account_id),
+    reply = svc.stub.GetStanding(pb.GetStandingRequest(player_id=player.player_id),
                                  metadata=auth("matchmaking", "service"))
     assert reply.standing == pb.STANDING_ACTIVE
 
 
 def test_a_banned_accounts_refresh_is_refused_with_the_reason_and_the_end(svc):
     session = svc.sign_up("Banned One")
-    svc.app.ban(session.account_id, svc.clock() + 86400, "abusive chat")
+    svc.app.ban(session.player_id, svc.clock() + 86400, "abusive chat")
     try:
         details = refused(lambda: svc.stub.RefreshSession(pb.RefreshSessionRequest(
             refresh_token=session.refresh_token)), grpc.StatusCode.PERMISSION_DENIED)
-        standing = svc.stub.GetStanding(pb.GetStandingRequest(account_id=session.account_id),
+        standing = svc.stub.GetStanding(pb.GetStandingRequest(player_id=session.player_id),
                                         metadata=auth("matchmaking", "service"))
     finally:
-        svc.app.unban(session.account_id)
+        svc.app.unban(session.player_id)
     assert "abusive chat" in details and "banned until" in details
     assert standing.standing == pb.STANDING_BANNED and standing.reason == "abusive chat"
 
@@ -297,7 +297,7 @@ def test_delete_erases_every_row_of_personal_data_and_keeps_the_id_as_deleted(sv
     rows = json.dumps(svc.app.store.dump(), ensure_ascii=False)
     for personal in ("Forget Me Now", "g-forget-me", pair[0]):
         assert personal not in rows
-    standing = svc.stub.GetStanding(pb.GetStandingRequest(account_id=session.account_id),
+    standing = svc.stub.GetStanding(pb.GetStandingRequest(player_id=session.player_id),
                                     metadata=auth("matchmaking", "service"))
     assert standing.standing == pb.STANDING_DELETED
     refused(lambda: svc.stub.GetAccount(pb.GetAccountRequest(), metadata=bearer(session)),

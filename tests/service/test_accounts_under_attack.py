@@ -174,7 +174,7 @@ def test_a_stolen_device_pair_is_cut_off_by_the_owner_and_cannot_take_the_identi
     assert code_of(lambda: svc.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token=thief.refresh_token))) \
         == grpc.StatusCode.UNAUTHENTICATED
     again = svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=pair[1]))
-    assert again.created and again.session.account_id != owner.account_id  # the pair leads elsewhere now
+    assert again.created and again.session.player_id != owner.player_id  # the pair leads elsewhere now
     owner_now = identity_session(svc, "google", "g-pair-owner")
     assert [i.provider for i in svc.stub.GetAccount(pb.GetAccountRequest(),
                                                     metadata=bearer(owner_now)).account.identities] == ["google"]
@@ -193,7 +193,7 @@ def test_rotating_the_device_secret_ends_the_copys_sessions_and_sign_ins(svc):
     assert code_of(lambda: svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(
         device_id=pair[0], device_secret=pair[1]))) == grpc.StatusCode.UNAUTHENTICATED
     back = svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=new_secret))
-    assert back.session.account_id == owner.account_id
+    assert back.session.player_id == owner.player_id
     svc.stub.GetAccount(pb.GetAccountRequest(), metadata=bearer(owner))  # the rotating session goes on
 
 
@@ -223,7 +223,7 @@ ACCOUNT_CALLS = {
     "ExportMyData": lambda svc, md: svc.stub.ExportMyData(pb.ExportMyDataRequest(), metadata=md),
     "DeleteAccount": lambda svc, md: svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=md),
     "RemoveDevice": lambda svc, md: svc.stub.RemoveDevice(pb.RemoveDeviceRequest(device_id="d" * 20), metadata=md),
-    "GetDisplayNames": lambda svc, md: svc.stub.GetDisplayNames(pb.GetDisplayNamesRequest(account_ids=["x"]),
+    "GetDisplayNames": lambda svc, md: svc.stub.GetDisplayNames(pb.GetDisplayNamesRequest(player_ids=["x"]),
                                                                 metadata=md),
 }
 
@@ -258,7 +258,7 @@ def test_a_banned_player_cannot_change_the_account_to_escape(svc):
     banned = svc.sign_up("Escape Artist", pair)
     link(svc, banned, "google", "g-escape")
     with_google = identity_session(svc, "google", "g-escape")
-    svc.app.ban(banned.account_id, svc.clock() + 3600, "cheating")
+    svc.app.ban(banned.player_id, svc.clock() + 3600, "cheating")
     for attempt in (lambda: svc.stub.UnlinkIdentity(pb.UnlinkIdentityRequest(provider="google"),
                                                     metadata=bearer(with_google)),
                     lambda: svc.stub.SetDisplayName(pb.SetDisplayNameRequest(display_name="New Me"),
@@ -274,14 +274,14 @@ def test_a_ban_outlives_the_deletion_on_the_accounts_identities_and_devices(svc)
     banned = svc.sign_up("Deletes To Escape", pair)
     link(svc, banned, "google", "g-deletes")
     with_google = identity_session(svc, "google", "g-deletes")
-    svc.app.ban(banned.account_id, svc.clock() + 3600, "cheating")
+    svc.app.ban(banned.player_id, svc.clock() + 3600, "cheating")
     svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(with_google))  # erasure is still a right
     assert code_of(lambda: identity_session(svc, "google", "g-deletes")) == grpc.StatusCode.PERMISSION_DENIED
     assert code_of(lambda: svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(
         device_id=pair[0], device_secret=pair[1]))) == grpc.StatusCode.PERMISSION_DENIED
     svc.clock.advance(3601)
     try:
-        assert identity_session(svc, "google", "g-deletes").account_id != banned.account_id
+        assert identity_session(svc, "google", "g-deletes").player_id != banned.player_id
     finally:
         svc.clock.advance(-3601)
 
@@ -289,10 +289,10 @@ def test_a_ban_outlives_the_deletion_on_the_accounts_identities_and_devices(svc)
 def test_an_unban_frees_the_identities_and_devices_too(svc):
     pair = device()
     banned = svc.sign_up("Unbanned Later", pair)
-    svc.app.ban(banned.account_id, svc.clock() + 3600, "a mistake")
+    svc.app.ban(banned.player_id, svc.clock() + 3600, "a mistake")
     assert code_of(lambda: svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(
         device_id=pair[0], device_secret=pair[1]))) == grpc.StatusCode.PERMISSION_DENIED
-    svc.app.unban(banned.account_id)
+    svc.app.unban(banned.player_id)
     svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=pair[1]))
 
 
@@ -334,8 +334,8 @@ def test_several_tries_of_one_rename_race_to_one_answer_each_never_unknown(svc):
 
 def test_what_a_ban_kept_of_its_credentials_is_forgotten_once_it_ends(svc):
     banned = svc.sign_up("Ban Ends Later")
-    svc.app.ban(banned.account_id, svc.clock() + 60, "a minute off")
-    held = lambda: [r for r in svc.app.store.dump()["domino_account_bans"] if r[1] == banned.account_id]  # noqa: E731
+    svc.app.ban(banned.player_id, svc.clock() + 60, "a minute off")
+    held = lambda: [r for r in svc.app.store.dump()["domino_account_bans"] if r[1] == banned.player_id]  # noqa: E731
     assert held()
     svc.app.forget_what_expired()
     assert held()  # still running
