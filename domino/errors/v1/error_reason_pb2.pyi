@@ -19,6 +19,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_CONFLICT: _ClassVar[ErrorReason]
     ERROR_REASON_UNAVAILABLE: _ClassVar[ErrorReason]
     ERROR_REASON_INTERNAL: _ClassVar[ErrorReason]
+    ERROR_REASON_DEADLINE_EXCEEDED: _ClassVar[ErrorReason]
     ERROR_REASON_MATCH_NOT_FOUND: _ClassVar[ErrorReason]
     ERROR_REASON_NOT_SEATED: _ClassVar[ErrorReason]
     ERROR_REASON_MATCH_ENDED: _ClassVar[ErrorReason]
@@ -86,6 +87,7 @@ ERROR_REASON_STREAM_LIMIT: ErrorReason
 ERROR_REASON_CONFLICT: ErrorReason
 ERROR_REASON_UNAVAILABLE: ErrorReason
 ERROR_REASON_INTERNAL: ErrorReason
+ERROR_REASON_DEADLINE_EXCEEDED: ErrorReason
 ERROR_REASON_MATCH_NOT_FOUND: ErrorReason
 ERROR_REASON_NOT_SEATED: ErrorReason
 ERROR_REASON_MATCH_ENDED: ErrorReason
