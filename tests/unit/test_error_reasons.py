@@ -46,3 +46,15 @@ def _looks_like_a_reason(text: str, paths: list[str]) -> bool:
     told apart by where they stand: reasons are written in error modules and adapters."""
     return any(p.endswith(("errors.py", "grpc_adapter.py", "grpc_status.py", "auth.py", "limits.py",
                            "grpc_server.py", "auth_interceptor.py")) for p in paths) and not text.startswith("DOMINO")
+
+
+def test_every_error_class_an_adapter_maps_names_a_declared_reason():
+    from services.accounts import grpc_adapter as accounts
+    from services.match import grpc_adapter as match
+    from services.matchmaking import grpc_adapter as matchmaking
+
+    mappings = {"accounts": accounts._STATUS, "match": match.STATUSES, "matchmaking": matchmaking._STATUS}
+    unnamed = {f"{service}: {cls.__module__}.{cls.__qualname__}": getattr(cls, "error_reason", None)
+               for service, mapping in mappings.items() for cls, _ in mapping
+               if getattr(cls, "error_reason", None) not in DECLARED}
+    assert unnamed == {}, "give each an error_reason declared in proto/domino/errors/v1/error_reason.proto"
