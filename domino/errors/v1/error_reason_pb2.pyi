@@ -40,6 +40,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_MATCH_FROZEN: _ClassVar[ErrorReason]
     ERROR_REASON_NOT_WATCHABLE: _ClassVar[ErrorReason]
     ERROR_REASON_MATCH_NOT_ENDED: _ClassVar[ErrorReason]
+    ERROR_REASON_ROUND_NOT_DEALT: _ClassVar[ErrorReason]
     ERROR_REASON_ROOM_NOT_FOUND: _ClassVar[ErrorReason]
     ERROR_REASON_TICKET_NOT_FOUND: _ClassVar[ErrorReason]
     ERROR_REASON_NOT_HOST: _ClassVar[ErrorReason]
@@ -108,6 +109,7 @@ ERROR_REASON_CHAT_LIMIT: ErrorReason
 ERROR_REASON_MATCH_FROZEN: ErrorReason
 ERROR_REASON_NOT_WATCHABLE: ErrorReason
 ERROR_REASON_MATCH_NOT_ENDED: ErrorReason
+ERROR_REASON_ROUND_NOT_DEALT: ErrorReason
 ERROR_REASON_ROOM_NOT_FOUND: ErrorReason
 ERROR_REASON_TICKET_NOT_FOUND: ErrorReason
 ERROR_REASON_NOT_HOST: ErrorReason
