@@ -10,7 +10,7 @@ import grpc
 from domino.account.v1 import account_service_pb2 as pb
 from domino.account.v1 import account_service_pb2_grpc as pb_grpc
 
-from .errors import AccountsUnavailable, Barred
+from .errors import AccountDeleted, AccountsUnavailable, Banned
 from .match_client import GrpcMatchCreator
 
 
@@ -22,16 +22,18 @@ class GrpcStandings:
         self.timeout_seconds = timeout_seconds
 
     def check(self, player_id: str) -> None:
+        """Banned or AccountDeleted when the player may not play."""
         try:
-            reply = self.stub.GetStanding(pb.GetStandingRequest(account_id=player_id),
+            reply = self.stub.GetStanding(pb.GetStandingRequest(player_id=player_id),
                                           metadata=self.tokens._metadata(), timeout=self.timeout_seconds)
         except grpc.RpcError as e:
             raise AccountsUnavailable(f"cannot check your account right now ({e.code().name}); try again") from None
         if reply.standing == pb.STANDING_BANNED:
             until = datetime.datetime.fromtimestamp(reply.until.seconds, datetime.timezone.utc)
-            raise Barred(f"this account is banned until {until:%Y-%m-%d %H:%M} UTC: {reply.reason}")
+            raise Banned(f"this account is banned until {until:%Y-%m-%d %H:%M} UTC: {reply.reason}",
+                         until.isoformat().replace("+00:00", "Z"))
         if reply.standing == pb.STANDING_DELETED:
-            raise Barred("this account has been deleted")
+            raise AccountDeleted("this account has been deleted")
 
     def close(self) -> None:
         self.channel.close()

@@ -20,7 +20,8 @@ from uuid import UUID
 from eventsourcing.application import Application
 from eventsourcing.utils import EnvType
 
-from .match_starts import MatchCreator, MatchEnds, MatchStarts, PendingStarts, Unavailable
+from .match_ends import MatchEnds
+from .match_starts import MatchCreator, MatchStarts, PendingStarts, Unavailable
 from .options import queue_kinds
 from .plumbing import Observer, Store
 from .presence import MatchLink, Presence
@@ -56,14 +57,15 @@ class MatchmakingApplication(Application[UUID]):
         self.matches: MatchCreator = matches or Unavailable()
         self.waiting_queues = WaitingQueues(Queue.create_id(*kind) for kind in queue_kinds())
         self.store = Store(self.repository, self.events, self.save, observer, on_change, self.waiting_queues.changed)
-        self.ends = MatchEnds(self.store)
+        self.ends = MatchEnds(self.store, self.matches)
         self.starts = MatchStarts(self.store, self.matches, observer, self.ends.release_match, practice_rated)
         self.pending_starts = PendingStarts(self.recorder, self.store, self.starts, clock, self.waiting_queues.noted)
-        self.rooms = RoomUseCases(self.store, self.starts, clock, code_source, standings)
-        self.tables = TableUseCases(self.store, self.starts, clock, standings,
+        self.rooms = RoomUseCases(self.store, self.starts, self.ends, clock, code_source, standings)
+        self.tables = TableUseCases(self.store, self.starts, self.ends, clock, standings,
                                     ratings if ratings is not None else NoRatings(), observer, self.waiting_queues,
                                     settings)
-        self.players = PresenceUseCases(self.store, self.tables.ticket)
+        self.players = PresenceUseCases(self.store, self.tables.ticket, self.ends)
+        self.clock = clock
 
     # Reads for operators and tests: what the store says of a player and of a match.
 

@@ -38,7 +38,7 @@ def create_server(address: str, app: MatchmakingApplication, keys: KeyRing, chan
     metrics; ``settings``: its connection policy, reflection and TLS). Pass the same
     ChangeFeed the application reports its changes to, so watchers wake at once."""
     servicer = MatchmakingServicer(app.rooms, app.tables, app.players, keys, changes or ChangeFeed(),
-                                   watch_poll_seconds, limits)
+                                   watch_poll_seconds, limits, app.clock)
     return new_server(
         address, SERVICE_NAME,
         lambda server: matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server), metrics,

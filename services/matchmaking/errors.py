@@ -1,5 +1,11 @@
 """Typed errors of matchmaking's domain and use cases. Only the gRPC adapter maps them to
-status codes (docs/design.md, "Errors"); their messages are safe to show the caller."""
+status codes (docs/design.md, "Errors"); their messages are safe to show the caller.
+
+Each class is one failure a client tells apart by its `error_reason` (a name of
+domino.errors.v1.ErrorReason, less the prefix), so a refusal says the same wherever it is
+raised; `bad_field` names the request field at fault (a BadRequest) and `retry_after` the
+seconds to wait (a RetryInfo), where they apply (services/common/grpc_status.py).
+"""
 
 from __future__ import annotations
 
@@ -7,29 +13,62 @@ from __future__ import annotations
 class MatchmakingError(Exception):
     """Base of every refusal; a refused command has changed nothing."""
 
+    error_reason = "INTERNAL"
+    bad_field: str | None = None
+    retry_after: float | None = None
+    error_metadata: dict[str, str] | None = None
+
+    def __init__(self, message: str, *, field: str | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        if field is not None:
+            self.bad_field = field
+        if retry_after is not None:
+            self.retry_after = retry_after
+
 
 # ---- INVALID_ARGUMENT: the request itself is wrong ---------------------------------------
 
 class InvalidRequest(MatchmakingError, ValueError):
-    """A malformed request (missing field, unknown bot strength, bad code format...)."""
+    """A malformed request (missing field, bad id or code format...)."""
+
+    error_reason = "INVALID_REQUEST"
 
 
 class InvalidOptions(InvalidRequest):
-    """Options outside the allowed values (docs/rules.md §1.1)."""
+    """Options outside the allowed values (docs/rules.md §1.1); ``field`` names the option."""
+
+    error_reason = "INVALID_OPTIONS"
+
+
+class StrengthNotOffered(InvalidRequest):
+    """A bot strength that is unknown, or not offered at the family and team setting."""
+
+    error_reason = "STRENGTH_NOT_OFFERED"
+    bad_field = "bot_strength"
 
 
 class BadSeat(InvalidRequest):
     """A seat number the table does not have."""
 
+    error_reason = "BAD_SEAT"
+    bad_field = "seat"
+
+
+class RequestIdReused(InvalidRequest):
+    """A request id already used for a different request."""
+
+    error_reason = "REQUEST_ID_REUSED"
+    bad_field = "request_id"
+
 
 # ---- NOT_FOUND -----------------------------------------------------------------------------
 
 class UnknownRoom(MatchmakingError):
-    pass
+    error_reason = "ROOM_NOT_FOUND"
 
 
 class UnknownTicket(MatchmakingError):
-    pass
+    error_reason = "TICKET_NOT_FOUND"
 
 
 # ---- PERMISSION_DENIED ---------------------------------------------------------------------
@@ -37,13 +76,37 @@ class UnknownTicket(MatchmakingError):
 class NotHost(MatchmakingError):
     """Only the room's host may do this."""
 
+    error_reason = "NOT_HOST"
+
 
 class NotInRoom(MatchmakingError):
     """The caller is not in the room."""
 
+    error_reason = "NOT_IN_ROOM"
+
 
 class NotAPlayer(MatchmakingError):
     """Bot, service and auditor identities cannot take seats."""
+
+    error_reason = "NOT_A_PLAYER"
+
+
+class Barred(MatchmakingError):
+    """The account may not play (the account service's GetStanding says why)."""
+
+
+class Banned(Barred):
+    """Banned, until ``until`` (RFC 3339, in the ErrorInfo's metadata)."""
+
+    error_reason = "BANNED"
+
+    def __init__(self, message: str, until: str) -> None:
+        super().__init__(message)
+        self.error_metadata = {"until": until}
+
+
+class AccountDeleted(Barred):
+    error_reason = "ACCOUNT_DELETED"
 
 
 # ---- FAILED_PRECONDITION: the request is fine, the state does not allow it ----------------
@@ -53,63 +116,82 @@ class Refused(MatchmakingError):
 
 
 class RoomFull(Refused):
-    pass
+    error_reason = "ROOM_FULL"
 
 
 class SeatTaken(Refused):
-    pass
+    error_reason = "SEAT_TAKEN"
 
 
 class SeatsInTheWay(Refused):
     """A variant with fewer seats while the seats it would remove are occupied."""
 
+    error_reason = "SEATS_IN_THE_WAY"
+
 
 class BotsInTheWay(Refused):
     """Options under which a seated bot's strength is not offered (its family and team setting)."""
 
+    error_reason = "BOTS_IN_THE_WAY"
+
 
 class RoomNotFilled(Refused):
-    pass
+    error_reason = "ROOM_NOT_FILLED"
 
 
 class RoomLocked(Refused):
     """The room has started (options and seats are locked) or is closed."""
 
+    error_reason = "ROOM_LOCKED"
+
 
 class NoBotThere(Refused):
-    pass
+    error_reason = "NO_BOT_THERE"
 
 
 class AlreadyElsewhere(Refused):
-    """The player is already in a room, waiting for a table, or at a table."""
+    """The player is already in a room, waiting for a table, or at a table whose match has
+    not ended."""
+
+    error_reason = "ALREADY_SEATED"
 
 
 class TicketNotWaiting(Refused):
     """A ticket that is no longer waiting (seated, cancelled, ended) cannot be cancelled."""
 
-
-class RequestIdReused(InvalidRequest):
-    """A request id already used for a different request."""
+    error_reason = "TICKET_NOT_WAITING"
 
 
 # ---- RESOURCE_EXHAUSTED --------------------------------------------------------------------
 
 class TooManyFailedJoins(MatchmakingError):
-    pass
+    error_reason = "TOO_MANY_FAILED_JOINS"
 
 
-# ---- UNAVAILABLE / ABORTED -----------------------------------------------------------------
+# ---- UNAVAILABLE / ABORTED / INTERNAL ------------------------------------------------------
 
 class MatchServiceUnavailable(MatchmakingError):
     """The match service could not be reached; the start is retried (and may be by the caller)."""
+
+    error_reason = "UNAVAILABLE"
 
 
 class MatchRefused(MatchmakingError):
     """The match service refused the match for good (its options or seats are not valid)."""
 
+    error_reason = "MATCH_REFUSED"
+
 
 class ConcurrencyConflict(MatchmakingError):
     """Lost the race for an aggregate more times than it is worth retrying."""
+
+    error_reason = "CONFLICT"
+
+
+class AccountsUnavailable(MatchmakingError):
+    """The account service could not say whether the player may play; try again."""
+
+    error_reason = "UNAVAILABLE"
 
 
 class RatingUnavailable(MatchmakingError):
@@ -120,11 +202,3 @@ class RatingUnavailable(MatchmakingError):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
-
-
-class Barred(MatchmakingError):
-    """The account may not play: banned (with the reason and the end) or deleted."""
-
-
-class AccountsUnavailable(MatchmakingError):
-    """The account service could not say whether the player may play; try again."""

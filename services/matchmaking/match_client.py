@@ -47,8 +47,6 @@ class GrpcMatchCreator:
             target=options.target, turn_timer_seconds=options.turn_timer,
             seats=[pb.SeatSpec(player_id=player) for player in seats],
             rule_options=rule_options.settings_pb(options.host_options),
-            # Goat's also as its older message, which a match service from before rule_options reads.
-            goat_options=pb.GoatOptions(**goat) if (goat := rule_options.goat_fields(options.host_options)) else None,
             seed_wait_seconds=int(self.seed_wait_seconds), spectators=options.spectators, rated=rated)
         try:
             reply = self.stub.CreateMatch(request, metadata=self._metadata(), timeout=self.timeout_seconds)

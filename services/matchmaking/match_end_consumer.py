@@ -25,7 +25,8 @@ from typing import Callable, Protocol
 from services.common import bus, consumers
 from services.common.logs import Warnings
 
-from .match_starts import MatchCreator, MatchEnds
+from .match_ends import MatchEnds
+from .match_starts import MatchCreator
 
 log = logging.getLogger("domino.matchmaking")
 

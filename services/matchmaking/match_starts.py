@@ -1,4 +1,4 @@
-"""Starting the match of a started room or formed table, and freeing its players at the end.
+"""Starting the match of a started room or formed table.
 
 A command first records the started room or formed table; only then is the match service
 asked to create the match (CreateMatch, with the deterministic request id
@@ -7,7 +7,7 @@ id is recorded on the room or table together with a `MatchLink` from the match b
 them. A crash between those steps loses nothing: `PendingStarts` follows the store's
 notification log, finds rooms and tables still without a match after a grace period, and
 starts them again. ``step`` is a plain function of the clock, like the match service's
-turn timer. `MatchEnds` frees them when the match ends.
+turn timer. `MatchEnds` (match_ends.py) frees them when the match ends.
 
 Each is given what it uses: the store (plumbing.py), the match service behind the
 `MatchCreator` port (its gRPC implementation is match_client.py), the observer, the clock,
@@ -22,11 +22,10 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 from uuid import UUID
 
-from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import ApplicationRecorder
 from eventsourcing.utils import get_topic
 
-from .presence import MatchLink, Presence
+from .presence import MatchLink
 from .rooms import Room
 from .seating import humans, is_bot
 from .tables import Table
@@ -84,7 +83,7 @@ class MatchStarts:
     def start(self, kind: str, source_id: UUID) -> bool:
         """Create the match of a started room (``kind`` "room") or a formed table ("table")
         and record it; False when there is nothing to do or it must be retried later."""
-        source = _source(self.store, kind, source_id)
+        source = source_of(self.store, kind, source_id)
         if source is None or not _awaits_match(source):
             return False
         prefix = "practice" if isinstance(source, Table) and source.kind == Table.PRACTICE else kind
@@ -104,7 +103,7 @@ class MatchStarts:
 
     def _assign(self, kind: str, source_id: UUID, match_id: str) -> bool:
         def attempt() -> Room | Table | None:
-            source = _source(self.store, kind, source_id)
+            source = source_of(self.store, kind, source_id)
             if source is None or not source.assign_match(match_id):
                 return None  # another replica recorded it first, or the room/table closed
             link = MatchLink(match_id=match_id, source_kind=kind, source_id=str(source_id),
@@ -122,7 +121,7 @@ class MatchStarts:
     def _refused(self, kind: str, source_id: UUID, reason: str) -> None:
         """A room goes back to open (the host may change it); a table closes, freeing its players."""
         def attempt() -> None:
-            source = _source(self.store, kind, source_id)
+            source = source_of(self.store, kind, source_id)
             if source is None or not _awaits_match(source):
                 return
             if isinstance(source, Room):
@@ -138,62 +137,7 @@ class MatchStarts:
         self.store.retrying(attempt)
 
 
-class MatchEnds:
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def link(self, match_id: str) -> MatchLink | None:
-        """What matchmaking recorded of a match it started: its room or table and players."""
-        return self.store.load(MatchLink, MatchLink.create_id(match_id))
-
-    def release_match(self, match_id: str) -> bool:
-        """The match ended: close its room or table and free its players. Idempotent; False
-        for matches matchmaking did not start (or already released)."""
-        def attempt() -> bool:
-            link = self.link(match_id)
-            if link is None or link.released:
-                return False
-            source = _source(self.store, link.source_kind, UUID(link.source_id))
-            changed: list[Aggregate] = [link]
-            if source is not None:
-                source.close(MATCH_ENDED)
-                changed.append(source)
-            place = "room" if link.source_kind == "room" else "table"
-            for player in link.players:
-                presence = self.store.load(Presence, Presence.create_id(player))
-                if presence is not None:
-                    presence.release(place, link.source_id, MATCH_ENDED)
-                    changed.append(presence)
-            link.release(MATCH_ENDED)
-            self.store.save_changes(*changed)
-            return True
-
-        return self.store.retrying(attempt)
-
-    def release_players(self, match_id: str, players: list[str]) -> list[str]:
-        """Players who left a match that goes on without them (the server plays their seats):
-        free them, and only them. Idempotent; returns who was freed now."""
-        def attempt() -> list[str]:
-            link = self.link(match_id)
-            if link is None or link.released:
-                return []
-            place = "room" if link.source_kind == "room" else "table"
-            freed: list[str] = []
-            changed: list[Aggregate] = []
-            for player in players:
-                presence = self.store.load(Presence, Presence.create_id(player)) if player in link.players else None
-                if presence is not None and presence.is_at(place, link.source_id):
-                    presence.release(place, link.source_id, "left the match")
-                    changed.append(presence)
-                    freed.append(player)
-            if changed:
-                self.store.save_changes(*changed)
-            return freed
-
-        return self.store.retrying(attempt)
-
-
-def _source(store: Store, kind: str, source_id: UUID) -> Room | Table | None:
+def source_of(store: Store, kind: str, source_id: UUID) -> Room | Table | None:
     """The room (``kind`` "room") or the table ("table") a match is started for."""
     return store.load(Room, source_id) if kind == "room" else store.load(Table, source_id)
 
@@ -244,7 +188,7 @@ class PendingStarts:
         now = self.clock() if now is None else now
         started = 0
         for source_id, kind in list(self.pending.items()):
-            source = _source(self.store, kind, source_id)
+            source = source_of(self.store, kind, source_id)
             if source is None or not _awaits_match(source):
                 del self.pending[source_id]
                 continue

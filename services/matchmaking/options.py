@@ -1,22 +1,32 @@
 """What a request may ask for: the options a match is played with, checked against the
 rules engine's own lists (docs/rules.md: every family, its seats, teams, targets, the turn
-timer and Goat's options) plus whether spectators may watch, bot strengths and request ids."""
+timer and its host options) plus whether spectators may watch, bot strengths and request ids.
+
+What a request leaves unset takes the default DescribeRules states (services/match/describe.py
+reads the same registry): the first family it lists, the family's default_variant, the
+variant's default shape (at the seat count or team setting asked for), its default_target,
+the default_turn_timer, and the shape's default_bot_strength. Each refusal names the field
+at fault (``InvalidOptions.bad_field``), checked in the order a request's fields depend on
+each other: the family, its variant, the shape, the host options, the target, the timer.
+"""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from typing import Iterator
 
 from services.match.rules.errors import BadOptions
+from services.match.rules.families.family import Family, Shape
 from services.match.rules.families.registry import families, family, find
-from services.match.rules.rulesets import match_options, rule_set
+from services.match.rules.rulesets import DEFAULT_TURN_TIMER, check_target, check_turn_timer, rule_set
 
+from services.common import bot_strengths
 from services.common.bot_ladder import Ladder, ladder
 from services.common.bot_strengths import OFFERED
 from services.history.summary import rating_key
 
-from .errors import InvalidOptions, InvalidRequest
-
-DEFAULT_RULES = "egyptian"
+from .errors import InvalidOptions, InvalidRequest, StrengthNotOffered
 
 
 @dataclass(frozen=True)
@@ -31,17 +41,24 @@ class Options:
     spectators: bool = False  # players without a seat may watch (rooms: the host decides; public tables: yes)
 
     @classmethod
-    def chosen(cls, rules: str, variant: str, teams: bool | None = None, target: int | None = None,
+    def chosen(cls, rules: str = "", variant: str = "", teams: bool | None = None, target: int | None = None,
                turn_timer: int | None = None, seats: int | None = None, host_options: dict | None = None,
                spectators: bool = False) -> "Options":
-        """Checked options; unset ones take the rule set's defaults. InvalidOptions otherwise."""
-        rules = rules or DEFAULT_RULES
-        try:
-            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer, seats, host_options)
-        except BadOptions as e:
-            raise InvalidOptions(str(e)) from None
-        played = family(rules).played_options(ruleset)
-        return cls(rules, variant or "", ruleset.teams, target, turn_timer, ruleset.seats, played, bool(spectators))
+        """Checked options; unset ones (``rules`` and ``variant`` "") take DescribeRules'
+        defaults. InvalidOptions, naming the field, otherwise."""
+        named = _family(rules)
+        variant = _variant(named, variant)
+        shape = _shape(named, variant, seats, teams)
+        with _refused_as("rule_options"):
+            ruleset = named.build(variant or None, shape.seats, shape.teams, host_options)
+        target = named.default_target(variant) if target is None else target
+        with _refused_as("target"):
+            check_target(ruleset, target)
+        turn_timer = DEFAULT_TURN_TIMER if turn_timer is None else turn_timer
+        with _refused_as("turn_timer_seconds"):
+            check_turn_timer(turn_timer)
+        return cls(named.name, variant, ruleset.teams, target, turn_timer, ruleset.seats,
+                   named.played_options(ruleset), bool(spectators))
 
     def changed(self, rules: str | None = None, variant: str | None = None, teams: bool | None = None,
                 target: int | None = None, turn_timer: int | None = None, seats: int | None = None,
@@ -114,10 +131,60 @@ class Options:
         return cls(**data)
 
 
+@contextmanager
+def _refused_as(field: str) -> Iterator[None]:
+    """The rules engine's refusal, in its own words, as InvalidOptions naming ``field``."""
+    try:
+        yield
+    except BadOptions as e:
+        raise InvalidOptions(str(e), field=field) from None
+
+
+def _family(rules: str) -> Family:
+    """The family named, or the first DescribeRules lists for none."""
+    if not rules:
+        return families()[0]
+    with _refused_as("rules"):
+        found = family(rules)
+    return found
+
+
+def _variant(named: Family, variant: str) -> str:
+    """The variant named, or the family's default_variant for none."""
+    if not variant:
+        return named.default_variant
+    if variant not in named.variants:
+        with _refused_as("variant"):
+            named.build(variant)  # the family's own words for a variant it does not have
+        raise InvalidOptions(f"{named.name} has no variant {variant[:40]!r}", field="variant")
+    return variant
+
+
+def _shape(named: Family, variant: str, seats: int | None, teams: bool | None) -> Shape:
+    """The seat count and team setting asked for, the unset one (or both) from the variant's
+    default shape where it fits, else the first of its shapes that does."""
+    shapes = named.shapes(variant)
+    fitting = [s for s in shapes if seats in (None, s.seats) and teams in (None, s.teams)]
+    if fitting:
+        default = named.default_shape(variant)
+        return default if default in fitting else fitting[0]
+    field = "seat_count" if seats is not None and all(s.seats != seats for s in shapes) else "teams"
+    with _refused_as(field):
+        named.build(variant or None, seats, teams)  # the family's own words for a shape it does not offer
+    raise InvalidOptions(f"{named.name} {variant} is not played by {seats} {'in teams' if teams else 'solo'}",
+                         field=field)
+
+
 def queue_kinds() -> list[tuple[str, str, bool, int]]:
     """Every (rules, variant, teams, seats) a public table can be asked for: one queue each."""
     return [(f.name, variant, shape.teams, shape.seats)
             for f in families() for variant in f.variants or ("",) for shape in f.shapes(variant)]
+
+
+def default_strength(options: Options, known: Ladder | None = None) -> str:
+    """The bots of a request naming no strength: the shape's default_bot_strength, as
+    DescribeRules states it (the default strength, or the offered one at its level)."""
+    return (known or ladder()).standing_for(rating_key(options.rules, options.teams), bot_strengths.DEFAULT)
 
 
 def check_strength(strength: str, options: Options | None = None, known: Ladder | None = None) -> None:
@@ -126,10 +193,10 @@ def check_strength(strength: str, options: Options | None = None, known: Ladder 
     ladder offers in their family and team setting (``Ladder.offered``, docs/bots.md
     "Offered strengths"): the refusal names the level it plays at there and what is offered."""
     if strength not in OFFERED:
-        raise InvalidRequest(f"unknown bot strength {strength[:40]!r}; choose one of {', '.join(OFFERED)}")
+        raise StrengthNotOffered(f"unknown bot strength {strength[:40]!r}; choose one of {', '.join(OFFERED)}")
     refusal = None if options is None else not_offered(strength, options, known)
     if refusal is not None:
-        raise InvalidRequest(refusal)
+        raise StrengthNotOffered(refusal)
 
 
 def not_offered(strength: str, options: Options, known: Ladder | None = None) -> str | None:
@@ -146,6 +213,6 @@ def not_offered(strength: str, options: Options, known: Ladder | None = None) ->
 
 def check_request_id(request_id: str) -> None:
     if not request_id:
-        raise InvalidRequest("request_id is required (any unique string per request)")
+        raise InvalidRequest("request_id is required (any unique string per request)", field="request_id")
     if len(request_id) > 200:
-        raise InvalidRequest("request_id is longer than 200 characters")
+        raise InvalidRequest("request_id is longer than 200 characters", field="request_id")

@@ -94,6 +94,8 @@ class Store:
         return self.load(Presence, Presence.create_id(player_id)) or Presence(player_id=player_id)
 
     def save_changes(self, *aggregates: Aggregate) -> None:
+        """Records every aggregate given (each once, though named twice) in one atomic call."""
+        aggregates = tuple({id(a): a for a in aggregates}.values())
         self._save(*aggregates)
         changed: set[UUID] = set()
         for aggregate in aggregates:

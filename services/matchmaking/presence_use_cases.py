@@ -2,9 +2,10 @@
 a public or practice table with its match, or nowhere. It lets a client that lost track
 (a crash, another device) go back to it.
 
-Given the store and the tickets' own query (table_use_cases.py), so a ticket reads here as
-it does when asked for by id; reads only, so asking stores nothing, not even a Presence
-for a player never seen.
+Given the store, the tickets' own query (table_use_cases.py), so a ticket reads here as
+it does when asked for by id, and the match ends, which ask the match service whether the
+player's match has ended; reads only, so asking stores nothing, not even a Presence for a
+player never seen.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from typing import Callable
 from uuid import UUID
 
+from .errors import MatchServiceUnavailable
+from .match_ends import MatchEnds
 from .plumbing import Store
 from .presence import Presence
 from .rooms import Room
@@ -51,19 +54,34 @@ NOWHERE = Whereabouts()
 
 
 class PresenceUseCases:
-    def __init__(self, store: Store, ticket: Callable[[str, str], TicketState]) -> None:
+    def __init__(self, store: Store, ticket: Callable[[str, str], TicketState], ends: MatchEnds) -> None:
         self.store = store
         self.ticket = ticket  # (player_id, ticket_id): TableUseCases.ticket
+        self.ends = ends
 
     def whereabouts(self, player_id: str) -> Whereabouts:
+        """Nowhere, too, once the match service has stored the end of the player's match,
+        though matchmaking has not been told yet (match_ends.py); where the store says when
+        the match service cannot say now."""
         for _ in range(READS):
             presence = self.store.load(Presence, Presence.create_id(player_id))
             if presence is None or presence.place is None:
                 return NOWHERE
             found = self._at(player_id, presence.place["kind"], presence.place["id"])
             if found is not None:
-                return found
+                return NOWHERE if self._has_ended(found.match_id) else found
         return NOWHERE  # it keeps changing under us: as good as nowhere for now
+
+    def held_for_match(self, player_id: str) -> bool:
+        """Whether the player's room or table holds them for a match (whose end a request
+        of theirs asks the match service about)."""
+        return bool(self.ends.match_of(self.store.presence(player_id)))
+
+    def _has_ended(self, match_id: str) -> bool:
+        try:
+            return self.ends.has_ended(match_id)
+        except MatchServiceUnavailable:
+            return False
 
     def _at(self, player_id: str, kind: str, place_id: str) -> Whereabouts | None:
         """The place the presence names, or None when it changed since (read again)."""

@@ -1,7 +1,7 @@
 """Use cases of private rooms: create, look up, join by code, seats, bots, options, start.
 
 Given what they use and nothing else: the store (plumbing.py: load, save every changed
-aggregate in one call, reload and retry on a lost race), the match starts, the clock and
+aggregate in one call, reload and retry on a lost race), the match starts and ends, the clock and
 the invite codes (injected, so tests need no sleeping and know the codes), and the account
 service's standings; MatchmakingApplication (application.py) wires them.
 """
@@ -15,8 +15,9 @@ from uuid import UUID
 from eventsourcing.domain import CanMutateProtocol
 
 from .errors import BotsInTheWay, InvalidRequest, NotInRoom, UnknownRoom
+from .match_ends import MatchEnds
 from .match_starts import MatchStarts
-from .options import Options, check_request_id, check_strength, not_offered
+from .options import Options, check_request_id, check_strength, default_strength, not_offered
 from .plumbing import Store
 from .rooms import FailedJoins, Room
 from .seating import bot_strength, is_bot
@@ -34,15 +35,16 @@ def normalized_code(text: str) -> str:
     """Invite codes are read case-insensitively and may be written with spaces or dashes."""
     code = text.strip().upper().replace("-", "").replace(" ", "")
     if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
-        raise InvalidRequest(f"an invite code is {CODE_LENGTH} characters from {CODE_ALPHABET}")
+        raise InvalidRequest(f"an invite code is {CODE_LENGTH} characters from {CODE_ALPHABET}", field="code")
     return code
 
 
 class RoomUseCases:
-    def __init__(self, store: Store, starts: MatchStarts, clock: Callable[[], float], code_source: Callable[[], str],
-                 standings: Standings) -> None:
+    def __init__(self, store: Store, starts: MatchStarts, ends: MatchEnds, clock: Callable[[], float],
+                 code_source: Callable[[], str], standings: Standings) -> None:
         self.store = store
         self.starts = starts
+        self.ends = ends  # a player held for a match that has ended is freed with their new place
         self.clock = clock
         self.code_source = code_source
         self.standings = standings
@@ -50,19 +52,21 @@ class RoomUseCases:
     def create_room(self, player_id: str, request_id: str, options: Options, seat: int | None) -> Room:
         check_request_id(request_id)
         self.standings.check(player_id)
+        ended = self.ends.ended_match(player_id)
 
         def attempt() -> Room:
             presence = self.store.presence(player_id)
             place = presence.place
             if place and place["kind"] == "room" and place["request_id"] == request_id:
                 return self.room(UUID(place["id"]))  # a retry: the first outcome
+            freed = self.ends.releasing(ended, [presence]) if ended else []
             presence.check_free()
             code = self.code_source()
             while self.store.load(Room, Room.create_id(code)) is not None:
                 code = self.code_source()  # a collision: rare, so just draw again
             room = Room.create(code, player_id, options, seat, self.clock())
             presence.enter_room(str(room.id), request_id)
-            self.store.save_changes(presence, room)
+            self.store.save_changes(*freed, presence, room)
             return room
 
         return self.store.retrying(attempt)
@@ -96,13 +100,15 @@ class RoomUseCases:
     def join_room(self, player_id: str, code: str, seat: int | None) -> Room:
         code = normalized_code(code)
         self.standings.check(player_id)
+        ended = self.ends.ended_match(player_id)
 
         def attempt() -> Room:
             room = self._room_by_code(player_id, code)
             presence = self.store.presence(player_id)
+            freed = self.ends.releasing(ended, [presence, room]) if ended else []
             room.join(player_id, seat)
             presence.enter_room(str(room.id))
-            self.store.save_changes(presence, room)
+            self.store.save_changes(*freed, presence, room)
             return room
 
         return self.store.retrying(attempt, lock=Room.create_id(code))
@@ -124,12 +130,15 @@ class RoomUseCases:
     def change_seat(self, player_id: str, room_id: UUID, seat: int) -> Room:
         return self._room_command(room_id, lambda room: room.change_seat(player_id, seat))
 
-    def add_bot(self, player_id: str, room_id: UUID, seat: int | None, strength: str) -> Room:
-        check_strength(strength)
+    def add_bot(self, player_id: str, room_id: UUID, seat: int | None, strength: str | None) -> Room:
+        """``strength`` None: the default of the room's family and team setting."""
+        if strength is not None:
+            check_strength(strength)
 
         def add(room: Room) -> None:
-            check_strength(strength, room.match_options)  # offered in the room's family and team setting
-            room.add_bot(player_id, seat, strength)
+            chosen = default_strength(room.match_options) if strength is None else strength
+            check_strength(chosen, room.match_options)  # offered in the room's family and team setting
+            room.add_bot(player_id, seat, chosen)
 
         return self._room_command(room_id, add)
 

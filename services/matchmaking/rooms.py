@@ -18,6 +18,7 @@ from .errors import (
 from .options import Options
 from .seating import bot_id, check_seat_number, humans, is_bot
 
+HOST_LEFT = "the host left"  # why a room closed, as stored (the other reason: its match ended)
 ROOM_NAMESPACE = uuid.UUID("0c8a3f52-41d2-4f7e-9b58-6a1f0e0d7a01")
 FAILED_JOINS_NAMESPACE = uuid.UUID("0c8a3f52-41d2-4f7e-9b58-6a1f0e0d7a05")
 
@@ -83,7 +84,7 @@ class Room(Aggregate):
         seat = self._member_seat(player_id)
         self._check_open("leave")
         if player_id == self.host_id:
-            self._closed(reason="the host left")
+            self._closed(reason=HOST_LEFT)
         else:
             self._player_left(player_id=player_id, seat=seat)
 
@@ -248,7 +249,8 @@ class FailedJoins(Aggregate):
         recent = sorted(t for t in self.failures if t > now - self.WINDOW_SECONDS)
         if len(recent) >= self.LIMIT:
             retry_in = recent[-self.LIMIT] + self.WINDOW_SECONDS - now
-            raise TooManyFailedJoins(f"too many unknown invite codes; try again in {max(1, round(retry_in))} s")
+            raise TooManyFailedJoins(f"too many unknown invite codes; try again in {max(1, round(retry_in))} s",
+                                     retry_after=max(1.0, retry_in))
 
     def record_failure(self, at: float) -> None:
         self._join_failed(at=at)

@@ -2,7 +2,7 @@
 fill long waits with bots, play bots at once.
 
 Given what they use and nothing else: the store (plumbing.py: load, save, reload and retry
-on a lost race, under a per-queue lock within the process), the match starts, the clock,
+on a lost race, under a per-queue lock within the process), the match starts and ends, the clock,
 the account service's standings, the match service's ratings, the observer, the queues the
 bot-fill timer looks at and the `TableSettings`; MatchmakingApplication (application.py)
 wires them. A queue, the table it forms and the players seated at it are saved in one
@@ -28,8 +28,9 @@ from services.history.summary import rating_key
 from .errors import (
     MatchRefused, MatchServiceUnavailable, RatingUnavailable, RequestIdReused, TicketNotWaiting, UnknownTicket,
 )
+from .match_ends import MatchEnds
 from .match_starts import MatchStarts
-from .options import Options, check_request_id, check_strength
+from .options import Options, check_request_id, check_strength, default_strength
 from .plumbing import Observer, Store
 from .presence import Presence
 from .seating import bot_id
@@ -51,10 +52,11 @@ class TicketState:
     teams: bool
     requested_at: float
     table_id: str = ""
-    seat: int = -1
+    seat: int | None = None  # once seated
     seats: tuple[str, ...] = ()
     match_id: str = ""
     seat_count: int = 0
+    version: int = 0  # grows with every change: its presence's version plus its table's
 
     @property
     def finished(self) -> bool:
@@ -78,10 +80,12 @@ class TableSettings:
 
 
 class TableUseCases:
-    def __init__(self, store: Store, starts: MatchStarts, clock: Callable[[], float], standings: Standings,
-                 ratings: Ratings, observer: Observer, waiting_queues: WaitingQueues, settings: TableSettings) -> None:
+    def __init__(self, store: Store, starts: MatchStarts, ends: MatchEnds, clock: Callable[[], float],
+                 standings: Standings, ratings: Ratings, observer: Observer, waiting_queues: WaitingQueues,
+                 settings: TableSettings) -> None:
         self.store = store
         self.starts = starts
+        self.ends = ends  # a player held for a match that has ended is freed with their new place
         self.clock = clock
         self.standings = standings
         self.ratings = ratings
@@ -96,7 +100,9 @@ class TableUseCases:
         queue_id = Queue.create_id(options.rules, options.variant, options.teams, options.seats)
         self.standings.check(player_id)
         asked = self.store.presence(player_id)  # a retry, or a player who is elsewhere, needs no rating
-        ordinal = None if asked.ticket_for_request(request_id) or asked.place else self._rating(player_id, options)
+        retry = asked.ticket_for_request(request_id) is not None
+        ended = "" if retry else self.ends.ended_match(player_id)
+        ordinal = None if retry or (asked.place and not ended) else self._rating(player_id, options)
 
         def attempt():
             presence = self.store.presence(player_id)
@@ -105,6 +111,7 @@ class TableUseCases:
                 if presence.tickets[done]["queue"] != queue_key(options):
                     raise RequestIdReused("this request_id already asked for a different table")
                 return done, None
+            freed = self.ends.releasing(ended, [presence]) if ended else []
             presence.check_free()
             queue = self.store.load(Queue, queue_id) or Queue(rules=options.rules, variant=options.variant,
                                                         teams=options.teams, seats=options.seats)
@@ -115,7 +122,7 @@ class TableUseCases:
                                   open_after=self.settings.wait_seconds * OPEN_AFTER_SHARE)
             presence.open_ticket(ticket_id, queue_key(options), request_id, now)
             seated = self._seat(queue, formation, {player_id: presence}) if formation else []
-            self.store.save_changes(queue, presence, *seated)
+            self.store.save_changes(*freed, queue, presence, *seated)
             return ticket_id, formation
 
         ticket_id, formation = self.store.retrying(attempt, lock=queue_id)
@@ -138,19 +145,19 @@ class TableUseCases:
 
     def ticket(self, player_id: str, ticket_id: str) -> TicketState:
         presence = self.store.load(Presence, Presence.create_id(player_id))
-        record = presence.tickets.get(ticket_id) if presence is not None else None
-        if record is None:
+        if presence is None or ticket_id not in presence.tickets:
             raise UnknownTicket(f"you have no ticket {ticket_id}")
+        record = presence.tickets[ticket_id]
         queue = record["queue"]
         seat_count = queue.get("seats") or Options.chosen(queue["rules"], queue["variant"], queue["teams"]).seats
         state = TicketState(ticket_id, record["status"], queue["rules"], queue["variant"], queue["teams"],
-                            record["requested_at"], seat_count=seat_count)
+                            record["requested_at"], seat_count=seat_count, version=presence.version)
         if not record["table_id"]:
             return state
         table = self.store.load_saved(Table, UUID(record["table_id"]))
         status = "ended" if record["status"] == "ended" or table.closed else record["status"]
-        return TicketState(ticket_id, status, state.rules, state.variant, state.teams, state.requested_at,
-                           record["table_id"], record["seat"], tuple(table.seats), table.match_id, seat_count)
+        return replace(state, status=status, table_id=record["table_id"], seat=record["seat"],
+                       seats=tuple(table.seats), match_id=table.match_id, version=presence.version + table.version)
 
     def cancel_ticket(self, player_id: str, ticket_id: str) -> TicketState:
         state = self.ticket(player_id, ticket_id)
@@ -232,15 +239,19 @@ class TableUseCases:
 
     # ---- practice ----------------------------------------------------------------------
 
-    def start_practice(self, player_id: str, request_id: str, options: Options, strength: str) -> Table:
-        """A match of the caller (seat 0) against bots, which nobody watches; MatchServiceUnavailable
-        when the match could not be created yet (a retry with the same request id finishes it)."""
+    def start_practice(self, player_id: str, request_id: str, options: Options, strength: str | None = None) -> Table:
+        """A match of the caller (seat 0) against bots (``strength`` None: the default of the
+        family and team setting), which nobody watches; MatchServiceUnavailable when the
+        match could not be created yet (a retry with the same request id finishes it)."""
         check_request_id(request_id)
+        strength = default_strength(options) if strength is None else strength
         check_strength(strength, options)
         self.standings.check(player_id)
         options = replace(options, spectators=False)
         table_id = uuid.uuid5(PRACTICE_NAMESPACE, f"{len(player_id)}:{player_id}:{request_id}")
         seats = [player_id] + [bot_id(strength, n) for n in range(1, options.seats)]
+
+        ended = "" if self.store.load(Table, table_id) is not None else self.ends.ended_match(player_id)
 
         def attempt() -> Table:
             table = self.store.load(Table, table_id)
@@ -249,11 +260,12 @@ class TableUseCases:
                     raise RequestIdReused("this request_id already started a different practice")
                 return table
             presence = self.store.presence(player_id)
+            freed = self.ends.releasing(ended, [presence]) if ended else []
             presence.check_free()
             table = Table(table_id=str(table_id), kind=Table.PRACTICE, options=options.as_dict(), seats=seats,
                           tickets=[], at=self.clock())
             presence.enter_table(str(table_id), request_id)
-            self.store.save_changes(presence, table)
+            self.store.save_changes(*freed, presence, table)
             return table
 
         table = self.store.retrying(attempt)

@@ -127,7 +127,7 @@ def test_hostile_match_ended_and_seat_left_payloads_are_terminated_once_counted_
     registry = CollectorRegistry()
     metrics = BusMetrics(registry)
     with running_system() as system:
-        reply = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", strength="greedy"),
+        reply = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2"),
                                           metadata=auth("ann"))
         play_to_the_end(system, [reply.match_id])
         payloads = hostile(reply.match_id)

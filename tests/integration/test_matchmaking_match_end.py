@@ -80,7 +80,7 @@ def test_a_match_ended_on_nats_closes_its_room_and_frees_its_players(nats_server
         asyncio.run(relay_and_consume(system, nats_server.url, [room_match, table_match]))
 
         closed = system.stub.GetRoom(pb.GetRoomRequest(room_id=room.room_id), metadata=auth("ann")).room
-        assert closed.status == pb.ROOM_STATUS_CLOSED and closed.closed_reason == "match ended"
+        assert closed.status == pb.ROOM_STATUS_CLOSED and closed.closed_reason == pb.ROOM_CLOSED_REASON_MATCH_ENDED
         for player, ticket in tickets.items():
             assert system.ticket(player, ticket.ticket_id).status == pb.TICKET_STATUS_ENDED
         for player in ("ann", "bob", "cat", "dan", "eve", "fay"):  # everyone may play again
@@ -106,7 +106,7 @@ class FlakyApp:
 
 def test_a_match_end_that_fails_to_be_handled_is_redelivered(nats_server):
     with running_system() as system:
-        reply = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", strength="greedy",
+        reply = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2",
                                                                   target=51), metadata=auth("ann"))
         play_to_the_end(system, [reply.match_id])
         flaky = FlakyApp(system.app)
@@ -138,7 +138,7 @@ def test_a_forged_match_ended_for_a_match_in_play_frees_nobody(nats_server):
     import json
 
     with running_system() as system:
-        reply = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", strength="greedy"),
+        reply = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2"),
                                           metadata=auth("ann"))
         forged = json.dumps({"match_id": reply.match_id, "version": 99}).encode()
         outcomes: list[str] = []
@@ -147,7 +147,7 @@ def test_a_forged_match_ended_for_a_match_in_play_frees_nobody(nats_server):
         assert outcomes == ["dropped:not_ended"]
         assert system.app.presence("ann").place is not None
         with pytest.raises(Exception) as caught:  # still in a live match: a second practice is refused
-            system.stub.StartPractice(pb.StartPracticeRequest(request_id="p2", variant="draw-2", strength="greedy"),
+            system.stub.StartPractice(pb.StartPracticeRequest(request_id="p2", variant="draw-2"),
                                       metadata=auth("ann"))
         assert "already" in str(caught.value)
 

@@ -63,7 +63,7 @@ def test_a_ticket_watched_on_one_replica_follows_the_table_and_match_another_rep
 
                 other_side.tables.request_table("bob", "r1", DRAW_2)  # its match service is down: formed, not started
                 seated = updates.get(timeout=DEADLINE)
-                assert seated.status == pb.TICKET_STATUS_SEATED and list(seated.seats) == ["ann", "bob"]
+                assert seated.status == pb.TICKET_STATUS_SEATED and list(seated.player_ids) == ["ann", "bob"]
                 assert not seated.match_id
 
                 other_matches.down = False

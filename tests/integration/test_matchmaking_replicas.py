@@ -78,7 +78,7 @@ def test_200_players_asking_for_block_4_at_once_on_two_replicas_are_each_seated_
 
         tables: dict[str, list[str]] = defaultdict(list)
         for player, ticket in tickets.items():
-            assert ticket.seats[ticket.seat] == player
+            assert ticket.HasField("your_seat") and ticket.player_ids[ticket.your_seat] == player
             tables[ticket.table_id].append(player)
         assert len(tables) == PLAYERS // 4
         for table_id, players in tables.items():

@@ -57,6 +57,16 @@ class System:
     def match_view(self, match_id: str) -> match_pb.MatchView:
         return self.match.stub.GetMatch(match_pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view
 
+    def rules(self) -> match_pb.DescribeRulesResponse:
+        """What the match service's DescribeRules says, as a client reads it."""
+        return self.match.stub.DescribeRules(match_pb.DescribeRulesRequest(), metadata=auth("ann"))
+
+    def shape(self, rules: str, variant: str, seats: int, teams: bool) -> match_pb.SeatShape:
+        """DescribeRules' seat shape of that family, variant, seat count and team setting."""
+        family = next(f for f in self.rules().families if f.name == rules)
+        shapes = next(v for v in family.variants if v.name == variant).shapes
+        return next(s for s in shapes if (s.seats, s.teams) == (seats, teams))
+
     def stored(self) -> tuple[int, int]:
         """(matchmaking's, the match service's) stored events."""
         return self.app.recorder.max_notification_id() or 0, self.match.app.recorder.max_notification_id() or 0
@@ -70,8 +80,15 @@ class System:
     def join(self, player: str, code: str, **seat) -> pb.RoomView:
         return self.stub.JoinRoom(pb.JoinRoomRequest(code=code, **seat), metadata=auth(player)).room
 
-    def add_bot(self, host: str, room_id: str, strength: str = "greedy", **seat) -> pb.RoomView:
-        return self.stub.AddBot(pb.AddBotRequest(room_id=room_id, strength=strength, **seat), metadata=auth(host)).room
+    def add_bot(self, host: str, room_id: str, strength: str | None = "greedy", **seat) -> pb.RoomView:
+        """``strength``: a name ("greedy"), or None to leave it to the room's default."""
+        request = pb.AddBotRequest(room_id=room_id, bot_strength=bot_strength(strength), **seat)
+        return self.stub.AddBot(request, metadata=auth(host)).room
+
+    def practice(self, player: str, request_id: str = "p1", strength: str | None = "greedy",
+                 **options) -> pb.StartPracticeResponse:
+        request = pb.StartPracticeRequest(request_id=request_id, bot_strength=bot_strength(strength), **options)
+        return self.stub.StartPractice(request, metadata=auth(player))
 
     def start(self, host: str, room_id: str) -> pb.RoomView:
         return self.stub.StartRoom(pb.StartRoomRequest(room_id=room_id), metadata=auth(host)).room
@@ -95,6 +112,14 @@ class System:
             raise LookupError(f"matchmaking sent no CreateMatch {request_id!r} "
                               f"(it sent {[r.request_id for r in self.created]})")
         return sent[-1]
+
+
+def bot_strength(name: str | None) -> int:
+    """A strength's name as the API's BotStrength, as a client reads it from DescribeRules
+    (BotStrengthInfo.name); None: unset."""
+    if name is None:
+        return match_pb.BOT_STRENGTH_UNSPECIFIED
+    return match_pb.BotStrength.Value(f"BOT_STRENGTH_{name.upper()}")
 
 
 class _Recorder(grpc.UnaryUnaryClientInterceptor):

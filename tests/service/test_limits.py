@@ -172,7 +172,7 @@ def test_a_hung_match_service_holds_up_no_other_matchmaking_call():
 
             def practice(n: int):
                 try:
-                    stub.StartPractice(mm.StartPracticeRequest(request_id=f"p{n}", variant="draw-2", strength="greedy"),
+                    stub.StartPractice(mm.StartPracticeRequest(request_id=f"p{n}", variant="draw-2"),
                                        metadata=auth(f"p{n}"), timeout=15)
                 except grpc.RpcError as e:
                     return e.code()

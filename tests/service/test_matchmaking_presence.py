@@ -90,23 +90,22 @@ def test_a_player_seated_at_a_public_table_is_told_the_table_and_its_live_match(
     assert presence.WhichOneof("place") == "table"
     table = presence.table
     assert table.kind == pb.TABLE_KIND_PUBLIC and table.ticket_id == tickets[1].ticket_id
-    assert (table.seat, list(table.seats)) == (1, ["ann", "bob"])
+    assert (table.your_seat, list(table.player_ids)) == (1, ["ann", "bob"])
     assert table.options.variant == "draw-2" and table.options.spectators
     assert table.match_id == presence.match_id == system.ticket("bob", tickets[1].ticket_id).match_id
     view = system.match_view(presence.match_id)
-    assert view.status == match_pb.MATCH_STATUS_IN_PROGRESS and view.seats[table.seat].player_id == "bob"
+    assert view.status == match_pb.MATCH_STATUS_IN_PROGRESS and view.seats[table.your_seat].player_id == "bob"
     system.app.ends.release_match(presence.match_id)
     assert nowhere(system.presence("ann")) and nowhere(system.presence("bob"))
     assert system.ticket("bob", tickets[1].ticket_id).status == pb.TICKET_STATUS_ENDED
 
 
 def test_a_practising_player_is_told_the_practice_table_until_they_leave_its_match(system):
-    started = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", strength="strong"),
-                                        metadata=auth("ann"))
+    started = system.practice("ann", variant="draw-2", strength="strong")
     presence = system.presence("ann")
     table = presence.table
     assert presence.WhichOneof("place") == "table" and table.kind == pb.TABLE_KIND_PRACTICE
-    assert (table.seat, list(table.seats), table.ticket_id) == (0, list(started.seats), "")
+    assert (table.your_seat, list(table.player_ids), table.ticket_id) == (0, list(started.player_ids), "")
     assert presence.match_id == table.match_id == started.match_id
     system.app.ends.release_players(started.match_id, ["ann"])  # LeaveMatch: the match goes on without her
     assert nowhere(system.presence("ann"))
@@ -191,7 +190,7 @@ def test_a_room_created_with_spectators_starts_a_match_that_allows_them(system):
     sent = system.sent(f"room:{room.room_id}")
     assert sent.spectators is True and [s.player_id for s in sent.seats] == ["ann", "bot:greedy:1"]
     assert system.match_view(started.match_id).status == match_pb.MATCH_STATUS_IN_PROGRESS
-    assert watch_as(system, "zed", started.match_id).view.your_seat == -1  # the match service lets zed watch
+    assert not watch_as(system, "zed", started.match_id).view.HasField("your_seat")  # the match service lets zed watch
 
 
 def test_a_room_allows_no_spectators_unless_its_host_says_so(system):
@@ -210,7 +209,7 @@ def test_the_host_turns_spectators_on_and_off_before_the_start(system):
         pb.UpdateRoomOptionsRequest(room_id=room.room_id, **o), metadata=auth("ann")).room
     assert update(spectators=True).options.spectators
     assert update(target=51).options.spectators  # the other options leave it as it is
-    assert update(rules="all-fives", seats=2).options.spectators  # so does another family
+    assert update(rules="all-fives", seat_count=2).options.spectators  # so does another family
     assert not update(spectators=False).options.spectators
     update(spectators=True)
     system.start("ann", room.room_id)
@@ -221,8 +220,7 @@ def test_public_tables_allow_spectators_and_practice_does_not(system):
     tickets = [system.request_table(p, variant="draw-2") for p in ("ann", "bob")]
     table_id = system.ticket("ann", tickets[0].ticket_id).table_id
     assert system.sent(f"table:{table_id}").spectators is True
-    system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", strength="greedy"),
-                              metadata=auth("cat"))
+    system.practice("cat", variant="draw-2")
     practice = system.presence("cat").table
     assert system.sent(f"practice:{practice.table_id}").spectators is False
     assert not practice.options.spectators

@@ -17,8 +17,7 @@ def stored_rated(system, match_id: str) -> bool | None:
 
 
 def practice(system, player: str = "ann", request_id: str = "p1"):
-    return system.stub.StartPractice(pb.StartPracticeRequest(request_id=request_id, variant="draw-2", strength="greedy"),
-                                     metadata=auth(player))
+    return system.practice(player, request_id, variant="draw-2")
 
 
 def test_practice_is_not_rated_by_default():
@@ -43,7 +42,7 @@ def test_a_public_table_is_rated_even_when_bots_fill_it():
         system.clock.advance(20)
         system.app.tables.fill_waiting_tables()
         seated = system.ticket("ann", ticket.ticket_id)
-        assert seated.seats[1].startswith("bot:")
+        assert seated.player_ids[1].startswith("bot:")
         assert stored_rated(system, seated.match_id) is True
 
 

@@ -46,11 +46,11 @@ def test_players_of_similar_rating_are_seated_together(history):
         ace = system.request_table("ace", variant="draw-2", teams=False)
         cub = system.request_table("cub", variant="draw-2", teams=False)  # 15 points below ace: a table of its own
         ada = system.request_table("ada", variant="draw-2", teams=False)
-        assert ada.status == pb.TICKET_STATUS_SEATED and list(ada.seats) == ["ace", "ada"]
+        assert ada.status == pb.TICKET_STATUS_SEATED and list(ada.player_ids) == ["ace", "ada"]
         assert system.ticket("ace", ace.ticket_id).table_id == ada.table_id
         assert system.ticket("cub", cub.ticket_id).status == pb.TICKET_STATUS_WAITING
         new = system.request_table("new", variant="draw-2", teams=False)  # unrated: 0, within 10 of cub's
-        assert list(new.seats) == ["cub", "new"]
+        assert list(new.player_ids) == ["cub", "new"]
         assert system.match_view(new.match_id).seats[0].player_id == "cub"
     assert unavailable(registry, "error") == unavailable(registry, "deadline") == 0
 
@@ -60,7 +60,7 @@ def test_without_a_history_view_players_are_seated_first_come_and_it_is_counted(
     with running_system(observer=PrometheusObserver(registry)) as system:  # GetRating answers UNAVAILABLE
         system.request_table("ace", variant="draw-2", teams=False)
         cub = system.request_table("cub", variant="draw-2", teams=False)
-        assert cub.status == pb.TICKET_STATUS_SEATED and list(cub.seats) == ["ace", "cub"]
+        assert cub.status == pb.TICKET_STATUS_SEATED and list(cub.player_ids) == ["ace", "cub"]
     assert unavailable(registry, "error") == 1
     assert unavailable(registry, "backoff") == 1  # not asked again moments after it failed
 
@@ -80,7 +80,7 @@ def test_a_match_service_that_does_not_answer_in_time_delays_a_request_by_the_de
             began = time.monotonic()
             cub = system.request_table("cub", variant="draw-2", teams=False)
             assert time.monotonic() - began < 0.3  # the back-off: not asked again
-            assert list(cub.seats) == ["ace", "cub"] and system.match_view(cub.match_id).seats[1].player_id == "cub"
+            assert list(cub.player_ids) == ["ace", "cub"] and system.match_view(cub.match_id).seats[1].player_id == "cub"
     finally:
         hung.close()
     assert unavailable(registry, "deadline") == 1 and unavailable(registry, "backoff") == 1

@@ -30,14 +30,18 @@ def seats(room: pb.RoomView) -> list[str]:
     return [s.player_id for s in room.seats]
 
 
+def teams(room: pb.RoomView) -> list[int | None]:
+    return [s.team if s.HasField("team") else None for s in room.seats]
+
+
 def test_a_host_creates_a_room_with_an_invite_code_and_takes_seat_0(system):
     room = system.create_room("ann", variant="block-4", target=151, turn_timer_seconds=0)
     assert len(room.code) == CODE_LENGTH and set(room.code) <= set(CODE_ALPHABET)
-    assert room.host_id == "ann" and room.status == pb.ROOM_STATUS_OPEN
+    assert room.host_player_id == "ann" and room.status == pb.ROOM_STATUS_OPEN
     assert seats(room) == ["ann", "", "", ""]
     assert (room.options.variant, room.options.teams, room.options.target, room.options.turn_timer_seconds) == \
         ("block-4", True, 151, 0)
-    assert [s.team for s in room.seats] == [0, 1, 0, 1]  # partners sit opposite
+    assert teams(room) == [0, 1, 0, 1]  # partners sit opposite
 
 
 def test_a_repeated_create_returns_the_same_room(system):
@@ -69,7 +73,8 @@ def test_the_host_adds_and_removes_bots_by_strength(system):
     system.add_bot("ann", room.room_id, "strong", seat=2)
     room = system.add_bot("ann", room.room_id, "greedy")
     assert seats(room) == ["ann", "bot:greedy:1", "bot:strong:2", ""]
-    assert [s.bot_strength for s in room.seats] == ["", "greedy", "strong", ""]
+    assert [s.bot_strength for s in room.seats] == [match_pb.BOT_STRENGTH_UNSPECIFIED, match_pb.BOT_STRENGTH_GREEDY,
+                                                    match_pb.BOT_STRENGTH_STRONG, match_pb.BOT_STRENGTH_UNSPECIFIED]
     room = system.stub.RemoveBot(pb.RemoveBotRequest(room_id=room.room_id, seat=2), metadata=auth("ann")).room
     assert seats(room) == ["ann", "bot:greedy:1", "", ""]
 
@@ -79,7 +84,7 @@ def test_the_host_changes_the_options_before_the_start(system):
     room = system.stub.UpdateRoomOptions(pb.UpdateRoomOptionsRequest(room_id=room.room_id, teams=False, target=51,
                                                                      turn_timer_seconds=90), metadata=auth("ann")).room
     assert (room.options.teams, room.options.target, room.options.turn_timer_seconds) == (False, 51, 90)
-    assert [s.team for s in room.seats] == [-1] * 4
+    assert teams(room) == [None] * 4  # solo: no seat has a team
     room = system.stub.UpdateRoomOptions(pb.UpdateRoomOptionsRequest(room_id=room.room_id, variant="draw-2"),
                                          metadata=auth("ann")).room
     assert seats(room) == ["ann", ""] and room.options.target == 51
@@ -106,7 +111,7 @@ def test_the_host_leaving_closes_the_room_and_frees_everyone(system):
     room = system.create_room("ann")
     system.join("bob", room.code)
     left = system.stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room.room_id), metadata=auth("ann")).room
-    assert left.status == pb.ROOM_STATUS_CLOSED and left.closed_reason == "the host left"
+    assert left.status == pb.ROOM_STATUS_CLOSED and left.closed_reason == pb.ROOM_CLOSED_REASON_HOST_LEFT
     assert system.request_table("bob").status == pb.TICKET_STATUS_WAITING
 
 
@@ -115,7 +120,7 @@ def test_a_player_who_leaves_may_go_elsewhere(system):
     system.join("bob", room.code)
     left = system.stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room.room_id), metadata=auth("bob")).room
     assert seats(left) == ["ann", "", "", ""]
-    assert system.create_room("bob").host_id == "bob"
+    assert system.create_room("bob").host_player_id == "bob"
 
 
 def test_watch_room_streams_every_change_to_everyone_in_it(system):
@@ -163,6 +168,25 @@ def test_a_watch_ends_when_the_watcher_leaves(system):
     system.stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room.room_id), metadata=auth("bob"))
     rest = list(stream)
     assert rest and "bob" not in seats(rest[-1].room)
+
+
+def test_a_bot_added_without_a_strength_plays_at_the_rooms_default(system):
+    room = system.create_room("ann", rules="all-fives", variant="", seat_count=2)
+    room = system.add_bot("ann", room.room_id, None)
+    default = system.shape("all-fives", "", 2, False).default_bot_strength
+    assert room.seats[1].bot_strength == default != match_pb.BOT_STRENGTH_UNSPECIFIED
+    name = next(info.name for info in system.rules().bot_strengths if info.strength == default)
+    assert seats(room) == ["ann", f"bot:{name}:1"]
+
+
+def test_every_room_view_carries_the_servers_clock(system):
+    system.clock.advance(12.5)
+    room = system.create_room("ann")
+    stream = system.stub.WatchRoom(pb.WatchRoomRequest(room_id=room.room_id), metadata=auth("ann"), timeout=10)
+    watched = next(stream).room
+    stream.cancel()
+    for view in (room, watched, system.presence("ann").room):
+        assert view.server_time.ToNanoseconds() == int(system.clock() * 1e9)
 
 
 def test_a_room_is_seen_by_id_by_its_members_only(system):

@@ -45,8 +45,7 @@ def test_rpcs_are_counted_by_method_and_status():
 
 def test_a_practice_match_exists_on_the_match_service_at_once():
     with running_system() as system:
-        reply = system.stub.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", strength="strong"),
-                                          metadata=auth("ann"))
+        reply = system.practice("ann", variant="draw-2", strength="strong")
         view = system.match_view(reply.match_id)
-        assert [s.player_id for s in view.seats] == ["ann", "bot:strong:1"] == list(reply.seats)
-        assert view.status == match_pb.MATCH_STATUS_IN_PROGRESS and reply.seat == 0
+        assert [s.player_id for s in view.seats] == ["ann", "bot:strong:1"] == list(reply.player_ids)
+        assert view.status == match_pb.MATCH_STATUS_IN_PROGRESS and reply.your_seat == 0
