@@ -24,12 +24,11 @@ from eventsourcing.persistence import RecordConflictError
 from services.common.bot_ids import is_bot
 
 from .domainmodel import Match, fingerprint, request_key
-from .errors import ConcurrencyConflict, InvalidRequest, RequestIdReused, StaleTimeout, UnknownMatch
+from .creation_checks import chosen
+from .errors import ConcurrencyConflict, InvalidOptions, InvalidRequest, RequestIdReused, StaleTimeout, UnknownMatch
 from .rules import fairness
-from .rules.errors import BadOptions, RulesError
-from .rules.families.registry import family
+from .rules.errors import RulesError
 from .rules.moves import DRAW, play
-from .rules.rulesets import match_options
 from .store import store_of
 from .table_talk import PHRASES, TableTalk, check_open, talk_id
 
@@ -54,24 +53,25 @@ MAX_SEED_WAIT = 60
 
 def check_request_id(request_id: str) -> None:
     if not request_id:
-        raise InvalidRequest("request_id is required (any unique string per command)")
+        raise InvalidRequest("request_id is required (any unique string per command)", "request_id")
     if len(request_id) > MAX_REQUEST_ID:
-        raise InvalidRequest(f"request_id is longer than {MAX_REQUEST_ID} characters")
+        raise InvalidRequest(f"request_id is longer than {MAX_REQUEST_ID} characters", "request_id")
 
 
 def check_seat_specs(seats: list[SeatSpec]) -> None:
     """Every stored event must stay small (the relay publishes each one to NATS): what a
     match is created with is bounded here, before anything is stored."""
     if len(seats) > MAX_SEATS:
-        raise InvalidRequest(f"a match has at most {MAX_SEATS} seats, not {len(seats)}")
-    for seat in seats:
+        raise InvalidRequest(f"a match has at most {MAX_SEATS} seats, not {len(seats)}", "seats")
+    for i, seat in enumerate(seats):
         if len(seat.player_id) > MAX_PLAYER_ID:
-            raise InvalidRequest(f"a player id is longer than {MAX_PLAYER_ID} characters")
+            raise InvalidRequest(f"a player id is longer than {MAX_PLAYER_ID} characters", f"seats[{i}].player_id")
         if len(seat.client_seed) > MAX_CLIENT_SEED:
-            raise InvalidRequest(f"a client seed is longer than {MAX_CLIENT_SEED} characters")
+            raise InvalidRequest(f"a client seed is longer than {MAX_CLIENT_SEED} characters",
+                                 f"seats[{i}].client_seed")
     players = [s.player_id for s in seats]
     if not all(players) or len(set(players)) != len(players):
-        raise InvalidRequest("every seat needs a distinct, non-empty player id")
+        raise InvalidRequest("every seat needs a distinct, non-empty player id", "seats")
 
 
 @dataclass(frozen=True)
@@ -106,17 +106,14 @@ class MatchApplication(Application[UUID]):
         check_request_id(request_id)
         check_seat_specs(seats)
         if not 0 <= seed_wait_seconds <= MAX_SEED_WAIT:
-            raise InvalidRequest(f"seed_wait_seconds must be 0 to {MAX_SEED_WAIT}")
+            raise InvalidRequest(f"seed_wait_seconds must be 0 to {MAX_SEED_WAIT}", "seed_wait_seconds")
         players = [s.player_id for s in seats]
-        try:
-            named = family(rules)  # where its variant names the seats, a wrong count is told below
-            ruleset, target, turn_timer = match_options(rules, variant, teams, target, turn_timer,
-                                                        named.seats_to_build(len(players)), options)
-        except BadOptions as e:
-            raise InvalidRequest(str(e)) from None
+        named = chosen(rules, variant, teams, target, turn_timer, len(players), options)  # defaults filled in
+        rules, variant, ruleset, target, turn_timer = named.family.name, named.variant, named.rules, named.target, \
+            named.turn_timer
         if len(players) != ruleset.seats:
-            raise InvalidRequest(f"{ruleset.name} needs {ruleset.seats} seats, got {len(players)}")
-        played_options = named.played_options(ruleset)
+            raise InvalidOptions(f"{ruleset.name} needs {ruleset.seats} seats, got {len(players)}", "seats")
+        played_options = named.options
         match_id = Match.create_id(request_id)
         try:
             existing = await self.store.load(match_id)
@@ -165,7 +162,7 @@ class MatchApplication(Application[UUID]):
         """A seated player's quick-chat phrase, stored beside the match (table_talk.py): while
         it is played, for a short grace after it ended, and up to a cap per player."""
         if phrase not in PHRASES:
-            raise InvalidRequest(f"phrase must be one of {', '.join(PHRASES)}")
+            raise InvalidRequest(f"phrase must be one of {', '.join(PHRASES)}", "chat_phrase")
         match = self.store.cached(match_id)
         if match is None or not match.finished:  # a copy in play may be behind: did the match end?
             match = await self.store.load(match_id)
@@ -193,7 +190,7 @@ class MatchApplication(Application[UUID]):
 
     async def submit_seed(self, match_id: UUID, player_id: str, seed: str) -> Match:
         if not seed or len(seed) > MAX_CLIENT_SEED:
-            raise InvalidRequest(f"a seed is 1 to {MAX_CLIENT_SEED} characters")
+            raise InvalidRequest(f"a seed is 1 to {MAX_CLIENT_SEED} characters", "seed")
         return await self._change(match_id, lambda match: match.submit_seed(match.seat_of(player_id), seed,
                                                                              self.clock()))
 

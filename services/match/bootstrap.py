@@ -27,6 +27,7 @@ from services.history.view import View
 
 from .application import MatchApplication
 from .grpc_adapter import MatchServicer, authentication
+from .head_keys import HeadKeys
 from .heads import BadHead, Signer, load_signer
 from .rules_servicer import serve_rules
 from .store import FROZEN, EmbeddedStore, NetworkStore
@@ -40,16 +41,17 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
                   metrics: RpcMetrics | None = None, watch_safety_seconds: float = 30.0,
                   limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None,
                   signer: Signer | None = None, history: View | None = None, tail: ChangeTail | None = None,
-                  on_wake: Callable[[str], None] | None = None):
+                  on_wake: Callable[[str], None] | None = None, keys_dir: str | None = None):
     """(server, port): MatchService on the common gRPC server (health, reflection, metrics;
     ``settings``: its connection policy, reflection and TLS). Its streams learn of changes
     stored by other processes from ``tail`` (by default one made for the app's store), which
-    follows the store from the first stream until the server stops."""
+    follows the store from the first stream until the server stops. GetHeadKeys serves
+    ``keys_dir``'s published head keys (None: the signer's own key)."""
     streams, rates = limits or (None, None)
     changes = changes or ChangeFeed()
     tail = tail or change_tail(app, changes, watch_safety_seconds)
     servicer = MatchServicer(app, changes, tail, streams=streams, signer=signer, history=history, on_wake=on_wake)
-    serve_rules(servicer)
+    serve_rules(servicer, HeadKeys(keys_dir, servicer.signer))
     server, port = new_server(address, SERVICE_NAME,
                               lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer,
                                                                                                         server),
@@ -86,7 +88,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     count_open_streams(limits[0])
     server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits,
                                  settings=settings, signer=signer, history=history, tail=tail,
-                                 on_wake=count_wakes())
+                                 on_wake=count_wakes(), keys_dir=settings.keys_dir)
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
     Gauge("domino_match_timer_overdue_seconds", "How long the earliest turn deadline has been due without being "

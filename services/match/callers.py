@@ -17,6 +17,9 @@ from services.common.limits import RateLimit
 from .errors import Forbidden
 
 ACCOUNT_RPCS = frozenset({"ForgetPlayer"})  # the account service's own: their handlers check the role
+# Anyone may call these without a token: the head keys are what a player checks the heads
+# kept from its matches with, after its account is gone too (docs/record.md, "Signed heads").
+OPEN_RPCS = frozenset({"GetHeadKeys"})
 
 
 class Admission:

@@ -24,6 +24,7 @@ from services.history.summary import rating_key
 from .rules.families import registry
 from .rules.families.family import Family
 from .rules.rulesets import DEFAULT_TURN_TIMER, TURN_TIMERS
+from .messages import PHRASE_PB
 from .rules.tiles import HIGH, LOW, TILE_COUNT
 from .table_talk import PHRASES
 
@@ -38,12 +39,13 @@ def describe_rules(known: Ladder | None = None) -> pb.DescribeRulesResponse:
 @lru_cache(maxsize=4)
 def _built(families: tuple[Family, ...], known: Ladder) -> pb.DescribeRulesResponse:
     described = [family_pb(f, known) for f in families]
-    somewhere = {name for f in described for v in f.variants for s in v.shapes for name in s.bot_strengths}
+    somewhere = {value for f in described for v in f.variants for s in v.shapes for value in s.bot_strengths}
     return pb.DescribeRulesResponse(
         families=described,
-        chat_phrases=PHRASES,
-        bot_strengths=[pb.BotStrength(name=name, description=bot_strengths.BY_NAME[name].description)
-                       for name in bot_strengths.OFFERED if name in somewhere],
+        chat_phrases=[PHRASE_PB[name] for name in PHRASES],
+        bot_strengths=[pb.BotStrengthInfo(strength=strength_pb(name), name=name,
+                                          description=bot_strengths.BY_NAME[name].description)
+                       for name in bot_strengths.OFFERED if strength_pb(name) in somewhere],
         turn_timers=TURN_TIMERS,
         default_turn_timer=DEFAULT_TURN_TIMER,
     )
@@ -76,8 +78,8 @@ def variant_pb(family: Family, variant: str, known: Ladder) -> pb.RuleVariant:
         key = rating_key(family.name, shape.teams)
         shapes.append(pb.SeatShape(seats=shape.seats, teams=shape.teams, hand_size=rules.hand_size,
                                    boneyard=rules.draws and rules.hand_size * rules.seats < TILE_COUNT,
-                                   bot_strengths=known.offered(key),
-                                   default_bot_strength=known.standing_for(key, bot_strengths.DEFAULT)))
+                                   bot_strengths=[strength_pb(name) for name in known.offered(key)],
+                                   default_bot_strength=strength_pb(known.standing_for(key, bot_strengths.DEFAULT))))
     default = family.default_shape(variant)
     words = family.lead_words_of(variant)
     return pb.RuleVariant(
@@ -91,6 +93,12 @@ def variant_pb(family: Family, variant: str, known: Ladder) -> pb.RuleVariant:
         lead=pb.LeadWords(rule=words.rule, by_double=words.by_double, by_zero_zero=words.by_zero_zero,
                           by_other_tile=words.by_other_tile),
     )
+
+
+def strength_pb(name: str) -> "pb.BotStrength.ValueType":
+    """A bot strength's name (services/common/bot_strengths.py, the name in a bot's id) as
+    the API's enum: every registered strength has its value (tests/service/test_describe_rules.py)."""
+    return pb.BotStrength.Value(f"BOT_STRENGTH_{name.upper()}")
 
 
 def table_pb(family: Family, barred: int) -> pb.TableFacets:

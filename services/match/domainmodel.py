@@ -19,13 +19,13 @@ from eventsourcing.domain import Aggregate, event
 from eventsourcing.utils import register_topic
 
 from . import chain, move_causes, results
-from .errors import NotSeated, RequestIdReused, StaleTimeout
+from .errors import NotSeated, RequestIdReused, RoundNotDealt, SeatHasLeft, SeedNotTaken, StaleTimeout
 from .record import Fairness, MatchRecord, RecordedAction, RecordedRound
 from .rules import fairness
 from .rules.autoplay import timeout_move
 from .rules.families.family import Family
 from .rules.families.registry import family
-from .rules.errors import MatchOver, NotYourTurn, RulesError
+from .rules.errors import MatchOver, NotYourTurn, RoundOver
 from .rules.match import apply, leads_by_chance, new_match, start_round
 from .rules.moves import DRAW, PASS, Move, legal_moves, play
 from .rules.rulesets import RuleSet, rule_set
@@ -185,11 +185,13 @@ class Match(Aggregate):
         if self.state.round is not None or self.finished:
             if seat < len(self.client_seeds) and self.client_seeds[seat] == seed:
                 return  # a retry of a seed that made it in
-            raise RulesError("the first round has been dealt: seeds are no longer taken")
+            if self.finished:
+                raise MatchOver("the match is over: seeds are no longer taken")
+            raise SeedNotTaken("the first round has been dealt: seeds are no longer taken")
         if seat not in self.awaiting:
             if self.client_seeds[seat] == seed:
                 return
-            raise RulesError("your seat's seed is already in")
+            raise SeedNotTaken("your seat's seed is already in")
         self._seed_submitted(seat=seat, seed=seed)
         if not self.awaiting:
             self._advance(now)
@@ -231,7 +233,7 @@ class Match(Aggregate):
 
     def resume_seat(self, seat: int) -> None:
         if seat in self.left:
-            raise RulesError("you left this match; the server plays your seat to the end")
+            raise SeatHasLeft("you left this match; the server plays your seat to the end")
         self._resume_if_away(seat)
 
     def expire_turn(self, round_number: int, turn_no: int, now: float) -> None:
@@ -254,6 +256,21 @@ class Match(Aggregate):
         if self.timeouts_in_a_row[seat] >= AWAY_AFTER_TIMEOUTS and seat not in self.away:
             self._seat_went_away(seat=seat)
         self._advance(now)
+
+    @property
+    def seat_to_act(self) -> int | None:
+        """The seat whose move the match waits for; None while no round is in play, and at
+        a version whose seat to act can only pass: the server passes for it in the command
+        that stored this version (``_advance``), so a view never gives a person a turn with
+        nothing to do, not even the view of the version before the pass (docs/design.md,
+        "No turn without a choice")."""
+        rnd = self.state.round
+        if self.finished or rnd is None or rnd.outcome is not None:
+            return None
+        moves = legal_moves(rnd)
+        if len(moves) == 1 and moves[0].kind == "pass":
+            return None
+        return rnd.turn
 
     @property
     def round_number(self) -> int:
@@ -323,7 +340,7 @@ class Match(Aggregate):
         found one)."""
         rnd = self.state.round
         if rnd is None:
-            raise RulesError("no round is in play")
+            raise RoundNotDealt("no round is in play")
         return rnd
 
     def _next_draw(self) -> int:
@@ -339,10 +356,12 @@ class Match(Aggregate):
         if self.finished:
             raise MatchOver("the match is over")
         if seat in self.left:
-            raise RulesError("you left this match; the server plays your seat to the end")
+            raise SeatHasLeft("you left this match; the server plays your seat to the end")
         rnd = self.state.round
-        if rnd is None or rnd.outcome is not None:
-            raise RulesError("no round is in play")
+        if rnd is None:
+            raise RoundNotDealt("the first round is not dealt yet: the match waits for its players' seeds")
+        if rnd.outcome is not None:
+            raise RoundOver("no round is in play")
         if seat != rnd.turn:
             raise NotYourTurn(f"it is seat {rnd.turn}'s turn, not seat {seat}'s")
         if move not in legal_moves(rnd):

@@ -35,12 +35,13 @@ from services.common.grpc_status import ErrorStatuses
 
 from services.history.view import View
 
-from .application import MatchApplication, SeatSpec
-from .callers import Admission, seated
+from .application import MatchApplication, SeatSpec, check_request_id
+from .callers import OPEN_RPCS, Admission, seated
 from .domainmodel import Match
 from .errors import (
-    ConcurrencyConflict, CorruptLog, Forbidden, InvalidRequest, NotSeated, RequestIdReused, StaleTimeout, StoreUnavailable,
-    StoredResultMismatch, TableTalkClosed, TableTalkFull, UnknownMatch,
+    ConcurrencyConflict, CorruptLog, Forbidden, InvalidOptions, InvalidRequest, MatchNotEnded, NotSeated, NotWatchable,
+    RequestIdReused, StaleTimeout, StoreUnavailable, StoredResultMismatch, TableTalkClosed, TableTalkFull,
+    UnknownMatch,
 )
 from .export import full_record, seat_record_json
 from .heads import Head, Signer
@@ -58,13 +59,14 @@ from . import ends
 Context = grpc.aio.ServicerContext
 log = logging.getLogger("domino.match")
 SERVICE = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
+DOMAIN = "domino.match"  # every refusal's ErrorInfo domain (docs/api.md, "Errors")
 
 
 STATUSES = [
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
     (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
     (UnknownMatch, grpc.StatusCode.NOT_FOUND),
-    (NotSeated, grpc.StatusCode.PERMISSION_DENIED),
+    (NotSeated, grpc.StatusCode.PERMISSION_DENIED),  # NotWatchable too
     (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
     (RequestIdReused, grpc.StatusCode.INVALID_ARGUMENT),
     (MalformedTile, grpc.StatusCode.INVALID_ARGUMENT),
@@ -80,9 +82,17 @@ STATUSES = [
 ]
 
 
+class MatchAuthentication(AuthInterceptor):
+    """Verifies and admits (callers.py) every MatchService caller but those of the RPCs
+    anyone may call without a token (callers.OPEN_RPCS: the head keys)."""
+
+    def wraps(self, handler, method: str) -> bool:
+        return super().wraps(handler, method) and method.rsplit("/", 1)[-1] not in OPEN_RPCS
+
+
 def authentication(keys: KeyRing, rates: RateLimit | None = None) -> AuthInterceptor:
     """The server interceptor that verifies and admits (callers.py) every MatchService caller."""
-    return AuthInterceptor((SERVICE,), keys, Admission(rates or RateLimit()), STATUSES)
+    return MatchAuthentication((SERVICE,), keys, Admission(rates or RateLimit()), STATUSES, DOMAIN)
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
@@ -92,7 +102,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                  streams: StreamLimits | None = None, signer: Signer | None = None, history: View | None = None,
                  on_wake: Callable[[str], None] | None = None) -> None:
         self.app = app
-        self.history = HistoryRpcs(history)  # history: the view services/history keeps; None: not configured
+        self.history = HistoryRpcs(history, app)  # history: the view services/history keeps; None: not configured
         self.talk = TalkRpcs(app, changes)
         # Without a configured key (unit and component tests) heads are signed with a key of the moment.
         self.signer = signer or Signer(Ed25519PrivateKey.generate())
@@ -128,26 +138,27 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             who = caller()
             match_id = _match_id(request.match_id)
             if request.min_version < 0:
-                raise InvalidRequest("min_version cannot be negative")
+                raise InvalidRequest("min_version cannot be negative", "min_version")
             match = self.app.match_since(match_id, request.min_version) if request.min_version else None
             if match is None:
                 match = await self.app.read(self.app.get_match, match_id)
                 if match.version < request.min_version:
                     raise InvalidRequest(f"min_version {request.min_version} is beyond the match's version "
-                                         f"{match.version}")
+                                         f"{match.version}", "min_version")
             return with_view(pb.GetMatchResponse(), self.views.serialized(match, self._viewer_seat(match, who)))
 
     async def PlayTile(self, request: pb.PlayTileRequest, context: Context) -> pb.PlayTileResponse:
         async with _statuses(context):
             who = seated(caller())
             match_id = _match_id(request.match_id)
+            check_request_id(request.request_id)
             if not request.HasField("tile"):
-                raise InvalidRequest("tile is required")
+                raise InvalidRequest("tile is required", "tile")
             tile = _tile(request.tile)
             try:
                 end = ends.from_pb(request.end)
             except ValueError as e:
-                raise InvalidRequest(str(e)) from None
+                raise InvalidRequest(str(e), "end") from None
             outcome = await self.app.play_tile(match_id, who.subject, tile, end, request.request_id)
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
@@ -157,6 +168,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         async with _statuses(context):
             who = seated(caller())
             match_id = _match_id(request.match_id)
+            check_request_id(request.request_id)
             outcome = await self.app.draw_tile(match_id, who.subject, request.request_id)
             self.changes.publish(match_id)
             seat = outcome.match.seat_of(who.subject)
@@ -193,18 +205,19 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             who = caller()
             match_id = _match_id(request.match_id)
             if request.from_version < 0:
-                raise InvalidRequest("from_version cannot be negative")
+                raise InvalidRequest("from_version cannot be negative", "from_version")
             match = await self.app.read(self.app.get_match, match_id)
             seat, spectator = self._watcher(match, who)
             if request.from_version > match.version:
-                raise InvalidRequest(f"from_version {request.from_version} is beyond the match's version {match.version}")
+                raise InvalidRequest(f"from_version {request.from_version} is beyond the match's version "
+                                     f"{match.version}", "from_version")
             # Spectators have a share of the streams of their own (per process and per match),
             # so however many watch, seated players (and services, auditors) find room.
             spectating = match_id if spectator else None
             self.streams.acquire(who.subject, spectating)
         try:
             async with _statuses(context):  # the store may fail mid-stream: UNAVAILABLE, and the client resumes
-                async for update in self._watch(match_id, seat, request.from_version, who, context, spectator):
+                async for update in self._watch(match, seat, request.from_version, who, context, spectator):
                     yield update
         finally:
             self.streams.release(who.subject, spectating)
@@ -216,15 +229,24 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         if who.subject in match.seats:
             return match.seats.index(who.subject), False
         if not match.spectators:
-            raise NotSeated(f"{who.subject} has no seat at this match, and it does not allow spectators")
+            raise NotWatchable(f"{who.subject} has no seat at this match, and it does not allow spectators")
         return -1, True
 
-    async def _watch(self, match_id: uuid.UUID, seat: int, version: int, who: Identity,
+    async def _watch(self, match: Match, seat: int, version: int, who: Identity,
                      context: Context, spectator: bool = False) -> AsyncIterator[pb.WatchMatchResponse]:
+        """From ``version``: each event after it with the view after each; from 0, the view
+        of ``match`` as it stands (a spectator's one turn behind) with no event, then each
+        event after that (docs/design.md, "Where a stream starts")."""
+        match_id = match.id
         if self.tail is not None:
             await self.tail.started()  # it knows where the store stands before this stream reads
-        folded = None if version == 0 else await self.app.read(self.app.match_at, match_id, version)
         held = SpectatorDelay() if spectator else None
+        folded: Match | None
+        if version:
+            folded = await self.app.read(self.app.match_at, match_id, version)
+        else:
+            folded, version = await self._current(match, held)
+            yield self.views.current(folded, seat)
         talk_version = 0
         talk_seen = -1
         local_only = False  # woken by changes made through this replica alone
@@ -263,7 +285,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                     yield self.views.update(event, folded, seat)  # built once per version and seat
                 if folded is not None and folded.finished or self.changes.closed:
                     return  # ended; or the server is stopping and the client will resume elsewhere
-                await end_at_expiry(context, who)
+                await end_at_expiry(context, who, DOMAIN)
                 # No timed re-read: a stream sleeps until its match changes or its token expires.
                 await waiter.wait(max(0.0, who.expires_at - time.time()))
                 local_only = waiter.local_only
@@ -271,6 +293,19 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                     LOCAL if LOCAL in waiter.causes else None
                 if cause is not None:
                     self.on_wake(cause)
+
+    async def _current(self, match: Match, held: SpectatorDelay | None) -> tuple[Match, int]:
+        """(what a stream from version 0 shows first, the version it has read to): the match as
+        stored; for a spectator, as far as the delay shows it, every event read so far handed
+        to the delay, which keeps the newest turn back until the table moves on."""
+        if held is None:
+            return match, match.version
+        events = await self.app.read(lambda: list(self.app.events_after(match.id, 0)))
+        shown: Match | None = None
+        for event in held.visible(events):
+            shown = cast(Match, event.mutate(shown))
+        assert shown is not None  # MatchStarted is never held
+        return shown, events[-1].originator_version
 
     async def ExportMatch(self, request: pb.ExportMatchRequest, context: Context) -> pb.ExportMatchResponse:
         async with _statuses(context):
@@ -284,8 +319,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 events = await self.app.read(self.app.stored_events, match_id)
                 ended = any(isinstance(e, Match.MatchEnded) for e in events)
                 if not ended and not request.unfinished:
-                    raise RulesError("an auditor's export is available once the match has ended "
-                                     "(set unfinished to export one still in play)")
+                    raise MatchNotEnded("an auditor's export is available once the match has ended "
+                                        "(set unfinished to export one still in play)")
                 if not ended:
                     log.warning("an auditor exported a match still in play", extra={"auditor": who.subject,
                                                                                    "match": str(match_id)})
@@ -350,14 +385,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
 
 def _statuses(context: Context) -> ErrorStatuses:
-    return ErrorStatuses(context, STATUSES)
+    return ErrorStatuses(context, STATUSES, DOMAIN)
 
 
 def host_options(request: pb.CreateMatchRequest) -> dict[str, object] | None:
-    """The host options a CreateMatch names, from rule_options and Goat's older goat_options
-    (None: the variant's preset). The family's own ``build`` then refuses a name or value it
-    does not have, naming what it allows (services/common/rule_options.py)."""
+    """The host options a CreateMatch names in rule_options (None: the variant's preset).
+    The family's own ``build`` then refuses a name or value it does not have, naming what it
+    allows (services/common/rule_options.py)."""
     try:
         return rule_options.given(request)
     except rule_options.UnreadableOptions as e:
-        raise InvalidRequest(str(e)) from None
+        raise InvalidOptions(str(e), "rule_options") from None

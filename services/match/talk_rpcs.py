@@ -16,8 +16,9 @@ from services.common.limits import RateLimit
 from .application import MatchApplication
 from .callers import seated
 from .errors import InvalidRequest
+from .messages import PHRASE_OF
 from .request_checks import match_id as parse_match_id
-from .table_talk import PHRASES, talk_id
+from .table_talk import talk_id
 
 MAX_TALK_COUNTERS = 100_000  # matches whose phrases this replica counts
 CHAT_RATE, CHAT_BURST = 0.5, 3.0  # phrases a second per player and match, on average, and in a burst
@@ -35,10 +36,11 @@ class TalkRpcs:
     async def send_chat(self, request: pb.SendChatRequest, who: Identity) -> pb.SendChatResponse:
         who = seated(who)
         match_id = parse_match_id(request.match_id)
-        if request.phrase not in PHRASES:
-            raise InvalidRequest(f"phrase must be one of {', '.join(PHRASES)}")
+        phrase = PHRASE_OF.get(request.chat_phrase)
+        if phrase is None:
+            raise InvalidRequest("chat_phrase must be one of DescribeRules' chat_phrases", "chat_phrase")
         self.rates.take(f"{who.subject}:{match_id}")
-        await self.app.send_chat(match_id, who.subject, request.phrase)
+        await self.app.send_chat(match_id, who.subject, phrase)
         if len(self._sent) >= MAX_TALK_COUNTERS:
             self._sent.clear()  # streams then read the talk once more: harmless
         self._sent[match_id] += 1  # after the phrase is stored, before streams wake

@@ -99,6 +99,14 @@ class ViewCache:
             msg.view.server_time.CopyFrom(msg.server_time)
         return msg
 
+    def current(self, match: Match, seat: int) -> pb.WatchMatchResponse:
+        """A stream's first message from version 0: ``seat``'s view of ``match``, no event."""
+        msg = pb.WatchMatchResponse()
+        msg.view.MergeFromString(self.serialized(match, seat))
+        if msg.view.HasField("server_time"):
+            msg.server_time.CopyFrom(msg.view.server_time)
+        return msg
+
     def stamped(self, msg: pb.WatchMatchResponse) -> pb.WatchMatchResponse:
         """``msg`` (a stream's chat message) with the server's time of now."""
         if self._clock is not None:

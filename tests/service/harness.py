@@ -12,6 +12,7 @@ import grpc
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common.limits import RateLimit, StreamLimits
+from services.common.rule_options import value_pb
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from services.match.application import MatchApplication
@@ -44,8 +45,9 @@ class Service:
     def create(self, variant="block-4", players=("ann", "bob", "cat", "dan"), request_id="create-1", rules="egyptian",
                **options):
         seats = [pb.SeatSpec(player_id=p, client_seed=f"seed-{p}") for p in players]
-        if isinstance(options.get("goat_options"), dict):
-            options["goat_options"] = pb.GoatOptions(**options["goat_options"])
+        if isinstance(options.get("rule_options"), dict):  # {"fish": "one"}: the host options by name
+            options["rule_options"] = [pb.OptionSetting(name=name, value=value_pb(value))
+                                       for name, value in options["rule_options"].items()]
         request = pb.CreateMatchRequest(request_id=request_id, rules=rules, variant=variant, seats=seats, **options)
         return self.stub.CreateMatch(request, metadata=auth("matchmaking", "service"))
 

@@ -74,11 +74,28 @@ def test_every_registered_family_is_described_as_the_registry_holds_it(svc):
 
 def test_the_chat_phrases_offered_strengths_and_turn_timers_are_the_servers(svc):
     described = svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=auth("ann"))
-    assert tuple(described.chat_phrases) == PHRASES
-    somewhere = {name for f in described.families for v in f.variants for s in v.shapes for name in s.bot_strengths}
+    assert tuple(pb.ChatPhrase.Name(p) for p in described.chat_phrases) == \
+        tuple(f"CHAT_PHRASE_{name.upper()}" for name in PHRASES)
+    somewhere = {value for f in described.families for v in f.variants for s in v.shapes for value in s.bot_strengths}
     assert [(s.name, s.description) for s in described.bot_strengths] == \
-        [(name, bot_strengths.BY_NAME[name].description) for name in bot_strengths.OFFERED if name in somewhere]
+        [(name, bot_strengths.BY_NAME[name].description) for name in bot_strengths.OFFERED
+         if strength(name) in somewhere]
+    assert all(s.strength == strength(s.name) for s in described.bot_strengths)
     assert (tuple(described.turn_timers), described.default_turn_timer) == (TURN_TIMERS, DEFAULT_TURN_TIMER)
+
+
+def strength(name: str) -> int:
+    """A strength's name as the BotStrength enum (its bot ids keep the name)."""
+    return pb.BotStrength.Value(f"BOT_STRENGTH_{name.upper()}")
+
+
+def test_every_registered_bot_strength_has_its_value_in_the_api():
+    assert [pb.BotStrength.Name(strength(name)) for name in bot_strengths.NAMES] == \
+        [f"BOT_STRENGTH_{name.upper()}" for name in bot_strengths.NAMES]
+
+
+def test_every_chat_phrase_has_its_value_in_the_api():
+    assert len({pb.ChatPhrase.Value(f"CHAT_PHRASE_{name.upper()}") for name in PHRASES}) == len(PHRASES)
 
 
 def test_the_table_facets_say_what_each_family_shows_beyond_the_common_line(svc):
@@ -102,9 +119,10 @@ def test_any_signed_in_caller_may_ask(svc, subject, role):
 
 @pytest.mark.parametrize("credentials", BAD_CREDENTIALS, ids=str)
 def test_bad_credentials_are_unauthenticated(svc, credentials):
-    metadata, words = BAD_CREDENTIALS[credentials]
+    metadata, words, reason = BAD_CREDENTIALS[credentials]
     details = rejected(grpc.StatusCode.UNAUTHENTICATED,
-                       lambda: svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=metadata), words)
+                       lambda: svc.stub.DescribeRules(pb.DescribeRulesRequest(), metadata=metadata), words,
+                       reason=reason)
     assert "abc.def.ghi" not in details and "not-a-jwt" not in details
 
 
@@ -166,8 +184,8 @@ def test_each_family_and_team_setting_offers_the_strengths_the_bots_ladder_offer
         for variant in family.variants:
             for shape in variant.shapes:
                 key = rating_key(family.name, shape.teams)
-                assert tuple(shape.bot_strengths) == ladder().offered(key)
-                assert shape.default_bot_strength == ladder().standing_for(key, bot_strengths.DEFAULT)
+                assert tuple(shape.bot_strengths) == tuple(map(strength, ladder().offered(key)))
+                assert shape.default_bot_strength == strength(ladder().standing_for(key, bot_strengths.DEFAULT))
                 assert shape.default_bot_strength in shape.bot_strengths
 
 
@@ -176,4 +194,5 @@ def test_a_ladder_where_expert_is_clearly_stronger_than_strong_offers_it_in_desc
     known = Ladder({"classic/solo": {n: {"mu": mu, "sigma": sd, "rating": mu - 3 * sd, "matches": 480}
                                      for n, (mu, sd) in figures.items()}})
     classic = next(f for f in describe_rules(known).families if f.name == "classic")
-    assert list(classic.variants[0].shapes[0].bot_strengths) == ["random", "greedy", "strong", "expert"]
+    assert list(classic.variants[0].shapes[0].bot_strengths) == [pb.BOT_STRENGTH_RANDOM, pb.BOT_STRENGTH_GREEDY,
+                                                                 pb.BOT_STRENGTH_STRONG, pb.BOT_STRENGTH_EXPERT]

@@ -27,7 +27,9 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
 from services.match.rules.tiles import HIGH, LOW, NAMES, tile as tile_id, tiles_in
+from services.common.rule_options import value_pb
 from tests.support.clock import Clock
+from tests.support.errors import refusal
 from tests.support.keys import auth
 
 from .harness import running_service
@@ -176,10 +178,11 @@ def bad_moves(svc, played: PlayedMatch, view_of: dict[str, pb.MatchView], actor:
     version, truth = current_truth(svc, match_id)
     seat = played.players.index(actor)
 
-    def error(player: str, thunk, named=frozenset()) -> str:
+    def error(player: str, thunk, named=frozenset(), reason: str = "") -> str:
         with pytest.raises(grpc.RpcError) as caught:
             thunk()
         assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION, caught.value.details()
+        assert refusal(caught.value).reason == reason, caught.value.details()  # whatever the tile named
         details = caught.value.details()
         played.received.append(Received("error", played.players.index(player), details, version, named))
         return details
@@ -187,7 +190,7 @@ def bad_moves(svc, played: PlayedMatch, view_of: dict[str, pb.MatchView], actor:
     def play(player: str, t: int, request_id: str):
         request = pb.PlayTileRequest(match_id=match_id, request_id=request_id,
                                      tile=pb.Tile(low=LOW[t], high=HIGH[t]),
-                                     end=pb.END_LEFT if view_of[player].left_end >= 0 else pb.END_UNSPECIFIED)
+                                     end=pb.END_LEFT if view_of[player].HasField("left_end") else pb.END_UNSPECIFIED)
         return svc.stub.PlayTile(request, metadata=auth(player))
 
     # The player to act names a tile they do not hold, one from each place it could be:
@@ -195,7 +198,7 @@ def bad_moves(svc, played: PlayedMatch, view_of: dict[str, pb.MatchView], actor:
     shapes = set()
     for group in truth.places(seat):
         t = min(group)
-        details = error(actor, lambda: play(actor, t, f"bad-{played.moves}-{t}"), frozenset({t}))
+        details = error(actor, lambda: play(actor, t, f"bad-{played.moves}-{t}"), frozenset({t}), "TILE_NOT_HELD")
         assert "does not hold" in details
         shapes.add(details.replace(NAMES[t], "T"))
     assert len(shapes) <= 1, f"the error depends on where the tile is: {shapes}"
@@ -207,11 +210,12 @@ def bad_moves(svc, played: PlayedMatch, view_of: dict[str, pb.MatchView], actor:
         o = played.players.index(other)
         mine = min(truth.own(o))
         theirs = min(truth.hidden_from(o))
-        a = error(other, lambda: play(other, mine, f"oot-{played.moves}-{mine}"), frozenset({mine}))
-        b = error(other, lambda: play(other, theirs, f"oot-{played.moves}-{theirs}"), frozenset({theirs}))
+        a = error(other, lambda: play(other, mine, f"oot-{played.moves}-{mine}"), frozenset({mine}), "NOT_YOUR_TURN")
+        b = error(other, lambda: play(other, theirs, f"oot-{played.moves}-{theirs}"), frozenset({theirs}),
+                  "NOT_YOUR_TURN")
         assert a.replace(NAMES[mine], "T") == b.replace(NAMES[theirs], "T"), (a, b)
         error(other, lambda: svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=f"d-{played.moves}"),
-                                               metadata=auth(other)))
+                                               metadata=auth(other)), reason="NOT_YOUR_TURN")
         break  # one waiting player per turn is enough
 
 
@@ -279,7 +283,8 @@ MATCHES = {  # every family: the draw games with a boneyard, the block games wit
     "block-3": dict(variant="block-3", seats=3, target=51),
     "all-fives 3": dict(rules="all-fives", variant="", seats=3, target=100),
     "all-fives teams": dict(rules="all-fives", variant="", seats=4, teams=True, target=100),
-    "goat koza 2": dict(rules="goat", variant="koza", seats=2, goat_options={"fish": "one"}),
+    "goat koza 2": dict(rules="goat", variant="koza", seats=2,
+                        rule_options=[pb.OptionSetting(name="fish", value=value_pb("one"))]),
     "goat gamezz teams": dict(rules="goat", variant="gamezz", seats=4, teams=True),
     "classic 3": dict(rules="classic", variant="", seats=3, target=100),
     "sports": dict(rules="sports", variant="", seats=4, target=100),
@@ -322,8 +327,11 @@ def test_the_match_was_played_to_the_end_with_every_kind_of_message(played):
     if played.name in DRAW_GAMES:
         assert "DrawTileResponse" in kinds
     for seat, stream in played.streams.items():
-        versions = [m.event.version for m in stream]
-        assert versions == list(range(1, played.ended_at + 1)), f"seat {seat}'s stream skipped or repeated events"
+        first, *rest = stream  # from version 0: the view as it stood, then every event after it
+        assert not first.HasField("event") and first.view.your_seat == seat
+        versions = [m.event.version for m in rest]
+        assert versions == list(range(first.view.version + 1, played.ended_at + 1)), \
+            f"seat {seat}'s stream skipped or repeated events"
 
 
 def test_every_view_shows_exactly_the_callers_own_hand(played):
@@ -356,7 +364,7 @@ def test_legal_moves_name_only_tiles_of_the_callers_hand(played):
 def test_a_drawn_tile_is_named_only_to_the_drawer(played):
     for seat, stream in played.streams.items():
         for message in stream:
-            if message.event.kind == "tile_drawn":
+            if message.event.kind == pb.EVENT_KIND_TILE_DRAWN:
                 assert message.event.HasField("tile") == (message.event.seat == seat), \
                     f"seat {seat} v{message.event.version}: a draw by seat {message.event.seat}"
     for r in played.of(pb.DrawTileResponse):

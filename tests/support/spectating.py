@@ -17,7 +17,7 @@ EVERY_VARIANT = {
     "egyptian block-4": dict(rules="egyptian", variant="block-4", players=PLAYERS),
     "all-fives": dict(rules="all-fives", variant="", players=PLAYERS[:3], target=100),
     "goat gamezz": dict(rules="goat", variant="gamezz", players=PLAYERS[:2]),
-    "goat koza": dict(rules="goat", variant="koza", players=PLAYERS[:3], goat_options={"fish": "one"}),
+    "goat koza": dict(rules="goat", variant="koza", players=PLAYERS[:3], rule_options={"fish": "one"}),
     "classic": dict(rules="classic", variant="", players=PLAYERS[:3], target=100),
     "sports": dict(rules="sports", variant="", players=PLAYERS, target=100, turn_timer_seconds=90),
 }

@@ -26,8 +26,10 @@ from services.match.grpc_adapter import MatchServicer, authentication
 from services.match.heads import Signer
 from services.match.ends import TO_PB as END
 from services.match.messages import (
-    event_pb, goat_options_pb, head_pb, match_view, public_view, round_summary, seat_part, status, tile_pb, timestamp,
+    event_pb, head_pb, match_view, public_view, round_summary, seat_part, status, tile_pb, timestamp,
 )
+from services.match.rules.moves import DOWN, LEFT, PASS, RIGHT, UP, legal_moves
+from services.match.rules.tiles import HIGH, LOW
 from services.match.rules.view import player_view
 from services.match.view_cache import ViewCache, with_view
 from tests.support.matches import Matches, random_move
@@ -38,6 +40,7 @@ FAMILIES = {  # (rules, variant, seats, target, turn timer, options)
     "egyptian block-4": ("egyptian", "block-4", 4, None, 45, None),
     "all-fives": ("all-fives", "", 3, 100, 0, None),
     "goat koza": ("goat", "koza", 3, None, 0, {"fish": "one"}),
+    "goat koza teams": ("goat", "koza", 4, None, 0, {"redeal": True}),
     "goat gamezz": ("goat", "gamezz", 2, None, 30, {"redeal": True}),
     "classic": ("classic", "", 3, 100, 0, None),
     "sports": ("sports", "", 4, 100, 90, None),
@@ -83,45 +86,97 @@ def views(entries: int = 4096) -> ViewCache:
     return ViewCache(lambda match: public_view(match, head(match)), seat_part, event_pb, entries)
 
 
+def outer_counts(view) -> dict[int, int]:
+    """All Fives: what each open end counts, read off the line as laid (the outer number of
+    its last tile, both halves of a double; the lone first tile counts once, its two
+    numbers), independently of the engine's own counts."""
+    if not view.rules.four_ends or not view.line:
+        return {}
+    if len(view.line) == 1:
+        a, b = view.line[0]
+        return {LEFT: a, RIGHT: b}
+
+    def count(placed: tuple[int, int]) -> int:
+        return placed[1] * 2 if placed[0] == placed[1] else placed[1]
+
+    counts = {LEFT: count(view.line[0][::-1]), RIGHT: count(view.line[-1])}
+    if view.up_end is not None:
+        counts[UP] = count(view.up_line[-1]) if view.up_line else 0
+        counts[DOWN] = count(view.down_line[-1]) if view.down_line else 0
+    return counts
+
+
+def points_if_played(view, move) -> int:
+    """All Fives: the ends' total once ``move`` is laid, when a positive multiple of 5."""
+    if not view.rules.four_ends or move.kind != "play":
+        return 0
+    t = move.tile
+    if not view.line:
+        total = LOW[t] + HIGH[t]
+    else:
+        counts = outer_counts(view)
+        if len(view.line) == 1:  # the first tile's other side is now an outer tile like any
+            a, b = view.line[0]
+            counts = {LEFT: a * 2 if a == b else a, RIGHT: b * 2 if a == b else b}
+        number = {LEFT: view.left_end, RIGHT: view.right_end, UP: view.up_end, DOWN: view.down_end}[move.end]
+        outer = HIGH[t] if LOW[t] == number else LOW[t]
+        counts[move.end] = outer * 2 if LOW[t] == HIGH[t] else outer
+        total = sum(counts.values())
+    return total if total > 0 and total % 5 == 0 else 0
+
+
+def reference_lead(match: Match, view) -> pb.RoundLead | None:
+    """Who leads the round in play and why, read off what the table shows: the seat that
+    made its first action (or is to act), and the last round played to its end."""
+    rnd = match.state.round
+    if rnd is None or rnd.outcome is not None or match.finished:
+        return None
+    seat = view.actions[0].seat if view.actions else rnd.turn
+    played = [r for r in match.state.results if r.reason != "redeal"]
+    if not played:
+        reason = pb.LEAD_REASON_BY_CHANCE if match.ruleset.chance else pb.LEAD_REASON_ROUND_ONE_RULE
+    else:
+        reason = pb.LEAD_REASON_AFTER_A_TIE if played[-1].winner is None else pb.LEAD_REASON_TOOK_THE_LAST_ROUND
+    return pb.RoundLead(seat=seat, reason=reason)
+
+
 def reference_view(match: Match, seat: int) -> pb.MatchView:
     """A seat's view built field by field from the engine's player view, the way the service
     built every view before they were kept (one message, each field set once)."""
     view = player_view(match.state, max(seat, 0))
     rnd = match.state.round
     in_play = rnd is not None and rnd.outcome is None and not match.finished
-    timeouts = match.round_timeouts
+    to_act = rnd.turn if in_play and rnd is not None and legal_moves(rnd) != (PASS,) else None
     scored = {index: points for index, _, points in view.play_points}
     msg = pb.MatchView(
         match_id=str(match.id), version=match.version, status=status(match), rules=match.rules_name,
         variant=match.variant, teams=match.teams, target=match.target, turn_timer_seconds=match.turn_timer,
         seats=[pb.SeatView(player_id=p, tile_count=view.tile_counts[s] if rnd else 0, away=s in match.away,
                            left=s in match.left, awaiting_seed=s in match.awaiting) for s, p in enumerate(match.seats)],
-        your_seat=seat, left_end=-1 if view.left_end is None else view.left_end,
-        right_end=-1 if view.right_end is None else view.right_end, boneyard_count=view.boneyard_count,
-        scores=list(match.state.scores), round_number=view.round_number,
-        turn=rnd.turn if in_play and rnd is not None else -1,
-        turn_deadline=timestamp(match.deadline) if in_play else None,
+        your_seat=seat if seat >= 0 else None, left_end=view.left_end, right_end=view.right_end,
+        boneyard_count=view.boneyard_count, scores=list(match.state.scores), round_number=view.round_number,
+        turn=to_act, turn_deadline=timestamp(match.deadline) if to_act is not None else None,
         rounds=[round_summary(r, match.ruleset) for r in match.state.results],
-        winner=-1 if not match.finished or match.state.winner is None else match.state.winner,
+        winner=match.state.winner if match.finished else None,
         fairness_commitment=match.commitment,
-        up_end=-1 if view.up_end is None else view.up_end, down_end=-1 if view.down_end is None else view.down_end,
-        spinner_index=-1 if view.spinner_at is None else view.spinner_at, ends_total=view.ends_total,
+        up_end=view.up_end, down_end=view.down_end, spinner_index=view.spinner_at, ends_total=view.ends_total,
         remembered=list(view.remembered), accounts_open=list(view.opened), pot=view.pot,
-        goats=list(match.state.goats) if match.finished else [], goat_options=goat_options_pb(match.options),
+        goats=list(match.state.goats) if match.finished else [],
         rule_options=settings_pb(match.options),
-        turn_seconds=match.turn_seconds if in_play else 0,
+        turn_seconds=match.turn_seconds if to_act is not None else 0,
         round_starts_at=timestamp(match.round_starts_at) if in_play else None,
         round_actions=[pb.PublicAction(seat=a.seat, kind=KIND[a.kind], tile=tile_pb(a.tile), end=END[a.end],
-                                       timeout=i < len(timeouts) and timeouts[i], points=scored.get(i, 0),
-                                       cause=CAUSE[match.round_causes[i]])
+                                       points=scored.get(i, 0), cause=CAUSE[match.round_causes[i]])
                        for i, a in enumerate(view.actions)],
         line=[pb.PlacedTile(left=a, right=b) for a, b in view.line],
         up_line=[pb.PlacedTile(left=a, right=b) for a, b in view.up_line],
         down_line=[pb.PlacedTile(left=a, right=b) for a, b in view.down_line],
         hand=[tile_pb(t) for t in view.hand] if seat >= 0 else [],
-        legal_moves=[pb.Move(kind=KIND[m.kind], tile=tile_pb(m.tile), end=END[m.end]) for m in view.legal_moves]
-        if seat >= 0 and in_play else [],
+        legal_moves=[pb.Move(kind=KIND[m.kind], tile=tile_pb(m.tile), end=END[m.end], points=points_if_played(view, m))
+                     for m in view.legal_moves] if seat >= 0 and to_act == seat else [],
         head=head_pb(head(match)) if match.chain_head else None,
+        end_counts=[pb.EndCount(end=END[end], count=count) for end, count in outer_counts(view).items()],
+        round_lead=reference_lead(match, view),
     )
     return msg
 
@@ -150,7 +205,8 @@ def test_a_seat_is_never_served_another_seats_view(name):
     for match, _ in played(name, 7):
         for seat in range(-1, len(match.seats)):
             served = cached.view(match, seat)
-            assert served.your_seat == seat and served.version == match.version
+            assert (served.your_seat if served.HasField("your_seat") else -1) == seat
+            assert served.version == match.version
             mine = fresh_view(match, seat)
             assert list(served.hand) == list(mine.hand) and list(served.legal_moves) == list(mine.legal_moves)
         if match.state.round is not None and match.state.round.outcome is None:
@@ -251,7 +307,7 @@ def test_the_reply_to_a_play_and_the_same_seats_getmatch_share_one_build():
         assert again == reply.view and again.your_seat == turn
         public = (await call(servicer.GetMatch, pb.GetMatchRequest(match_id=created.match_id),
                              Context("mm", "service"))).view
-        assert servicer.views.built == built + 1 and public.your_seat == -1 and not public.hand
+        assert servicer.views.built == built + 1 and not public.HasField("your_seat") and not public.hand
 
     try:
         asyncio.run(scenario())
@@ -267,7 +323,7 @@ def test_every_view_and_stream_message_leaves_with_the_servers_time_and_what_is_
     now[0] += 7.5
     again = cached.view(match, 1)
     update = cached.update(event, match, 1)
-    chat = cached.stamped(pb.WatchMatchResponse(chat=pb.ChatMessage(seat=0, phrase="hello")))
+    chat = cached.stamped(pb.WatchMatchResponse(chat=pb.ChatMessage(seat=0, chat_phrase=pb.CHAT_PHRASE_HELLO)))
     assert first.server_time.ToNanoseconds() / 1e9 == pytest.approx(1_800_000_000.25)
     assert again.server_time.ToNanoseconds() / 1e9 == pytest.approx(1_800_000_007.75)
     assert update.server_time == update.view.server_time == again.server_time == chat.server_time

@@ -53,6 +53,29 @@ def check_deal(rules: RuleSet, deal: Deal) -> None:
         raise BadDeal("the deal does not hold each of the 28 tiles exactly once")
 
 
+# Why the round in play is led by its leader (``round_lead``).
+ROUND_ONE_RULE = "round_one_rule"  # round 1: the holder of the tile the rules name, with it
+AFTER_A_TIE = "after_a_tie"  # led as round 1 is, because the last round played to its end was tied
+TOOK_THE_LAST_ROUND = "took_the_last_round"  # the seat (or its side) took the last round: any tile
+BY_CHANCE = "by_chance"  # round 1 of a family whose leader is drawn by chance: any tile
+
+
+def round_lead(match: MatchState) -> tuple[int, str] | None:
+    """(the seat that leads the round in play, why), from the rules that chose it: the
+    family's next leader after the last round (kept in the state while the round is played;
+    a redeal keeps it too), else round 1's rule, again after a tied round, which a family
+    that draws round 1's leader by chance draws again (its reason then still says the tie).
+    None while no round is in play."""
+    rnd = match.round
+    if rnd is None or rnd.outcome is not None:
+        return None
+    if match.next_leader is not None:
+        return rnd.leader, TOOK_THE_LAST_ROUND
+    if any(result.reason != "redeal" for result in match.results):
+        return rnd.leader, AFTER_A_TIE
+    return rnd.leader, BY_CHANCE if match.rules.chance else ROUND_ONE_RULE
+
+
 def leads_by_chance(match: MatchState) -> bool:
     """Whether the next round's leader is the seat the deal draws by chance."""
     return match.rules.chance and match.next_leader is None

@@ -21,8 +21,8 @@ from __future__ import annotations
 from .errors import CannotDraw, EndRequired, MustDraw, MustPlay, RoundOver, RulesError, TileDoesNotFit, TileNotHeld, WrongLead
 from .moves import DOWN, DRAW, END_NAMES, LEFT, PASS, PLAY_DOWN, PLAY_LEFT, PLAY_RIGHT, PLAY_UP, RIGHT, UP, Move, openings
 from .state import Deal, Round
-from .step import draw, pass_turn, play
-from .tiles import MATCHES, NAMES, tiles_in
+from .step import draw, lay, pass_turn, play
+from .tiles import HIGH, LOW, MATCHES, NAMES, tiles_in
 
 BOTH_SIDES = 1 << LEFT | 1 << RIGHT
 
@@ -40,6 +40,32 @@ def points_scored(total: int) -> int:
     """What a play scores when the open ends add up to ``total`` after it: the total when it
     is a positive multiple of five, else nothing (as ``step.play`` records it)."""
     return total if total > 0 and total % 5 == 0 else 0
+
+
+def end_counts(rnd: Round) -> tuple[tuple[int, int], ...]:
+    """What each open end counts towards the ends' total, as (end, count) in the order left,
+    right, up, down: left and right once the line has a tile, up and down once open (0 until a
+    tile lies on them), so the counts add up to the total. The lone first tile counts once, so
+    its ends show its two numbers (a lone 5-5: 5 and 5, the total 10). Empty on a line
+    without a spinner, which counts nothing."""
+    if not rnd.four_ends or rnd.left < 0:
+        return ()
+    plays = [move for _, move in rnd.actions() if move.kind == "play"]
+    if len(plays) == 1:
+        t = plays[0].tile
+        return ((LEFT, LOW[t]), (RIGHT, HIGH[t]))
+    counts = ((LEFT, rnd.lv), (RIGHT, rnd.rv))
+    return counts + ((UP, rnd.uv), (DOWN, rnd.dv)) if rnd.up >= 0 else counts
+
+
+def points_of_play(rnd: Round, move: Move) -> int:
+    """What the legal play ``move`` would score at once (the ends' total after it, when that
+    is a positive multiple of five): laid by the one step of every play (``step.lay``) on a
+    copy of the line. 0 for a draw or a pass, and on a line without a spinner."""
+    if not rnd.four_ends or move.kind != "play":
+        return 0
+    line = rnd.copy()
+    return points_scored(lay(line, move.tile, -1 if move.end is None else move.end))
 
 
 class SpinnerRound(Round):
