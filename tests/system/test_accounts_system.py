@@ -150,7 +150,7 @@ def test_a_phone_plays_links_moves_to_a_second_phone_and_is_forgotten(phone_syst
     account_id = phone.sign_in_by_device(NAME).account_id
 
     started = phone.call(phone.matchmaking.StartPractice, mm.StartPracticeRequest(
-        request_id="practice-1", variant="draw-2", target=51, strength="greedy"))
+        request_id="practice-1", variant="draw-2", target=51))
     final = play_to_the_end(phone, started.match_id)
     assert final.status == match_pb.MATCH_STATUS_ENDED and phone.refreshes >= 1
 
@@ -172,8 +172,8 @@ def test_a_phone_plays_links_moves_to_a_second_phone_and_is_forgotten(phone_syst
     assert second.call(second.match.GetRating, match_pb.GetRatingRequest(rules="egyptian",
                                                                          teams=False)).rating.matches == 0
     with pytest.raises(grpc.RpcError) as refused:
-        second.matchmaking.StartPractice(mm.StartPracticeRequest(request_id="after", variant="draw-2",
-                                                                 strength="greedy"), metadata=second.auth())
+        second.matchmaking.StartPractice(mm.StartPracticeRequest(request_id="after", variant="draw-2"),
+                                         metadata=second.auth())
     assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
 
     assert found_in_store(store_env, [NAME, SUBJECT]) == []
@@ -206,8 +206,8 @@ def test_a_banned_phone_is_refused_by_refresh_and_matchmaking_at_once(tmp_path):
                                  "abusive chat"], capture_output=True, text=True, env=env, timeout=60)
         assert banned.returncode == 0, banned.stderr
         with pytest.raises(grpc.RpcError) as by_matchmaking:
-            phone.matchmaking.StartPractice(mm.StartPracticeRequest(request_id="b", variant="draw-2",
-                                                                    strength="greedy"), metadata=phone.auth())
+            phone.matchmaking.StartPractice(mm.StartPracticeRequest(request_id="b", variant="draw-2"),
+                                            metadata=phone.auth())
         with pytest.raises(grpc.RpcError) as by_refresh:
             phone.refresh()
         unbanned = subprocess.run([domino_command(), "admin", "unban", account_id], capture_output=True, text=True,
