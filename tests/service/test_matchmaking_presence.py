@@ -23,6 +23,7 @@ from services.client.api import MatchApi, MatchmakingApi
 from services.client.app import App
 from services.client.inbox import Inbox
 from services.client.store import LastMatch
+from tests.support.errors import refusal
 from tests.support.keys import auth, token
 
 from .matchmaking_harness import POPO, running_matchmaking, running_system
@@ -136,11 +137,33 @@ def test_get_presence_is_rate_limited_like_every_call():
             stub.GetPresence(pb.GetPresenceRequest(), metadata=auth("ann"))
         with pytest.raises(grpc.RpcError) as caught:
             stub.GetPresence(pb.GetPresenceRequest(), metadata=auth("ann"))
-        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        said = refusal(caught.value)
+        assert (said.code, said.reason, said.domain) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED",
+                                                         "domino.matchmaking")
+        assert said.retry_after and 0 < said.retry_after <= 1  # one request a second: the next within it
         stub.GetPresence(pb.GetPresenceRequest(), metadata=auth("bob"))  # somebody else is not affected
         time.sleep(1.1)
         stub.GetPresence(pb.GetPresenceRequest(), metadata=auth("ann"))
     app.close()
+
+
+def test_a_player_past_their_open_streams_is_refused_another_with_its_own_reason():
+    app = MatchmakingApplication(env=POPO)
+    changes = ChangeFeed()
+    with running_matchmaking(app, changes, limits=(StreamLimits(per_caller=1), RateLimit(1e9, 1e9))) as port, \
+            grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = pb_grpc.MatchmakingServiceStub(channel)
+        room = stub.CreateRoom(pb.CreateRoomRequest(request_id="r"), metadata=auth("ann")).room
+        watch = lambda: stub.WatchRoom(pb.WatchRoomRequest(room_id=room.room_id), metadata=auth("ann"),  # noqa: E731
+                                       timeout=10)
+        held = watch()
+        next(held)
+        with pytest.raises(grpc.RpcError) as caught:
+            next(watch())
+        held.cancel()
+    app.close()
+    said = refusal(caught.value)
+    assert (said.code, said.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "STREAM_LIMIT")
 
 
 def test_the_terminal_client_offers_the_way_back_that_the_server_names(system, tmp_path):
