@@ -34,19 +34,25 @@ class MatchmakingServiceStub:
     token; the token's `sub` is the player id. Bot identities (`bot:...`) cannot take seats.
 
     A player is in one place at a time: one room, one ticket (and the table it led to) or one
-    practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION;
-    GetPresence tells the caller where they are.
+    practice match, until that match ends: the moment the match service has stored its end, not
+    later. Asking for a second place is FAILED_PRECONDITION (ALREADY_SEATED); GetPresence tells
+    the caller where they are.
 
     Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
     whose reason is a domino.errors.v1.ErrorReason (domain "domino.matchmaking"); a refused call
     changes nothing. Unknown room, code or ticket NOT_FOUND (ROOM_NOT_FOUND, TICKET_NOT_FOUND);
-    not the host, not in the room, not a player PERMISSION_DENIED; a malformed request, an option
-    or a bot strength the family does not offer INVALID_ARGUMENT (BadRequest names the field);
-    full room, seat taken, unfilled room, options after the start, already elsewhere
-    (ALREADY_SEATED), banned FAILED_PRECONDITION; too many calls or failed join attempts
+    not the host, not in the room, not a player, a banned or deleted account PERMISSION_DENIED
+    (NOT_HOST, NOT_IN_ROOM, NOT_A_PLAYER, BANNED with its end as metadata "until",
+    ACCOUNT_DELETED); a malformed request, an option or a bot strength the family does not
+    offer INVALID_ARGUMENT (INVALID_REQUEST, INVALID_OPTIONS, STRENGTH_NOT_OFFERED, BAD_SEAT,
+    REQUEST_ID_REUSED; BadRequest names the field); full room, seat taken, unfilled room, options
+    after the start, already elsewhere FAILED_PRECONDITION (ROOM_FULL, SEAT_TAKEN, ROOM_NOT_FILLED,
+    ROOM_LOCKED, ALREADY_SEATED...); too many calls, streams or failed join attempts
     RESOURCE_EXHAUSTED (RetryInfo); lost a race too often ABORTED (CONFLICT); the match or account
-    service away UNAVAILABLE (call again with the same request_id); no, bad or expired token, or
-    an ended session UNAUTHENTICATED.
+    service away UNAVAILABLE (call again with the same request_id); a match the match service
+    refused for good INTERNAL (MATCH_REFUSED); no, bad or expired token, or an ended session
+    UNAUTHENTICATED. A request's own fields are checked, each alone, before what they make
+    together: the first error named is the real one.
 
     Defaults: a request naming no family gets the first DescribeRules lists; no variant, the
     family's default_variant; no seat count or team setting, the variant's default shape; no
@@ -151,19 +157,25 @@ class MatchmakingServiceServicer:
     token; the token's `sub` is the player id. Bot identities (`bot:...`) cannot take seats.
 
     A player is in one place at a time: one room, one ticket (and the table it led to) or one
-    practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION;
-    GetPresence tells the caller where they are.
+    practice match, until that match ends: the moment the match service has stored its end, not
+    later. Asking for a second place is FAILED_PRECONDITION (ALREADY_SEATED); GetPresence tells
+    the caller where they are.
 
     Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
     whose reason is a domino.errors.v1.ErrorReason (domain "domino.matchmaking"); a refused call
     changes nothing. Unknown room, code or ticket NOT_FOUND (ROOM_NOT_FOUND, TICKET_NOT_FOUND);
-    not the host, not in the room, not a player PERMISSION_DENIED; a malformed request, an option
-    or a bot strength the family does not offer INVALID_ARGUMENT (BadRequest names the field);
-    full room, seat taken, unfilled room, options after the start, already elsewhere
-    (ALREADY_SEATED), banned FAILED_PRECONDITION; too many calls or failed join attempts
+    not the host, not in the room, not a player, a banned or deleted account PERMISSION_DENIED
+    (NOT_HOST, NOT_IN_ROOM, NOT_A_PLAYER, BANNED with its end as metadata "until",
+    ACCOUNT_DELETED); a malformed request, an option or a bot strength the family does not
+    offer INVALID_ARGUMENT (INVALID_REQUEST, INVALID_OPTIONS, STRENGTH_NOT_OFFERED, BAD_SEAT,
+    REQUEST_ID_REUSED; BadRequest names the field); full room, seat taken, unfilled room, options
+    after the start, already elsewhere FAILED_PRECONDITION (ROOM_FULL, SEAT_TAKEN, ROOM_NOT_FILLED,
+    ROOM_LOCKED, ALREADY_SEATED...); too many calls, streams or failed join attempts
     RESOURCE_EXHAUSTED (RetryInfo); lost a race too often ABORTED (CONFLICT); the match or account
-    service away UNAVAILABLE (call again with the same request_id); no, bad or expired token, or
-    an ended session UNAUTHENTICATED.
+    service away UNAVAILABLE (call again with the same request_id); a match the match service
+    refused for good INTERNAL (MATCH_REFUSED); no, bad or expired token, or an ended session
+    UNAUTHENTICATED. A request's own fields are checked, each alone, before what they make
+    together: the first error named is the real one.
 
     Defaults: a request naming no family gets the first DescribeRules lists; no variant, the
     family's default_variant; no seat count or team setting, the variant's default shape; no
@@ -261,8 +273,8 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchTicket(self, request, context):
-        """The ticket after every change, starting with the current state; ends once the ticket
-        is cancelled or its match has ended.
+        """The ticket after every change, from the current state unless from_version is it; ends
+        once the ticket is cancelled or its match has ended.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -394,19 +406,25 @@ class MatchmakingService:
     token; the token's `sub` is the player id. Bot identities (`bot:...`) cannot take seats.
 
     A player is in one place at a time: one room, one ticket (and the table it led to) or one
-    practice match, until that match ends. Asking for a second place is FAILED_PRECONDITION;
-    GetPresence tells the caller where they are.
+    practice match, until that match ends: the moment the match service has stored its end, not
+    later. Asking for a second place is FAILED_PRECONDITION (ALREADY_SEATED); GetPresence tells
+    the caller where they are.
 
     Errors (docs/api.md, "Errors"): every refusal carries a google.rpc.Status with an ErrorInfo
     whose reason is a domino.errors.v1.ErrorReason (domain "domino.matchmaking"); a refused call
     changes nothing. Unknown room, code or ticket NOT_FOUND (ROOM_NOT_FOUND, TICKET_NOT_FOUND);
-    not the host, not in the room, not a player PERMISSION_DENIED; a malformed request, an option
-    or a bot strength the family does not offer INVALID_ARGUMENT (BadRequest names the field);
-    full room, seat taken, unfilled room, options after the start, already elsewhere
-    (ALREADY_SEATED), banned FAILED_PRECONDITION; too many calls or failed join attempts
+    not the host, not in the room, not a player, a banned or deleted account PERMISSION_DENIED
+    (NOT_HOST, NOT_IN_ROOM, NOT_A_PLAYER, BANNED with its end as metadata "until",
+    ACCOUNT_DELETED); a malformed request, an option or a bot strength the family does not
+    offer INVALID_ARGUMENT (INVALID_REQUEST, INVALID_OPTIONS, STRENGTH_NOT_OFFERED, BAD_SEAT,
+    REQUEST_ID_REUSED; BadRequest names the field); full room, seat taken, unfilled room, options
+    after the start, already elsewhere FAILED_PRECONDITION (ROOM_FULL, SEAT_TAKEN, ROOM_NOT_FILLED,
+    ROOM_LOCKED, ALREADY_SEATED...); too many calls, streams or failed join attempts
     RESOURCE_EXHAUSTED (RetryInfo); lost a race too often ABORTED (CONFLICT); the match or account
-    service away UNAVAILABLE (call again with the same request_id); no, bad or expired token, or
-    an ended session UNAUTHENTICATED.
+    service away UNAVAILABLE (call again with the same request_id); a match the match service
+    refused for good INTERNAL (MATCH_REFUSED); no, bad or expired token, or an ended session
+    UNAUTHENTICATED. A request's own fields are checked, each alone, before what they make
+    together: the first error named is the real one.
 
     Defaults: a request naming no family gets the first DescribeRules lists; no variant, the
     family's default_variant; no seat count or team setting, the variant's default shape; no
