@@ -18,6 +18,8 @@ from eventsourcing.domain import Aggregate
 from .match_starts import MATCH_ENDED, MatchCreator, source_of
 from .plumbing import Store
 from .presence import MatchLink, Presence
+from .rooms import Room
+from .tables import Table
 
 
 class MatchEnds:
@@ -54,7 +56,9 @@ class MatchEnds:
             return []
         loaded = {aggregate.id: aggregate for aggregate in known}
         source_id = UUID(link.source_id)
-        source = loaded.get(source_id) or source_of(self.store, link.source_kind, source_id)
+        known_source = loaded.get(source_id)
+        source = known_source if isinstance(known_source, (Room, Table)) else source_of(self.store, link.source_kind,
+                                                                                       source_id)
         changed: list[Aggregate] = [link]
         if source is not None:
             source.close(MATCH_ENDED)

@@ -10,6 +10,8 @@ enum lacks.
 
 from __future__ import annotations
 
+from typing import cast
+
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from domino.match.v1 import match_service_pb2 as match_pb
@@ -25,8 +27,9 @@ from .table_use_cases import TicketState
 from .tables import Table
 
 #: Every registered strength's name -> its BotStrength value.
-STRENGTHS: dict[str, int] = {name: match_pb.BotStrength.Value(f"BOT_STRENGTH_{name.upper()}")
-                             for name in bot_strengths.NAMES}
+STRENGTHS: dict[str, match_pb.BotStrength] = {
+    name: cast(match_pb.BotStrength, match_pb.BotStrength.Value(f"BOT_STRENGTH_{name.upper()}"))
+    for name in bot_strengths.NAMES}
 STRENGTH_NAMES: dict[int, str] = {value: name for name, value in STRENGTHS.items()}
 
 _ROOM_STATUS = {Room.OPEN: pb.ROOM_STATUS_OPEN, Room.STARTING: pb.ROOM_STATUS_STARTING,

@@ -42,14 +42,14 @@ def strength(value: int) -> str | None:
     return name
 
 
-def seat(value: int | None) -> int | None:
-    if value is not None and value < 0:
+def seat(value: int) -> int:
+    if value < 0:
         raise BadSeat(f"seat {value} does not exist; seats are numbered from 0")
     return value
 
 
 def optional_seat(request: Any) -> int | None:
-    return seat(request.seat if request.HasField("seat") else None)
+    return seat(request.seat) if request.HasField("seat") else None
 
 
 def turn_timer(request: Any) -> int | None:
