@@ -5,9 +5,7 @@ while a room of one person among bots counts as practice. Over gRPC, on a real m
 
 from __future__ import annotations
 
-from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.common.config import Settings
-from tests.support.keys import auth
 
 from .matchmaking_harness import running_system
 

@@ -8,10 +8,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client import CollectorRegistry
 
 from domino.match.v1 import match_service_pb2 as match_pb
-from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.common.grpc_metrics import RpcMetrics
 from services.matchmaking.bootstrap import SERVICE_NAME
-from tests.support.keys import auth
 
 from .matchmaking_harness import running_system
 
