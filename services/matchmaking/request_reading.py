@@ -13,6 +13,7 @@ import uuid
 from typing import Any
 
 from services.common import rule_options
+from services.common.bot_strengths import OFFERED
 from services.match.rules.rulesets import TURN_TIMERS
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
@@ -37,7 +38,7 @@ def strength(value: int) -> str | None:
         return None
     name = STRENGTH_NAMES.get(value)
     if name is None:
-        raise StrengthNotOffered(f"unknown bot strength {value}; choose one of {', '.join(STRENGTH_NAMES.values())}")
+        raise StrengthNotOffered(f"unknown bot strength {value}; choose one of {', '.join(OFFERED)}")
     check_strength(name)
     return name
 
