@@ -162,12 +162,13 @@ def _variant(named: Family, variant: str) -> str:
 
 def _shape(named: Family, variant: str, seats: int | None, teams: bool | None) -> Shape:
     """The seat count and team setting asked for, the unset one (or both) from the variant's
-    default shape where it fits, else the first of its shapes that does."""
+    default shape where the variant offers that, else from the first of its shapes that fits."""
     shapes = named.shapes(variant)
     fitting = [s for s in shapes if seats in (None, s.seats) and teams in (None, s.teams)]
     if fitting:
         default = named.default_shape(variant)
-        return default if default in fitting else fitting[0]
+        preferred = Shape(default.seats if seats is None else seats, default.teams if teams is None else teams)
+        return preferred if preferred in fitting else fitting[0]
     field = "seat_count" if seats is not None and all(s.seats != seats for s in shapes) else "teams"
     with _refused_as(field):
         named.build(variant or None, seats, teams)  # the family's own words for a shape it does not offer
