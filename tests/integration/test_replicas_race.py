@@ -12,6 +12,7 @@ from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
 from tests.service.harness import running_service
 from tests.support.clock import Clock
+from tests.support.errors import refusal
 from tests.support.keys import auth
 
 pytestmark = pytest.mark.integration
@@ -83,14 +84,17 @@ def test_a_replica_whose_copy_is_from_before_the_end_still_refuses_chat_after_th
     try:
         with running_service(first) as one, running_service(second) as two:
             match_id = one.create(variant="draw-2", players=("ann", "bob")).match_id
-            two.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="good_luck"), metadata=auth("ann"))
+            two.stub.SendChat(pb.SendChatRequest(match_id=match_id, chat_phrase=pb.CHAT_PHRASE_GOOD_LUCK),
+                              metadata=auth("ann"))
             for player in ("ann", "bob"):  # the match ends through the first replica only
                 ended = one.stub.LeaveMatch(pb.LeaveMatchRequest(match_id=match_id), metadata=auth(player)).view
             assert ended.status == pb.MATCH_STATUS_ENDED
             clock.advance(61)
             with pytest.raises(grpc.RpcError) as refused:
-                two.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="hello"), metadata=auth("ann"))
+                two.stub.SendChat(pb.SendChatRequest(match_id=match_id, chat_phrase=pb.CHAT_PHRASE_HELLO),
+                                  metadata=auth("ann"))
             assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION, refused.value.details()
+            assert refusal(refused.value).reason == "CHAT_CLOSED"
             assert [e.phrase for e in first.phrases_after(uuid.UUID(match_id), 0)] == ["good_luck"]
     finally:
         first.close()

@@ -105,9 +105,10 @@ def test_a_rebuild_after_the_winner_was_swapped_in_the_store_leaves_the_match_ou
                                                                          metadata=auth(p)).matches}
                       for p in (winner, loser, "ann")}
             # neither the swapped result nor any: the match is left as it was before its end
-            assert listed[winner][str(target.id)].result == listed[loser][str(target.id)].result == "in_play"
+            assert listed[winner][str(target.id)].result == listed[loser][str(target.id)].result == \
+                pb.MATCH_RESULT_IN_PLAY
             assert not listed[winner][str(target.id)].HasField("ended_at")
-            assert listed["ann"][str(other.id)].result == other_result  # the untouched match is recorded
+            assert pb.MatchResult.Name(listed["ann"][str(other.id)].result) == f"MATCH_RESULT_{other_result.upper()}"
             ratings = {p: svc.stub.GetRating(pb.GetRatingRequest(rules="egyptian", player_id=p),
                                              metadata=auth(p)).rating for p in ("bob", "cat")}
             assert ratings["bob"].matches == 0 and ratings["cat"].matches == 1  # only "other" moved a rating

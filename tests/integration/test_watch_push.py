@@ -208,9 +208,10 @@ def test_a_phrase_sent_through_another_replica_reaches_a_stream_by_the_push(repl
         start = one.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view.version
         stream = one.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=start),
                                      metadata=auth("bob"), timeout=5)
-        two.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="good_luck"), metadata=auth("ann"))
+        two.stub.SendChat(pb.SendChatRequest(match_id=match_id, chat_phrase=pb.CHAT_PHRASE_GOOD_LUCK),
+                          metadata=auth("ann"))
         try:
             chat = next(u for u in stream if u.HasField("chat"))
         finally:
             stream.cancel()
-    assert chat.chat.phrase == "good_luck"
+    assert chat.chat.chat_phrase == pb.CHAT_PHRASE_GOOD_LUCK

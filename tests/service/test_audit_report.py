@@ -8,6 +8,7 @@ or after entry 339 … and by entry 339" said one entry twice)."""
 from __future__ import annotations
 
 import json
+import uuid
 
 import pytest
 from click.testing import CliRunner
@@ -18,6 +19,7 @@ from services.cli.main import cli
 from services.client.store import KeptHeads
 from services.match.application import MatchApplication
 from services.match.heads import PublishedKey, PublishedKeys, key_id
+from services.match.messages import head_pb
 from tests.support.grpc_matches import play_whole_match
 from tests.support.keys import auth
 
@@ -39,7 +41,12 @@ def played(tmp_path_factory) -> dict:
         match_id = svc.create(variant="block-4", players=SEATS, teams=True, request_id="report").match_id
         play_whole_match(svc, match_id)
         kept = KeptHeads(where, PLAYER)
-        for update in svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), metadata=auth(PLAYER)):
+        # Every head from the first event on: the one of version 1 (the header alone, stored with
+        # the first deal in one command) signed as the service signs it, then the stream's.
+        first = app.match_at(uuid.UUID(match_id), 1)
+        kept.keep(pb.MatchView(head=head_pb(svc.signer.head(match_id, 1, first.chain_entries, first.chain_head))))
+        for update in svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=1),
+                                          metadata=auth(PLAYER)):
             kept.keep(update.view)
         exported = {who: svc.stub.ExportMatch(pb.ExportMatchRequest(match_id=match_id), metadata=auth(who, kind))
                     .record_json for who, kind in (("auditor-1", "auditor"), (PLAYER, "player"))}

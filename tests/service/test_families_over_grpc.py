@@ -11,7 +11,9 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
+from services.match.describe import describe_rules
 from tests.support.clock import Clock
+from tests.support.errors import refusal
 from tests.support.keys import auth
 
 from tests.support.grpc_matches import FAMILIES, PLAYERS, play_whole_match, verified
@@ -32,7 +34,7 @@ def test_a_whole_match_of_every_family_over_grpc_exports_a_record_that_verifies(
     record, verdict = verified(svc, created.match_id, tmp_path)
     assert verdict["valid"] and verdict["complete"]
     assert verdict["scores"] == list(final.scores)
-    assert verdict["winner"] == (None if final.winner < 0 else final.winner)
+    assert verdict["winner"] == (final.winner if final.HasField("winner") else None)
     assert record["rules"] == FAMILIES[name]["rules"] and len(record["seats"]) == len(FAMILIES[name]["players"])
     if record["rules"] == "goat":
         assert verdict["goats"] == list(final.goats) and final.goats
@@ -48,9 +50,9 @@ def test_an_all_fives_view_adds_up_every_play_and_round_into_the_scores(svc):
         in_round = sum(a.points for a in view.round_actions)
         assert sum(view.scores) == ended + in_round
         assert all(a.points % 5 == 0 for a in view.round_actions)
-        if view.up_end >= 0:
+        if view.HasField("up_end"):
             seen_open.append(view)
-            assert view.spinner_index >= 0 and view.down_end >= 0
+            assert view.HasField("spinner_index") and view.HasField("down_end")
         else:
             assert not view.up_line and not view.down_line
 
@@ -63,11 +65,12 @@ def test_an_all_fives_view_adds_up_every_play_and_round_into_the_scores(svc):
 def test_a_watch_stream_of_all_fives_names_the_points_each_play_scored(svc):
     created = svc.create(request_id="fives-watch", **FAMILIES["all-fives 2"])
     final = play_whole_match(svc, created.match_id)
-    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=created.match_id), metadata=auth("ann"))
+    stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=created.match_id, from_version=1),
+                                 metadata=auth("ann"))
     updates = list(stream)
-    assert [u.event.version for u in updates] == list(range(1, final.version + 1))
+    assert [u.event.version for u in updates] == list(range(2, final.version + 1))
     scoring = [u for u in updates if u.event.points]
-    assert scoring and all(u.event.kind == "tile_played" and u.event.points % 5 == 0 for u in scoring)
+    assert scoring and all(u.event.kind == pb.EVENT_KIND_TILE_PLAYED and u.event.points % 5 == 0 for u in scoring)
     for u in scoring:
         last = u.view.round_actions[-1] if u.view.round_actions else None
         if last is not None and last.kind == pb.MOVE_KIND_PLAY and last.tile == u.event.tile:
@@ -76,7 +79,8 @@ def test_a_watch_stream_of_all_fives_names_the_points_each_play_scored(svc):
 
 def test_a_goat_view_shows_accounts_the_pot_options_and_the_goat(svc):
     created = svc.create(request_id="goat", **FAMILIES["goat koza 3"])
-    assert created.view.goat_options == pb.GoatOptions(zero_zero=10, redeal=True, remembered=True, fish="one")
+    assert {o.name: getattr(o.value, o.value.WhichOneof("value")) for o in created.view.rule_options} == \
+        {"zero_zero": 10, "redeal": True, "remembered": True, "fish": "one"}
 
     def check(view: pb.MatchView) -> None:
         assert len(view.remembered) == len(view.accounts_open) == 3
@@ -87,7 +91,8 @@ def test_a_goat_view_shows_accounts_the_pot_options_and_the_goat(svc):
     final = play_whole_match(svc, created.match_id, check)
     scores = list(final.scores)
     assert final.goats and max(scores) >= 101
-    assert final.winner == (scores.index(min(scores)) if scores.count(min(scores)) == 1 else -1)
+    assert (final.winner if final.HasField("winner") else None) == \
+        (scores.index(min(scores)) if scores.count(min(scores)) == 1 else None)
 
 
 def test_sports_times_each_move_itself_instead_of_the_hosts_timer(svc):
@@ -116,34 +121,64 @@ def test_a_sports_turn_that_runs_out_is_played_as_section_1_6_says(svc):
 # ---- options CreateMatch refuses ------------------------------------------------------------------
 
 
-def refused(svc, code, words, **fields):
+def refused(svc, code, words, reason, field, **fields):
     with pytest.raises(grpc.RpcError) as caught:
         svc.create(request_id=f"bad-{len(words)}-{sorted(fields)}", **fields)
     assert caught.value.code() == code, caught.value.details()
+    assert (refusal(caught.value).reason, refusal(caught.value).fields) == (reason, (field,))
     for word in words:
         assert word in caught.value.details(), caught.value.details()
 
 
-@pytest.mark.parametrize("fields,words", [
-    (dict(rules="all-fives", variant="", players=PLAYERS[:1]), ["2 or 3 or 4"]),
-    (dict(rules="all-fives", variant="", players=PLAYERS[:3], teams=True), ["teams only by 4"]),
-    (dict(rules="all-fives", variant="", players=PLAYERS, target=101), ["100, 150, 200, 250"]),
-    (dict(rules="all-fives", variant="straight", players=PLAYERS), ["no variants"]),
-    (dict(rules="goat", variant="", players=PLAYERS), ["gamezz, koza"]),
-    (dict(rules="goat", variant="koza", players=PLAYERS, goat_options={"fish": "two"}), ["all, one"]),
-    (dict(rules="goat", variant="koza", players=PLAYERS, goat_options={"zero_zero": 5}), ["0, 10, 25"]),
-    (dict(rules="goat", variant="koza", players=PLAYERS, target=100), ["101"]),
-    (dict(rules="classic", variant="", players=PLAYERS, teams=True), ["solo"]),
-    (dict(rules="classic", variant="", players=PLAYERS, target=250), ["100, 200, 300, 400, 500"]),
-    (dict(rules="sports", variant="", players=PLAYERS[:2]), ["4"]),
-    (dict(rules="sports", variant="", players=PLAYERS, teams=False), ["pairs"]),
-    (dict(rules="egyptian", variant="block-4", players=PLAYERS, goat_options={"fish": "one"}), ["no options"]),
-    (dict(rules="chess", variant="", players=PLAYERS), ["egyptian, all-fives, goat, classic, sports"]),
-], ids=["one-seat", "teams-of-three", "fives-target", "fives-variant", "goat-no-variant", "goat-fish",
+@pytest.mark.parametrize("fields,words,field", [
+    (dict(rules="all-fives", variant="", players=PLAYERS[:1]), ["2 or 3 or 4"], "seats"),
+    (dict(rules="all-fives", variant="", players=PLAYERS[:3], teams=True), ["not played in teams by 3"], "teams"),
+    (dict(rules="all-fives", variant="", players=PLAYERS, target=101), ["100, 150, 200, 250"], "target"),
+    (dict(rules="all-fives", variant="straight", players=PLAYERS), ["has no variant", "none"], "variant"),
+    (dict(rules="goat", variant="kozel", players=PLAYERS), ["koza, gamezz"], "variant"),
+    (dict(rules="goat", variant="koza", players=PLAYERS, rule_options={"fish": "two"}), ["all, one"], "rule_options"),
+    (dict(rules="goat", variant="koza", players=PLAYERS, rule_options={"zero_zero": 5}), ["0, 10, 25"],
+     "rule_options"),
+    (dict(rules="goat", variant="koza", players=PLAYERS, target=100), ["101"], "target"),
+    (dict(rules="classic", variant="", players=PLAYERS, teams=True), ["not played in teams"], "teams"),
+    (dict(rules="classic", variant="", players=PLAYERS, target=250), ["100, 200, 300, 400, 500"], "target"),
+    (dict(rules="sports", variant="", players=PLAYERS[:2]), ["4"], "seats"),
+    (dict(rules="sports", variant="", players=PLAYERS, teams=False), ["not played solo"], "teams"),
+    (dict(rules="egyptian", variant="block-4", players=PLAYERS, rule_options={"fish": "one"}), ["no options"],
+     "rule_options"),
+], ids=["one-seat", "teams-of-three", "fives-target", "fives-variant", "goat-variant", "goat-fish",
         "goat-zero-zero", "goat-target", "classic-teams", "classic-target", "sports-two", "sports-solo",
-        "egyptian-goat-options", "unknown-rules"])
-def test_create_match_refuses_a_familys_invalid_options_naming_the_allowed_values(svc, fields, words):
-    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, words, **fields)
+        "egyptian-options"])
+def test_create_match_refuses_a_familys_invalid_options_naming_the_allowed_values(svc, fields, words, field):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, words, "INVALID_OPTIONS", field, **fields)
+
+
+def test_create_match_refuses_unknown_rules_naming_the_families_it_plays(svc):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, ["egyptian, all-fives, goat, classic, sports"], "INVALID_REQUEST",
+            "rules", rules="chess", variant="", players=PLAYERS)
+
+
+# ---- the defaults the proto promises ----------------------------------------------------------
+
+
+def test_a_match_naming_no_rules_is_of_the_first_family_describe_rules_lists_in_its_default_variant(svc):
+    first = describe_rules().families[0]
+    seats = next(v for v in first.variants if v.name == first.default_variant).default_shape.seats
+    view = svc.create(request_id="no-rules", rules="", variant="", players=PLAYERS[:seats]).view
+    assert (view.rules, view.variant) == (first.name, first.default_variant)
+
+
+@pytest.mark.parametrize("family", [f.name for f in describe_rules().families])
+def test_a_match_naming_no_variant_target_timer_or_teams_gets_the_defaults_describe_rules_gives(svc, family):
+    described = next(f for f in describe_rules().families if f.name == family)
+    variant = next(v for v in described.variants if v.name == described.default_variant)
+    shape = variant.default_shape
+    view = svc.create(request_id=f"defaults-{family}", rules=family, variant="", players=PLAYERS[:shape.seats]).view
+    assert view.variant == described.default_variant
+    assert (len(view.seats), view.teams) == (shape.seats, shape.teams)
+    assert view.target == variant.default_target
+    assert view.turn_timer_seconds == describe_rules().default_turn_timer
+    assert {o.name: o.value for o in view.rule_options} == {p.name: p.value for p in variant.presets}
 
 
 def test_playing_up_before_the_spinner_opens_is_a_rule_violation(svc):

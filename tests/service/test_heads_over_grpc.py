@@ -48,11 +48,11 @@ def test_watch_updates_carry_a_head_per_version_and_they_settle_the_export(svc, 
     kept = KeptHeads(tmp_path, "ann")
     final = play_whole_match(svc, match_id)
     assert final.status == pb.MATCH_STATUS_ENDED
-    for update in svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), metadata=auth("ann")):
+    for update in svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id, from_version=1), metadata=auth("ann")):
         assert update.view.head.version == update.view.version
         kept.keep(update.view)
     heads = read_heads(json.loads(kept.path(match_id).read_text()))
-    assert [h.version for h in heads] == list(range(1, final.version + 1))
+    assert [h.version for h in heads] == list(range(2, final.version + 1))
     exported = svc.stub.ExportMatch(pb.ExportMatchRequest(match_id=match_id),
                                     metadata=auth("auditor-1", "auditor")).record_json
     record = loads(exported)

@@ -22,7 +22,7 @@ PLAYERS = ("ann", "bob", "cat", "dan")
 FAMILIES = {  # name: CreateMatch fields
     "all-fives 2": dict(rules="all-fives", variant="", players=PLAYERS[:2], target=100),
     "all-fives teams": dict(rules="all-fives", variant="", players=PLAYERS, teams=True, target=100),
-    "goat koza 3": dict(rules="goat", variant="koza", players=PLAYERS[:3], goat_options={"fish": "one"}),
+    "goat koza 3": dict(rules="goat", variant="koza", players=PLAYERS[:3], rule_options={"fish": "one"}),
     "goat gamezz teams": dict(rules="goat", variant="gamezz", players=PLAYERS, teams=True),
     "classic 3": dict(rules="classic", variant="", players=PLAYERS[:3], target=100),
     "sports": dict(rules="sports", variant="", players=PLAYERS, target=100, turn_timer_seconds=90),

@@ -48,13 +48,17 @@ def public_view(svc, match_id: str) -> pb.MatchView:
 
 
 def assert_saw_the_whole_match_once(updates: list[pb.WatchMatchResponse], final: pb.MatchView) -> None:
-    """Every event from the first to the match's end exactly once, in order, each with the
-    public view at its version, and the last view the match's own."""
+    """The public view where the stream began (no event), then every event from there to the
+    match's end exactly once, in order, each with the public view at its version, and the
+    last view the match's own."""
+    first = updates[0]
+    assert not first.HasField("event") and not first.view.HasField("your_seat") and not first.view.hand
     events = [u for u in updates if u.HasField("event")]
     versions = [u.event.version for u in events]
-    assert versions == list(range(1, final.version + 1)), versions
-    assert all(u.view.version == u.event.version and u.view.your_seat == -1 and not u.view.hand for u in events)
-    assert events[-1].event.kind == "match_ended" and final.status == pb.MATCH_STATUS_ENDED
+    assert versions == list(range(first.view.version + 1, final.version + 1)), versions
+    assert all(u.view.version == u.event.version and not u.view.HasField("your_seat") and not u.view.hand
+               for u in events)
+    assert events[-1].event.kind == pb.EVENT_KIND_MATCH_ENDED and final.status == pb.MATCH_STATUS_ENDED
     last, own = pb.MatchView(), pb.MatchView()
     last.CopyFrom(events[-1].view)
     own.CopyFrom(final)
