@@ -50,21 +50,29 @@ from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common.auth import KeyRing, mint_token
 from services.common.bot_ids import bot_strength
+from services.common.error_details import details_of
 from services.match.ends import TO_PB as END_TO_PB
 from services.match.rules.tiles import HIGH, LOW
 
 from .strategies import STRATEGIES
-from .views import view_from_pb
+from .views import turn, view_from_pb, your_seat
 
 
 CALL_SECONDS = 10.0  # deadline of each call to the match service: a turn never hangs on it
 # Less think time than this left once a choosing slot is free: decide as a bot-only table does.
 MIN_SEARCH_SECONDS = 0.1
-# Statuses that mean the turn is gone or was never ours: redelivery would not help.
-SETTLED = frozenset({grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
-                     grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.UNAUTHENTICATED})
-
-TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+# The match's rules or state refused the move: the turn may have moved on (another replica
+# answered it), which a fresh view tells (ErrorInfo reasons, docs/api.md "Errors").
+MOVED_ON = frozenset({"NOT_YOUR_TURN", "ROUND_OVER", "MATCH_ENDED", "REQUEST_ID_REUSED", "TILE_NOT_HELD",
+                      "TILE_DOES_NOT_FIT", "END_REQUIRED", "WRONG_LEAD", "MUST_PLAY", "MUST_DRAW", "CANNOT_DRAW",
+                      "NOT_ALLOWED_BY_RULES", "ROUND_NOT_DEALT", "INVALID_REQUEST"})
+# Refusals that mean the turn is gone or was never ours: redelivery would not help.
+SETTLED = MOVED_ON | {"MATCH_NOT_FOUND", "NOT_SEATED", "SEAT_LEFT", "MATCH_FROZEN", "WRONG_CALLER", "TOKEN_MISSING",
+                      "TOKEN_INVALID", "SESSION_ENDED"}
+# The match service is away for now (a restart, its store down): the turn waits for it. A
+# call no server answered carries no reason; its status code says so.
+TRANSIENT = frozenset({"UNAVAILABLE"})
+UNANSWERED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 
 @dataclass(frozen=True)
@@ -76,15 +84,25 @@ class Refusal:
     details: str
     settled: bool  # the turn is gone or was never ours: redelivery would not help
     transient: bool = False  # the match service is away for now (a restart, its store down): try again soon
+    reason: str = ""  # the ErrorInfo reason ("" when no server answered)
 
 
 def refusal(error: BaseException) -> Refusal | None:
     """What ``play_turn``'s error means when the match service answered with an error
-    status; None for any other error."""
+    status (told by its ErrorInfo reason); None for any other error."""
     if not isinstance(error, grpc.aio.AioRpcError):
         return None
-    code = error.code()
-    return Refusal(code.name, error.details() or "", code in SETTLED, code in TRANSIENT)
+    code, reason = error.code(), details_of(error).reason
+    transient = reason in TRANSIENT or (not reason and code in UNANSWERED)
+    return Refusal(code.name, error.details() or "", reason in SETTLED, transient, reason)
+
+
+def _my_turn(view: pb.MatchView) -> bool:
+    """The bot has a move to make: its seat is to act, with a play or a draw (the server
+    passes for a seat that can only pass, so a turn never waits on the bot for that)."""
+    seat = your_seat(view)
+    return (view.status == pb.MATCH_STATUS_IN_PROGRESS and seat is not None and turn(view) == seat
+            and len(view.legal_moves) > 0)
 
 
 class BotPlayer:
@@ -172,7 +190,7 @@ class BotPlayer:
                                          metadata=metadata, timeout=CALL_SECONDS)).view
         sent = 0
         drew = False  # the last command was a draw: the turn goes on without another think
-        while view.status == pb.MATCH_STATUS_IN_PROGRESS and view.turn == view.your_seat >= 0:
+        while _my_turn(view):
             started = self.timer()
             rng = random.Random(f"{match_id}:{view.version}:{player_id}")  # the same view, the same choice
             pace = 0.0 if drew else self.think_left(
@@ -196,7 +214,7 @@ class BotPlayer:
             try:
                 view = await self._send(match_id, view.version, move, metadata)
             except grpc.aio.AioRpcError as error:
-                if error.code() not in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION):
+                if details_of(error).reason not in MOVED_ON:
                     raise
                 now = (await self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=metadata,
                                                 timeout=CALL_SECONDS)).view

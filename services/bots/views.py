@@ -1,7 +1,8 @@
 """A MatchView from the wire, turned into the engine's PlayerView that strategies read.
 
 The bot service only ever has what GetMatch returned to its seat, so a strategy fed from
-here cannot see more than a person at that seat.
+here cannot see more than a person at that seat. "None" is an unset optional field on the
+wire (an unset ``turn`` reads 0, which is seat 0): each is read with HasField.
 """
 
 from __future__ import annotations
@@ -30,12 +31,20 @@ def move_from_pb(msg: pb.Move) -> Move:
 
 def _rule_set(view: pb.MatchView):
     named = family(view.rules)
-    options = rule_options.given(view)  # rule_options, or goat_options from a server before them
+    options = rule_options.given(view)
     return named.build(view.variant, named.seats_to_build(len(view.seats)), view.teams, options)
 
 
-def _optional(end: int) -> int | None:
-    return None if end < 0 else end
+def _optional(view: pb.MatchView, field: str) -> int | None:
+    return getattr(view, field) if view.HasField(field) else None
+
+
+def your_seat(view: pb.MatchView) -> int | None:
+    return _optional(view, "your_seat")
+
+
+def turn(view: pb.MatchView) -> int | None:
+    return _optional(view, "turn")
 
 
 def view_from_pb(view: pb.MatchView) -> PlayerView:
@@ -46,26 +55,26 @@ def view_from_pb(view: pb.MatchView) -> PlayerView:
     scored = tuple((i, _rules_side(view, a.seat), a.points) for i, a in enumerate(view.round_actions) if a.points)
     return PlayerView(
         rules=_rule_set(view),
-        seat=view.your_seat,
+        seat=view.your_seat,  # a bot's own view: always set
         hand=tuple(sorted(_tile(t) for t in view.hand)),
         line=tuple((p.left, p.right) for p in view.line),
-        left_end=None if view.left_end < 0 else view.left_end,
-        right_end=None if view.right_end < 0 else view.right_end,
+        left_end=_optional(view, "left_end"),
+        right_end=_optional(view, "right_end"),
         tile_counts=tuple(s.tile_count for s in view.seats),
         boneyard_count=view.boneyard_count,
         scores=tuple(view.scores),
         target=view.target,
         round_number=view.round_number,
-        turn=None if view.turn < 0 else view.turn,
+        turn=turn(view),
         legal_moves=tuple(move_from_pb(m) for m in view.legal_moves),
         actions=actions,
         round_outcome=None,
-        winner=None if view.winner < 0 else view.winner,
-        up_end=_optional(view.up_end),
-        down_end=_optional(view.down_end),
+        winner=_optional(view, "winner"),
+        up_end=_optional(view, "up_end"),
+        down_end=_optional(view, "down_end"),
         up_line=tuple((p.left, p.right) for p in view.up_line),
         down_line=tuple((p.left, p.right) for p in view.down_line),
-        spinner_at=_optional(view.spinner_index),
+        spinner_at=_optional(view, "spinner_index"),
         ends_total=view.ends_total,
         play_points=scored,
         remembered=tuple(view.remembered),

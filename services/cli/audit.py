@@ -39,9 +39,14 @@ def audit() -> None:
 @click.option("--key", "key_file", type=click.Path(dir_okay=False),
               help="The published head keys (domino-keys/1) or one PEM public key, to authenticate FILE: "
                    "without a good signed head over its content it is invalid.")
-def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str | None) -> None:
+@click.option("--keys-from", "keys_from", default=None, metavar="HOST:PORT",
+              help="Authenticate FILE as --key does, with the head keys the match service at HOST:PORT publishes "
+                   "(MatchService.GetHeadKeys; no token needed).")
+@tls_options
+def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str | None, keys_from: str | None,
+           tls: bool, ca) -> None:
     """Replay FILE through the rules engine and report what it found; with a chain in
-    FILE, --heads or --key, also whether FILE is the log that was played.
+    FILE, --heads, --key or --keys-from, also whether FILE is the log that was played.
 
     Exit status: 0 valid, 1 an illegal deal or action, or a broken chain, signature or
     head (its position is printed), or with --key a record that is not authenticated,
@@ -59,11 +64,15 @@ def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str
         record = record_format.loads(text)
     except record_format.MalformedRecord as e:
         _fail_malformed(str(e))
+    if key_file is not None and keys_from is not None:
+        raise click.UsageError("give the keys once: --key FILE or --keys-from HOST:PORT")
     keys = None
     kept: list | None = None
     try:
         if key_file is not None:
             keys = PublishedKeys.load(key_file)
+        if keys_from is not None:
+            keys = PublishedKeys.from_json(_fetched_keys(keys_from, credentials_of(tls, ca)))
         if heads_files:
             kept = []
             for path in heads_files:
@@ -79,6 +88,24 @@ def verify(file: str, as_json: bool, heads_files: tuple[str, ...], key_file: str
     else:
         click.echo(render(record, verdict))
     sys.exit(0 if verdict.valid else 1)
+
+
+def _fetched_keys(address: str, credentials=None) -> dict:
+    """GetHeadKeys' answer as a domino-keys/1 document (ClickException when it cannot be had)."""
+    import grpc
+
+    from domino.match.v1 import match_service_pb2 as pb
+    from domino.match.v1 import match_service_pb2_grpc as pb_grpc
+    from services.client.api import open_channel
+    from services.client.head_keys import keys_document
+
+    with open_channel(address, credentials) as channel:
+        try:
+            answer = pb_grpc.MatchServiceStub(channel).GetHeadKeys(pb.GetHeadKeysRequest(), timeout=30)
+        except grpc.RpcError as e:
+            raise click.ClickException(f"cannot fetch the head keys from {address}: {e.code().name}: "
+                                       f"{e.details()}") from None
+    return keys_document(answer)
 
 
 def _fail_malformed(message: str) -> NoReturn:

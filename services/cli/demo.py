@@ -20,6 +20,7 @@ from services.client.api import open_channel
 from services.common import bot_strengths
 from services.common.auth import KeyRing, MissingKeys, mint_token
 from services.common.config import Settings, client_keys_dir
+from services.common.error_details import details_of
 from services.match import record as record_format
 from services.match.rules.errors import BadOptions
 from services.match.rules.families import registry
@@ -91,9 +92,10 @@ def demo(family, variant, seats, teams, target, strength, address, tls, ca, time
             exported = patient(stub.ExportMatch)(pb.ExportMatchRequest(match_id=match_id), metadata=auditor,
                                                  timeout=10)
         except grpc.RpcError as e:
-            if e.code() == grpc.StatusCode.UNAVAILABLE:
+            reason = details_of(e).reason
+            if not reason and e.code() == grpc.StatusCode.UNAVAILABLE:  # no server answered
                 raise click.ClickException(f"no match service at {address}; start the system with `domino up`") from None
-            if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
+            if reason in ("INVALID_REQUEST", "INVALID_OPTIONS"):
                 raise click.UsageError(e.details() or "invalid argument") from None
             raise click.ClickException(f"{e.code().name}: {e.details()}") from None
     if as_json:

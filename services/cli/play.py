@@ -1,4 +1,8 @@
-"""`domino play`: the reference terminal client, over the public gRPC API only."""
+"""`domino play`: the reference terminal client, over the public gRPC API only.
+
+It holds none of the server's code (an import-linter contract, pyproject.toml): the
+families, their options, the bot strengths and the turn timers are what the server's
+DescribeRules says, so the command line's choices are checked once connected."""
 
 from __future__ import annotations
 
@@ -11,9 +15,9 @@ from rich.console import Console
 from rich.text import Text
 
 from services.cli import family_help
-from services.cli.choices import Described, Registered
+from services.cli.choices import Described
 from services.cli.play_options import Addresses, Connection, Display, PlayOptions, Start
-from services.cli.up import command_path
+from services.cli.command_path import command_path
 from services.cli.tls import credentials_of, tls_options
 from services.client.account_api import AccountApi
 from services.client.account_screen import AccountScreen
@@ -22,9 +26,9 @@ from services.client.app import App, Choices, InputClosed, explain
 from services.client.device import Device, DeviceFileError, config_dir
 from services.client.game import ClientError, GameOptions
 from services.client.inbox import Inbox
-from services.client import families, names
+from services.client import families, names, rules_cache
 from services.client.families import Setup
-from services.client.menu import STRENGTHS, TURN_TIMERS, clean_code
+from services.client.menu import clean_code
 from services.client.session import NAME_REFUSALS, LocalTokens, Session, first_sign_in
 from services.client.store import Exports, KeptHeads, LastMatch
 from services.client.terminal import Output
@@ -68,7 +72,7 @@ def local_tokens(player: str, settings: Settings) -> LocalTokens:
 def sign_in(session: Session, name: str | None, out: Output, inbox: Inbox, ask: bool) -> None:
     """The device's sign-in: silent once it has an account; the first time the display name
     is asked (``ask``: someone is at the terminal) or taken from ``--name``."""
-    if session.device.account_id:
+    if session.device.player_id:
         session.sign_in()
         return
 
@@ -88,7 +92,7 @@ def sign_in(session: Session, name: str | None, out: Output, inbox: Inbox, ask: 
     try:
         created = first_sign_in(session, name or "", ask_name if ask else None)
     except ApiError as e:
-        if e.code in NAME_REFUSALS:
+        if e.reason in NAME_REFUSALS:
             raise click.ClickException(f"{e}; choose another with --name") from None
         raise
     if created:
@@ -97,9 +101,14 @@ def sign_in(session: Session, name: str | None, out: Output, inbox: Inbox, ask: 
 
 
 def _choices(rules, variant, seats, teams, target, host_options, scripted: bool) -> Setup:
-    """The family and options the command line names, checked together (UsageError says
-    what does not fit). Started with a mode, unnamed ones take the defaults; from the menu
-    they are asked."""
+    """The family and options the command line names, checked together against what the
+    server described (UsageError says what does not fit). Started with a mode, unnamed ones
+    take the defaults; from the menu they are asked."""
+    described = families.current()
+    if rules and rules not in described.names:
+        raise click.UsageError(f"--rules {rules}: this server plays {', '.join(described.names)}")
+    if variant and families.rules_of(variant) is None:
+        raise click.UsageError(f"--variant {variant}: this server's variants are {', '.join(described.variants)}")
     if rules and variant and families.rules_of(variant) != rules:
         raise click.UsageError(f"--variant {variant} is not a variant of {rules}")
     options: dict = {}
@@ -117,6 +126,19 @@ def _choices(rules, variant, seats, teams, target, host_options, scripted: bool)
     if problem:
         raise click.UsageError(problem)
     return setup
+
+
+def _check_strength_and_timer(setup: Setup, strength: str | None, turn_timer: int | None) -> None:
+    """``--bots`` and ``--turn-timer`` against what the server described (UsageError)."""
+    described = families.current()
+    if strength is not None:
+        offered = families.offered_strengths(setup)[0] if setup.rules else described.strength_names
+        if strength not in offered:
+            where = f" for {families.title(setup.rules, setup.variant)}" if setup.rules else ""
+            raise click.UsageError(f"--bots {strength}: this server's bots{where} are {', '.join(offered)}")
+    if turn_timer is not None and turn_timer not in described.turn_timers:
+        raise click.UsageError(f"--turn-timer {turn_timer}: this server's turn timers are "
+                               f"{', '.join(map(str, described.turn_timers))} seconds (0: none)")
 
 
 @click.command()
@@ -150,20 +172,17 @@ def _choices(rules, variant, seats, teams, target, host_options, scripted: bool)
                    "you are seated in (or, if it does not answer, the last one played here).")
 @click.option("--watch", "watch", default=None, metavar="MATCH_ID",
               help="Watch a match as a spectator (one turn behind, no hands), if it allows spectators; q leaves.")
-@click.option("--rules", type=Registered(families.rule_names), default=None, cls=Described,
-              described=family_help.rules_help)
-@click.option("--variant", type=Registered(families.variant_names), default=None, cls=Described,
-              described=family_help.variant_help)
-@click.option("--seats", type=Registered(families.seat_counts), default=None, cls=Described,
-              described=family_help.seats_help)
+@click.option("--rules", default=None, metavar="FAMILY", cls=Described, described=family_help.rules_help)
+@click.option("--variant", default=None, cls=Described, described=family_help.variant_help)
+@click.option("--seats", type=int, default=None, cls=Described, described=family_help.seats_help)
 @click.option("--teams/--solo", default=None, cls=Described, described=family_help.teams_help)
 @click.option("--target", type=int, default=None, cls=Described, described=family_help.target_help)
 @click.option("--option", "host_options", multiple=True, metavar="NAME=VALUE", cls=Described,
               described=family_help.option_help)
-@click.option("--turn-timer", type=click.Choice([str(t) for t in TURN_TIMERS]), default=None,
-              help="Seconds per turn, 0 for none (practice and rooms; default 45).")
-@click.option("--bots", "strength", type=click.Choice(STRENGTHS), default=None,
-              help="Bots' strength (practice, and bots you add to a room).")
+@click.option("--turn-timer", type=int, default=None, metavar="SECONDS", cls=Described,
+              described=family_help.timer_help)
+@click.option("--bots", "strength", default=None, metavar="STRENGTH", cls=Described,
+              described=family_help.strength_help)
 @click.option("--seat", type=int, default=None, help="The seat to take in a room you create or join.")
 @click.option("--fill-bots", is_flag=True, help="With --create: put bots in every free seat (in the room: f).")
 @click.option("--start-when-full", is_flag=True, help="With --create: start the match once every seat is taken.")
@@ -212,8 +231,6 @@ def play(**params) -> None:
     connection = _addressed(options.connection, settings)
     credentials = credentials_of(connection.tls, connection.ca)
     setup = options.setup
-    choices = _choices(setup.rules, setup.variant, int(setup.seats) if setup.seats else None, setup.teams,
-                       setup.target, setup.host_options, scripted=bool(options.start.mode))
     identity = options.identity
     player = identity.player or ""
     tokens: str | TokenSource = ""
@@ -266,16 +283,17 @@ def play(**params) -> None:
             for api in apis:
                 api.use(session)
             sign_in(session, identity.display_name, out, inbox, ask=not display.auto and sys.stdin.isatty())
-            player = session.account_id
+            player = session.player_id
             directory.set(player, session.display_name)
             account = AccountScreen(account_api, session, directory)
+        choices = _described_choices(match_api, connection.match, identity.config_dir, options)
         var_dir = identity.var_dir or Path(settings.var_dir)
         app = App(player, match_api, matchmaking_api, inbox, out, LastMatch(var_dir, player),
                   KeptHeads(var_dir, player), _game_options(display, out),
                   Choices(rules=choices.rules or None, variant=choices.variant or None,
                           seats=choices.seats, teams=choices.teams, target=choices.target,
                           host_options=choices.host_options,
-                          turn_timer=int(setup.turn_timer) if setup.turn_timer is not None else None,
+                          turn_timer=setup.turn_timer,
                           strength=setup.strength, seat=setup.seat, fill_bots=setup.fill_bots,
                           start_when_full=setup.start_when_full, spectators=setup.spectators),
                   exports=Exports(var_dir, player), account=account)
@@ -296,6 +314,19 @@ def play(**params) -> None:
             api.close()
     if status:
         raise SystemExit(status)
+
+
+def _described_choices(match_api: MatchApi, address: str, config: Path | None, options: PlayOptions) -> Setup:
+    """What the server plays (DescribeRules, once per session, kept for the next session's
+    help), and the command line's choices checked against it (UsageError)."""
+    match_api.rules()
+    if match_api.described is not None:
+        rules_cache.save(config_dir(config), address, match_api.described)
+    setup = options.setup
+    choices = _choices(setup.rules, setup.variant, setup.seats, setup.teams, setup.target, setup.host_options,
+                       scripted=bool(options.start.mode))
+    _check_strength_and_timer(choices, setup.strength, setup.turn_timer)
+    return choices
 
 
 def _check_together(options: PlayOptions) -> None:
@@ -366,7 +397,7 @@ def _device(given: Path | None, account_address: str) -> Device:
 
 def _explain(error: ApiError, account_address: str) -> str:
     """What to do, besides the server's words; a refused sign-in says where the key is."""
-    if error.address == account_address and error.code == grpc.StatusCode.UNAUTHENTICATED:
+    if error.address == account_address and error.reason == "CREDENTIALS_REFUSED":
         return (f"the account service refused this terminal's sign-in: {error}. Its device key is kept in your "
                 "config directory (--config-dir); move that file away to start as a new player.")
     return explain(error)

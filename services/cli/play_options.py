@@ -43,11 +43,11 @@ class MatchSetup:
     """The match the command line asks for; None leaves it to the menu or the server."""
     rules: str | None
     variant: str | None
-    seats: str | None
+    seats: int | None
     teams: bool | None
     target: int | None
     host_options: tuple[str, ...]
-    turn_timer: str | None
+    turn_timer: int | None
     strength: str | None
     seat: int | None
     fill_bots: bool

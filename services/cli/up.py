@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from services.cli.command_path import command_path
 from services.common.config import Settings
 from services.common.private_files import restrict_umask
 from services.common.supervisor import SERVICES, AlreadyRunning, LocalSystem, Ports, PortsInUse
@@ -62,24 +63,6 @@ Stop:   Ctrl-C
     click.echo("stopping: the services finish in-flight commands and close open streams...")
     system.stop()
     click.echo("stopped.")
-
-
-def command_path() -> str:
-    """How to run `domino` from here: the bare name when the shell finds this one, else the
-    path (`.venv/bin/domino` after `make run`)."""
-    import shutil
-    import sys
-
-    mine = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else Path(sys.executable).parent / "domino"
-    if mine.name != "domino":
-        mine = Path(sys.executable).parent / "domino"
-    found = shutil.which("domino")
-    if found and Path(found).resolve() == mine.resolve():
-        return "domino"
-    try:
-        return str(mine.relative_to(Path.cwd()))
-    except ValueError:
-        return str(mine)
 
 
 def available_services() -> tuple[str, ...]:

@@ -35,9 +35,9 @@ class AccountApi(_Stub):
     def set_display_name(self, display_name: str) -> acc.Account:
         return self.call(self.stub.SetDisplayName, acc.SetDisplayNameRequest(display_name=display_name)).account
 
-    def display_names(self, account_ids: list[str], timeout: float = NAMES_TIMEOUT) -> dict[str, str]:
+    def display_names(self, player_ids: list[str], timeout: float = NAMES_TIMEOUT) -> dict[str, str]:
         """Names of up to NAMES_PER_CALL ids; those without one are left out."""
-        request = acc.GetDisplayNamesRequest(account_ids=account_ids[:NAMES_PER_CALL])
+        request = acc.GetDisplayNamesRequest(player_ids=player_ids[:NAMES_PER_CALL])
         return dict(self.call(self.stub.GetDisplayNames, request, timeout=timeout).display_names)
 
     def sign_out(self) -> None:

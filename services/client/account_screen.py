@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import grpc
 from rich.text import Text
 
 from domino.account.v1 import account_service_pb2 as acc
@@ -28,7 +27,7 @@ ITEMS = [("1", "Change your display name"), ("2", "Sign out"), ("3", "Delete you
 
 def account_text(account: acc.Account) -> Text:
     text = Text.assemble((" account ", "bold white on dark_green"), "  ", (account.display_name, "bold"),
-                         (f"   (id {account.account_id})", "dim"))
+                         (f"   (id {account.player_id})", "dim"))
     linked = len(account.identities)
     text.append(f"\nLinked identities: {linked}")
     if linked:
@@ -81,12 +80,12 @@ class AccountScreen:
                 account = self.api.set_display_name(name)
             except ApiError as e:
                 out.say(Text(e.message or str(e), style="bold red"))
-                if e.code in NAME_REFUSALS:
+                if e.reason in NAME_REFUSALS:
                     continue  # taken or malformed: another try
                 return
             self.session.renamed(account.display_name)
             if self.names is not None:
-                self.names.set(account.account_id, account.display_name)
+                self.names.set(account.player_id, account.display_name)
             out.say(Text.assemble("You are now ", (account.display_name, "bold green"), "."))
             return
 
@@ -132,7 +131,7 @@ class AccountScreen:
             try:
                 self.api.delete_account()
             except ApiError as e:
-                if e.code != grpc.StatusCode.FAILED_PRECONDITION:
+                if e.reason != "SIGN_IN_AGAIN":
                     raise
                 self.session.sign_in()  # the sign-in was too long ago: a fresh one, then once more
                 self.api.delete_account()

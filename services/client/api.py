@@ -1,6 +1,7 @@
 """The public gRPC API as the client uses it: bearer token on every call, statuses turned
-into ``ApiError`` with the server's own message, commands retried with their request id
-while the server cannot be reached (a retry with the same request_id changes nothing).
+into ``ApiError`` with the server's own message and the reason its details give
+(services/common/error_details.py), commands retried with their request id while the server
+cannot be reached (a retry with the same request_id changes nothing).
 
 Channels are plaintext for the local system (`domino up`), or TLS for the public host
 (the Gateway of deploy/k8s, `domino play --tls` / `--ca`); either way they ping the server
@@ -24,6 +25,7 @@ from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc
 
 from services.common import rule_options
+from services.common.error_details import Details, details_of
 
 from . import families
 from .families import Setup
@@ -71,12 +73,19 @@ def open_channel(address: str, credentials: grpc.ChannelCredentials | None = Non
 
 
 class ApiError(Exception):
-    def __init__(self, code: grpc.StatusCode, message: str, address: str = "", hint: str = UNREACHABLE_HINT) -> None:
+    """A refused call: its code, the server's message (for people), and the ErrorInfo reason
+    the client branches on ("" when no server answered)."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, address: str = "", hint: str = UNREACHABLE_HINT,
+                 details: Details = Details()) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.address = address
         self.hint = hint
+        self.reason = details.reason
+        self.fields = details.fields
+        self.retry_after = details.retry_after
 
     @property
     def unreachable(self) -> bool:
@@ -116,7 +125,7 @@ class TokenExpired(Exception):
 def expired(error: ApiError) -> bool:
     """Whether the server refused a call, or ended a stream, because its token expired (and
     not for a token it does not accept at all)."""
-    return error.code == grpc.StatusCode.UNAUTHENTICATED and "expired" in error.message.lower()
+    return error.reason == "TOKEN_EXPIRED"
 
 
 class _Stub:
@@ -143,7 +152,8 @@ class _Stub:
         return self.tokens(stale) if self.tokens is not None else self.fixed
 
     def _error(self, e: grpc.RpcError) -> ApiError:
-        return ApiError(e.code(), e.details() or "", self.address, TLS_UNREACHABLE_HINT if self.tls else UNREACHABLE_HINT)
+        return ApiError(e.code(), e.details() or "", self.address, TLS_UNREACHABLE_HINT if self.tls else UNREACHABLE_HINT,
+                        details_of(e))
 
     def call(self, method, request, retry: bool = False, timeout: float = CALL_TIMEOUT, auth: bool = True):
         """One unary call; with ``retry`` (idempotent calls) UNAVAILABLE is retried. Refused
@@ -230,22 +240,29 @@ class MatchApi(_Stub):
         super().__init__(address, token, **kw)
         self.stub = pb_grpc.MatchServiceStub(self.channel)
         self._rules: families.Rules | None = None
+        self.described: pb.DescribeRulesResponse | None = None  # the answer as it came (rules_cache.py keeps it)
+        self._head_keys: pb.GetHeadKeysResponse | None = None
 
     def rules(self) -> families.Rules:
         """What the server plays (DescribeRules), asked once per session and used by every
-        screen from then on (families.use). A server too old to describe its rules is taken
-        to play the built-in ones; any other refusal is the caller's to tell (ApiError)."""
+        screen from then on (families.use); a refusal is the caller's to tell (ApiError)."""
         if self._rules is None:
-            try:
-                answer = self.call(self.stub.DescribeRules, pb.DescribeRulesRequest(), retry=True)
-                described = families.Rules.of(answer)
-            except ApiError as e:
-                if e.code != grpc.StatusCode.UNIMPLEMENTED:
-                    raise
-                described = families.built_in()
-            self._rules = described
+            self.described = self.call(self.stub.DescribeRules, pb.DescribeRulesRequest(), retry=True)
+            self._rules = families.Rules.of(self.described)
         families.use(self._rules)
         return self._rules
+
+    def head_keys(self) -> pb.GetHeadKeysResponse:
+        """The keys the match heads are signed with (GetHeadKeys, no token needed), asked once
+        per session: every key ever used stays published, so only a rotation mid-session
+        makes it stale (``forget_head_keys``, when a head names a key not listed)."""
+        if self._head_keys is None:
+            self._head_keys = self.call(self.stub.GetHeadKeys, pb.GetHeadKeysRequest(), retry=True, auth=False)
+        return self._head_keys
+
+    def forget_head_keys(self) -> None:
+        """The next ``head_keys()`` asks the server again (a head named a key not listed)."""
+        self._head_keys = None
 
     def get(self, match_id: str, retry: bool = True) -> pb.MatchView:
         return self.call(self.stub.GetMatch, pb.GetMatchRequest(match_id=match_id), retry=retry).view
@@ -276,10 +293,11 @@ class MatchApi(_Stub):
         """The match's domino-record/1 JSON as the caller's seat may see it (docs/record.md)."""
         return self.call(self.stub.ExportMatch, pb.ExportMatchRequest(match_id=match_id), retry=True).record_json
 
-    def send_chat(self, match_id: str, phrase: str) -> None:
-        """One quick-chat phrase to the table (DescribeRules' chat_phrases). Not retried: it carries no
-        request id, and a phrase lost to an outage is better than one said twice."""
-        self.call(self.stub.SendChat, pb.SendChatRequest(match_id=match_id, phrase=phrase))
+    def send_chat(self, match_id: str, phrase: int) -> None:
+        """One quick-chat phrase (a ChatPhrase of DescribeRules' chat_phrases) to the table. Not
+        retried: it carries no request id, and a phrase lost to an outage is better than one
+        said twice."""
+        self.call(self.stub.SendChat, pb.SendChatRequest(match_id=match_id, chat_phrase=cast(pb.ChatPhrase, phrase)))
 
     def my_matches(self, page_size: int = 10, page_token: str = "") -> pb.ListMyMatchesResponse:
         """A page of the caller's matches, newest first (``next_page_token`` for the next)."""
@@ -305,7 +323,8 @@ class MatchmakingApi(_Stub):
         self.stub = mm_grpc.MatchmakingServiceStub(self.channel)
 
     def start_practice(self, setup: Setup, strength: str, turn_timer: int | None = None) -> mm.StartPracticeResponse:
-        request = mm.StartPracticeRequest(request_id=request_id(), strength=strength)
+        """``strength``: a strength's name as DescribeRules gives it ("": the server's default)."""
+        request = mm.StartPracticeRequest(request_id=request_id(), bot_strength=_strength(strength))
         _setup(request, setup)
         _optional(request, turn_timer_seconds=turn_timer)
         return self.call(self.stub.StartPractice, request, retry=True)
@@ -319,8 +338,9 @@ class MatchmakingApi(_Stub):
     def get_ticket(self, ticket_id: str) -> mm.TicketView:
         return self.call(self.stub.GetTicket, mm.GetTicketRequest(ticket_id=ticket_id), retry=True).ticket
 
-    def watch_ticket(self, ticket_id: str):
-        return self.stream(self.stub.WatchTicket, mm.WatchTicketRequest(ticket_id=ticket_id))
+    def watch_ticket(self, ticket_id: str, from_version: int = 0):
+        """The ticket's changes after ``from_version`` (0: its current state first)."""
+        return self.stream(self.stub.WatchTicket, mm.WatchTicketRequest(ticket_id=ticket_id, from_version=from_version))
 
     def cancel_ticket(self, ticket_id: str) -> mm.TicketView:
         return self.call(self.stub.CancelTicket, mm.CancelTicketRequest(ticket_id=ticket_id), retry=True).ticket
@@ -338,7 +358,7 @@ class MatchmakingApi(_Stub):
                             spectators: bool | None = None) -> mm.RoomView:
         """Host only, before the start: changes the options given; the others stay."""
         request = mm.UpdateRoomOptionsRequest(room_id=room_id)
-        _optional(request, rules=rules, variant=variant, seats=seats, teams=teams, target=target,
+        _optional(request, rules=rules, variant=variant, seat_count=seats, teams=teams, target=target,
                   turn_timer_seconds=turn_timer, spectators=spectators)
         request.rule_options.extend(rule_options.settings_pb(host_options))
         return self.call(self.stub.UpdateRoomOptions, request).room
@@ -361,7 +381,8 @@ class MatchmakingApi(_Stub):
         return self.call(self.stub.ChangeSeat, mm.ChangeSeatRequest(room_id=room_id, seat=seat)).room
 
     def add_bot(self, room_id: str, strength: str, seat: int | None = None) -> mm.RoomView:
-        request = mm.AddBotRequest(room_id=room_id, strength=strength)
+        """``strength``: a strength's name as DescribeRules gives it ("": the server's default)."""
+        request = mm.AddBotRequest(room_id=room_id, bot_strength=_strength(strength))
         _optional(request, seat=seat)
         return self.call(self.stub.AddBot, request).room
 
@@ -384,6 +405,10 @@ class MatchmakingApi(_Stub):
         return self.stub.GetTicket, mm.GetTicketRequest()
 
 
+def _strength(name: str) -> pb.BotStrength:
+    return cast(pb.BotStrength, families.current().strength_value(name)) if name else pb.BOT_STRENGTH_UNSPECIFIED
+
+
 def _optional(request, **fields) -> None:
     for name, value in fields.items():
         if value is not None:
@@ -395,7 +420,7 @@ def _setup(request, setup: Setup) -> None:
     unset ones are left out, so the server takes its defaults."""
     request.rules = setup.rules
     request.variant = setup.variant
-    _optional(request, seats=setup.seats, teams=setup.teams)
+    _optional(request, seat_count=setup.seats, teams=setup.teams)
     if hasattr(request, "target"):
         _optional(request, target=setup.target)
     if hasattr(request, "rule_options"):

@@ -10,7 +10,7 @@ from typing import Callable
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families
+from . import export_check, families
 from .account_screen import AccountScreen
 from .api import MatchApi, MatchmakingApi
 from .families import Setup
@@ -59,6 +59,7 @@ class App:
     interactive: bool = False  # the menu is in charge: answers are typed, closed input ends the client
     exports: Exports | None = None  # where "Your matches" writes the records the player exports
     account: AccountScreen | None = None  # signed in to the account service: the menu's "Account"
+    verify: export_check.Runner = export_check.run_verifier  # runs `domino audit verify` on an export
 
     def __post_init__(self) -> None:
         self.main_menu = MainMenu(self)

@@ -113,9 +113,9 @@ def parse_move(line: str, view: pb.MatchView) -> Command:
     if not view_reading.is_my_turn(view):
         if view_reading.is_ended(view):
             return Invalid("The match is over.")
-        if view.turn == view.your_seat:
-            return Invalid("Nothing of yours fits: the server passes for you.")
-        return Invalid(f"It is not your turn: waiting for {view_reading.seat_name(view, view.turn)}.")
+        if view_reading.turn(view) is None:
+            return Invalid("Nobody is to play just now: wait for the deal.")
+        return Invalid(f"It is not your turn: waiting for {view_reading.seat_name(view, view_reading.turn(view))}.")
     legal = view_reading.plays(view)
     if text in ("d", "draw"):
         if view_reading.can_draw(view):
@@ -178,7 +178,7 @@ def parse_end_answer(line: str, view: pb.MatchView, tile: Tile) -> Command:
 def _on_end(view: pb.MatchView, tile: Tile, ends: set[int], end: int) -> Play | Invalid:
     if end in ends:
         return Play(tile, end)
-    if end in (UP, DOWN) and view_reading.end_number(view, end) < 0:
+    if end in (UP, DOWN) and view_reading.end_number(view, end) is None:
         return Invalid(f"The {view_reading.END_NAMES[end]} end is closed: the spinner's up and down open once it has a "
                        "tile on both of its other sides.")
     return Invalid(f"{view_reading.show(tile)} does not fit the {view_reading.END_NAMES[end]} end"
@@ -226,10 +226,10 @@ def _tile_and_end(text: str, view: pb.MatchView) -> tuple[Tile | Invalid, str]:
 
 
 def _open_ends_text(view: pb.MatchView) -> str:
-    if view.left_end < 0:
+    if view_reading.end_number(view, LEFT) is None:
         return ""
     named = [f"{view_reading.end_number(view, e)} {view_reading.END_NAMES[e]}" for e in view_reading.ENDS
-             if view_reading.end_number(view, e) >= 0]
+             if view_reading.end_number(view, e) is not None]
     return f" (open ends: {', '.join(named)})"
 
 

@@ -43,7 +43,7 @@ def seats(view: pb.MatchView, now: float) -> Table:
     table.add_column(justify="right", no_wrap=True)
     table.add_column(no_wrap=True, overflow="ellipsis")
     for seat, info in enumerate(view.seats):
-        turn = seat == view.turn and not view_reading.is_ended(view)
+        turn = seat == view_reading.turn(view) and not view_reading.is_ended(view)
         name = view_reading.seat_name(view, seat) + (f" {'AB'[seat % 2]}" if view.teams else "")
         side = view_reading.side_of(view, seat)
         score = view.scores[side] if side < len(view.scores) else 0
@@ -53,6 +53,6 @@ def seats(view: pb.MatchView, now: float) -> Table:
         if info.away:
             notes.append(" away" if notes else "away", style="bold red")
         table.add_row(Text("▶" if turn else " ", style="bold yellow"),
-                      Text(name, style="bold green" if seat == view.your_seat else ""),
+                      Text(name, style="bold green" if view_reading.is_mine(view, seat) else ""),
                       f"{info.tile_count}t", f"{score}/{view.target}", notes)
     return table

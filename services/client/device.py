@@ -41,7 +41,7 @@ def credentials_path(directory: Path, address: str) -> Path:
 class Device:
     device_id: str
     device_secret: str
-    account_id: str = ""  # the account it signed in to (empty: never yet, the name is still to be asked)
+    player_id: str = ""  # the account it signed in to (empty: never yet, the name is still to be asked)
     path: Path | None = None
 
     @classmethod
@@ -60,7 +60,9 @@ class Device:
             raise DeviceFileError(f"cannot read {path}: {e.strerror or e}") from None
         try:
             data = json.loads(text)
-            device = cls(str(data["device_id"]), str(data["device_secret"]), str(data.get("account_id") or ""), path)
+            # "account_id": what files written before the API named the player one way called it
+            player = data.get("player_id") or data.get("account_id") or ""
+            device = cls(str(data["device_id"]), str(data["device_secret"]), str(player), path)
         except (ValueError, KeyError, TypeError):
             raise DeviceFileError(f"{path} is not a device credentials file; move it away to start as a new "
                                   "player") from None
@@ -68,10 +70,10 @@ class Device:
             path.chmod(FILE_MODE)  # copied in with looser rights: only the user may read a secret
         return device
 
-    def remember(self, account_id: str) -> None:
+    def remember(self, player_id: str) -> None:
         """Notes the account the pair signed in to: later starts sign in without asking."""
-        if account_id and account_id != self.account_id:
-            self.account_id = account_id
+        if player_id and player_id != self.player_id:
+            self.player_id = player_id
             self._write()
 
     def forget(self) -> None:
@@ -84,7 +86,7 @@ class Device:
 
     def _write(self) -> None:
         assert self.path is not None
-        data = {"device_id": self.device_id, "device_secret": self.device_secret, "account_id": self.account_id}
+        data = {"device_id": self.device_id, "device_secret": self.device_secret, "player_id": self.player_id}
         tmp = self.path.with_name(self.path.name + ".tmp")
         try:
             tmp.unlink()

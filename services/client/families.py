@@ -2,18 +2,17 @@
 seat counts and teams, targets, host options with their values and presets, and what its
 table shows beyond the common line; the chat phrases, bot strengths and turn timers.
 
-The client keeps no copy of the rules: ``use`` installs the description the session fetched
-(api.MatchApi.rules), and every screen, question and check asks ``current()``. Before a
-server is asked (the command line's checks), ``current()`` is the description of the rules
-this program was built with, read from the same registry the server describes. A ``Setup``
-is what the player chose; what they left unset (None) takes the server's default, and the
-server checks every request again, its refusal naming what it allows.
+The client keeps no copy of the rules, and holds none of the server's code: ``use``
+installs the description the session fetched (api.MatchApi.rules), and every screen,
+question and check asks ``current()``. Before a server has answered, ``current()`` holds no
+family (the command line's choices are checked once it has: services/cli/play.py). A
+``Setup`` is what the player chose; what they left unset (None) takes the server's default,
+and the server checks every request again, its refusal naming what it allows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import cache
 from typing import Mapping
 
 from domino.match.v1 import match_service_pb2 as pb
@@ -29,8 +28,17 @@ class Shape:
     teams: bool
     hand_size: int = 0
     boneyard: bool = False
-    strengths: tuple[str, ...] = ()  # the bot strengths offered here, weakest first ((): every one)
+    strengths: tuple[str, ...] = ()  # the names of the bot strengths offered here, weakest first ((): every one)
     default_strength: str = ""
+
+
+@dataclass(frozen=True)
+class Strength:
+    """A bot strength as DescribeRules names it: ``name`` is what a player types and a bot's
+    id holds ("bot:greedy:1"), ``value`` what requests carry (BotStrength)."""
+    name: str
+    description: str
+    value: int
 
 
 @dataclass(frozen=True)
@@ -48,11 +56,11 @@ class Option:
 @dataclass(frozen=True)
 class Lead:
     """Round 1's rule in words, and why the one tile that may open such a round opens it
-    ("{name}": the rule set's title)."""
-    rule: str = "the holder of the highest double leads"
-    by_double: str = "the highest double dealt"
-    by_zero_zero: str = "the highest double dealt"
-    by_other_tile: str = "the heaviest tile dealt"
+    ("{name}": the rule set's title): DescribeRules' LeadWords."""
+    rule: str = ""
+    by_double: str = ""
+    by_zero_zero: str = ""
+    by_other_tile: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,8 +161,8 @@ class Family:
 class Rules:
     """One DescribeRules answer, read."""
     families: Mapping[str, Family] = field(hash=False)
-    chat_phrases: tuple[str, ...] = ()
-    strengths: tuple[tuple[str, str], ...] = ()  # (name, description), weakest first
+    chat_phrases: tuple[int, ...] = ()  # ChatPhrase values, in the order a screen offers them
+    strengths: tuple[Strength, ...] = ()  # weakest first
     turn_timers: tuple[int, ...] = ()
     default_turn_timer: int = 0
 
@@ -186,28 +194,50 @@ class Rules:
 
     @property
     def strength_names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.strengths)
+        return tuple(s.name for s in self.strengths)
 
     def strengths_text(self) -> str:
         """"random plays any legal move; greedy …": the strengths for a help text."""
-        return "; ".join(f"{name} {description}" for name, description in self.strengths)
+        return "; ".join(f"{s.name} {s.description}" for s in self.strengths)
+
+    def strength_value(self, name: str) -> int:
+        """The BotStrength a request carries for a strength's name (UNSPECIFIED, the server's
+        default, for a name it did not describe)."""
+        return next((s.value for s in self.strengths if s.name == name), pb.BOT_STRENGTH_UNSPECIFIED)
+
+    def strength_name(self, value: int) -> str:
+        """A BotStrength's name: the description's, else the enum's own ("greedy")."""
+        return next((s.name for s in self.strengths if s.value == value), None) or _enum_name(value)
 
     @classmethod
     def of(cls, message: pb.DescribeRulesResponse) -> "Rules":
-        return cls({f.name: _family(f) for f in message.families}, tuple(message.chat_phrases),
-                   tuple((s.name, s.description) for s in message.bot_strengths), tuple(message.turn_timers),
-                   message.default_turn_timer)
+        strengths = tuple(Strength(s.name or _enum_name(s.strength), s.description, s.strength)
+                          for s in message.bot_strengths)
+        named = {s.value: s.name for s in strengths}
+        return cls({f.name: _family(f, named) for f in message.families}, tuple(message.chat_phrases),
+                   strengths, tuple(message.turn_timers), message.default_turn_timer)
 
 
-def _shape(message: pb.SeatShape) -> Shape:
-    return Shape(message.seats, message.teams, message.hand_size, message.boneyard, tuple(message.bot_strengths),
-                 message.default_bot_strength)
+def _enum_name(value: int) -> str:
+    """BOT_STRENGTH_GREEDY -> "greedy"; a value this client's protos lack, by its number."""
+    try:
+        return pb.BotStrength.Name(value).removeprefix("BOT_STRENGTH_").lower()
+    except ValueError:
+        return f"strength {value}"
 
 
-def _family(message: pb.RuleFamily) -> Family:
+def _shape(message: pb.SeatShape, named: Mapping[int, str]) -> Shape:
+    return Shape(message.seats, message.teams, message.hand_size, message.boneyard,
+                 tuple(named.get(v) or _enum_name(v) for v in message.bot_strengths),
+                 (named.get(message.default_bot_strength) or _enum_name(message.default_bot_strength))
+                 if message.default_bot_strength else "")
+
+
+def _family(message: pb.RuleFamily, named: Mapping[int, str]) -> Family:
     table = message.table
     lone = table.WhichOneof("lone_zero_zero")
-    variants = tuple(Variant(v.name, tuple(_shape(s) for s in v.shapes), _shape(v.default_shape), v.default_target,
+    variants = tuple(Variant(v.name, tuple(_shape(s, named) for s in v.shapes), _shape(v.default_shape, named),
+                             v.default_target,
                              {p.name: rule_options.value_of(p.value) for p in v.presets}, v.leader_by_chance,
                              Lead(v.lead.rule, v.lead.by_double, v.lead.by_zero_zero, v.lead.by_other_tile))
                      for v in message.variants)
@@ -227,30 +257,17 @@ def _family(message: pb.RuleFamily) -> Family:
 _session: Rules | None = None
 
 
+NONE = Rules({})  # before any server has described its rules
+
+
 def use(rules: Rules | None) -> None:
-    """The description every screen reads from now on (None: the built-in one again)."""
+    """The description every screen reads from now on (None: none again)."""
     global _session
     _session = rules
 
 
 def current() -> Rules:
-    return _session or built_in()
-
-
-def built_in() -> Rules:
-    """The rules this program was built with, and the families it registered
-    (DOMINO_FAMILY_MODULES): what the command line is checked against before a server is
-    asked, and what a server too old to describe its own is taken to play."""
-    from services.match.rules.families.registry import families
-
-    return _described(families())
-
-
-@cache
-def _described(registered: tuple) -> Rules:
-    from services.match.describe import describe_rules
-
-    return Rules.of(describe_rules())
+    return _session or NONE
 
 
 def family(rules: str) -> Family:
@@ -266,19 +283,6 @@ def title(rules: str, variant: str = "") -> str:
     """How screens name a rule set: "Egyptian draw-2", "All Fives", "Goat koza"."""
     name = family(rules).title
     return f"{name} {variant}" if variant else name
-
-
-# The command line's choices (services/cli/play.py), read when it is parsed: the registered families.
-def rule_names() -> tuple[str, ...]:
-    return tuple(built_in().names)
-
-
-def variant_names() -> tuple[str, ...]:
-    return tuple(built_in().variants)
-
-
-def seat_counts() -> tuple[str, ...]:
-    return tuple(str(n) for n in built_in().seat_counts)
 
 
 # ---- in words ---------------------------------------------------------------------------
@@ -302,8 +306,7 @@ def timer_text(rules: str, seconds: int) -> str:
 
 
 def options_of(message) -> dict:
-    """The host options a MatchView or a room's MatchOptions holds, by name: its rule_options,
-    or the goat_options of a server from before them."""
+    """The host options a MatchView or a room's MatchOptions holds, by name (its rule_options)."""
     try:
         return rule_options.given(message) or {}
     except rule_options.UnreadableOptions:
@@ -356,7 +359,7 @@ def offered_strengths(setup: Setup) -> tuple[tuple[str, ...], str]:
     variant = family(chosen.rules).variant(chosen.variant)
     shape = variant.shape(chosen.seat_count, chosen.teams) or variant.default_shape
     offered = shape.strengths or every
-    default = shape.default_strength or ("greedy" if "greedy" in offered else offered[0] if offered else "greedy")
+    default = shape.default_strength or (offered[0] if offered else "")
     return offered, default
 
 

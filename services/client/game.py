@@ -97,7 +97,7 @@ class Game:
         """Plays until the match ends (its final view) or the player leaves (None).
         Opening the match is the player's choice to play it: a seat found away is taken back."""
         view = self.api.get(match_id)
-        if view.your_seat < 0:
+        if view_reading.your_seat(view) is None:
             raise ClientError(f"you have no seat at match {match_id}")
         self.view = view
         self.clock.observe(view.server_time)
@@ -105,7 +105,8 @@ class Game:
         names.learn(s.player_id for s in view.seats)
         self.on_join(match_id)
         self._send_seed()
-        if not view_reading.is_ended(view) and view.seats[view.your_seat].away and not view.seats[view.your_seat].left:
+        mine = self._my_seat()
+        if not view_reading.is_ended(view) and mine is not None and mine.away and not mine.left:
             self._resume()
         if not view_reading.is_ended(view):
             self.pump = Pump(self.inbox, "view", self._open_watch, reopen_when_done=_reopen).start()
@@ -120,7 +121,8 @@ class Game:
         at random after the commitment was shown, so the server could not choose its seed
         against it (docs/record.md, "Fair deals")."""
         view = self.view
-        if view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS and view.seats[view.your_seat].awaiting_seed:
+        mine = self._my_seat()
+        if view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS and mine is not None and mine.awaiting_seed:
             try:
                 self.view = self.api.submit_seed(view.match_id, secrets.token_hex(16))
                 self.clock.observe(self.view.server_time)
@@ -225,8 +227,8 @@ class Game:
         self.typed = False
 
     def _talk_text(self) -> Text | None:
-        me = self.view.seats[self.view.your_seat].player_id if 0 <= self.view.your_seat < len(self.view.seats) else ""
-        return talk.talk_text(self.talk, me)
+        mine = self._my_seat()
+        return talk.talk_text(self.talk, mine.player_id if mine is not None else "")
 
     def _worth_printing(self) -> bool:
         """Printed one after another (a pipe, a log), screens come when the player has
@@ -256,7 +258,7 @@ class Game:
         if len(view.rounds) == len(before.rounds) or self.options.round_pause <= 0:
             return
         new = view.rounds[len(before.rounds):]
-        if all(r.reason == "redeal" for r in new):
+        if all(r.reason == pb.ROUND_END_REASON_REDEAL for r in new):
             if self.round_end is not None:
                 self.round_end = replace(self.round_end, redeals=self.round_end.redeals + len(new))
             return
@@ -431,11 +433,16 @@ class Game:
     def has_left(self) -> bool:
         """The player left this match (LeaveMatch): the server plays the seat to the end and
         never gives it back (docs/security.md, "Leaving and silence")."""
-        seat = self.view.your_seat
-        return 0 <= seat < len(self.view.seats) and self.view.seats[seat].left
+        mine = self._my_seat()
+        return mine is not None and mine.left
 
     def _away(self) -> bool:
-        return self.view.seats[self.view.your_seat].away
+        mine = self._my_seat()
+        return mine is not None and mine.away
+
+    def _my_seat(self) -> pb.SeatView | None:
+        seat = view_reading.your_seat(self.view)
+        return self.view.seats[seat] if seat is not None and 0 <= seat < len(self.view.seats) else None
 
     # ---- calls ----------------------------------------------------------------------
 

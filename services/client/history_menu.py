@@ -1,5 +1,6 @@
-"""The menu's "Your matches" (pages of the player's matches, each exportable) and "Ratings"
-(a family's rating and leaderboard); history_screens.py draws them."""
+"""The menu's "Your matches" (pages of the player's matches, each exportable and verified
+with the keys the server publishes: export_check.py) and "Ratings" (a family's rating and
+leaderboard); history_screens.py draws them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import families, history_screens, names, questions
+from . import export_check, families, history_screens, names, questions
 from .api import ApiError
 from .refusals import plain
 from .store import Exports
@@ -38,7 +39,7 @@ class HistoryMenu:
                 except ApiError as e:
                     app.out.say(Text(f"Your matches are not available: {plain(e)}", style="bold red"))
                     return False
-                names.learn(p for m in page.matches for p in m.seats)
+                names.learn(p for m in page.matches for p in m.player_ids)
                 app.out.say(history_screens.history_screen(page.matches, len(tokens) - 1,
                                                            bool(page.next_page_token)))
                 if not page.matches and len(tokens) == 1:
@@ -75,6 +76,10 @@ class HistoryMenu:
             return
         app.out.say(Text.assemble("Exported match ", (summary.match_id, "bold"), " (as your seat saw it) to ",
                                   (str(path), "bold green")), soft_wrap=True)
+        kept = app.heads.path(summary.match_id) if app.heads is not None else None
+        checked = export_check.check(app.match, record, path, kept,
+                                     ended=summary.result != pb.MATCH_RESULT_IN_PLAY, run=app.verify)
+        app.out.say(Text(checked.text, style="green" if checked.ok else "bold red"), soft_wrap=True)
 
     def ratings(self) -> None:
         """"Ratings": the player's rating in a family and team setting (asked; by default

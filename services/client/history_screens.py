@@ -18,8 +18,9 @@ from . import families, names, view_reading
 PAGE = 10  # matches a page
 TOP = 10  # players on the leaderboard
 
-RESULTS = {"won": ("won", "bold green"), "lost": ("lost", "red"), "tied": ("tied", "yellow"),
-           "abandoned": ("abandoned", "dim"), "in_play": ("in play", "bold cyan")}
+RESULTS = {pb.MATCH_RESULT_WON: ("won", "bold green"), pb.MATCH_RESULT_LOST: ("lost", "red"),
+           pb.MATCH_RESULT_TIED: ("tied", "yellow"), pb.MATCH_RESULT_ABANDONED: ("abandoned", "dim"),
+           pb.MATCH_RESULT_IN_PLAY: ("in play", "bold cyan")}
 
 
 def when(stamp, tz: tzinfo | None = None) -> str:
@@ -39,7 +40,7 @@ def rated_name(player_id: str) -> str:
 
 def seats_text(summary: pb.MatchSummary) -> str:
     names = []
-    for seat, player in enumerate(summary.seats):
+    for seat, player in enumerate(summary.player_ids):
         names.append("you" if seat == summary.your_seat else view_reading.player_name(player))
     if summary.teams and len(names) == 4:
         return f"{names[0]} & {names[2]} v {names[1]} & {names[3]}"
@@ -48,7 +49,7 @@ def seats_text(summary: pb.MatchSummary) -> str:
 
 def result_text(summary: pb.MatchSummary) -> Text:
     """"lost (you left)" when the player left: a leaver loses whatever the stand-in scored."""
-    result, style = RESULTS.get(summary.result, (summary.result or "?", ""))
+    result, style = RESULTS.get(summary.result, ("?", ""))
     if summary.you_left:
         result += " (you left)"
     return Text(result, style=style)
@@ -57,7 +58,7 @@ def result_text(summary: pb.MatchSummary) -> Text:
 def setup_text(summary: pb.MatchSummary) -> str:
     """The family and team setting, and "unrated" for a match that moved no rating (practice)."""
     text = f"{families.title(summary.rules, summary.variant)} · {'teams' if summary.teams else 'solo'}"
-    return text if summary.rated or summary.result == "in_play" else text + " · unrated"
+    return text if summary.rated or summary.result == pb.MATCH_RESULT_IN_PLAY else text + " · unrated"
 
 
 def matches_table(matches, first: int = 1, tz: tzinfo | None = None) -> RenderableType:

@@ -1,10 +1,11 @@
 """Who opens a round and with what, in the player's words (docs/rules.md §1.4, §2, §3, §4, §5).
 
-The server says which tiles may open a round (the legal moves on an empty line); the client
-cannot see the other hands, so it explains the rule that chose the tile rather than work the
-tile out, in the words DescribeRules gives each variant (families.Lead). Round 1's rule
-leads round 1, and again after a tied round; where the leader is drawn by chance it may open
-with any tile, as may the winner of the last round.
+The view says who leads the round in play and why (``round_lead``: round 1's rule, the same
+rule after a tied round, the taker of the last round, or a seat drawn by chance), and which
+tiles may open it (the legal moves on an empty line); DescribeRules gives each variant's
+words for round 1's rule (families.Lead). The client cannot see the other hands, so it
+explains the rule that chose the tile rather than work the tile out, and works out no rule
+of its own.
 """
 
 from __future__ import annotations
@@ -14,22 +15,22 @@ from domino.match.v1 import match_service_pb2 as pb
 from . import families, view_reading
 from .view_reading import Tile
 
+BY_RULE = (pb.LEAD_REASON_ROUND_ONE_RULE, pb.LEAD_REASON_AFTER_A_TIE)
+
 
 def _variant(view: pb.MatchView) -> families.Variant:
     return families.variant_of(view.rules, view.variant)
 
 
-def _after_tie(view: pb.MatchView) -> bool:
-    """Whether the round in play follows no round played to its end, or a tied one."""
-    last = _last_played_round(view)
-    return last is None or last[1].winner < 0
+def lead_reason(view: pb.MatchView) -> int:
+    """Why the round in play is led as it is (LeadReason; UNSPECIFIED before the first deal)."""
+    return view.round_lead.reason if view.HasField("round_lead") else pb.LEAD_REASON_UNSPECIFIED
 
 
 def led_by_round_one_rule(view: pb.MatchView) -> bool:
     """Whether the round in play is led the way round 1 is, by a tile the rules name: round 1
-    itself (a redealt one too) and a round after a tie. Where a leader is drawn by chance
-    there is no such tile, and later rounds go to the last round's winner."""
-    return not _variant(view).by_chance and _after_tie(view)
+    itself (a redealt one too) and a round after a tie."""
+    return lead_reason(view) in BY_RULE
 
 
 def _is_double(tile: Tile) -> bool:
@@ -47,7 +48,7 @@ def why_it_opens(view: pb.MatchView, tile: Tile) -> str:
 
 def _again(view: pb.MatchView) -> str:
     """After a tied round, the words say so."""
-    return ", as after a tied round" if _last_played_round(view) is not None else ""
+    return ", as after a tied round" if lead_reason(view) == pb.LEAD_REASON_AFTER_A_TIE else ""
 
 
 def opening_refusal(view: pb.MatchView, tile: Tile) -> str | None:
@@ -75,7 +76,7 @@ def opening_hint(view: pb.MatchView) -> str | None:
     if len(legal) == 1:
         tile = next(iter(legal))
         return f"You open this round with {view_reading.show(tile)}, {why_it_opens(view, tile)}."
-    if _variant(view).by_chance and _after_tie(view):
+    if lead_reason(view) == pb.LEAD_REASON_BY_CHANCE:
         return "You open this round (drawn by chance): any tile may open it."
     barred = sorted(t for t in families.family(view.rules).never_leads
                     if t in view_reading.hand(view) and t not in legal)
@@ -85,48 +86,41 @@ def opening_hint(view: pb.MatchView) -> str | None:
 
 
 # ---- who led the round in play ------------------------------------------------------------
-#
-# The seat to move is not the leader once the leader has played (a bot plays at once, and the
-# client may draw the screen after it), so the leader is read from the round's own actions:
-# the first of them is the leader's. Before anyone has acted the seat to move is the leader
-# the rules chose.
 
 
-def leader(view: pb.MatchView) -> int:
-    """The seat that led (or is to lead) the round in play; -1 when no round is in play."""
-    if view.round_actions:
-        return view.round_actions[0].seat
-    return view.turn
+def leader(view: pb.MatchView) -> int | None:
+    """The seat that led (or is to lead) the round in play, as the view says (``round_lead``);
+    None when no round has been dealt."""
+    if view.HasField("round_lead"):
+        return view.round_lead.seat
+    return view.round_actions[0].seat if view.round_actions else view_reading.turn(view)
 
 
 def _last_played_round(view: pb.MatchView) -> tuple[int, pb.RoundSummary] | None:
     """The latest round played to its end (1-based number, summary): Goat's redeals are skipped,
     as the seat that would have led the thrown-in deal leads the new one."""
     for index in range(len(view.rounds) - 1, -1, -1):
-        if view.rounds[index].reason != "redeal":
+        if view.rounds[index].reason != pb.ROUND_END_REASON_REDEAL:
             return index + 1, view.rounds[index]
     return None
 
 
-def _round_one_rule(view: pb.MatchView) -> str:
-    """Round 1's rule in a few words, for a round led by it before its tile is seen."""
-    return _variant(view).lead.rule + _again(view)
-
-
 def why_they_lead(view: pb.MatchView) -> str:
-    """Why the leader leads the round in play, per family (docs/rules.md's "Who leads")."""
-    if _variant(view).by_chance and _after_tie(view):
-        return "drawn by chance" + (", as after a tied round" if view.rounds else "")
-    if led_by_round_one_rule(view):
-        return _round_one_rule(view)
+    """Why the leader leads the round in play, in words (docs/rules.md's "Who leads")."""
+    reason = lead_reason(view)
+    if reason == pb.LEAD_REASON_BY_CHANCE:
+        return "drawn by chance" + (", as after a tied round" if _last_played_round(view) is not None else "")
+    if reason in BY_RULE:
+        return _variant(view).lead.rule + _again(view)
     last = _last_played_round(view)
-    if last is None:  # not reached: a round led otherwise follows one played
+    if reason != pb.LEAD_REASON_TOOK_THE_LAST_ROUND or last is None:
         return "as the rules lead this round"
     number, summary = last
     if families.family(view.rules).lower_is_better:  # no winner where points are bad: who ended it leads
-        return f"went out in round {number}" if summary.reason == "domino" else f"made the fish in round {number}"
+        return (f"went out in round {number}" if summary.reason == pb.ROUND_END_REASON_DOMINO
+                else f"made the fish in round {number}")
     if view.teams:
-        return f"{view_reading.side_name(view, summary.winner)} won round {number}"
+        return f"{view_reading.side_name(view, view_reading.round_winner(summary))} won round {number}"
     return f"won round {number}"
 
 
@@ -141,4 +135,4 @@ def leader_text(view: pb.MatchView) -> str:
         if led_by_round_one_rule(view):
             return f"{name} led with {view_reading.show(tile)}, {why_it_opens(view, tile)}"
         return f"{name} led with {view_reading.show(tile)} ({why_they_lead(view)})"
-    return f"{name} {'lead' if seat == view.your_seat else 'leads'} ({why_they_lead(view)})"
+    return f"{name} {'lead' if view_reading.is_mine(view, seat) else 'leads'} ({why_they_lead(view)})"

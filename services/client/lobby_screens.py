@@ -43,7 +43,7 @@ def options_text(options: mm.MatchOptions) -> str:
 
 def _setup(options: mm.MatchOptions) -> str:
     rules = _rules(options.rules)
-    seats = options.seats or families.seat_count(rules, options.variant, None)
+    seats = options.seat_count or families.seat_count(rules, options.variant, None)
     return families.setup_text(rules, options.variant, seats, options.teams)
 
 
@@ -59,10 +59,17 @@ def spectators_text(options: mm.MatchOptions) -> str:
 
 ROOM_STATUS = {mm.ROOM_STATUS_OPEN: "open", mm.ROOM_STATUS_STARTING: "starting", mm.ROOM_STATUS_PLAYING: "playing",
                mm.ROOM_STATUS_CLOSED: "closed"}
+CLOSED_REASONS = {mm.ROOM_CLOSED_REASON_MATCH_ENDED: "its match ended", mm.ROOM_CLOSED_REASON_HOST_LEFT: "the host left"}
 
 
-def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
-    host = room.host_id == me
+def closed_text(room: mm.RoomView, why: str = "") -> str:
+    """Why a closed room closed: ``why`` when the client knows better (it left, or is no
+    longer a member), else the server's reason."""
+    return why or CLOSED_REASONS.get(room.closed_reason, "closed")
+
+
+def room_screen(room: mm.RoomView, me: str, message: str = "", closed_why: str = "") -> Group:
+    host = room.host_player_id == me
     code = Text()
     code.append("Invite code  ", style="bold")
     code.append(f" {room.code} ", style="bold black on yellow")
@@ -78,10 +85,11 @@ def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
         elif seat.player_id == me:
             who = Text("you" + (" (host)" if host else ""), style="bold green")
         else:
-            who = Text(view_reading.player_name(seat.player_id) + (" (host)" if seat.player_id == room.host_id else ""))
+            who = Text(view_reading.player_name(seat.player_id)
+                       + (" (host)" if seat.player_id == room.host_player_id else ""))
         row: list[RenderableType] = [str(seat.seat), who]
         if room.options.teams:
-            row.append("AB"[seat.team] if seat.team >= 0 else "")
+            row.append("AB"[seat.team] if seat.HasField("team") else "")
         table.add_row(*row)
     title = Text.assemble((" room ", "bold white on dark_green"),
                           f"  {options_text(room.options)} · {spectators_text(room.options)}",
@@ -92,7 +100,7 @@ def room_screen(room: mm.RoomView, me: str, message: str = "") -> Group:
         title.append(f"\n{worst}{chosen}", style="dim")
     parts: list[RenderableType] = [title, code, table]
     if room.status == mm.ROOM_STATUS_CLOSED:
-        parts.append(Text(f"The room is closed: {room.closed_reason or 'closed'}.", style="bold red"))
+        parts.append(Text(f"The room is closed: {closed_text(room, closed_why)}.", style="bold red"))
     elif host:
         free = sum(1 for s in room.seats if not s.player_id)
         strengths = families.current().strength_names
@@ -114,7 +122,7 @@ TICKET_STATUS = {mm.TICKET_STATUS_WAITING: "waiting for players", mm.TICKET_STAT
 
 
 def ticket_screen(ticket: mm.TicketView, now: float) -> Group:
-    seats = ticket.seat_count or len(ticket.seats)
+    seats = ticket.seat_count or len(ticket.player_ids)
     setup = families.setup_text(_rules(ticket.rules), ticket.variant, seats, ticket.teams)
     text = Text.assemble((" table ", "bold white on dark_green"), f"  public {setup}   ",
                          (TICKET_STATUS.get(ticket.status, "?"), "bold"))
@@ -124,7 +132,7 @@ def ticket_screen(ticket: mm.TicketView, now: float) -> Group:
         lines.append(Text(f"Looking for players… {waited} s (empty seats get bots after a while). q cancels.",
                           style="dim"))
     elif ticket.status == mm.TICKET_STATUS_SEATED:
-        lines.append(Text("Seated: " + ", ".join(view_reading.player_name(p) for p in ticket.seats)
+        lines.append(Text("Seated: " + ", ".join(view_reading.player_name(p) for p in ticket.player_ids)
                           + (" — starting the match…" if not ticket.match_id else "")))
     return Group(*lines)
 
@@ -139,7 +147,7 @@ def room_label(room: mm.RoomView) -> str:
 
 
 def ticket_label(ticket: mm.TicketView, now: float) -> str:
-    seats = ticket.seat_count or len(ticket.seats)
+    seats = ticket.seat_count or len(ticket.player_ids)
     setup = families.setup_text(_rules(ticket.rules), ticket.variant, seats, ticket.teams)
     waited = max(0, int(now - ticket.requested_at.ToNanoseconds() / 1e9)) if ticket.HasField("requested_at") else 0
     return f"Keep waiting for your public table ({setup}; {waited} s so far)"

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from .app import App
 
 
+#: A remembered match the server says is no longer the player's to resume, by reason.
+FORGOTTEN = ("MATCH_NOT_FOUND", "NOT_SEATED", "INVALID_REQUEST")
+
+
 @dataclass(frozen=True)
 class WayBack:
     """Where the menu offers to take the player back: what it says, and the place (a room's
@@ -113,8 +117,8 @@ class MainMenu:
         view = self._view(presence.match_id)
         if view is None:  # the match service does not answer now: say what matchmaking knows
             return WayBack(f"Resume your match ({where}, {setup})", match_id=presence.match_id)
-        if view_reading.is_ended(view) or view.your_seat < 0:
-            return None  # just ended: matchmaking frees the player in a moment
+        if view_reading.is_ended(view) or view_reading.your_seat(view) is None:
+            return None  # ended: matchmaking no longer seats the player there
         return WayBack(f"Resume your match ({_describe(view)}; {where})", match_id=presence.match_id)
 
     def go_back(self, back: WayBack) -> pb.MatchView | None:
@@ -155,11 +159,10 @@ class MainMenu:
         try:
             view = self.app.match.get(match_id)
         except ApiError as e:
-            if e.code in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED,
-                          grpc.StatusCode.INVALID_ARGUMENT):
+            if e.reason in FORGOTTEN:
                 store.clear(match_id)
             return None
-        if view_reading.is_ended(view) or view.your_seat < 0:
+        if view_reading.is_ended(view) or view_reading.your_seat(view) is None:
             store.clear(match_id)
             return None
         return view

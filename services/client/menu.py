@@ -7,12 +7,8 @@ from dataclasses import dataclass
 
 from . import families
 
-# The command line's choices (services/cli/play.py), before a server is asked: the bot
-# strengths and turn timers of the rules this program was built with. Menus and room
-# commands ask the session's description (families.current()).
-STRENGTHS = families.built_in().strength_names  # weakest first; the server refuses any other (matchmaking)
-TURN_TIMERS = families.built_in().turn_timers  # seconds a host may give each turn (0: no limit)
-DEFAULT_TURN_TIMER = families.built_in().default_turn_timer  # the server's, when the host says nothing
+# The bot strengths, turn timers and families are the server's: menus and room commands ask
+# the session's description (families.current()), which DescribeRules gave.
 
 #: The menu's choices; when matchmaking says the player is somewhere (a room, a ticket, a
 #: match), "r" comes first and takes them back there (App.way_back).
@@ -111,9 +107,6 @@ def room_help() -> str:
             "with bots, k SEAT removes a bot, m SEAT moves you, o NAME=VALUE… changes options (rules, variant, "
             f"seats, teams, target, timer, spectators=on|off{options}), "
             f"s starts, q leaves. Bots: {rules.strengths_text()}.")
-
-
-ROOM_HELP = room_help()  # with the built-in rules (the session's: room_help())
 
 
 def parse_room_command(line: str) -> RoomCommand:

@@ -2,8 +2,8 @@
 
 A move the server made on a timeout read like the player's own ("you played 6|5", "you went
 out"). Each action in a view, and each event on the stream, says why it was made
-(``MoveCause``); a server from before causes says only ``timeout``, which is read as a
-timeout (and a pass without it as a pass because nothing fitted: seats never pass by choice).
+(``MoveCause``); one that says nothing is read as the seat's own, and a pass as one because
+nothing fitted (seats never pass by choice).
 """
 
 from __future__ import annotations
@@ -22,12 +22,11 @@ PASS_REASONS: dict[int, str] = {FORCED_PASS: "nothing fits", TIMEOUT: "time ran 
 
 
 def cause(action: pb.PublicAction | pb.MatchEvent) -> int:
-    """The action's MoveCause, read from ``timeout`` and its kind on an older server."""
+    """The action's MoveCause; an unspecified one is the seat's own (a pass: nothing fitted)."""
     if action.cause != pb.MOVE_CAUSE_UNSPECIFIED:
         return action.cause
-    if action.timeout:
-        return TIMEOUT
-    is_pass = action.kind == (pb.MOVE_KIND_PASS if isinstance(action, pb.PublicAction) else "turn_passed")
+    is_pass = (action.kind == pb.MOVE_KIND_PASS if isinstance(action, pb.PublicAction)
+               else action.kind == pb.EVENT_KIND_TURN_PASSED)
     return FORCED_PASS if is_pass else SEAT
 
 
@@ -38,7 +37,7 @@ def by_server(action: pb.PublicAction) -> bool:
 
 def why_for(view: pb.MatchView, seat: int, why: int) -> str:
     """``time ran out: played for you`` and the like, after a move the server made for ``seat``."""
-    whom = "you" if seat == view.your_seat else "them"
+    whom = "you" if view_reading.is_mine(view, seat) else "them"
     if why == AWAY:
         return f"away: the server plays for {whom}"
     if why == LEFT:
@@ -53,7 +52,7 @@ def played_for(view: pb.MatchView, action: pb.PublicAction) -> str | None:
     if why not in BY_SERVER or action.kind != pb.MOVE_KIND_PLAY or not action.HasField("tile"):
         return None
     tile = view_reading.show(view_reading.tile_of(action.tile))
-    whom = "you" if action.seat == view.your_seat else view_reading.seat_name(view, action.seat)
+    whom = "you" if view_reading.is_mine(view, action.seat) else view_reading.seat_name(view, action.seat)
     reasons: dict[int, str] = {TIMEOUT: "time ran out", AWAY: f"{whom} {'are' if whom == 'you' else 'is'} away",
                                LEFT: f"{whom} left the match"}
     reason = reasons[why]
@@ -64,7 +63,8 @@ def played_for_you(view: pb.MatchView) -> str | None:
     """``Time ran out: 6|5 was played for you.``: the player's last turn, when the server made
     it for them on a timeout; None when they made it (or it was forced, or they are away and
     know it already)."""
-    mine = _last_turn(view, view.your_seat)
+    seat = view_reading.your_seat(view)
+    mine = _last_turn(view, seat) if seat is not None else []
     if not any(cause(a) == TIMEOUT for a in mine):
         return None
     draws = sum(1 for a in mine if a.kind == pb.MOVE_KIND_DRAW)

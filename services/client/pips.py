@@ -20,8 +20,10 @@ def tile_text(tile: Tile, style: str = "") -> Text:
     return text
 
 
-def end_text(pips: int) -> Text:
-    """An open end, highlighted in its pip colour."""
+def end_text(pips: int | None) -> Text:
+    """An open end, highlighted in its pip colour (None: not open)."""
+    if pips is None:
+        return Text(" - ", style="dim")
     return Text(f" {pips} ", style=f"bold black on {PIP_STYLES[pips]}")
 
 

@@ -41,7 +41,7 @@ def recent_text(view: pb.MatchView, count: int | None = None, width: int | None 
     indent = " " * (len("Last moves  ") + widest + 2)
     for i, ((seat, actions), name) in enumerate(zip(turns, names)):
         text.append("Last moves  " if i == 0 else "\n            ", style="dim")
-        text.append(name.ljust(widest) + "  ", style="bold green" if seat == view.your_seat else "bold")
+        text.append(name.ljust(widest) + "  ", style="bold green" if view_reading.is_mine(view, seat) else "bold")
         said = _turn_text(view, actions)
         text.append_text(hanging(said, width, indent, first=len(indent)))
     return text

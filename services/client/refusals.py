@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import grpc
-
 from .api import ApiError, subject_of
 
 
 def explain(error: ApiError) -> str:
-    """The server's message, with what to do about the usual refusals."""
+    """The server's message, with what to do about the usual refusals (told by their reason)."""
     text = str(error)
-    if error.code == grpc.StatusCode.FAILED_PRECONDITION and "already" in error.message:
+    if error.reason == "ALREADY_SEATED":
         text += (". Go back there with r in the menu (your room, your ticket or your match), or "
                  "domino play --resume last for a match.")
-    elif error.code == grpc.StatusCode.NOT_FOUND and "code" in error.message.lower():
+    elif error.reason == "ROOM_NOT_FOUND":
         text += ". Check the invite code."
+    elif error.reason == "TOO_MANY_FAILED_JOINS" and error.retry_after:
+        text += f". Try again in {max(1, round(error.retry_after))} s."
     return text
 
 
@@ -39,7 +39,6 @@ def me_of(api) -> str:
 def plain(error: ApiError) -> str:
     """The server's own message when it sent one (a refusal, or "not available on this
     server"); the usual words when the service could not be reached at all."""
-    message = error.message or ""
-    if not message or error.code == grpc.StatusCode.DEADLINE_EXCEEDED or "failed to connect" in message.lower():
+    if not error.message or not error.reason:  # no server answered (or said why): the usual words
         return str(error)
-    return message
+    return error.message

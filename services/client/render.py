@@ -111,18 +111,18 @@ def line_panel(view: pb.MatchView) -> Panel:
         body.append("The line is empty: the first tile opens it.", style="italic")
     else:
         body.append("open ", style="dim")
-        body.append_text(end_text(view.left_end))
+        body.append_text(end_text(view_reading.end_number(view, LEFT)))
         body.append(" ◀ ", style="bold")
         spinner_column = -1
         for i, placed in enumerate(view.line):
             if i:
                 body.append(" ")
-            spinner = view_reading.four_ends(view) and i == view.spinner_index
+            spinner = view_reading.four_ends(view) and i == view_reading.spinner_index(view)
             if spinner:
                 spinner_column = len(body.plain)
             body.append_text(_placed(placed, spinner=spinner, last=last))
         body.append(" ▶ ", style="bold")
-        body.append_text(end_text(view.right_end))
+        body.append_text(end_text(view_reading.end_number(view, RIGHT)))
         body.append(" open", style="dim")
     if view_reading.four_ends(view) and view.line:
         _spinner_rows(view, body, spinner_column, last)
@@ -136,12 +136,13 @@ def line_panel(view: pb.MatchView) -> Panel:
 def _spinner_rows(view: pb.MatchView, body: Text, column: int, last: Tile | None = None) -> None:
     """All Fives: the spinner's up and down sides under it (closed until it opens), then
     what each end counts now and their total (``counting_text``)."""
-    if view.spinner_index >= 0:
+    spinner_at = view_reading.spinner_index(view)
+    if spinner_at is not None:
         indent = " " * max(column, 0)
         for end, arrow, arm in ((UP, "▲", view.up_line), (DOWN, "▼", view.down_line)):
             body.append(f"\n{indent}{arrow} {view_reading.END_NAMES[end]:<5}", style="bold")
             number = view_reading.end_number(view, end)
-            if number < 0:
+            if number is None:
                 body.append("closed (opens once the spinner has a tile on both sides)", style="dim")
                 continue
             for placed in arm:
@@ -152,10 +153,10 @@ def _spinner_rows(view: pb.MatchView, body: Text, column: int, last: Tile | None
             if not arm:
                 body.append(" open, nothing on it yet (not counted)", style="dim")
     body.append("\n")
-    if view.spinner_index < 0:
+    if spinner_at is None:
         body.append("no spinner yet: the first double becomes it · ", style="dim")
     else:
-        spinner = view.line[view.spinner_index]
+        spinner = view.line[spinner_at]
         body.append(f"spinner {spinner.left}|{spinner.right} · ", style="dim")
     body.append_text(counting_text(view))
 
@@ -222,10 +223,10 @@ def spectator_screen(view: pb.MatchView, message: str | Text = "", talk: Rendera
         parts.append(rounds.final_panel(view))
     elif seeds.waiting(view):
         parts.append(seeds.waiting_text(view))
-    elif view.turn < 0:
+    elif view_reading.turn(view) is None:
         parts.append(Text("Between rounds…", style="dim"))
     else:
-        status = Text(f"{view_reading.seat_name(view, view.turn)} to play", style="bold")
+        status = Text(f"{view_reading.seat_name(view, view_reading.turn(view))} to play", style="bold")
         status.append(" (as of this view: one turn behind the table)", style="dim")
         parts.append(status)
     if message:
@@ -252,8 +253,8 @@ def seats_table(view: pb.MatchView, now: float, countdown: bool = True) -> Table
         table.add_column("account")
     table.add_column("")
     for seat, info in enumerate(view.seats):
-        turn = seat == view.turn and not view_reading.is_ended(view)
-        name = Text(view_reading.seat_name(view, seat), style="bold green" if seat == view.your_seat else "")
+        turn = seat == view_reading.turn(view) and not view_reading.is_ended(view)
+        name = Text(view_reading.seat_name(view, seat), style="bold green" if view_reading.is_mine(view, seat) else "")
         side = view_reading.side_of(view, seat)
         score = str(view.scores[side]) if side < len(view.scores) else "0"
         notes = Text()
@@ -315,9 +316,11 @@ def _marks(view: pb.MatchView, ends: set[int]) -> str:
 
 def status_text(view: pb.MatchView, now: float, auto: bool = False) -> Text:
     left = view_reading.time_left(view, now)
-    if 0 <= view.your_seat < len(view.seats) and view.seats[view.your_seat].left:
+    mine = view_reading.your_seat(view)
+    seat = view.seats[mine] if mine is not None and 0 <= mine < len(view.seats) else None
+    if seat is not None and seat.left:
         return Text(LEFT_FOR_GOOD + " q closes this screen.", style="bold red")
-    if view.your_seat >= 0 and view.seats[view.your_seat].away:
+    if seat is not None and seat.away:
         return Text("You are marked away: the server plays your turns. Type back (or a move) to play them "
                     "again; Enter only refreshes, q leaves.", style="bold red")
     if view_reading.is_my_turn(view):
@@ -326,11 +329,10 @@ def status_text(view: pb.MatchView, now: float, auto: bool = False) -> Text:
         if auto:
             text.append(" (playing automatically)", style="dim")
         return text
-    if view.turn < 0:
+    to_act = view_reading.turn(view)
+    if to_act is None:
         return Text("Between rounds…", style="dim")
-    if view.turn == view.your_seat:
-        return Text("Nothing of yours fits: you pass.", style="dim")
-    text = Text(f"Waiting for {view_reading.seat_name(view, view.turn)}", style="bold")
+    text = Text(f"Waiting for {view_reading.seat_name(view, to_act)}", style="bold")
     text.append(f" — {left}{_move_seconds(view)}.  (q leaves, Enter refreshes)", style="dim")
     return text
 
@@ -347,8 +349,8 @@ def prompt_hint(view: pb.MatchView, pending: Tile | None) -> Text:
         ends = view_reading.plays(view).get(pending, set())
         if view_reading.four_ends(view):
             return end_question(view, pending, ends)
-        return Text(f"{view_reading.show(pending)} fits both ends: l (left, {view.left_end}) "
-                    f"or r (right, {view.right_end})?", style="bold")
+        return Text(f"{view_reading.show(pending)} fits both ends: l (left, {view_reading.end_number(view, LEFT)}) "
+                    f"or r (right, {view_reading.end_number(view, RIGHT)})?", style="bold")
     if view_reading.can_draw(view) and not view_reading.plays(view):
         return Text("Nothing fits: d to draw.", style="bold")
     opening = lead_words.opening_hint(view)

@@ -26,6 +26,7 @@ class RoomLobby:
     app: App
     # The options the host's last change left, and the change as typed (what the line says why for)
     typed: tuple[mm.MatchOptions, room_options.Change] | None = field(default=None, repr=False)
+    closed_why: str = ""  # why the room is over for this player, when the server's reason does not say it
 
     def create(self) -> str | None:
         """A room of the match the player sets up; the match it starts."""
@@ -61,14 +62,15 @@ class RoomLobby:
         message = ""
         news = ""  # what the last change of the options was, and why: on screen until the next one
         seen = room.options  # the options the lobby last said anything about
-        host = room.host_id == app.player
+        host = room.host_player_id == app.player
+        self.closed_why = ""
         filled = False
         try:
             while True:
                 if room.status == mm.ROOM_STATUS_PLAYING and room.match_id:
                     return room.match_id
                 if room.status == mm.ROOM_STATUS_CLOSED:
-                    app.out.say(lobby_screens.room_screen(room, app.player))
+                    app.out.say(lobby_screens.room_screen(room, app.player, closed_why=self.closed_why))
                     return None
                 if host and app.choices.fill_bots and not filled and room.status == mm.ROOM_STATUS_OPEN:
                     filled = True
@@ -91,7 +93,7 @@ class RoomLobby:
                     try:
                         room = _newer(room, app.matchmaking.room(room_id))
                     except ApiError as e:  # no longer a member: the room is over for this player
-                        room = _closed(room, str(e))
+                        room = self._closed(room, str(e))
                 elif event.kind == "eof" and app.interactive:
                     self._leave(room)
                     raise InputClosed()
@@ -112,7 +114,7 @@ class RoomLobby:
             if command.action == "start":
                 return _newer(room, matchmaking.start_room(room.room_id)), "Starting…"
             if command.action == "bot":
-                return _newer(room, matchmaking.add_bot(room.room_id, command.strength or "greedy",
+                return _newer(room, matchmaking.add_bot(room.room_id, command.strength or "",
                                                         command.seat)), ""
             if command.action == "fill":
                 free = sum(1 for s in room.seats if not s.player_id)
@@ -133,9 +135,9 @@ class RoomLobby:
             return room, f"Refused: {e}"
 
     def _fill(self, room: mm.RoomView, strength: str | None) -> mm.RoomView:
-        """A bot of ``strength`` (default greedy) in every empty seat."""
+        """A bot of ``strength`` (None: the server's default for the room's shape) in every empty seat."""
         for seat in [s.seat for s in room.seats if not s.player_id]:
-            room = _newer(room, self.app.matchmaking.add_bot(room.room_id, strength or "greedy", seat))
+            room = _newer(room, self.app.matchmaking.add_bot(room.room_id, strength or "", seat))
         return room
 
     def _change_options(self, room: mm.RoomView, changes) -> tuple[mm.RoomView, str]:
@@ -165,17 +167,18 @@ class RoomLobby:
         except ApiError:
             return room
         if left.status != mm.ROOM_STATUS_CLOSED:
-            return _closed(room, "you left")  # still open for the others, over for this player
+            return self._closed(room, "you left")  # still open for the others, over for this player
         return left
+
+    def _closed(self, room: mm.RoomView, why: str) -> mm.RoomView:
+        """The room as over for this player, and why in words (no RoomClosedReason says it)."""
+        closed = mm.RoomView()
+        closed.CopyFrom(room)
+        closed.status = mm.ROOM_STATUS_CLOSED
+        self.closed_why = why
+        return closed
 
 
 def _newer(room: mm.RoomView, other: mm.RoomView) -> mm.RoomView:
     return other if other.version >= room.version or other.status == mm.ROOM_STATUS_CLOSED else room
 
-
-def _closed(room: mm.RoomView, reason: str) -> mm.RoomView:
-    closed = mm.RoomView()
-    closed.CopyFrom(room)
-    closed.status = mm.ROOM_STATUS_CLOSED
-    closed.closed_reason = reason
-    return closed

@@ -105,7 +105,7 @@ def _another_family(current: mm.MatchOptions, rules: str, given: dict, options: 
                     named: frozenset[str]) -> Change:
     fam = families.family(rules)
     why: dict[str, str] = {}
-    seats_now = current.seats or families.seat_count(current.rules or families.current().default, current.variant,
+    seats_now = current.seat_count or families.seat_count(current.rules or families.current().default, current.variant,
                                                      None)
     variant = given.get("variant", "")
     if not variant and fam.variants:
@@ -155,12 +155,12 @@ def explained(before: mm.MatchOptions, after: mm.MatchOptions) -> Change:
     """The Change that took ``before`` to ``after`` as a guest can tell it: the reasons the
     family gives for what follows from the host's evident choice (the family; else the seat
     count or the variant, whichever explains more), every other difference taken as chosen."""
-    fields = {"variant": after.variant, "seats": after.seats, "teams": after.teams, "target": after.target}
+    fields = {"variant": after.variant, "seats": after.seat_count, "teams": after.teams, "target": after.target}
     candidates: list[dict[str, object]]
     if after.rules != before.rules:
         candidates = [{"rules": after.rules}]
     else:
-        candidates = [{name: fields[name]} for name in ("seats", "variant") if fields[name] != getattr(before, name)]
+        candidates = [{name: fields[name]} for name in ("seats", "variant") if fields[name] != _field(before, name)]
     evident: dict[str, object] = {}
     why: dict[str, str] = {}
     for candidate in candidates:
@@ -180,7 +180,12 @@ def _reasons(before: mm.MatchOptions, evident: dict, fields: dict) -> dict[str, 
     except (Refused, ValueError, KeyError):
         return {}
     return {name: reason for name, reason in guess.why.items()
-            if name in fields and guess.request.get(name, getattr(before, name)) == fields[name]}
+            if name in fields and guess.request.get(name, _field(before, name)) == fields[name]}
+
+
+def _field(options: mm.MatchOptions, name: str) -> object:
+    """An option as the host names it, read from MatchOptions ("seats" is its seat_count)."""
+    return getattr(options, "seat_count" if name == "seats" else name)
 
 
 # ---- in words -------------------------------------------------------------------------------
@@ -210,8 +215,8 @@ def changed_text(before: mm.MatchOptions, after: mm.MatchOptions, change: Change
         if families.options_of(after) and not set(families.current().options) & change.named:
             preset = families.options_text(families.options_of(after), after.rules)
             parts[-1] += f" (its preset: {preset})"
-    if before.seats != after.seats:
-        parts.append(f"seats {before.seats} → {after.seats}" + because("seats"))
+    if before.seat_count != after.seat_count:
+        parts.append(f"seats {before.seat_count} → {after.seat_count}" + because("seats"))
     if before.teams != after.teams:
         parts.append(f"{'teams' if before.teams else 'solo'} → {'teams' if after.teams else 'solo'}" + because("teams"))
     if before.target != after.target:

@@ -84,7 +84,7 @@ def ended_between(view: pb.MatchView, since: int, export: Callable[[], str] | No
     record JSON), and are left out when that fails or there is none (a spectator may not
     export): the summary still says how it ended."""
     new = range(since, len(view.rounds))
-    played = [i for i in new if view.rounds[i].reason != "redeal"]
+    played = [i for i in new if view.rounds[i].reason != pb.ROUND_END_REASON_REDEAL]
     if not played:
         return None
     index = played[-1]
@@ -148,30 +148,32 @@ def how_it_ended(view: pb.MatchView, end: RoundEnd) -> str:
 
 def _how_it_ended(view: pb.MatchView, end: RoundEnd) -> str:
     s = end.summary
+    winner = view_reading.round_winner(s)
+    domino = s.reason == pb.ROUND_END_REASON_DOMINO
     out = [h.seat for h in end.hands if h.count == 0]
-    seat = out[0] if s.reason == "domino" and out else end.last_seat
+    seat = out[0] if domino and out else end.last_seat
     who = view_reading.seat_name(view, seat) if seat >= 0 else None
     if view_reading.is_goat(view):
-        if s.reason == "domino":
-            text = f"{who or view_reading.side_name(view, s.winner)} went out (domino) and writes nothing"
+        if domino:
+            text = f"{who or view_reading.side_name(view, winner)} went out (domino) and writes nothing"
         else:
-            text = (f"Blocked: nobody could play; {who or view_reading.side_name(view, s.winner)} made the fish "
+            text = (f"Blocked: nobody could play; {who or view_reading.side_name(view, winner)} made the fish "
                     "and writes nothing")
         return text + "; every other hand is written (lowest total wins)."
-    if s.reason == "domino":
-        text = f"{who or view_reading.side_name(view, s.winner)} went out (domino)"
+    if domino:
+        text = f"{who or view_reading.side_name(view, winner)} went out (domino)"
         if view.teams and who is not None:
-            text += f": {view_reading.side_name(view, s.winner)} wins the round"
-    elif s.winner < 0:
+            text += f": {view_reading.side_name(view, winner)} wins the round"
+    elif winner is None:
         return "Blocked: nobody could play, and the fewest pips are tied — no points."
     else:
         fewest = "the fewest pips" if not view.teams else "the fewer pips of the two teams"
-        text = f"Blocked: nobody could play; {view_reading.side_name(view, s.winner)} had {fewest}"
-    if s.winner < 0:
+        text = f"Blocked: nobody could play; {view_reading.side_name(view, winner)} had {fewest}"
+    if winner is None:
         return text + "."
     step = families.family(view.rules).points_rounded_to
     rounded = f" (pips rounded to the nearest {step})" if step else ""
-    return text + f": +{s.points} for {view_reading.side_name(view, s.winner)}{rounded}."
+    return text + f": +{s.points} for {view_reading.side_name(view, winner)}{rounded}."
 
 
 def _hands(view: pb.MatchView, end: RoundEnd) -> Group:
@@ -182,7 +184,7 @@ def _hands(view: pb.MatchView, end: RoundEnd) -> Group:
     hidden = False
     for hand in end.hands:
         name = view_reading.seat_name(view, hand.seat)
-        who = Text(name, style="bold green" if hand.seat == view.your_seat else "bold")
+        who = Text(name, style="bold green" if view_reading.is_mine(view, hand.seat) else "bold")
         if hand.count == 0:
             table.add_row(who, Text("out — no tiles left", style="green"), "")
         elif hand.tiles is None:
@@ -203,7 +205,7 @@ def round_end_panel(view: pb.MatchView, end: RoundEnd) -> Panel:
     parts: list[RenderableType] = [Text(how_it_ended(view, end), style="bold")]
     if end.hands:
         parts.append(_hands(view, end))
-    elif view.your_seat < 0:
+    elif view_reading.your_seat(view) is None:
         parts.append(Text("(spectators are not shown the hands)", style="dim"))
     else:
         parts.append(Text("(the hands could not be fetched)", style="dim"))
@@ -230,7 +232,7 @@ def round_end_panel(view: pb.MatchView, end: RoundEnd) -> Panel:
 def next_round_text(view: pb.MatchView, now: float, wait: float | None) -> Text:
     """Under the summary: the next round's first turn, and how to go on to it."""
     text = Text()
-    if view.turn >= 0:
+    if view_reading.turn(view) is not None:
         text.append(f"Round {view.round_number} is dealt: ", style="bold")
         led = lead_words.leader_text(view)  # the seat that led, not the seat to move now
         if view_reading.is_my_turn(view):

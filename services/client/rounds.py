@@ -15,15 +15,18 @@ from domino.match.v1 import match_service_pb2 as pb
 
 from . import view_reading
 
+DOMINO, REDEAL = pb.ROUND_END_REASON_DOMINO, pb.ROUND_END_REASON_REDEAL
+
 
 def round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) -> str:
     if view_reading.is_goat(view):
         return _goat_round_text(view, number, summary)
-    if summary.winner < 0:
+    winner = view_reading.round_winner(summary)
+    if winner is None:
         text = f"Round {number}: blocked, a tie — no points"
     else:
-        who = view_reading.side_name(view, summary.winner)
-        how = "dominoed" if summary.reason == "domino" else "won the blocked round"
+        who = view_reading.side_name(view, winner)
+        how = "dominoed" if summary.reason == DOMINO else "won the blocked round"
         text = f"Round {number}: {who} {how}, +{summary.points}"
     if any(summary.points_in_play):
         text += " · scored in play: " + per_side(view, summary.points_in_play)
@@ -31,10 +34,10 @@ def round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) -> str
 
 
 def _goat_round_text(view: pb.MatchView, number: int, summary: pb.RoundSummary) -> str:
-    if summary.reason == "redeal":
+    if summary.reason == REDEAL:
         return f"Round {number}: redealt (a hand called for it) — nothing written"
-    who = view_reading.side_name(view, summary.winner) if summary.winner >= 0 else "nobody"
-    how = "went out" if summary.reason == "domino" else "made the fish (blocked)"
+    who = view_reading.side_name(view, view_reading.round_winner(summary))
+    how = "went out" if summary.reason == DOMINO else "made the fish (blocked)"
     text = f"Round {number}: {who} {how} · written: {per_side(view, summary.written)}"
     if any(summary.remembered):
         text += f" · remembered: {per_side(view, summary.remembered)}"
@@ -68,7 +71,7 @@ def goat_writes(view: pb.MatchView) -> Group | None:
         table.add_column(view_reading.side_name(view, side), justify="right")
     table.add_column("")
     for number, summary in enumerate(view.rounds, 1):
-        if summary.reason == "redeal":
+        if summary.reason == REDEAL:
             table.add_row(str(number), *("—" for _ in sides), Text("redealt: nothing written", style="dim"))
             continue
         written = list(summary.written) + [0] * (len(view.scores) - len(summary.written))
@@ -80,8 +83,8 @@ def goat_writes(view: pb.MatchView) -> Group | None:
 
 
 def _goat_how(view: pb.MatchView, summary: pb.RoundSummary) -> str:
-    who = view_reading.side_name(view, summary.winner) if summary.winner >= 0 else "nobody"
-    how = f"{who} went out" if summary.reason == "domino" else f"{who} made the fish"
+    who = view_reading.side_name(view, view_reading.round_winner(summary))
+    how = f"{who} went out" if summary.reason == DOMINO else f"{who} made the fish"
     return how + (f" · pot {summary.pot} carried on" if summary.pot else "")
 
 
@@ -101,7 +104,8 @@ def final_panel(view: pb.MatchView) -> Panel:
 
 
 def _won(view: pb.MatchView) -> bool:
-    return view.winner >= 0 and view.your_seat >= 0 and view_reading.side_of(view, view.your_seat) == view.winner
+    won = view_reading.winner(view)
+    return won is not None and view_reading.my_side(view) == won
 
 
 def result_line(view: pb.MatchView) -> str:

@@ -24,13 +24,17 @@ from domino.account.v1 import account_service_pb2 as acc
 
 from .api import ApiError
 from .device import Device
+from services.common.error_details import Details
 
 #: Renew this long before the access token expires, at most: a fifth of its life for the
 #: short ones a test configures, so a 3-second token is not renewed on every call.
 EARLY_SECONDS = 60.0
 EARLY_SHARE = 0.2
-#: Display names the server refuses (taken, malformed): asked again, with its message.
-NAME_REFUSALS = (grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.INVALID_ARGUMENT)
+#: Display names the server refuses (taken, malformed), by ErrorInfo reason: asked again, with its message.
+NAME_REFUSALS = ("NAME_TAKEN", "INVALID_REQUEST")
+#: A refresh token the server no longer takes (retired, revoked, too old, its session ended):
+#: the device pair signs in again.
+REFRESH_REFUSALS = ("REFRESH_TOKEN_INVALID", "REFRESH_TOKEN_REUSED", "SESSION_ENDED")
 
 
 class AccountCalls(Protocol):
@@ -70,8 +74,8 @@ class Session:
         self._lock = threading.RLock()
 
     @property
-    def account_id(self) -> str:
-        return self.current.account_id if self.current is not None else self.device.account_id
+    def player_id(self) -> str:
+        return self.current.player_id if self.current is not None else self.device.player_id
 
     @property
     def display_name(self) -> str:
@@ -91,7 +95,7 @@ class Session:
                                                          display_name)
             self.sign_ins += 1
             self._take(response.session)
-            self.device.remember(response.session.account_id)
+            self.device.remember(response.session.player_id)
             return response.created
 
     def __call__(self, stale: str | None = None) -> str:
@@ -99,7 +103,7 @@ class Session:
         ``stale`` (a server just refused it as expired). ApiError when none can be had."""
         with self._lock:
             if self.closed:
-                raise ApiError(grpc.StatusCode.UNAUTHENTICATED, self.closed)
+                raise ApiError(grpc.StatusCode.UNAUTHENTICATED, self.closed, details=Details("SESSION_ENDED"))
             if self.current is None:
                 self.sign_in()
             elif (stale is not None and stale == self.current.access_token) or self.clock() >= self.renew_at:
@@ -117,7 +121,7 @@ class Session:
         try:
             response = self.accounts.refresh(self.current.refresh_token)
         except ApiError as e:
-            if e.code == grpc.StatusCode.UNAUTHENTICATED:
+            if e.reason in REFRESH_REFUSALS:
                 self.sign_in()  # retired, revoked or too old: the device pair is always there
                 return
             if not forced and self.clock() < self.expires_at:
@@ -167,6 +171,6 @@ def first_sign_in(session: Session, name: str, ask: Callable[[str], str] | None)
         try:
             return session.sign_in(name)
         except ApiError as e:
-            if e.code not in NAME_REFUSALS or ask is None:
+            if e.reason not in NAME_REFUSALS or ask is None:
                 raise
             name = ask(e.message or str(e))

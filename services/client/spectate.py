@@ -123,7 +123,7 @@ class Spectator:
         if not update.HasField("view"):
             return False
         view = update.view
-        if view.your_seat >= 0:
+        if view_reading.your_seat(view) is not None:
             self.seated = True
             return False
         if self.view is not None and view.version < self.view.version:

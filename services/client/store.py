@@ -65,7 +65,7 @@ class KeptHeads:
         if h.version in kept:
             return
         kept[h.version] = {"match": h.match_id, "version": h.version, "entries": h.entries, "hash": h.hash,
-                           "key": h.key_id, "signed_at": h.signed_at,
+                           "key": h.key_id, "signed_at": h.signed_at.seconds,  # the signed JSON's Unix seconds
                            "signature": base64.b64encode(h.signature).decode()}
         self._write(h.match_id, kept)
 

@@ -28,7 +28,8 @@ class TableWait:
 
     def run(self, ticket: mm.TicketView) -> str | None:
         app = self.app
-        pump = Pump(app.inbox, "ticket", lambda last: app.matchmaking.watch_ticket(ticket.ticket_id)).start()
+        pump = Pump(app.inbox, "ticket", lambda last: app.matchmaking.watch_ticket(
+            ticket.ticket_id, last.ticket.version if last is not None else ticket.version)).start()
         shown = None
         typed = True  # a line typed since the last screen: the next one is drawn whole
         try:
@@ -38,7 +39,7 @@ class TableWait:
                 if ticket.status in (mm.TICKET_STATUS_CANCELLED, mm.TICKET_STATUS_ENDED):
                     app.out.say(f"The ticket was {lobby_screens.TICKET_STATUS[ticket.status]}.")
                     return None
-                names.learn(ticket.seats)
+                names.learn(ticket.player_ids)
                 if app.out.redraw or ticket != shown:  # redrawn, the seconds waited count up
                     app.out.screen(lobby_screens.ticket_screen(ticket, app.clock()), with_prompt=True,
                                    in_place=not typed)  # a half-typed q survives the count
@@ -48,7 +49,7 @@ class TableWait:
                     continue
                 typed = typed or event.kind in ("line", "eof")
                 if event.kind == "ticket" and event.source is pump:
-                    ticket = event.value.ticket
+                    ticket = _newer(ticket, event.value.ticket)
                 elif event.kind == "line" and event.value.strip().lower() in ("q", "quit", "cancel"):
                     ticket = self._cancel(ticket)
                 elif event.kind == "eof" and app.interactive:
@@ -69,3 +70,8 @@ class TableWait:
         except ApiError as e:
             self.app.out.say(Text(str(e), style="bold red"))
             return self.app.matchmaking.get_ticket(ticket.ticket_id)
+
+
+def _newer(ticket: mm.TicketView, other: mm.TicketView) -> mm.TicketView:
+    """A reopened stream may repeat the state it started from: the newer version stands."""
+    return other if other.version >= ticket.version else ticket

@@ -1,9 +1,11 @@
 """Quick chat at the table ("table talk"), pure: the fixed phrases in friendly words, the
 ``c`` command that lists or sends them, and the last few messages received.
 
-The phrases are the server's fixed set, as DescribeRules lists them; WatchMatch delivers
-what anyone at the table sent as updates that carry only ``chat`` (no event, no view), and
-delivers them all again whenever the stream is opened again, so the log drops repeats.
+The phrases are the server's fixed set (ChatPhrase), as DescribeRules lists them: the client
+shows each in its own words and the player types it by number or by its name
+(CHAT_PHRASE_WELL_PLAYED is "well_played"). WatchMatch delivers what anyone at the table
+sent as updates that carry only ``chat`` (no event, no view), and delivers them all again
+whenever the stream is opened again, so the log drops repeats.
 """
 
 from __future__ import annotations
@@ -11,35 +13,43 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import grpc
 from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 from . import families, view_reading
 
 FRIENDLY = {
-    "hello": "Hello!",
-    "good_luck": "Good luck!",
-    "well_played": "Well played!",
-    "thanks": "Thanks!",
-    "oops": "Oops!",
-    "hurry_up": "Hurry up, please!",
-    "nice_move": "Nice move!",
-    "good_game": "Good game!",
-    "emote_smile": ":-) (smiles)",
-    "emote_laugh": ":-D (laughs)",
-    "emote_thinking": ":-/ (thinking…)",
-    "emote_sad": ":-( (sad)",
+    pb.CHAT_PHRASE_HELLO: "Hello!",
+    pb.CHAT_PHRASE_GOOD_LUCK: "Good luck!",
+    pb.CHAT_PHRASE_WELL_PLAYED: "Well played!",
+    pb.CHAT_PHRASE_THANKS: "Thanks!",
+    pb.CHAT_PHRASE_OOPS: "Oops!",
+    pb.CHAT_PHRASE_HURRY_UP: "Hurry up, please!",
+    pb.CHAT_PHRASE_NICE_MOVE: "Nice move!",
+    pb.CHAT_PHRASE_GOOD_GAME: "Good game!",
+    pb.CHAT_PHRASE_EMOTE_SMILE: ":-) (smiles)",
+    pb.CHAT_PHRASE_EMOTE_LAUGH: ":-D (laughs)",
+    pb.CHAT_PHRASE_EMOTE_THINKING: ":-/ (thinking…)",
+    pb.CHAT_PHRASE_EMOTE_SAD: ":-( (sad)",
 }
 SHOWN = 3  # messages in the table talk area
 
 
-def phrase_text(phrase: str) -> str:
-    """"well_played" → "Well played!"; a phrase this client does not know, in plain words."""
-    return FRIENDLY.get(phrase) or phrase.replace("_", " ").capitalize()
+def phrase_name(phrase: int) -> str:
+    """CHAT_PHRASE_WELL_PLAYED → "well_played": what the player types; a value this client's
+    protos lack, by its number."""
+    try:
+        return pb.ChatPhrase.Name(phrase).removeprefix("CHAT_PHRASE_").lower()
+    except ValueError:
+        return f"phrase_{phrase}"
 
 
-def phrases() -> tuple[str, ...]:
+def phrase_text(phrase: int) -> str:
+    """CHAT_PHRASE_WELL_PLAYED → "Well played!"; a phrase this client has no words for, by its name."""
+    return FRIENDLY.get(phrase) or phrase_name(phrase).replace("_", " ").capitalize()  # type: ignore[call-overload]
+
+
+def phrases() -> tuple[int, ...]:
     """The phrases SendChat takes, in the server's order."""
     return families.current().chat_phrases
 
@@ -61,7 +71,7 @@ class ListPhrases:
 
 @dataclass(frozen=True)
 class Say:
-    phrase: str  # one of phrases()
+    phrase: int  # one of phrases()
 
 
 @dataclass(frozen=True)
@@ -90,9 +100,9 @@ def parse_chat(line: str) -> ChatCommand | None:
             return Say(offered[number - 1])
         return Unclear(f"Pick a phrase from 1 to {len(offered)} (c lists them).")
     key = _key(rest)
-    names: dict[str, str] = {}
+    names: dict[str, int] = {}
     for phrase in offered:  # the name, without "emote_", or the friendly words
-        for name in (phrase, phrase.removeprefix("emote_"), _key(phrase_text(phrase))):
+        for name in (phrase_name(phrase), phrase_name(phrase).removeprefix("emote_"), _key(phrase_text(phrase))):
             names.setdefault(_key(name), phrase)
     if key in names:
         return Say(names[key])
@@ -107,10 +117,11 @@ def _key(text: str) -> str:
 
 
 def refusal(error) -> str:
-    """What to say when SendChat is refused (``error``: an api.ApiError). The rate limit asks
-    for a pause; the server's other refusals (a match that ended over a minute ago, the
-    phrases one player may send a match all sent) say themselves why."""
-    if error.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "slow down" in str(error):
+    """What to say when SendChat is refused (``error``: an api.ApiError), told by its reason:
+    the rate limit (RATE_LIMITED) asks for a pause; the server's other refusals (CHAT_CLOSED a
+    minute after the match ended, CHAT_LIMIT once a player sent all a match allows) say
+    themselves why, and waiting would not help."""
+    if error.reason == "RATE_LIMITED":
         return "Easy on the chat: wait a few seconds before the next phrase."
     return f"Chat not sent: {error}"
 
@@ -126,7 +137,7 @@ class TalkLog:
     def add(self, chat: pb.ChatMessage) -> bool:
         """Keep ``chat``; False when it was received already (a reopened stream sends every
         phrase again)."""
-        key = (chat.seat, chat.player_id, chat.phrase, chat.sent_at.seconds, chat.sent_at.nanos)
+        key = (chat.seat, chat.player_id, chat.chat_phrase, chat.sent_at.seconds, chat.sent_at.nanos)
         if key in self._seen:
             return False
         self._seen.add(key)
@@ -158,7 +169,7 @@ def talk_text(log: TalkLog, me: str = "", hint: str = "") -> Text | None:
     for i, (chat, name) in enumerate(zip(recent, names)):
         text.append("Table talk  " if i == 0 else "\n            ", style="dim")
         text.append(name.ljust(width) + "  ", style="bold green" if me and chat.player_id == me else "bold")
-        text.append(phrase_text(chat.phrase), style="italic")
+        text.append(phrase_text(chat.chat_phrase), style="italic")
     if hint:
         text.append(f"\n            {hint}", style="dim")
     return text

@@ -1,11 +1,16 @@
-"""What a player's view says about tiles, seats and turns: pure functions of a MatchView."""
+"""What a player's view says about tiles, seats and turns: pure functions of a MatchView.
+
+Where the view may hold "none" (no seat, nobody to act, no winner, an end not open yet) the
+field is optional, and an unset one reads 0 (seat 0!): every such field is read here, with
+HasField, as an int or None, and the rest of the client asks these functions. What an All
+Fives end counts and what a play would score come in the view (``end_counts``,
+``Move.points``), worked out by the server's engine, so the client computes no rule."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.match.rules.spinner import end_count, points_scored
 
 from . import families, names
 
@@ -44,10 +49,45 @@ def is_ended(view: pb.MatchView) -> bool:
     return view.status in (pb.MATCH_STATUS_ENDED, pb.MATCH_STATUS_ABANDONED)
 
 
+def _optional(message, field: str) -> int | None:
+    return getattr(message, field) if message.HasField(field) else None
+
+
+def your_seat(view: pb.MatchView) -> int | None:
+    """The caller's seat; None for a spectator (or an auditor, a service)."""
+    return _optional(view, "your_seat")
+
+
+def turn(view: pb.MatchView) -> int | None:
+    """The seat to act; None when nobody is (between rounds, before the deal, at the end)."""
+    return _optional(view, "turn")
+
+
+def winner(view: pb.MatchView) -> int | None:
+    """The side that won the match; None while it is played, or when it ended with none."""
+    return _optional(view, "winner")
+
+
+def round_winner(summary: pb.RoundSummary) -> int | None:
+    """The side that took a round; None for a tie (Goat: and for a redeal)."""
+    return _optional(summary, "winner")
+
+
+def spinner_index(view: pb.MatchView) -> int | None:
+    """All Fives: the spinner's place in the line; None before the first double."""
+    return _optional(view, "spinner_index")
+
+
+def is_mine(view: pb.MatchView, seat: int | None) -> bool:
+    """``seat`` is the caller's (never for a spectator)."""
+    return seat is not None and seat == your_seat(view)
+
+
 def is_my_turn(view: pb.MatchView) -> bool:
-    """The caller has a move to choose. A seat that can only pass has none: the server
-    passes for it (the stream may show that moment before the pass)."""
-    return (not is_ended(view) and view.your_seat >= 0 and view.turn == view.your_seat
+    """The caller has a move to choose. The server never gives a seat a turn with nothing to
+    do (it passes for a seat that can only pass before the view is sent), so a turn always
+    comes with plays or a draw; one without (an older server's pass) is not a turn."""
+    return (not is_ended(view) and turn(view) is not None and is_mine(view, turn(view))
             and any(m.kind in (pb.MOVE_KIND_PLAY, pb.MOVE_KIND_DRAW) for m in view.legal_moves))
 
 
@@ -69,12 +109,16 @@ def four_ends(view: pb.MatchView) -> bool:
     return families.family(view.rules).four_ends
 
 
-def end_number(view: pb.MatchView, end: int) -> int:
-    """The number an end shows; -1 while it is closed (up and down until the spinner opens,
-    and always outside All Fives)."""
+_END_FIELDS = {LEFT: "left_end", RIGHT: "right_end", UP: "up_end", DOWN: "down_end"}
+
+
+def end_number(view: pb.MatchView, end: int) -> int | None:
+    """The number an end shows; None while it is closed (every end before the round's first
+    play; up and down until the spinner opens, and always outside All Fives)."""
     if end in (UP, DOWN) and not four_ends(view):
-        return -1
-    return {LEFT: view.left_end, RIGHT: view.right_end, UP: view.up_end, DOWN: view.down_end}.get(end, -1)
+        return None
+    field = _END_FIELDS.get(end)
+    return _optional(view, field) if field else None
 
 
 def end_choice_matters(view: pb.MatchView, ends: set[int]) -> bool:
@@ -83,7 +127,7 @@ def end_choice_matters(view: pb.MatchView, ends: set[int]) -> bool:
     ends of different numbers (with equal ends either side leaves the same line)."""
     if four_ends(view):
         return len(ends - {ANY}) > 1
-    return ends == {LEFT, RIGHT} and view.left_end != view.right_end
+    return ends == {LEFT, RIGHT} and end_number(view, LEFT) != end_number(view, RIGHT)
 
 
 def default_end(view: pb.MatchView, ends: set[int]) -> int | None:
@@ -95,17 +139,16 @@ def default_end(view: pb.MatchView, ends: set[int]) -> int | None:
     return RIGHT if RIGHT in ends else min(ends)
 
 
-def _outer_tiles(view: pb.MatchView) -> dict[int, tuple[int, pb.PlacedTile]]:
-    """Each end that counts now, with its outer number and outer tile: left and right once
-    the line has a tile, up and down once a tile lies on them (an open side with nothing on
-    it yet counts nothing)."""
-    out: dict[int, tuple[int, pb.PlacedTile]] = {}
+def _outer_tiles(view: pb.MatchView) -> dict[int, pb.PlacedTile]:
+    """Each end's outer tile: left and right once the line has a tile, up and down once a
+    tile lies on them."""
+    out: dict[int, pb.PlacedTile] = {}
     if view.line:
-        out[LEFT] = (view.line[0].left, view.line[0])
-        out[RIGHT] = (view.line[-1].right, view.line[-1])
+        out[LEFT] = view.line[0]
+        out[RIGHT] = view.line[-1]
     for end, arm in ((UP, view.up_line), (DOWN, view.down_line)):
-        if arm:  # each arm runs from the spinner outwards, as (inner, outer)
-            out[end] = (arm[-1].right, arm[-1])
+        if arm:  # each arm runs from the spinner outwards
+            out[end] = arm[-1]
     return out
 
 
@@ -118,33 +161,22 @@ def lone_first_tile(view: pb.MatchView) -> Tile | None:
 
 
 def end_counts(view: pb.MatchView) -> dict[int, tuple[Tile, int]]:
-    """All Fives: what each end counts now, with its outer tile, by the engine's own rule
-    (``end_count``: the outer number, both halves of a double). An end missing from the
-    result counts nothing yet: up and down while closed or with no tile on them. With the
-    lone first tile both left and right show it, but it counts once (``lone_first_tile``)."""
-    return {end: (placed_tile_of(placed), end_count(number, placed.left == placed.right))
-            for end, (number, placed) in _outer_tiles(view).items()}
-
-
-def ends_total_after(view: pb.MatchView, tile: Tile, end: int) -> int:
-    """All Fives: what the open ends add up to once ``tile`` is played on ``end``
-    (docs/rules.md §2, "Counting the ends"): left and right always, up and down once a tile
-    lies on them; an outer double counts both halves; the lone first tile counts once."""
-    if not view.line:
-        return tile[0] + tile[1]
-    values = {e: count for e, (_, count) in end_counts(view).items()}
-    number = end_number(view, end)
-    values[end] = end_count(tile[0] if tile[1] == number else tile[1], tile[0] == tile[1])
-    return sum(values.values())
+    """All Fives: what each end counts now, with its outer tile, as the view says
+    (``end_counts``: the server's engine counts the outer number, both halves of a double).
+    An end missing from the result counts nothing yet: up and down while closed or with no
+    tile on them. With the lone first tile both left and right show it, but it counts once
+    (``lone_first_tile``)."""
+    outer = _outer_tiles(view)
+    return {c.end: (placed_tile_of(outer[c.end]), c.count) for c in view.end_counts if c.end in outer}
 
 
 def points_if(view: pb.MatchView, tile: Tile, end: int) -> int:
-    """All Fives: what playing ``tile`` on ``end`` would score (the engine's
-    ``points_scored``: the ends' total after it, when that is a positive multiple of 5);
-    0 in every other family."""
-    if not four_ends(view):
-        return 0
-    return points_scored(ends_total_after(view, tile, end))
+    """All Fives: what playing ``tile`` on ``end`` would score, as the legal move says
+    (``Move.points``); 0 for a move the view does not offer, and in every other family."""
+    for move in view.legal_moves:
+        if move.kind == pb.MOVE_KIND_PLAY and tile_of(move.tile) == tile and move.end == end:
+            return move.points
+    return 0
 
 
 def has_boneyard(view: pb.MatchView) -> bool:
@@ -174,24 +206,34 @@ def player_name(player_id: str) -> str:
     return names.name(player_id) if player_id else "(free)"
 
 
-def seat_name(view: pb.MatchView, seat: int) -> str:
-    if seat < 0 or seat >= len(view.seats):
+def seat_name(view: pb.MatchView, seat: int | None) -> str:
+    if seat is None or seat < 0 or seat >= len(view.seats):
         return "nobody"
-    if seat == view.your_seat:
+    mine = your_seat(view)
+    if seat == mine:
         return "you"
     name = player_name(view.seats[seat].player_id)
-    if view.teams and view.your_seat >= 0 and seat % 2 == view.your_seat % 2:
+    if view.teams and mine is not None and seat % 2 == mine % 2:
         return f"{name} (partner)"
     return name
 
 
-def side_name(view: pb.MatchView, side: int) -> str:
+def side_name(view: pb.MatchView, side: int | None) -> str:
     """Who a score belongs to: a seat when solo, a team ("your team", "team B") in teams."""
+    if side is None:
+        return "nobody"
     if view.teams:
-        if view.your_seat >= 0 and view.your_seat % 2 == side:
+        mine = your_seat(view)
+        if mine is not None and mine % 2 == side:
             return "your team"
         return f"team {'AB'[side]}"
     return seat_name(view, side)
+
+
+def my_side(view: pb.MatchView) -> int | None:
+    """The caller's side (index into scores); None for a spectator."""
+    mine = your_seat(view)
+    return None if mine is None else side_of(view, mine)
 
 
 def sides_text(view: pb.MatchView, sides) -> str:
@@ -204,18 +246,19 @@ def is_goat(view: pb.MatchView) -> bool:
 
 
 def winner_text(view: pb.MatchView) -> str:
-    if view.winner < 0:
+    won = winner(view)
+    if won is None:
         return "no single winner (the lowest totals tie)" if is_goat(view) else "nobody won"
-    if view.your_seat >= 0 and side_of(view, view.your_seat) == view.winner:
+    if my_side(view) == won:
         return "your team won!" if view.teams else "you won!"
-    return f"{side_name(view, view.winner)} won"
+    return f"{side_name(view, won)} won"
 
 
 def goat_text(view: pb.MatchView) -> str:
     """Goat, at the match's end: who is the goat (the highest total, 101 or more)."""
     if not view.goats:
         return ""
-    mine = view.your_seat >= 0 and side_of(view, view.your_seat) in view.goats
+    mine = my_side(view) in view.goats
     if len(view.goats) == 1:
         if mine:
             return "your team is the goat" if view.teams else "you are the goat"
@@ -237,7 +280,7 @@ def time_left(view: pb.MatchView, now: float) -> Countdown:
     """The seconds the seat to act has left. The count never shows more than the turn was
     given (``turn_seconds``: the host's timer, or Sports' 5, 20 or 60 for this move), so a
     clock behind the server's does not add time."""
-    if view.turn < 0 or not view.HasField("turn_deadline"):
+    if turn(view) is None or not view.HasField("turn_deadline"):
         return Countdown(None)
     deadline = view.turn_deadline.ToNanoseconds() / 1e9
     seconds = max(0, int(deadline - now + 0.999))

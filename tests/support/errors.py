@@ -9,6 +9,8 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from services.common import grpc_status
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -51,3 +53,22 @@ def reason_of(call) -> str:
     except grpc.RpcError as error:
         return refusal(error).reason
     return ""
+
+
+class RefusedCall(grpc.RpcError):
+    """A refused call as a client's fake stub raises it: its code, its message and, in its
+    trailers, the rich status a server sends (services/common/grpc_status.py)."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, reason: str = "", domain: str = "domino.match") -> None:
+        self._code, self._message = code, message
+        status = grpc_status.status_of(code, message, reason, domain) if reason else None
+        self._trailers = ((grpc_status.DETAILS_KEY, status.SerializeToString()),) if status is not None else ()
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._message
+
+    def trailing_metadata(self):
+        return self._trailers

@@ -48,7 +48,7 @@ def test_a_start_on_a_taken_port_names_the_port_and_what_holds_it(tmp_path: Path
 def test_the_banner_names_a_domino_command_that_works(monkeypatch, tmp_path: Path):
     import sys
 
-    from services.cli.up import command_path
+    from services.cli.command_path import command_path
 
     venv_bin = tmp_path / ".venv" / "bin"
     venv_bin.mkdir(parents=True)

@@ -36,7 +36,7 @@ class _Stub:
 
 
 def _session(refresh: str) -> SimpleNamespace:
-    return SimpleNamespace(session=pb.Session(account_id="a", refresh_token=refresh))
+    return SimpleNamespace(session=pb.Session(player_id="a", refresh_token=refresh))
 
 
 def test_the_pools_rotate_refresh_tokens_and_reuse_the_devices_they_made(bench) -> None:

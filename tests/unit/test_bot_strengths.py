@@ -13,13 +13,13 @@ from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from services.bots.arena import resolve
 from services.bots.strategies import STRATEGIES
 from services.cli.demo import demo
-from services.cli.play import play
-from services.client import lobby_screens, menu, render
+from services.client import families, lobby_screens, menu, render
 from services.common import bot_strengths
 from services.common.bot_ids import bot_id, bot_strength
 from services.match.describe import describe_rules
 from services.matchmaking.errors import InvalidRequest
 from services.matchmaking.options import check_strength
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
 
 NAMES, OFFERED = bot_strengths.NAMES, bot_strengths.OFFERED
 #: The offered strengths the ladder offers in some family and team setting, weakest first.
@@ -83,12 +83,14 @@ def test_matchmaking_seats_the_offered_strengths_and_refuses_the_others_naming_t
         assert all(name in str(refused.value) for name in OFFERED)
 
 
+@pytest.mark.usefixtures("served_rules")
 @pytest.mark.parametrize("name", SOMEWHERE)
 def test_the_room_commands_add_and_fill_with_every_offered_strength(name):
     assert menu.parse_room_command(f"f {name}") == menu.RoomCommand("fill", strength=name)
     assert menu.parse_room_command(f"b 2 {name}") == menu.RoomCommand("bot", 2, name)
 
 
+@pytest.mark.usefixtures("served_rules")
 @pytest.mark.parametrize("word", NOT_OFFERED + [n for n in OFFERED if n not in SOMEWHERE])
 def test_the_room_commands_refuse_other_strengths_naming_the_offered_ones(word):
     for line in (f"f {word}", f"b 2 {word}"):
@@ -97,21 +99,24 @@ def test_the_room_commands_refuse_other_strengths_naming_the_offered_ones(word):
         assert f"A bot is {', '.join(SOMEWHERE)}, not {word!r}." == command.message
 
 
+@pytest.mark.usefixtures("served_rules")
 def test_the_client_asks_for_the_offered_strengths_and_its_help_says_what_each_does():
     assert set(SOMEWHERE) <= set(OFFERED) and SOMEWHERE
-    assert menu.STRENGTHS == SOMEWHERE  # the practice menu's question, and domino play --bots
-    assert choices_of(play, "strength") == SOMEWHERE
-    assert f"b [SEAT] [{'|'.join(SOMEWHERE)}] adds a bot" in menu.ROOM_HELP
-    assert f"f [{'|'.join(SOMEWHERE)}] fills every empty seat" in menu.ROOM_HELP
+    # the practice menu's question, and what domino play --bots is checked against once connected
+    assert families.current().strength_names == SOMEWHERE
+    room_help = menu.room_help()
+    assert f"b [SEAT] [{'|'.join(SOMEWHERE)}] adds a bot" in room_help
+    assert f"f [{'|'.join(SOMEWHERE)}] fills every empty seat" in room_help
     for s in bot_strengths.REGISTRY:
-        assert (f"{s.name} {s.description}" in menu.ROOM_HELP) == (s.name in SOMEWHERE)
+        assert (f"{s.name} {s.description}" in room_help) == (s.name in SOMEWHERE)
 
 
+@pytest.mark.usefixtures("served_rules")
 def test_the_room_screen_shows_the_host_the_offered_strengths():
-    room = mm.RoomView(room_id="r1", code="K7M2PQ4X", host_id="ann", status=mm.ROOM_STATUS_OPEN, version=1,
+    room = mm.RoomView(room_id="r1", code="K7M2PQ4X", host_player_id="ann", status=mm.ROOM_STATUS_OPEN, version=1,
                        options=mm.MatchOptions(rules="egyptian", variant="block-2", target=101))
     for seat, player in enumerate(["ann", ""]):
-        room.seats.add(seat=seat, player_id=player, team=seat)
+        room.seats.add(seat=seat, player_id=player)
     host = render.to_text(lobby_screens.room_screen(room, "ann"))
     assert f"b [SEAT] [{'|'.join(SOMEWHERE)}] adds a bot" in host
 

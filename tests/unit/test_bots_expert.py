@@ -150,6 +150,7 @@ class OneTurnStub:
         view = pb.MatchView(match_id="m1", version=3, status=pb.MATCH_STATUS_IN_PROGRESS, turn=1, your_seat=1)
         for player in ["ann", "bot:expert:1", "bob", "bot:expert:3"]:
             view.seats.add(player_id=player)
+        view.legal_moves.add(kind=pb.MOVE_KIND_PLAY)  # a turn comes with its moves (the bot reads them from `views`)
         return pb.GetMatchResponse(view=view)
 
     async def PlayTile(self, request, metadata=None, timeout=None):

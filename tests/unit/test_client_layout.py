@@ -12,6 +12,9 @@ from services.client import render
 from services.client.view_reading import RIGHT
 from tests.unit.test_play_core import NOW, view
 from tests.unit.test_play_families import all_fives, goat
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 SIZES = [(50, 20), (80, 24), (120, 40)]
 MESSAGE = ("The server refused: display_name must be 3-20 characters long, and a message as long as this one "

@@ -19,6 +19,11 @@ from services.client.device import Device, DeviceFileError, config_dir, credenti
 from services.client.inbox import Inbox, Pump
 from services.client.names import Names
 from services.client.session import LocalTokens, Session, first_sign_in
+from services.common.error_details import Details
+from tests.support.errors import RefusedCall
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 EXPIRED = "the token has expired"
 
@@ -54,13 +59,15 @@ class FakeAccounts:
         created = device_id not in self.devices
         if created:
             if display_name in self.taken:
-                raise ApiError(grpc.StatusCode.ALREADY_EXISTS, f"the display name {display_name!r} is taken")
+                raise ApiError(grpc.StatusCode.ALREADY_EXISTS, f"the display name {display_name!r} is taken",
+                               details=Details("NAME_TAKEN"))
             self.devices[device_id] = (device_secret, f"acct-{len(self.devices) + 1:04d}-opaque", display_name or "Guest")
-        secret, account_id, name = self.devices[device_id]
+        secret, player_id, name = self.devices[device_id]
         if secret != device_secret:
-            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "the device secret is wrong")
+            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "the device secret is wrong",
+                           details=Details("CREDENTIALS_REFUSED"))
         self.sign_ins += 1
-        return acc.SignInWithDeviceResponse(session=self._session(account_id, name, f"s{next(self.counter)}"),
+        return acc.SignInWithDeviceResponse(session=self._session(player_id, name, f"s{next(self.counter)}"),
                                             created=created)
 
     def refresh(self, refresh_token):
@@ -69,20 +76,22 @@ class FakeAccounts:
                 raise ApiError(grpc.StatusCode.UNAVAILABLE, "down")
             if refresh_token in self.retired:
                 self.revoked.add(self.retired[refresh_token])
-                raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "the refresh token was used already")
+                raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "the refresh token was used already",
+                               details=Details("REFRESH_TOKEN_REUSED"))
             sid = self.live.pop(refresh_token, None)
             if sid is None or sid in self.revoked:
-                raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "the refresh token is not valid")
+                raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "the refresh token is not valid",
+                               details=Details("REFRESH_TOKEN_INVALID"))
             self.retired[refresh_token] = sid
             self.refreshes += 1
-            account_id, name = next((a, n) for _, a, n in self.devices.values())
-            return acc.RefreshSessionResponse(session=self._session(account_id, name, sid))
+            player_id, name = next((a, n) for _, a, n in self.devices.values())
+            return acc.RefreshSessionResponse(session=self._session(player_id, name, sid))
 
-    def _session(self, account_id, name, sid):
+    def _session(self, player_id, name, sid):
         n = next(self.counter)
         refresh = f"refresh-{n}"
         self.live[refresh] = sid
-        session = acc.Session(account_id=account_id, access_token=f"access-{n}", refresh_token=refresh,
+        session = acc.Session(player_id=player_id, access_token=f"access-{n}", refresh_token=refresh,
                               display_name=name)
         session.access_expires_at.seconds = int(self.clock() + self.life)
         return session
@@ -142,7 +151,7 @@ def test_a_refused_refresh_token_signs_in_again_with_the_device(clock, device):
     first = session()
     accounts.live.clear()  # the server no longer knows the refresh token (revoked, too old)
     second = session(stale=first)
-    assert second != first and accounts.sign_ins == 2 and session.account_id == device.account_id
+    assert second != first and accounts.sign_ins == 2 and session.player_id == device.player_id
 
 
 def test_the_session_never_presents_a_retired_refresh_token_when_threads_renew_at_once(clock, device):
@@ -191,7 +200,7 @@ def test_the_first_sign_in_asks_again_for_a_name_the_server_refuses(clock, devic
 
     assert first_sign_in(session, "", ask) is True
     assert asked == ["", "the display name 'taken' is taken"]
-    assert session.display_name == "ann" and device.account_id == session.account_id
+    assert session.display_name == "ann" and device.player_id == session.player_id
 
 
 def test_a_script_s_refused_name_is_an_error_and_no_name_lets_the_server_choose(clock, tmp_path):
@@ -237,10 +246,10 @@ def test_the_credentials_file_is_private_and_reused(tmp_path, clock):
     session, _ = signed_in(clock, device)
     kept = json.loads(path.read_text())
     assert kept == {"device_id": device.device_id, "device_secret": device.device_secret,
-                    "account_id": session.account_id}  # no refresh token on disk
+                    "player_id": session.player_id}  # no refresh token on disk
     again = Device.load_or_create(directory, "127.0.0.1:50053")
-    assert (again.device_id, again.device_secret, again.account_id) == (device.device_id, device.device_secret,
-                                                                       session.account_id)
+    assert (again.device_id, again.device_secret, again.player_id) == (device.device_id, device.device_secret,
+                                                                       session.player_id)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     other = Device.load_or_create(directory, "play.example.com:443")
     assert other.path != path and other.device_id != device.device_id
@@ -280,15 +289,7 @@ def test_the_config_dir_follows_xdg(monkeypatch, tmp_path):
 # ---- the stubs and streams that use a session ---------------------------------------------------
 
 
-class Refused(grpc.RpcError):
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
-        self._code, self._details = code, details
-
-    def code(self):
-        return self._code
-
-    def details(self):
-        return self._details
+Refused = RefusedCall
 
 
 def token_of(metadata) -> str:
@@ -304,7 +305,7 @@ def test_a_call_refused_for_an_expired_token_is_renewed_and_sent_again_once(cloc
     def method(request, metadata, timeout):
         sent.append(token_of(metadata))
         if token_of(metadata) == first:
-            raise Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED)
+            raise Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED, "TOKEN_EXPIRED")
         return "ok"
 
     try:
@@ -313,7 +314,7 @@ def test_a_call_refused_for_an_expired_token_is_renewed_and_sent_again_once(cloc
 
         def always(request, metadata, timeout):
             sent.append(token_of(metadata))
-            raise Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED)
+            raise Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED, "TOKEN_EXPIRED")
 
         sent.clear()
         with pytest.raises(ApiError) as e:
@@ -322,12 +323,40 @@ def test_a_call_refused_for_an_expired_token_is_renewed_and_sent_again_once(cloc
 
         def other(request, metadata, timeout):
             sent.append(token_of(metadata))
-            raise Refused(grpc.StatusCode.UNAUTHENTICATED, "the token's signature is not valid")
+            raise Refused(grpc.StatusCode.UNAUTHENTICATED, "the token's signature is not valid", "TOKEN_INVALID")
 
         sent.clear()
         with pytest.raises(ApiError):
             api.call(other, object())
         assert len(sent) == 1  # not an expiry: no renewal, no retry
+    finally:
+        api.close()
+
+
+def test_an_expiry_is_told_by_its_reason_not_by_the_words_of_its_message(clock, device):
+    """A refusal whose message says "expired" but whose ErrorInfo says TOKEN_INVALID is no
+    expiry (renewing would not help), and TOKEN_EXPIRED is one whatever its message says."""
+    session, accounts = signed_in(clock, device)
+    api = MatchApi("127.0.0.1:1", session)
+    first = session()
+    sent: list[str] = []
+
+    def worded(request, metadata, timeout):
+        sent.append(token_of(metadata))
+        raise Refused(grpc.StatusCode.UNAUTHENTICATED, "this key expired from the key ring", "TOKEN_INVALID")
+
+    def reasoned(request, metadata, timeout):
+        sent.append(token_of(metadata))
+        if token_of(metadata) == first:
+            raise Refused(grpc.StatusCode.UNAUTHENTICATED, "try a newer one", "TOKEN_EXPIRED")
+        return "ok"
+
+    try:
+        with pytest.raises(ApiError) as e:
+            api.call(worded, object())
+        assert e.value.reason == "TOKEN_INVALID" and sent == [first] and accounts.refreshes == 0
+        sent.clear()
+        assert api.call(reasoned, object()) == "ok" and len(sent) == 2 and accounts.refreshes == 1
     finally:
         api.close()
 
@@ -338,7 +367,7 @@ def test_a_fixed_token_is_sent_as_it_is_and_not_renewed():
 
     def method(request, metadata, timeout):
         sent.append(token_of(metadata))
-        raise Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED)
+        raise Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED, "TOKEN_EXPIRED")
 
     try:
         with pytest.raises(ApiError):
@@ -378,7 +407,8 @@ def test_a_stream_ended_for_an_expired_token_reopens_silently_from_the_last_vers
         items = next(versions)
         last = not items or items[-1] == 5
         return FakeStream(items, None if items and last else Refused(grpc.StatusCode.UNAUTHENTICATED,
-                                                                      EXPIRED + "; reconnect with a fresh one"))
+                                                                      EXPIRED + "; reconnect with a fresh one",
+                                                                      "TOKEN_EXPIRED"))
 
     inbox = Inbox()
     pump = Pump(inbox, "view", lambda last: api.stream(watch, last or 0), max_pause=0.01).start()
@@ -406,7 +436,7 @@ def test_a_stream_whose_token_cannot_be_renewed_is_a_lost_link_until_it_can(cloc
         if items == [1]:
             accounts.down = True  # the account service goes away as the token expires
             clock.now += 901
-            return FakeStream(items, Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED))
+            return FakeStream(items, Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED, "TOKEN_EXPIRED"))
         return FakeStream(items, None)
 
     inbox = Inbox()
@@ -426,7 +456,7 @@ def test_a_fixed_token_s_expired_stream_is_a_stream_error_not_a_loop():
     api = MatchApi("127.0.0.1:1", "fixed")
     inbox = Inbox()
     pump = Pump(inbox, "view", lambda last: api.stream(
-        lambda request, metadata: FakeStream([1], Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED)), 0)).start()
+        lambda request, metadata: FakeStream([1], Refused(grpc.StatusCode.UNAUTHENTICATED, EXPIRED, "TOKEN_EXPIRED")), 0)).start()
     try:
         pump.thread.join(5)
         assert [(e.kind, e.value) for e in inbox.pending()] == [("view", 1), ("stream-error", EXPIRED)]
@@ -439,7 +469,7 @@ def test_token_expired_is_raised_only_after_the_token_was_renewed(clock, device)
     api = MatchApi("127.0.0.1:1", session)
     try:
         stream = api.stream(lambda request, metadata: FakeStream([], Refused(grpc.StatusCode.UNAUTHENTICATED,
-                                                                             EXPIRED)), 0)
+                                                                             EXPIRED, "TOKEN_EXPIRED")), 0)
         with pytest.raises(TokenExpired):
             list(stream)
         assert accounts.refreshes == 1 and session() != stream.token
@@ -541,19 +571,20 @@ class FakeAccountApi:
         self.attempts = 0
 
     def account(self):
-        return acc.Account(account_id=self.session.account_id, display_name=self.session.display_name, devices=1,
+        return acc.Account(player_id=self.session.player_id, display_name=self.session.display_name, devices=1,
                            guest=True)
 
     def set_display_name(self, name):
         if name == "taken":
-            raise ApiError(grpc.StatusCode.ALREADY_EXISTS, "that display name is taken")
-        return acc.Account(account_id=self.session.account_id, display_name=name)
+            raise ApiError(grpc.StatusCode.ALREADY_EXISTS, "that display name is taken", details=Details("NAME_TAKEN"))
+        return acc.Account(player_id=self.session.player_id, display_name=name)
 
     def delete_account(self):
         self.attempts += 1
         if self.session.sign_ins < 2:
             raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, "deleting an account needs a sign-in from the last "
-                                                                "five minutes: sign in again first")
+                                                                "five minutes: sign in again first",
+                           details=Details("SIGN_IN_AGAIN"))
         self.deleted += 1
         return acc.DeleteAccountResponse()
 
@@ -569,7 +600,7 @@ def test_the_account_screen_renames_and_deletes_after_a_fresh_sign_in(clock, dev
     assert screen.run(out, inbox) is True
     text = file.getvalue()
     assert "that display name is taken" in text and "You are now Annie" in text
-    assert directory.name(session.account_id) == "Annie" and "Type your display name (Annie)" in text
+    assert directory.name(session.player_id) == "Annie" and "Type your display name (Annie)" in text
     assert "Kept: nothing was deleted" in text  # "Ann" is not the name typed out
     assert api.attempts == 2 and api.deleted == 1 and session.sign_ins == 2  # refused once, signed in, deleted
     assert "Your account was deleted" in text

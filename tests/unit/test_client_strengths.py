@@ -3,9 +3,14 @@ per family and team setting, as DescribeRules says (SeatShape.bot_strengths)."""
 
 from __future__ import annotations
 
+import pytest
+
 from services.client import families
 from services.client.families import Setup
 from tests.support.rules_description import described
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 
 def test_practice_offers_each_family_and_settings_own_strengths_and_default():

@@ -13,17 +13,27 @@ from services.client.commands import ChooseEnd, Draw, Help, Invalid, Play, Quit,
 from services.client.store import LastMatch
 from services.client.view_reading import ANY, LEFT, RIGHT
 from tests.support.rules_description import family as described_family
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 NOW = 1_800_000_000.0
 
 
 def view(hand=((6, 4), (3, 3), (5, 1)), line=((6, 6),), legal=None, turn=0, seats=("ann", "bot:greedy:1"),
          your_seat=0, scores=None, teams=False, deadline_in=30.0, variant="draw-2", counts=None, away=(),
-         status=pb.MATCH_STATUS_IN_PROGRESS, winner=-1, rounds=(), actions=(), timer=45, version=7) -> pb.MatchView:
-    """A player's view; ``legal`` lists ("play", (a, b), end) / ("draw",) moves (default: none)."""
+         status=pb.MATCH_STATUS_IN_PROGRESS, winner=None, rounds=(), actions=(), timer=45, version=7,
+         lead=None) -> pb.MatchView:
+    """A player's view; ``legal`` lists ("play", (a, b), end) / ("draw",) moves (default: none);
+    None for ``turn``, ``winner`` or ``your_seat`` leaves it unset, as the server says "none";
+    ``lead``: (seat, LeadReason) of the round in play (default: the seat to act, by round 1's
+    rule before any round ended, by the last round's taker after one)."""
     v = pb.MatchView(match_id="0f0e0d0c-0000-4000-8000-000000000001", version=version, status=status,
                      rules="egyptian", variant=variant, teams=teams, target=51, turn_timer_seconds=timer,
-                     your_seat=your_seat, round_number=len(rounds) + 1, turn=turn, winner=winner, boneyard_count=4)
+                     round_number=len(rounds) + 1, boneyard_count=4)
+    for name, value in (("your_seat", your_seat), ("turn", turn), ("winner", winner)):
+        if value is not None:
+            setattr(v, name, value)
     for i, player in enumerate(seats):
         v.seats.add(player_id=player, tile_count=(counts or {}).get(i, 7 if i != your_seat else len(hand)),
                     away=i in away)
@@ -31,8 +41,8 @@ def view(hand=((6, 4), (3, 3), (5, 1)), line=((6, 6),), legal=None, turn=0, seat
         v.hand.add(low=b, high=a)
     for a, b in line:
         v.line.add(left=a, right=b)
-    v.left_end = line[0][0] if line else -1
-    v.right_end = line[-1][1] if line else -1
+    if line:
+        v.left_end, v.right_end = line[0][0], line[-1][1]
     n_sides = 2 if teams else len(seats)
     v.scores.extend(scores or [0] * n_sides)
     for move in legal or ():
@@ -45,9 +55,24 @@ def view(hand=((6, 4), (3, 3), (5, 1)), line=((6, 6),), legal=None, turn=0, seat
         v.rounds.add(**r)
     for a in actions:
         v.round_actions.add(**a)
-    if deadline_in is not None and turn >= 0 and timer:
+    set_lead(v, lead)
+    if deadline_in is not None and turn is not None and timer:
         v.turn_deadline.FromNanoseconds(int((NOW + deadline_in) * 1e9))
     return v
+
+
+def set_lead(v: pb.MatchView, lead=None) -> None:
+    """The view's round_lead: ``lead`` (seat, LeadReason), else what the server would say of a
+    round without leader_by_chance: round 1's rule, again after a tie, or the last round's taker."""
+    if lead is None:
+        if v.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS:
+            return
+        seat = v.round_actions[0].seat if v.round_actions else (v.turn if v.HasField("turn") else 0)
+        played = [r for r in v.rounds if r.reason != pb.ROUND_END_REASON_REDEAL]
+        reason = (pb.LEAD_REASON_ROUND_ONE_RULE if not played else
+                  pb.LEAD_REASON_AFTER_A_TIE if not played[-1].HasField("winner") else pb.LEAD_REASON_TOOK_THE_LAST_ROUND)
+        lead = (seat, reason)
+    v.round_lead.seat, v.round_lead.reason = lead
 
 
 # ---- tiles --------------------------------------------------------------------------
@@ -60,13 +85,13 @@ def test_the_hand_is_numbered_highest_first_whatever_order_the_server_sends():
 
 def test_names_sides_and_the_winner_from_the_callers_seat():
     v = view(seats=("ann", "bot:greedy:1", "bob", "bot:strong:2"), teams=True, your_seat=2, winner=0,
-             status=pb.MATCH_STATUS_ENDED, turn=-1)
+             status=pb.MATCH_STATUS_ENDED, turn=None)
     assert view_reading.seat_name(v, 2) == "you"
     assert view_reading.seat_name(v, 0) == "ann (partner)"
     assert view_reading.seat_name(v, 1) == "bot greedy 1"
     assert view_reading.side_name(v, 0) == "your team" and view_reading.side_name(v, 1) == "team B"
     assert view_reading.winner_text(v) == "your team won!"
-    solo = view(winner=1, status=pb.MATCH_STATUS_ENDED, turn=-1)
+    solo = view(winner=1, status=pb.MATCH_STATUS_ENDED, turn=None)
     assert view_reading.winner_text(solo) == "bot greedy 1 won"
 
 
@@ -157,7 +182,7 @@ def test_auto_plays_the_first_legal_move_and_nothing_out_of_turn():
 def test_the_screen_shows_hand_line_ends_seats_scores_turn_and_time():
     v = my_turn(seats=("ann", "bot:greedy:1"), scores=[12, 30], counts={1: 5}, away=(1,),
                 actions=[{"seat": 1, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=4, high=6), "end": RIGHT},
-                         {"seat": 0, "kind": pb.MOVE_KIND_DRAW, "timeout": True}])
+                         {"seat": 0, "kind": pb.MOVE_KIND_DRAW, "cause": pb.MOVE_CAUSE_TIMEOUT}])
     text = render.to_text(render.game_screen(v, NOW), width=100)
     assert "Egyptian draw-2 · 2 seats · solo · to 51 · round 1 · 45 s turns" in text
     assert re.search(r"open\s+6\s+◀ 6\|4 ▶\s+4\s+open", text)
@@ -195,11 +220,11 @@ def test_teams_show_partners_and_team_scores():
 
 
 def test_the_end_of_the_match_shows_the_result_and_every_round():
-    v = view(status=pb.MATCH_STATUS_ENDED, turn=-1, winner=0, scores=[53, 20],
-             rounds=[{"reason": "domino", "winner": 0, "points": 30, "scores": [30, 0]},
-                     {"reason": "blocked", "winner": -1, "points": 0, "scores": [30, 0]},
-                     {"reason": "blocked", "winner": 1, "points": 20, "scores": [30, 20]},
-                     {"reason": "domino", "winner": 0, "points": 23, "scores": [53, 20]}])
+    v = view(status=pb.MATCH_STATUS_ENDED, turn=None, winner=0, scores=[53, 20],
+             rounds=[{"reason": pb.ROUND_END_REASON_DOMINO, "winner": 0, "points": 30, "scores": [30, 0]},
+                     {"reason": pb.ROUND_END_REASON_BLOCKED, "points": 0, "scores": [30, 0]},
+                     {"reason": pb.ROUND_END_REASON_BLOCKED, "winner": 1, "points": 20, "scores": [30, 20]},
+                     {"reason": pb.ROUND_END_REASON_DOMINO, "winner": 0, "points": 23, "scores": [53, 20]}])
     text = render.to_text(render.game_screen(v, NOW))
     assert "Match over — you won!" in text
     assert "Final scores: you 53 · bot greedy 1 20" in text
@@ -256,12 +281,13 @@ def test_lobby_commands(line, expected):
 
 def test_bad_lobby_commands_explain_themselves():
     assert menu.parse_room_command("k").action == "invalid"
-    assert ", ".join(menu.STRENGTHS) in menu.parse_room_command("b wizard").message  # what DescribeRules offers
+    offered = families.current().strength_names  # what DescribeRules offers
+    assert ", ".join(offered) in menu.parse_room_command("b wizard").message
     assert menu.clean_code(" k7m2-pq4x ") == "K7M2PQ4X"
 
 
 def test_the_room_screen_shows_the_code_seats_and_what_the_host_may_do():
-    room = mm.RoomView(room_id="r1", code="K7M2PQ4X", host_id="ann", status=mm.ROOM_STATUS_OPEN, version=3,
+    room = mm.RoomView(room_id="r1", code="K7M2PQ4X", host_player_id="ann", status=mm.ROOM_STATUS_OPEN, version=3,
                        options=mm.MatchOptions(rules="egyptian", variant="block-4", teams=True, target=101,
                                                turn_timer_seconds=45))
     for seat, player in enumerate(["ann", "bot:strong:1", "", "bob"]):
@@ -293,13 +319,15 @@ def test_the_last_match_is_kept_per_player_and_forgotten_once_over(tmp_path):
     assert odd.load() is None
 
 
-def test_a_seat_that_can_only_pass_is_not_asked_for_a_move():
+def test_a_turn_with_nothing_to_play_or_draw_is_never_offered_to_the_player():
+    """The server passes for such a seat before it sends the view (issue 35, point 4): a view
+    that still named it, with a pass as its only move, is no turn of the player's."""
     passing = view(hand=((2, 2),), line=((6, 3),), legal=[])
     passing.legal_moves.add(kind=pb.MOVE_KIND_PASS)
     assert not view_reading.is_my_turn(passing)
     assert commands.auto_move(passing) is None
     text = render.to_text(render.game_screen(passing, NOW))
-    assert "Nothing of yours fits: you pass." in text and "Tile number" not in text
+    assert "Your turn" not in text and "Tile number" not in text
 
 
 def test_refusals_for_being_elsewhere_say_how_to_get_back():
@@ -307,9 +335,13 @@ def test_refusals_for_being_elsewhere_say_how_to_get_back():
 
     from services.client.api import ApiError
     from services.client.app import explain
+    from services.common.error_details import Details
 
-    busy = ApiError(grpc.StatusCode.FAILED_PRECONDITION, "you are already seated at table t-1 until its match ends")
+    busy = ApiError(grpc.StatusCode.FAILED_PRECONDITION, "you are already seated at table t-1 until its match ends",
+                    details=Details("ALREADY_SEATED"))
     assert "domino play --resume last" in explain(busy)
+    worded_alike = ApiError(grpc.StatusCode.FAILED_PRECONDITION, "you are already seated", details=Details("ROOM_FULL"))
+    assert "domino play --resume last" not in explain(worded_alike)  # the reason tells, not the words
     down = ApiError(grpc.StatusCode.UNAVAILABLE, "connection refused", "127.0.0.1:1")
     assert explain(down) == "cannot reach 127.0.0.1:1 (is `domino up` running?)"
 
@@ -318,16 +350,16 @@ def test_refusals_for_being_elsewhere_say_how_to_get_back():
 
 
 def opening(rules="egyptian", variant="draw-2", hand=((6, 1), (3, 3), (2, 2)), openers=((3, 3),), rounds=(),
-            seats=("ann", "bot:greedy:1")) -> pb.MatchView:
-    """The caller to open an empty line, allowed only ``openers`` (what the server says)."""
+            seats=("ann", "bot:greedy:1"), lead=None) -> pb.MatchView:
+    """The caller to open an empty line, allowed only ``openers`` and led for ``lead`` (what the server says)."""
     v = view(hand=hand, line=(), legal=[("play", t, ANY) for t in openers], variant=variant, rounds=rounds,
-             seats=seats)
+             seats=seats, lead=lead)
     v.rules = rules
     return v
 
 
-TIED = {"reason": "blocked", "winner": -1, "scores": [0, 0]}
-WON = {"reason": "domino", "winner": 0, "points": 20, "scores": [20, 0]}
+TIED = {"reason": pb.ROUND_END_REASON_BLOCKED, "scores": [0, 0]}
+WON = {"reason": pb.ROUND_END_REASON_DOMINO, "winner": 0, "points": 20, "scores": [20, 0]}
 
 
 @pytest.mark.parametrize("v,typed,says", [
@@ -357,7 +389,7 @@ def test_a_wrong_opening_tile_names_the_tile_that_must_open_and_why(v, typed, sa
 @pytest.mark.parametrize("rules", ["all-fives", "sports"])
 def test_a_leader_drawn_by_chance_opens_with_any_tile(rules):
     seats = ("ann", "b1", "b2", "b3")
-    v = opening(rules, "", openers=((6, 1), (3, 3), (2, 2)), seats=seats)
+    v = opening(rules, "", openers=((6, 1), (3, 3), (2, 2)), seats=seats, lead=(0, pb.LEAD_REASON_BY_CHANCE))
     assert commands.parse_move("1", v) == Play((6, 1), ANY)
     assert "You open this round (drawn by chance): any tile may open it." in render.to_text(
         render.game_screen(v, NOW), width=120)
@@ -413,8 +445,8 @@ def test_the_last_moves_say_who_played_what_where_one_turn_a_line():
              actions=[{"seat": 1, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=6, high=6)},
                       {"seat": 2, "kind": pb.MOVE_KIND_DRAW}, {"seat": 2, "kind": pb.MOVE_KIND_DRAW},
                       {"seat": 2, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=4, high=6), "end": RIGHT},
-                      {"seat": 0, "kind": pb.MOVE_KIND_DRAW, "timeout": True},
-                      {"seat": 0, "kind": pb.MOVE_KIND_PASS, "timeout": True}])
+                      {"seat": 0, "kind": pb.MOVE_KIND_DRAW, "cause": pb.MOVE_CAUSE_TIMEOUT},
+                      {"seat": 0, "kind": pb.MOVE_KIND_PASS, "cause": pb.MOVE_CAUSE_TIMEOUT}])
     text = render.to_text(render.recent_text(v), width=120)
     assert text.splitlines() == [
         "Last moves  bot greedy 1  opened the line with [6|6]",

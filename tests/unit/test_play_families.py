@@ -19,6 +19,9 @@ from services.client.view_reading import ANY, DOWN, LEFT, RIGHT, UP
 from tests.support.rules_description import preset
 
 from .test_play_core import NOW, view
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 
 def screen(v: pb.MatchView, **kw) -> str:
@@ -28,30 +31,42 @@ def screen(v: pb.MatchView, **kw) -> str:
 def all_fives(line=((4, 6), (6, 6), (6, 2)), spinner=1, up=3, down=6, up_line=((6, 3),), down_line=(), total=9,
               hand=((6, 4), (4, 4), (3, 2)), legal=(("play", (3, 2), RIGHT), ("play", (3, 2), UP),
                                                    ("play", (6, 4), LEFT), ("play", (6, 4), DOWN),
-                                                   ("play", (4, 4), LEFT)), **kw) -> pb.MatchView:
+                                                   ("play", (4, 4), LEFT)),
+              end_counts=((LEFT, 4), (RIGHT, 2), (UP, 3)), points=(((3, 2), RIGHT, 10),), **kw) -> pb.MatchView:
     """Default: the spinner 6|6 is open; left 4, right 2, up 3 (6|3 on it), down 6 (empty); the
-    ends add up to 9. Hand 6|4 (left or down), 4|4 (left), 3|2 (right or up)."""
+    ends add up to 9. Hand 6|4 (left or down), 4|4 (left), 3|2 (right or up). What each end
+    counts and what each play would score are the server's (``end_counts``, Move.points:
+    3|2 on the right makes 10); None leaves a spinner or an end unset."""
     v = view(hand=hand, line=line, legal=list(legal), variant="", **kw)
-    v.rules, v.target = "all-fives", 100
-    v.spinner_index, v.up_end, v.down_end, v.ends_total = spinner, up, down, total
+    v.rules, v.target, v.ends_total = "all-fives", 100, total
+    for name, value in (("spinner_index", spinner), ("up_end", up), ("down_end", down)):
+        if value is not None:
+            setattr(v, name, value)
     for a, b in up_line:
         v.up_line.add(left=a, right=b)
     for a, b in down_line:
         v.down_line.add(left=a, right=b)
+    for end, count in end_counts:
+        v.end_counts.add(end=end, count=count)
+    for tile, end, scored in points:
+        for move in v.legal_moves:
+            if view_reading.tile_of(move.tile) == tile and move.end == end:
+                move.points = scored
     return v
 
 
 def closed_spinner(**kw) -> pb.MatchView:
     """The spinner 6|6 opened the round: up and down stay closed; 6|1 fits left and right."""
-    return all_fives(line=((6, 6),), spinner=0, up=-1, down=-1, up_line=(), total=12, hand=((6, 1), (2, 0)),
-                     legal=(("play", (6, 1), LEFT), ("play", (6, 1), RIGHT)), **kw)
+    return all_fives(line=((6, 6),), spinner=0, up=None, down=None, up_line=(), total=12, hand=((6, 1), (2, 0)),
+                     legal=(("play", (6, 1), LEFT), ("play", (6, 1), RIGHT)), end_counts=((LEFT, 12), (RIGHT, 12)),
+                     points=(), **kw)
 
 
 def goat(seats=("ann", "bot:random:1", "bot:random:2"), remembered=(5, 0, 12), opened=(False, True, False), pot=0,
          options=None, **kw) -> pb.MatchView:
     v = view(seats=seats, variant="koza", **kw)
     v.rules, v.target = "goat", 101
-    v.goat_options.CopyFrom(pb.GoatOptions(**(options or preset("goat", "koza"))))
+    v.rule_options.extend(settings_pb(options or preset("goat", "koza")))
     v.remembered.extend(remembered)
     v.accounts_open.extend(opened)
     v.pot = pot
@@ -209,24 +224,18 @@ def test_outside_all_fives_the_end_answer_knows_only_left_and_right():
 # ---- All Fives: counting the ends ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tile,end,total,points", [
-    ((3, 2), RIGHT, 10, 10),  # right 3 + left 4 + up 3; down has no tile yet
-    ((3, 2), UP, 8, 0),
-    ((6, 4), DOWN, 13, 0),  # a tile on down counts it
-    ((4, 4), LEFT, 13, 0),  # an outer double counts both halves
-])
-def test_the_points_a_play_would_score_add_up_the_open_ends_after_it(tile, end, total, points):
-    assert (view_reading.ends_total_after(all_fives(), tile, end),
-            view_reading.points_if(all_fives(), tile, end)) == (total, points)
+def test_the_points_a_play_would_score_are_the_ones_its_legal_move_carries():
+    """The server's engine counts the ends (Move.points): the client works out no rule, so a
+    play it is not offered scores nothing here."""
+    assert [view_reading.points_if(all_fives(), tile, end) for tile, end in
+            (((3, 2), RIGHT), ((3, 2), UP), ((6, 4), DOWN), ((4, 4), LEFT))] == [10, 0, 0, 0]
+    assert view_reading.points_if(all_fives(points=(((6, 4), DOWN, 15),)), (6, 4), DOWN) == 15
+    assert view_reading.points_if(all_fives(), (4, 4), RIGHT) == 0  # not a legal move
 
 
-def test_the_lone_first_tile_counts_its_numbers_once():
-    empty = all_fives(line=(), spinner=-1, up=-1, down=-1, up_line=(), total=0)
-    assert view_reading.points_if(empty, (5, 5), ANY) == 10
-
-
-def test_a_spinner_with_nothing_on_a_side_counts_both_halves_there():
-    assert view_reading.ends_total_after(closed_spinner(), (6, 1), LEFT) == 13
+def test_what_each_end_counts_is_the_views_own():
+    counts = {end: count for end, (_, count) in view_reading.end_counts(closed_spinner()).items()}
+    assert counts == {LEFT: 12, RIGHT: 12}  # the spinner with nothing on a side counts both halves there
 
 
 def test_other_families_score_no_points_in_play():
@@ -246,7 +255,8 @@ def test_an_open_spinner_side_with_no_tile_is_not_counted_and_an_outer_double_co
     """Reported: "left 3 · right 2 · up 5 · down 5 · they add up to 8" listed up and down,
     which count nothing until a tile lies on them, and showed the outer 3|3 as 3 though it
     counts 6."""
-    v = all_fives(line=((3, 3), (3, 5), (5, 5), (5, 2)), spinner=2, up=5, down=5, up_line=(), total=8, legal=())
+    v = all_fives(line=((3, 3), (3, 5), (5, 5), (5, 2)), spinner=2, up=5, down=5, up_line=(), total=8, legal=(),
+                  end_counts=((LEFT, 6), (RIGHT, 2)), points=())
     text = screen(v)
     assert "spinner 5|5 · counting: left 3|3 counts 6 · right 2 · total 8 " in text
     assert re.search(r"▲ up\s+▶\s+5\s+open, nothing on it yet \(not counted\)", text)
@@ -273,7 +283,8 @@ def test_up_and_down_are_closed_until_the_spinner_opens():
 
 
 def test_before_any_double_the_screen_says_no_spinner_yet():
-    text = screen(all_fives(line=((6, 4),), spinner=-1, up=-1, down=-1, up_line=(), total=10, legal=()))
+    text = screen(all_fives(line=((6, 4),), spinner=None, up=None, down=None, up_line=(), total=10, legal=(),
+                            end_counts=((LEFT, 6), (RIGHT, 4)), points=()))
     assert "no spinner yet: the first double becomes it" in text and "▲" not in text
 
 
@@ -308,7 +319,7 @@ def test_the_points_each_play_scored_show_in_the_recent_actions():
 
 
 def test_round_summaries_show_the_points_scored_in_play():
-    v = all_fives(rounds=[{"reason": "domino", "winner": 1, "points": 15, "scores": [20, 35],
+    v = all_fives(rounds=[{"reason": pb.ROUND_END_REASON_DOMINO, "winner": 1, "points": 15, "scores": [20, 35],
                            "points_in_play": [20, 20]}])
     assert "Round 1: bot greedy 1 dominoed, +15 · scored in play: you 20, bot greedy 1 20" in screen(v)
 
@@ -348,10 +359,8 @@ def test_goat_names_its_options_and_the_limit_in_the_header():
     assert "lowest total wins · 0-0 alone counts 10 · redeal on · remembered on · fish all" in text
 
 
-def test_a_view_with_rule_options_alone_names_its_options_as_one_with_goat_options_does():
-    v = goat()
-    v.ClearField("goat_options")  # a family's options travel as rule_options; goat_options is for older clients
-    v.rule_options.extend(settings_pb({"zero_zero": 25, "redeal": False, "remembered": True, "fish": "one"}))
+def test_a_views_options_are_its_rule_options_as_played():
+    v = goat(options={"zero_zero": 25, "redeal": False, "remembered": True, "fish": "one"})
     assert "lowest total wins · 0-0 alone counts 25 · redeal off · remembered on · fish one" in screen(v)
 
 
@@ -361,10 +370,10 @@ def test_goat_shows_the_pot_carried_to_this_round():
 
 def test_goat_shows_every_rounds_writes_so_far_and_the_written_totals():
     """Reported: during play Goat showed only the last round's writes."""
-    v = goat(rounds=[{"reason": "domino", "winner": 1, "points": 37, "written": [12, 0, 25], "remembered": [0, 0, 0],
+    v = goat(rounds=[{"reason": pb.ROUND_END_REASON_DOMINO, "winner": 1, "points": 37, "written": [12, 0, 25], "remembered": [0, 0, 0],
                       "scores": [12, 0, 25]},
-                     {"reason": "redeal", "winner": -1},
-                     {"reason": "blocked", "winner": 2, "points": 30, "written": [0, 30, 0], "remembered": [5, 0, 0],
+                     {"reason": pb.ROUND_END_REASON_REDEAL},
+                     {"reason": pb.ROUND_END_REASON_BLOCKED, "winner": 2, "points": 30, "written": [0, 30, 0], "remembered": [5, 0, 0],
                       "pot": 14, "scores": [12, 30, 25]}], scores=[12, 30, 25])
     text = screen(v)
     assert "Written so far (lowest total wins; 101 or more makes the goat)" in text
@@ -377,7 +386,7 @@ def test_goat_shows_every_rounds_writes_so_far_and_the_written_totals():
 
 def test_goat_in_teams_writes_per_team():
     v = goat(seats=("ann", "bot:random:1", "bob", "bot:random:2"), teams=True, remembered=(0, 0), opened=(True, True),
-             rounds=[{"reason": "domino", "winner": 0, "points": 20, "written": [0, 20], "remembered": [0, 0],
+             rounds=[{"reason": pb.ROUND_END_REASON_DOMINO, "winner": 0, "points": 20, "written": [0, 20], "remembered": [0, 0],
                       "scores": [0, 20]}], scores=[0, 20])
     text = screen(v)
     assert re.search(r"round\s+your team\s+team B\s*\n", text)
@@ -385,13 +394,13 @@ def test_goat_in_teams_writes_per_team():
 
 
 def test_a_redealt_goat_round_says_so():
-    v = goat(rounds=[{"reason": "redeal", "winner": -1}])
+    v = goat(rounds=[{"reason": pb.ROUND_END_REASON_REDEAL}])
     assert re.search(r"1\s+—\s+—\s+—\s+redealt: nothing written", screen(v))
     assert "Round 1: redealt (a hand called for it) — nothing written" in render.to_text(rounds.final_panel(v))
 
 
 def test_the_goat_is_named_at_the_end_and_the_lowest_total_wins():
-    v = goat(status=pb.MATCH_STATUS_ENDED, turn=-1, winner=0, scores=[20, 104, 40])
+    v = goat(status=pb.MATCH_STATUS_ENDED, turn=None, winner=0, scores=[20, 104, 40])
     v.goats.append(1)
     text = screen(v)
     assert "Match over — you won!" in text and "Bot random 1 is the goat." in text
@@ -401,13 +410,13 @@ def test_the_goat_is_named_at_the_end_and_the_lowest_total_wins():
 
 
 def test_tied_lowest_goat_totals_leave_no_single_winner():
-    v = goat(status=pb.MATCH_STATUS_ENDED, turn=-1, winner=-1, scores=[40, 104, 40])
+    v = goat(status=pb.MATCH_STATUS_ENDED, turn=None, winner=None, scores=[40, 104, 40])
     v.goats.append(1)
     assert "Match over — no single winner (the lowest totals tie)" in screen(v)
 
 
 def test_a_player_who_is_the_goat_is_told_so():
-    v = goat(status=pb.MATCH_STATUS_ENDED, turn=-1, winner=1, scores=[110, 20, 40])
+    v = goat(status=pb.MATCH_STATUS_ENDED, turn=None, winner=1, scores=[110, 20, 40])
     v.goats.append(0)
     assert "You are the goat." in screen(v)
 
@@ -441,11 +450,11 @@ def test_sports_names_its_per_move_timer_in_the_header():
 
 
 def test_the_room_names_the_family_seats_and_goat_options():
-    room = mm.RoomView(room_id="r1", code="K7M2PQ4X", host_id="ann", status=mm.ROOM_STATUS_OPEN, version=3,
-                       options=mm.MatchOptions(rules="goat", variant="gamezz", seats=3, target=101,
+    room = mm.RoomView(room_id="r1", code="K7M2PQ4X", host_player_id="ann", status=mm.ROOM_STATUS_OPEN, version=3,
+                       options=mm.MatchOptions(rules="goat", variant="gamezz", seat_count=3, target=101,
                                                turn_timer_seconds=60,
-                                               goat_options=mm.GoatOptions(zero_zero=25, redeal=False,
-                                                                           remembered=True, fish="one")))
+                                               rule_options=settings_pb({"zero_zero": 25, "redeal": False,
+                                                                         "remembered": True, "fish": "one"})))
     text = render.to_text(lobby_screens.room_screen(room, "ann"))
     assert "Goat gamezz · 3 seats · solo · 101 makes the goat · 60 s turns" in text
     assert "0-0 alone counts 25 · redeal off · remembered on · fish one" in text
@@ -498,29 +507,28 @@ def sent_request(call: str, *args, **kwargs):
 def test_practice_passes_the_family_and_every_option_it_was_given():
     setup = Setup("goat", "gamezz", seats=4, teams=True, target=101, host_options={"zero_zero": 25, "fish": "one"})
     request = sent_request("start_practice", setup, "random", 60)
-    assert (request.rules, request.variant, request.seats, request.teams, request.target, request.strength,
-            request.turn_timer_seconds) == ("goat", "gamezz", 4, True, 101, "random", 60)
+    assert (request.rules, request.variant, request.seat_count, request.teams, request.target, request.bot_strength,
+            request.turn_timer_seconds) == ("goat", "gamezz", 4, True, 101, pb.BOT_STRENGTH_RANDOM, 60)
     assert list(request.rule_options) == settings_pb({"zero_zero": 25, "fish": "one"})  # unset: the preset
-    assert not request.HasField("goat_options")  # Goat's older message is left to older clients
 
 
 def test_options_left_unset_are_left_out_for_the_servers_defaults():
     request = sent_request("create_room", Setup("all-fives"))
     assert request.rules == "all-fives"
-    assert not any(request.HasField(name) for name in ("seats", "teams", "target", "turn_timer_seconds", "seat",
-                                                       "goat_options"))
+    assert not any(request.HasField(name) for name in ("seat_count", "teams", "target", "turn_timer_seconds", "seat"))
     assert not request.rule_options
 
 
 def test_a_public_table_asks_for_the_family_seats_and_teams_only():
     request = sent_request("request_table", Setup("classic", seats=3, target=300))
-    assert (request.rules, request.seats, request.HasField("teams")) == ("classic", 3, False)
+    assert (request.rules, request.seat_count, request.HasField("teams")) == ("classic", 3, False)
 
 
 def test_a_room_update_sends_only_what_changes():
     request = sent_request("update_room_options", "r-1", target=150, host_options={"fish": "one"})
     assert request.target == 150 and list(request.rule_options) == settings_pb({"fish": "one"})
-    assert not any(request.HasField(name) for name in ("rules", "variant", "seats", "teams", "turn_timer_seconds"))
+    assert not any(request.HasField(name) for name in ("rules", "variant", "seat_count", "teams",
+                                                       "turn_timer_seconds"))
 
 
 # ---- the end of a round, per family --------------------------------------------------------------
@@ -534,7 +542,7 @@ def round_end_text(v: pb.MatchView, record_round: dict, number: int = 1) -> str:
 
 
 def test_an_all_fives_rounds_end_shows_the_points_scored_in_play_and_the_rounded_pips():
-    v = all_fives(rounds=[{"reason": "domino", "winner": 1, "points": 15, "scores": [20, 35],
+    v = all_fives(rounds=[{"reason": pb.ROUND_END_REASON_DOMINO, "winner": 1, "points": 15, "scores": [20, 35],
                            "points_in_play": [20, 20]}])
     text = round_end_text(v, {"hands": [["6-4", "3-2", "1-1", "5-6"], 2],
                               "actions": [{"seat": 1, "play": "5-5"}, {"seat": 0, "play": "5-6", "end": "left"},
@@ -547,7 +555,7 @@ def test_an_all_fives_rounds_end_shows_the_points_scored_in_play_and_the_rounded
 
 
 def test_a_goat_rounds_end_shows_what_was_written_remembered_and_the_pot():
-    v = goat(rounds=[{"reason": "blocked", "winner": 2, "points": 0, "written": [0, 0, 0], "remembered": [5, 0, 12],
+    v = goat(rounds=[{"reason": pb.ROUND_END_REASON_BLOCKED, "winner": 2, "points": 0, "written": [0, 0, 0], "remembered": [5, 0, 12],
                       "pot": 14, "scores": [0, 0, 0]}])
     text = round_end_text(v, {"hands": [["0-0"], 2, 3], "actions": [{"seat": 2, "play": "6-6"}]})
     assert "Blocked: nobody could play; bot random 2 made the fish and writes nothing" in text
@@ -559,7 +567,7 @@ def test_a_goat_rounds_end_shows_what_was_written_remembered_and_the_pot():
 
 
 def test_a_teams_rounds_end_names_who_went_out_and_the_team_that_won():
-    v = sports(rounds=[{"reason": "domino", "winner": 0, "points": 40, "scores": [40, 0]}])
+    v = sports(rounds=[{"reason": pb.ROUND_END_REASON_DOMINO, "winner": 0, "points": 40, "scores": [40, 0]}])
     text = round_end_text(v, {"hands": [["6-6", "1-1"], 2, 1, 2],
                               "actions": [{"seat": 0, "play": "6-6"}, {"seat": 1, "play": "6-1", "end": "left"},
                                           {"seat": 2, "play": "1-2", "end": "left"}]})

@@ -3,27 +3,52 @@ ListMyMatches, an export written under var/, the rating and the leaderboard."""
 
 from __future__ import annotations
 
+import base64
 import json
+import subprocess
 from datetime import timezone
 
+import pytest
 import grpc
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.client import history_screens, render
 from services.client.api import ApiError
-from services.client.store import Exports
+from services.client.store import Exports, KeptHeads
+from services.common.error_details import Details
 
 from .test_play_lobby import app_for, flat
 from tests.support.rules_description import described
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 
-def summary(n: int, rules="egyptian", variant="draw-2", teams=False, result="won", seats=("ann", "bot:greedy:1")):
+def summary(n: int, rules="egyptian", variant="draw-2", teams=False, result=pb.MATCH_RESULT_WON,
+            seats=("ann", "bot:greedy:1")):
     s = pb.MatchSummary(match_id=f"00000000-0000-4000-8000-{n:012d}", rules=rules, variant=variant, teams=teams,
-                        seats=seats, your_seat=0, result=result, scores=[71, 40])
+                        player_ids=seats, your_seat=0, result=result, scores=[71, 40])
     s.started_at.FromSeconds(1_700_000_000 + n * 3600)
-    if result != "in_play":
+    if result != pb.MATCH_RESULT_IN_PLAY:
         s.ended_at.FromSeconds(1_700_000_000 + n * 3600 + 600)
     return s
+
+
+KEY_ID = "0123456789abcdef"
+
+
+class Verifier:
+    """`domino audit verify` as export_check.py runs it: the command given, a verdict back."""
+
+    def __init__(self, report=None, status: int = 0) -> None:
+        self.commands: list[list[str]] = []
+        self.report = report or {"valid": True, "complete": True, "signature": {"status": "ok"},
+                                 "heads": {"status": "ok"}}
+        self.status = status
+
+    def __call__(self, command):
+        self.commands.append(list(command))
+        return subprocess.CompletedProcess(command, self.status, stdout=json.dumps(self.report), stderr="")
 
 
 class HistoryMatch:
@@ -39,7 +64,7 @@ class HistoryMatch:
     def my_matches(self, page_size=10, page_token=""):
         self.calls.append(("list", page_size, page_token))
         if self.unavailable:
-            raise ApiError(grpc.StatusCode.UNAVAILABLE, self.unavailable, self.address)
+            raise ApiError(grpc.StatusCode.UNAVAILABLE, self.unavailable, self.address, details=Details("UNAVAILABLE"))
         start = int(page_token or 0)
         rows = self.matches[start:start + page_size]
         more = start + page_size < len(self.matches)
@@ -47,7 +72,19 @@ class HistoryMatch:
 
     def export(self, match_id):
         self.calls.append(("export", match_id))
-        return json.dumps({"format": "domino-record/1", "match": match_id, "viewer_seat": 0})
+        return json.dumps({"format": "domino-record/1", "match": match_id, "viewer_seat": 0,
+                           "chain": {"head": {"key": KEY_ID}}})
+
+    def head_keys(self):
+        """GetHeadKeys: one key, in use since 2023 (the same answer all session)."""
+        self.calls.append(("head_keys",))
+        answer = pb.GetHeadKeysResponse()
+        key = answer.keys.add(key_id=KEY_ID, algorithm="Ed25519", public_key=bytes(range(32)))
+        key.valid_from.FromSeconds(1_690_000_000)
+        return answer
+
+    def forget_head_keys(self):
+        self.calls.append(("forget_head_keys",))
 
     def rating(self, rules, teams, player_id=""):
         self.calls.append(("rating", rules, teams))
@@ -64,17 +101,19 @@ class HistoryMatch:
         return board
 
 
-def menu_with(match, lines, tmp_path):
+def menu_with(match, lines, tmp_path, verifier=None, heads=None):
     app, fake, screen, _ = app_for(lines + ["", "q"], tmp_path)
     app.main_menu._resumable = lambda: None
     app.match = match
     app.exports = Exports(tmp_path, "ann")
+    app.verify = verifier or Verifier()
+    app.heads = heads
     assert app.menu() == 0
     return flat(screen.getvalue())
 
 
 def test_your_matches_page_newest_first_and_one_is_exported_under_var(tmp_path):
-    match = HistoryMatch([summary(n, result="in_play" if n == 12 else "lost" if n % 2 else "won")
+    match = HistoryMatch([summary(n, result=pb.MATCH_RESULT_IN_PLAY if n == 12 else pb.MATCH_RESULT_LOST if n % 2 else pb.MATCH_RESULT_WON)
                           for n in range(12, 0, -1)])
     text = menu_with(match, ["5", "n", "2", "12", "p"], tmp_path)  # menu_with's Enter leaves the list
     assert [c for c in match.calls if c[0] == "list"] == [("list", 10, ""), ("list", 10, "10"), ("list", 10, "")]
@@ -91,7 +130,7 @@ def test_your_matches_page_newest_first_and_one_is_exported_under_var(tmp_path):
 
 
 def test_the_history_table_reads_the_date_family_seats_result_and_scores():
-    rows = [summary(1, rules="all-fives", variant="", teams=True, result="tied", seats=("ann", "bob", "cat", "dan"))]
+    rows = [summary(1, rules="all-fives", variant="", teams=True, result=pb.MATCH_RESULT_TIED, seats=("ann", "bob", "cat", "dan"))]
     text = render.to_text(history_screens.matches_table(rows, 1, timezone.utc), width=120)
     assert "2023-11-14 23:13" in text and "All Fives · teams" in text
     assert "you & cat v bob & dan" in text and "tied" in text and "71 – 40" in text
@@ -152,12 +191,46 @@ def test_bots_are_rated_by_strength_and_an_unrated_player_is_told():
 
 
 def test_a_match_the_player_left_reads_lost_you_left_and_practice_reads_unrated():
-    left = summary(1, result="lost")
+    left = summary(1, result=pb.MATCH_RESULT_LOST)
     left.you_left, left.rated = True, True
-    practice = summary(2, result="won")
+    practice = summary(2, result=pb.MATCH_RESULT_WON)
     practice.rated = False
     text = render.to_text(history_screens.matches_table([left, practice], tz=timezone.utc), width=160)
     assert "lost (you left)" in text
     rows = text.splitlines()
     assert "unrated" in next(r for r in rows if "(you left)" not in r and "won" in r)
     assert "unrated" not in next(r for r in rows if "(you left)" in r)
+
+
+def test_an_exported_match_is_verified_with_the_head_keys_the_server_publishes(tmp_path):
+    """Issue 35, point 8: the keys come from GetHeadKeys, not a file on the server's disk; the
+    verifier gets them, and the heads the client kept while it played."""
+    match_id = summary(1).match_id
+    heads = KeptHeads(tmp_path, "ann")
+    heads.path(match_id).parent.mkdir(parents=True)
+    heads.path(match_id).write_text('{"format": "domino-heads/1", "heads": []}')
+    verifier = Verifier()
+    text = menu_with(HistoryMatch([summary(1)]), ["5", "1"], tmp_path, verifier, heads)
+    record = tmp_path / "exports" / Exports(tmp_path, "ann").directory.name / f"{match_id}.json"
+    keys = record.parent / "head-keys.json"
+    assert json.loads(keys.read_text()) == {"format": "domino-keys/1", "keys": [
+        {"id": KEY_ID, "public_key": base64.b64encode(bytes(range(32))).decode(), "not_before": 1_690_000_000,
+         "not_after": None}]}
+    (command,) = verifier.commands
+    assert command[-6:] == [str(record), "--json", "--key", str(keys), "--heads", str(heads.path(match_id))]
+    assert command[-9:-6] == ["services.cli", "audit", "verify"]
+    assert "Verified: the record replays by the rules, and its signed head checks with the server's published key" \
+        in text and "the heads your client kept agree with it" in text
+
+
+def test_an_export_that_does_not_verify_says_so(tmp_path):
+    verifier = Verifier({"valid": False, "error": {"message": "signature: its signature does not verify"}}, status=1)
+    text = menu_with(HistoryMatch([summary(1)]), ["5", "1"], tmp_path, verifier)
+    assert "NOT verified: signature: its signature does not verify" in text
+
+
+def test_a_match_in_play_is_checked_without_asking_for_its_authentication(tmp_path):
+    verifier = Verifier({"valid": True, "complete": False, "unchecked": ["round 2 not replayed"]})
+    text = menu_with(HistoryMatch([summary(1, result=pb.MATCH_RESULT_IN_PLAY)]), ["5", "1"], tmp_path, verifier)
+    assert "--key" not in verifier.commands[0]
+    assert "Checked so far: the record replays by the rules (a match in play is authenticated once it ends)" in text

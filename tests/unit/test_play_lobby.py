@@ -7,19 +7,25 @@ from __future__ import annotations
 
 import io
 
+import pytest
 import grpc
 from rich.console import Console
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from services.client.api import ApiError
+from services.client import families
 from services.client.app import App, Choices
 from services.client.families import Setup
 from services.client.game import GameOptions
 from services.client.inbox import Inbox
 from services.client.store import LastMatch
 from services.client.terminal import Output
+from services.common.rule_options import settings_pb
 from tests.support.rules_description import described
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 
 class FakeMatchmaking:
@@ -27,11 +33,11 @@ class FakeMatchmaking:
 
     def __init__(self) -> None:
         self.calls: list = []
-        self.room_view = mm.RoomView(room_id="r-1", code="K7M2PQ4X", host_id="ann", status=mm.ROOM_STATUS_OPEN,
+        self.room_view = mm.RoomView(room_id="r-1", code="K7M2PQ4X", host_player_id="ann", status=mm.ROOM_STATUS_OPEN,
                                      version=1, options=mm.MatchOptions(rules="egyptian", variant="block-3",
                                                                         target=51, turn_timer_seconds=45))
         for seat, player in enumerate(["ann", "", ""]):
-            self.room_view.seats.add(seat=seat, player_id=player, team=-1)
+            self.room_view.seats.add(seat=seat, player_id=player)  # no team: solo
         self.place = mm.GetPresenceResponse()  # where GetPresence says the player is: nowhere
         self.unreachable = False
 
@@ -41,7 +47,8 @@ class FakeMatchmaking:
         return self.place
 
     def get_ticket(self, ticket_id):
-        return mm.TicketView(ticket_id=ticket_id, status=mm.TICKET_STATUS_SEATED, match_id="m-3", seats=["ann", "bob"])
+        return mm.TicketView(ticket_id=ticket_id, status=mm.TICKET_STATUS_SEATED, match_id="m-3",
+                             player_ids=["ann", "bob"])
 
     def _changed(self) -> mm.RoomView:
         self.room_view.version += 1
@@ -61,17 +68,19 @@ class FakeMatchmaking:
         self.calls.append(("table", setup))
         return mm.TicketView(ticket_id="t-1", status=mm.TICKET_STATUS_SEATED, match_id="m-3")
 
-    def watch_ticket(self, ticket_id):
-        return self.watch_room(ticket_id, 0)
+    def watch_ticket(self, ticket_id, from_version=0):
+        return self.watch_room(ticket_id, from_version)
 
     def update_room_options(self, room_id, **changes):
         self.calls.append(("options", changes))
         options = self.room_view.options
         for name, value in changes.items():
             if name == "host_options":
-                options.goat_options.MergeFrom(mm.GoatOptions(**value))
+                chosen = {**families.options_of(options), **value}
+                del options.rule_options[:]
+                options.rule_options.extend(settings_pb(chosen))
             else:
-                setattr(options, "turn_timer_seconds" if name == "turn_timer" else name, value)
+                setattr(options, {"turn_timer": "turn_timer_seconds", "seats": "seat_count"}.get(name, name), value)
         return self._changed()
 
     def watch_room(self, room_id, from_version):
@@ -90,7 +99,9 @@ class FakeMatchmaking:
         self.calls.append(("bot", strength, seat))
         free = [s for s in self.room_view.seats if not s.player_id]
         target = next(s for s in free if seat is None or s.seat == seat)
-        target.player_id, target.bot_strength = f"bot:{strength}:{target.seat}", strength
+        name = strength or "greedy"  # the server's default here (SeatShape.default_bot_strength)
+        target.player_id = f"bot:{name}:{target.seat}"
+        target.bot_strength = families.current().strength_value(name)
         return self._changed()
 
     def remove_bot(self, room_id, seat):
@@ -106,7 +117,7 @@ class FakeMatchmaking:
 
     def leave_room(self, room_id):
         self.calls.append(("leave",))
-        self.room_view.status, self.room_view.closed_reason = mm.ROOM_STATUS_CLOSED, "the host left"
+        self.room_view.status, self.room_view.closed_reason = mm.ROOM_STATUS_CLOSED, mm.ROOM_CLOSED_REASON_HOST_LEFT
         self.place = mm.GetPresenceResponse()
         return self._changed()
 
@@ -149,7 +160,7 @@ def test_the_host_fills_the_room_from_the_lobby_and_starts_it(tmp_path):
     app.create_room()
     assert played == ["m-1"]
     assert fake.calls == [("create", Setup("egyptian", "block-3"), None, None), ("start",), ("bot", "random", 1),
-                          ("kick", 1), ("bot", "greedy", None), ("start",)]
+                          ("kick", 1), ("bot", "", None), ("start",)]  # "": the server's default strength
     text = screen.getvalue()
     assert "Invite code   K7M2PQ4X" in text
     assert "Refused: every seat must be filled to start" in text
@@ -243,8 +254,8 @@ def test_a_practice_from_the_command_line_takes_the_defaults_it_left_open(tmp_pa
 
 def test_the_host_changes_options_from_the_lobby(tmp_path):
     app, fake, screen, _ = app_for(["o target=150 fish=one timer=60", "q"], tmp_path, rules="goat")
-    fake.room_view.options.CopyFrom(mm.MatchOptions(rules="goat", variant="koza", seats=3, target=101,
-                                                    turn_timer_seconds=45, goat_options=mm.GoatOptions(fish="all")))
+    fake.room_view.options.CopyFrom(mm.MatchOptions(rules="goat", variant="koza", seat_count=3, target=101,
+                                                    turn_timer_seconds=45, rule_options=settings_pb({"fish": "all"})))
     app.create_room()
     assert fake.calls[1] == ("options", {"target": 150, "turn_timer": 60, "host_options": {"fish": "one"}})
     assert "target 101 → 150; turn timer 45 s → 60 s; fish all → one." in screen.getvalue()
@@ -260,9 +271,8 @@ def test_the_host_fills_every_empty_seat_with_bots_from_the_room_prompt(tmp_path
     assert fake.calls[1:] == [("bot", "strong", 1), ("bot", "strong", 2), ("start",)]
     text = screen.getvalue()
     assert "2 bots sat down." in text and "Every seat is taken already." in text
-    from services.client import menu
-
-    either = ", ".join(menu.STRENGTHS[:-1]) + " or " + menu.STRENGTHS[-1]  # what DescribeRules offers
+    offered = families.current().strength_names  # what DescribeRules offers
+    either = ", ".join(offered[:-1]) + " or " + offered[-1]
     assert f"f [STRENGTH] fills every empty seat with bots (strength {either})" in text
 
 
@@ -271,8 +281,9 @@ def test_the_fill_command_reads_an_optional_strength():
 
     assert menu.parse_room_command("f") == menu.RoomCommand("fill")
     assert menu.parse_room_command("fill r") == menu.RoomCommand("fill", strength="random")
-    assert ", ".join(menu.STRENGTHS) in menu.parse_room_command("f wizard").message
-    assert f"f [{'|'.join(menu.STRENGTHS)}] fills every empty seat with bots" in menu.ROOM_HELP
+    offered = families.current().strength_names  # what DescribeRules offers
+    assert ", ".join(offered) in menu.parse_room_command("f wizard").message
+    assert f"f [{'|'.join(offered)}] fills every empty seat with bots" in menu.room_help()
 
 
 # ---- no system running ------------------------------------------------------------------------
@@ -300,7 +311,7 @@ def test_play_without_a_running_system_says_how_to_start_it_before_asking_anythi
     assert time.monotonic() - started < 5
     assert result.exit_code == 1
     assert f"cannot reach the match service at {address} or matchmaking at {address}" in result.output
-    from services.cli.up import command_path
+    from services.cli.command_path import command_path
 
     assert f"Start it with: {command_path()} up" in result.output  # the domino that works from here
     assert "What would you like to do?" not in result.output and "Family" not in result.output
@@ -331,8 +342,8 @@ def seated_in_room(fake: FakeMatchmaking, match_id: str = "") -> mm.GetPresenceR
 
 
 def at_table(match_id: str, kind=mm.TABLE_KIND_PRACTICE) -> mm.GetPresenceResponse:
-    options = mm.MatchOptions(rules="egyptian", variant="draw-2", seats=2, target=71, turn_timer_seconds=45)
-    table = mm.TableView(table_id="tb-1", kind=kind, options=options, seat=0, seats=["ann", "bot:greedy:1"],
+    options = mm.MatchOptions(rules="egyptian", variant="draw-2", seat_count=2, target=71, turn_timer_seconds=45)
+    table = mm.TableView(table_id="tb-1", kind=kind, options=options, your_seat=0, player_ids=["ann", "bot:greedy:1"],
                          match_id=match_id)
     return mm.GetPresenceResponse(table=table, match_id=match_id)
 

@@ -7,6 +7,7 @@ import queue
 import re
 from types import SimpleNamespace
 
+import pytest
 import grpc
 from rich.console import Console
 
@@ -19,6 +20,9 @@ from services.client.view_reading import LEFT, RIGHT
 
 from .test_play_core import NOW, view
 from tests.support.rules_description import described
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 
 class FakeCall:
@@ -179,7 +183,7 @@ def test_drawing_tells_the_player_what_they_drew():
 
 
 def test_auto_plays_every_turn_until_the_end_and_closed_input_does_not_stop_it():
-    end = view(status=pb.MATCH_STATUS_ENDED, turn=-1, winner=0, scores=[53, 20], version=9)
+    end = view(status=pb.MATCH_STATUS_ENDED, turn=None, winner=0, scores=[53, 20], version=9)
     api = FakeMatch(my_turn(), after={"play": end})
     final, screen, joined, ended = run(api, [], auto=True)
     assert sent(api) == [("play", (6, 6), LEFT)]
@@ -200,7 +204,7 @@ def test_an_away_seat_is_resumed_on_connect():
 
 
 def waiting_for_seeds(awaiting=(0,)):
-    v = view(turn=-1, hand=(), line=(), status=pb.MATCH_STATUS_WAITING_FOR_SEEDS)
+    v = view(turn=None, hand=(), line=(), status=pb.MATCH_STATUS_WAITING_FOR_SEEDS)
     for seat in awaiting:
         v.seats[seat].awaiting_seed = True
     return v
@@ -520,7 +524,7 @@ def blocked_round():
                   actions=[{"seat": 0, "kind": pb.MOVE_KIND_PLAY, "tile": pb.Tile(low=4, high=6)},
                            {"seat": 1, "kind": pb.MOVE_KIND_PASS}])
     after = view(hand=((6, 6), (3, 1)), line=(), turn=1, scores=[0, 10], version=12,
-                 rounds=[{"reason": "blocked", "winner": 1, "points": 10, "scores": [0, 10]}])
+                 rounds=[{"reason": pb.ROUND_END_REASON_BLOCKED, "winner": 1, "points": 10, "scores": [0, 10]}])
     record = {"format": "domino-record/1", "viewer_seat": 0,
               "rounds": [{"hands": [["6-4", "2-4", "5-5"], 2], "boneyard": 0,
                           "actions": [{"seat": 0, "play": "6-4"}, {"seat": 1, "pass": True},
@@ -592,8 +596,8 @@ def test_the_end_of_a_round_gives_way_early_to_a_turn_of_yours():
 
 def test_the_final_screen_shows_the_last_rounds_hands():
     api = blocked_round()
-    api.after["play"] = view(status=pb.MATCH_STATUS_ENDED, turn=-1, winner=1, scores=[0, 60], version=12,
-                             rounds=[{"reason": "blocked", "winner": 1, "points": 60, "scores": [0, 60]}])
+    api.after["play"] = view(status=pb.MATCH_STATUS_ENDED, turn=None, winner=1, scores=[0, 60], version=12,
+                             rounds=[{"reason": pb.ROUND_END_REASON_BLOCKED, "winner": 1, "points": 60, "scores": [0, 60]}])
     final, screen, *_ = run(api, ["2"])
     assert final.status == pb.MATCH_STATUS_ENDED
     assert screen.index("round 1 is over") < screen.index("Match over — bot greedy 1 won")

@@ -4,14 +4,19 @@ are typed; the turn timer is asked in the menus, among the values the server all
 
 from __future__ import annotations
 
+import click
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from services.cli.play import _check_strength_and_timer
 from services.client import menu
 from services.client.families import Setup
-from services.match.rules import rulesets
 
 from .test_play_lobby import menu_calls
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 
 def test_in_the_seat_menu_1_is_refused_and_2_3_4_are_the_seat_counts():
@@ -55,6 +60,11 @@ def test_sports_times_each_move_itself_so_no_turn_timer_is_asked(tmp_path):
     assert calls == [("practice", Setup("sports", target=200), "greedy", None)] and "Turn timer" not in text
 
 
-def test_the_timers_offered_are_the_ones_the_server_allows():
-    assert set(menu.TURN_TIMERS) == set(rulesets.TURN_TIMERS)
-    assert menu.DEFAULT_TURN_TIMER == rulesets.DEFAULT_TURN_TIMER
+def test_a_turn_timer_or_bots_the_server_does_not_offer_are_refused_on_the_command_line():
+    """`domino play` holds no list of its own: --turn-timer and --bots are checked against
+    what DescribeRules said, once connected."""
+    with pytest.raises(click.UsageError, match=r"--turn-timer 75: this server's turn timers are 30, 45, 60, 90, 0"):
+        _check_strength_and_timer(Setup("classic"), None, 75)
+    with pytest.raises(click.UsageError, match=r"--bots wizard: this server's bots for Classic are "):
+        _check_strength_and_timer(Setup("classic"), "wizard", None)
+    _check_strength_and_timer(Setup("classic"), "greedy", 90)  # both offered

@@ -8,10 +8,19 @@ import pytest
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from services.client import menu, room_options
 from services.client.room_options import Refused
+from services.common.rule_options import settings_pb
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
 
-FIVES3 = mm.MatchOptions(rules="all-fives", seats=3, target=150, turn_timer_seconds=45)
-FIVES4_TEAMS = mm.MatchOptions(rules="all-fives", seats=4, teams=True, target=250, turn_timer_seconds=45)
-DRAW2 = mm.MatchOptions(rules="egyptian", variant="draw-2", seats=2, target=71, turn_timer_seconds=45)
+pytestmark = pytest.mark.usefixtures("served_rules")
+
+FIVES3 = mm.MatchOptions(rules="all-fives", seat_count=3, target=150, turn_timer_seconds=45)
+FIVES4_TEAMS = mm.MatchOptions(rules="all-fives", seat_count=4, teams=True, target=250, turn_timer_seconds=45)
+DRAW2 = mm.MatchOptions(rules="egyptian", variant="draw-2", seat_count=2, target=71, turn_timer_seconds=45)
+
+
+def goat_options(**chosen):
+    """Goat's four options as a room's MatchOptions carries them (rule_options, by name)."""
+    return settings_pb(chosen)
 
 
 def planned(current: mm.MatchOptions, line: str) -> room_options.Change:
@@ -55,8 +64,8 @@ def test_a_change_that_does_not_fit_the_family_is_refused_with_what_to_type(curr
 
 def test_the_line_names_each_change_and_why_for_those_not_typed():
     change = planned(FIVES3, "o rules=goat")
-    after = mm.MatchOptions(rules="goat", variant="koza", seats=3, target=101, turn_timer_seconds=45,
-                            goat_options=mm.GoatOptions(zero_zero=10, redeal=True, remembered=True, fish="all"))
+    after = mm.MatchOptions(rules="goat", variant="koza", seat_count=3, target=101, turn_timer_seconds=45,
+                            rule_options=goat_options(zero_zero=10, redeal=True, remembered=True, fish="all"))
     assert (room_options.changed_text(FIVES3, after, change)
             == "rules goat (variant koza by default); target 150 → 101: Goat plays to 101.")
     assert room_options.changed_text(FIVES3, FIVES3, planned(FIVES3, "o seats=3")) == (
@@ -64,17 +73,17 @@ def test_the_line_names_each_change_and_why_for_those_not_typed():
 
 
 def test_another_goat_variant_says_its_preset():
-    koza = mm.MatchOptions(rules="goat", variant="koza", seats=3, target=101,
-                           goat_options=mm.GoatOptions(zero_zero=10, redeal=True, remembered=True, fish="all"))
-    gamezz = mm.MatchOptions(rules="goat", variant="gamezz", seats=3, target=101,
-                             goat_options=mm.GoatOptions(zero_zero=0, redeal=False, remembered=False, fish="all"))
+    koza = mm.MatchOptions(rules="goat", variant="koza", seat_count=3, target=101,
+                           rule_options=goat_options(zero_zero=10, redeal=True, remembered=True, fish="all"))
+    gamezz = mm.MatchOptions(rules="goat", variant="gamezz", seat_count=3, target=101,
+                             rule_options=goat_options(zero_zero=0, redeal=False, remembered=False, fish="all"))
     assert room_options.changed_text(koza, gamezz, planned(koza, "o variant=gamezz")) == (
         "variant koza → gamezz (its preset: 0-0 alone counts 0 · redeal off · remembered off · fish all).")
 
 
 def test_another_egyptian_variant_says_why_its_seats_and_sides_changed():
-    block3 = mm.MatchOptions(rules="egyptian", variant="block-3", seats=3, target=101, turn_timer_seconds=45)
-    block4 = mm.MatchOptions(rules="egyptian", variant="block-4", seats=4, teams=True, target=101,
+    block3 = mm.MatchOptions(rules="egyptian", variant="block-3", seat_count=3, target=101, turn_timer_seconds=45)
+    block4 = mm.MatchOptions(rules="egyptian", variant="block-4", seat_count=4, teams=True, target=101,
                              turn_timer_seconds=45)
     assert room_options.changed_text(block3, block4, planned(block3, "o variant=block-4")) == (
         "variant block-3 → block-4; seats 3 → 4: block-4 is played by 4; solo → teams: block-4 is played in teams "
@@ -89,7 +98,7 @@ def _after(before: mm.MatchOptions, change: room_options.Change) -> mm.MatchOpti
     after.CopyFrom(before)
     for name, value in change.request.items():
         if name != "host_options":
-            setattr(after, "turn_timer_seconds" if name == "turn_timer" else name, value)
+            setattr(after, {"turn_timer": "turn_timer_seconds", "seats": "seat_count"}.get(name, name), value)
     return after
 
 

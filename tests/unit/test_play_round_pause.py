@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import threading
 
+import pytest
 from rich.console import Console
 
 from domino.match.v1 import match_service_pb2 as pb
@@ -18,6 +19,9 @@ from services.client.view_reading import RIGHT
 
 from .test_play_core import NOW, view
 from .test_play_loop import FakeMatch, my_turn, wait_for
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 SERVER_PAUSE = 5.0  # the server's DOMINO_ROUND_PAUSE_SECONDS; the client's own --round-pause is 8
 
@@ -26,7 +30,7 @@ def round_two_after_a_pause(turn_seconds: int, rules: str = "egyptian") -> FakeM
     """Seat 0 ends round 1 at NOW; the reply is round 2, dealt at once, whose clocks start
     SERVER_PAUSE later: the player's first turn runs out at NOW + pause + its seconds."""
     before = view(hand=((5, 5), (4, 2)), line=((6, 4),), legal=[("play", (4, 2), RIGHT)], version=9)
-    after = my_turn(version=12, rounds=[{"reason": "blocked", "winner": 1, "points": 10, "scores": [0, 10]}],
+    after = my_turn(version=12, rounds=[{"reason": pb.ROUND_END_REASON_BLOCKED, "winner": 1, "points": 10, "scores": [0, 10]}],
                     scores=[0, 10], deadline_in=SERVER_PAUSE + turn_seconds, timer=45)
     after.rules = rules
     after.turn_seconds = turn_seconds

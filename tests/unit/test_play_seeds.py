@@ -3,14 +3,19 @@ whom it waits for, never "round 0", an empty hand or "Between rounds…"."""
 
 from __future__ import annotations
 
+import pytest
+
 from domino.match.v1 import match_service_pb2 as pb
 from services.client import render
 
 from .test_play_core import NOW, view
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 
 def waiting(awaiting=(1, 2), seats=("Ana", "Bo", "Cy")) -> pb.MatchView:
-    v = view(turn=-1, hand=(), line=(), seats=seats, status=pb.MATCH_STATUS_WAITING_FOR_SEEDS)
+    v = view(turn=None, hand=(), line=(), seats=seats, status=pb.MATCH_STATUS_WAITING_FOR_SEEDS)
     v.round_number = 0
     for seat in awaiting:
         v.seats[seat].awaiting_seed = True

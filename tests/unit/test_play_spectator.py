@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import threading
 
+import pytest
 from rich.console import Console
 
 from domino.match.v1 import match_service_pb2 as pb
@@ -16,8 +17,11 @@ from services.client.terminal import Output
 from .test_play_core import NOW
 from .test_play_loop import wait_for
 from .test_play_talk import WatchedMatch, public
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
 
-ROUND_1 = {"reason": "blocked", "winner": 1, "points": 10, "scores": [0, 10]}
+pytestmark = pytest.mark.usefixtures("served_rules")
+
+ROUND_1 = {"reason": pb.ROUND_END_REASON_BLOCKED, "winner": 1, "points": 10, "scores": [0, 10]}
 
 
 def watching(round_pause: float = 8):
@@ -71,7 +75,7 @@ def test_a_spectators_rounds_end_gives_way_to_the_table_after_the_pause():
 def test_a_spectator_sees_the_last_rounds_end_above_the_result():
     stream, _, file, _, thread, result = watching()
     ended = public(version=30, status=pb.MATCH_STATUS_ENDED, winner=1, scores=[0, 60],
-                   rounds=[{"reason": "domino", "winner": 1, "points": 60, "scores": [0, 60]}])
+                   rounds=[{"reason": pb.ROUND_END_REASON_DOMINO, "winner": 1, "points": 60, "scores": [0, 60]}])
     ended.turn = -1
     stream.items.put(pb.WatchMatchResponse(view=ended))
     thread.join(5)

@@ -12,20 +12,23 @@ import pytest
 from rich.console import Console
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.client import render, talk
+from services.client import families, render, talk
 from services.client.api import ApiError
 from services.client.game import ClientError, Game, GameOptions
 from services.client.inbox import Inbox
 from services.client.spectate import Spectator
 from services.client.terminal import Output
-from services.match.table_talk import PHRASES
+from services.common.error_details import Details
 
 from .test_play_core import NOW, view
 from .test_play_loop import FakeCall, FakeMatch, my_turn, wait_for
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 
-def chat(phrase: str, seat: int = 1, player: str = "bot:greedy:1", at: int = 100) -> pb.WatchMatchResponse:
-    message = pb.ChatMessage(seat=seat, player_id=player, phrase=phrase)
+def chat(phrase: int, seat: int = 1, player: str = "bot:greedy:1", at: int = 100) -> pb.WatchMatchResponse:
+    message = pb.ChatMessage(seat=seat, player_id=player, chat_phrase=phrase)
     message.sent_at.FromSeconds(at)
     return pb.WatchMatchResponse(chat=message)
 
@@ -34,9 +37,9 @@ def chat(phrase: str, seat: int = 1, player: str = "bot:greedy:1", at: int = 100
 
 
 def test_every_phrase_of_the_server_has_friendly_words():
-    assert set(talk.FRIENDLY) == set(PHRASES)
-    assert talk.phrase_text("well_played") == "Well played!"
-    assert talk.phrase_text("some_new_one") == "Some new one"  # a phrase this client does not know yet
+    assert set(talk.FRIENDLY) == set(families.current().chat_phrases)  # DescribeRules' phrases
+    assert talk.phrase_text(pb.CHAT_PHRASE_WELL_PLAYED) == "Well played!"
+    assert talk.phrase_text(99) == "Phrase 99"  # a phrase this client does not know yet
     listed = render.to_text(talk.phrases_text())
     assert "3) Well played!" in listed and "c 3, c well_played" in listed
 
@@ -44,13 +47,13 @@ def test_every_phrase_of_the_server_has_friendly_words():
 @pytest.mark.parametrize("line, expected", [
     ("c", talk.ListPhrases()),
     ("chat", talk.ListPhrases()),
-    ("c 3", talk.Say("well_played")),
-    ("c well_played", talk.Say("well_played")),
-    ("C Well Played!", talk.Say("well_played")),
-    ("c well", talk.Say("well_played")),
-    ("c smile", talk.Say("emote_smile")),
-    ("c 12", talk.Say("emote_sad")),
-    ("say good game", talk.Say("good_game")),
+    ("c 3", talk.Say(pb.CHAT_PHRASE_WELL_PLAYED)),
+    ("c well_played", talk.Say(pb.CHAT_PHRASE_WELL_PLAYED)),
+    ("C Well Played!", talk.Say(pb.CHAT_PHRASE_WELL_PLAYED)),
+    ("c well", talk.Say(pb.CHAT_PHRASE_WELL_PLAYED)),
+    ("c smile", talk.Say(pb.CHAT_PHRASE_EMOTE_SMILE)),
+    ("c 12", talk.Say(pb.CHAT_PHRASE_EMOTE_SAD)),
+    ("say good game", talk.Say(pb.CHAT_PHRASE_GOOD_GAME)),
 ])
 def test_the_chat_command_names_a_phrase_by_number_name_or_words(line, expected):
     assert talk.parse_chat(line) == expected
@@ -66,14 +69,16 @@ def test_unclear_chat_commands_say_why_and_other_lines_are_no_chat():
 
 def test_the_talk_log_keeps_each_message_once_and_shows_the_last_three():
     log = talk.TalkLog()
-    for at, phrase in enumerate(("hello", "good_luck", "oops", "thanks"), 1):
+    for at, phrase in enumerate((pb.CHAT_PHRASE_HELLO, pb.CHAT_PHRASE_GOOD_LUCK, pb.CHAT_PHRASE_OOPS,
+                                 pb.CHAT_PHRASE_THANKS), 1):
         assert log.add(chat(phrase, at=at).chat)
-    assert not log.add(chat("hello", at=1).chat)  # a reopened stream sends every phrase again
-    assert [c.phrase for c in log.recent()] == ["good_luck", "oops", "thanks"]
+    assert not log.add(chat(pb.CHAT_PHRASE_HELLO, at=1).chat)  # a reopened stream sends every phrase again
+    assert [c.chat_phrase for c in log.recent()] == [pb.CHAT_PHRASE_GOOD_LUCK, pb.CHAT_PHRASE_OOPS,
+                                                     pb.CHAT_PHRASE_THANKS]
     shown = render.to_text(talk.talk_text(log, me="ann"))
     assert "Table talk  seat 1 · bot greedy 1  Good luck!" in shown and "Hello!" not in shown
     mine = talk.TalkLog()
-    mine.add(chat("thanks", seat=0, player="ann").chat)
+    mine.add(chat(pb.CHAT_PHRASE_THANKS, seat=0, player="ann").chat)
     assert "seat 0 · you  Thanks!" in render.to_text(talk.talk_text(mine, me="ann"))
     assert talk.talk_text(talk.TalkLog()) is None
 
@@ -83,15 +88,16 @@ def test_the_talk_log_keeps_each_message_once_and_shows_the_last_three():
 
 class ChattyMatch(FakeMatch):
     def __init__(self, current, refuse_chat: grpc.StatusCode | None = None,
-                 refusal: str = "too many requests: slow down", **kw) -> None:
+                 refusal: str = "too many requests: slow down", reason: str = "RATE_LIMITED", **kw) -> None:
         super().__init__(current, **kw)
         self.refuse_chat = refuse_chat
         self.refusal = refusal
+        self.reason = reason
 
     def send_chat(self, match_id, phrase):
         self.calls.append(("chat", phrase))
         if self.refuse_chat is not None:
-            raise ApiError(self.refuse_chat, self.refusal)
+            raise ApiError(self.refuse_chat, self.refusal, details=Details(self.reason))
 
 
 def running(api, **options):
@@ -111,11 +117,11 @@ def test_a_chat_only_update_is_table_talk_and_never_taken_for_a_view():
     api = ChattyMatch(my_turn(version=7))
     game, inbox, file, thread = running(api)
     stream: FakeCall = api.watches[0][1]
-    stream.items.put(chat("well_played"))
+    stream.items.put(chat(pb.CHAT_PHRASE_WELL_PLAYED))
     wait_for(lambda: "Table talk" in file.getvalue())
     assert game.view.version == 7 and game.view.match_id and len(game.view.hand) == 4  # the view stayed
     assert "seat 1 · bot greedy 1  Well played!" in file.getvalue()
-    stream.items.put(chat("well_played"))  # the same message again (a reopened stream): shown once
+    stream.items.put(chat(pb.CHAT_PHRASE_WELL_PLAYED))  # the same message again (a reopened stream): shown once
     stream.items.put(pb.WatchMatchResponse(view=my_turn(version=8)))
     wait_for(lambda: game.view.version == 8)
     inbox.put("line", "q")
@@ -126,7 +132,7 @@ def test_a_chat_only_update_is_table_talk_and_never_taken_for_a_view():
 def test_a_stream_that_ends_on_a_chat_is_opened_again():
     api = ChattyMatch(view(turn=1, version=7))
     game, inbox, file, thread = running(api)
-    api.watches[0][1].items.put(chat("hello"))
+    api.watches[0][1].items.put(chat(pb.CHAT_PHRASE_HELLO))
     api.watches[0][1].items.put(None)  # the server ended the stream (a restart) after a chat-only update
     wait_for(lambda: len(api.watches) == 2)
     inbox.put("line", "q")
@@ -141,7 +147,7 @@ def test_c_lists_the_phrases_and_c_with_a_number_or_name_sends_one():
         inbox.put("line", line)
     inbox.put("line", "q")
     thread.join(5)
-    assert [c for c in api.calls if c[0] == "chat"] == [("chat", "well_played"), ("chat", "good_game")]
+    assert [c for c in api.calls if c[0] == "chat"] == [("chat", pb.CHAT_PHRASE_WELL_PLAYED), ("chat", pb.CHAT_PHRASE_GOOD_GAME)]
     screen = file.getvalue()
     assert "Quick chat  1) Hello!" in screen and "You said: Well played!" in screen
     assert "'nonsense' is not one of the phrases" in screen
@@ -158,12 +164,15 @@ def test_a_rate_limited_chat_is_a_short_message_not_a_crash():
     assert "Easy on the chat: wait a few seconds before the next phrase." in file.getvalue()
 
 
-@pytest.mark.parametrize("code, reason", [
-    (grpc.StatusCode.RESOURCE_EXHAUSTED, "you have sent 200 phrases at this match, as many as one player may"),
-    (grpc.StatusCode.FAILED_PRECONDITION, "this match ended 75 s ago: its table takes phrases only for 60 s"),
+@pytest.mark.parametrize("code, reason, why", [
+    (grpc.StatusCode.RESOURCE_EXHAUSTED, "you have sent 200 phrases at this match, as many as one player may",
+     "CHAT_LIMIT"),
+    (grpc.StatusCode.FAILED_PRECONDITION, "this match ended 75 s ago: its table takes phrases only for 60 s",
+     "CHAT_CLOSED"),
+    (grpc.StatusCode.RESOURCE_EXHAUSTED, "slow down: 200 phrases a match is all", "CHAT_LIMIT"),  # the reason tells
 ])
-def test_a_chat_refused_for_good_says_the_servers_reason_not_to_wait(code, reason):
-    api = ChattyMatch(view(turn=1, version=7), refuse_chat=code, refusal=reason)
+def test_a_chat_refused_for_good_says_the_servers_reason_not_to_wait(code, reason, why):
+    api = ChattyMatch(view(turn=1, version=7), refuse_chat=code, refusal=reason, reason=why)
     game, inbox, file, thread = running(api)
     inbox.put("line", "c 1")
     inbox.put("line", "q")
@@ -187,7 +196,7 @@ def test_c_still_cancels_the_question_of_which_end():
 
 
 def public(version: int = 9, **kw) -> pb.MatchView:
-    v = view(your_seat=-1, hand=(), turn=1, seats=("ann", "bob"), version=version, **kw)
+    v = view(your_seat=None, hand=(), turn=1, seats=("ann", "bob"), version=version, **kw)
     v.ClearField("legal_moves")
     return v
 
@@ -246,7 +255,7 @@ def test_a_spectator_sees_the_public_view_one_turn_behind_and_the_table_talk_and
     stream = api.watches[0][1]
     stream.items.put(pb.WatchMatchResponse(view=public()))
     wait_for(lambda: "ONE TURN BEHIND" in file.getvalue())
-    stream.items.put(chat("good_luck", seat=0, player="ann"))
+    stream.items.put(chat(pb.CHAT_PHRASE_GOOD_LUCK, seat=0, player="ann"))
     wait_for(lambda: "Table talk" in file.getvalue())
     inbox.put("line", "c 1")
     inbox.put("line", "3")

@@ -6,12 +6,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from domino.match.v1 import match_service_pb2 as pb
 from services.client import render, round_end
 from services.client.pips import pip_count
 from services.client.store import Exports, KeptHeads
 
 from .test_play_core import view
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
+
+pytestmark = pytest.mark.usefixtures("served_rules")
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -21,7 +26,7 @@ def test_one_pip_is_one_pip():
 
 
 def test_a_hand_worth_one_pip_says_1_pip_at_the_rounds_end():
-    summary = pb.RoundSummary(reason="blocked", winner=0, points=7, scores=[7, 0])
+    summary = pb.RoundSummary(reason=pb.ROUND_END_REASON_BLOCKED, winner=0, points=7, scores=[7, 0])
     end = round_end.RoundEnd(1, summary, (round_end.HandAtEnd(0, 1, ((1, 0),)), round_end.HandAtEnd(1, 2, ((4, 3),))))
     text = render.to_text(round_end.round_end_panel(view(), end), width=100)
     assert re.search(r"\[1\|0\]\s+1 pip\b", text) and "1 pips" not in text and "7 pips" in text
