@@ -77,6 +77,32 @@ def test_a_watch_stream_of_all_fives_names_the_points_each_play_scored(svc):
             assert last.points == u.event.points
 
 
+@pytest.mark.parametrize("name", FAMILIES)
+def test_every_view_says_who_leads_the_round_and_why_and_what_each_all_fives_end_counts(svc, name):
+    created = svc.create(request_id=f"facts {name}", **FAMILIES[name])
+    chance = describe_family(FAMILIES[name]["rules"]).variants[0].leader_by_chance
+    reasons = set()
+
+    def check(view: pb.MatchView) -> None:
+        assert view.HasField("round_lead") and 0 <= view.round_lead.seat < len(view.seats)
+        reasons.add(view.round_lead.reason)
+        if view.round_number == 1:
+            assert view.round_lead.reason == (pb.LEAD_REASON_BY_CHANCE if chance else pb.LEAD_REASON_ROUND_ONE_RULE)
+        if view.round_actions:
+            assert view.round_lead.seat == view.round_actions[0].seat
+        assert sum(c.count for c in view.end_counts) == view.ends_total
+        assert bool(view.end_counts) == (name.startswith("all-fives") and bool(view.line))
+
+    final = play_whole_match(svc, created.match_id, check)
+    assert not final.HasField("round_lead")  # no round in play once the match has ended
+    if len(final.rounds) > 1:
+        assert reasons - {pb.LEAD_REASON_BY_CHANCE, pb.LEAD_REASON_ROUND_ONE_RULE}
+
+
+def describe_family(name: str) -> pb.RuleFamily:
+    return next(f for f in describe_rules().families if f.name == name)
+
+
 def test_a_goat_view_shows_accounts_the_pot_options_and_the_goat(svc):
     created = svc.create(request_id="goat", **FAMILIES["goat koza 3"])
     assert {o.name: getattr(o.value, o.value.WhichOneof("value")) for o in created.view.rule_options} == \
