@@ -13,6 +13,7 @@ chance) is read from the rule set each shape builds, so no facet is stated twice
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import cast
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.common import bot_strengths
@@ -95,10 +96,10 @@ def variant_pb(family: Family, variant: str, known: Ladder) -> pb.RuleVariant:
     )
 
 
-def strength_pb(name: str) -> "pb.BotStrength.ValueType":
+def strength_pb(name: str) -> pb.BotStrength:
     """A bot strength's name (services/common/bot_strengths.py, the name in a bot's id) as
     the API's enum: every registered strength has its value (tests/service/test_describe_rules.py)."""
-    return pb.BotStrength.Value(f"BOT_STRENGTH_{name.upper()}")
+    return cast(pb.BotStrength, pb.BotStrength.Value(f"BOT_STRENGTH_{name.upper()}"))
 
 
 def table_pb(family: Family, barred: int) -> pb.TableFacets:

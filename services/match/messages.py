@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 from functools import cache
+from typing import cast
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -38,7 +39,8 @@ _CAUSE = {move_causes.SEAT: pb.MOVE_CAUSE_SEAT, move_causes.TIMEOUT: pb.MOVE_CAU
           move_causes.AWAY: pb.MOVE_CAUSE_AWAY, move_causes.LEFT: pb.MOVE_CAUSE_LEFT,
           move_causes.FORCED_PASS: pb.MOVE_CAUSE_FORCED_PASS}
 # The wire names of public_events.py, as the API's enums (EVENT_KIND_TILE_PLAYED...).
-_EVENT_KIND = {name: pb.EventKind.Value(f"EVENT_KIND_{name.upper()}") for name, _ in PUBLIC.values()}
+_EVENT_KIND = {name: cast(pb.EventKind, pb.EventKind.Value(f"EVENT_KIND_{name.upper()}"))
+               for name, _ in PUBLIC.values()}
 _ROUND_END = {"domino": pb.ROUND_END_REASON_DOMINO, "blocked": pb.ROUND_END_REASON_BLOCKED,
               "redeal": pb.ROUND_END_REASON_REDEAL}
 _RESULT = {"won": pb.MATCH_RESULT_WON, "lost": pb.MATCH_RESULT_LOST, "tied": pb.MATCH_RESULT_TIED,
@@ -47,7 +49,7 @@ _LEAD = {rules_match.ROUND_ONE_RULE: pb.LEAD_REASON_ROUND_ONE_RULE, rules_match.
          rules_match.TOOK_THE_LAST_ROUND: pb.LEAD_REASON_TOOK_THE_LAST_ROUND,
          rules_match.BY_CHANCE: pb.LEAD_REASON_BY_CHANCE}
 # The table talk's phrases (stored by name, table_talk.py) as the API's enum, and back.
-PHRASE_PB = {name: pb.ChatPhrase.Value(f"CHAT_PHRASE_{name.upper()}") for name in PHRASES}
+PHRASE_PB = {name: cast(pb.ChatPhrase, pb.ChatPhrase.Value(f"CHAT_PHRASE_{name.upper()}")) for name in PHRASES}
 PHRASE_OF = {value: name for name, value in PHRASE_PB.items()}
 _TILES = tuple(pb.Tile(low=LOW[t], high=HIGH[t]) for t in range(TILE_COUNT))
 _IN_HAND = tuple(pb.MatchView(hand=[tile]).SerializeToString() for tile in _TILES)
