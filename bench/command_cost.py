@@ -112,6 +112,7 @@ async def application_cost(env: dict[str, str], matches: int, pg_pid: int | None
             seats=[pb.SeatSpec(player_id=p, client_seed=f"seed-{p}") for p in players]), identified(service, "CreateMatch"))
         view = created.view
         while view.status != pb.MATCH_STATUS_ENDED:
+            assert view.HasField("turn"), "a match in play names the seat to act"
             context = contexts[players[view.turn]]
             own = (await servicer.GetMatch(pb.GetMatchRequest(match_id=created.match_id),
                                            identified(context, "GetMatch"))).view

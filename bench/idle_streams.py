@@ -303,20 +303,23 @@ async def create_tables(client: Client, matches: int, run: str, concurrency: int
                                         turn_timer_seconds=0,
                                         seats=[pb.SeatSpec(player_id=p, client_seed=f"seed-{p}") for p in players])
             resp = await client.unary[0].CreateMatch(req, metadata=client.service_md, timeout=60)
-            tables[i] = Table(resp.match_id, players, resp.view.turn)
+            tables[i] = Table(resp.match_id, players, _turn(resp.view))
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return [t for t in tables if t is not None]
 
 
 async def follow(stub: pb_grpc.MatchServiceStub, table: Table, seat: int, md: tuple, book: Book) -> None:
-    """One seat's stream, from version 0, until the bench cancels it."""
+    """One seat's stream, from version 0 (the current view first, then every event), until the
+    bench cancels it."""
     key = (table.match_id, seat)
     call = stub.WatchMatch(pb.WatchMatchRequest(match_id=table.match_id, from_version=0), metadata=md)
     try:
         async for update in call:
             if update.HasField("event"):
                 book.got(key, update.event.version)
+            elif update.HasField("view"):
+                book.got(key, update.view.version)
         book.ended["OK"] += 1
     except grpc.aio.AioRpcError as e:
         if e.code() != grpc.StatusCode.CANCELLED:
@@ -357,6 +360,11 @@ async def open_streams(client: Client, tables: list[Table], replicas: int, book:
     return tasks, time.perf_counter() - start
 
 
+def _turn(view: pb.MatchView) -> int:
+    """The seat to act; -1 when nobody is (the view's ``turn`` unset)."""
+    return view.turn if view.HasField("turn") else -1
+
+
 def _first_play(view: pb.MatchView) -> pb.Move | None:
     for move in view.legal_moves:
         if move.kind == pb.MOVE_KIND_PLAY:
@@ -386,7 +394,7 @@ async def probe(client: Client, tables: list[Table], replicas: int, book: Book, 
             t0 = time.perf_counter()
             view = (await stub.GetMatch(pb.GetMatchRequest(match_id=table.match_id), metadata=md, timeout=30)).view
             getmatch.append(time.perf_counter() - t0)
-            move = _first_play(view) if view.turn == seat else None
+            move = _first_play(view) if _turn(view) == seat else None
             if move is None:
                 skipped += 1
                 continue
@@ -397,7 +405,7 @@ async def probe(client: Client, tables: list[Table], replicas: int, book: Book, 
         except grpc.aio.AioRpcError as e:
             errors[e.code().name] += 1
             continue
-        table.turn = resp.view.turn
+        table.turn = _turn(resp.view)
         for other in range(SEATS):
             if other == seat:
                 continue

@@ -17,7 +17,7 @@ players.
 
 Each simulated client is a phone: its own device (a random id and 256-bit secret), its own
 gRPC channels (grpc.aio), and the account the device signs in to: it calls the account
-service's ``SignInWithDevice`` first, plays as the session's ``account_id`` with its access
+service's ``SignInWithDevice`` first, plays as the session's ``player_id`` with its access
 token, and rotates the session with ``RefreshSession`` before ``access_expires_at`` (as the
 app does, services/client/session.py; a refused refresh signs in by device again), then
 reopens its open streams with the new token (``token_reconnects``) before the old one's
@@ -127,6 +127,7 @@ from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as mm_grpc  # noq
 from services.common.auth import mint_token  # noqa: E402
 from services.common.servers import start_postgres  # noqa: E402
 from services.client import session as client_session  # noqa: E402
+from services.common.error_details import details_of  # noqa: E402
 from services.common.supervisor import LocalSystem, Ports  # noqa: E402
 from bench.procfs import children_cpu_seconds, cpu_seconds, git_commit, loadavg, pct  # noqa: E402
 
@@ -570,13 +571,16 @@ class Watcher:
                 stats.chats_received += 1
                 continue
             now = time.time()
-            self.seen.versions.append(update.event.version)
-            seat = update.view.your_seat
-            if seat >= 0 and update.event.seat == seat:
-                stats.timeouts += update.event.timeout
-                stats.seats_away += update.event.kind == "seat_away"
-            occurred = update.event.occurred_at
-            stats.lags.append((time.monotonic(), now - (occurred.seconds + occurred.nanos / 1e9)))
+            event = update.event
+            if update.HasField("event"):  # the first update of a stream from version 0 is the view alone
+                self.seen.versions.append(event.version)
+                if update.view.HasField("your_seat") and event.HasField("seat") and event.seat == update.view.your_seat:
+                    stats.timeouts += event.cause == pb.MOVE_CAUSE_TIMEOUT
+                    stats.seats_away += event.kind == pb.EVENT_KIND_SEAT_AWAY
+                occurred = event.occurred_at
+                stats.lags.append((time.monotonic(), now - (occurred.seconds + occurred.nanos / 1e9)))
+            else:
+                self.seen.versions.append(update.view.version)
             if self.on_view is not None:
                 self.on_view(update.view)
             if update.view.status in ENDED:
@@ -642,7 +646,7 @@ class Phone:
         """A new session or a rotated one: its token from now on, and when to renew it (as the
         app does, services/client/session.py: a fifth of its life early, at most 60 s, the
         life read from the token's own exp - iat)."""
-        self.player = session.account_id
+        self.player = session.player_id
         self.md = (("authorization", f"Bearer {session.access_token}"),)
         self.refresh_token = session.refresh_token
         expires_at = session.access_expires_at.seconds + session.access_expires_at.nanos / 1e9
@@ -706,9 +710,10 @@ class Phone:
     async def practice_once(self) -> None:
         h = self.h
         rules, variant, seats, teams, target = PRACTICE[(self.n + self.matches) % len(PRACTICE)]
+        strength = STRENGTHS[(self.n + self.matches) % len(STRENGTHS)]
         request = mm.StartPracticeRequest(request_id=f"{self.player}:{self.matches}", rules=rules, variant=variant,
-                                          strength=STRENGTHS[(self.n + self.matches) % len(STRENGTHS)])
-        for name, value in (("seats", seats), ("teams", teams), ("target", target)):
+                                          bot_strength=pb.BotStrength.Value(f"BOT_STRENGTH_{strength.upper()}"))
+        for name, value in (("seat_count", seats), ("teams", teams), ("target", target)):
             if value is not None:
                 setattr(request, name, value)
         asked = time.monotonic()
@@ -718,7 +723,7 @@ class Phone:
                 reply = await self.mm.StartPractice(request, metadata=self.md, timeout=CALL_SECONDS)
                 break
             except grpc.aio.AioRpcError as e:
-                if e.code() == grpc.StatusCode.FAILED_PRECONDITION and "already" in (e.details() or ""):
+                if details_of(e).reason == "ALREADY_SEATED":
                     h.stats.practice_busy_retries += 1  # matchmaking has not yet learnt the last match's end
                     await asyncio.sleep(0.2)
                     asked = time.monotonic()
@@ -736,7 +741,7 @@ class Phone:
         rules, variant, seats, teams = kinds[self.matches % len(kinds)]
         request = mm.RequestTableRequest(request_id=f"{self.player}:{self.matches}", rules=rules, variant=variant)
         if seats is not None:
-            request.seats = seats
+            request.seat_count = seats
         if teams is not None:
             request.teams = teams
         asked = time.monotonic()
@@ -845,7 +850,7 @@ class Phone:
                 view = state["latest"]
                 if view is None or view.status in ENDED:
                     continue
-                me = view.your_seat
+                me = view.your_seat if view.HasField("your_seat") else -1
                 if (view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS and not seed_sent and 0 <= me < len(view.seats)
                         and view.seats[me].awaiting_seed):
                     seed_sent = True
@@ -857,7 +862,8 @@ class Phone:
                     except grpc.aio.AioRpcError:
                         pass
                     continue
-                if view.status != pb.MATCH_STATUS_IN_PROGRESS or view.turn != me or view.version <= acted:
+                if (view.status != pb.MATCH_STATUS_IN_PROGRESS or not view.HasField("turn") or view.turn != me
+                        or view.version <= acted):
                     continue
                 acted = view.version
                 reply_view = await self.act(match_id, view)

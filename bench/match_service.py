@@ -311,7 +311,7 @@ async def play_match(client: Client, players: list[str], variant: str, target: i
     while view.status != pb.MATCH_STATUS_ENDED:
         if stop_at is not None and time.perf_counter() >= stop_at:
             return False
-        seat = view.turn
+        seat = view.turn if view.HasField("turn") else -1
         if seat < 0:  # nobody to act but not ended: should not happen; re-read
             stats.getmatch += 1
             view = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=client.md(players[0]))).view
@@ -321,7 +321,7 @@ async def play_match(client: Client, players: list[str], variant: str, target: i
         rnd = view.round_number
         known = hands.get(seat)
         move = None  # (kind, tile, end)
-        if known is not None and known[0] == rnd and view.left_end >= 0:
+        if known is not None and known[0] == rnd and view.HasField("left_end"):
             hand = known[1]
             left, right = view.left_end, view.right_end
             for t in hand:
@@ -339,7 +339,7 @@ async def play_match(client: Client, players: list[str], variant: str, target: i
             stats.getmatch += 1
             own = (await stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=md)).view
             hands[seat] = (own.round_number, list(own.hand))
-            if own.turn != seat or not own.legal_moves:
+            if not own.HasField("turn") or own.turn != seat or not own.legal_moves:
                 view = own
                 continue
             m = own.legal_moves[0]

@@ -172,7 +172,8 @@ class HumanPace:
         await h.moving.wait()
         latest = self.latest.get("latest")
         if latest is not None and latest.version != view.version:
-            if latest.status != pb.MATCH_STATUS_IN_PROGRESS or latest.turn != latest.your_seat:
+            if (latest.status != pb.MATCH_STATUS_IN_PROGRESS or not latest.HasField("turn")
+                    or latest.turn != latest.your_seat):
                 h.stats.stale_thoughts += 1  # the match moved on while this person thought (a timeout)
                 return None
             view = latest  # still this person's turn (a later update of it, a new round): move on what is seen now

@@ -54,6 +54,7 @@ from rich.console import Console  # noqa: E402
 from bench.procfs import pct  # noqa: E402
 from domino.match.v1 import match_service_pb2 as pb  # noqa: E402
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc  # noqa: E402
+from services.common.error_details import details_of  # noqa: E402
 
 Metadata = Callable[[str, str], tuple]  # (subject, role) -> gRPC metadata with its token
 RENDERED = 200  # turn screens drawn for render_ms
@@ -94,7 +95,8 @@ def _round(x: float | None) -> float | None:
 
 def arrived(figures: Figures, view: pb.MatchView, at: float) -> bool:
     """Notes a view that gives its seat a move; True when it does."""
-    mine = view.turn == view.your_seat >= 0 and any(m.kind != pb.MOVE_KIND_PASS for m in view.legal_moves)
+    mine = (view.HasField("turn") and view.HasField("your_seat") and view.turn == view.your_seat
+            and any(m.kind != pb.MOVE_KIND_PASS for m in view.legal_moves))
     if not mine or not view.HasField("turn_deadline") or not view.turn_seconds:
         return mine
     began = seconds(view.turn_deadline) - view.turn_seconds
@@ -129,7 +131,7 @@ async def _move(stub, match_id: str, view: pb.MatchView, metadata: tuple) -> Non
             await stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=secrets.token_hex(8), tile=move.tile,
                                                    end=move.end), metadata=metadata)
     except grpc.aio.AioRpcError as e:
-        if e.code() != grpc.StatusCode.FAILED_PRECONDITION:  # the turn timed out meanwhile
+        if details_of(e).reason not in ("NOT_YOUR_TURN", "ROUND_OVER", "MATCH_ENDED"):  # the turn timed out meanwhile
             raise
 
 
@@ -184,8 +186,8 @@ async def measure_practice(system, metadata: Metadata, turns: int, rules: str, v
         stub = pb_grpc.MatchServiceStub(channel)
         while len(figures.lags) < turns:
             token = metadata(f"person-{secrets.token_hex(3)}", "player")  # one a match: freed when it ends
-            request = mm.StartPracticeRequest(request_id=secrets.token_hex(8), strength="greedy", rules=rules,
-                                              variant=variant, turn_timer_seconds=timer)
+            request = mm.StartPracticeRequest(request_id=secrets.token_hex(8), bot_strength=pb.BOT_STRENGTH_GREEDY,
+                                              rules=rules, variant=variant, turn_timer_seconds=timer)
             started = await mm_grpc.MatchmakingServiceStub(mm_channel).StartPractice(request, metadata=token)
             await stub.SubmitSeed(pb.SubmitSeedRequest(match_id=started.match_id, seed=secrets.token_hex(16)),
                                   metadata=token)
@@ -201,18 +203,19 @@ async def _practice(stub, match_id: str, token: tuple, figures: Figures, think: 
         if not update.HasField("view"):
             continue
         view, event = update.view, update.event
-        if event.kind in ("tile_played", "tile_drawn", "turn_passed") and event.seat != view.your_seat:
+        mine = event.HasField("seat") and event.seat == view.your_seat
+        if event.kind in (pb.EVENT_KIND_TILE_PLAYED, pb.EVENT_KIND_TILE_DRAWN, pb.EVENT_KIND_TURN_PASSED) and not mine:
             start = began.pop(event.version - 1, None)
             if start is not None:
                 figures.bot_turns.append(seconds(event.occurred_at) - start)
-        if event.seat == view.your_seat and event.timeout:
+        if mine and event.cause == pb.MOVE_CAUSE_TIMEOUT:
             figures.timeouts += 1
         if view.status == pb.MATCH_STATUS_WAITING_FOR_SEEDS:
             continue  # the stream begins before the first deal
         if view.status != pb.MATCH_STATUS_IN_PROGRESS or len(figures.lags) >= turns:
             stream.cancel()
             return
-        if view.turn >= 0 and view.turn != view.your_seat and view.HasField("turn_deadline"):
+        if view.HasField("turn") and view.turn != view.your_seat and view.HasField("turn_deadline"):
             began[view.version] = seconds(view.turn_deadline) - view.turn_seconds
         if arrived(figures, view, at):
             await asyncio.sleep(think)

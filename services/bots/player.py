@@ -102,7 +102,7 @@ def _my_turn(view: pb.MatchView) -> bool:
     passes for a seat that can only pass, so a turn never waits on the bot for that)."""
     seat = your_seat(view)
     return (view.status == pb.MATCH_STATUS_IN_PROGRESS and seat is not None and turn(view) == seat
-            and len(view.legal_moves) > 0)
+            and any(m.kind in (pb.MOVE_KIND_PLAY, pb.MOVE_KIND_DRAW) for m in view.legal_moves))
 
 
 class BotPlayer:

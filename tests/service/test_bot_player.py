@@ -10,7 +10,8 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.bots.player import BotPlayer
+from services.bots.player import BotPlayer, refusal
+from services.common import grpc_status
 from services.match.application import MatchApplication
 from tests.support.clock import Clock
 from tests.support.keys import KEYS, auth
@@ -97,6 +98,61 @@ def test_a_refusal_while_the_match_stands_still_is_an_error(svc, monkeypatch):
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         asyncio.run(once())
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    told = refusal(refused.value)  # the rules refused it, by name: redelivery would send it again
+    assert told is not None and told.reason in ("MUST_PLAY", "CANNOT_DRAW") and told.settled and not told.transient
+
+
+def refused_with(code: grpc.StatusCode, reason: str = "", message: str = "refused") -> grpc.aio.AioRpcError:
+    """An error status as the match service sends it, with the ErrorInfo ``reason`` in its trailers."""
+    trailers = grpc.aio.Metadata()
+    if reason:
+        status = grpc_status.status_of(code, message, reason, "domino.match")
+        trailers = grpc.aio.Metadata((grpc_status.DETAILS_KEY, status.SerializeToString()))
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), trailers, message)
+
+
+@pytest.mark.parametrize("code, reason, settled, transient", [
+    (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN", True, False),  # answered elsewhere
+    (grpc.StatusCode.FAILED_PRECONDITION, "MATCH_ENDED", True, False),
+    (grpc.StatusCode.PERMISSION_DENIED, "NOT_SEATED", True, False),
+    (grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE", False, True),  # the store is away: the turn waits
+    (grpc.StatusCode.UNAVAILABLE, "", False, True),  # no server answered at all
+    (grpc.StatusCode.ABORTED, "CONFLICT", False, False),  # a lost race: redelivered
+    (grpc.StatusCode.UNAUTHENTICATED, "TOKEN_EXPIRED", False, False),  # redelivered with a fresh token
+    (grpc.StatusCode.UNAUTHENTICATED, "TOKEN_INVALID", True, False),
+])
+def test_a_refused_turn_is_told_apart_by_its_reason(code, reason, settled, transient):
+    told = refusal(refused_with(code, reason, "words that say nothing to a bot"))
+    assert told is not None and (told.reason, told.settled, told.transient) == (reason, settled, transient)
+
+
+class ForcedPassStub:
+    """GetMatch answering the bot's seat as the one to act with nothing to play or draw (only a
+    pass, as a server before issue 35 sent a moment before its own pass)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    async def GetMatch(self, request, metadata=None, timeout=None):
+        self.calls.append("get")
+        view = pb.MatchView(match_id=request.match_id, version=5, status=pb.MATCH_STATUS_IN_PROGRESS, turn=1,
+                            your_seat=1, seats=[pb.SeatView(player_id="ann"), pb.SeatView(player_id="bot:greedy:1")])
+        view.legal_moves.add(kind=pb.MOVE_KIND_PASS)
+        return pb.GetMatchResponse(view=view)
+
+    async def PlayTile(self, request, metadata=None, timeout=None):
+        self.calls.append("play")
+        raise AssertionError("nothing to play")
+
+    DrawTile = PlayTile
+
+
+def test_a_bot_never_acts_on_a_turn_with_nothing_to_play_or_draw():
+    """The server passes for such a seat (issue 35, point 4): the bot neither sends a move nor
+    waits for the pass; its turn message is answered with nothing sent."""
+    stub = ForcedPassStub()
+    assert asyncio.run(BotPlayer(stub, KEYS).play_turn("m1", "bot:greedy:1", 5)) == 0
+    assert stub.calls == ["get"]
 
 
 def seats_of(*players: str) -> pb.MatchView:

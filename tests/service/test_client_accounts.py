@@ -62,7 +62,7 @@ def move(api: MatchApi, view: pb.MatchView, n: int) -> pb.MatchView:
 
 def test_a_watch_stream_goes_on_across_token_expiries_without_losing_a_version(match, signed_in):
     session = signed_in
-    created = match.create(variant="draw-2", players=(session.account_id, "bob"), target=151, turn_timer_seconds=0)
+    created = match.create(variant="draw-2", players=(session.player_id, "bob"), target=151, turn_timer_seconds=0)
     match_id = created.match_id
     ann = MatchApi(f"127.0.0.1:{match.port}", session)
     bob = MatchApi(f"127.0.0.1:{match.port}", token("bob"))
@@ -115,7 +115,7 @@ def test_a_watch_stream_goes_on_across_token_expiries_without_losing_a_version(m
 
 def test_a_call_after_the_token_expired_succeeds_without_the_player_noticing(match, signed_in, accounts, tmp_path):
     session = signed_in
-    match_id = match.create(variant="draw-2", players=(session.account_id, "bob"), target=51).match_id
+    match_id = match.create(variant="draw-2", players=(session.player_id, "bob"), target=51).match_id
     ann = MatchApi(f"127.0.0.1:{match.port}", session)
     try:
         assert ann.get(match_id).your_seat == 0
@@ -166,16 +166,16 @@ def test_domino_play_signs_a_new_device_in_names_the_players_and_later_signs_in_
     first = CliRunner().invoke(play, [*args, "--name", "Ann Phone", "--resume", "no-such-match"], input="")
     assert "Signed in as Ann Phone" in first.output, first.output
     device = Device.load_or_create(config, address)
-    assert device.account_id  # the account it made is remembered beside the device key
+    assert device.player_id  # the account it made is remembered beside the device key
 
     bob = accounts.sign_up("Bobby")
-    match_id = match.create(variant="draw-2", players=(device.account_id, bob.account_id), target=51,
+    match_id = match.create(variant="draw-2", players=(device.player_id, bob.player_id), target=51,
                             turn_timer_seconds=0).match_id
     again = CliRunner().invoke(play, [*args, "--name", "Someone Else", "--resume", match_id], input="q\n")
     assert again.exit_code == 0, again.output
     assert "Signed in as" not in again.output  # the same account, nothing asked
-    assert "Bobby" in again.output and bob.account_id not in again.output  # a name, not the id
-    assert Device.load_or_create(config, address).account_id == device.account_id
+    assert "Bobby" in again.output and bob.player_id not in again.output  # a name, not the id
+    assert Device.load_or_create(config, address).player_id == device.player_id
 
 
 def test_domino_play_leaves_no_name_directory_behind_on_its_closed_channel(match, accounts, tmp_path):
@@ -185,8 +185,8 @@ def test_domino_play_leaves_no_name_directory_behind_on_its_closed_channel(match
     CliRunner().invoke(play, ["--config-dir", str(tmp_path / "c"), "--account-address", f"127.0.0.1:{accounts.port}",
                               "--match-address", f"127.0.0.1:{match.port}", "--name", "Ann Leaves",
                               "--resume", "no-such-match"], input="")
-    names.learn([bob.account_id])  # the next screen in this process asks nobody, and fails nothing
-    assert names.name(bob.account_id) == bob.account_id
+    names.learn([bob.player_id])  # the next screen in this process asks nobody, and fails nothing
+    assert names.name(bob.player_id) == bob.player_id
 
 
 def test_a_taken_name_in_a_script_is_refused_with_the_server_s_words(accounts, match, tmp_path):
@@ -203,9 +203,9 @@ def test_names_come_from_the_account_service_and_unknown_ids_are_shortened(signe
     session = signed_in
     bob = accounts.sign_up("Bobby")
     directory = names.Names(session.accounts.display_names)  # type: ignore[attr-defined]
-    directory.learn([bob.account_id, session.account_id, "0123456789abcdef", "bot:greedy:1"])
-    assert directory.name(bob.account_id) == "Bobby"
-    assert directory.name(session.account_id) == "Ann"
+    directory.learn([bob.player_id, session.player_id, "0123456789abcdef", "bot:greedy:1"])
+    assert directory.name(bob.player_id) == "Bobby"
+    assert directory.name(session.player_id) == "Ann"
     assert directory.name("0123456789abcdef") == "player 0123…"
 
 

@@ -98,8 +98,9 @@ def test_the_command_reads_its_input_stream_and_refuses_moves_out_of_turn(svc, t
 
 @pytest.mark.parametrize("players", [("ann", "bob"), ("ann", "bob", "cat"), ("ann", "bob", "cat", "dan")])
 def test_the_points_an_all_fives_end_would_score_are_what_the_server_scores(svc, players):
-    """The client tells a player what each end would score before they choose; over whole
-    matches, every play's predicted ends total and points match the server's."""
+    """The client tells a player what each end would score before they choose (the legal
+    move's points, as the view carries them); over whole matches, every play's points shown
+    are the points the server scores for it."""
     import random
 
     rng = random.Random(len(players))
@@ -137,11 +138,11 @@ def _predictions_checked(svc, players, rng, request_id: str) -> int:
             svc.stub.DrawTile(pb.DrawTileRequest(match_id=match_id, request_id=rid), metadata=auth(player))
             continue
         tile, end = view_reading.tile_of(move.tile), move.end
-        total, points = view_reading.ends_total_after(mine, tile, end), view_reading.points_if(mine, tile, end)
+        points = view_reading.points_if(mine, tile, end)  # what the end question shows
         after = svc.stub.PlayTile(pb.PlayTileRequest(match_id=match_id, request_id=rid, tile=move.tile, end=end),
                                   metadata=auth(player)).view
         if after.round_number == mine.round_number and len(after.round_actions) > len(mine.round_actions):
-            assert (after.ends_total, after.round_actions[len(mine.round_actions)].points) == (total, points)
+            assert after.round_actions[len(mine.round_actions)].points == points
             checked += 1
     raise AssertionError("the match does not end")
 
@@ -286,7 +287,8 @@ def test_a_spectator_watches_a_match_one_turn_behind_with_its_table_talk(svc, tm
         eventually(lambda: "ONE TURN BEHIND" in "".join(out))
         view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=auth("ops", "service")).view
         first = act(svc, match_id, view, 0)  # the first turn: held back from the spectator until the next seat acts
-        svc.stub.SendChat(pb.SendChatRequest(match_id=match_id, phrase="good_luck"), metadata=auth("ann"))
+        svc.stub.SendChat(pb.SendChatRequest(match_id=match_id, chat_phrase=pb.CHAT_PHRASE_GOOD_LUCK),
+                         metadata=auth("ann"))
         eventually(lambda: "Good luck!" in "".join(out))
         shown = "".join(out)
         screen = shown[shown.rfind(" domino "):]  # the latest screen: the one the phrase brought

@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 
 from services.client import render
-from services.client.api import MatchmakingApi
+from services.client.api import MatchApi, MatchmakingApi
 from services.client.app import App, Choices
 from services.client.game import GameOptions
 from services.client.inbox import Inbox
@@ -57,9 +57,10 @@ class Terminal(Output):
 class Lobby:
     def __init__(self, system, tmp_path, player: str, enter, **choices) -> None:
         self.api = MatchmakingApi(f"127.0.0.1:{system.port}", token(player))
+        self.match = MatchApi(f"127.0.0.1:{system.match.port}", token(player))  # DescribeRules
         self.inbox = Inbox()
         self.out = Terminal()
-        self.app = App(player, match=None, matchmaking=self.api, inbox=self.inbox, out=self.out,
+        self.app = App(player, match=self.match, matchmaking=self.api, inbox=self.inbox, out=self.out,
                        store=LastMatch(tmp_path, player), game_options=GameOptions(tick=0), choices=Choices(**choices))
         self.thread = threading.Thread(target=lambda: enter(self.app), daemon=True)
         self.thread.start()
@@ -71,6 +72,7 @@ class Lobby:
         self.type("q")
         self.thread.join(10)
         self.api.close()
+        self.match.close()
 
 
 def changed_with_a_guest(system, tmp_path, check) -> None:

@@ -185,7 +185,7 @@ def test_a_player_types_their_way_through_a_whole_match_against_greedy_bots(syst
     assert final.status == pb.MATCH_STATUS_ENDED and moves >= 5
     assert rounds_ended == len(final.rounds) - 1  # every round but the last stayed on screen until Enter
     record = [a for a in final.round_actions if a.seat == 0]
-    assert record and not any(a.timeout for a in record)  # alice's turns were all typed in time
+    assert record and not any(a.cause == pb.MOVE_CAUSE_TIMEOUT for a in record)  # alice's turns were all typed in time
 
 
 def test_your_own_turns_countdown_ticks_in_the_terminal_while_you_type(system, service):
@@ -231,7 +231,7 @@ def test_a_killed_client_resumes_its_match_from_the_menu_and_by_id(system, servi
     assert back.wait_exit() == 0
     final = service.view(match_id)
     assert final.status == pb.MATCH_STATUS_ENDED and final.version > later.version
-    assert not any(a.timeout for a in final.round_actions)
+    assert not any(a.cause == pb.MOVE_CAUSE_TIMEOUT for a in final.round_actions)
 
 
 def wait_until(condition, timeout: float = 30) -> None:
@@ -331,7 +331,8 @@ def test_the_client_rides_out_a_restart_of_the_match_service(system, service):
     assert term.wait_exit() == 0
     final = service.view(match_id)
     assert final.version > back.version
-    assert not any(a.timeout for a in final.round_actions)  # cleo's turns were played by cleo's client
+    # cleo's turns were played by cleo's client
+    assert not any(a.cause == pb.MOVE_CAUSE_TIMEOUT for a in final.round_actions)
 
 
 FAMILY_HAND = re.compile(r"(\d+)\)\[(\d)\|(\d)\]([←→↑↓↔★]*)")
@@ -388,7 +389,7 @@ def test_a_player_types_an_all_fives_match_to_its_end_choosing_ends_on_the_spinn
     assert re.search(r"played \[\d\|\d\] on the (left|right|up|down) end  \+\d+", text)  # points a play scored
     assert re.search(r"Round \d+: .*scored in play: ", text) and "boneyard " in text
     assert ends >= 1  # asked which end at least once, and answered
-    assert not any(a.timeout for a in final.round_actions if a.seat == 0)  # fiona typed her turns in time
+    assert not any(a.cause == pb.MOVE_CAUSE_TIMEOUT for a in final.round_actions if a.seat == 0)  # fiona typed her turns in time
 
 
 def test_a_player_types_a_goat_match_to_its_end_and_sees_who_is_the_goat(system, service):
