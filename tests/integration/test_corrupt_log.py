@@ -21,6 +21,7 @@ from services.match.record import loads
 from tests.integration.test_tampering import Rows, named
 from tests.service.harness import running_service
 from tests.support.grpc_matches import act
+from tests.support.errors import refusal
 from tests.support.keys import auth
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("thawed_matches")]
@@ -64,6 +65,7 @@ def test_a_refused_stored_event_freezes_the_match_with_data_loss_and_an_error_lo
                 with pytest.raises(grpc.RpcError) as refused:
                     call()
                 assert refused.value.code() == grpc.StatusCode.DATA_LOSS
+                assert refusal(refused.value).reason == "MATCH_FROZEN"
                 assert f"event {version}" in refused.value.details()
                 assert f"domino audit repair-report {match_id}" in refused.value.details()
             logged = [r for r in caplog.records if "refused on replay" in r.getMessage()]

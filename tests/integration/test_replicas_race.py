@@ -41,12 +41,18 @@ def test_two_replicas_racing_on_one_turn_store_exactly_one_play(fresh_postgres_e
                                                              tile=move.tile, end=move.end), metadata=auth(player))
                         return grpc.StatusCode.OK
                     except grpc.RpcError as e:
+                        said = refusal(e)
+                        refused.append((e.code(), said.reason, said.retry_after))
                         return e.code()
 
+                refused: list = []
                 with ThreadPoolExecutor(8) as pool:
                     codes = list(pool.map(attempt, range(8)))
                 assert codes.count(grpc.StatusCode.OK) == 1, codes
                 assert set(codes) <= {grpc.StatusCode.OK, grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED}
+                for code, reason, retry_after in refused:  # the losers hear why: not theirs now, or call again
+                    assert (reason == "CONFLICT" and retry_after > 0) if code == grpc.StatusCode.ABORTED else \
+                        reason in ("NOT_YOUR_TURN", "TILE_NOT_HELD", "ROUND_OVER", "MATCH_ENDED"), (code, reason)
                 events = list(second.events_after(uuid.UUID(match_id), 0))[before:]
                 plays = [e for e in events if type(e).__name__ == "TilePlayed" and not e.timeout]
                 assert len(plays) == 1

@@ -26,6 +26,7 @@ from services.match import store
 from services.match.application import MatchApplication, SeatSpec
 from tests.integration.test_tampering import Rows, named
 from tests.service.harness import running_service
+from tests.support.errors import refusal
 from tests.support.keys import auth
 from tests.support.matches import Matches, random_move
 
@@ -115,6 +116,7 @@ def test_a_rebuild_after_the_winner_was_swapped_in_the_store_leaves_the_match_ou
             with pytest.raises(grpc.RpcError) as refused:
                 svc.stub.GetMatch(pb.GetMatchRequest(match_id=str(target.id)), metadata=auth(winner))
             assert refused.value.code() == grpc.StatusCode.DATA_LOSS
+            assert refusal(refused.value).reason == "MATCH_FROZEN"
             assert "MatchEnded" in refused.value.details()
     finally:
         app2.close()

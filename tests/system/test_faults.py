@@ -107,6 +107,7 @@ def test_a_store_write_error_answers_unavailable_changes_nothing_and_play_goes_o
     from domino.match.v1 import match_service_pb2 as pb
     from domino.match.v1 import match_service_pb2_grpc as pb_grpc
     from services.match.domainmodel import Match
+    from tests.support.errors import refusal
 
     refused = {}
 
@@ -121,6 +122,8 @@ def test_a_store_write_error_answers_unavailable_changes_nothing_and_play_goes_o
                 await stub.CreateMatch(request, metadata=faulty.token("harness", "service"), timeout=10)
             except grpc.aio.AioRpcError as e:
                 refused["code"], refused["details"] = e.code(), e.details()
+                said = refusal(e)
+                refused["reason"], refused["retry"] = said.reason, said.retry_after
             try:  # nothing of the refused match was written
                 await stub.GetMatch(pb.GetMatchRequest(match_id=str(Match.create_id("during-the-fault"))),
                                     metadata=faulty.token("harness", "service"), timeout=10)
@@ -133,6 +136,7 @@ def test_a_store_write_error_answers_unavailable_changes_nothing_and_play_goes_o
 
     players = asyncio.run(play_with_fault(faulty, fail_writes_for_a_while))
     assert refused["code"] == grpc.StatusCode.UNAVAILABLE and "nothing was changed" in refused["details"]
+    assert refused["reason"] == "UNAVAILABLE" and refused["retry"] > 0  # call again, the same request id
     assert refused["lookup"] == grpc.StatusCode.NOT_FOUND and refused["version_after"] >= 1
     assert_reconciled(faulty, players)
 
