@@ -35,6 +35,9 @@ os.environ.setdefault("DOMINO_COMMAND_RATE", "1000000")
 os.environ.setdefault("DOMINO_COMMAND_BURST", "1000000")
 # ... and start a round's clocks as soon as it is dealt, with no pause between rounds.
 os.environ.setdefault("DOMINO_ROUND_PAUSE_SECONDS", "0")
+# `domino play` keeps a device key and the last rules description in the user's config
+# directory: the tests' clients (and the processes they start) keep theirs apart.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="domino-test-config-")
 
 
 @pytest.fixture(scope="session")

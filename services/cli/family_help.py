@@ -6,6 +6,8 @@ names what that server plays, from the description kept in the config directory
 
 from __future__ import annotations
 
+import os
+
 from services.client import families, rules_cache
 from services.client.device import config_dir
 
@@ -13,7 +15,7 @@ UNKNOWN = "checked against what the server plays once connected (DescribeRules)"
 
 
 def _described() -> rules_cache.Cached | None:
-    cached = rules_cache.load(config_dir())
+    cached = rules_cache.load(config_dir(os.environ.get("DOMINO_CONFIG_DIR")))  # --config-dir's own default
     return cached if cached is not None and cached.rules.families else None
 
 
