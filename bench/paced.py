@@ -45,6 +45,7 @@ import grpc
 
 from bench.procfs import rss_kb
 from domino.match.v1 import match_service_pb2 as pb
+from services.match.messages import PHRASE_PB
 from services.match.table_talk import PHRASES
 
 STREAM_RATIO = 1.25  # open streams per phone, room for reconnects (sizing the services' stream caps)
@@ -195,7 +196,8 @@ class HumanPace:
                 continue
             try:
                 await self._call("SendChat", self.stub.SendChat,  # type: ignore[attr-defined]
-                                 pb.SendChatRequest(match_id=match_id, phrase=self.think_rng.choice(PHRASES)))
+                                 pb.SendChatRequest(match_id=match_id,
+                                                    chat_phrase=PHRASE_PB[self.think_rng.choice(PHRASES)]))
                 h.stats.chats_sent += 1
             except grpc.aio.AioRpcError:
                 pass
