@@ -97,6 +97,10 @@ class MainMenu:
         does not answer, the unfinished match this machine remembers, if any."""
         app = self.app
         try:
+            app.rules()  # the offer names the family in the server's words
+        except ApiError:
+            pass  # a match service away: the family by its name, and the offer as matchmaking knows it
+        try:
             presence = app.matchmaking.presence()
         except ApiError:
             remembered = self._resumable()

@@ -58,7 +58,7 @@ def all_fives(line=((4, 6), (6, 6), (6, 2)), spinner=1, up=3, down=6, up_line=((
 def closed_spinner(**kw) -> pb.MatchView:
     """The spinner 6|6 opened the round: up and down stay closed; 6|1 fits left and right."""
     return all_fives(line=((6, 6),), spinner=0, up=None, down=None, up_line=(), total=12, hand=((6, 1), (2, 0)),
-                     legal=(("play", (6, 1), LEFT), ("play", (6, 1), RIGHT)), end_counts=((LEFT, 12), (RIGHT, 12)),
+                     legal=(("play", (6, 1), LEFT), ("play", (6, 1), RIGHT)), end_counts=((LEFT, 6), (RIGHT, 6)),
                      points=(), **kw)
 
 
@@ -234,8 +234,9 @@ def test_the_points_a_play_would_score_are_the_ones_its_legal_move_carries():
 
 
 def test_what_each_end_counts_is_the_views_own():
-    counts = {end: count for end, (_, count) in view_reading.end_counts(closed_spinner()).items()}
-    assert counts == {LEFT: 12, RIGHT: 12}  # the spinner with nothing on a side counts both halves there
+    v = all_fives(end_counts=((LEFT, 4), (RIGHT, 2), (UP, 3), (DOWN, 0)))
+    counts = {end: count for end, (_, count) in view_reading.end_counts(v).items()}
+    assert counts == {LEFT: 4, RIGHT: 2, UP: 3}  # down has no tile on it yet: nothing shown for it
 
 
 def test_other_families_score_no_points_in_play():
