@@ -77,7 +77,7 @@ def play_to_the_end(client: Client, match_id: str, player: str) -> match_pb.Matc
         if view.status == match_pb.MATCH_STATUS_WAITING_FOR_SEEDS and view.seats[view.your_seat].awaiting_seed:
             client.stub.SubmitSeed(match_pb.SubmitSeedRequest(match_id=match_id, seed=secrets.token_hex(16)),
                                    metadata=who)
-        elif view.turn == view.your_seat and view.legal_moves:
+        elif view.HasField("turn") and view.turn == view.your_seat and view.legal_moves:
             move = view.legal_moves[0]
             try:
                 if move.kind == match_pb.MOVE_KIND_DRAW:
@@ -150,7 +150,8 @@ def test_fifty_is_played_in_a_room_and_at_every_strength_exported_verified_and_s
         assert record["rules"] == "fifty", name
         assert record["options"] == {"domino_bonus": 20 if name == "room" else 10}, name
         assert verdict["valid"] and verdict["complete"], (name, verdict)
-        assert verdict["winner"] == final.winner and verdict["scores"] == list(final.scores), (name, verdict)
+        winner = final.winner if final.HasField("winner") else None
+        assert verdict["winner"] == winner and verdict["scores"] == list(final.scores), (name, verdict)
         assert all("bonus" in r for r in verdict["rounds"]), name
 
     # The client knows Fifty from the server's description alone: this process never registered it.
