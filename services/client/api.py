@@ -34,6 +34,10 @@ CALL_TIMEOUT = 10.0
 PROBE_TIMEOUT = 1.5  # `domino play` checks the services answer before asking anything
 PRESENCE_TIMEOUT = 3.0  # the menu asks where the player is each time it is shown
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+#: Refusals that ask to be sent again with the same request id, after RetryInfo's delay: a
+#: lost race (CONFLICT) and something the call needs away for now (UNAVAILABLE).
+CALL_AGAIN = ("CONFLICT", "UNAVAILABLE")
+MAX_RETRY_WAIT = 5.0  # seconds: a longer RetryInfo delay is the player's to wait, not a call's
 # A player waits at the screen: after an outage, try the server again every two seconds at
 # most (gRPC's default backoff grows to two minutes).
 BACKOFF_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 250), ("grpc.min_reconnect_backoff_ms", 250),
@@ -90,6 +94,11 @@ class ApiError(Exception):
     @property
     def unreachable(self) -> bool:
         return self.code in RETRYABLE
+
+    @property
+    def call_again(self) -> bool:
+        """The call may be sent again as it was: no server answered, or one asked for it."""
+        return self.unreachable or self.reason in CALL_AGAIN
 
     def __str__(self) -> str:
         if self.code == grpc.StatusCode.UNAVAILABLE:
@@ -156,10 +165,11 @@ class _Stub:
                         details_of(e))
 
     def call(self, method, request, retry: bool = False, timeout: float = CALL_TIMEOUT, auth: bool = True):
-        """One unary call; with ``retry`` (idempotent calls) UNAVAILABLE is retried. Refused
-        for an expired token, it is sent once more with a renewed one: the refusal changed
-        nothing, so even a call without a request id may go again. ``auth``: False for the
-        calls that carry their own credentials (sign-ins)."""
+        """One unary call; with ``retry`` (idempotent calls) one no server answered, or one
+        refused as CONFLICT or UNAVAILABLE, is sent again, after the refusal's RetryInfo delay
+        when it gives one. Refused for an expired token, it is sent once more with a renewed
+        one: the refusal changed nothing, so even a call without a request id may go again.
+        ``auth``: False for the calls that carry their own credentials (sign-ins)."""
         attempts = self.retries if retry else 1
         attempt, renewed = 0, False
         stale: str | None = None
@@ -175,9 +185,10 @@ class _Stub:
                 renewed, stale = True, token
                 continue
             stale = None
-            if not (error.unreachable and attempt + 1 < attempts):
+            if not (error.call_again and attempt + 1 < attempts):
                 raise error
-            time.sleep(self.retry_pause * (attempt + 1))
+            wait = error.retry_after if error.retry_after is not None else self.retry_pause * (attempt + 1)
+            time.sleep(min(wait, MAX_RETRY_WAIT))
             attempt += 1
 
     def stream(self, method, request) -> "Stream":

@@ -59,9 +59,10 @@ class RefusedCall(grpc.RpcError):
     """A refused call as a client's fake stub raises it: its code, its message and, in its
     trailers, the rich status a server sends (services/common/grpc_status.py)."""
 
-    def __init__(self, code: grpc.StatusCode, message: str, reason: str = "", domain: str = "domino.match") -> None:
+    def __init__(self, code: grpc.StatusCode, message: str, reason: str = "", domain: str = "domino.match",
+                 retry_after: float | None = None) -> None:
         self._code, self._message = code, message
-        status = grpc_status.status_of(code, message, reason, domain) if reason else None
+        status = grpc_status.status_of(code, message, reason, domain, retry_after=retry_after) if reason else None
         self._trailers = ((grpc_status.DETAILS_KEY, status.SerializeToString()),) if status is not None else ()
 
     def code(self) -> grpc.StatusCode:

@@ -607,3 +607,31 @@ def test_the_account_screen_renames_and_deletes_after_a_fresh_sign_in(clock, dev
     assert device.path is not None and not device.path.exists()  # the next start makes a new device
     with pytest.raises(ApiError):
         session()
+
+
+def test_a_call_refused_as_a_lost_race_goes_again_after_the_wait_the_server_gives_and_a_rules_refusal_does_not():
+    """Issue 35: a client retries on the server's word (ErrorInfo CONFLICT with a RetryInfo),
+    never on a guess; a refusal of the rules is the player's to read."""
+    api = MatchApi("127.0.0.1:1", "token", retry_pause=30.0)  # a guessed pause would stall this test
+    sent: list[object] = []
+    raced = RefusedCall(grpc.StatusCode.ABORTED, "lost a race", "CONFLICT", retry_after=0.01)
+
+    def racing(request, metadata, timeout):
+        sent.append(request)
+        if len(sent) == 1:
+            raise raced
+        return "ok"
+
+    def refusing(request, metadata, timeout):
+        sent.append(request)
+        raise RefusedCall(grpc.StatusCode.FAILED_PRECONDITION, "not your turn", "NOT_YOUR_TURN")
+
+    try:
+        request = object()
+        assert api.call(racing, request, retry=True) == "ok" and sent == [request, request]
+        sent.clear()
+        with pytest.raises(ApiError) as e:
+            api.call(refusing, request, retry=True)
+        assert e.value.reason == "NOT_YOUR_TURN" and len(sent) == 1
+    finally:
+        api.close()
