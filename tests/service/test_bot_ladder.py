@@ -13,6 +13,7 @@ from services.common.bot_ladder import ladder
 from services.common.bot_strengths import NAMES
 from services.history.summary import Ended, Started
 from services.history.view import View
+from tests.support.errors import refusal
 from tests.support.keys import auth
 
 from .matchmaking_harness import running_system
@@ -61,6 +62,8 @@ def test_a_bot_id_of_no_strength_is_invalid_while_an_unknown_player_is_unrated(h
             rating(system, "bot:nobody")
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "bot:strong" in (refused.value.details() or "")
+        told = refusal(refused.value)
+        assert (told.reason, told.fields) == ("INVALID_REQUEST", ("player_id",))
         unknown = rating(system, "zed")
         assert unknown.rating.player_id == "zed" and unknown.rating.rank == 0 and unknown.rating.matches == 0
 
@@ -76,7 +79,7 @@ def test_a_lone_waiting_player_gets_the_bots_rated_nearest_them(history):
         system.clock.advance(20)
         system.app.tables.fill_waiting_tables()
         seated = system.ticket("ace", ticket.ticket_id)
-        assert seated.status == pb.TICKET_STATUS_SEATED and list(seated.seats) == ["ace", f"bot:{nearest}:1"]
+        assert seated.status == pb.TICKET_STATUS_SEATED and list(seated.player_ids) == ["ace", f"bot:{nearest}:1"]
 
 
 def test_without_a_known_rating_the_configured_bots_fill_the_table():
@@ -84,4 +87,4 @@ def test_without_a_known_rating_the_configured_bots_fill_the_table():
         ticket = system.request_table("ace", variant="draw-2", teams=False)
         system.clock.advance(20)
         system.app.tables.fill_waiting_tables()
-        assert list(system.ticket("ace", ticket.ticket_id).seats) == ["ace", "bot:strong:1"]
+        assert list(system.ticket("ace", ticket.ticket_id).player_ids) == ["ace", "bot:strong:1"]
