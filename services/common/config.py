@@ -110,6 +110,27 @@ class Settings(BaseSettings):
                                                  "(services/common/client_address.py); empty: the TCP peer is the "
                                                  "client")
 
+    # The browsers' edge (services/edge/): gRPC-Web and Connect, forwarded to the services at
+    # the addresses above.
+    web_address: str = Field("127.0.0.1:8080", description="host:port the edge (gRPC-Web and Connect for browsers, "
+                                                           "services/edge/) listens on, over HTTP/1.1")
+    web_metrics_port: int = Field(9106, description="Prometheus metrics HTTP port of the edge")
+    web_origins: str = Field("", description="comma-separated origins (scheme://host:port) whose pages may call "
+                                             "the APIs through the edge (CORS); `*`: any; empty: the edge's own "
+                                             "origin (the page it serves) and http://localhost:<its port>")
+    web_static_dir: str = Field("", description="a directory of static files the edge serves at / (the local "
+                                                "run's test page); empty: none")
+    web_calls_per_process: int = Field(5000, ge=1, description="calls (streams included) one edge process "
+                                                               "forwards at once; more are RESOURCE_EXHAUSTED")
+    web_calls_per_client: int = Field(64, ge=1, description="calls one client address (as DOMINO_TRUSTED_PROXIES "
+                                                            "reads it; an IPv6 one by its /64) may have open "
+                                                            "through one edge process; more are RESOURCE_EXHAUSTED")
+    web_unary_deadline_seconds: float = Field(30.0, gt=0, description="the deadline of a unary call forwarded by "
+                                                                      "the edge, and the longest a client may ask "
+                                                                      "for (streams: the token's life)")
+    web_idle_seconds: float = Field(30.0, ge=1, description="the edge closes a browser's keep-alive connection "
+                                                            "idle this long")
+
     nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
     nats_user: str = Field("", description="this service's NATS user (relay, matchmaking, bots; admin for `domino "
                                            "nats setup`); empty: connect without credentials")
