@@ -85,7 +85,18 @@ class Settings(BaseSettings):
                                                                  "waits before another bots process gets it")
 
     account_address: str = Field("127.0.0.1:50053", description="host:port the account service listens on (and "
-                                                                "where matchmaking asks whether an account may play)")
+                                                                "where matchmaking asks whether an account may play, "
+                                                                "and the match service and matchmaking read the "
+                                                                "revocation list)")
+    revocation_poll_seconds: float = Field(1.0, gt=0, le=4, description="how often each match service and "
+                                                                         "matchmaking process reads the sessions the "
+                                                                         "account service revoked (a signed-out "
+                                                                         "token is refused, and its streams end, "
+                                                                         "within this; at most 4, so within 5 s)")
+    revocations_max: int = Field(100_000, ge=1, description="revoked sessions one process keeps refusing at most "
+                                                            "(each until its tokens expire, 15 minutes); beyond, "
+                                                            "those expiring soonest are forgotten and counted "
+                                                            "(domino_revocations_dropped_total)")
     account_metrics_port: int = Field(9105, description="Prometheus metrics HTTP port of the account service")
     access_token_seconds: int = Field(900, ge=1, le=900, description="lifetime of the player access tokens the "
                                                                      "account service issues (15 minutes at most)")

@@ -24,6 +24,7 @@ from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
 from services.common.changes import ChangeFeed, Waiter
 from services.common.grpc_status import ErrorStatuses, end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
+from services.common.revocations import Revocations
 from services.match.rules.rulesets import TURN_TIMERS
 
 from .presence import Presence
@@ -74,8 +75,10 @@ _TICKET_STATUS = {"waiting": pb.TICKET_STATUS_WAITING, "seated": pb.TICKET_STATU
 class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     def __init__(self, rooms: RoomUseCases, tables: TableUseCases, players: PresenceUseCases, keys: KeyRing,
                  changes: ChangeFeed, poll_seconds: float = 1.0,
-                 limits: tuple[StreamLimits, RateLimit] | None = None) -> None:
+                 limits: tuple[StreamLimits, RateLimit] | None = None, revocations: Revocations | None = None) -> None:
         self.rooms = rooms
+        # A token of a session the account service revoked is refused, and its streams end.
+        self.revocations = revocations or Revocations()
         self.tables = tables
         self.players = players
         self.keys = keys
@@ -183,8 +186,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                 raise InvalidRequest(f"from_version {request.from_version} is beyond the room's version {room.version}")
             self.streams.acquire(player)
         try:
-            async for update in self._watch_room(room_id, request.from_version, who, context):
-                yield update
+            async with _statuses(context):
+                with self.revocations.ending(who, self.changes, room_id):
+                    async for update in self._watch_room(room_id, request.from_version, who, context):
+                        yield update
         finally:
             self.streams.release(player)
 
@@ -194,6 +199,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         room = None if version == 0 else await asyncio.to_thread(self.rooms.room_at, room_id, version)
         while True:
             with self.changes.waiter(room_id) as waiter:
+                self.revocations.check(who)  # its session revoked (the wake says so): UNAUTHENTICATED
                 events = await asyncio.to_thread(self.rooms.room_events_after, room_id, version)
                 for event in events:
                     room = event.mutate(room)
@@ -231,8 +237,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             await asyncio.to_thread(self.tables.ticket, player, ticket_id)
             self.streams.acquire(player)
         try:
-            async for update in self._watch_ticket(ticket_id, who, context):
-                yield update
+            async with _statuses(context):
+                with self.revocations.ending(who, self.changes, Presence.create_id(player)):
+                    async for update in self._watch_ticket(ticket_id, who, context):
+                        yield update
         finally:
             self.streams.release(player)
 
@@ -248,6 +256,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             # aggregates stored).
             table_id = uuid.UUID(last.table_id) if last is not None and last.table_id else None
             with self.changes.waiter(presence_id) as waiter, _optional_waiter(self.changes, table_id) as table:
+                self.revocations.check(who)  # its session revoked (the wake says so): UNAUTHENTICATED
                 ticket = await asyncio.to_thread(self.tables.ticket, player, ticket_id)
                 if ticket != last:
                     last = ticket
@@ -293,6 +302,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
 
     def _caller(self, context: Context) -> Identity:
         who = bearer_identity(context.invocation_metadata(), self.keys)
+        self.revocations.check(who)
         if who.role != "player" or is_bot(who.subject):
             raise NotAPlayer("only players take seats through matchmaking (not bots, services or auditors)")
         self.rates.take(who.subject)
