@@ -1,6 +1,6 @@
 """The edge as one ASGI application: the forwarded RPCs, the head keys, health and the page.
 
-    request ─► routes ─┬─ /<service>/<method> ─► CORS ─► origin guard ─► request wait
+    request ─► routes ─┬─ [/web]/<service>/<method> ─► CORS ─► origin guard ─► request wait
                        │                            ─► gRPC-Web text ─► Connect server ─► upstream
                        ├─ /.well-known/domino/head-keys.json
                        ├─ /healthz
@@ -29,6 +29,7 @@ from .request_wait import RequestWait
 
 MAX_REQUEST_BYTES = 64 * 1024  # as the gRPC servers (services/common/grpc_server.py): our requests are small
 HEALTH_PATH = "/healthz"
+BROWSER_PREFIX = "/web"  # everything is served under it too: a client's base URL may be https://HOST/web
 # What browsers may send and read (connect-web, grpc-web and Google's grpc-web client).
 ALLOWED_HEADERS = ("authorization", "content-type", "x-grpc-web", "x-user-agent", "grpc-timeout",
                    "connect-protocol-version", "connect-timeout-ms", "connect-content-encoding",
@@ -98,6 +99,9 @@ def build(parts: EdgeParts) -> ASGIApp:
         if scope["type"] != "http":
             return
         path = scope["path"]
+        if path.startswith(BROWSER_PREFIX + "/"):  # the public host's browser path (deploy/k8s public-edge)
+            path = path[len(BROWSER_PREFIX):]
+            scope = {**scope, "path": path, "raw_path": path.encode()}
         if path in rpc_paths:
             PROTOCOL.set(protocol_of((_header(scope, b"content-type") or "").lower()))
             await rpc(scope, receive, send)

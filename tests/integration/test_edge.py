@@ -248,3 +248,8 @@ def test_health_says_serving_and_an_unknown_path_is_not_found(edge):
     connection.close()
     answer = web.grpc_web(edge.url, "/domino.match.v1.MatchService/NoSuchMethod", b"x")
     assert answer.http_status == 404
+
+
+def test_the_public_hosts_browser_path_reaches_the_same_methods(edge):
+    answer = web.grpc_web(edge.url, "/web" + UNARY.path, b"under /web")
+    assert answer.grpc_status == 0 and answer.messages == [b"under /web"]

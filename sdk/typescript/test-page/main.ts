@@ -8,7 +8,8 @@ import { MatchService } from "../gen/domino/match/v1/match_service_pb.js";
 import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 
 const params = new URLSearchParams(location.search);
-const baseUrl = params.get("edge") ?? location.origin;
+// Served at / by `domino up`, at /web/ on the public host: the APIs are beside the page.
+const baseUrl = params.get("edge") ?? location.origin + (location.pathname.startsWith("/web/") ? "/web" : "");
 const transport: Transport = params.get("transport") === "connect"
   ? createConnectTransport({ baseUrl, useBinaryFormat: true })
   : createGrpcWebTransport({ baseUrl });
