@@ -70,7 +70,7 @@ def server_config(settings: Settings, edge: Edge, port: int | None = None) -> uv
                           server_header=False, date_header=False, lifespan="off", access_log=False,
                           log_config=None, timeout_keep_alive=int(settings.web_idle_seconds),
                           timeout_graceful_shutdown=int(settings.shutdown_grace_seconds),
-                          limit_concurrency=settings.web_calls_per_process + 100, ws="none")
+                          limit_concurrency=settings.web_calls_per_process + 100, ws="none", http="httptools")
 
 
 async def serve(settings: Settings) -> None:
