@@ -15,6 +15,9 @@ from domino.match.v1 import match_service_pb2
 from domino.matchmaking.v1 import matchmaking_service_pb2
 
 PUBLIC_MODULES: tuple[ModuleType, ...] = (match_service_pb2, matchmaking_service_pb2, account_service_pb2)
+# Methods of the public services that only the cluster calls: the public host does not route
+# them (deploy/k8s components/public-edge), so the edge does not forward them either.
+CLUSTER_ONLY = frozenset({"/domino.account.v1.AccountService/ListRevokedSessions"})
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ def forwarded_methods(modules: tuple[ModuleType, ...] = PUBLIC_MODULES) -> tuple
     for module in modules:
         for service in module.DESCRIPTOR.services_by_name.values():
             for method in service.methods:
-                if not method.client_streaming:
-                    methods.append(ForwardedMethod(service.full_name, method.name, method.server_streaming))
+                forwarded = ForwardedMethod(service.full_name, method.name, method.server_streaming)
+                if not method.client_streaming and forwarded.path not in CLUSTER_ONLY:
+                    methods.append(forwarded)
     return tuple(methods)

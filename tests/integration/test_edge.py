@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from services.common.config import Settings
-from services.edge.methods import forwarded_methods, public_services
+from services.edge.methods import CLUSTER_ONLY, forwarded_methods, public_services
 from tests.support import grpc_web_client as web
 from tests.support.echo_upstream import DOMAIN, REASON, echo_upstream
 from tests.support.edge import running_edge
@@ -63,8 +63,16 @@ def test_every_method_of_the_three_public_services_is_forwarded_by_its_path():
                                       "domino.account.v1.AccountService"}
     from domino.account.v1 import account_service_pb2
 
-    sign_ins = account_service_pb2.DESCRIPTOR.services_by_name["AccountService"].methods
-    assert {f"/domino.account.v1.AccountService/{m.name}" for m in sign_ins} <= paths
+    accounts = {f"/domino.account.v1.AccountService/{m.name}"
+                for m in account_service_pb2.DESCRIPTOR.services_by_name["AccountService"].methods}
+    assert accounts - CLUSTER_ONLY <= paths and not CLUSTER_ONLY & paths
+
+
+def test_a_method_only_the_cluster_calls_is_not_found_through_the_edge(edge, upstream):
+    for path in CLUSTER_ONLY:
+        assert web.grpc_web(edge.url, path, b"x").http_status == 404
+        assert web.grpc_web(edge.url, "/web" + path, b"x").http_status == 404
+    assert upstream.calls == []
 
 
 def test_a_unary_call_over_grpc_web_reaches_the_service_with_its_token_and_comes_back(edge, upstream):
