@@ -36,7 +36,9 @@ For each overlay:
    certificate from a Secret the overlay defines or ops create, admitting only this
    namespace's GRPCRoutes; GRPCRoutes whose parentRefs name that Gateway and its listener,
    whose host names are the listener's, and which route exactly each public gRPC service
-   (the protos' full names) to its own Service's gRPC port and nothing else; NetworkPolicies
+   (the protos' full names) to its own Service's gRPC port and nothing else, but the methods
+   only the cluster calls (`UNROUTED`: the revocation list), each given a rule of its own
+   without a backend; NetworkPolicies
    that let the gateway's proxies reach those pods wherever the controller runs them
    (`GATEWAY_SOURCES`); an HTTPRoute that sends exactly the browsers' paths
    (`BROWSER_PATHS`) to the edge's Service `web` and nothing else; the edge's origins
@@ -98,7 +100,7 @@ SERVICE_NAME = {"accounts": "account", EDGE: "web"}
 #: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target)
 #: and those that call the account service (DOMINO_ACCOUNT_ADDRESS).
 CALL_MATCH = ("matchmaking", "bots", "accounts", EDGE)
-CALL_ACCOUNTS = ("matchmaking", EDGE)
+CALL_ACCOUNTS = ("matchmaking", "match", EDGE)  # match and matchmaking: the revocation list
 CALL_MATCHMAKING = (EDGE,)
 #: The keys each service's /keys volume must hold: the token keys (services/common/auth.py)
 #: it checks (public) and issues (private), and for HEAD_SIGNERS the head signing key and the
@@ -175,7 +177,8 @@ MONITORING_NAMESPACE = {"kubernetes.io/metadata.name": "monitoring"}
 INGRESS: dict[str, dict[str, Any]] = {
     "match": {"grpc": ANYONE, "metrics": SCRAPERS},
     "matchmaking": {"grpc": ANYONE, "metrics": SCRAPERS},
-    # phones through the gateway (wherever its proxies run: see GATEWAY_SOURCES), matchmaking
+    # phones through the gateway (wherever its proxies run: see GATEWAY_SOURCES), matchmaking,
+    # and the match service (the revocation list)
     "accounts": {"grpc": ANYONE, "metrics": SCRAPERS},
     "relay": {"metrics": SCRAPERS},
     "bots": {"metrics": SCRAPERS},
@@ -206,6 +209,10 @@ BROWSER_PATHS = ("/web/", "/.well-known/domino/")
 PUBLIC_PROTOS = {"match": ("domino.match.v1.match_service_pb2", "MatchService"),
                  "matchmaking": ("domino.matchmaking.v1.matchmaking_service_pb2", "MatchmakingService"),
                  "accounts": ("domino.account.v1.account_service_pb2", "AccountService")}
+#: Methods of a public service that only the cluster calls (the revocation list the match
+#: service and matchmaking read): each has a GRPCRoute rule of its own matching it exactly, with
+#: no backendRefs, which outranks the service's rule, so the gateway answers it itself.
+UNROUTED = {("domino.account.v1.AccountService", "ListRevokedSessions")}
 PUBLIC_TLS_SECRET = "domino-public-tls"
 PUBLIC_PORT = 443
 #: What components/public-edge leaves for the overlay's `public-edge` values to replace.
@@ -1147,6 +1154,7 @@ def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[st
     # ---- GRPCRoutes: on that Gateway, for its host, each public service to its own Service
     public = public_services()
     routed: dict[str, set[tuple[str, Any]]] = {}
+    unrouted: set[tuple[str, str]] = set()
     used: set[str] = set()
     def attach(route: dict[str, Any]) -> None:
         """parentRefs on our Gateway and its listener, host names the listener's."""
@@ -1195,6 +1203,12 @@ def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[st
         for i, rule in enumerate(rules):
             where = f"rule {i}"
             matched: list[str] = []
+            methods = [m.get("method") or {} for m in rule.get("matches") or [{}]]
+            named = {(m.get("service"), m.get("method")) for m in methods}
+            if rule.get("matches") and named <= UNROUTED and all(m.get("type", "Exact") == "Exact" for m in methods) \
+                    and not rule.get("backendRefs") and not rule.get("filters"):
+                unrouted.update(named)  # answered by the gateway itself, never routed
+                continue
             for match in rule.get("matches") or [{}]:
                 method = match.get("method") or {}
                 if not method.get("service"):
@@ -1296,6 +1310,10 @@ def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[st
                                  f"(found {', '.join(f'{n}:{p}' for n, p in sorted(found, key=str)) or 'no route'})")
         for service in sorted(set(routed) - set(public)):
             err("GRPCRoute", f"routes {service}, which is not a public service ({', '.join(sorted(public))})")
+        for service, method in sorted(UNROUTED - unrouted):
+            if service in routed:
+                err("GRPCRoute", f"{service}/{method} is for the cluster alone: give it a rule of its own (type "
+                                 "Exact, its service and method) without backendRefs, or the gateway routes it")
     if overlay in PRODUCTION_OVERLAYS:
         if not gateways:
             err("Gateway", "missing: production serves phones through the public host (components/public-edge)")

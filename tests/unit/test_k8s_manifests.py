@@ -369,10 +369,13 @@ def test_prod_has_the_public_edge_and_dev_does_not(rendered):
     route = find(prod, "GRPCRoute", "domino")
     assert route["spec"]["hostnames"] == ["play.example.com"]
     table = {rule["matches"][0]["method"]["service"]: (rule["backendRefs"][0]["name"], rule["backendRefs"][0]["port"])
-             for rule in route["spec"]["rules"]}
+             for rule in route["spec"]["rules"] if rule.get("backendRefs")}
     assert table == {"domino.match.v1.MatchService": ("match", 50051),
                      "domino.matchmaking.v1.MatchmakingService": ("matchmaking", 50052),
                      "domino.account.v1.AccountService": ("account", 50053)}
+    unrouted = [rule["matches"] for rule in route["spec"]["rules"] if not rule.get("backendRefs")]
+    assert unrouted == [[{"method": {"type": "Exact", "service": "domino.account.v1.AccountService",
+                                     "method": "ListRevokedSessions"}}]]  # the cluster's own: answered by the gateway
     assert vk.public_services() == {"domino.match.v1.MatchService": "match",
                                     "domino.matchmaking.v1.MatchmakingService": "matchmaking",
                                     "domino.account.v1.AccountService": "account"}
@@ -766,6 +769,41 @@ def test_only_the_gateway_and_matchmaking_need_to_reach_the_account_service(rend
         if overlay == "dev":
             assert "accounts" in reach[("postgres", "postgres")]
             assert "bots" not in reach[("postgres", "postgres")]
+
+
+def test_the_match_service_and_matchmaking_reach_the_account_service_for_the_revocation_list(rendered):
+    """Both read ListRevokedSessions every second: each is told the account service's gRPC
+    port, and the NetworkPolicies let each reach it."""
+    for overlay, resources in rendered.items():
+        for name in ("match", "matchmaking"):
+            assert env(find(resources, "Deployment", name), name, "DOMINO_ACCOUNT_ADDRESS")["value"] == \
+                "account:50053", overlay
+        namespace = next(r["metadata"]["namespace"] for r in resources if r["metadata"].get("namespace"))
+        reach: dict = {}
+        vk.network_policy_problems([r for r in resources if r["kind"] == "NetworkPolicy"], pod_workloads(resources),
+                                   {"kubernetes.io/metadata.name": namespace}, reach=reach)
+        assert {"match", "matchmaking"} <= reach[("accounts", "grpc")], overlay
+
+
+def _revocation_list_rule(resources):
+    return next(rule for rule in find(resources, "GRPCRoute", "domino")["spec"]["rules"]
+                if rule["matches"][0]["method"].get("method") == "ListRevokedSessions")
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"]["rules"].remove(_revocation_list_rule(r)),
+     "domino.account.v1.AccountService/ListRevokedSessions is for the cluster alone"),
+    (lambda r: _revocation_list_rule(r).__setitem__("backendRefs", [{"name": "account", "port": 50053}]),
+     "routes only domino.account.v1.AccountService/ListRevokedSessions: route whole services"),
+    (lambda r: _set_env(r, "match", "DOMINO_ACCOUNT_ADDRESS", None),
+     "Deployment/match: DOMINO_ACCOUNT_ADDRESS '' must be host:port of a Service"),
+    (lambda r: _set_env(r, "match", "DOMINO_ACCOUNT_ADDRESS", "match:50051"),
+     "DOMINO_ACCOUNT_ADDRESS 'match:50051' must be the `grpc` port of a Service of Deployment/accounts"),
+])
+def test_validator_catches_where_the_revocation_list_is_read_and_that_the_gateway_does_not_route_it(
+        rendered, change, message):
+    errors = invariant_errors(_break(rendered["prod"], change), "prod")
+    assert any(message in e for e in errors), errors
 
 
 def _set_env(resources, deployment, name, value):
