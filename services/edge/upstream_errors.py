@@ -18,7 +18,8 @@ from protobuf.wkt import Any as WireAny
 
 DETAILS_KEY = "grpc-status-details-bin"
 # grpc's own messages: "failed to connect to all addresses; last error: ...ipv4:10.1.2.3:50051: ..."
-_ADDRESS = re.compile(r"(?:ipv4:|ipv6:|unix:|dns:)\S*|\[[0-9A-Fa-f:.%]+\](?::\d+)?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b")
+_ADDRESS = re.compile(r"(?:ipv4:|ipv6:|unix:|dns:)\S*|\[[0-9A-Fa-f.%]*:[0-9A-Fa-f:.%]*\](?::\d+)?"
+                      r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b")
 _OWN_WORDS = {
     grpc.StatusCode.UNAVAILABLE: "the service is unavailable; try again",
     grpc.StatusCode.DEADLINE_EXCEEDED: "the call's deadline passed before the service answered",
