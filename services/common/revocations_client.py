@@ -12,6 +12,10 @@ from domino.account.v1 import account_service_pb2_grpc as pb_grpc
 from .revocations import CursorAhead, Page, Unreachable
 
 DEADLINE_SECONDS = 1.0
+# A channel whose server was away waits before it connects again, by default up to 120 s; a
+# list read every second must find the account service the second it is back.
+RECONNECT_OPTIONS = (("grpc.initial_reconnect_backoff_ms", 500), ("grpc.min_reconnect_backoff_ms", 500),
+                     ("grpc.max_reconnect_backoff_ms", 1000))
 
 
 class GrpcRevocationSource:
@@ -26,7 +30,7 @@ class GrpcRevocationSource:
 
     async def page(self, after_cursor: int, page_size: int) -> Page:
         if self._stub is None:
-            self._channel = grpc.aio.insecure_channel(self.address)
+            self._channel = grpc.aio.insecure_channel(self.address, options=RECONNECT_OPTIONS)
             self._stub = pb_grpc.AccountServiceStub(self._channel)
         try:
             reply = await self._stub.ListRevokedSessions(
