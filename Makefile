@@ -4,9 +4,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 
+SDK := sdk/typescript
+NODE_INSTALLED := $(SDK)/node_modules/.installed
+TEST_PAGE := $(SDK)/test-page/bundle.js
+CHROMIUM := /usr/bin/chromium
+
 .PHONY: run test bench install clean proto
 
-install: $(INSTALLED)
+install: $(INSTALLED) $(NODE_INSTALLED) $(TEST_PAGE) $(CHROMIUM)
 
 $(INSTALLED): pyproject.toml setup.py services/match/rules/step.py services/match/rules/playout.py \
 		services/match/rules/fairness.py services/match/rules/leading.py services/match/rules/solve.py
@@ -16,21 +21,36 @@ $(INSTALLED): pyproject.toml setup.py services/match/rules/step.py services/matc
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(INSTALLED)
 
-run: $(INSTALLED)
+# The TypeScript SDK's generator, compiler and bundler, exactly as package-lock.json pins them.
+$(NODE_INSTALLED): $(SDK)/package.json $(SDK)/package-lock.json
+	cd $(SDK) && npm ci --no-audit --no-fund
+	touch $@
+
+# The browser check the edge serves (`domino up`, tests/system/test_browser.py).
+$(TEST_PAGE): $(NODE_INSTALLED) $(SDK)/test-page/main.ts $(wildcard $(SDK)/gen/*/*/*/*.ts $(SDK)/gen/*/*/*.ts)
+	cd $(SDK) && npm run -s build:test-page
+
+# Debian's Chromium, which the browser tests drive headless through Playwright.
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium; \
+	else echo "the browser tests need Debian's chromium: sudo apt-get install chromium" >&2; exit 1; fi
+
+run: install
 	$(VENV)/bin/domino up
 
-test: $(INSTALLED)
+test: install
 	$(VENV)/bin/buf lint
 	$(VENV)/bin/buf breaking --against api-baseline/domino-v1.binpb
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
 	$(PY) -m pytest
 
-proto: $(INSTALLED)
+proto: $(INSTALLED) $(NODE_INSTALLED)
 	$(PY) scripts/generate_proto.py
+	$(PY) scripts/generate_typescript.py
 
 bench: $(INSTALLED)
 	$(PY) bench/rules.py --json
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .hypothesis .mypy_cache .import_linter_cache
+	rm -rf $(VENV) var .pytest_cache .hypothesis .mypy_cache .import_linter_cache $(SDK)/node_modules $(TEST_PAGE) $(TEST_PAGE).map

@@ -28,15 +28,22 @@ For each overlay:
    connects as its own user with only its own password, and only Job nats-setup (`domino
    nats setup`) holds the admin's;
 5. NetworkPolicies: ingress is denied by default, and exactly the pods of `INGRESS` reach
-   each port (computed from the policies' selectors, as a network plugin would);
+   each port (computed from the policies' selectors, as a network plugin would); egress is
+   restricted for the pods of `EGRESS` alone (the browsers' edge: the three public services'
+   gRPC ports and DNS, nothing else) and open for every other;
 6. the public edge (components/public-edge; production must have it): a Gateway
    (gateway.networking.k8s.io/v1) whose listeners are HTTPS on 443 for a host name, with a
    certificate from a Secret the overlay defines or ops create, admitting only this
    namespace's GRPCRoutes; GRPCRoutes whose parentRefs name that Gateway and its listener,
    whose host names are the listener's, and which route exactly each public gRPC service
-   (the protos' full names) to its own Service's gRPC port and nothing else; NetworkPolicies
+   (the protos' full names) to its own Service's gRPC port and nothing else, but the methods
+   only the cluster calls (`UNROUTED`: the revocation list), each given a rule of its own
+   without a backend; NetworkPolicies
    that let the gateway's proxies reach those pods wherever the controller runs them
-   (`GATEWAY_SOURCES`); no server reflection in production, and no server-side TLS in the
+   (`GATEWAY_SOURCES`); an HTTPRoute that sends exactly the browsers' paths
+   (`BROWSER_PATHS`) to the edge's Service `web` and nothing else; the edge's origins
+   (DOMINO_WEB_ORIGINS) set, and the account service trusting its x-forwarded-for
+   (DOMINO_TRUSTED_PROXIES); no server reflection in production, and no server-side TLS in the
    pods (the Gateway terminates TLS; the kubelet's gRPC probes speak plaintext).
 7. the gateway's limits on Envoy Gateway (components/public-edge-envoy-gateway; production
    must have them): ClientTrafficPolicy and BackendTrafficPolicy field by field, aimed at
@@ -81,17 +88,20 @@ MIN_KUBERNETES = "1.30"
 #: an HPA scales it.
 GRPC_SERVICES = {"match": 50051, "matchmaking": 50052, "accounts": 50053}
 HTTP_SERVICES = ("relay", "bots")
-SERVICES = (*GRPC_SERVICES, *HTTP_SERVICES)
-AUTOSCALED = ("match", "matchmaking", "accounts", "bots")
-WITH_PDB = ("match", "matchmaking", "accounts", "bots", "nats")
+#: The browsers' edge (services/edge/): HTTP on this port, probed on HEALTH_PATH.
+EDGE, EDGE_PORT, EDGE_HEALTH_PATH = "edge", 8080, "/healthz"
+SERVICES = (*GRPC_SERVICES, *HTTP_SERVICES, EDGE)
+AUTOSCALED = ("match", "matchmaking", "accounts", "bots", EDGE)
+WITH_PDB = ("match", "matchmaking", "accounts", "bots", EDGE, "nats")
 #: Where a service's Kubernetes Service and its settings (DOMINO_<NAME>_ADDRESS,
 #: DOMINO_<NAME>_METRICS_PORT) name it otherwise than its Deployment: Deployment `accounts`
 #: (`domino serve accounts`) is Service `account`, DOMINO_ACCOUNT_*.
-SERVICE_NAME = {"accounts": "account"}
+SERVICE_NAME = {"accounts": "account", EDGE: "web"}
 #: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target)
 #: and those that call the account service (DOMINO_ACCOUNT_ADDRESS).
-CALL_MATCH = ("matchmaking", "bots", "accounts")
-CALL_ACCOUNTS = ("matchmaking",)
+CALL_MATCH = ("matchmaking", "bots", "accounts", EDGE)
+CALL_ACCOUNTS = ("matchmaking", "match", EDGE)  # match and matchmaking: the revocation list
+CALL_MATCHMAKING = (EDGE,)
 #: The keys each service's /keys volume must hold: the token keys (services/common/auth.py)
 #: it checks (public) and issues (private), and for HEAD_SIGNERS the head signing key and the
 #: published head keys (services/match/heads.py). The relay has no token keys. A private
@@ -102,7 +112,9 @@ HEAD_SIGNING_SECRET = "domino-head-signing-key"
 HEAD_SIGNERS = ("match", "relay")
 TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub", *HEAD_KEYS},
               "matchmaking": {"player.pub", "service.key"}, "bots": {"bot.key"}, "relay": HEAD_KEYS,
-              "accounts": {"player.key", "account.key", "player.pub", "service.pub"}}
+              "accounts": {"player.key", "account.key", "player.pub", "service.pub"},
+              # the edge checks no token: it serves the published head keys (head_keys.py)
+              EDGE: {"heads-keys.json"}}
 #: The Secrets that hold private token keys, and their keys.
 ACCOUNT_KEYS_SECRET = "domino-account-token-keys"
 TOKEN_KEY_SECRETS = {ACCOUNT_KEYS_SECRET: {"player.key", "account.key"},
@@ -140,7 +152,8 @@ UNPINNED_TAGS = ("", "latest", "dev")
 #: SETUP_JOB's, which runs `domino nats setup`. NATS_OUTSIDE_USERS are people's (`domino
 #: audit witness`): the servers check their passwords, no workload holds them.
 NATS_SECRET = "domino-nats"
-NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots", "accounts": None}
+NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots", "accounts": None,
+                EDGE: None}
 NATS_ADMIN = "admin"
 NATS_OUTSIDE_USERS = ("auditor",)
 SETUP_JOB = "nats-setup"
@@ -164,14 +177,24 @@ MONITORING_NAMESPACE = {"kubernetes.io/metadata.name": "monitoring"}
 INGRESS: dict[str, dict[str, Any]] = {
     "match": {"grpc": ANYONE, "metrics": SCRAPERS},
     "matchmaking": {"grpc": ANYONE, "metrics": SCRAPERS},
-    # phones through the gateway (wherever its proxies run: see GATEWAY_SOURCES), matchmaking
+    # phones through the gateway (wherever its proxies run: see GATEWAY_SOURCES), matchmaking,
+    # and the match service (the revocation list)
     "accounts": {"grpc": ANYONE, "metrics": SCRAPERS},
     "relay": {"metrics": SCRAPERS},
     "bots": {"metrics": SCRAPERS},
+    # browsers through the gateway (HTTPRoute domino-web), wherever its proxies run
+    EDGE: {"http": ANYONE, "metrics": SCRAPERS},
     "nats": {"client": {"relay", "matchmaking", "bots", SETUP_JOB}, "cluster": {"nats"}, "monitor": SCRAPERS},
     "postgres": {"postgres": {"match", "relay", "matchmaking", "accounts"}},
 }
 
+
+#: Who each pod may open a connection to (NetworkPolicy egress), for the pods whose egress
+#: is restricted: (app, port name) of the namespace's pods, and DNS (kube-dns on 53). Every
+#: other pod's egress stays open (the account service fetches issuers' JWKS on the internet).
+EGRESS: dict[str, set[tuple[str, str]]] = {EDGE: {("match", "grpc"), ("matchmaking", "grpc"), ("accounts", "grpc")}}
+DNS_PEER = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+            "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}
 
 #: The public edge (components/public-edge): Gateway API v1, which kubernetes-validate has
 #: no schemas for. Every public gRPC service (by its full name in proto/; PUBLIC_PROTOS by
@@ -179,10 +202,17 @@ INGRESS: dict[str, dict[str, Any]] = {
 #: reflection). The certificate is PUBLIC_TLS_SECRET; the listeners are HTTPS on PUBLIC_PORT.
 GATEWAY_API_GROUP = "gateway.networking.k8s.io"
 GATEWAY_API_VERSION = f"{GATEWAY_API_GROUP}/v1"
-GATEWAY_KINDS = ("Gateway", "GRPCRoute")
+GATEWAY_KINDS = ("Gateway", "GRPCRoute", "HTTPRoute")
+#: The browsers' paths on the public host (HTTPRoute): each a PathPrefix to the edge's
+#: Service `web`, port `http`; nothing else goes there, and the edge nowhere else.
+BROWSER_PATHS = ("/web/", "/.well-known/domino/")
 PUBLIC_PROTOS = {"match": ("domino.match.v1.match_service_pb2", "MatchService"),
                  "matchmaking": ("domino.matchmaking.v1.matchmaking_service_pb2", "MatchmakingService"),
                  "accounts": ("domino.account.v1.account_service_pb2", "AccountService")}
+#: Methods of a public service that only the cluster calls (the revocation list the match
+#: service and matchmaking read): each has a GRPCRoute rule of its own matching it exactly, with
+#: no backendRefs, which outranks the service's rule, so the gateway answers it itself.
+UNROUTED = {("domino.account.v1.AccountService", "ListRevokedSessions")}
 PUBLIC_TLS_SECRET = "domino-public-tls"
 PUBLIC_PORT = 443
 #: What components/public-edge leaves for the overlay's `public-edge` values to replace.
@@ -209,6 +239,10 @@ GATEWAY_API_FIELDS: dict[str, Any] = {
         "name": SCALAR, "matches": [{"method": {"type": SCALAR, "service": SCALAR, "method": SCALAR},
                                      "headers": OPEN}],
         "filters": OPEN, "backendRefs": [_BACKEND_REF], "sessionPersistence": OPEN}]},
+    "HTTPRoute": {"parentRefs": [_PARENT_REF], "hostnames": [SCALAR], "rules": [{
+        "name": SCALAR, "matches": [{"path": {"type": SCALAR, "value": SCALAR}, "headers": OPEN,
+                                     "queryParams": OPEN, "method": SCALAR}],
+        "filters": OPEN, "backendRefs": [_BACKEND_REF], "timeouts": OPEN, "sessionPersistence": OPEN}]},
 }
 #: The gateway's own limits on Envoy Gateway (components/public-edge-envoy-gateway; prod has
 #: them): the policies' fields (gateway.envoyproxy.io/v1alpha1, which kubernetes-validate has
@@ -793,6 +827,96 @@ def matches_labels(selector: dict[str, Any], labels: dict[str, str]) -> bool:
     return not selector or selects(selector, labels)
 
 
+def web_origin_problems(value: str, overlay: str) -> list[str]:
+    """The edge's CORS origins: set, each scheme://host[:port], no `*` in production."""
+    origins = [o.strip() for o in value.split(",") if o.strip()]
+    if not origins:
+        return ["unset: the edge would admit only its own pod's origin, and no web app could call it"]
+    problems = []
+    for origin in origins:
+        if origin == "*":
+            if overlay in PRODUCTION_OVERLAYS:
+                problems.append("`*` lets any site's page call the APIs with its players' tokens: list the origins")
+        elif not re.fullmatch(r"https?://[a-z0-9.-]+(:\d+)?", origin):
+            problems.append(f"{origin!r} is not an origin (scheme://host[:port], no path)")
+        elif overlay in PRODUCTION_OVERLAYS and not origin.startswith("https://"):
+            problems.append(f"{origin!r}: production pages are served over HTTPS")
+    return problems
+
+
+def egress_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str, Any]],
+                    namespace: dict[str, str]) -> list[str]:
+    """Egress, for the pods of EGRESS: exactly the listed ports of the namespace's pods and
+    DNS, nothing outside; any other pod's egress must stay open."""
+    problems = []
+
+    def app(res: dict[str, Any]) -> str:
+        return pod_labels(res).get("app.kubernetes.io/name") or ref(res)
+
+    def egress_of(policy: dict[str, Any]) -> bool:
+        spec = policy.get("spec", {})
+        return "Egress" in (spec.get("policyTypes") or ["Ingress", *(["Egress"] if "egress" in spec else [])])
+
+    for policy in policies:
+        if not egress_of(policy):
+            continue
+        selected = [app(wl) for wl in pod_workloads
+                    if matches_labels(policy.get("spec", {}).get("podSelector") or {}, pod_labels(wl))]
+        others = sorted(set(selected) - set(EGRESS))
+        if others or not selected:
+            problems.append(f"{ref(policy)}: restricts egress, which this validator does not check for "
+                            f"{', '.join(others) or 'no workload'} (only {', '.join(sorted(EGRESS))}: DNS, NATS, "
+                            "PostgreSQL and the services must stay reachable): extend scripts/validate_k8s.py EGRESS")
+    for wl in pod_workloads:
+        if app(wl) not in EGRESS:
+            continue
+        rules = [rule for policy in policies if egress_of(policy)
+                 and matches_labels(policy.get("spec", {}).get("podSelector") or {}, pod_labels(wl))
+                 for rule in policy["spec"].get("egress") or []]
+        if not rules:
+            problems.append(f"{ref(wl)}: its egress is not restricted (NetworkPolicy): it must reach only "
+                            f"{', '.join(f'{a}:{p}' for a, p in sorted(EGRESS[app(wl)]))} and DNS")
+            continue
+        reached: set[tuple[str, str]] = set()
+        dns = False
+        for rule in rules:
+            peers = rule.get("to") or []
+            ports = rule.get("ports") or []
+            if not peers or any("ipBlock" in peer for peer in peers):
+                problems.append(f"{ref(wl)}: an egress rule reaches {'everything' if not peers else 'an ipBlock'}: "
+                                "the edge reaches the namespace's services only")
+                continue
+            for peer in peers:
+                if peer == DNS_PEER:
+                    if {(p.get("protocol", "TCP"), p.get("port")) for p in ports} <= {("UDP", 53), ("TCP", 53)} \
+                            and ports:
+                        dns = True
+                    else:
+                        problems.append(f"{ref(wl)}: its DNS rule opens more than port 53")
+                    continue
+                if "namespaceSelector" in peer or not ports:
+                    problems.append(f"{ref(wl)}: an egress rule reaches pods outside the namespace or every port")
+                    continue
+                for target in pod_workloads:
+                    if not matches_labels(peer.get("podSelector") or {}, pod_labels(target)):
+                        continue
+                    for c in containers(target, init=False):
+                        for cp in c.get("ports", []):
+                            if any(p.get("port") in (cp.get("name"), cp["containerPort"]) for p in ports):
+                                reached.add((app(target), cp.get("name") or str(cp["containerPort"])))
+        wanted = EGRESS[app(wl)]
+        if reached - wanted:
+            problems.append(f"{ref(wl)}: egress reaches {', '.join(f'{a}:{p}' for a, p in sorted(reached - wanted))}, "
+                            "which it has no use for (NetworkPolicy)")
+        if wanted - reached:
+            problems.append(f"{ref(wl)}: egress cannot reach {', '.join(f'{a}:{p}' for a, p in sorted(wanted - reached))}"
+                            " (NetworkPolicy)")
+        if not dns:
+            problems.append(f"{ref(wl)}: egress allows no DNS (kube-dns in kube-system, port 53): it could not "
+                            "resolve the services")
+    return problems
+
+
 def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str, Any]],
                             namespace: dict[str, str],
                             gateway_backends: Sequence[tuple[str, dict[str, Any], str, int]] = (),
@@ -843,10 +967,7 @@ def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[
                 or (isinstance(p["port"], int) and p["port"] <= number <= p.get("endPort", p["port"])))
             for p in ports)
 
-    for policy in policies:
-        if "Egress" in types(policy):
-            problems.append(f"{ref(policy)}: restricts egress, which this validator does not check (DNS, NATS, "
-                            "PostgreSQL and the match service must stay reachable): extend scripts/validate_k8s.py")
+    problems += egress_problems(policies, pod_workloads, namespace)
     if not any(policy.get("spec", {}).get("podSelector") == {} and "Ingress" in types(policy)
                and not policy["spec"].get("ingress") for policy in policies):
         problems.append("NetworkPolicy: none denies ingress by default (podSelector {}, policyTypes [Ingress], "
@@ -1026,14 +1147,17 @@ def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[st
             if (allowed.get("namespaces") or {}).get("from", "Same") != "Same":
                 err(gw, f"{where} must admit only this namespace's routes (allowedRoutes.namespaces.from: Same)")
             kinds = {(k.get("group", GATEWAY_API_GROUP), k.get("kind")) for k in allowed.get("kinds") or []}
-            if kinds - {(GATEWAY_API_GROUP, "GRPCRoute")}:
-                err(gw, f"{where} must admit GRPCRoutes only (allowedRoutes.kinds: {sorted(k for _, k in kinds)})")
+            if not kinds or kinds - {(GATEWAY_API_GROUP, "GRPCRoute"), (GATEWAY_API_GROUP, "HTTPRoute")}:
+                err(gw, f"{where} must admit GRPCRoutes (and the browsers' HTTPRoute) only (allowedRoutes.kinds: "
+                        f"{sorted(k for _, k in kinds)})")
 
     # ---- GRPCRoutes: on that Gateway, for its host, each public service to its own Service
     public = public_services()
     routed: dict[str, set[tuple[str, Any]]] = {}
+    unrouted: set[tuple[str, str]] = set()
     used: set[str] = set()
-    for route in routes.values():
+    def attach(route: dict[str, Any]) -> None:
+        """parentRefs on our Gateway and its listener, host names the listener's."""
         spec = route.get("spec") or {}
         parent_hosts: list[str] = []
         parents = spec.get("parentRefs") or []
@@ -1067,12 +1191,24 @@ def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[st
             elif parent_hosts and not any(hosts_intersect(str(host), h) for h in parent_hosts):
                 err(route, f"hostname {host!r} is not its listener's ({', '.join(parent_hosts)}): the route would "
                            "not attach")
+
+    http_routes = by_kind.get("HTTPRoute", {})
+    for route in [*routes.values(), *http_routes.values()]:
+        attach(route)
+    for route in routes.values():
+        spec = route.get("spec") or {}
         rules = spec.get("rules") or []
         if not rules:
             err(route, "has no rules")
         for i, rule in enumerate(rules):
             where = f"rule {i}"
             matched: list[str] = []
+            methods = [m.get("method") or {} for m in rule.get("matches") or [{}]]
+            named = {(m.get("service"), m.get("method")) for m in methods}
+            if rule.get("matches") and named <= UNROUTED and all(m.get("type", "Exact") == "Exact" for m in methods) \
+                    and not rule.get("backendRefs") and not rule.get("filters"):
+                unrouted.update(named)  # answered by the gateway itself, never routed
+                continue
             for match in rule.get("matches") or [{}]:
                 method = match.get("method") or {}
                 if not method.get("service"):
@@ -1119,6 +1255,49 @@ def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[st
                                 backends.append((f"{ref(route)} -> Service/{name}", wl, cp.get("name", ""),
                                                  cp["containerPort"]))
 
+    # ---- the browsers' HTTPRoute: BROWSER_PATHS to the edge's Service, and nothing else
+    edge_service = service_name(EDGE)
+    browser_paths: set[str] = set()
+    for route in http_routes.values():
+        for i, rule in enumerate((route.get("spec") or {}).get("rules") or []):
+            where = f"rule {i}"
+            for match in rule.get("matches") or [{}]:
+                path = match.get("path") or {}
+                if path.get("type", "PathPrefix") != "PathPrefix" or path.get("value") not in BROWSER_PATHS:
+                    err(route, f"{where} must match a PathPrefix of {', '.join(BROWSER_PATHS)} (found "
+                               f"{path.get('type', 'PathPrefix')} {path.get('value', '/')!r}): the gRPC paths are "
+                               "the GRPCRoute's")
+                    continue
+                if set(match) - {"path"}:
+                    err(route, f"{where} matches {', '.join(sorted(set(match) - {'path'}))} too: browsers are "
+                               "told apart by their path alone")
+                browser_paths.add(path["value"])
+            refs = rule.get("backendRefs") or []
+            if not refs:
+                err(route, f"{where} has no backendRefs")
+            for backend in refs:
+                name, port = backend.get("name", ""), backend.get("port")
+                svc = services.get(name)
+                if (backend.get("group", ""), backend.get("kind", "Service")) != ("", "Service") \
+                        or backend.get("namespace", namespace) != namespace or name != edge_service or svc is None:
+                    err(route, f"{where}: backendRef {name!r} must be the edge's Service/{edge_service}")
+                    continue
+                svc_port = next((sp for sp in svc["spec"].get("ports", []) if sp.get("port") == port), None)
+                if svc_port is None or svc_port.get("name") != "http":
+                    err(route, f"{where}: backendRef port {port!r} is not the `http` port of Service/{name}")
+                    continue
+                target = svc_port.get("targetPort", port)
+                for wl in workloads:
+                    if selects({"matchLabels": svc["spec"].get("selector") or {}}, pod_labels(wl)):
+                        for c in containers(wl, init=False):
+                            for cp in c.get("ports", []):
+                                if target in (cp.get("name"), cp["containerPort"]):
+                                    backends.append((f"{ref(route)} -> Service/{name}", wl, cp.get("name", ""),
+                                                     cp["containerPort"]))
+    if http_routes and browser_paths != set(BROWSER_PATHS):
+        err("HTTPRoute", f"the browsers' paths must be exactly {', '.join(BROWSER_PATHS)} (found "
+                         f"{', '.join(sorted(browser_paths)) or 'none'})")
+
     for gw in gateways.values():
         if gw["metadata"]["name"] not in used:
             err(gw, "no GRPCRoute is attached to it")
@@ -1131,11 +1310,17 @@ def gateway_problems(resources: list[dict[str, Any]], by_kind: dict[str, dict[st
                                  f"(found {', '.join(f'{n}:{p}' for n, p in sorted(found, key=str)) or 'no route'})")
         for service in sorted(set(routed) - set(public)):
             err("GRPCRoute", f"routes {service}, which is not a public service ({', '.join(sorted(public))})")
+        for service, method in sorted(UNROUTED - unrouted):
+            if service in routed:
+                err("GRPCRoute", f"{service}/{method} is for the cluster alone: give it a rule of its own (type "
+                                 "Exact, its service and method) without backendRefs, or the gateway routes it")
     if overlay in PRODUCTION_OVERLAYS:
         if not gateways:
             err("Gateway", "missing: production serves phones through the public host (components/public-edge)")
         if not routes:
             err("GRPCRoute", "missing: production routes the public gRPC services (components/public-edge)")
+        if not http_routes:
+            err("HTTPRoute", "missing: production routes browsers to the edge (components/public-edge)")
     return errors, backends
 
 
@@ -1306,6 +1491,10 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                 if name in GRPC_SERVICES and (kind != "grpc" or ports.get(port) != GRPC_SERVICES[name]):
                     err(cref, f"{probe_name} must be a gRPC probe on port {GRPC_SERVICES[name]} "
                               f"(found {kind} {port!r})")
+                if name == EDGE and (kind != "httpGet" or probe["httpGet"].get("path") != EDGE_HEALTH_PATH
+                                     or ports.get(port, port) != EDGE_PORT):
+                    err(cref, f"{probe_name} must be an httpGet of {EDGE_HEALTH_PATH} on port {EDGE_PORT} "
+                              f"(found {kind} {port!r})")
                 if name in HTTP_SERVICES and (kind != "httpGet" or probe["httpGet"].get("path") != "/metrics"
                                               or port not in ("metrics", ports.get("metrics"))):
                     err(cref, f"{probe_name} must be an httpGet of /metrics on the metrics port "
@@ -1368,7 +1557,8 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
             if ports.get("metrics") is None or str(ports["metrics"]) != values.get(metrics_var):
                 err(dep, f"container port `metrics` ({ports.get('metrics')}) != {metrics_var} "
                          f"({values.get(metrics_var, 'unset')})")
-            for callee, callers in (("match", CALL_MATCH), ("accounts", CALL_ACCOUNTS)):
+            for callee, callers in (("match", CALL_MATCH), ("accounts", CALL_ACCOUNTS),
+                                    ("matchmaking", CALL_MATCHMAKING)):
                 var = f"DOMINO_{service_name(callee).upper()}_ADDRESS"
                 target = values.get(var, "")
                 if name in callers and not _service_address(target, services):
@@ -1388,6 +1578,21 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                     err(dep, f"{prefix}_ADDRESS must be 0.0.0.0:{GRPC_SERVICES[name]} (found {listen!r})")
                 if ports.get("grpc") != GRPC_SERVICES[name]:
                     err(dep, f"container port `grpc` must be {GRPC_SERVICES[name]}")
+            if name == EDGE:
+                listen = env.get(f"{prefix}_ADDRESS", {}).get("value", "")
+                if listen != f"0.0.0.0:{EDGE_PORT}" or ports.get("http") != EDGE_PORT:
+                    err(dep, f"{prefix}_ADDRESS must be 0.0.0.0:{EDGE_PORT}, its container port `http` "
+                             f"(found {listen!r}, {ports.get('http')})")
+                for problem in web_origin_problems(values.get("DOMINO_WEB_ORIGINS", ""), overlay):
+                    err(dep, f"DOMINO_WEB_ORIGINS: {problem}")
+                if "accounts" in deployments:
+                    accounts_env = {e["name"]: e.get("value", "") for c in containers(deployments["accounts"],
+                                                                                     init=False)
+                                    for e in c.get("env", [])}
+                    if not {**config, **accounts_env}.get("DOMINO_TRUSTED_PROXIES", "").strip():
+                        err(deployments["accounts"], "DOMINO_TRUSTED_PROXIES is empty, so the edge's "
+                                                     "x-forwarded-for is not believed: every browser would share "
+                                                     "one sign-in limit (set it to the pod network)")
             if name == "accounts":
                 if not any((src.get("configMapRef") or {}).get("name", "") in configmaps
                            and re.fullmatch(rf"{OIDC_CONFIGMAP}(-\w+)?", src["configMapRef"]["name"])

@@ -58,10 +58,12 @@ class Erasure(UseCases):
 
     def forget_what_expired(self) -> int:
         """Bans' hashes once the ban ended (they are kept for as long as it runs, no longer),
-        and ID tokens too old to sign in again; how many rows went."""
+        ID tokens too old to sign in again, and revoked sessions whose tokens have all
+        expired; how many rows went."""
         now = self.clock()
         with self.store.transaction() as execute:
-            return self.store.forget_ended_bans(execute, now) + self.store.forget_used_id_tokens(execute, now)
+            return (self.store.forget_ended_bans(execute, now) + self.store.forget_used_id_tokens(execute, now)
+                    + self.store.revocations.forget_expired(execute, now))
 
     def pending_erasures(self) -> int:
         with self.store.transaction() as execute:

@@ -86,6 +86,11 @@ class Busy(AccountError):
     error_reason = "CONFLICT"
 
 
+class CursorAhead(AccountError):
+    """A revocation cursor past the newest this store ever gave out: the store was replaced,
+    and the reader starts again from 0 (OUT_OF_RANGE)."""
+
+
 class Unavailable(AccountError):
     """Something the call needs is away for now: an issuer's keys (UNAVAILABLE)."""
 

@@ -7,7 +7,8 @@ rate-limited per client address (the one the trusted gateway forwarded, an IPv6 
 /64: services/common/client_address.py), per device id and per identity: brute force buys
 nothing against 256-bit secrets, but a flood must cost its sender, never the phones that
 share its gateway. Every other call needs a player access token and is rate-limited per
-account.
+account, but ListRevokedSessions: the revocation list the match service and matchmaking
+poll needs no token (a revoked session id is worth nothing) and is limited per client.
 
 ID tokens are checked on threads of their own (``verifier_threads``): checking may wait on
 an issuer's keys, and a slow issuer must not take the threads that device sign-ins and
@@ -36,7 +37,8 @@ from services.common.limits import RateLimit, TooMany
 
 from . import credentials, names
 from .application import AccountApplication, AccountView, Tokens, VerifiedToken
-from .errors import Banned, Busy, InvalidRequest, NotSignedIn, Refused, Taken, Unavailable, UnknownAccount
+from .errors import Banned, Busy, CursorAhead, InvalidRequest, NotSignedIn, Refused, Taken, Unavailable, \
+    UnknownAccount
 from .oidc import is_compact_jws
 
 if TYPE_CHECKING:
@@ -55,6 +57,7 @@ _STATUS = [
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
     (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (Busy, grpc.StatusCode.ABORTED),
+    (CursorAhead, grpc.StatusCode.OUT_OF_RANGE),
 ]
 log = logging.getLogger("domino.accounts")
 _STANDING = {"active": pb.STANDING_ACTIVE, "unknown": pb.STANDING_UNKNOWN, "banned": pb.STANDING_BANNED,
@@ -63,17 +66,21 @@ MAX_FIELD = {"device_id": 128, "device_secret": 64, "new_device_secret": 64, "di
              "id_token": 8192, "nonce": 512, "refresh_token": 64, "player_id": 200}
 VERIFIER_THREADS = 4
 DOMAIN = "domino.account"
+# ListRevokedSessions per client address: each match and matchmaking process asks about once
+# a second, several share an address on one machine, and a first read may take a few pages.
+REVOCATION_READS = (10.0, 60.0)  # a second, and in a burst
 T = TypeVar("T")
 
 
 class AccountServicer(pb_grpc.AccountServiceServicer):
     def __init__(self, app: AccountApplication, keys: KeyRing, rates: RateLimit | None = None,
                  sign_ins: RateLimit | None = None, trusted_proxies: Sequence[Network] = (),
-                 verifier_threads: int = VERIFIER_THREADS) -> None:
+                 verifier_threads: int = VERIFIER_THREADS, revocation_reads: RateLimit | None = None) -> None:
         self.app = app
         self.keys = keys
         self.rates = rates or RateLimit()
         self.sign_ins = sign_ins or RateLimit(rate=0.5, burst=30)
+        self.revocation_reads = revocation_reads or RateLimit(*REVOCATION_READS)
         self.trusted_proxies = tuple(trusted_proxies)
         self._verifiers = ThreadPoolExecutor(verifier_threads, thread_name_prefix="id-token")
         self._verifier_slots = threading.BoundedSemaphore(verifier_threads)
@@ -203,6 +210,16 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
             if found.until is not None:
                 reply.until.CopyFrom(_timestamp(found.until))
             return reply
+
+    async def ListRevokedSessions(self, request: pb.ListRevokedSessionsRequest,
+                                  context: Context) -> pb.ListRevokedSessionsResponse:
+        async with _statuses(context):
+            client = client_key(context.peer(), context.invocation_metadata(), self.trusted_proxies)
+            self.revocation_reads.take(f"client:{client}")
+            page = await self._run(self.app.revoked_since, request.after_cursor, request.page_size)
+            return pb.ListRevokedSessionsResponse(
+                sessions=[pb.RevokedSession(session_id=r.session_id, expires_at=_timestamp(r.expires_at))
+                          for r in page.sessions], next_cursor=page.next_cursor, more=page.more)
 
     # ---- request checks -----------------------------------------------------------------
 

@@ -1,14 +1,18 @@
-"""What operators and matchmaking ask: standing, bans, and the store's own upkeep."""
+"""What operators and the other services ask: standing, bans, the revocation list, and the
+store's own upkeep."""
 
 from __future__ import annotations
 
 import logging
 
 from . import credentials, names
-from .errors import InvalidRequest, UnknownAccount
+from .errors import CursorAhead, InvalidRequest, UnknownAccount
+from .revocation_list import RevokedPage
 from .use_cases import Standing, UseCases, retried_on_conflict
 
 log = logging.getLogger("domino.accounts")
+MAX_REVOKED_PAGE = 1000
+DEFAULT_REVOKED_PAGE = 500
 
 
 class Operators(UseCases):
@@ -56,6 +60,21 @@ class Operators(UseCases):
         if account.banned_at(self.clock()):
             return Standing("banned", account.ban_reason or "", account.banned_until)
         return Standing("active")
+
+    def revoked_since(self, after_cursor: int, page_size: int = 0) -> RevokedPage:
+        """The sessions revoked after ``after_cursor`` whose tokens have not all expired
+        (revocation_list.py): what the match service and matchmaking refuse."""
+        if after_cursor < 0:
+            raise InvalidRequest("after_cursor cannot be negative (0: from the oldest revocation listed)")
+        if not 0 <= page_size <= MAX_REVOKED_PAGE:
+            raise InvalidRequest(f"page_size must be 1 to {MAX_REVOKED_PAGE} (0: {DEFAULT_REVOKED_PAGE})")
+        with self.store.transaction() as execute:
+            newest = self.store.revocations.newest(execute)
+            if after_cursor > newest:
+                raise CursorAhead(f"after_cursor {after_cursor} is past the newest revocation this store listed "
+                                  f"({newest}): the store was replaced; read again from 0")
+            return self.store.revocations.since(execute, after_cursor, page_size or DEFAULT_REVOKED_PAGE,
+                                                self.clock())
 
     @retried_on_conflict
     def ban(self, account_id: str, until: float, reason: str) -> None:

@@ -16,9 +16,11 @@ from typing import Any, Sequence
 
 from services.common.sql import Database, Execute
 
+from .revocation_list import TABLE as REVOCATIONS, RevocationList
+
 TABLES = ("domino_accounts", "domino_account_devices", "domino_account_identities", "domino_account_sessions",
           "domino_account_refresh_tokens", "domino_deleted_accounts", "domino_account_bans",
-          "domino_account_used_id_tokens", "domino_account_store")
+          "domino_account_used_id_tokens", "domino_account_store", REVOCATIONS)
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_accounts (account_id TEXT PRIMARY KEY, display_name TEXT NOT NULL, "
     "name_key TEXT NOT NULL UNIQUE, created_at DOUBLE PRECISION NOT NULL, name_changes TEXT NOT NULL, "
@@ -105,6 +107,7 @@ class AccountStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self.transaction = db.transaction
+        self.revocations = RevocationList(db.postgres)  # what other services refuse: sessions that ended
 
     @classmethod
     def for_env(cls, env: dict[str, str], sqlite_file: str = "accounts.sqlite") -> "AccountStore":
@@ -117,7 +120,7 @@ class AccountStore:
 
     def create(self) -> None:
         with self.transaction() as execute:
-            for statement in _SCHEMA:
+            for statement in _SCHEMA + self.revocations.schema():
                 execute(statement)
             for table, column, kind in _ADDED_COLUMNS:
                 if column not in self._columns(execute, table):
@@ -288,30 +291,32 @@ class AccountStore:
     def remove_identity_row(execute: Execute, issuer: str, subject: str) -> None:
         execute("DELETE FROM domino_account_identities WHERE issuer = ? AND subject = ?", issuer, subject)
 
-    @staticmethod
-    def revoke_device_sessions(execute: Execute, account_id: str, device_id: str, now: float, keep: str) -> int:
-        """Ends every session the device signed in but ``keep``; how many were live."""
+    def revoke_device_sessions(self, execute: Execute, account_id: str, device_id: str, now: float, keep: str) -> int:
+        """Ends (and lists) every session the device signed in but ``keep``; how many were live."""
         execute("DELETE FROM domino_account_refresh_tokens WHERE session_id IN (SELECT session_id FROM "
                 "domino_account_sessions WHERE account_id = ? AND device_id = ? AND session_id <> ?)",
                 account_id, device_id, keep)
-        return max(0, execute("UPDATE domino_account_sessions SET revoked_at = ?, revoked_why = 'device secret "
-                              "rotated' WHERE account_id = ? AND device_id = ? AND session_id <> ? "
-                              "AND revoked_at IS NULL", now, account_id, device_id, keep).rowcount)
+        ended = execute("UPDATE domino_account_sessions SET revoked_at = ?, revoked_why = 'device secret rotated' "
+                        "WHERE account_id = ? AND device_id = ? AND session_id <> ? AND revoked_at IS NULL "
+                        "RETURNING session_id", now, account_id, device_id, keep).fetchall()
+        return self.revocations.list(execute, [r[0] for r in ended], now)
 
     @staticmethod
     def remove_identity(execute: Execute, account_id: str, provider: str) -> int:
         return execute("DELETE FROM domino_account_identities WHERE account_id = ? AND provider = ?",
                        account_id, provider).rowcount
 
-    @staticmethod
-    def remove_device(execute: Execute, account_id: str, device_id: str, now: float) -> int:
-        """Removes the device and ends the sessions it signed in."""
+    def remove_device(self, execute: Execute, account_id: str, device_id: str, now: float) -> int:
+        """Removes the device and ends (and lists) the sessions it signed in."""
         execute("DELETE FROM domino_account_refresh_tokens WHERE session_id IN (SELECT session_id FROM "
                 "domino_account_sessions WHERE account_id = ? AND device_id = ?)", account_id, device_id)
-        execute("UPDATE domino_account_sessions SET revoked_at = ?, revoked_why = 'device removed' "
-                "WHERE account_id = ? AND device_id = ? AND revoked_at IS NULL", now, account_id, device_id)
-        return execute("DELETE FROM domino_account_devices WHERE account_id = ? AND device_id = ?",
-                       account_id, device_id).rowcount
+        ended = execute("UPDATE domino_account_sessions SET revoked_at = ?, revoked_why = 'device removed' "
+                        "WHERE account_id = ? AND device_id = ? AND revoked_at IS NULL RETURNING session_id",
+                        now, account_id, device_id).fetchall()
+        removed = execute("DELETE FROM domino_account_devices WHERE account_id = ? AND device_id = ?",
+                          account_id, device_id).rowcount
+        self.revocations.list(execute, [r[0] for r in ended], now)
+        return removed
 
     @staticmethod
     def remove_devices_except(execute: Execute, account_id: str, keep: str | None) -> int:
@@ -343,15 +348,14 @@ class AccountStore:
         return execute("UPDATE domino_account_refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL",
                        now, token_hash).rowcount == 1
 
-    @staticmethod
-    def revoke_sessions(execute: Execute, now: float, why: str, session_id: str | None = None,
+    def revoke_sessions(self, execute: Execute, now: float, why: str, session_id: str | None = None,
                         account_id: str | None = None) -> int:
-        """Ends one session, or every session of an account; how many were still live."""
+        """Ends (and lists) one session, or every session of an account; how many were still live."""
         where, key = ("session_id = ?", session_id) if session_id is not None else ("account_id = ?", account_id)
         ended = execute(f"UPDATE domino_account_sessions SET revoked_at = ?, revoked_why = ? "
-                        f"WHERE {where} AND revoked_at IS NULL", now, why, key).rowcount
+                        f"WHERE {where} AND revoked_at IS NULL RETURNING session_id", now, why, key).fetchall()
         execute(f"DELETE FROM domino_account_refresh_tokens WHERE {where}", key)
-        return max(0, ended)
+        return self.revocations.list(execute, [r[0] for r in ended], now)
 
     @staticmethod
     def ban(execute: Execute, account_id: str, until: float | None, reason: str | None,
@@ -383,15 +387,18 @@ class AccountStore:
     def forget_used_id_tokens(execute: Execute, now: float) -> int:
         return max(0, execute("DELETE FROM domino_account_used_id_tokens WHERE expires_at <= ?", now).rowcount)
 
-    @staticmethod
-    def erase(execute: Execute, account_id: str, now: float) -> None:
+    def erase(self, execute: Execute, account_id: str, now: float) -> None:
         """Every row that holds the account's personal data; the id stays as a tombstone (and
-        a running ban's credential hashes, until the ban ends: docs/security.md)."""
+        a running ban's credential hashes, until the ban ends: docs/security.md). Its live
+        sessions are listed as revoked, by their random ids alone."""
+        live = execute("SELECT session_id FROM domino_account_sessions WHERE account_id = ? AND revoked_at IS NULL",
+                       account_id).fetchall()
         for table in ("domino_account_refresh_tokens", "domino_account_sessions", "domino_account_identities",
                       "domino_account_devices", "domino_accounts"):
             execute(f"DELETE FROM {table} WHERE account_id = ?", account_id)
         execute("INSERT INTO domino_deleted_accounts (account_id, deleted_at) VALUES (?, ?) "
                 "ON CONFLICT (account_id) DO NOTHING", account_id, now)
+        self.revocations.list(execute, [r[0] for r in live], now)
 
     @staticmethod
     def unerased(execute: Execute, limit: int = 100) -> list[str]:

@@ -52,3 +52,11 @@ def accounts() -> None:
     from services.accounts.bootstrap import main
 
     main()
+
+
+@serve.command()
+def edge() -> None:
+    """The edge: gRPC-Web and Connect for browsers, forwarded to the gRPC services (HTTP/1.1)."""
+    from services.edge.bootstrap import main
+
+    main()

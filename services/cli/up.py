@@ -11,14 +11,15 @@ import click
 from services.cli.command_path import command_path
 from services.common.config import Settings
 from services.common.private_files import restrict_umask
-from services.common.supervisor import SERVICES, AlreadyRunning, LocalSystem, Ports, PortsInUse
+from services.common.supervisor import EDGE, SERVICES, AlreadyRunning, LocalSystem, Ports, PortsInUse
 
 
 @click.command()
 @click.option("--var", "var_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the SQLite store, NATS data and logs live (default: DOMINO_VAR_DIR or ./var).")
 def up(var_dir: Path | None) -> None:
-    """Start NATS (JetStream), the match service (SQLite), the relay, accounts, matchmaking and bots.
+    """Start NATS (JetStream), the match service (SQLite), the relay, accounts, matchmaking, bots and
+    the browsers' edge (gRPC-Web and Connect, with a browser check page).
 
     Starting again resumes every unfinished match where it stood.
     """
@@ -41,12 +42,14 @@ def up(var_dir: Path | None) -> None:
 domino is up (data and logs in {var_dir}/).
   gRPC, with reflection:  match {system.match_address}   matchmaking {system.matchmaking_address}
                           accounts {system.account_address}
+  browsers:               http://{system.web_address}/  (gRPC-Web and Connect; the page signs in, lists the rules)
   NATS (JetStream):       nats://127.0.0.1:{p.nats}
   metrics:                match http://127.0.0.1:{p.match_metrics}/metrics
                           relay http://127.0.0.1:{p.relay_metrics}/metrics
                           matchmaking http://127.0.0.1:{p.matchmaking_metrics}/metrics
                           bots http://127.0.0.1:{p.bots_metrics}/metrics
                           accounts http://127.0.0.1:{p.account_metrics}/metrics
+                          edge http://127.0.0.1:{p.web_metrics}/metrics
 Play:   {domino} play        (another terminal)
 Demo:   {domino} demo --rules all-fives --seats 3 --json
 Stop:   Ctrl-C
@@ -68,4 +71,5 @@ Stop:   Ctrl-C
 def available_services() -> tuple[str, ...]:
     import importlib.util
 
-    return tuple(s for s in SERVICES if s != "matchmaking" or importlib.util.find_spec("services.matchmaking.bootstrap"))
+    found = tuple(s for s in SERVICES if s != "matchmaking" or importlib.util.find_spec("services.matchmaking.bootstrap"))
+    return found + (EDGE,)

@@ -3,7 +3,9 @@ verified, instead of each asking for it.
 
 Every RPC of the services it guards reads the caller's bearer token (services/common/auth.py)
 before its handler runs; a call without a valid one ends UNAUTHENTICATED and the handler
-never sees it, so a new RPC cannot forget the check. A service may add its own admission
+never sees it, so a new RPC cannot forget the check; so is a player token of a session the
+account service has revoked (``revocations``: services/common/revocations.py). A service may
+add its own admission
 (``admit``: rate limits, which kinds of token it takes at all), whose errors it maps to
 statuses as its adapter does. What each RPC asks of the caller's role stays in its handler.
 
@@ -23,6 +25,7 @@ import grpc
 from .auth import AuthError, Identity, KeyRing, bearer_identity
 from .grpc_status import ErrorStatuses
 from .grpc_wrapping import WrappingInterceptor
+from .revocations import Revocations
 
 # Set by the interceptor for the call it admitted (and by tests that call a handler directly).
 CALLER: ContextVar[Identity] = ContextVar("caller")
@@ -52,15 +55,17 @@ _HANDLER_KINDS: dict[str, Callable[..., Any]] = {
 class AuthInterceptor(WrappingInterceptor):
     """Verifies, then admits, the caller of every RPC of ``services`` (full names,
     `domino.match.v1.MatchService`) before its handler runs; ``admit(identity, method)``
-    raises to refuse, ``statuses`` maps what it raises."""
+    raises to refuse, ``statuses`` maps what it raises; a token of a session ``revocations``
+    lists is refused first."""
 
     def __init__(self, services: Iterable[str], keys: KeyRing, admit: Callable[[Identity, str], None] = _anyone,
-                 statuses: Statuses = (), domain: str = "domino") -> None:
+                 statuses: Statuses = (), domain: str = "domino", revocations: Revocations | None = None) -> None:
         super().__init__()
         self.domain = domain
         self.prefixes = tuple(f"/{name}/" for name in services)
         self.keys = keys
         self.admit = admit
+        self.revocations = revocations or Revocations()
         self.statuses: Statuses = [(AuthError, grpc.StatusCode.UNAUTHENTICATED), *statuses]
 
     def wraps(self, handler, method: str) -> bool:
@@ -70,6 +75,7 @@ class AuthInterceptor(WrappingInterceptor):
         """The caller of ``method`` (its short name): AuthError without a valid token, or
         whatever ``admit`` refuses it with."""
         who = bearer_identity(metadata, self.keys)
+        self.revocations.check(who)
         self.admit(who, method)
         return who
 

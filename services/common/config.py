@@ -85,7 +85,18 @@ class Settings(BaseSettings):
                                                                  "waits before another bots process gets it")
 
     account_address: str = Field("127.0.0.1:50053", description="host:port the account service listens on (and "
-                                                                "where matchmaking asks whether an account may play)")
+                                                                "where matchmaking asks whether an account may play, "
+                                                                "and the match service and matchmaking read the "
+                                                                "revocation list)")
+    revocation_poll_seconds: float = Field(1.0, gt=0, le=4, description="how often each match service and "
+                                                                         "matchmaking process reads the sessions the "
+                                                                         "account service revoked (a signed-out "
+                                                                         "token is refused, and its streams end, "
+                                                                         "within this; at most 4, so within 5 s)")
+    revocations_max: int = Field(100_000, ge=1, description="revoked sessions one process keeps refusing at most "
+                                                            "(each until its tokens expire, 15 minutes); beyond, "
+                                                            "those expiring soonest are forgotten and counted "
+                                                            "(domino_revocations_dropped_total)")
     account_metrics_port: int = Field(9105, description="Prometheus metrics HTTP port of the account service")
     access_token_seconds: int = Field(900, ge=1, le=900, description="lifetime of the player access tokens the "
                                                                      "account service issues (15 minutes at most)")
@@ -109,6 +120,27 @@ class Settings(BaseSettings):
                                                  "address a limit counts is read from `x-forwarded-for` "
                                                  "(services/common/client_address.py); empty: the TCP peer is the "
                                                  "client")
+
+    # The browsers' edge (services/edge/): gRPC-Web and Connect, forwarded to the services at
+    # the addresses above.
+    web_address: str = Field("127.0.0.1:8080", description="host:port the edge (gRPC-Web and Connect for browsers, "
+                                                           "services/edge/) listens on, over HTTP/1.1")
+    web_metrics_port: int = Field(9106, description="Prometheus metrics HTTP port of the edge")
+    web_origins: str = Field("", description="comma-separated origins (scheme://host:port) whose pages may call "
+                                             "the APIs through the edge (CORS); `*`: any; empty: the edge's own "
+                                             "origin (the page it serves) and http://localhost:<its port>")
+    web_static_dir: str = Field("", description="a directory of static files the edge serves at / (the local "
+                                                "run's test page); empty: none")
+    web_calls_per_process: int = Field(5000, ge=1, description="calls (streams included) one edge process "
+                                                               "forwards at once; more are RESOURCE_EXHAUSTED")
+    web_calls_per_client: int = Field(64, ge=1, description="calls one client address (as DOMINO_TRUSTED_PROXIES "
+                                                            "reads it; an IPv6 one by its /64) may have open "
+                                                            "through one edge process; more are RESOURCE_EXHAUSTED")
+    web_unary_deadline_seconds: float = Field(30.0, gt=0, description="the deadline of a unary call forwarded by "
+                                                                      "the edge, and the longest a client may ask "
+                                                                      "for (streams: the token's life)")
+    web_idle_seconds: float = Field(30.0, ge=1, description="the edge closes a browser's keep-alive connection "
+                                                            "idle this long")
 
     nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
     nats_user: str = Field("", description="this service's NATS user (relay, matchmaking, bots; admin for `domino "

@@ -1,4 +1,5 @@
-"""Runs the whole system as local processes: NATS, match, relay, accounts, matchmaking, bots.
+"""Runs the whole system as local processes: NATS, match, relay, accounts, matchmaking, bots
+and (for `domino up`, or a test that names it) the browsers' edge.
 
 Used by `domino up` (the one-command local run) and by the system tests, which also kill
 and restart single services through it. Every service is a real process started with
@@ -34,6 +35,9 @@ from .servers import NatsServer, free_ports, start_nats
 from .config import SQLITE_MODULE, Settings
 
 SERVICES = ("match", "relay", "accounts", "matchmaking", "bots")
+EDGE = "edge"  # started after the services it forwards to
+# The browser check page the edge serves in the local run (`make install` builds its bundle).
+TEST_PAGE = Path(__file__).resolve().parents[2] / "sdk" / "typescript" / "test-page"
 
 
 class AlreadyRunning(RuntimeError):
@@ -55,10 +59,12 @@ class Ports:
     relay_metrics: int = 9104
     account: int = 50053
     account_metrics: int = 9105
+    web: int = 8080
+    web_metrics: int = 9106
 
     @classmethod
     def free(cls) -> "Ports":
-        return cls(*free_ports(9))
+        return cls(*free_ports(11))
 
 
 @dataclass
@@ -101,6 +107,10 @@ class LocalSystem:
     def account_address(self) -> str:
         return f"127.0.0.1:{self.ports.account}"
 
+    @property
+    def web_address(self) -> str:
+        return f"127.0.0.1:{self.ports.web}"
+
     def env(self, service: str | None = None) -> dict[str, str]:
         """The environment of ``service`` (its own NATS user), or of a local tool (none)."""
         env = dict(os.environ)
@@ -115,6 +125,8 @@ class LocalSystem:
             "DOMINO_MATCHMAKING_METRICS_PORT": str(self.ports.matchmaking_metrics),
             "DOMINO_BOTS_METRICS_PORT": str(self.ports.bots_metrics),
             "DOMINO_RELAY_METRICS_PORT": str(self.ports.relay_metrics),
+            "DOMINO_WEB_ADDRESS": self.web_address,
+            "DOMINO_WEB_METRICS_PORT": str(self.ports.web_metrics),
         })
         if "PERSISTENCE_MODULE" not in env:
             env["PERSISTENCE_MODULE"] = SQLITE_MODULE
@@ -124,8 +136,12 @@ class LocalSystem:
         if user in NATS_USERS:
             env["DOMINO_NATS_USER"], env["DOMINO_NATS_PASSWORD"] = user, self.nats_passwords()[user]
         env.update(self.extra_env)
-        if service in ("bots", "matchmaking", "accounts"):
+        if service in ("bots", "matchmaking", "accounts", EDGE):
             env["DOMINO_MATCH_ADDRESS"] = self.match_target
+        if service == EDGE and "DOMINO_WEB_STATIC_DIR" not in env and (TEST_PAGE / "bundle.js").exists():
+            env["DOMINO_WEB_STATIC_DIR"] = str(TEST_PAGE)
+        if service == "accounts" and EDGE in self.services and "DOMINO_TRUSTED_PROXIES" not in env:
+            env["DOMINO_TRUSTED_PROXIES"] = "127.0.0.1"  # the edge: sign-ins count the browser it forwards for
         if service == "match-2":
             env["DOMINO_MATCH_ADDRESS"] = f"127.0.0.1:{self._second_match[0]}"
             env["DOMINO_MATCH_METRICS_PORT"] = str(self._second_match[1])
@@ -235,9 +251,10 @@ class LocalSystem:
         address = self.grpc_address(name)
         if address is not None:
             return serving(address)
-        port = {"relay": self.ports.relay_metrics, "bots": self.ports.bots_metrics}[name]
+        port = {"relay": self.ports.relay_metrics, "bots": self.ports.bots_metrics, EDGE: self.ports.web}[name]
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=1):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/{'healthz' if name == EDGE else 'metrics'}",
+                                        timeout=1):
                 return True
         except OSError:
             return False

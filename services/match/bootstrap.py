@@ -21,6 +21,8 @@ from services.common.config import Settings, persistence_env
 from services.common.grpc_metrics import RpcMetrics
 from services.common.grpc_server import drain, mark_serving, new_server
 from services.common.lifecycle import run_service, stop_on_signals
+from services.common.revocations import Revocations
+from services.common.revocation_polling import poll_revocations
 
 from services.history.projection import HistoryProjection
 from services.history.view import View
@@ -41,21 +43,25 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
                   metrics: RpcMetrics | None = None, watch_safety_seconds: float = 30.0,
                   limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None,
                   signer: Signer | None = None, history: View | None = None, tail: ChangeTail | None = None,
-                  on_wake: Callable[[str], None] | None = None, keys_dir: str | None = None):
+                  on_wake: Callable[[str], None] | None = None, keys_dir: str | None = None,
+                  revocations: Revocations | None = None):
     """(server, port): MatchService on the common gRPC server (health, reflection, metrics;
     ``settings``: its connection policy, reflection and TLS). Its streams learn of changes
     stored by other processes from ``tail`` (by default one made for the app's store), which
     follows the store from the first stream until the server stops. GetHeadKeys serves
-    ``keys_dir``'s published head keys (None: the signer's own key)."""
+    ``keys_dir``'s published head keys (None: the signer's own key). A token of a session
+    ``revocations`` lists is refused, and its streams end."""
     streams, rates = limits or (None, None)
     changes = changes or ChangeFeed()
     tail = tail or change_tail(app, changes, watch_safety_seconds)
-    servicer = MatchServicer(app, changes, tail, streams=streams, signer=signer, history=history, on_wake=on_wake)
+    revocations = revocations or Revocations()
+    servicer = MatchServicer(app, changes, tail, streams=streams, signer=signer, history=history, on_wake=on_wake,
+                             revocations=revocations)
     serve_rules(servicer, HeadKeys(keys_dir, servicer.signer))
     server, port = new_server(address, SERVICE_NAME,
                               lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer,
                                                                                                         server),
-                              metrics, settings, interceptors=[authentication(keys, rates)])
+                              metrics, settings, interceptors=[authentication(keys, rates, revocations)])
     tail.stop_with(server.wait_for_termination)
     return server, port
 
@@ -86,9 +92,10 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     signer = head_signer(settings)
     limits = limits_of(settings)
     count_open_streams(limits[0])
+    revocations, read_revocations = poll_revocations(settings)  # the account service's list, once a second
     server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits,
                                  settings=settings, signer=signer, history=history, tail=tail,
-                                 on_wake=count_wakes(), keys_dir=settings.keys_dir)
+                                 on_wake=count_wakes(), keys_dir=settings.keys_dir, revocations=revocations)
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
     Gauge("domino_match_timer_overdue_seconds", "How long the earliest turn deadline has been due without being "
@@ -101,18 +108,22 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
           "seen by this process since it started").set_function(lambda: len(FROZEN))
     start_http_server(settings.match_metrics_port)
     await server.start()
+    await revocations.step()  # what was revoked before it started, unless the account service is away
     await mark_serving(server)
     log.info("match service listening", extra={"port": port, "metrics_port": settings.match_metrics_port,
                                                "tls": bool(settings.tls_cert_file),
                                                "reflection": settings.grpc_reflection})
     stopping = stop_on_signals()
     timers = asyncio.create_task(timer.run(stopping, settings.timer_poll_seconds))
+    polls = asyncio.create_task(revocations.run(stopping, settings.revocation_poll_seconds))
     if ready is not None:
         ready.set()
     await stopping.wait()
     log.info("match service stopping: finishing in-flight commands")
     await drain(server, settings.shutdown_grace_seconds, changes)
     await timers
+    await polls
+    await read_revocations.close()
     await tail.aclose()
     await app.aclose()
     app.close()

@@ -28,6 +28,7 @@ from services.common.auth import AuthError, Identity, KeyRing
 from services.common.auth_interceptor import AuthInterceptor, caller
 from services.common.grpc_status import end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
+from services.common.revocations import Revocations
 
 from services.common.change_tail import ChangeTail
 from services.common.changes import LOCAL, PUSH, SAFETY, ChangeFeed
@@ -90,9 +91,11 @@ class MatchAuthentication(AuthInterceptor):
         return super().wraps(handler, method) and method.rsplit("/", 1)[-1] not in OPEN_RPCS
 
 
-def authentication(keys: KeyRing, rates: RateLimit | None = None) -> AuthInterceptor:
-    """The server interceptor that verifies and admits (callers.py) every MatchService caller."""
-    return MatchAuthentication((SERVICE,), keys, Admission(rates or RateLimit()), STATUSES, DOMAIN)
+def authentication(keys: KeyRing, rates: RateLimit | None = None,
+                   revocations: Revocations | None = None) -> AuthInterceptor:
+    """The server interceptor that verifies and admits (callers.py) every MatchService caller,
+    refusing the tokens of sessions ``revocations`` lists."""
+    return MatchAuthentication((SERVICE,), keys, Admission(rates or RateLimit()), STATUSES, DOMAIN, revocations)
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
@@ -100,8 +103,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     def __init__(self, app: MatchApplication, changes: ChangeFeed, tail: ChangeTail | None = None,
                  streams: StreamLimits | None = None, signer: Signer | None = None, history: View | None = None,
-                 on_wake: Callable[[str], None] | None = None) -> None:
+                 on_wake: Callable[[str], None] | None = None, revocations: Revocations | None = None) -> None:
         self.app = app
+        self.revocations = revocations or Revocations()  # a revoked session's open streams end
         self.history = HistoryRpcs(history, app)  # history: the view services/history keeps; None: not configured
         self.talk = TalkRpcs(app, changes)
         # Without a configured key (unit and component tests) heads are signed with a key of the moment.
@@ -217,8 +221,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             self.streams.acquire(who.subject, spectating)
         try:
             async with _statuses(context):  # the store may fail mid-stream: UNAVAILABLE, and the client resumes
-                async for update in self._watch(match, seat, request.from_version, who, context, spectator):
-                    yield update
+                with self.revocations.ending(who, self.changes, match_id):
+                    async for update in self._watch(match, seat, request.from_version, who, context, spectator):
+                        yield update
         finally:
             self.streams.release(who.subject, spectating)
 
@@ -255,6 +260,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         read_to = version
         while True:
             with self.changes.waiter(match_id) as waiter:
+                self.revocations.check(who)  # its session revoked (the wake says so): UNAUTHENTICATED
                 after = read_to
                 # Woken by a change made here: this replica holds the events it stored (and
                 # a gap sends it to the store); a change another process stored (pushed by
@@ -286,7 +292,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 if folded is not None and folded.finished or self.changes.closed:
                     return  # ended; or the server is stopping and the client will resume elsewhere
                 await end_at_expiry(context, who, DOMAIN)
-                # No timed re-read: a stream sleeps until its match changes or its token expires.
+                # No timed re-read: a stream sleeps until its match changes, its token expires
+                # or its session is revoked.
                 await waiter.wait(max(0.0, who.expires_at - time.time()))
                 local_only = waiter.local_only
                 cause = SAFETY if SAFETY in waiter.causes else PUSH if PUSH in waiter.causes else \

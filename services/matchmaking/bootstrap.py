@@ -19,6 +19,8 @@ from services.common.grpc_server import drain, mark_serving, new_server
 from services.common.lifecycle import run_service, stop_on_signals
 from services.common.change_tail import tail_for
 from services.common.changes import ChangeFeed
+from services.common.revocation_polling import poll_revocations
+from services.common.revocations import Revocations
 
 from .application import MatchmakingApplication
 from .grpc_adapter import MatchmakingServicer
@@ -33,12 +35,14 @@ SERVICE_NAME = matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingS
 
 def create_server(address: str, app: MatchmakingApplication, keys: KeyRing, changes: ChangeFeed | None = None,
                   metrics: RpcMetrics | None = None, watch_poll_seconds: float = 1.0,
-                  limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None):
+                  limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None,
+                  revocations: Revocations | None = None):
     """(server, port): MatchmakingService on the common gRPC server (health, reflection,
     metrics; ``settings``: its connection policy, reflection and TLS). Pass the same
-    ChangeFeed the application reports its changes to, so watchers wake at once."""
+    ChangeFeed the application reports its changes to, so watchers wake at once. A token of
+    a session ``revocations`` lists is refused, and its streams end."""
     servicer = MatchmakingServicer(app.rooms, app.tables, app.players, keys, changes or ChangeFeed(),
-                                   watch_poll_seconds, limits, app.clock)
+                                   watch_poll_seconds, limits, app.clock, revocations)
     return new_server(
         address, SERVICE_NAME,
         lambda server: matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server), metrics,
@@ -109,9 +113,10 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                                  on_change=changes.publish, ratings=GrpcRatings(creator),
                                  table_rating_spread=settings.table_rating_spread, standings=standings,
                                  practice_rated=settings.practice_rated)
+    revocations, read_revocations = poll_revocations(settings)  # the account service's list, once a second
     server, port = create_server(settings.matchmaking_address, app, keys, changes, limits=limits_of(settings),
                                  metrics=RpcMetrics("matchmaking"), watch_poll_seconds=settings.watch_poll_seconds,
-                                 settings=settings)
+                                 settings=settings, revocations=revocations)
     # What other replicas store wakes this one's WatchRoom and WatchTicket streams (LISTEN on
     # PostgreSQL), so a stream re-reads on a change, and on a timer only every
     # DOMINO_WATCH_POLL_SECONDS as a safety net.
@@ -120,6 +125,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     start_http_server(settings.matchmaking_metrics_port)
     await server.start()
     await tail.started()
+    await revocations.step()  # what was revoked before it started, unless the account service is away
     await mark_serving(server)
     log.info("matchmaking listening", extra={"port": port, "metrics_port": settings.matchmaking_metrics_port,
                                              "match": settings.match_address, "tls": bool(settings.tls_cert_file),
@@ -127,12 +133,14 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     stopping = stop_on_signals()
     timers = asyncio.create_task(run_timers(app, stopping, settings.matchmaking_poll_seconds))
     ends = asyncio.create_task(follow_match_ends(app, settings, stopping))
+    polls = asyncio.create_task(revocations.run(stopping, settings.revocation_poll_seconds))
     if ready is not None:
         ready.set()
     await stopping.wait()
     log.info("matchmaking stopping: finishing in-flight requests")
     await drain(server, settings.shutdown_grace_seconds, changes)
-    await asyncio.gather(timers, ends, return_exceptions=True)
+    await asyncio.gather(timers, ends, polls, return_exceptions=True)
+    await read_revocations.close()
     await tail.aclose()
     creator.close()
     standings.close()

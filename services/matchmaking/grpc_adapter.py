@@ -26,6 +26,7 @@ from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
 from services.common.changes import ChangeFeed, Waiter
 from services.common.grpc_status import ErrorStatuses, end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
+from services.common.revocations import Revocations
 
 from . import request_reading as read
 from .errors import (
@@ -73,8 +74,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     def __init__(self, rooms: RoomUseCases, tables: TableUseCases, players: PresenceUseCases, keys: KeyRing,
                  changes: ChangeFeed, poll_seconds: float = 1.0,
                  limits: tuple[StreamLimits, RateLimit] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, revocations: Revocations | None = None) -> None:
         self.rooms = rooms
+        # A token of a session the account service revoked is refused, and its streams end.
+        self.revocations = revocations or Revocations()
         self.tables = tables
         self.players = players
         self.keys = keys
@@ -178,8 +181,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                                      field="from_version")
             self.streams.acquire(player)
         try:
-            async for update in self._watch_room(room_id, from_version, who, context):
-                yield update
+            async with _statuses(context):
+                with self.revocations.ending(who, self.changes, room_id):
+                    async for update in self._watch_room(room_id, from_version, who, context):
+                        yield update
         finally:
             self.streams.release(player)
 
@@ -189,6 +194,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
         room = None if version == 0 else await asyncio.to_thread(self.rooms.room_at, room_id, version)
         while True:
             with self.changes.waiter(room_id) as waiter:
+                self.revocations.check(who)  # its session revoked (the wake says so): UNAUTHENTICATED
                 events = await asyncio.to_thread(self.rooms.room_events_after, room_id, version)
                 for event in events:
                     room = event.mutate(room)
@@ -230,8 +236,10 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                                      field="from_version")
             self.streams.acquire(player)
         try:
-            async for update in self._watch_ticket(ticket_id, from_version, who, context):
-                yield update
+            async with _statuses(context):
+                with self.revocations.ending(who, self.changes, Presence.create_id(player)):
+                    async for update in self._watch_ticket(ticket_id, from_version, who, context):
+                        yield update
         finally:
             self.streams.release(player)
 
@@ -249,6 +257,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
             # another replica stored come through the change tail, which names only the
             # aggregates stored).
             with self.changes.waiter(presence_id) as waiter, _optional_waiter(self.changes, table_id) as table:
+                self.revocations.check(who)  # its session revoked (the wake says so): UNAUTHENTICATED
                 ticket = await asyncio.to_thread(self.tables.ticket, player, ticket_id)
                 if first or ticket.version > known:
                     first, known = False, ticket.version
@@ -298,6 +307,7 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
 
     def _caller(self, context: Context) -> Identity:
         who = bearer_identity(context.invocation_metadata(), self.keys)
+        self.revocations.check(who)
         if who.role != "player" or is_bot(who.subject):
             raise NotAPlayer("only players take seats through matchmaking (not bots, services or auditors)")
         self.rates.take(who.subject)

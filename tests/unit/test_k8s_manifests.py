@@ -305,7 +305,8 @@ def _break(resources, change):
     # NetworkPolicies: ingress denied by default, each port reachable by exactly the right pods
     (lambda r: r.remove(find(r, "NetworkPolicy", "default-deny-ingress")), "none denies ingress by default"),
     (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][0]["from"][0].__setitem__("podSelector", {}),
-     "StatefulSet/nats: port client (4222) is open to accounts, another pod of the namespace, match, nats, postgres"),
+     "StatefulSet/nats: port client (4222) is open to accounts, another pod of the namespace, edge, match, nats, "
+     "postgres"),
     (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][0]["from"][0]["podSelector"][
         "matchExpressions"][0]["values"].remove("relay"), "StatefulSet/nats: port client (4222) is closed to relay"),
     (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][1].pop("from"),
@@ -320,6 +321,25 @@ def _break(resources, change):
         "matchExpressions"][0]["values"].append("bots"), "StatefulSet/postgres: port postgres (5432) is open to bots"),
     (lambda r: find(r, "NetworkPolicy", "default-deny-ingress")["spec"].__setitem__(
         "policyTypes", ["Ingress", "Egress"]), "restricts egress, which this validator does not check"),
+    # the edge: to the three services' gRPC ports and DNS only; the accounts believe its x-forwarded-for
+    (lambda r: find(r, "NetworkPolicy", "edge-egress")["spec"]["egress"].append(
+        {"to": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "nats"}}}], "ports": [{"port": 4222}]}),
+     "Deployment/edge: egress reaches nats:client"),
+    (lambda r: find(r, "NetworkPolicy", "edge-egress")["spec"]["egress"][0]["to"][0]["podSelector"][
+        "matchExpressions"][0]["values"].remove("accounts"), "Deployment/edge: egress cannot reach accounts:grpc"),
+    (lambda r: find(r, "NetworkPolicy", "edge-egress")["spec"]["egress"].append({}),
+     "Deployment/edge: an egress rule reaches everything"),
+    (lambda r: find(r, "NetworkPolicy", "edge-egress")["spec"]["egress"].pop(1),
+     "Deployment/edge: egress allows no DNS"),
+    (lambda r: r.remove(find(r, "NetworkPolicy", "edge-egress")), "Deployment/edge: its egress is not restricted"),
+    (lambda r: next(c for c in r if c["kind"] == "ConfigMap" and c["metadata"]["name"].startswith("domino-config"))[
+        "data"].pop("DOMINO_TRUSTED_PROXIES"), "DOMINO_TRUSTED_PROXIES is empty, so the edge's x-forwarded-for"),
+    (lambda r: next(c for c in r if c["kind"] == "ConfigMap" and c["metadata"]["name"].startswith("domino-config"))[
+        "data"].pop("DOMINO_WEB_ORIGINS"), "DOMINO_WEB_ORIGINS: unset"),
+    (lambda r: container(find(r, "Deployment", "edge"), "edge")["readinessProbe"]["httpGet"].__setitem__(
+        "path", "/metrics"), "readinessProbe must be an httpGet of /healthz on port 8080"),
+    (lambda r: env(find(r, "Deployment", "edge"), "edge", "DOMINO_MATCHMAKING_ADDRESS").__setitem__(
+        "value", "nats:4222"), "DOMINO_MATCHMAKING_ADDRESS 'nats:4222' must be the `grpc` port"),
 ])
 def test_validator_catches(rendered, change, message):
     errors = invariant_errors(_break(rendered["dev"], change))
@@ -349,10 +369,13 @@ def test_prod_has_the_public_edge_and_dev_does_not(rendered):
     route = find(prod, "GRPCRoute", "domino")
     assert route["spec"]["hostnames"] == ["play.example.com"]
     table = {rule["matches"][0]["method"]["service"]: (rule["backendRefs"][0]["name"], rule["backendRefs"][0]["port"])
-             for rule in route["spec"]["rules"]}
+             for rule in route["spec"]["rules"] if rule.get("backendRefs")}
     assert table == {"domino.match.v1.MatchService": ("match", 50051),
                      "domino.matchmaking.v1.MatchmakingService": ("matchmaking", 50052),
                      "domino.account.v1.AccountService": ("account", 50053)}
+    unrouted = [rule["matches"] for rule in route["spec"]["rules"] if not rule.get("backendRefs")]
+    assert unrouted == [[{"method": {"type": "Exact", "service": "domino.account.v1.AccountService",
+                                     "method": "ListRevokedSessions"}}]]  # the cluster's own: answered by the gateway
     assert vk.public_services() == {"domino.match.v1.MatchService": "match",
                                     "domino.matchmaking.v1.MatchmakingService": "matchmaking",
                                     "domino.account.v1.AccountService": "account"}
@@ -389,7 +412,8 @@ def test_gateway_api_resources_are_checked_field_by_field_not_by_the_schemas(ren
     (lambda r: listener(r)["tls"]["certificateRefs"][0].__setitem__("kind", "ConfigMap"), "must be a Secret"),
     (lambda r: listener(r)["allowedRoutes"]["namespaces"].__setitem__("from", "All"),
      "must admit only this namespace's routes"),
-    (lambda r: listener(r)["allowedRoutes"]["kinds"].append({"kind": "HTTPRoute"}), "must admit GRPCRoutes only"),
+    (lambda r: listener(r)["allowedRoutes"]["kinds"].append({"kind": "TLSRoute"}),
+     "must admit GRPCRoutes (and the browsers' HTTPRoute) only"),
     (lambda r: find(r, "Gateway", "domino").__setitem__("apiVersion", "gateway.networking.k8s.io/v1beta1"),
      "apiVersion 'gateway.networking.k8s.io/v1beta1' must be gateway.networking.k8s.io/v1"),
     (lambda r: find(r, "Gateway", "domino")["spec"].__setitem__("gatewayClassName", "GATEWAY-CLASS-SET-BY-THE-OVERLAY"),
@@ -422,9 +446,21 @@ def test_gateway_api_resources_are_checked_field_by_field_not_by_the_schemas(ren
      "routes grpc.reflection.v1alpha.ServerReflection, which is not a public service"),
     (lambda r: find(r, "Service", "match")["spec"]["ports"][0].pop("appProtocol"),
      "Service/match: port grpc needs appProtocol grpc"),
-    (lambda r: r.append({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+    (lambda r: r.append({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "TCPRoute",
                          "metadata": {"name": "web", "namespace": "domino"}, "spec": {}}),
-     "HTTPRoute/web: this validator checks only Gateway, GRPCRoute"),
+     "TCPRoute/web: this validator checks only Gateway, GRPCRoute, HTTPRoute"),
+    # the browsers' path: /web/ and the head keys to the edge, nothing else
+    (lambda r: find(r, "HTTPRoute", "domino-web")["spec"]["rules"][0]["backendRefs"][0].update(
+        {"name": "match", "port": 50051}), "backendRef 'match' must be the edge's Service/web"),
+    (lambda r: find(r, "HTTPRoute", "domino-web")["spec"]["rules"][0]["matches"][0]["path"].__setitem__("value", "/"),
+     "must match a PathPrefix of /web/, /.well-known/domino/"),
+    (lambda r: find(r, "HTTPRoute", "domino-web")["spec"]["rules"][0]["matches"].pop(1),
+     "the browsers' paths must be exactly /web/, /.well-known/domino/"),
+    (lambda r: r.remove(find(r, "HTTPRoute", "domino-web")),
+     "HTTPRoute: missing: production routes browsers to the edge"),
+    (lambda r: find(r, "ConfigMap", next(c["metadata"]["name"] for c in r if c["kind"] == "ConfigMap"
+                                         and c["metadata"]["name"].startswith("domino-config")))["data"].__setitem__(
+        "DOMINO_WEB_ORIGINS", "*"), "DOMINO_WEB_ORIGINS: `*` lets any site's page call the APIs"),
     # the gateway's proxies reach the pods, wherever the controller runs them
     (lambda r: find(r, "NetworkPolicy", "grpc-apis")["spec"]["ingress"][0].__setitem__(
         "from", [{"podSelector": {}}]),
@@ -494,7 +530,8 @@ def test_an_overlay_sets_the_public_host_once_and_cert_manager_is_optional(tmp_p
     assert sorted((where, port, number) for where, _, port, number in backends) == [
         ("GRPCRoute/domino -> Service/account", "grpc", 50053),
         ("GRPCRoute/domino -> Service/match", "grpc", 50051),
-        ("GRPCRoute/domino -> Service/matchmaking", "grpc", 50052)]
+        ("GRPCRoute/domino -> Service/matchmaking", "grpc", 50052),
+        ("HTTPRoute/domino-web -> Service/web", "http", 8080)]
 
 
 def test_an_overlay_with_the_public_edge_but_no_host_does_not_build(tmp_path):
@@ -732,6 +769,41 @@ def test_only_the_gateway_and_matchmaking_need_to_reach_the_account_service(rend
         if overlay == "dev":
             assert "accounts" in reach[("postgres", "postgres")]
             assert "bots" not in reach[("postgres", "postgres")]
+
+
+def test_the_match_service_and_matchmaking_reach_the_account_service_for_the_revocation_list(rendered):
+    """Both read ListRevokedSessions every second: each is told the account service's gRPC
+    port, and the NetworkPolicies let each reach it."""
+    for overlay, resources in rendered.items():
+        for name in ("match", "matchmaking"):
+            assert env(find(resources, "Deployment", name), name, "DOMINO_ACCOUNT_ADDRESS")["value"] == \
+                "account:50053", overlay
+        namespace = next(r["metadata"]["namespace"] for r in resources if r["metadata"].get("namespace"))
+        reach: dict = {}
+        vk.network_policy_problems([r for r in resources if r["kind"] == "NetworkPolicy"], pod_workloads(resources),
+                                   {"kubernetes.io/metadata.name": namespace}, reach=reach)
+        assert {"match", "matchmaking"} <= reach[("accounts", "grpc")], overlay
+
+
+def _revocation_list_rule(resources):
+    return next(rule for rule in find(resources, "GRPCRoute", "domino")["spec"]["rules"]
+                if rule["matches"][0]["method"].get("method") == "ListRevokedSessions")
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"]["rules"].remove(_revocation_list_rule(r)),
+     "domino.account.v1.AccountService/ListRevokedSessions is for the cluster alone"),
+    (lambda r: _revocation_list_rule(r).__setitem__("backendRefs", [{"name": "account", "port": 50053}]),
+     "routes only domino.account.v1.AccountService/ListRevokedSessions: route whole services"),
+    (lambda r: _set_env(r, "match", "DOMINO_ACCOUNT_ADDRESS", None),
+     "Deployment/match: DOMINO_ACCOUNT_ADDRESS '' must be host:port of a Service"),
+    (lambda r: _set_env(r, "match", "DOMINO_ACCOUNT_ADDRESS", "match:50051"),
+     "DOMINO_ACCOUNT_ADDRESS 'match:50051' must be the `grpc` port of a Service of Deployment/accounts"),
+])
+def test_validator_catches_where_the_revocation_list_is_read_and_that_the_gateway_does_not_route_it(
+        rendered, change, message):
+    errors = invariant_errors(_break(rendered["prod"], change), "prod")
+    assert any(message in e for e in errors), errors
 
 
 def _set_env(resources, deployment, name, value):

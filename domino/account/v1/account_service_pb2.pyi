@@ -244,6 +244,32 @@ class GetStandingResponse(_message.Message):
     until: _timestamp_pb2.Timestamp
     def __init__(self, standing: _Optional[_Union[Standing, str]] = ..., reason: _Optional[str] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class ListRevokedSessionsRequest(_message.Message):
+    __slots__ = ("after_cursor", "page_size")
+    AFTER_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    after_cursor: int
+    page_size: int
+    def __init__(self, after_cursor: _Optional[int] = ..., page_size: _Optional[int] = ...) -> None: ...
+
+class ListRevokedSessionsResponse(_message.Message):
+    __slots__ = ("sessions", "next_cursor", "more")
+    SESSIONS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_CURSOR_FIELD_NUMBER: _ClassVar[int]
+    MORE_FIELD_NUMBER: _ClassVar[int]
+    sessions: _containers.RepeatedCompositeFieldContainer[RevokedSession]
+    next_cursor: int
+    more: bool
+    def __init__(self, sessions: _Optional[_Iterable[_Union[RevokedSession, _Mapping]]] = ..., next_cursor: _Optional[int] = ..., more: _Optional[bool] = ...) -> None: ...
+
+class RevokedSession(_message.Message):
+    __slots__ = ("session_id", "expires_at")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, session_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class Account(_message.Message):
     __slots__ = ("player_id", "display_name", "created_at", "identities", "devices", "guest", "device_list")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]

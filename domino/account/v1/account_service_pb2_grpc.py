@@ -38,7 +38,7 @@ class AccountServiceStub:
 
     Authentication: sign-ins and RefreshSession carry their own credentials; every other
     call carries `authorization: Bearer <access token>` metadata. GetStanding is for
-    matchmaking's `service` token only.
+    matchmaking's `service` token only; ListRevokedSessions needs no token.
 
     Display names are what other players see; events, records and the bus carry player
     ids only, and clients look names up with GetDisplayNames.
@@ -137,6 +137,11 @@ class AccountServiceStub:
                 request_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingRequest.SerializeToString,
                 response_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingResponse.FromString,
                 _registered_method=True)
+        self.ListRevokedSessions = channel.unary_unary(
+                '/domino.account.v1.AccountService/ListRevokedSessions',
+                request_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.ListRevokedSessionsRequest.SerializeToString,
+                response_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.ListRevokedSessionsResponse.FromString,
+                _registered_method=True)
 
 
 class AccountServiceServicer:
@@ -152,7 +157,7 @@ class AccountServiceServicer:
 
     Authentication: sign-ins and RefreshSession carry their own credentials; every other
     call carries `authorization: Bearer <access token>` metadata. GetStanding is for
-    matchmaking's `service` token only.
+    matchmaking's `service` token only; ListRevokedSessions needs no token.
 
     Display names are what other players see; events, records and the bus carry player
     ids only, and clients look names up with GetDisplayNames.
@@ -286,6 +291,21 @@ class AccountServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListRevokedSessions(self, request, context):
+        """The revocation list: the sessions that ended before their access tokens did (signed
+        out, signed out everywhere, a reused refresh token, a removed device, a rotated
+        device secret's other sessions, a deleted account's), each until its last access
+        token has expired, in the order they were revoked. The match service and matchmaking
+        ask it every second and refuse a listed session's tokens (`sid`). Any caller may ask,
+        without a token (a session id is random, and a revoked one is worth nothing); it is
+        rate-limited per client and not routed on the public host. A cursor past the newest
+        revocation this store ever listed (the store was replaced) is OUT_OF_RANGE: start
+        again from 0.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AccountServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -364,6 +384,11 @@ def add_AccountServiceServicer_to_server(servicer, server):
                     request_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingRequest.FromString,
                     response_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingResponse.SerializeToString,
             ),
+            'ListRevokedSessions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRevokedSessions,
+                    request_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.ListRevokedSessionsRequest.FromString,
+                    response_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.ListRevokedSessionsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'domino.account.v1.AccountService', rpc_method_handlers)
@@ -385,7 +410,7 @@ class AccountService:
 
     Authentication: sign-ins and RefreshSession carry their own credentials; every other
     call carries `authorization: Bearer <access token>` metadata. GetStanding is for
-    matchmaking's `service` token only.
+    matchmaking's `service` token only; ListRevokedSessions needs no token.
 
     Display names are what other players see; events, records and the bus carry player
     ids only, and clients look names up with GetDisplayNames.
@@ -798,6 +823,33 @@ class AccountService:
             '/domino.account.v1.AccountService/GetStanding',
             domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingRequest.SerializeToString,
             domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRevokedSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.account.v1.AccountService/ListRevokedSessions',
+            domino_dot_account_dot_v1_dot_account__service__pb2.ListRevokedSessionsRequest.SerializeToString,
+            domino_dot_account_dot_v1_dot_account__service__pb2.ListRevokedSessionsResponse.FromString,
             options,
             channel_credentials,
             insecure,
