@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.common import rule_options
+from services.common import bot_strengths, rule_options
 
 Tile = tuple[int, int]  # (high, low), as view_reading.py shows them
 TEAM_SEATS = 4  # teams are always 0+2 against 1+3
@@ -221,7 +221,7 @@ class Rules:
 def _enum_name(value: int) -> str:
     """BOT_STRENGTH_GREEDY -> "greedy"; a value this client's protos lack, by its number."""
     try:
-        return pb.BotStrength.Name(value).removeprefix("BOT_STRENGTH_").lower()
+        return bot_strengths.name_on_the_wire(pb.BotStrength.Name(value))
     except ValueError:
         return f"strength {value}"
 

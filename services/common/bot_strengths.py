@@ -13,9 +13,9 @@ implementation in services.bots.strategies.STRATEGIES, with ``offered=False`` wh
 only played in the arena and by ``domino demo``, and without it once players may pick it.
 It is not listed before its implementation exists: ``keyed`` would stop the bots service
 from starting. The ladder (``domino bots ladder``) must then be run again: its test fails
-until it rates every registered strength. One place still spells the names out, the host's
-hints on the room screen (services/client/lobby_screens.py): the contract test fails there,
-for an offered strength, until it reads ``menu.STRENGTHS`` too.
+until it rates every registered strength. On the wire a strength is the API's `BotStrength` enum, whose value for a name is
+`wire_name(name)`: the match service's DescribeRules and matchmaking's messages both map
+through it.
 """
 
 from __future__ import annotations
@@ -81,3 +81,16 @@ def keyed(implementations: Mapping[str, T]) -> dict[str, T]:
                           f"implementations of no registered strength: {unknown or 'none'} "
                           "(services/common/bot_strengths.py)")
     return {name: implementations[name] for name in NAMES}
+
+
+WIRE_PREFIX = "BOT_STRENGTH_"
+
+
+def wire_name(name: str) -> str:
+    """The name of the API's BotStrength value for a strength: "greedy" -> BOT_STRENGTH_GREEDY."""
+    return WIRE_PREFIX + name.upper()
+
+
+def name_on_the_wire(value_name: str) -> str:
+    """The strength a BotStrength value's name stands for: BOT_STRENGTH_GREEDY -> "greedy"."""
+    return value_name.removeprefix(WIRE_PREFIX).lower()

@@ -8,8 +8,9 @@ helps (rate limits, a lost race, a service away). A client never has to read the
 which is for people.
 
 Each adapter lists its own mapping of error classes to status codes; the reason comes from
-the error (its class's `error_reason`, and optionally `bad_field`, `retry_after` and
-`error_metadata` on the instance), so one refusal has one reason wherever it is raised.
+the error (its class's `error_reason` and `final`, when no wait would help, and optionally
+`bad_field`, `retry_after` and `error_metadata` on the instance), so one refusal has one reason
+wherever it is raised.
 """
 
 from __future__ import annotations
@@ -79,9 +80,10 @@ def status_of(code: grpc.StatusCode, message: str, reason: str, domain: str, *, 
 
 async def abort(context, code: grpc.StatusCode, message: str, reason: str, domain: str, *,
                 field: str | None = None, retry_after: float | None = None,
-                metadata: Mapping[str, str] | None = None) -> None:
-    """Ends the call with ``code`` and the rich status (raises, as context.abort does)."""
-    if retry_after is None:
+                metadata: Mapping[str, str] | None = None, final: bool = False) -> None:
+    """Ends the call with ``code`` and the rich status (raises, as context.abort does); a
+    ``final`` refusal says no wait, since no wait would help."""
+    if retry_after is None and not final:
         retry_after = _RETRY_BY_CODE.get(code)
     status = status_of(code, message, reason, domain, field=field, retry_after=retry_after, metadata=metadata)
     await context.abort(code, message, trailing_metadata=((DETAILS_KEY, status.SerializeToString()),))
@@ -91,7 +93,7 @@ def abort_error(context, code: grpc.StatusCode, error: BaseException, domain: st
     """``abort`` for a typed error: its message, its reason, its field and its wait."""
     return abort(context, code, details(error), reason_of(error, code), domain,
                  field=getattr(error, "bad_field", None), retry_after=getattr(error, "retry_after", None),
-                 metadata=getattr(error, "error_metadata", None))
+                 metadata=getattr(error, "error_metadata", None), final=getattr(error, "final", False))
 
 
 async def end_at_expiry(context, who, domain: str) -> None:

@@ -99,7 +99,7 @@ def variant_pb(family: Family, variant: str, known: Ladder) -> pb.RuleVariant:
 def strength_pb(name: str) -> pb.BotStrength:
     """A bot strength's name (services/common/bot_strengths.py, the name in a bot's id) as
     the API's enum: every registered strength has its value (tests/service/test_describe_rules.py)."""
-    return cast(pb.BotStrength, pb.BotStrength.Value(f"BOT_STRENGTH_{name.upper()}"))
+    return cast(pb.BotStrength, pb.BotStrength.Value(bot_strengths.wire_name(name)))
 
 
 def table_pb(family: Family, barred: int) -> pb.TableFacets:

@@ -124,6 +124,7 @@ class TableTalkFull(MatchError):
     """A player has sent a match as many phrases as one player may (table_talk.py)."""
 
     error_reason = "CHAT_LIMIT"
+    final = True  # the most one player may send a match: waiting changes nothing
 
 
 # ---- UNAVAILABLE -----------------------------------------------------------------------

@@ -28,7 +28,7 @@ from .tables import Table
 
 #: Every registered strength's name -> its BotStrength value.
 STRENGTHS: dict[str, match_pb.BotStrength] = {
-    name: cast(match_pb.BotStrength, match_pb.BotStrength.Value(f"BOT_STRENGTH_{name.upper()}"))
+    name: cast(match_pb.BotStrength, match_pb.BotStrength.Value(bot_strengths.wire_name(name)))
     for name in bot_strengths.NAMES}
 STRENGTH_NAMES: dict[int, str] = {value: name for name, value in STRENGTHS.items()}
 

@@ -818,6 +818,9 @@ def test_a_phrase_past_the_most_one_player_may_send_a_match_is_resource_exhauste
     with nothing_appended(svc, match_id):
         rejected(grpc.StatusCode.RESOURCE_EXHAUSTED, lambda: call(svc, "SendChat", match_id, auth("ann")),
                  f"{MAX_PHRASES_PER_PLAYER} phrases at this match", "nothing was sent", reason="CHAT_LIMIT")
+        with pytest.raises(grpc.RpcError) as caught:
+            call(svc, "SendChat", match_id, auth("ann"))
+        assert refusal(caught.value).retry_after is None  # final: no wait would help
     call(svc, "SendChat", match_id, auth("bob"))  # each player's own
 
 
