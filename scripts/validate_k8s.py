@@ -112,9 +112,9 @@ HEAD_SIGNING_SECRET = "domino-head-signing-key"
 HEAD_SIGNERS = ("match", "relay")
 TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub", *HEAD_KEYS},
               "matchmaking": {"player.pub", "service.key"}, "bots": {"bot.key"}, "relay": HEAD_KEYS,
-              "accounts": {"player.key", "account.key", "player.pub", "service.pub"},
-              # the edge checks no token: it serves the published head keys (head_keys.py)
-              EDGE: {"heads-keys.json"}}
+              "accounts": {"player.key", "account.key", "player.pub", "service.pub"}}
+# The edge holds no key: it checks no token, and serves the head keys GetHeadKeys answers
+# (services/edge/head_keys.py), so it is among the services that may mount nothing at /keys.
 #: The Secrets that hold private token keys, and their keys.
 ACCOUNT_KEYS_SECRET = "domino-account-token-keys"
 TOKEN_KEY_SECRETS = {ACCOUNT_KEYS_SECRET: {"player.key", "account.key"},
@@ -1519,7 +1519,7 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                     err(dep, f"the keys mounted at {KEYS_DIR} must be exactly "
                              f"{', '.join(sorted(TOKEN_KEYS[name]))} (found {', '.join(sorted(held)) or 'none'})")
             elif keys_dir or mounted_key_files(pod, main, KEYS_DIR):
-                err(dep, "holds token keys it has no use for")
+                err(dep, "holds keys it has no use for")
             if "value" in env.get("DOMINO_NATS_PASSWORD", {}):
                 err(dep, "DOMINO_NATS_PASSWORD must come from a Secret, never a literal value")
             nats_user = NATS_USER_OF.get(name)

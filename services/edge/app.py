@@ -24,7 +24,7 @@ from .admission import PROTOCOL, Admission, protocol_of
 from .forwarding import RawCodec
 from .grpc_web_text import GrpcWebText
 from .head_keys import PATH as HEAD_KEYS_PATH
-from .head_keys import HeadKeysSource
+from .head_keys import HeadKeysSource, HeadKeysUnavailable
 from .request_wait import RequestWait
 
 MAX_REQUEST_BYTES = 64 * 1024  # as the gRPC servers (services/common/grpc_server.py): our requests are small
@@ -118,9 +118,11 @@ def build(parts: EdgeParts) -> ASGIApp:
 
 
 async def _head_keys(source: HeadKeysSource) -> Response:
-    document = await source()
-    if document is None:
-        return PlainTextResponse("no head keys are published here", 404)
+    try:
+        document = await source()
+    except HeadKeysUnavailable:
+        return PlainTextResponse("the head keys cannot be had now; try again shortly", 503,
+                                 headers={"retry-after": "5", "access-control-allow-origin": "*"})
     return Response(document, media_type="application/json",
                     headers={"access-control-allow-origin": "*", "cache-control": "public, max-age=300"})
 

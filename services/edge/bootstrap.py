@@ -8,6 +8,8 @@ believe any client's `x-forwarded-for` as its own address.
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -22,7 +24,7 @@ from services.common.config import Settings
 from .admission import Admission
 from .app import EdgeParts, Health, build, origins_of
 from .forwarding import endpoints
-from .head_keys import HeadKeysSource, published_file
+from .head_keys import HeadKeysSource, KeptHeadKeys, asked_of_the_match_service
 from .methods import forwarded_methods, public_services
 from .metrics import EdgeMetrics
 from .upstreams import Upstreams, targets_of
@@ -39,15 +41,16 @@ class Edge:
 
 
 def create_edge(settings: Settings, metrics: EdgeMetrics | None = None, head_keys: HeadKeysSource | None = None,
-                static_dir: str | None = None) -> Edge:
+                static_dir: str | None = None, clock: Callable[[], float] = time.monotonic) -> Edge:
+    """``clock``: what the head keys' cache counts their age by (monotonic seconds)."""
     upstreams = Upstreams(targets_of(settings, public_services()))
     admission = Admission(settings.web_calls_per_process, settings.web_calls_per_client,
                           trusted_networks(settings.trusted_proxies), metrics or EdgeMetrics())
     static = static_dir if static_dir is not None else settings.web_static_dir
+    served_keys = head_keys or KeptHeadKeys(asked_of_the_match_service(upstreams), clock=clock)
     parts = EdgeParts(endpoints(forwarded_methods(), upstreams, settings.web_unary_deadline_seconds), admission,
-                      origins_of(settings.web_origins, settings.web_address),
-                      head_keys or published_file(settings.keys_dir), settings.grpc_request_wait_seconds,
-                      Path(static) if static else None)
+                      origins_of(settings.web_origins, settings.web_address), served_keys,
+                      settings.grpc_request_wait_seconds, Path(static) if static else None)
     return Edge(build(parts), parts.health, upstreams, parts)
 
 

@@ -11,7 +11,6 @@ import base64
 import http.client
 import json
 import socket
-from pathlib import Path
 
 import pytest
 
@@ -233,19 +232,6 @@ def test_calls_are_counted_by_method_protocol_and_code(edge):
     assert edge.metric("domino_edge_requests_total", method=method, protocol="connect",
                        code="FAILED_PRECONDITION") == 1
     assert edge.metric("domino_edge_request_seconds_count", method=method, protocol="grpc-web") == 1
-
-
-def test_the_head_keys_are_served_to_any_origin_at_their_stable_path(upstream, tmp_path: Path):
-    keys = {"format": "domino-keys/1", "keys": [{"key_id": "k1", "public_key": "AAAA", "not_before": 0}]}
-    (tmp_path / "heads-keys.json").write_text(json.dumps(keys))
-    with running_edge(settings_for(upstream.address, keys_dir=str(tmp_path))) as edge:
-        connection = http.client.HTTPConnection("127.0.0.1", edge.port, timeout=10)
-        connection.request("GET", "/.well-known/domino/head-keys.json", headers={"origin": "https://other.example"})
-        response = connection.getresponse()
-        served = json.loads(response.read())
-        connection.close()
-    assert response.status == 200 and served == keys
-    assert response.getheader("access-control-allow-origin") == "*"
 
 
 def test_health_says_serving_and_an_unknown_path_is_not_found(edge):

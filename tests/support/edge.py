@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -32,12 +32,13 @@ class RunningEdge:
 
 
 @contextmanager
-def running_edge(settings: Settings, static_dir: str | None = None) -> Iterator[RunningEdge]:
+def running_edge(settings: Settings, static_dir: str | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> Iterator[RunningEdge]:
     registry = CollectorRegistry()
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    edge = create_edge(settings, EdgeMetrics(registry), static_dir=static_dir)
+    edge = create_edge(settings, EdgeMetrics(registry), static_dir=static_dir, clock=clock)
     server = EdgeServer(server_config(settings, edge, port=0), edge.health)
     serving = asyncio.run_coroutine_threadsafe(server.serve(), loop)
     deadline = time.monotonic() + 10

@@ -244,6 +244,13 @@ def _break(resources, change):
     (lambda r: pod(find(r, "Deployment", "bots"))["volumes"].append(
         {"name": "heads", "secret": {"secretName": "domino-head-signing-key"}}),
      "Deployment/bots: holds the head signing key"),
+    # the edge asks the match service for the head keys (GetHeadKeys): it mounts no keys file
+    (lambda r: pod(find(r, "Deployment", "edge"))["volumes"].append(
+        {"name": "head-keys", "configMap": {"name": "domino-head-keys"}}) or container(
+        find(r, "Deployment", "edge"), "edge")["volumeMounts"].append({"name": "head-keys", "mountPath": "/keys"}),
+     "Deployment/edge: holds keys it has no use for"),
+    (lambda r: container(find(r, "Deployment", "edge"), "edge")["env"].append(
+        {"name": "DOMINO_KEYS_DIR", "value": "/keys"}), "Deployment/edge: holds keys it has no use for"),
     (lambda r: next(v for v in pod(find(r, "Deployment", "bots"))["volumes"] if v["name"] == "token-keys")[
         "secret"].__setitem__("secretName", "domino-service-token-key") or next(
         v for v in pod(find(r, "Deployment", "bots"))["volumes"] if v["name"] == "token-keys")["secret"].__setitem__(
