@@ -63,7 +63,7 @@ def test_the_list_holds_session_ids_and_expiries_and_no_account_id(svc):
     svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(session))
     rows = svc.app.store.dump()["domino_account_revocations"]
     assert [row[1] for row in rows] == [sid(session)]
-    assert not any(session.account_id in str(value) for row in rows for value in row)
+    assert not any(session.player_id in str(value) for row in rows for value in row)
 
 
 def test_a_reader_paging_while_sessions_end_concurrently_sees_each_exactly_once(svc):

@@ -50,7 +50,7 @@ class Services:
 
     def seat(self, *sessions: acc.Session, request_id: str) -> str:
         """A match (created by matchmaking's service token) whose seats are these accounts'."""
-        players = [s.account_id for s in sessions] + [f"other-{i}" for i in range(2 - len(sessions))]
+        players = [s.player_id for s in sessions] + [f"other-{i}" for i in range(2 - len(sessions))]
         request = match_pb.CreateMatchRequest(request_id=request_id, rules="egyptian", variant="draw-2",
                                               seats=[match_pb.SeatSpec(player_id=p, client_seed="s") for p in players])
         return self.match.stub.CreateMatch(request, metadata=auth("matchmaking", "service")).view.match_id

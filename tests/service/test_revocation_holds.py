@@ -116,7 +116,7 @@ def test_the_tables_other_players_and_the_accounts_other_sessions_play_on(servic
     ENDINGS["signed_out"](services.accounts, leaver, pair)
     services.poll()
     again = services.accounts.sign_up("", pair)
-    assert again.account_id == leaver.account_id
+    assert again.player_id == leaver.player_id
     assert status_of(get_match(services, match_id, again)) == grpc.StatusCode.OK
     assert status_of(get_match(services, match_id, opponent)) == grpc.StatusCode.OK
     assert theirs.is_active()

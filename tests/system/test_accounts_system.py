@@ -147,7 +147,7 @@ def phone_system(request, tmp_path):
 def test_a_phone_plays_links_moves_to_a_second_phone_and_is_forgotten(phone_system, tmp_path):
     system, issuer, store_env = phone_system
     phone = Phone(system)
-    account_id = phone.sign_in_by_device(NAME).account_id
+    account_id = phone.sign_in_by_device(NAME).player_id
 
     started = phone.call(phone.matchmaking.StartPractice, mm.StartPracticeRequest(
         request_id="practice-1", variant="draw-2", target=51))
@@ -159,7 +159,7 @@ def test_a_phone_plays_links_moves_to_a_second_phone_and_is_forgotten(phone_syst
     second = Phone(system)
     second.session = second.accounts.SignInWithIdToken(acc.SignInWithIdTokenRequest(
         provider="google", id_token=issuer.sign(SUBJECT, "domino-app", NONCE), nonce=NONCE)).session
-    assert second.session.account_id == account_id and second.session.display_name == NAME
+    assert second.session.player_id == account_id and second.session.display_name == NAME
     history = eventually(lambda: second.call(second.match.ListMyMatches, match_pb.ListMyMatchesRequest()).matches)
     assert [m.match_id for m in history] == [started.match_id]
     assert eventually(lambda: second.call(second.match.GetRating, match_pb.GetRatingRequest(
@@ -200,7 +200,7 @@ def test_a_phone_plays_links_moves_to_a_second_phone_and_is_forgotten(phone_syst
 def test_a_banned_phone_is_refused_by_refresh_and_matchmaking_at_once(tmp_path):
     with LocalSystem(tmp_path / "var", Ports.free(), services=("match", "accounts", "matchmaking")) as system:
         phone = Phone(system)
-        account_id = phone.sign_in_by_device("Soon Banned").account_id
+        account_id = phone.sign_in_by_device("Soon Banned").player_id
         env = {**system.env(), "PATH": "/usr/bin:/bin"}
         banned = subprocess.run([domino_command(), "admin", "ban", account_id, "--until", "2d", "--reason",
                                  "abusive chat"], capture_output=True, text=True, env=env, timeout=60)

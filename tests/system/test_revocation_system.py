@@ -45,7 +45,7 @@ def test_a_signed_out_phone_is_refused_by_match_and_matchmaking_within_five_seco
             device_id=secrets.token_urlsafe(24), device_secret=secrets.token_hex(32)), timeout=10).session
         token = (("authorization", f"Bearer {session.access_token}"),)
         practice = matchmaking.StartPractice(mm.StartPracticeRequest(request_id="p1", variant="draw-2",
-                                                                     strength="greedy"), metadata=token, timeout=30)
+                                                                     ), metadata=token, timeout=30)
         stream = match.WatchMatch(match_pb.WatchMatchRequest(match_id=practice.match_id), metadata=token, timeout=30)
         next(stream)
         ended: dict[str, object] = {}

@@ -43,7 +43,8 @@ def test_renumbering_a_field_fails_the_breaking_check(tmp_path):
     module = copy_of_the_api(tmp_path)
     proto = module / "proto" / "domino" / "match" / "v1" / "match_service.proto"
     text = proto.read_text()
-    assert "  string request_id = 1;\n  // \"egyptian\"" in text
-    proto.write_text(text.replace("  string request_id = 1;\n  // \"egyptian\"", "  string request_id = 99;\n  // \"egyptian\"", 1))
+    field = "message PlayTileRequest {\n  string match_id = 1;\n  string request_id = 2;"
+    assert field in text
+    proto.write_text(text.replace(field, field.replace("request_id = 2", "request_id = 99"), 1))
     result = buf_breaking(module)
     assert result.returncode != 0 and "request_id" in result.stdout + result.stderr

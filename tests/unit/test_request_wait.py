@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import grpc
+from google.rpc import error_details_pb2, status_pb2
 import pytest
 
 from services.common.grpc_server import RequestWaitInterceptor
@@ -31,8 +32,9 @@ class Call:
     async def read(self):
         return await self.message
 
-    async def abort(self, code: grpc.StatusCode, details: str):
+    async def abort(self, code: grpc.StatusCode, details: str, trailing_metadata=()):
         self.status = (code, details)
+        self.trailers = dict(trailing_metadata)
         raise Aborted
 
 
@@ -64,6 +66,10 @@ def test_a_call_without_its_message_is_ended_deadline_exceeded_after_the_wait():
     assert all(isinstance(r, Aborted) for r in results)
     assert {c.status[0] for c in calls if c.status} == {grpc.StatusCode.DEADLINE_EXCEEDED}
     assert "no request message within 0.2 s" in calls[0].status[1]
+    details = status_pb2.Status.FromString(calls[0].trailers["grpc-status-details-bin"])
+    info = error_details_pb2.ErrorInfo()
+    details.details[0].Unpack(info)
+    assert info.reason == "DEADLINE_EXCEEDED"
     assert 0.2 <= took < 0.2 * 1.25 + 0.1
     assert not wait._reading and not wait._expired
 
