@@ -27,7 +27,7 @@ $(NODE_INSTALLED): $(SDK)/package.json $(SDK)/package-lock.json
 	touch $@
 
 # The browser check the edge serves (`domino up`, tests/system/test_browser.py).
-$(TEST_PAGE): $(NODE_INSTALLED) $(SDK)/test-page/main.ts $(wildcard $(SDK)/gen/*/*/*/*.ts $(SDK)/gen/*/*/*.ts)
+$(TEST_PAGE): $(NODE_INSTALLED) $(SDK)/test-page/main.ts $(wildcard $(SDK)/client/*.ts $(SDK)/gen/*/*/*/*.ts $(SDK)/gen/*/*/*.ts)
 	cd $(SDK) && npm run -s build:test-page
 
 # Debian's Chromium, which the browser tests drive headless through Playwright.

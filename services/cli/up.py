@@ -42,7 +42,7 @@ def up(var_dir: Path | None) -> None:
 domino is up (data and logs in {var_dir}/).
   gRPC, with reflection:  match {system.match_address}   matchmaking {system.matchmaking_address}
                           accounts {system.account_address}
-  browsers:               http://{system.web_address}/  (gRPC-Web and Connect; the page signs in, lists the rules)
+  browsers:               http://{system.web_address}/  (gRPC-Web and Connect; the page plays a practice match)
   NATS (JetStream):       nats://127.0.0.1:{p.nats}
   metrics:                match http://127.0.0.1:{p.match_metrics}/metrics
                           relay http://127.0.0.1:{p.relay_metrics}/metrics

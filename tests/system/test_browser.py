@@ -1,10 +1,18 @@
-"""A real browser reaches the real system through the edge: headless Debian Chromium, driven
-by Playwright, opens the check page the edge serves (plain HTML and a bundle that esbuild
-builds here from the generated TypeScript and connect-web), which signs in by device and
-asks DescribeRules with that session's token, over gRPC-Web and over Connect."""
+"""A real browser plays a whole practice match through the edge: headless Debian Chromium,
+driven by Playwright, opens the check page the edge serves (plain HTML and a bundle that
+esbuild builds here from the generated TypeScript, sdk/typescript/client/ and connect-web),
+which signs in by device, reads DescribeRules, starts a practice match against the bots,
+submits its seed, follows WatchMatch, plays every turn it is given and shows the result,
+over gRPC-Web and over Connect. The services run as processes (the match service,
+matchmaking, accounts, the relay, the bots and the edge); the page's result is checked
+against what GetMatch and ListMyMatches answer over gRPC.
+
+Access tokens live two seconds here, so every match outlasts one: the page must refresh its
+token and reopen its stream from the last version it received, and still play every turn."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,7 +22,7 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common.supervisor import EDGE, TEST_PAGE, LocalSystem, Ports
+from services.common.supervisor import EDGE, SERVICES, TEST_PAGE, LocalSystem, Ports
 from tests.system.conftest import metadata
 
 pytestmark = pytest.mark.system
@@ -24,6 +32,13 @@ CHROMIUM = "/usr/bin/chromium"
 # Headless in a container as root, with nothing of the browser's own calling out.
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+# No pause between rounds, and bots that think 0.4 s a move: a match has at least six bot moves
+# (a round ends when a hand of seven is played out), so it outlasts a two-second token however
+# fast the machine, and the page must refresh; the refreshes are allowed for.
+QUICK_PRACTICE = {"DOMINO_ACCESS_TOKEN_SECONDS": "2", "DOMINO_SIGN_INS_PER_MINUTE": "1000",
+                  "DOMINO_ROUND_PAUSE_SECONDS": "0", "DOMINO_BOT_THINK_MIN_SECONDS": "0.4",
+                  "DOMINO_BOT_THINK_MAX_SECONDS": "0.4", "DOMINO_LOG_FORMAT": "json"}
+MATCH_TIMEOUT_MS = 300_000  # generous: what is awaited is the result, never a duration
 
 
 @pytest.fixture
@@ -39,36 +54,62 @@ def page_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def web_system(var_dir, page_dir):
-    with LocalSystem(var_dir, Ports.free(), services=("match", "accounts", EDGE),
-                     extra_env={"DOMINO_WEB_STATIC_DIR": str(page_dir)}) as running:
+    with LocalSystem(var_dir, Ports.free(), services=(*SERVICES, EDGE),
+                     extra_env={**QUICK_PRACTICE, "DOMINO_WEB_STATIC_DIR": str(page_dir)}) as running:
         yield running
 
 
-def described_families(system: LocalSystem) -> list[str]:
+def described(system: LocalSystem) -> pb.DescribeRulesResponse:
     with grpc.insecure_channel(system.match_address) as channel:
-        rules = pb_grpc.MatchServiceStub(channel).DescribeRules(pb.DescribeRulesRequest(),
-                                                                 metadata=metadata(system, "ops", "service"))
-    return [family.name for family in rules.families]
+        return pb_grpc.MatchServiceStub(channel).DescribeRules(pb.DescribeRulesRequest(),
+                                                               metadata=metadata(system, "ops", "service"))
 
 
-def test_a_browser_signs_in_by_device_and_lists_the_rule_families_through_the_edge(web_system):
+def as_served(system: LocalSystem, summary: dict) -> tuple[pb.MatchView, pb.MatchSummary]:
+    """The match as GetMatch answers it, and the player's own ListMyMatches line for it."""
+    with grpc.insecure_channel(system.match_address) as channel:
+        stub = pb_grpc.MatchServiceStub(channel)
+        view = stub.GetMatch(pb.GetMatchRequest(match_id=summary["matchId"]),
+                             metadata=metadata(system, "ops", "service")).view
+        listed = stub.ListMyMatches(pb.ListMyMatchesRequest(), metadata=metadata(system, summary["playerId"])).matches
+    return view, next(m for m in listed if m.match_id == summary["matchId"])
+
+
+def test_a_browser_plays_a_whole_practice_match_through_the_edge_and_shows_its_result(web_system):
     from axe_playwright_python.sync_playwright import Axe
     from playwright.sync_api import sync_playwright
 
-    expected = described_families(web_system)
-    assert expected
+    rules = described(web_system)
+    family = rules.families[0]  # what a request naming no family gets
+    shown = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             page = browser.new_page()
-            shown = {}
             for transport in ("grpc-web", "connect"):
-                page.goto(f"http://{web_system.web_address}/?transport={transport}")
-                page.wait_for_selector("body[data-done]", timeout=20_000)
+                page.goto(f"http://{web_system.web_address}/?transport={transport}&target=shortest")
+                page.wait_for_selector("body[data-done]", timeout=MATCH_TIMEOUT_MS)
                 assert page.get_attribute("body", "data-done") == "ok", page.inner_text("#status")
-                shown[transport] = page.locator("#families li").all_inner_texts()
+                shown[transport] = {
+                    "families": page.locator("#families li").all_inner_texts(),
+                    "summary": json.loads(page.inner_text("#summary")),
+                    "final_scores": page.inner_text("#final-scores"), "winner": page.inner_text("#winner"),
+                    "winner_side": page.get_attribute("#winner", "data-side"),
+                    "history": page.inner_text("#history-result"), "match": page.inner_text("#match-id")}
             violations = Axe().run(page).response["violations"]
         finally:
             browser.close()
-    assert shown == {"grpc-web": expected, "connect": expected}
     assert [(v["id"], v["impact"]) for v in violations] == []
+    for transport, page_shows in shown.items():
+        summary = page_shows["summary"]
+        view, line = as_served(web_system, summary)
+        assert page_shows["families"] == [f.name for f in rules.families], transport
+        assert (summary["rules"], summary["target"]) == (family.name, min(family.targets))
+        assert view.status == pb.MATCH_STATUS_ENDED and summary["status"] == "MATCH_STATUS_ENDED"
+        assert page_shows["match"] == view.match_id
+        assert page_shows["final_scores"] == " – ".join(map(str, view.scores)) and summary["scores"] == list(view.scores)
+        assert page_shows["winner_side"] == (str(view.winner) if view.HasField("winner") else "")
+        assert page_shows["history"] == pb.MatchResult.Name(line.result) != "MATCH_RESULT_IN_PLAY"
+        assert summary["history"] == {"result": pb.MatchResult.Name(line.result), "scores": list(line.scores)}
+        assert summary["plays"] > 0 and summary["refused"] == [] and summary["seedTaken"], transport
+        assert summary["refreshes"] >= 1 and summary["streams"] >= 2, transport  # it outlasted its tokens
