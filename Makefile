@@ -6,12 +6,14 @@ INSTALLED := $(VENV)/.installed
 
 SDK := sdk/typescript
 NODE_INSTALLED := $(SDK)/node_modules/.installed
+EXAMPLE := examples/node
+EXAMPLE_INSTALLED := $(EXAMPLE)/node_modules/.installed
 TEST_PAGE := $(SDK)/test-page/bundle.js
 CHROMIUM := /usr/bin/chromium
 
 .PHONY: run test bench install clean proto
 
-install: $(INSTALLED) $(NODE_INSTALLED) $(TEST_PAGE) $(CHROMIUM)
+install: $(INSTALLED) $(NODE_INSTALLED) $(EXAMPLE_INSTALLED) $(TEST_PAGE) $(CHROMIUM)
 
 $(INSTALLED): pyproject.toml setup.py services/match/rules/step.py services/match/rules/playout.py \
 		services/match/rules/fairness.py services/match/rules/leading.py services/match/rules/solve.py
@@ -24,6 +26,12 @@ $(INSTALLED): pyproject.toml setup.py services/match/rules/step.py services/matc
 # The TypeScript SDK's generator, compiler and bundler, exactly as package-lock.json pins them.
 $(NODE_INSTALLED): $(SDK)/package.json $(SDK)/package-lock.json
 	cd $(SDK) && npm ci --no-audit --no-fund
+	touch $@
+
+# The Node example's connect-node and tsx, as its package-lock.json pins them; the SDK is
+# linked from $(SDK) by path, so its own packages come first.
+$(EXAMPLE_INSTALLED): $(EXAMPLE)/package.json $(EXAMPLE)/package-lock.json $(NODE_INSTALLED)
+	cd $(EXAMPLE) && npm ci --no-audit --no-fund
 	touch $@
 
 # The browser check the edge serves (`domino up`, tests/system/test_browser.py).
@@ -53,4 +61,5 @@ bench: $(INSTALLED)
 	$(PY) bench/rules.py --json
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .hypothesis .mypy_cache .import_linter_cache $(SDK)/node_modules $(TEST_PAGE) $(TEST_PAGE).map
+	rm -rf $(VENV) var .pytest_cache .hypothesis .mypy_cache .import_linter_cache $(SDK)/node_modules \
+		$(EXAMPLE)/node_modules $(TEST_PAGE) $(TEST_PAGE).map

@@ -3,7 +3,7 @@
 // match as docs/clients.md says (client/practice.ts) and shows its result where the test
 // reads it. ?transport=connect uses Connect (binary) instead of gRPC-Web; ?target=shortest
 // asks for the shortest target the default family offers (a quick match).
-import { createClient, ConnectError, type Transport } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { AccountService } from "../gen/domino/account/v1/account_service_pb.js";
 import { MatchService, type MatchView, type Tile } from "../gen/domino/match/v1/match_service_pb.js";
@@ -74,7 +74,7 @@ run().then(
   (e: unknown) => {
     const error = ConnectError.from(e);
     const reason = reasonOf(error);
-    show("status", `Failed: ${error.code} ${error.rawMessage}${reason ? ` (${reason})` : ""}`);
+    show("status", `Failed: ${Code[error.code]} ${error.rawMessage}${reason ? ` (${reason})` : ""}`);
     document.body.dataset.reason = reason ?? "";
     document.body.dataset.done = "error";
   });
