@@ -43,6 +43,7 @@ try {
     displayName: args.name,
     shortestTarget: args["shortest-target"],
     onStatus: (text) => console.error(text),
+    onRetry: ({ reason, delayMs }) => console.error(`calling again in ${delayMs} ms: ${reason}`),
   });
   console.log(JSON.stringify(summary, null, 2));
 } catch (e) {

@@ -13,7 +13,9 @@ import {
 } from "../gen/domino/match/v1/match_service_pb.js";
 import { MatchmakingService } from "../gen/domino/matchmaking/v1/matchmaking_service_pb.js";
 import { chosenMove, isPlay } from "./moves.js";
-import { delayBeforeNext, isReason, reasonOf, sleep, worthAgain, type Retry, type Sleep } from "./retry.js";
+import {
+  delayBeforeNext, isReason, reasonOf, retryOf, sleep, worthAgain, type OnRetry, type Retry, type Sleep,
+} from "./retry.js";
 import { CALL_TIMEOUT_MS, newDevicePair, PlayerSession, randomHex, type DevicePair } from "./session.js";
 
 export interface PracticeClients {
@@ -30,6 +32,7 @@ export interface PracticeOptions {
   onStatus?: (text: string) => void;
   onRules?: (rules: DescribeRulesResponse) => void;
   onView?: (view: MatchView) => void;
+  onRetry?: OnRetry; // told before each wait to call again
 }
 
 export interface PracticeSummary {
@@ -71,8 +74,12 @@ export async function playPractice(clients: PracticeClients, options: PracticeOp
   const wait = options.wait ?? sleep;
   const status = options.onStatus ?? (() => {});
   const retries: Retry[] = [];
+  const onRetry: OnRetry = (retry) => {
+    retries.push(retry);
+    options.onRetry?.(retry);
+  };
   const session = new PlayerSession(clients.accounts, options.pair ?? newDevicePair(),
-                                    options.displayName ?? `Player ${randomHex(3)}`, retries, wait);
+                                    options.displayName ?? `Player ${randomHex(3)}`, onRetry, wait);
   await session.signIn();
   status("Signed in; asking for the rules…");
   const rules = await session.call((headers) => clients.match.describeRules({}, { headers, timeoutMs: CALL_TIMEOUT_MS }));
@@ -84,7 +91,7 @@ export async function playPractice(clients: PracticeClients, options: PracticeOp
     request, { headers, timeoutMs: CALL_TIMEOUT_MS }));
   const table = new Table(clients.match, session, started.matchId, options.onView ?? (() => {}));
   status("Playing…");
-  await table.follow(wait, retries);
+  await table.follow(wait, onRetry);
   const view = table.latest();
   status("The match has ended; reading the history…");
   const listed = await session.call((headers) => clients.match.listMyMatches(
@@ -125,7 +132,7 @@ class Table {
 
   /** The stream until the match ends, opened again from the last version received when it
    * ends first: at its token's expiry (refresh), or on the server's word (retry.ts). */
-  async follow(wait: Sleep, retries: Retry[]): Promise<void> {
+  async follow(wait: Sleep, onRetry: OnRetry): Promise<void> {
     let failures = 0;
     while (!this.ended) {
       const headers = await this.session.headers();
@@ -143,7 +150,7 @@ class Table {
         if (await this.session.renewAfter(error, headers)) continue;
         if (++failures >= MOST_STREAM_FAILURES || !worthAgain(error)) throw error;
         const delayMs = delayBeforeNext(error, failures);
-        retries.push({ reason: reasonOf(error) ?? "UNAVAILABLE", delayMs });
+        onRetry(retryOf(error, delayMs));
         await wait(delayMs);
       }
     }

@@ -11,11 +11,12 @@ export const sleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve,
 
 /** One call made again, and why: kept so a client can show (and a test can read) every one. */
 export interface Retry {
-  reason: string;
+  reason: string; // the ErrorInfo reason; the code's name when the refusal had no details
   delayMs: number;
+  retryInfoMs: number | null; // the delay RetryInfo asked for (null: none)
 }
 
-// The documented wait when an UNAVAILABLE carries no RetryInfo: 1 s, doubling to 30 s.
+// The wait when a refusal carries no RetryInfo: 1 s, doubling to 30 s (docs/api.md).
 const FIRST_BACKOFF_MS = 1_000;
 const LAST_BACKOFF_MS = 30_000;
 export const MAX_ATTEMPTS = 8;
@@ -44,13 +45,21 @@ export function worthAgain(error: ConnectError, byCode = true): boolean {
   return byCode && reasonOf(error) === undefined && error.code === Code.Unavailable;
 }
 
-/** The delay before attempt `attempt` + 1 of a call refused with `error`. */
+/** The delay before attempt `attempt` + 1 of a call refused with `error`: RetryInfo's delay
+ * (else 1 s), doubled for each refusal of the same call before, to at most 30 s. */
 export function delayBeforeNext(error: ConnectError, attempt: number): number {
-  return retryDelayMs(error) ?? Math.min(FIRST_BACKOFF_MS * 2 ** (attempt - 1), LAST_BACKOFF_MS);
+  const first = retryDelayMs(error) ?? FIRST_BACKOFF_MS;
+  return Math.min(first * 2 ** (attempt - 1), Math.max(first, LAST_BACKOFF_MS));
+}
+
+export type OnRetry = (retry: Retry) => void;
+
+export function retryOf(error: ConnectError, delayMs: number): Retry {
+  return { reason: reasonOf(error) ?? Code[error.code], delayMs, retryInfoMs: retryDelayMs(error) ?? null };
 }
 
 /** `call`'s answer, calling it again (the same request) while the server says to. */
-export async function calledUntilAnswered<T>(call: () => Promise<T>, wait: Sleep, retries: Retry[],
+export async function calledUntilAnswered<T>(call: () => Promise<T>, wait: Sleep, onRetry: OnRetry,
                                              byCode = true): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -59,7 +68,7 @@ export async function calledUntilAnswered<T>(call: () => Promise<T>, wait: Sleep
       const error = ConnectError.from(e);
       if (attempt >= MAX_ATTEMPTS || !worthAgain(error, byCode)) throw error;
       const delayMs = delayBeforeNext(error, attempt);
-      retries.push({ reason: reasonOf(error) ?? Code[error.code], delayMs });
+      onRetry(retryOf(error, delayMs));
       await wait(delayMs);
     }
   }

@@ -7,7 +7,7 @@ import type { Client } from "@connectrpc/connect";
 import { timestampMs, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { AccountService, type Session } from "../gen/domino/account/v1/account_service_pb.js";
 import { ErrorReason } from "../gen/domino/errors/v1/error_reason_pb.js";
-import { calledUntilAnswered, isReason, reasonOf, type Retry, type Sleep } from "./retry.js";
+import { calledUntilAnswered, isReason, reasonOf, type OnRetry, type Sleep } from "./retry.js";
 
 export const CALL_TIMEOUT_MS = 10_000;
 const MOST_REFRESH_MARGIN_MS = 60_000;
@@ -39,7 +39,7 @@ export class PlayerSession {
   private serverAheadMs = 0; // the server's clock less ours, from the last server_time seen
 
   constructor(private readonly accounts: Client<typeof AccountService>, readonly pair: DevicePair,
-              private readonly displayName: string, private readonly retries: Retry[],
+              private readonly displayName: string, private readonly onRetry: OnRetry,
               private readonly wait: Sleep, private readonly now: () => number = Date.now) {}
 
   get playerId(): string {
@@ -48,7 +48,7 @@ export class PlayerSession {
 
   async signIn(): Promise<void> {
     const answer = await calledUntilAnswered(() => this.accounts.signInWithDevice(
-      { ...this.pair, displayName: this.displayName }, { timeoutMs: CALL_TIMEOUT_MS }), this.wait, this.retries);
+      { ...this.pair, displayName: this.displayName }, { timeoutMs: CALL_TIMEOUT_MS }), this.wait, this.onRetry);
     this.take(answer.session);
     this.signIns++;
   }
@@ -60,7 +60,7 @@ export class PlayerSession {
     const refreshToken = this.current().refreshToken;
     try {
       const answer = await calledUntilAnswered(() => this.accounts.refreshSession(
-        { refreshToken }, { timeoutMs: CALL_TIMEOUT_MS }), this.wait, this.retries, false);
+        { refreshToken }, { timeoutMs: CALL_TIMEOUT_MS }), this.wait, this.onRetry, false);
       this.take(answer.session);
       this.refreshes++;
     } catch (e) {
@@ -86,7 +86,7 @@ export class PlayerSession {
     for (let renewed = 0; ; renewed++) {
       const headers = await this.headers();
       try {
-        return await calledUntilAnswered(() => call(headers), this.wait, this.retries);
+        return await calledUntilAnswered(() => call(headers), this.wait, this.onRetry);
       } catch (e) {
         if (renewed >= 2) throw e;
         if (isReason(e, ErrorReason.TOKEN_EXPIRED)) await this.refresh();

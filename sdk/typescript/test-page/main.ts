@@ -64,6 +64,7 @@ async function run(): Promise<void> {
       return item;
     })),
     onView: showView,
+    onRetry: ({ reason, delayMs }) => show("status", `Calling again in ${Math.ceil(delayMs / 1000)} s (${reason})…`),
   });
   showResult(summary);
   show("status", `The match has ended: ${summary.history?.result ?? "not in the history"}.`);
