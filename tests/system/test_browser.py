@@ -51,6 +51,7 @@ def web_system(var_dir, page_dir):
         yield running
 
 
+@pytest.mark.timeout(2 * MATCH_TIMEOUT_MS // 1000 + 120)  # two matches, each awaited generously
 def test_a_browser_plays_a_whole_practice_match_through_the_edge_and_shows_its_result(web_system):
     from axe_playwright_python.sync_playwright import Axe
     from playwright.sync_api import sync_playwright

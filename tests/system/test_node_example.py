@@ -63,6 +63,7 @@ class MatchmakingOnOneReplica(LocalSystem):
         return env
 
 
+@pytest.mark.timeout(RUN_TIMEOUT_SECONDS + 120)
 def test_the_node_example_plays_a_whole_practice_match_over_grpc_and_prints_its_summary(quick_system):
     run = played(quick_system, "--shortest-target")
     assert run.returncode == 0, run.stderr
@@ -79,6 +80,7 @@ def test_the_node_example_stops_at_a_refusal_naming_its_reason_and_never_calls_a
                   method="SignInWithDevice") == 1  # asked once, never again
 
 
+@pytest.mark.timeout(RUN_TIMEOUT_SECONDS + 120)
 def test_the_node_example_calls_again_after_retry_info_with_the_same_request_id_until_the_match_starts(var_dir):
     with MatchmakingOnOneReplica(var_dir, Ports.free(), extra_env=QUICK_PRACTICE, match_replicas=2) as system:
         system.kill("match")  # matchmaking cannot create the match; the second replica answers the rest
