@@ -46,12 +46,16 @@ $(CHROMIUM):
 run: install
 	$(VENV)/bin/domino up
 
+# The suite's workers: each starts its own PostgreSQL and NATS when a test asks for them, and
+# many tests wait on sockets rather than compute, so more workers than cores pay on two cores.
+TEST_WORKERS ?= 4
+
 test: install
 	$(VENV)/bin/buf lint
 	$(VENV)/bin/buf breaking --against api-baseline/domino-v1.binpb
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 proto: $(INSTALLED) $(NODE_INSTALLED)
 	$(PY) scripts/generate_proto.py
