@@ -142,12 +142,15 @@ class SignIns(UseCases):
     @retried_on_conflict
     def sign_out_everywhere(self, who: Identity, remove_other_devices: bool = False) -> tuple[int, int]:
         """(sessions ended, devices removed). Removing the other devices cuts off a copied
-        device pair: it changes the ways in, so it needs what unlinking needs."""
+        device pair: it changes the ways in, so it needs what unlinking needs, and a banned
+        player may not shed the devices the ban binds. Only ending sessions stays open to a
+        banned player, who may need to cut off a thief."""
         now = self.clock()
         with self.store.transaction() as execute:
             account, session = self._live(execute, who, lock="share")
             removed = 0
             if remove_other_devices:
+                self._not_banned_account(account, now)
                 self._changing_ways_in(execute, account, session, now, "removing devices")
                 removed = self.store.remove_devices_except(execute, account.account_id, session.device_id)
             ended = self.store.revoke_sessions(execute, now, "signed out everywhere", account_id=who.subject)

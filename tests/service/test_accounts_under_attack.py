@@ -259,14 +259,24 @@ def test_a_banned_player_cannot_change_the_account_to_escape(svc):
     link(svc, banned, "google", "g-escape")
     with_google = identity_session(svc, "google", "g-escape")
     svc.app.ban(banned.player_id, svc.clock() + 3600, "cheating")
-    for attempt in (lambda: svc.stub.UnlinkIdentity(pb.UnlinkIdentityRequest(provider="google"),
-                                                    metadata=bearer(with_google)),
-                    lambda: svc.stub.SetDisplayName(pb.SetDisplayNameRequest(display_name="New Me"),
-                                                    metadata=bearer(with_google)),
-                    lambda: link(svc, with_google, "apple", "a-escape"),
-                    lambda: svc.stub.RemoveDevice(pb.RemoveDeviceRequest(device_id=pair[0]),
-                                                  metadata=bearer(with_google))):
-        assert code_of(attempt) == grpc.StatusCode.PERMISSION_DENIED
+    before = svc.app.store.dump()
+    attempts = {
+        "UnlinkIdentity": lambda: svc.stub.UnlinkIdentity(pb.UnlinkIdentityRequest(provider="google"),
+                                                          metadata=bearer(with_google)),
+        "SetDisplayName": lambda: svc.stub.SetDisplayName(pb.SetDisplayNameRequest(display_name="New Me"),
+                                                          metadata=bearer(with_google)),
+        "LinkIdentity": lambda: link(svc, with_google, "apple", "a-escape"),
+        "RemoveDevice": lambda: svc.stub.RemoveDevice(pb.RemoveDeviceRequest(device_id=pair[0]),
+                                                      metadata=bearer(with_google)),
+        "RotateDeviceSecret": lambda: svc.stub.RotateDeviceSecret(pb.RotateDeviceSecretRequest(
+            device_id=pair[0], device_secret=pair[1], new_device_secret=secrets.token_hex(32)),
+            metadata=bearer(banned)),
+        "SignOutEverywhere(remove_other_devices)": lambda: svc.stub.SignOutEverywhere(
+            pb.SignOutEverywhereRequest(remove_other_devices=True), metadata=bearer(with_google)),
+    }
+    codes = {name: code_of(attempt) for name, attempt in attempts.items()}
+    assert codes == {name: grpc.StatusCode.PERMISSION_DENIED for name in attempts}
+    assert svc.app.store.dump() == before  # the pair the ban binds still leads to the banned account
 
 
 def test_a_ban_outlives_the_deletion_on_the_accounts_identities_and_devices(svc):
