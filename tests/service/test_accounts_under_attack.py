@@ -121,6 +121,46 @@ def test_one_identity_signs_in_only_so_often_from_however_many_addresses(tmp_pat
     assert codes == [grpc.StatusCode.OK] * 3 + [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
 
 
+def test_one_device_id_signs_in_only_so_often_from_however_many_addresses(tmp_path):
+    """Guessing a phone's device secret from a new address each time: the device's own
+    limit holds, and the addresses' buckets are not what ran out."""
+    with running_accounts(tmp_path, settings=limited(3, trusted="127.0.0.1")) as svc, \
+            forwarding_edge(svc.port) as edge:
+        device_id, _ = device()
+        svc.sign_up(pair=(device_id, secrets.token_hex(32)))  # the phone; its id is not secret
+        guesses, others = [], []
+        for i in range(5):
+            with from_address(f"127.0.0.{40 + i}", edge) as port, grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
+                stub = pb_grpc.AccountServiceStub(ch)
+                guesses.append(code_of(lambda: stub.SignInWithDevice(pb.SignInWithDeviceRequest(
+                    device_id=device_id, device_secret=secrets.token_hex(32)))))
+                other_id, other_secret = device()
+                others.append(code_of(lambda: stub.SignInWithDevice(pb.SignInWithDeviceRequest(
+                    device_id=other_id, device_secret=other_secret))))
+    assert guesses == [grpc.StatusCode.UNAUTHENTICATED] * 2 + [grpc.StatusCode.RESOURCE_EXHAUSTED] * 3
+    assert others == [grpc.StatusCode.OK] * 5
+
+
+def test_ipv6_clients_in_one_64_share_one_limit_behind_the_gateway_and_another_64_does_not(tmp_path):
+    """Loopback has one IPv6 address, so the phones' own come from a load balancer in front
+    of the edge (127.0.0.9, trusted), which took each call over IPv6 and says whose it is in
+    x-forwarded-for, as a cloud load balancer does; the edge appends its own peer after it."""
+    with running_accounts(tmp_path, settings=limited(3, trusted="127.0.0.1,127.0.0.9")) as svc, \
+            forwarding_edge(svc.port) as edge, from_address("127.0.0.9", edge) as port, \
+            grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        balancer = pb_grpc.AccountServiceStub(channel)
+
+        def sign_up_from(client: str) -> grpc.StatusCode:
+            device_id, secret = device()  # a device of its own each time: only the address is shared
+            return code_of(lambda: balancer.SignInWithDevice(pb.SignInWithDeviceRequest(
+                device_id=device_id, device_secret=secret), metadata=(("x-forwarded-for", client),)))
+
+        one_64 = [sign_up_from(f"2001:db8:5:7:{i:x}::{i + 1:x}") for i in range(5)]
+        next_64 = [sign_up_from(f"2001:db8:5:8::{i + 1:x}") for i in range(3)]
+    assert one_64 == [grpc.StatusCode.OK] * 3 + [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2
+    assert next_64 == [grpc.StatusCode.OK] * 3
+
+
 def test_linking_counts_against_the_sign_in_limits(tmp_path):
     with running_accounts(tmp_path, settings=limited(3)) as svc:
         session = svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(
