@@ -9,7 +9,7 @@ from __future__ import annotations
 from services.common.auth import Identity
 
 from . import credentials, names
-from .errors import InvalidRequest, NotSignedIn, Refused, Taken
+from .errors import InvalidRequest, NotSignedIn, Refused, Taken, TooManyTries
 from .use_cases import DAY, MAX_NAME_LOOKUPS, AccountView, UseCases, VerifiedToken, \
     retried_on_conflict
 
@@ -25,7 +25,9 @@ class AccountChanges(UseCases):
     def set_display_name(self, who: Identity, display_name: str) -> AccountView:
         """A name another account holds is refused, and that answer is counted
         (``names_taken_per_day``) and committed though the call fails, so "taken" cannot be
-        used to probe which names exist."""
+        used to probe which names exist. Past the count every rename waits out the day, one
+        to a free name too: else a probe would learn which names are free from which
+        refusals are not about the count."""
         shown, key = names.checked(display_name)
         now = self.clock()
         with self.store.transaction() as execute:
@@ -40,8 +42,8 @@ class AccountChanges(UseCases):
                               error_reason="NAME_CHANGES_EXHAUSTED", retry_after=min(recent) + DAY - now)
             taken = [at for at in self.store.name_attempts(execute, account.account_id) if at > now - DAY]
             if len(taken) >= self.names_taken_per_day:
-                raise Refused(f"too many names tried today; try again in {_minutes(min(taken) + DAY - now)} minutes",
-                              error_reason="NAME_CHANGES_EXHAUSTED", retry_after=min(taken) + DAY - now)
+                raise TooManyTries(f"too many names tried today; try again in {_minutes(min(taken) + DAY - now)} "
+                                   f"minutes", retry_after=min(taken) + DAY - now)
             owner = self.store.name_owner(execute, key)
             if owner is None or owner == account.account_id:
                 self.store.rename(execute, account.account_id, shown, key, recent + [now])

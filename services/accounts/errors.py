@@ -73,6 +73,13 @@ class Refused(AccountError):
     error_reason = "SIGN_IN_AGAIN"
 
 
+class TooManyTries(AccountError):
+    """A limit the account reached that waiting lifts, kept so a refusal cannot be used as an
+    oracle: names tried and found taken (RESOURCE_EXHAUSTED, with RetryInfo)."""
+
+    error_reason = "NAME_CHANGES_EXHAUSTED"
+
+
 class UnknownAccount(AccountError):
     """The token names an account that no longer exists (UNAUTHENTICATED: sign in again)."""
 

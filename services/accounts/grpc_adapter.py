@@ -37,8 +37,8 @@ from services.common.limits import RateLimit, TooMany
 
 from . import credentials, names
 from .application import AccountApplication, AccountView, Tokens, VerifiedToken
-from .errors import Banned, Busy, CursorAhead, InvalidRequest, NotSignedIn, Refused, Taken, Unavailable, \
-    UnknownAccount
+from .errors import Banned, Busy, CursorAhead, InvalidRequest, NotSignedIn, Refused, Taken, TooManyTries, \
+    Unavailable, UnknownAccount
 from .oidc import is_compact_jws
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ _STATUS = [
     (Refused, grpc.StatusCode.FAILED_PRECONDITION),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
     (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (TooManyTries, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (Busy, grpc.StatusCode.ABORTED),
     (CursorAhead, grpc.StatusCode.OUT_OF_RANGE),
 ]

@@ -14,7 +14,9 @@ import pytest
 
 from domino.account.v1 import account_service_pb2 as pb
 from domino.account.v1 import account_service_pb2_grpc as pb_grpc
+from services.accounts.use_cases import DAY
 from services.common.config import Settings
+from tests.support.errors import Refusal, refusal
 from tests.support.forwarding_edge import forwarding_edge, from_address
 
 from .account_harness import bearer, code_of, device, running_accounts
@@ -344,6 +346,35 @@ def test_an_unban_frees_the_identities_and_devices_too(svc):
         device_id=pair[0], device_secret=pair[1]))) == grpc.StatusCode.PERMISSION_DENIED
     svc.app.unban(banned.player_id)
     svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=pair[0], device_secret=pair[1]))
+
+
+# ---- probing which names are taken ----------------------------------------------------------
+
+def refused_with(call) -> Refusal:
+    with pytest.raises(grpc.RpcError) as caught:
+        call()
+    return refusal(caught.value)
+
+
+def test_probing_taken_names_runs_out_and_then_even_a_free_name_waits_out_the_day(svc):
+    held = [svc.sign_up(f"Held Name {secrets.token_hex(3)}").display_name for _ in range(3)]
+    prober = svc.sign_up()
+    rename = lambda name: lambda: svc.stub.SetDisplayName(  # noqa: E731
+        pb.SetDisplayNameRequest(display_name=name), metadata=bearer(prober))
+    probes = [refused_with(rename(held[i % 3])) for i in range(svc.app.names_taken_per_day)]
+    assert {(p.code, p.reason) for p in probes} == {(grpc.StatusCode.ALREADY_EXISTS, "NAME_TAKEN")}
+    for name in (held[0], f"Free Name {secrets.token_hex(3)}"):  # held or free, one answer
+        found = refused_with(rename(name))
+        assert (found.code, found.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "NAME_CHANGES_EXHAUSTED")
+        assert found.retry_after is not None and DAY - 60 < found.retry_after <= DAY
+    legit = f"Legit {secrets.token_hex(3)}"
+    try:
+        svc.clock.advance(DAY - 60)
+        assert refused_with(rename(legit)).code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        svc.clock.advance(61)
+        assert rename(legit)().account.display_name == legit
+    finally:
+        svc.clock.advance(-(DAY + 1))
 
 
 # ---- ID tokens -----------------------------------------------------------------------------
