@@ -1,5 +1,5 @@
 """A match store's rows read as someone with write access may have left them: for the
-operator's tools that read the whole store (`domino audit replay-all`, `repair-report`).
+operator's tools that read the store (`domino audit replay-all`, `repair-report`).
 
 eventsourcing turns a stored topic into a class by importing the module it names, so a row
 whose topic was set to `this:s` printed the Zen of Python into replay-all's `--json`, and any
@@ -80,3 +80,16 @@ def started_matches(app, position: int, batch: int, stop: int) -> list[tuple[int
             return [(row[0], row[1]) for row in cursor.fetchall()]
     notes = recorder.select_notifications(position, batch, stop=stop, topics=[STARTED], inclusive_of_start=False)
     return [(note.id, note.originator_id) for note in notes]
+
+
+def rows_under_text_id(app, stored_id: str) -> list[tuple[int, str]]:
+    """(version, topic) of each row stored under ``stored_id``, an id that is no UUID, so
+    that an operator can look at what replay-all names by it. Only SQLite keeps such ids
+    (as text); PostgreSQL's uuid column refuses them, so there it is []. Nothing decoded."""
+    recorder = app.recorder
+    if not isinstance(recorder, SQLiteAggregateRecorder):
+        return []
+    with recorder.datastore.transaction(commit=False) as cursor:
+        cursor.execute(f"SELECT originator_version, topic FROM {recorder.events_table_name} "
+                       "WHERE originator_id = ? ORDER BY originator_version", [stored_id])
+        return [(row[0], row[1]) for row in cursor.fetchall()]

@@ -21,26 +21,26 @@ from services.match.heads import BadHead
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def repair_report(match_id: str, as_json: bool) -> None:
     """What an operator needs to decide about MATCH when its stored log is refused on replay
-    (reads the store directly with the match service's persistence settings; changes nothing)."""
-    import uuid
-
+    (reads the store directly with the match service's persistence settings; changes nothing).
+    MATCH may be an id that is no UUID, as replay-all names a match a hand-written row stored
+    under one; no row's topic is imported, whatever it names."""
     from services.audit.repair import repair_report as report_of
     from services.common.config import Settings, persistence_env
     from services.match.application import MatchApplication
 
-    try:
-        match = uuid.UUID(match_id)
-    except ValueError:
-        fail("repair-report", f"{match_id!r} is not a match id")
     app = MatchApplication(env=persistence_env(Settings()))
     try:
-        report = report_of(app, match)
+        report = report_of(app, match_id)
     finally:
         app.close()
     if as_json:
         click.echo(json.dumps(report, default=str))
+    elif not report["found"] and report.get("unreadable"):
+        fail("repair-report", f"{match_id!r} is not a match id, and no row is stored under it")
     elif not report["found"]:
         click.echo(f"no stored events for match {match_id}")
+    elif report.get("unreadable"):
+        click.echo(f"match {shown(report['match'])}: {shown(report['unreadable'])}; {report['events']} stored rows")
     else:
         click.echo(f"match {report['match']}: {report.get('rules')} {report.get('variant') or ''} "
                    f"seats {', '.join(report.get('seats', []))}; {report['events']} stored events")
@@ -51,7 +51,7 @@ def repair_report(match_id: str, as_json: bool) -> None:
         click.echo(f"chain: {json.dumps(report['chain'])}")
         for line in report["decide"]:
             click.echo(f"- {line}")
-    sys.exit(0 if report["found"] else 1)
+    sys.exit(0 if report["found"] else 2 if report.get("unreadable") else 1)
 
 
 @click.command("replay-all")
