@@ -40,7 +40,7 @@ from rich.text import Text
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from . import commands, move_words, names, render, round_end, talk, view_reading
+from . import commands, move_words, names, refusals, render, round_end, talk, view_reading
 from .api import ApiError, MatchApi, request_id
 from .commands import Leave, Back, ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from .inbox import Inbox, Pump
@@ -96,7 +96,14 @@ class Game:
     def run(self, match_id: str) -> pb.MatchView | None:
         """Plays until the match ends (its final view) or the player leaves (None).
         Opening the match is the player's choice to play it: a seat found away is taken back."""
-        view = self.api.get(match_id)
+        try:
+            view = self.api.get(match_id)
+        except ApiError as e:
+            said = refusals.yours(str(e), refusals.me_of(self.api))
+            if e.unreachable or said == str(e):
+                raise
+            # the server named the caller by account id ("3f9a… has no seat"): said as "you"
+            raise ClientError(f"cannot play match {match_id}: {said}") from None
         if view_reading.your_seat(view) is None:
             raise ClientError(f"you have no seat at match {match_id}")
         self.view = view

@@ -93,7 +93,9 @@ def test_the_command_reads_its_input_stream_and_refuses_moves_out_of_turn(svc, t
     assert "\x1b[2J" not in done.stdout  # a pipe gets screens one after another, not redraws
     again = subprocess.run([sys.executable, "-m", "services.cli", "play", "--player", "nobody", "--resume", match_id],
                            input="", capture_output=True, text=True, env=env, timeout=30)
-    assert again.returncode == 1 and "nobody has no seat at this match" in again.stderr
+    assert again.returncode == 1, again.stderr  # the refusal speaks to the player, not of their account id
+    assert f"cannot play match {match_id}: you have no seat at this match" in again.stderr
+    assert "nobody" not in again.stderr
 
 
 @pytest.mark.parametrize("players", [("ann", "bob"), ("ann", "bob", "cat"), ("ann", "bob", "cat", "dan")])
