@@ -65,13 +65,17 @@ class AccountChanges(UseCases):
 
     @retried_on_conflict
     def link(self, who: Identity, token: VerifiedToken) -> AccountView:
-        """No silent merge: an identity another account holds is refused."""
+        """No silent merge: an identity another account holds is refused. The token is spent
+        before anything is read about its identity, so a copy of one already used is refused
+        as used wherever it is replayed, into the account that holds the identity too (a
+        refusal rolls the spending back)."""
         identity = token.identity
         now = self.clock()
         with self.store.transaction() as execute:
             account, session = self._live(execute, who, lock="share")
             self._not_banned_account(account, now)
             self._not_banned(execute, [credentials.identity_key(identity.issuer, identity.subject)], now)
+            self._use_once(execute, token, now)
             self._changing_ways_in(execute, account, session, now, "linking an identity")
             owner = self.store.identity_owner(execute, identity.issuer, identity.subject)
             if owner is not None and owner != account.account_id and self.store.account(execute, owner) is None:
@@ -85,7 +89,6 @@ class AccountChanges(UseCases):
             if any(i.provider == identity.provider for i in self.store.identities(execute, account.account_id)):
                 raise Refused(f"this account has a {identity.provider} identity already; unlink it first",
                               error_reason="ALREADY_LINKED")
-            self._use_once(execute, token, now)
             self.store.add_identity(execute, identity, account.account_id)
             return self._view(execute, account, session)
 

@@ -8,7 +8,7 @@ import grpc
 import pytest
 
 from domino.account.v1 import account_service_pb2 as pb
-from services.accounts import names
+from services.accounts import credentials, names
 from tests.service.account_harness import bearer, device, running_accounts
 from tests.support.store_search import found_in_store
 
@@ -59,6 +59,28 @@ def test_after_deletion_no_table_of_the_store_holds_the_accounts_personal_data(s
     assert found_in_store(env, ["Quokka Zephyr", "apple-sub-zq"])  # the search does find them first
     svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(identity_sign_in(svc, "apple", "apple-sub-zq")))
     assert found_in_store(env, ["Quokka Zephyr", "apple-sub-zq", pair[0]]) == []
+
+
+def test_a_used_id_token_is_remembered_while_it_could_sign_in_and_forgotten_once_it_cannot(svc):
+    """Single use costs a row per token; the erasure pass lets it go once the token would be
+    refused as too old anyway, so the table never grows with every sign-in ever made."""
+    svc, _ = svc
+    token = svc.id_token("google", "g-forgotten-token")
+    svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce=NONCE))
+
+    def remembered() -> list[tuple]:
+        return [r for r in svc.app.store.dump()["domino_account_used_id_tokens"] if r[0] == credentials.hashed(token)]
+
+    [(_, until)] = remembered()
+    assert svc.clock() < until <= svc.clock() + 600 + 60 + 5  # its exp (10 minutes) and the leeway
+    svc.app.forget_what_expired()
+    assert remembered()  # it could still sign in: still refused as used
+    with pytest.raises(grpc.RpcError) as caught:
+        svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce=NONCE))
+    assert "used already" in caught.value.details()
+    svc.clock.advance(until - svc.clock() + 1)
+    svc.app.forget_what_expired()
+    assert remembered() == []
 
 
 def test_after_deletion_no_sqlite_file_on_disk_holds_the_accounts_personal_data(tmp_path):

@@ -16,7 +16,7 @@ from domino.account.v1 import account_service_pb2 as pb
 from domino.account.v1 import account_service_pb2_grpc as pb_grpc
 from services.accounts.use_cases import DAY
 from services.common.config import Settings
-from tests.support.errors import Refusal, refusal
+from tests.support.errors import Refusal, reason_of, refusal
 from tests.support.forwarding_edge import forwarding_edge, from_address
 
 from .account_harness import bearer, code_of, device, running_accounts
@@ -386,6 +386,28 @@ def test_an_id_token_signs_in_once(svc):
         svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce=NONCE))
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
     assert "used already" in caught.value.details()
+
+
+@pytest.mark.parametrize("first_use", ["sign-in", "link"])
+def test_an_id_token_used_once_is_refused_when_replayed_through_link_identity(svc, first_use):
+    """Whoever copied a token the owner already used (a log, a proxy) replays it to link the
+    owner's identity: into the owner's account, into the copier's, and once the owner's
+    account is gone and the identity free."""
+    subject = f"g-replayed-{first_use}-{secrets.token_hex(3)}"
+    token = svc.id_token("google", subject)
+    replay = pb.LinkIdentityRequest(provider="google", id_token=token, nonce=NONCE)
+    if first_use == "sign-in":
+        owner = svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(provider="google", id_token=token,
+                                                                        nonce=NONCE)).session
+    else:
+        owner = svc.sign_up()
+        svc.stub.LinkIdentity(replay, metadata=bearer(owner))
+    copier = svc.sign_up()
+    for session in (owner, copier):
+        assert reason_of(lambda: svc.stub.LinkIdentity(replay, metadata=bearer(session))) == "ID_TOKEN_USED"
+    svc.stub.DeleteAccount(pb.DeleteAccountRequest(), metadata=bearer(identity_session(svc, "google", subject)))
+    assert reason_of(lambda: svc.stub.LinkIdentity(replay, metadata=bearer(copier))) == "ID_TOKEN_USED"
+    assert svc.stub.GetAccount(pb.GetAccountRequest(), metadata=bearer(copier)).account.guest
 
 
 def test_an_id_token_whose_subject_is_a_lone_surrogate_is_refused_without_a_traceback(svc, caplog):
