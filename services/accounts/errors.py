@@ -81,9 +81,12 @@ class TooManyTries(AccountError):
 
 
 class UnknownAccount(AccountError):
-    """The token names an account that no longer exists (UNAUTHENTICATED: sign in again)."""
+    """The token names an account that no longer exists (UNAUTHENTICATED: sign in again). Its
+    reason is SESSION_ENDED, as the match service and matchmaking refuse the same token once
+    its sessions are on the revocation list: a client tells "sign in again" by one reason
+    (docs/api.md, "Errors")."""
 
-    error_reason = "ACCOUNT_NOT_FOUND"
+    error_reason = "SESSION_ENDED"
 
 
 class Busy(AccountError):
@@ -96,6 +99,8 @@ class Busy(AccountError):
 class CursorAhead(AccountError):
     """A revocation cursor past the newest this store ever gave out: the store was replaced,
     and the reader starts again from 0 (OUT_OF_RANGE)."""
+
+    error_reason = "REVOCATION_CURSOR_AHEAD"
 
 
 class Unavailable(AccountError):

@@ -41,6 +41,10 @@ log = logging.getLogger("domino.revocations")
 _warnings = Warnings(log)
 
 ENDED = "this session has ended: sign in again"
+# The reason a listed session's token is refused with, whatever ended it (signed out, revoked,
+# its device removed, its account deleted): the account service's own for an ended session or a
+# deleted account's token, so a client signs in again on one reason (docs/api.md, "Errors").
+ENDED_REASON = "SESSION_ENDED"
 REVOKED = "revoked"  # the cause a revoked stream is woken with (services/common/changes.py)
 PAGE_SIZE = 500
 PAGES_PER_STEP = 20  # a step reads at most this many pages; the rest at the next
@@ -107,9 +111,9 @@ class Revocations:
         return bool(session) and session in self._expiry
 
     def check(self, who: Identity) -> None:
-        """AuthError (UNAUTHENTICATED) for a token of a listed session."""
+        """AuthError (UNAUTHENTICATED, SESSION_ENDED) for a token of a listed session."""
         if self.revoked(who.session):
-            raise AuthError(ENDED)
+            raise AuthError(ENDED, ENDED_REASON)
 
     @contextmanager
     def ending(self, who: Identity, feed: Feed, key: Hashable) -> Iterator[None]:

@@ -77,7 +77,7 @@ def test_a_used_id_token_is_remembered_while_it_could_sign_in_and_forgotten_once
     assert remembered()  # it could still sign in: still refused as used
     with pytest.raises(grpc.RpcError) as caught:
         svc.stub.SignInWithIdToken(pb.SignInWithIdTokenRequest(provider="google", id_token=token, nonce=NONCE))
-    assert "used already" in caught.value.details()
+    assert "used already" in (caught.value.details() or "")
     svc.clock.advance(until - svc.clock() + 1)
     svc.app.forget_what_expired()
     assert remembered() == []

@@ -3,7 +3,9 @@ way a session ends, the match service and matchmaking refuse its access token af
 step of their revocation lists, and its open streams end UNAUTHENTICATED (issue 35, point 9:
 a replayed refresh token's session went on reading GetMatch, GetPresence and DescribeRules).
 Real services over loopback (tests/service/revocation_harness.py); each test fails on the
-code before the revocation list, where the token worked until it expired."""
+code before the revocation list, where the token worked until it expired. Every refusal says
+SESSION_ENDED in its ErrorInfo, as the account service's own does (docs/api.md, "Errors"):
+the one reason on which a client signs in again."""
 
 from __future__ import annotations
 
@@ -12,13 +14,42 @@ import itertools
 import grpc
 import pytest
 
+from domino.account.v1 import account_service_pb2 as acc
 from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
+from tests.support.errors import Refusal, refusal
 
 from .account_harness import bearer, device
-from .revocation_harness import ENDINGS, ended_with, running_services, status_of
+from .revocation_harness import ENDINGS, running_services, status_of
 
 _ids = itertools.count()
+ENDED = "this session has ended: sign in again"
+
+
+def refused(call) -> Refusal:
+    with pytest.raises(grpc.RpcError) as caught:
+        call()
+    return refusal(caught.value)
+
+
+def ended_with(stream) -> Refusal | None:
+    """How an open stream ends (its call has a deadline, so one that never ends says so):
+    None when it ended OK."""
+    try:
+        for _ in stream:
+            pass
+    except grpc.RpcError as error:
+        return refusal(error)
+    return None
+
+
+def said(refusal_: Refusal | None) -> tuple | None:
+    """What a client tells a refusal by: its code, its ErrorInfo reason and domain."""
+    return None if refusal_ is None else (refusal_.code, refusal_.reason, refusal_.domain)
+
+
+def session_ended(domain: str) -> tuple:
+    return grpc.StatusCode.UNAUTHENTICATED, "SESSION_ENDED", domain
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +79,9 @@ def test_the_match_service_refuses_an_ended_sessions_token_after_one_poll(servic
     assert status_of(get_match(services, match_id, session)) == grpc.StatusCode.OK
     ENDINGS[ending](services.accounts, session, pair)
     services.poll()
-    with pytest.raises(grpc.RpcError) as refused:
-        get_match(services, match_id, session)()
-    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
-    assert refused.value.details() == "this session has ended: sign in again"
+    refusal_ = refused(get_match(services, match_id, session))
+    assert said(refusal_) == session_ended("domino.match")
+    assert refusal_.message == ENDED
 
 
 @pytest.mark.parametrize("ending", sorted(ENDINGS))
@@ -63,7 +93,7 @@ def test_an_open_watch_match_stream_of_an_ended_session_ends_unauthenticated(ser
     next(stream)  # open, and waiting for the next move
     ENDINGS[ending](services.accounts, session, pair)
     services.poll()
-    assert ended_with(stream) == grpc.StatusCode.UNAUTHENTICATED
+    assert said(ended_with(stream)) == session_ended("domino.match")
 
 
 @pytest.mark.parametrize("ending", sorted(ENDINGS))
@@ -73,10 +103,9 @@ def test_matchmaking_refuses_an_ended_sessions_token_after_one_poll(services, en
     assert status_of(get_presence(services, session)) == grpc.StatusCode.OK
     ENDINGS[ending](services.accounts, session, pair)
     services.poll()
-    with pytest.raises(grpc.RpcError) as refused:
-        get_presence(services, session)()
-    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
-    assert refused.value.details() == "this session has ended: sign in again"
+    refusal_ = refused(get_presence(services, session))
+    assert said(refusal_) == session_ended("domino.matchmaking")
+    assert refusal_.message == ENDED
 
 
 @pytest.mark.parametrize("ending", sorted(ENDINGS))
@@ -88,7 +117,7 @@ def test_an_open_watch_room_stream_of_an_ended_session_ends_unauthenticated(serv
     next(stream)
     ENDINGS[ending](services.accounts, session, pair)
     services.poll()
-    assert ended_with(stream) == grpc.StatusCode.UNAUTHENTICATED
+    assert said(ended_with(stream)) == session_ended("domino.matchmaking")
 
 
 def test_an_open_watch_ticket_stream_of_a_signed_out_session_ends_unauthenticated(services):
@@ -101,7 +130,7 @@ def test_an_open_watch_ticket_stream_of_a_signed_out_session_ends_unauthenticate
     next(stream)
     ENDINGS["signed_out"](services.accounts, session, pair)
     services.poll()
-    assert ended_with(stream) == grpc.StatusCode.UNAUTHENTICATED
+    assert said(ended_with(stream)) == session_ended("domino.matchmaking")
 
 
 def test_the_tables_other_players_and_the_accounts_other_sessions_play_on(services):
@@ -130,4 +159,21 @@ def test_a_token_whose_session_ended_is_refused_by_every_match_service_call_befo
     services.poll()
     calls = [lambda: services.match.stub.DescribeRules(match_pb.DescribeRulesRequest(), metadata=bearer(session)),
              lambda: services.match.stub.ListMyMatches(match_pb.ListMyMatchesRequest(), metadata=bearer(session))]
-    assert [status_of(call) for call in calls] == [grpc.StatusCode.UNAUTHENTICATED] * 2
+    assert [said(refused(call)) for call in calls] == [session_ended("domino.match")] * 2
+
+
+@pytest.mark.parametrize("ending", sorted(ENDINGS))
+def test_the_account_service_refuses_the_same_token_with_the_same_reason(services, ending):
+    """One answer to one ended session wherever it calls: the account service (at once, from
+    its store: the session revoked, or the account gone) says what the match service and
+    matchmaking say once their lists have it, so a client has one reason to sign in again on."""
+    session, pair = signed_up(services)
+    ENDINGS[ending](services.accounts, session, pair)
+    services.poll()
+    calls = {"account": lambda: services.accounts.stub.GetAccount(acc.GetAccountRequest(), metadata=bearer(session),
+                                                                  timeout=10),
+             "match": lambda: services.match.stub.DescribeRules(match_pb.DescribeRulesRequest(),
+                                                                metadata=bearer(session), timeout=10),
+             "matchmaking": get_presence(services, session)}
+    assert {api: said(refused(call)) for api, call in calls.items()} == \
+        {api: session_ended(f"domino.{api}") for api in calls}

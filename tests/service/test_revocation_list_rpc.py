@@ -1,6 +1,7 @@
 """AccountService.ListRevokedSessions over real gRPC on a real SQLite store: what it lists,
-its bad input (each with its status and a message that says what is wrong, changing
-nothing), that it needs no token, and its limit per client address."""
+its bad input (each with its status, its ErrorInfo reason and a message that says what is
+wrong, changing nothing), that it needs no token, and its limit per client address (with its
+reason and a RetryInfo wait)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from domino.account.v1 import account_service_pb2 as pb
 from domino.account.v1 import account_service_pb2_grpc as pb_grpc
 from services.accounts.revocation_list import LISTED_SECONDS
+from tests.support.errors import refusal
 from tests.support.forwarding_edge import from_address
 
 from .account_harness import bearer, code_of, running_accounts
@@ -66,26 +68,41 @@ def test_it_needs_no_token_and_ignores_one_that_is_bad(svc):
     assert reply.next_cursor == 0
 
 
-@pytest.mark.parametrize("request_, code, words", [
-    (pb.ListRevokedSessionsRequest(after_cursor=-1), grpc.StatusCode.INVALID_ARGUMENT,
+@pytest.mark.parametrize("request_, code, reason, words", [
+    (pb.ListRevokedSessionsRequest(after_cursor=-1), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST",
      "after_cursor cannot be negative"),
-    (pb.ListRevokedSessionsRequest(page_size=-1), grpc.StatusCode.INVALID_ARGUMENT, "page_size must be 1 to 1000"),
-    (pb.ListRevokedSessionsRequest(page_size=1001), grpc.StatusCode.INVALID_ARGUMENT, "page_size must be 1 to 1000"),
-    (pb.ListRevokedSessionsRequest(after_cursor=7), grpc.StatusCode.OUT_OF_RANGE,
+    (pb.ListRevokedSessionsRequest(page_size=-1), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST",
+     "page_size must be 1 to 1000"),
+    (pb.ListRevokedSessionsRequest(page_size=1001), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST",
+     "page_size must be 1 to 1000"),
+    (pb.ListRevokedSessionsRequest(after_cursor=7), grpc.StatusCode.OUT_OF_RANGE, "REVOCATION_CURSOR_AHEAD",
      "after_cursor 7 is past the newest revocation this store listed (0)"),
 ])
-def test_list_revoked_sessions_refuses_bad_input_and_changes_nothing(svc, request_, code, words):
+def test_list_revoked_sessions_refuses_bad_input_and_changes_nothing(svc, request_, code, reason, words):
     before = svc.app.store.dump()
     with pytest.raises(grpc.RpcError) as caught:
         svc.stub.ListRevokedSessions(request_)
-    assert caught.value.code() == code
-    assert words in caught.value.details()
+    refused = refusal(caught.value)
+    assert (refused.code, refused.reason, refused.domain) == (code, reason, "domino.account")
+    assert words in refused.message
+    assert refused.retry_after is None  # the same request is refused again: fix it (or read from 0)
     assert svc.app.store.dump() == before
 
 
 def test_one_client_reading_too_fast_is_refused_and_another_address_is_not(svc):
-    codes = [code_of(lambda: listed(svc)) for _ in range(80)]
-    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes and codes[0] == grpc.StatusCode.OK
+    outcomes = []  # None: answered
+    for _ in range(80):
+        try:
+            listed(svc)
+            outcomes.append(None)
+        except grpc.RpcError as error:
+            outcomes.append(refusal(error))
+    refusals = [r for r in outcomes if r is not None]
+    assert outcomes[0] is None and refusals
+    first = refusals[0]
+    assert (first.code, first.reason, first.domain) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED",
+                                                        "domino.account")
+    assert first.retry_after is not None and first.retry_after > 0
     with from_address("127.0.0.42", svc.port) as port, grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         other = pb_grpc.AccountServiceStub(channel)
         assert other.ListRevokedSessions(pb.ListRevokedSessionsRequest()).next_cursor == 0
