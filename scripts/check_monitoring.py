@@ -199,12 +199,14 @@ def _rpc_methods(rpc_services: Iterable[str]) -> dict[str, set[str]]:
     from domino.account.v1 import account_service_pb2
     from domino.match.v1 import match_service_pb2
     from domino.matchmaking.v1 import matchmaking_service_pb2
+    from domino.social.v1 import social_service_pb2
     from grpc_health.v1 import health_pb2
 
     health = {m.name for m in health_pb2.DESCRIPTOR.services_by_name["Health"].methods}
     descriptors = {"match": match_service_pb2.DESCRIPTOR.services_by_name["MatchService"],
                    "matchmaking": matchmaking_service_pb2.DESCRIPTOR.services_by_name["MatchmakingService"],
-                   "account": account_service_pb2.DESCRIPTOR.services_by_name["AccountService"]}
+                   "account": account_service_pb2.DESCRIPTOR.services_by_name["AccountService"],
+                   "social": social_service_pb2.DESCRIPTOR.services_by_name["SocialService"]}
     methods = {}
     for service in rpc_services:
         if service not in descriptors:

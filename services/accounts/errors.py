@@ -107,3 +107,9 @@ class Unavailable(AccountError):
     """Something the call needs is away for now: an issuer's keys (UNAVAILABLE)."""
 
     error_reason = "IDENTITY_PROVIDER_UNAVAILABLE"
+
+
+class NoSuchPlayer(AccountError):
+    """No account has that display name (NOT_FOUND): the social service's lookup."""
+
+    error_reason = "PLAYER_NOT_FOUND"

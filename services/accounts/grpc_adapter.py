@@ -37,8 +37,8 @@ from services.common.limits import RateLimit, TooMany
 
 from . import credentials, names
 from .application import AccountApplication, AccountView, Tokens, VerifiedToken
-from .errors import Banned, Busy, CursorAhead, InvalidRequest, NotSignedIn, Refused, Taken, TooManyTries, \
-    Unavailable, UnknownAccount
+from .errors import Banned, Busy, CursorAhead, InvalidRequest, NoSuchPlayer, NotSignedIn, Refused, Taken, \
+    TooManyTries, Unavailable, UnknownAccount
 from .oidc import is_compact_jws
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ _STATUS = [
     (TooManyTries, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (Busy, grpc.StatusCode.ABORTED),
     (CursorAhead, grpc.StatusCode.OUT_OF_RANGE),
+    (NoSuchPlayer, grpc.StatusCode.NOT_FOUND),
 ]
 log = logging.getLogger("domino.accounts")
 _STANDING = {"active": pb.STANDING_ACTIVE, "unknown": pb.STANDING_UNKNOWN, "banned": pb.STANDING_BANNED,
@@ -67,6 +68,7 @@ MAX_FIELD = {"device_id": 128, "device_secret": 64, "new_device_secret": 64, "di
              "id_token": 8192, "nonce": 512, "refresh_token": 64, "player_id": 200}
 VERIFIER_THREADS = 4
 DOMAIN = "domino.account"
+SOCIAL_SUBJECT = "social"  # the service token FindPlayerByDisplayName answers (services/social/account_client.py)
 # ListRevokedSessions per client address: each match and matchmaking process asks about once
 # a second, several share an address on one machine, and a first read may take a few pages.
 REVOCATION_READS = (10.0, 60.0)  # a second, and in a burst
@@ -211,6 +213,20 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
             if found.until is not None:
                 reply.until.CopyFrom(_timestamp(found.until))
             return reply
+
+    async def FindPlayerByDisplayName(self, request: pb.FindPlayerByDisplayNameRequest,
+                                      context: Context) -> pb.FindPlayerByDisplayNameResponse:
+        async with _statuses(context):
+            who = self._caller(context, "service")
+            if who.subject != SOCIAL_SUBJECT:
+                raise AuthError("this call is the social service's", "WRONG_CALLER")
+            _sizes(request, "display_name")
+            if not request.display_name:
+                raise InvalidRequest("display_name is required", "display_name")
+            found = await self._run(self.app.find_by_display_name, request.display_name)
+            if found is None:
+                raise NoSuchPlayer("no player has this display name")
+            return pb.FindPlayerByDisplayNameResponse(player_id=found)
 
     async def ListRevokedSessions(self, request: pb.ListRevokedSessionsRequest,
                                   context: Context) -> pb.ListRevokedSessionsResponse:

@@ -61,6 +61,14 @@ class Operators(UseCases):
             return Standing("banned", account.ban_reason or "", account.banned_until)
         return Standing("active")
 
+    def find_by_display_name(self, display_name: str) -> str | None:
+        """The account whose display name is ``display_name`` as names are kept unique (its
+        key: case and look-alike forms folded), or None; for the social service's friend
+        requests."""
+        key = names.key_of(display_name.strip(" "))
+        with self.store.transaction() as execute:
+            return self.store.name_owner(execute, key)
+
     def revoked_since(self, after_cursor: int, page_size: int = 0) -> RevokedPage:
         """The sessions revoked after ``after_cursor`` whose tokens have not all expired
         (revocation_list.py): what the match service and matchmaking refuse."""

@@ -55,6 +55,14 @@ def accounts() -> None:
 
 
 @serve.command()
+def social() -> None:
+    """The social service: friend codes, friend requests, friends and blocks (gRPC)."""
+    from services.social.bootstrap import main
+
+    main()
+
+
+@serve.command()
 def edge() -> None:
     """The edge: gRPC-Web and Connect for browsers, forwarded to the gRPC services (HTTP/1.1)."""
     from services.edge.bootstrap import main

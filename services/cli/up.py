@@ -18,8 +18,8 @@ from services.common.supervisor import EDGE, SERVICES, AlreadyRunning, LocalSyst
 @click.option("--var", "var_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the SQLite store, NATS data and logs live (default: DOMINO_VAR_DIR or ./var).")
 def up(var_dir: Path | None) -> None:
-    """Start NATS (JetStream), the match service (SQLite), the relay, accounts, matchmaking, bots and
-    the browsers' edge (gRPC-Web and Connect, with a browser check page).
+    """Start NATS (JetStream), the match service (SQLite), the relay, accounts, matchmaking, bots,
+    social (friends and blocks) and the browsers' edge (gRPC-Web and Connect, with a browser check page).
 
     Starting again resumes every unfinished match where it stood.
     """
@@ -41,7 +41,7 @@ def up(var_dir: Path | None) -> None:
     click.echo(f"""
 domino is up (data and logs in {var_dir}/).
   gRPC, with reflection:  match {system.match_address}   matchmaking {system.matchmaking_address}
-                          accounts {system.account_address}
+                          accounts {system.account_address}   social {system.social_address}
   browsers:               http://{system.web_address}/  (gRPC-Web and Connect; the page plays a practice match)
   NATS (JetStream):       nats://127.0.0.1:{p.nats}
   metrics:                match http://127.0.0.1:{p.match_metrics}/metrics
@@ -49,6 +49,7 @@ domino is up (data and logs in {var_dir}/).
                           matchmaking http://127.0.0.1:{p.matchmaking_metrics}/metrics
                           bots http://127.0.0.1:{p.bots_metrics}/metrics
                           accounts http://127.0.0.1:{p.account_metrics}/metrics
+                          social http://127.0.0.1:{p.social_metrics}/metrics
                           edge http://127.0.0.1:{p.web_metrics}/metrics
 Play:   {domino} play        (another terminal)
 Demo:   {domino} demo --rules all-fives --seats 3 --json

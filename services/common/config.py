@@ -121,6 +121,19 @@ class Settings(BaseSettings):
                                                  "(services/common/client_address.py); empty: the TCP peer is the "
                                                  "client")
 
+    # The social service (services/social/, docs/social.md): friends and blocks.
+    social_address: str = Field("127.0.0.1:50054", description="host:port the social service (friends and blocks) "
+                                                               "listens on")
+    social_metrics_port: int = Field(9107, description="Prometheus metrics HTTP port of the social service")
+    social_friends_max: int = Field(200, ge=1, description="friends one player may have (TOO_MANY_FRIENDS)")
+    social_pending_requests_max: int = Field(50, ge=1, description="friend requests one player may have sent and "
+                                                                   "waiting for an answer "
+                                                                   "(TOO_MANY_PENDING_REQUESTS)")
+    social_requests_per_hour: int = Field(20, ge=1, description="friend requests one player may send in an hour, "
+                                                                "found or not (FRIEND_REQUESTS_EXHAUSTED, with "
+                                                                "RetryInfo): friend codes cannot be guessed")
+    social_blocks_max: int = Field(1000, ge=1, description="players one player may block (TOO_MANY_BLOCKS)")
+
     # The browsers' edge (services/edge/): gRPC-Web and Connect, forwarded to the services at
     # the addresses above.
     web_address: str = Field("127.0.0.1:8080", description="host:port the edge (gRPC-Web and Connect for browsers, "

@@ -1,5 +1,5 @@
-"""Runs the whole system as local processes: NATS, match, relay, accounts, matchmaking, bots
-and (for `domino up`, or a test that names it) the browsers' edge.
+"""Runs the whole system as local processes: NATS, match, relay, accounts, matchmaking, bots,
+social and (for `domino up`, or a test that names it) the browsers' edge.
 
 Used by `domino up` (the one-command local run) and by the system tests, which also kill
 and restart single services through it. Every service is a real process started with
@@ -34,7 +34,7 @@ from .private_files import PRIVATE_UMASK, open_private, private_directory, tight
 from .servers import NatsServer, free_ports, start_nats
 from .config import SQLITE_MODULE, Settings
 
-SERVICES = ("match", "relay", "accounts", "matchmaking", "bots")
+SERVICES = ("match", "relay", "accounts", "matchmaking", "bots", "social")
 EDGE = "edge"  # started after the services it forwards to
 # The browser check page the edge serves in the local run (`make install` builds its bundle).
 TEST_PAGE = Path(__file__).resolve().parents[2] / "sdk" / "typescript" / "test-page"
@@ -61,10 +61,12 @@ class Ports:
     account_metrics: int = 9105
     web: int = 8080
     web_metrics: int = 9106
+    social: int = 50054
+    social_metrics: int = 9107
 
     @classmethod
     def free(cls) -> "Ports":
-        return cls(*free_ports(11))
+        return cls(*free_ports(13))
 
 
 @dataclass
@@ -108,6 +110,10 @@ class LocalSystem:
         return f"127.0.0.1:{self.ports.account}"
 
     @property
+    def social_address(self) -> str:
+        return f"127.0.0.1:{self.ports.social}"
+
+    @property
     def web_address(self) -> str:
         return f"127.0.0.1:{self.ports.web}"
 
@@ -125,6 +131,8 @@ class LocalSystem:
             "DOMINO_MATCHMAKING_METRICS_PORT": str(self.ports.matchmaking_metrics),
             "DOMINO_BOTS_METRICS_PORT": str(self.ports.bots_metrics),
             "DOMINO_RELAY_METRICS_PORT": str(self.ports.relay_metrics),
+            "DOMINO_SOCIAL_ADDRESS": self.social_address,
+            "DOMINO_SOCIAL_METRICS_PORT": str(self.ports.social_metrics),
             "DOMINO_WEB_ADDRESS": self.web_address,
             "DOMINO_WEB_METRICS_PORT": str(self.ports.web_metrics),
         })
@@ -264,7 +272,7 @@ class LocalSystem:
         if name == "match-2":
             return f"127.0.0.1:{self._second_match[0]}"
         return {"match": self.match_address, "matchmaking": self.matchmaking_address,
-                "accounts": self.account_address}.get(name)
+                "accounts": self.account_address, "social": self.social_address}.get(name)
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         proc = self.processes.pop(name)

@@ -285,3 +285,31 @@ def test_a_flood_of_device_sign_ins_is_resource_exhausted(tmp_path):
             svc.stub.SignInWithDevice(pb.SignInWithDeviceRequest(device_id=device_id, device_secret=secret))
         refused(svc, grpc.StatusCode.RESOURCE_EXHAUSTED, lambda: svc.stub.SignInWithDevice(
             pb.SignInWithDeviceRequest(device_id=device_id, device_secret=secret)), "slow down")
+
+
+@pytest.mark.parametrize("metadata, reason", [
+    (NO_TOKEN, "TOKEN_MISSING"), (FORGED, "TOKEN_INVALID"), (auth("matchmaking", "service"), "WRONG_CALLER"),
+    (auth("someone", "player"), "WRONG_CALLER"), (auth("bot:greedy:1", "bot"), "WRONG_CALLER")],
+    ids=["none", "forged", "matchmaking", "player", "bot"])
+def test_find_player_by_display_name_refuses_callers_but_the_social_service(svc, metadata, reason):
+    refused(svc, grpc.StatusCode.UNAUTHENTICATED, lambda: svc.stub.FindPlayerByDisplayName(
+        pb.FindPlayerByDisplayNameRequest(display_name="Bad Input Player"), metadata=metadata), reason=reason)
+
+
+@pytest.mark.parametrize("name", ["", "n" * 81], ids=["missing", "oversized"])
+def test_find_player_by_display_name_refuses_a_missing_or_oversized_name(svc, name):
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, lambda: svc.stub.FindPlayerByDisplayName(
+        pb.FindPlayerByDisplayNameRequest(display_name=name), metadata=auth("social", "service")),
+        field="display_name")
+
+
+def test_find_player_by_display_name_of_no_one_is_not_found(svc):
+    refused(svc, grpc.StatusCode.NOT_FOUND, lambda: svc.stub.FindPlayerByDisplayName(
+        pb.FindPlayerByDisplayNameRequest(display_name="Nobody Has It"), metadata=auth("social", "service")),
+        reason="PLAYER_NOT_FOUND")
+
+
+def test_find_player_by_display_name_finds_the_name_in_another_case(svc, player):
+    found = svc.stub.FindPlayerByDisplayName(pb.FindPlayerByDisplayNameRequest(display_name="BAD INPUT PLAYER"),
+                                             metadata=auth("social", "service"))
+    assert found.player_id == player.player_id

@@ -57,3 +57,31 @@ def test_the_banner_names_a_domino_command_that_works(monkeypatch, tmp_path: Pat
     monkeypatch.setattr(sys, "argv", [str(venv_bin / "domino"), "up"])
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     assert command_path() == ".venv/bin/domino"
+
+
+def test_domino_up_starts_the_social_service_and_two_phones_befriend_through_it(tmp_path: Path):
+    """`domino up` runs SERVICES: the social service among them, beside the account service
+    it asks for names, each a real process."""
+    import grpc
+
+    from domino.account.v1 import account_service_pb2 as account_pb
+    from domino.account.v1 import account_service_pb2_grpc as account_grpc
+    from domino.social.v1 import social_service_pb2 as social_pb
+    from domino.social.v1 import social_service_pb2_grpc as social_grpc
+    from services.common.supervisor import SERVICES, serving
+
+    assert "social" in SERVICES
+    with LocalSystem(tmp_path / "var", Ports.free(), services=("match", "accounts", "social")) as system:
+        assert serving(system.social_address)
+        with grpc.insecure_channel(system.account_address) as accounts, \
+                grpc.insecure_channel(system.social_address) as social:
+            sign_in = account_grpc.AccountServiceStub(accounts).SignInWithDevice
+            ann, bob = (sign_in(account_pb.SignInWithDeviceRequest(device_id=f"{who}-phone-0123456789",
+                                                                   device_secret="ab" * 32,
+                                                                   display_name=f"{who} Up")).session
+                        for who in ("Ann", "Bob"))
+            stub = social_grpc.SocialServiceStub(social)
+            sent = stub.SendFriendRequest(social_pb.SendFriendRequestRequest(request_id="up-1", display_name="ann up"),
+                                          metadata=(("authorization", f"Bearer {bob.access_token}"),))
+            assert sent.request.player_id == ann.player_id
+        assert (tmp_path / "var" / "social.sqlite").exists()

@@ -55,6 +55,8 @@ def test_every_status_code_the_services_map_errors_to_has_a_row_in_the_retry_tab
     from services.accounts import grpc_adapter as accounts
     from services.match import grpc_adapter as match
     from services.matchmaking import grpc_adapter as matchmaking
+    from services.social import grpc_adapter as social
 
-    mapped = {code.name for mapping in (accounts._STATUS, match.STATUSES, matchmaking._STATUS) for _, code in mapping}
+    mapped = {code.name for mapping in (accounts._STATUS, match.STATUSES, matchmaking._STATUS, social._STATUS)
+              for _, code in mapping}
     assert sorted(mapped - retry_table_codes()) == []

@@ -52,8 +52,10 @@ def test_every_error_class_an_adapter_maps_names_a_declared_reason():
     from services.accounts import grpc_adapter as accounts
     from services.match import grpc_adapter as match
     from services.matchmaking import grpc_adapter as matchmaking
+    from services.social import grpc_adapter as social
 
-    mappings = {"accounts": accounts._STATUS, "match": match.STATUSES, "matchmaking": matchmaking._STATUS}
+    mappings = {"accounts": accounts._STATUS, "match": match.STATUSES, "matchmaking": matchmaking._STATUS,
+                "social": social._STATUS}
     unnamed = {f"{service}: {cls.__module__}.{cls.__qualname__}": getattr(cls, "error_reason", None)
                for service, mapping in mappings.items() for cls, _ in mapping
                if getattr(cls, "error_reason", None) not in DECLARED}

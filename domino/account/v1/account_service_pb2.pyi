@@ -244,6 +244,18 @@ class GetStandingResponse(_message.Message):
     until: _timestamp_pb2.Timestamp
     def __init__(self, standing: _Optional[_Union[Standing, str]] = ..., reason: _Optional[str] = ..., until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
+class FindPlayerByDisplayNameRequest(_message.Message):
+    __slots__ = ("display_name",)
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    display_name: str
+    def __init__(self, display_name: _Optional[str] = ...) -> None: ...
+
+class FindPlayerByDisplayNameResponse(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
 class ListRevokedSessionsRequest(_message.Message):
     __slots__ = ("after_cursor", "page_size")
     AFTER_CURSOR_FIELD_NUMBER: _ClassVar[int]

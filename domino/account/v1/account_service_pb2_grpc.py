@@ -38,7 +38,9 @@ class AccountServiceStub:
 
     Authentication: sign-ins and RefreshSession carry their own credentials; every other
     call carries `authorization: Bearer <access token>` metadata. GetStanding is for
-    matchmaking's `service` token only; ListRevokedSessions needs no token.
+    the services' `service` tokens only (matchmaking's, the social service's),
+    FindPlayerByDisplayName for the social service's alone;
+    ListRevokedSessions needs no token.
 
     Display names are what other players see; events, records and the bus carry player
     ids only, and clients look names up with GetDisplayNames.
@@ -137,6 +139,11 @@ class AccountServiceStub:
                 request_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingRequest.SerializeToString,
                 response_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingResponse.FromString,
                 _registered_method=True)
+        self.FindPlayerByDisplayName = channel.unary_unary(
+                '/domino.account.v1.AccountService/FindPlayerByDisplayName',
+                request_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.FindPlayerByDisplayNameRequest.SerializeToString,
+                response_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.FindPlayerByDisplayNameResponse.FromString,
+                _registered_method=True)
         self.ListRevokedSessions = channel.unary_unary(
                 '/domino.account.v1.AccountService/ListRevokedSessions',
                 request_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.ListRevokedSessionsRequest.SerializeToString,
@@ -157,7 +164,9 @@ class AccountServiceServicer:
 
     Authentication: sign-ins and RefreshSession carry their own credentials; every other
     call carries `authorization: Bearer <access token>` metadata. GetStanding is for
-    matchmaking's `service` token only; ListRevokedSessions needs no token.
+    the services' `service` tokens only (matchmaking's, the social service's),
+    FindPlayerByDisplayName for the social service's alone;
+    ListRevokedSessions needs no token.
 
     Display names are what other players see; events, records and the bus carry player
     ids only, and clients look names up with GetDisplayNames.
@@ -291,6 +300,16 @@ class AccountServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FindPlayerByDisplayName(self, request, context):
+        """The social service's lookup of a friend request's target: the player whose display name
+        is `display_name`, compared as names are kept unique (ignoring case and look-alike
+        forms). For the social service's `service` token only (sub "social"; WRONG_CALLER
+        otherwise). No such name (or a deleted account's) is NOT_FOUND (PLAYER_NOT_FOUND).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListRevokedSessions(self, request, context):
         """The revocation list: the sessions that ended before their access tokens did (signed
         out, signed out everywhere, a reused refresh token, a removed device, a rotated
@@ -384,6 +403,11 @@ def add_AccountServiceServicer_to_server(servicer, server):
                     request_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingRequest.FromString,
                     response_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingResponse.SerializeToString,
             ),
+            'FindPlayerByDisplayName': grpc.unary_unary_rpc_method_handler(
+                    servicer.FindPlayerByDisplayName,
+                    request_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.FindPlayerByDisplayNameRequest.FromString,
+                    response_serializer=domino_dot_account_dot_v1_dot_account__service__pb2.FindPlayerByDisplayNameResponse.SerializeToString,
+            ),
             'ListRevokedSessions': grpc.unary_unary_rpc_method_handler(
                     servicer.ListRevokedSessions,
                     request_deserializer=domino_dot_account_dot_v1_dot_account__service__pb2.ListRevokedSessionsRequest.FromString,
@@ -410,7 +434,9 @@ class AccountService:
 
     Authentication: sign-ins and RefreshSession carry their own credentials; every other
     call carries `authorization: Bearer <access token>` metadata. GetStanding is for
-    matchmaking's `service` token only; ListRevokedSessions needs no token.
+    the services' `service` tokens only (matchmaking's, the social service's),
+    FindPlayerByDisplayName for the social service's alone;
+    ListRevokedSessions needs no token.
 
     Display names are what other players see; events, records and the bus carry player
     ids only, and clients look names up with GetDisplayNames.
@@ -823,6 +849,33 @@ class AccountService:
             '/domino.account.v1.AccountService/GetStanding',
             domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingRequest.SerializeToString,
             domino_dot_account_dot_v1_dot_account__service__pb2.GetStandingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FindPlayerByDisplayName(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.account.v1.AccountService/FindPlayerByDisplayName',
+            domino_dot_account_dot_v1_dot_account__service__pb2.FindPlayerByDisplayNameRequest.SerializeToString,
+            domino_dot_account_dot_v1_dot_account__service__pb2.FindPlayerByDisplayNameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,1 @@
+"""The social service: friends and blocks (docs/social.md), over gRPC (SocialService)."""

@@ -1,0 +1,62 @@
+"""The Directory port (use_cases.py) over gRPC: AccountService.FindPlayerByDisplayName and
+GetStanding, with the social service's own `service` token (sub "social"), under a short
+deadline. Nothing is cached: a renamed or deleted player is answered as they are now."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import grpc
+
+from domino.account.v1 import account_service_pb2 as pb
+from domino.account.v1 import account_service_pb2_grpc as pb_grpc
+from services.common.auth import KeyRing, mint_token
+
+from .errors import AccountsUnavailable
+
+SERVICE_SUBJECT = "social"
+TOKEN_TTL_SECONDS = 600
+
+
+class GrpcDirectory:
+    def __init__(self, address: str, keys: KeyRing, timeout_seconds: float = 2.0) -> None:
+        self.channel = grpc.insecure_channel(address)
+        self.stub = pb_grpc.AccountServiceStub(self.channel)
+        self.keys = keys
+        self.timeout_seconds = timeout_seconds
+        self._token = (0.0, "")
+        self._token_lock = threading.Lock()
+
+    def find_by_display_name(self, display_name: str) -> str | None:
+        try:
+            reply = self.stub.FindPlayerByDisplayName(pb.FindPlayerByDisplayNameRequest(display_name=display_name),
+                                                      metadata=self._metadata(), timeout=self.timeout_seconds)
+        except grpc.RpcError as e:
+            if e.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
+                return None
+            raise AccountsUnavailable(f"cannot look the name up right now ({e.code().name}); try again",
+                                      retry_after=1.0) from None
+        return reply.player_id or None
+
+    def exists(self, player_id: str) -> bool:
+        try:
+            reply = self.stub.GetStanding(pb.GetStandingRequest(player_id=player_id), metadata=self._metadata(),
+                                          timeout=self.timeout_seconds)
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                return False
+            raise AccountsUnavailable(f"cannot look the player up right now ({e.code().name}); try again",
+                                      retry_after=1.0) from None
+        return reply.standing in (pb.STANDING_ACTIVE, pb.STANDING_BANNED)
+
+    def _metadata(self) -> tuple:
+        with self._token_lock:
+            expires, token = self._token
+            if expires - time.time() < 60:
+                token = mint_token(SERVICE_SUBJECT, self.keys, "service", ttl_seconds=TOKEN_TTL_SECONDS)
+                self._token = (time.time() + TOKEN_TTL_SECONDS, token)
+        return (("authorization", f"Bearer {token}"),)
+
+    def close(self) -> None:
+        self.channel.close()

@@ -1,0 +1,60 @@
+"""A real SocialService on loopback beside a real AccountService (tests/service/
+account_harness.py), on real SQLite files: players sign in with real devices and are found
+by their real display names, through the account service's FindPlayerByDisplayName."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from domino.social.v1 import social_service_pb2_grpc as pb_grpc
+from services.common.config import Settings
+from services.social.account_client import GrpcDirectory
+from services.social.bootstrap import create_server
+from services.social.store import SocialStore
+from services.social.use_cases import Limits, Social
+from tests.support.background import serving_in_background
+from tests.support.keys import KEYS
+
+from .account_harness import AccountService, running_accounts
+
+
+@dataclass
+class SocialService:
+    social: Social
+    port: int
+    accounts: AccountService
+    channel: grpc.Channel = field(init=False)
+    stub: Any = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+        self.stub = pb_grpc.SocialServiceStub(self.channel)
+
+    def sign_up(self, name: str):
+        return self.accounts.sign_up(name)
+
+
+@contextmanager
+def running_social(tmp_path: Path, limits: Limits | None = None):
+    with running_accounts(tmp_path) as accounts:
+        store = SocialStore.for_env({}, str(tmp_path / "social.sqlite"))
+        store.create()
+        directory = GrpcDirectory(f"127.0.0.1:{accounts.port}", KEYS)
+        social = Social(store, directory, limits)
+        unlimited = Settings.model_construct(command_rate=1e9, command_burst=1e9)
+        try:
+            with serving_in_background(lambda: create_server("127.0.0.1:0", social, KEYS, settings=unlimited)) \
+                    as (port, _):
+                service = SocialService(social, port, accounts)
+                try:
+                    yield service
+                finally:
+                    service.channel.close()
+        finally:
+            directory.close()
+            store.close()
