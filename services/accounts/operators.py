@@ -73,9 +73,9 @@ class Operators(UseCases):
         """The sessions revoked after ``after_cursor`` whose tokens have not all expired
         (revocation_list.py): what the match service and matchmaking refuse."""
         if after_cursor < 0:
-            raise InvalidRequest("after_cursor cannot be negative (0: from the oldest revocation listed)")
+            raise InvalidRequest("after_cursor cannot be negative (0: from the oldest revocation listed)", "after_cursor")
         if not 0 <= page_size <= MAX_REVOKED_PAGE:
-            raise InvalidRequest(f"page_size must be 1 to {MAX_REVOKED_PAGE} (0: {DEFAULT_REVOKED_PAGE})")
+            raise InvalidRequest(f"page_size must be 1 to {MAX_REVOKED_PAGE} (0: {DEFAULT_REVOKED_PAGE})", "page_size")
         with self.store.transaction() as execute:
             newest = self.store.revocations.newest(execute)
             if after_cursor > newest:

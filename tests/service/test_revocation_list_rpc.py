@@ -68,22 +68,23 @@ def test_it_needs_no_token_and_ignores_one_that_is_bad(svc):
     assert reply.next_cursor == 0
 
 
-@pytest.mark.parametrize("request_, code, reason, words", [
+@pytest.mark.parametrize("request_, code, reason, fields, words", [
     (pb.ListRevokedSessionsRequest(after_cursor=-1), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST",
-     "after_cursor cannot be negative"),
+     ("after_cursor",), "after_cursor cannot be negative"),
     (pb.ListRevokedSessionsRequest(page_size=-1), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST",
-     "page_size must be 1 to 1000"),
+     ("page_size",), "page_size must be 1 to 1000"),
     (pb.ListRevokedSessionsRequest(page_size=1001), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST",
-     "page_size must be 1 to 1000"),
+     ("page_size",), "page_size must be 1 to 1000"),
     (pb.ListRevokedSessionsRequest(after_cursor=7), grpc.StatusCode.OUT_OF_RANGE, "REVOCATION_CURSOR_AHEAD",
-     "after_cursor 7 is past the newest revocation this store listed (0)"),
+     (), "after_cursor 7 is past the newest revocation this store listed (0)"),
 ])
-def test_list_revoked_sessions_refuses_bad_input_and_changes_nothing(svc, request_, code, reason, words):
+def test_list_revoked_sessions_refuses_bad_input_and_changes_nothing(svc, request_, code, reason, fields, words):
     before = svc.app.store.dump()
     with pytest.raises(grpc.RpcError) as caught:
         svc.stub.ListRevokedSessions(request_)
     refused = refusal(caught.value)
     assert (refused.code, refused.reason, refused.domain) == (code, reason, "domino.account")
+    assert refused.fields == fields
     assert words in refused.message
     assert refused.retry_after is None  # the same request is refused again: fix it (or read from 0)
     assert svc.app.store.dump() == before
