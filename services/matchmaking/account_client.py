@@ -10,22 +10,23 @@ import grpc
 from domino.account.v1 import account_service_pb2 as pb
 from domino.account.v1 import account_service_pb2_grpc as pb_grpc
 
+from services.common.service_tokens import ServiceToken
+
 from .errors import AccountDeleted, AccountsUnavailable, Banned
-from .match_client import GrpcMatchCreator
 
 
 class GrpcStandings:
-    def __init__(self, address: str, tokens: GrpcMatchCreator, timeout_seconds: float = 2.0) -> None:
+    def __init__(self, address: str, token: ServiceToken, timeout_seconds: float = 2.0) -> None:
         self.channel = grpc.insecure_channel(address)
         self.stub = pb_grpc.AccountServiceStub(self.channel)
-        self.tokens = tokens  # its service token serves here too
+        self.token = token  # matchmaking's one service token, shared with its match client
         self.timeout_seconds = timeout_seconds
 
     def check(self, player_id: str) -> None:
         """Banned or AccountDeleted when the player may not play."""
         try:
             reply = self.stub.GetStanding(pb.GetStandingRequest(player_id=player_id),
-                                          metadata=self.tokens._metadata(), timeout=self.timeout_seconds)
+                                          metadata=self.token.metadata(), timeout=self.timeout_seconds)
         except grpc.RpcError as e:
             raise AccountsUnavailable(f"cannot check your account right now ({e.code().name}); try again") from None
         if reply.standing == pb.STANDING_BANNED:

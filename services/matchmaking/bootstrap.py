@@ -106,7 +106,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     changes = ChangeFeed()
     keys = KeyRing.load(settings.keys_dir, issues=("service",), accepts=("player",))
     creator = GrpcMatchCreator(settings.match_address, keys, seed_wait_seconds=settings.seed_wait_seconds)
-    standings = GrpcStandings(settings.account_address, creator)
+    standings = GrpcStandings(settings.account_address, creator.token)
     app = MatchmakingApplication(env=matchmaking_persistence_env(settings), matches=creator,
                                  table_wait_seconds=settings.table_wait_seconds,
                                  table_bot_strength=settings.table_bot_strength, observer=PrometheusObserver(),

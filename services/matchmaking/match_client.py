@@ -14,7 +14,8 @@ import grpc
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common import rule_options
-from services.common.auth import KeyRing, mint_token
+from services.common.auth import KeyRing
+from services.common.service_tokens import ServiceToken
 
 from .errors import MatchRefused, MatchServiceUnavailable, RatingUnavailable
 from .match_starts import CreatedMatch
@@ -38,8 +39,7 @@ class GrpcMatchCreator:
         self.stub = pb_grpc.MatchServiceStub(self.channel)
         self.keys = keys
         self.timeout_seconds = timeout_seconds
-        self._token = (0.0, "")
-        self._token_lock = threading.Lock()
+        self.token = ServiceToken(SERVICE_SUBJECT, keys, TOKEN_TTL_SECONDS)
 
     def create_match(self, request_id: str, options: Options, seats: list[str], rated: bool | None = None) -> CreatedMatch:
         request = pb.CreateMatchRequest(
@@ -49,7 +49,7 @@ class GrpcMatchCreator:
             rule_options=rule_options.settings_pb(options.host_options),
             seed_wait_seconds=int(self.seed_wait_seconds), spectators=options.spectators, rated=rated)
         try:
-            reply = self.stub.CreateMatch(request, metadata=self._metadata(), timeout=self.timeout_seconds)
+            reply = self.stub.CreateMatch(request, metadata=self.token.metadata(), timeout=self.timeout_seconds)
         except grpc.RpcError as e:
             if e.code() in REFUSALS:
                 raise MatchRefused(e.details() or e.code().name) from None
@@ -66,7 +66,7 @@ class GrpcMatchCreator:
 
     def _view(self, match_id: str) -> pb.MatchView | None:
         try:
-            reply = self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=self._metadata(),
+            reply = self.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=self.token.metadata(),
                                        timeout=self.timeout_seconds)
         except grpc.RpcError as e:
             if e.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
@@ -74,13 +74,6 @@ class GrpcMatchCreator:
             raise MatchServiceUnavailable(f"GetMatch failed: {e.code().name}") from None
         return reply.view
 
-    def _metadata(self) -> tuple:
-        with self._token_lock:
-            expires, token = self._token
-            if expires - time.time() < 60:
-                token = mint_token(SERVICE_SUBJECT, self.keys, "service", ttl_seconds=TOKEN_TTL_SECONDS)
-                self._token = (time.time() + TOKEN_TTL_SECONDS, token)
-        return (("authorization", f"Bearer {token}"),)
 
     def close(self) -> None:
         self.channel.close()
@@ -118,7 +111,7 @@ class GrpcRatings:
                 raise RatingUnavailable("backoff", "GetRating failed moments ago; not asked")
         request = pb.GetRatingRequest(player_id=player_id, rules=rules, teams=teams)
         try:
-            reply = self.client.stub.GetRating(request, metadata=self.client._metadata(),
+            reply = self.client.stub.GetRating(request, metadata=self.client.token.metadata(),
                                                timeout=self.timeout_seconds)
         except grpc.RpcError as e:
             code = e.code()

@@ -4,14 +4,13 @@ deadline. Nothing is cached: a renamed or deleted player is answered as they are
 
 from __future__ import annotations
 
-import threading
-import time
 
 import grpc
 
 from domino.account.v1 import account_service_pb2 as pb
 from domino.account.v1 import account_service_pb2_grpc as pb_grpc
-from services.common.auth import KeyRing, mint_token
+from services.common.auth import KeyRing
+from services.common.service_tokens import ServiceToken
 
 from .errors import AccountsUnavailable
 
@@ -25,13 +24,12 @@ class GrpcDirectory:
         self.stub = pb_grpc.AccountServiceStub(self.channel)
         self.keys = keys
         self.timeout_seconds = timeout_seconds
-        self._token = (0.0, "")
-        self._token_lock = threading.Lock()
+        self.token = ServiceToken(SERVICE_SUBJECT, keys, TOKEN_TTL_SECONDS)
 
     def find_by_display_name(self, display_name: str) -> str | None:
         try:
             reply = self.stub.FindPlayerByDisplayName(pb.FindPlayerByDisplayNameRequest(display_name=display_name),
-                                                      metadata=self._metadata(), timeout=self.timeout_seconds)
+                                                      metadata=self.token.metadata(), timeout=self.timeout_seconds)
         except grpc.RpcError as e:
             if e.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
                 return None
@@ -41,7 +39,7 @@ class GrpcDirectory:
 
     def exists(self, player_id: str) -> bool:
         try:
-            reply = self.stub.GetStanding(pb.GetStandingRequest(player_id=player_id), metadata=self._metadata(),
+            reply = self.stub.GetStanding(pb.GetStandingRequest(player_id=player_id), metadata=self.token.metadata(),
                                           timeout=self.timeout_seconds)
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
@@ -50,13 +48,6 @@ class GrpcDirectory:
                                       retry_after=1.0) from None
         return reply.standing in (pb.STANDING_ACTIVE, pb.STANDING_BANNED)
 
-    def _metadata(self) -> tuple:
-        with self._token_lock:
-            expires, token = self._token
-            if expires - time.time() < 60:
-                token = mint_token(SERVICE_SUBJECT, self.keys, "service", ttl_seconds=TOKEN_TTL_SECONDS)
-                self._token = (time.time() + TOKEN_TTL_SECONDS, token)
-        return (("authorization", f"Bearer {token}"),)
 
     def close(self) -> None:
         self.channel.close()

@@ -16,9 +16,10 @@ from domino.account.v1 import account_service_pb2 as account_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from services.common.changes import ChangeFeed
+from services.common.service_tokens import ServiceToken
 from services.matchmaking.account_client import GrpcStandings
 from services.matchmaking.application import MatchmakingApplication
-from services.matchmaking.match_client import GrpcMatchCreator
+from services.matchmaking.match_client import SERVICE_SUBJECT, TOKEN_TTL_SECONDS
 from tests.support.errors import refusal
 from tests.support.fakes import FakeMatches
 from tests.support.keys import KEYS, auth
@@ -53,9 +54,7 @@ def practice(stub, player: str):
 
 @pytest.fixture
 def tokens():
-    creator = GrpcMatchCreator("127.0.0.1:1", KEYS)  # mints matchmaking's service token; never called
-    yield creator
-    creator.close()
+    return ServiceToken(SERVICE_SUBJECT, KEYS, TOKEN_TTL_SECONDS)
 
 
 def test_a_banned_player_is_refused_with_the_end_of_the_ban(tmp_path, tokens):
