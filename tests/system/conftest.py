@@ -7,6 +7,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -78,23 +80,49 @@ class Client:
         self.channel.close()
 
 
+@contextmanager
+def scratch_dir(prefix: str) -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.fixture
 def var_dir():
-    path = Path(tempfile.mkdtemp(prefix="domino-system-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    with scratch_dir("domino-system-") as path:
+        yield path
+
+
+SYSTEM_ENV = {"DOMINO_LOG_FORMAT": "json", "DOMINO_TABLE_WAIT_SECONDS": "1"}
 
 
 @pytest.fixture
 def system(var_dir):
-    with LocalSystem(var_dir, Ports.free(),
-                     extra_env={"DOMINO_LOG_FORMAT": "json", "DOMINO_TABLE_WAIT_SECONDS": "1"}) as running:
+    """A system of its own, for a test that kills, restarts or reads the whole of something."""
+    with LocalSystem(var_dir, Ports.free(), extra_env=SYSTEM_ENV) as running:
         yield running
 
 
 @pytest.fixture
 def client(system):
     c = Client(system)
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def shared_system():
+    """One system for a module's tests that only play matches of their own on it: starting
+    the seven processes costs each test about ten seconds of a busy machine."""
+    with scratch_dir("domino-shared-") as path, LocalSystem(path, Ports.free(), extra_env=SYSTEM_ENV) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def shared_client(shared_system):
+    c = Client(shared_system)
     yield c
     c.close()
 

@@ -29,7 +29,8 @@ def verified(record_json: str, tmp_path, *options: str) -> dict:
 
 
 @pytest.mark.parametrize("variant", ["draw-2", "block-3", "block-4"])
-def test_bots_finish_a_whole_match_of_every_variant(client, variant, tmp_path):
+def test_bots_finish_a_whole_match_of_every_variant(shared_client, variant, tmp_path):
+    client = shared_client
     match_id = client.create_bot_match(variant, f"bots-{variant}", target=51)
     final = client.wait_until_ended(match_id)
     verdict = verified(client.export(match_id), tmp_path)
@@ -56,7 +57,9 @@ def bot_metric(system, name: str) -> float:
 
 
 @pytest.mark.parametrize("name", FAMILIES)
-def test_bots_finish_a_whole_match_of_every_family_that_exports_and_verifies(system, client, name, tmp_path):
+def test_bots_finish_a_whole_match_of_every_family_that_exports_and_verifies(shared_system, shared_client, name,
+                                                                            tmp_path):
+    system, client = shared_system, shared_client
     match_id = client.create_bot_match(request_id=f"bots-{name}", **FAMILIES[name])
     final = client.wait_until_ended(match_id, timeout=240)
     assert bot_metric(system, "domino_bots_errors_total") == 0
@@ -117,7 +120,8 @@ async def _stream_events(url: str, admin_password: str) -> list[tuple[str, int]]
 @pytest.mark.parametrize("args", [["--rules", "all-fives", "--seats", "2", "--target", "100"],
                                   ["--rules", "goat", "--variant", "gamezz", "--seats", "3", "--bots", "random"]],
                          ids=["all-fives", "goat"])
-def test_domino_demo_plays_a_whole_bot_match_of_a_family_and_prints_its_record(system, args, tmp_path):
+def test_domino_demo_plays_a_whole_bot_match_of_a_family_and_prints_its_record(shared_system, args, tmp_path):
+    system = shared_system
     env = {"DOMINO_MATCH_ADDRESS": system.match_address, "DOMINO_KEYS_DIR": str(system.keys_dir),
            "PATH": "/usr/bin:/bin"}
     done = subprocess.run([domino_command(), "demo", *args, "--json", "--timeout", "200"], capture_output=True,
@@ -147,14 +151,12 @@ def assert_in_history(system, record: dict) -> None:
     onlooker = (("authorization", f"Bearer {mint_token('onlooker', keys, 'player')}"),)
     with grpc.insecure_channel(system.match_address) as channel:
         stub = pb_grpc.MatchServiceStub(channel)
-        for _ in range(50):
-            listed = stub.ListMyMatches(pb.ListMyMatchesRequest(), metadata=bot, timeout=10).matches
-            if listed and listed[0].result != "in_play":
-                break
-            time.sleep(0.2)
+        match_id = record["chain"]["head"]["match"]
+        listed = [m for m in stub.ListMyMatches(pb.ListMyMatchesRequest(), metadata=bot, timeout=10).matches
+                  if m.match_id == match_id]
         board = stub.GetLeaderboard(pb.GetLeaderboardRequest(rules=record["rules"], teams=record["teams"], top=20),
                                     metadata=onlooker, timeout=10)
-    assert listed and listed[0].result != "in_play" and not listed[0].rated
+    assert listed and listed[0].result != pb.MATCH_RESULT_IN_PLAY and not listed[0].rated  # read as soon as it ended
     assert not [r.player_id for r in board.top if r.player_id.startswith("bot:")]
 
 
