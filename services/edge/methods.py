@@ -1,7 +1,9 @@
 """The methods the edge forwards, read from the public services' descriptors.
 
-Nothing here names an RPC: a method added to one of the three public protos is forwarded
-as soon as the generated code is regenerated. Client and bidirectional streams are left
+Nothing here names an RPC: a method added to one of the public protos (match, matchmaking,
+account, social) is forwarded as soon as the generated code is regenerated; a method only
+services may call (with a service token, as GetStanding) is forwarded too, and the service
+refuses a player's token. Client and bidirectional streams are left
 out: a browser's fetch cannot stream a request body over HTTP/1.1, and no public API has one.
 """
 
@@ -13,10 +15,14 @@ from types import ModuleType
 from domino.account.v1 import account_service_pb2
 from domino.match.v1 import match_service_pb2
 from domino.matchmaking.v1 import matchmaking_service_pb2
+from domino.social.v1 import social_service_pb2
 
-PUBLIC_MODULES: tuple[ModuleType, ...] = (match_service_pb2, matchmaking_service_pb2, account_service_pb2)
+PUBLIC_MODULES: tuple[ModuleType, ...] = (match_service_pb2, matchmaking_service_pb2, account_service_pb2,
+                                          social_service_pb2)
 # Methods of the public services that only the cluster calls: the public host does not route
-# them (deploy/k8s components/public-edge), so the edge does not forward them either.
+# them (deploy/k8s components/public-edge), so the edge does not forward them either. Only a
+# method that needs no token belongs here; one that needs a service token is refused by its
+# service (as GetStanding is) and stays forwarded.
 CLUSTER_ONLY = frozenset({"/domino.account.v1.AccountService/ListRevokedSessions"})
 
 

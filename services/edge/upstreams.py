@@ -1,7 +1,7 @@
 """Where each public service is reached: the addresses the services themselves listen on.
 
 A service `domino.<name>.v1.<Service>` is at `DOMINO_<NAME>_ADDRESS` (match, matchmaking,
-account), so the edge follows the settings every other client of the services uses, the
+account, social), so the edge follows the settings every other client of the services uses, the
 list of match replicas included (`ipv4:a:1,b:2`, as `domino up` gives its clients).
 """
 

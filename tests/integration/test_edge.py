@@ -2,7 +2,9 @@
 does: gRPC-Web (binary and text) and Connect over HTTP/1.1, from a page's origin.
 
 The upstream (tests/support/echo_upstream.py) answers every public method by its path, so
-these tests name no message field and hold whatever the protos become.
+these tests name no message field and hold whatever the protos become; the social service's
+tests at the end go through the edge to a real SocialService beside a real AccountService
+(tests/service/social_harness.py), with a real player's token.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ FAILED_PRECONDITION, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, UNAVAILABLE = 9, 8, 
 
 def settings_for(address: str, **more) -> Settings:
     return Settings(match_address=address, matchmaking_address=address, account_address=address,
-                    web_origins=PAGE, **more)
+                    social_address=address, web_origins=PAGE, **more)
 
 
 @pytest.fixture
@@ -59,12 +61,18 @@ def preflight(url: str, origin: str, path: str) -> tuple[int, dict[str, str]]:
 def test_every_method_of_the_three_public_services_is_forwarded_by_its_path():
     paths = {m.path for m in forwarded_methods()}
     assert set(public_services()) == {"domino.match.v1.MatchService", "domino.matchmaking.v1.MatchmakingService",
-                                      "domino.account.v1.AccountService"}
+                                      "domino.account.v1.AccountService", "domino.social.v1.SocialService"}
     from domino.account.v1 import account_service_pb2
+    from domino.social.v1 import social_service_pb2
 
     accounts = {f"/domino.account.v1.AccountService/{m.name}"
                 for m in account_service_pb2.DESCRIPTOR.services_by_name["AccountService"].methods}
     assert accounts - CLUSTER_ONLY <= paths and not CLUSTER_ONLY & paths
+    # Every SocialService method, those only services may call included: the service refuses a
+    # player's token for them (as AccountService.GetStanding), so none is the cluster's alone.
+    social = {f"/domino.social.v1.SocialService/{m.name}"
+              for m in social_service_pb2.DESCRIPTOR.services_by_name["SocialService"].methods}
+    assert social <= paths and not social & CLUSTER_ONLY
 
 
 def test_a_method_only_the_cluster_calls_is_not_found_through_the_edge(edge, upstream):
@@ -247,3 +255,70 @@ def test_health_says_serving_and_an_unknown_path_is_not_found(edge):
 def test_the_public_hosts_browser_path_reaches_the_same_methods(edge):
     answer = web.grpc_web(edge.url, "/web" + UNARY.path, b"under /web")
     assert answer.grpc_status == 0 and answer.messages == [b"under /web"]
+
+
+# ---- SocialService through the edge, to a real social service ------------------------------
+
+SOCIAL = "/domino.social.v1.SocialService/GetFriendCode"
+UNAUTHENTICATED = 16
+
+
+@pytest.fixture
+def social(tmp_path):
+    from tests.service.social_harness import running_social
+
+    with running_social(tmp_path) as running:
+        yield running
+
+
+@pytest.fixture
+def social_edge(social):
+    settings = Settings(match_address="127.0.0.1:1", matchmaking_address="127.0.0.1:1",
+                        account_address=f"127.0.0.1:{social.accounts.port}",
+                        social_address=f"127.0.0.1:{social.port}", web_origins=PAGE)
+    with running_edge(settings) as running:
+        yield running
+
+
+def test_a_players_friend_code_comes_through_the_edge_over_grpc_web_and_connect(social, social_edge):
+    from domino.social.v1 import social_service_pb2 as social_pb
+
+    session = social.sign_up("EdgeFriend")
+    bearer = f"Bearer {session.access_token}"
+    request = social_pb.GetFriendCodeRequest().SerializeToString()
+    direct = social.stub.GetFriendCode(social_pb.GetFriendCodeRequest(),
+                                       metadata=(("authorization", bearer),)).friend_code
+    for text in (False, True):
+        for path in (SOCIAL, "/web" + SOCIAL):
+            answer = web.grpc_web(social_edge.url, path, request, text=text, authorization=bearer, origin=PAGE)
+            assert answer.http_status == 200 and answer.grpc_status == 0, answer
+            assert answer.headers["access-control-allow-origin"] == PAGE
+            [message] = answer.messages
+            assert social_pb.GetFriendCodeResponse.FromString(message).friend_code == direct
+    connect = web.connect_unary(social_edge.url, "/web" + SOCIAL, request, authorization=bearer, origin=PAGE)
+    assert connect.http_status == 200 and connect.headers["access-control-allow-origin"] == PAGE
+    assert social_pb.GetFriendCodeResponse.FromString(connect.body).friend_code == direct
+    assert social_edge.metric("domino_edge_requests_total", method=SOCIAL.lstrip("/"), protocol="connect",
+                              code="OK") == 1
+
+
+def test_the_social_services_refusal_reaches_the_browser_with_its_error_info(social, social_edge):
+    from google.rpc import error_details_pb2
+
+    answer = web.grpc_web(social_edge.url, SOCIAL, b"", origin=PAGE)  # no token
+    assert answer.grpc_status == UNAUTHENTICATED
+    info = error_details_pb2.ErrorInfo()
+    assert answer.status_details().details[0].Unpack(info)
+    assert (info.reason, info.domain) == ("TOKEN_MISSING", "domino.social")
+    connect = web.connect_unary(social_edge.url, SOCIAL, b"", authorization="Bearer not-a-token", origin=PAGE)
+    assert connect.http_status == 401 and json.loads(connect.body)["code"] == "unauthenticated"
+
+
+def test_cors_covers_the_social_service(social_edge):
+    status, headers = preflight(social_edge.url, PAGE, "/web" + SOCIAL)
+    assert status == 200 and headers["access-control-allow-origin"] == PAGE
+    assert "authorization" in headers["access-control-allow-headers"].lower()
+    status, headers = preflight(social_edge.url, "https://evil.example", SOCIAL)
+    assert status == 400 and "access-control-allow-origin" not in headers
+    refused = web.grpc_web(social_edge.url, SOCIAL, b"", origin="https://evil.example")
+    assert refused.http_status == 403
