@@ -29,8 +29,9 @@ For each overlay:
    nats setup`) holds the admin's;
 5. NetworkPolicies: ingress is denied by default, and exactly the pods of `INGRESS` reach
    each port (computed from the policies' selectors, as a network plugin would); egress is
-   restricted for the pods of `EGRESS` alone (the browsers' edge: the three public services'
-   gRPC ports and DNS, nothing else) and open for every other;
+   restricted for the pods of `EGRESS` alone (the browsers' edge: the four public services'
+   gRPC ports and DNS, nothing else; the social service: the account service, PostgreSQL's
+   port wherever the server is (`EGRESS_ANY_ADDRESS`) and DNS) and open for every other;
 6. the public edge (components/public-edge; production must have it): a Gateway
    (gateway.networking.k8s.io/v1) whose listeners are HTTPS on 443 for a host name, with a
    certificate from a Secret the overlay defines or ops create, admitting only this
@@ -86,22 +87,24 @@ MIN_KUBERNETES = "1.30"
 
 #: The domino services (by Deployment, `domino serve NAME`): how each is probed, and whether
 #: an HPA scales it.
-GRPC_SERVICES = {"match": 50051, "matchmaking": 50052, "accounts": 50053}
+GRPC_SERVICES = {"match": 50051, "matchmaking": 50052, "accounts": 50053, "social": 50054}
 HTTP_SERVICES = ("relay", "bots")
 #: The browsers' edge (services/edge/): HTTP on this port, probed on HEALTH_PATH.
 EDGE, EDGE_PORT, EDGE_HEALTH_PATH = "edge", 8080, "/healthz"
 SERVICES = (*GRPC_SERVICES, *HTTP_SERVICES, EDGE)
-AUTOSCALED = ("match", "matchmaking", "accounts", "bots", EDGE)
-WITH_PDB = ("match", "matchmaking", "accounts", "bots", EDGE, "nats")
+AUTOSCALED = ("match", "matchmaking", "accounts", "social", "bots", EDGE)
+WITH_PDB = ("match", "matchmaking", "accounts", "social", "bots", EDGE, "nats")
 #: Where a service's Kubernetes Service and its settings (DOMINO_<NAME>_ADDRESS,
 #: DOMINO_<NAME>_METRICS_PORT) name it otherwise than its Deployment: Deployment `accounts`
 #: (`domino serve accounts`) is Service `account`, DOMINO_ACCOUNT_*.
 SERVICE_NAME = {"accounts": "account", EDGE: "web"}
 #: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target)
-#: and those that call the account service (DOMINO_ACCOUNT_ADDRESS).
+#: and those that call the account service (DOMINO_ACCOUNT_ADDRESS), matchmaking and the
+#: social service (DOMINO_SOCIAL_ADDRESS).
 CALL_MATCH = ("matchmaking", "bots", "accounts", EDGE)
-CALL_ACCOUNTS = ("matchmaking", "match", EDGE)  # match and matchmaking: the revocation list
+CALL_ACCOUNTS = ("matchmaking", "match", "social", EDGE)  # match, matchmaking, social: the revocation list
 CALL_MATCHMAKING = (EDGE,)
+CALL_SOCIAL = (EDGE,)
 #: The keys each service's /keys volume must hold: the token keys (services/common/auth.py)
 #: it checks (public) and issues (private), and for HEAD_SIGNERS the head signing key and the
 #: published head keys (services/match/heads.py). The relay has no token keys. A private
@@ -111,7 +114,8 @@ HEAD_KEYS = {"heads.key", "heads-keys.json"}
 HEAD_SIGNING_SECRET = "domino-head-signing-key"
 HEAD_SIGNERS = ("match", "relay")
 TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub", *HEAD_KEYS},
-              "matchmaking": {"player.pub", "service.key"}, "bots": {"bot.key"}, "relay": HEAD_KEYS,
+              "matchmaking": {"player.pub", "service.key"}, "social": {"player.pub", "service.key"},
+              "bots": {"bot.key"}, "relay": HEAD_KEYS,
               "accounts": {"player.key", "account.key", "player.pub", "service.pub"}}
 # The edge holds no key: it checks no token, and serves the head keys GetHeadKeys answers
 # (services/edge/head_keys.py), so it is among the services that may mount nothing at /keys.
@@ -153,7 +157,7 @@ UNPINNED_TAGS = ("", "latest", "dev")
 #: audit witness`): the servers check their passwords, no workload holds them.
 NATS_SECRET = "domino-nats"
 NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots", "accounts": None,
-                EDGE: None}
+                "social": None, EDGE: None}
 NATS_ADMIN = "admin"
 NATS_OUTSIDE_USERS = ("auditor",)
 SETUP_JOB = "nats-setup"
@@ -180,19 +184,28 @@ INGRESS: dict[str, dict[str, Any]] = {
     # phones through the gateway (wherever its proxies run: see GATEWAY_SOURCES), matchmaking,
     # and the match service (the revocation list)
     "accounts": {"grpc": ANYONE, "metrics": SCRAPERS},
+    # phones through the gateway, the edge, and the account service (a player's export and erasure)
+    "social": {"grpc": ANYONE, "metrics": SCRAPERS},
     "relay": {"metrics": SCRAPERS},
     "bots": {"metrics": SCRAPERS},
     # browsers through the gateway (HTTPRoute domino-web), wherever its proxies run
     EDGE: {"http": ANYONE, "metrics": SCRAPERS},
     "nats": {"client": {"relay", "matchmaking", "bots", SETUP_JOB}, "cluster": {"nats"}, "monitor": SCRAPERS},
-    "postgres": {"postgres": {"match", "relay", "matchmaking", "accounts"}},
+    "postgres": {"postgres": {"match", "relay", "matchmaking", "accounts", "social"}},
 }
 
 
 #: Who each pod may open a connection to (NetworkPolicy egress), for the pods whose egress
 #: is restricted: (app, port name) of the namespace's pods, and DNS (kube-dns on 53). Every
 #: other pod's egress stays open (the account service fetches issuers' JWKS on the internet).
-EGRESS: dict[str, set[tuple[str, str]]] = {EDGE: {("match", "grpc"), ("matchmaking", "grpc"), ("accounts", "grpc")}}
+#: EGRESS_ANY_ADDRESS: the ports such a pod may reach at any address (a rule with `ports` and
+#: no `to`): PostgreSQL's, in the cluster (components/postgres) or an external server (prod)
+#: whose address the manifests do not know; it must be POSTGRES_PORT of domino-config.
+EGRESS: dict[str, set[tuple[str, str]]] = {
+    EDGE: {("match", "grpc"), ("matchmaking", "grpc"), ("accounts", "grpc"), ("social", "grpc")},
+    "social": {("accounts", "grpc")}}
+POSTGRES_DEFAULT_PORT = 5432
+EGRESS_ANY_ADDRESS: dict[str, set[int]] = {"social": {POSTGRES_DEFAULT_PORT}}
 DNS_PEER = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
             "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}
 
@@ -208,7 +221,8 @@ GATEWAY_KINDS = ("Gateway", "GRPCRoute", "HTTPRoute")
 BROWSER_PATHS = ("/web/", "/.well-known/domino/")
 PUBLIC_PROTOS = {"match": ("domino.match.v1.match_service_pb2", "MatchService"),
                  "matchmaking": ("domino.matchmaking.v1.matchmaking_service_pb2", "MatchmakingService"),
-                 "accounts": ("domino.account.v1.account_service_pb2", "AccountService")}
+                 "accounts": ("domino.account.v1.account_service_pb2", "AccountService"),
+                 "social": ("domino.social.v1.social_service_pb2", "SocialService")}
 #: Methods of a public service that only the cluster calls (the revocation list the match
 #: service and matchmaking read): each has a GRPCRoute rule of its own matching it exactly, with
 #: no backendRefs, which outranks the service's rule, so the gateway answers it itself.
@@ -846,8 +860,9 @@ def web_origin_problems(value: str, overlay: str) -> list[str]:
 
 def egress_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str, Any]],
                     namespace: dict[str, str]) -> list[str]:
-    """Egress, for the pods of EGRESS: exactly the listed ports of the namespace's pods and
-    DNS, nothing outside; any other pod's egress must stay open."""
+    """Egress, for the pods of EGRESS: exactly the listed ports of the namespace's pods, the
+    ports of EGRESS_ANY_ADDRESS at any address, and DNS, nothing else; any other pod's egress
+    must stay open."""
     problems = []
 
     def app(res: dict[str, Any]) -> str:
@@ -878,13 +893,21 @@ def egress_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str
                             f"{', '.join(f'{a}:{p}' for a, p in sorted(EGRESS[app(wl)]))} and DNS")
             continue
         reached: set[tuple[str, str]] = set()
+        reached_anywhere: set[int] = set()
+        anywhere = EGRESS_ANY_ADDRESS.get(app(wl), set())
         dns = False
         for rule in rules:
             peers = rule.get("to") or []
             ports = rule.get("ports") or []
+            opened = {(p.get("protocol", "TCP"), p.get("port"), p.get("endPort")) for p in ports}
+            if not peers and ports and opened <= {("TCP", port, None) for port in anywhere}:
+                reached_anywhere |= {port for _, port, _ in opened}  # the in-cluster server's too
+                continue
             if not peers or any("ipBlock" in peer for peer in peers):
                 problems.append(f"{ref(wl)}: an egress rule reaches {'everything' if not peers else 'an ipBlock'}: "
-                                "the edge reaches the namespace's services only")
+                                f"{app(wl)} reaches the namespace's services"
+                                + (f" and port {', '.join(map(str, sorted(anywhere)))} anywhere" if anywhere else "")
+                                + " only")
                 continue
             for peer in peers:
                 if peer == DNS_PEER:
@@ -905,6 +928,9 @@ def egress_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str
                             if any(p.get("port") in (cp.get("name"), cp["containerPort"]) for p in ports):
                                 reached.add((app(target), cp.get("name") or str(cp["containerPort"])))
         wanted = EGRESS[app(wl)]
+        if anywhere - reached_anywhere:
+            problems.append(f"{ref(wl)}: egress cannot reach port {', '.join(map(str, sorted(anywhere - reached_anywhere)))}"
+                            " at any address (PostgreSQL, in the cluster or outside it) (NetworkPolicy)")
         if reached - wanted:
             problems.append(f"{ref(wl)}: egress reaches {', '.join(f'{a}:{p}' for a, p in sorted(reached - wanted))}, "
                             "which it has no use for (NetworkPolicy)")
@@ -1558,7 +1584,7 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                 err(dep, f"container port `metrics` ({ports.get('metrics')}) != {metrics_var} "
                          f"({values.get(metrics_var, 'unset')})")
             for callee, callers in (("match", CALL_MATCH), ("accounts", CALL_ACCOUNTS),
-                                    ("matchmaking", CALL_MATCHMAKING)):
+                                    ("matchmaking", CALL_MATCHMAKING), ("social", CALL_SOCIAL)):
                 var = f"DOMINO_{service_name(callee).upper()}_ADDRESS"
                 target = values.get(var, "")
                 if name in callers and not _service_address(target, services):
@@ -1832,6 +1858,12 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
 
     # ---- PostgreSQL: in the overlay, or external by configuration
     pg_host = config.get("POSTGRES_HOST", "")
+    pg_port = config.get("POSTGRES_PORT", str(POSTGRES_DEFAULT_PORT))
+    for app_name, ports in EGRESS_ANY_ADDRESS.items():
+        if app_name in deployments and pg_port not in {str(p) for p in ports}:
+            err("ConfigMap/domino-config", f"POSTGRES_PORT {pg_port}: Deployment/{app_name}'s egress reaches "
+                                           f"PostgreSQL on port {', '.join(map(str, sorted(ports)))} only "
+                                           "(NetworkPolicy, and scripts/validate_k8s.py EGRESS_ANY_ADDRESS)")
     if config.get("PERSISTENCE_MODULE") != "services.common.postgres_store":
         err("ConfigMap/domino-config", "PERSISTENCE_MODULE must be services.common.postgres_store")
     if pg_host in services:

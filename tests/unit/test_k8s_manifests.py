@@ -328,7 +328,7 @@ def _break(resources, change):
         "matchExpressions"][0]["values"].append("bots"), "StatefulSet/postgres: port postgres (5432) is open to bots"),
     (lambda r: find(r, "NetworkPolicy", "default-deny-ingress")["spec"].__setitem__(
         "policyTypes", ["Ingress", "Egress"]), "restricts egress, which this validator does not check"),
-    # the edge: to the three services' gRPC ports and DNS only; the accounts believe its x-forwarded-for
+    # the edge: to the four services' gRPC ports and DNS only; the accounts believe its x-forwarded-for
     (lambda r: find(r, "NetworkPolicy", "edge-egress")["spec"]["egress"].append(
         {"to": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "nats"}}}], "ports": [{"port": 4222}]}),
      "Deployment/edge: egress reaches nats:client"),
@@ -379,13 +379,15 @@ def test_prod_has_the_public_edge_and_dev_does_not(rendered):
              for rule in route["spec"]["rules"] if rule.get("backendRefs")}
     assert table == {"domino.match.v1.MatchService": ("match", 50051),
                      "domino.matchmaking.v1.MatchmakingService": ("matchmaking", 50052),
-                     "domino.account.v1.AccountService": ("account", 50053)}
+                     "domino.account.v1.AccountService": ("account", 50053),
+                     "domino.social.v1.SocialService": ("social", 50054)}
     unrouted = [rule["matches"] for rule in route["spec"]["rules"] if not rule.get("backendRefs")]
     assert unrouted == [[{"method": {"type": "Exact", "service": "domino.account.v1.AccountService",
                                      "method": "ListRevokedSessions"}}]]  # the cluster's own: answered by the gateway
     assert vk.public_services() == {"domino.match.v1.MatchService": "match",
                                     "domino.matchmaking.v1.MatchmakingService": "matchmaking",
-                                    "domino.account.v1.AccountService": "account"}
+                                    "domino.account.v1.AccountService": "account",
+                                    "domino.social.v1.SocialService": "social"}
     assert not [r for r in prod if r["kind"] == "ConfigMap" and r["metadata"]["name"] == "public-edge"], \
         "the overlay's public-edge values are local to kustomize, never applied"
     assert domino_config(prod)["data"]["DOMINO_GRPC_REFLECTION"] == "false"
@@ -538,6 +540,7 @@ def test_an_overlay_sets_the_public_host_once_and_cert_manager_is_optional(tmp_p
         ("GRPCRoute/domino -> Service/account", "grpc", 50053),
         ("GRPCRoute/domino -> Service/match", "grpc", 50051),
         ("GRPCRoute/domino -> Service/matchmaking", "grpc", 50052),
+        ("GRPCRoute/domino -> Service/social", "grpc", 50054),
         ("HTTPRoute/domino-web -> Service/web", "http", 8080)]
 
 
@@ -647,7 +650,7 @@ def test_only_the_account_service_holds_player_key_and_account_key(rendered, ove
     assert vk.mounted_key_files(pod(accounts), container(accounts, "accounts"), "/keys") == {
         "player.key", "account.key", "player.pub", "service.pub"}
     assert env(accounts, "accounts", "DOMINO_KEYS_DIR")["value"] == "/keys"
-    for name in ("match", "matchmaking", "bots", "relay"):
+    for name in ("match", "matchmaking", "social", "bots", "relay"):
         deployment = find(resources, "Deployment", name)
         files = vk.mounted_key_files(pod(deployment), container(deployment, name), "/keys")
         assert not {"player.key", "account.key"} & files, name
@@ -975,3 +978,165 @@ def test_the_gateway_bounds_what_the_pods_bound(rendered):
         find(rendered["prod"], "HorizontalPodAutoscaler", "match")["spec"]["maxReplicas"] * \
         defaults.grpc_max_concurrent_calls
     assert not [r for r in rendered["dev"] if r["kind"].endswith("TrafficPolicy")]
+
+
+# ---- the social service (deploy/k8s/base/social.yaml) --------------------------------------
+
+def social_egress(resources):
+    return find(resources, "NetworkPolicy", "social-egress")["spec"]["egress"]
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_the_social_service_runs_like_the_others(rendered, overlay):
+    """`domino serve social`: gRPC probes on 50054, requests and limits, non-root with a
+    read-only root, PostgreSQL awaited and its password from the Secret, no NATS, the players'
+    public key and the service key (as matchmaking), the account service at account:50053,
+    scaled by an HPA with a PDB, its Service `social` (grpc, metrics scraped); the edge
+    forwards to it and the public host routes SocialService to it in production."""
+    resources = rendered[overlay]
+    social = find(resources, "Deployment", "social")
+    main = container(social, "social")
+    assert main["command"] == ["domino", "serve", "social"]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert main[probe]["grpc"]["port"] == 50054, probe
+    for c in [*pod(social)["containers"], *pod(social)["initContainers"]]:
+        assert {"cpu", "memory"} <= set(c["resources"]["limits"]) and {"cpu", "memory"} <= set(
+            c["resources"]["requests"])
+        assert c["securityContext"]["readOnlyRootFilesystem"] is True
+        assert c["securityContext"]["allowPrivilegeEscalation"] is False
+        assert c["securityContext"]["capabilities"]["drop"] == ["ALL"]
+    assert pod(social)["securityContext"]["runAsNonRoot"] is True
+    assert pod(social)["automountServiceAccountToken"] is False
+    assert [c["name"] for c in pod(social)["initContainers"]] == ["wait-for-postgres"]
+    assert env(social, "social", "POSTGRES_PASSWORD")["valueFrom"] == from_secret("domino-postgres", "password")
+    assert not {e["name"] for e in main["env"]} & {"DOMINO_NATS_USER", "DOMINO_NATS_PASSWORD"}
+    assert env(social, "social", "DOMINO_SOCIAL_ADDRESS")["value"] == "0.0.0.0:50054"
+    assert env(social, "social", "DOMINO_ACCOUNT_ADDRESS")["value"] == "account:50053"
+    assert env(social, "social", "DOMINO_KEYS_DIR")["value"] == "/keys"
+    assert vk.mounted_key_files(pod(social), main, "/keys") == {"player.pub", "service.key"}
+    assert domino_config(resources)["data"]["DOMINO_SOCIAL_METRICS_PORT"] == "9107"
+    service = find(resources, "Service", "social")
+    assert service["spec"]["selector"] == {"app.kubernetes.io/name": "social"}
+    assert {(p["name"], p["port"]) for p in service["spec"]["ports"]} == {("grpc", 50054), ("metrics", 9107)}
+    assert next(p for p in service["spec"]["ports"] if p["name"] == "grpc")["appProtocol"] == "grpc"
+    assert service["metadata"]["annotations"]["prometheus.io/port"] == "9107"
+    assert find(resources, "HorizontalPodAutoscaler", "social")["spec"]["scaleTargetRef"]["name"] == "social"
+    assert find(resources, "PodDisruptionBudget", "social")
+    edge = find(resources, "Deployment", "edge")
+    assert env(edge, "edge", "DOMINO_SOCIAL_ADDRESS")["value"] == "social:50054"
+    if overlay == "prod":
+        assert domino_config(resources)["data"]["DOMINO_GRPC_REFLECTION"] == "false"
+        rules = find(resources, "GRPCRoute", "domino")["spec"]["rules"]
+        assert [rule["backendRefs"] for rule in rules
+                if rule["matches"][0]["method"]["service"] == "domino.social.v1.SocialService"] == [
+            [{"group": "", "kind": "Service", "name": "social", "port": 50054}]]
+
+
+def test_who_reaches_the_social_service_and_what_it_reaches(rendered):
+    """Its gRPC port like the other public services' (the gateway's proxies wherever they run,
+    the edge, the account service); its metrics only the scrapers'. It reaches the account
+    service's gRPC port, PostgreSQL's port (the in-cluster server in dev, any address for prod's
+    external one) and DNS: not NATS, match, matchmaking or the metrics; PostgreSQL lets it in."""
+    for overlay, resources in rendered.items():
+        reach: dict = {}
+        workloads = pod_workloads(resources)
+        namespace = {"kubernetes.io/metadata.name": resources[0]["metadata"]["name"]}
+        policies = [r for r in resources if r["kind"] == "NetworkPolicy"]
+        assert vk.network_policy_problems(policies, workloads, namespace, reach=reach) == [], overlay
+        assert {"edge", "accounts", "outside the cluster"} <= reach[("social", "grpc")], overlay
+        assert reach[("social", "metrics")] == reach[("matchmaking", "metrics")]
+        if overlay == "dev":
+            assert "social" in reach[("postgres", "postgres")]
+    egress = social_egress(rendered["prod"])
+    assert egress[0]["to"] == [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "accounts"}}}]
+    assert egress[1] == {"ports": [{"port": 5432, "protocol": "TCP"}]}  # PostgreSQL, wherever it is
+    assert egress[2]["to"] == [vk.DNS_PEER]
+    assert vk.EGRESS["social"] == {("accounts", "grpc")} and vk.EGRESS_ANY_ADDRESS["social"] == {5432}
+    assert ("social", "grpc") in vk.EGRESS["edge"]
+
+
+def social_route_rule(resources):
+    return next(rule for rule in find(resources, "GRPCRoute", "domino")["spec"]["rules"]
+                if rule["matches"][0]["method"]["service"] == "domino.social.v1.SocialService")
+
+
+def _config_data(resources):
+    return next(c for c in resources if c["kind"] == "ConfigMap" and c["metadata"]["name"].startswith("domino-config"))[
+        "data"]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r.remove(find(r, "Deployment", "social")), "Deployment/social: missing"),
+    # its keys: the players' public key and the service key, never player.key
+    (lambda r: key_volume(r, "social")["projected"]["sources"].append(
+        {"secret": {"name": "domino-account-token-keys", "items": [{"key": "player.key", "path": "player.key"}]}}),
+     "Deployment/social: holds the private token key player.key (Secret domino-account-token-keys): only "
+     "Deployment/accounts may issue player tokens"),
+    (lambda r: key_volume(r, "social")["projected"]["sources"].pop(),
+     "Deployment/social: the keys mounted at /keys must be exactly player.pub, service.key (found player.pub)"),
+    (lambda r: _set_env(r, "social", "DOMINO_KEYS_DIR", None), "Deployment/social: DOMINO_KEYS_DIR must be /keys"),
+    # where it listens and where it finds the account service
+    (lambda r: _set_env(r, "social", "DOMINO_SOCIAL_ADDRESS", "127.0.0.1:50054"),
+     "Deployment/social: DOMINO_SOCIAL_ADDRESS must be 0.0.0.0:50054"),
+    (lambda r: _set_env(r, "social", "DOMINO_ACCOUNT_ADDRESS", None),
+     "Deployment/social: DOMINO_ACCOUNT_ADDRESS '' must be host:port of a Service"),
+    (lambda r: _set_env(r, "social", "DOMINO_ACCOUNT_ADDRESS", "matchmaking:50052"),
+     "DOMINO_ACCOUNT_ADDRESS 'matchmaking:50052' must be the `grpc` port of a Service of Deployment/accounts"),
+    (lambda r: _config_data(r).pop("DOMINO_SOCIAL_METRICS_PORT"),
+     "container port `metrics` (9107) != DOMINO_SOCIAL_METRICS_PORT (unset)"),
+    # the edge forwards to it
+    (lambda r: _set_env(r, "edge", "DOMINO_SOCIAL_ADDRESS", None),
+     "Deployment/edge: DOMINO_SOCIAL_ADDRESS '' must be host:port of a Service"),
+    (lambda r: _set_env(r, "edge", "DOMINO_SOCIAL_ADDRESS", "social:9107"),
+     "DOMINO_SOCIAL_ADDRESS 'social:9107' must be the `grpc` port of a Service of Deployment/social"),
+    # probes, resources, the pod's security, NATS, scaling
+    (lambda r: container(find(r, "Deployment", "social"), "social").__setitem__(
+        "readinessProbe", {"tcpSocket": {"port": 50054}}), "must be a gRPC probe on port 50054"),
+    (lambda r: container(find(r, "Deployment", "social"), "social")["resources"].pop("limits"),
+     "Deployment/social container social: resources.limits lacks cpu, memory"),
+    (lambda r: pod(find(r, "Deployment", "social"))["securityContext"].pop("runAsNonRoot"),
+     "Deployment/social: the pod must set securityContext.runAsNonRoot"),
+    (lambda r: _set_env(r, "social", "DOMINO_NATS_USER", "matchmaking"), "Deployment/social: uses no NATS"),
+    (lambda r: r.remove(find(r, "HorizontalPodAutoscaler", "social")),
+     "Deployment/social: has no HorizontalPodAutoscaler"),
+    (lambda r: r.remove(find(r, "PodDisruptionBudget", "social")), "Deployment/social: has no PodDisruptionBudget"),
+    # who reaches it
+    (lambda r: find(r, "NetworkPolicy", "grpc-apis")["spec"]["podSelector"]["matchExpressions"][0]["values"].remove(
+        "social"), "Deployment/social: port grpc (50054) is closed to"),
+    (lambda r: find(r, "NetworkPolicy", "metrics")["spec"]["podSelector"]["matchExpressions"][0]["values"].remove(
+        "social"), "Deployment/social: port metrics (9107) is closed to"),
+    (lambda r: find(r, "NetworkPolicy", "postgres")["spec"]["ingress"][0]["from"][0]["podSelector"][
+        "matchExpressions"][0]["values"].remove("social"),
+     "StatefulSet/postgres: port postgres (5432) is closed to social"),
+    (lambda r: find(r, "NetworkPolicy", "edge-egress")["spec"]["egress"][0]["to"][0]["podSelector"][
+        "matchExpressions"][0]["values"].remove("social"), "Deployment/edge: egress cannot reach social:grpc"),
+    # what it reaches
+    (lambda r: r.remove(find(r, "NetworkPolicy", "social-egress")), "Deployment/social: its egress is not restricted"),
+    (lambda r: social_egress(r).pop(0), "Deployment/social: egress cannot reach accounts:grpc"),
+    (lambda r: social_egress(r).pop(1), "Deployment/social: egress cannot reach port 5432 at any address"),
+    (lambda r: social_egress(r).pop(2), "Deployment/social: egress allows no DNS"),
+    (lambda r: social_egress(r).append(
+        {"to": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "nats"}}}], "ports": [{"port": 4222}]}),
+     "Deployment/social: egress reaches nats:client"),
+    (lambda r: social_egress(r)[1]["ports"].append({"port": 443, "protocol": "TCP"}),
+     "Deployment/social: an egress rule reaches everything"),
+    (lambda r: social_egress(r).append({}), "Deployment/social: an egress rule reaches everything"),
+    (lambda r: _config_data(r).__setitem__("POSTGRES_PORT", "6432"),
+     "POSTGRES_PORT 6432: Deployment/social's egress reaches PostgreSQL on port 5432 only"),
+])
+def test_validator_catches_for_the_social_service(rendered, change, message):
+    errors = invariant_errors(_break(rendered["dev"], change))
+    assert any(message in e for e in errors), errors
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: social_route_rule(r)["backendRefs"][0].update(name="account", port=50053),
+     "domino.social.v1.SocialService must go to Service/social port 50054 only (found account:50053)"),
+    (lambda r: find(r, "GRPCRoute", "domino")["spec"]["rules"].remove(
+        social_route_rule(r)),
+     "domino.social.v1.SocialService must go to Service/social port 50054 only (found no route)"),
+    (lambda r: _set_env(r, "social", "DOMINO_GRPC_REFLECTION", "true"), "Deployment/social: serves gRPC reflection"),
+])
+def test_validator_catches_the_social_service_at_the_public_edge(rendered, change, message):
+    errors = invariant_errors(_break(rendered["prod"], change), "prod")
+    assert any(message in e for e in errors), errors
