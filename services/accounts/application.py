@@ -13,12 +13,14 @@ from .account_changes import AccountChanges
 from .erasure import Erasure
 from .operators import Operators
 from .sign_ins import SignIns
-from .use_cases import AccountView, DeviceView, History, Observer, Standing, Tokens, VerifiedToken, retried_on_conflict
+from .use_cases import AccountView, DeviceView, History, Observer, Social, Standing, Tokens, VerifiedToken, \
+    retried_on_conflict
 
-__all__ = ["AccountApplication", "AccountView", "DeviceView", "History", "Observer", "Standing", "Tokens",
+__all__ = ["AccountApplication", "AccountView", "DeviceView", "History", "Observer", "Social", "Standing", "Tokens",
            "VerifiedToken", "retried_on_conflict"]
 
 
 class AccountApplication(SignIns, AccountChanges, Erasure, Operators):
     """Built with the store, the keys it mints with, the ID-token verifier, the match
-    service's history port, the clock and the limits (use_cases.UseCases.__init__)."""
+    service's history port, the clock, the limits and the social service's port
+    (use_cases.UseCases.__init__)."""

@@ -1,5 +1,5 @@
-"""Wires the account service: store, ID-token verifier, the match service's client, gRPC
-server, metrics, the retry of unfinished erasures, signals."""
+"""Wires the account service: store, ID-token verifier, the match and social services'
+clients, gRPC server, metrics, the retry of unfinished erasures, signals."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from .grpc_adapter import AccountServicer
 from .match_client import GrpcHistory
 from .metrics import PrometheusObserver
 from .oidc import IdTokenVerifier, providers_from_json
+from .social_client import GrpcSocial
 from .store import AccountStore
 
 log = logging.getLogger("domino.accounts")
@@ -55,15 +56,27 @@ def verifier_of(settings: Settings) -> IdTokenVerifier | None:
 
 
 def application_of(settings: Settings, keys: KeyRing, store: AccountStore, history: GrpcHistory | None,
-                   verifier: IdTokenVerifier | None, observer=None) -> AccountApplication:
+                   verifier: IdTokenVerifier | None, observer=None, social: GrpcSocial | None = None
+                   ) -> AccountApplication:
     return AccountApplication(store, keys, verifier, history, access_seconds=settings.access_token_seconds,
                               refresh_days=settings.refresh_token_days,
-                              name_changes_per_day=settings.display_name_changes_per_day, observer=observer)
+                              name_changes_per_day=settings.display_name_changes_per_day, observer=observer,
+                              social=social)
+
+
+def social_of(settings: Settings, keys: KeyRing) -> GrpcSocial | None:
+    """The social service's client (DOMINO_SOCIAL_ADDRESS), or None when the address is empty:
+    a deployment without the social service exports and erases no social data (said once)."""
+    if not settings.social_address:
+        log.warning("no social service configured (DOMINO_SOCIAL_ADDRESS is empty): exports hold no friends "
+                    "and deletions erase none")
+        return None
+    return GrpcSocial(settings.social_address, keys)
 
 
 async def erase_pending(app: AccountApplication, stopping: asyncio.Event, every: float = ERASE_RETRY_SECONDS) -> None:
-    """Deleted accounts whose history the match service could not erase at once are tried
-    again until it confirms (the deletion itself is never undone); what expired (bans' hashes,
+    """Deleted accounts whose history the match service, or whose friends, requests and blocks
+    the social service, could not erase at once are tried again until both confirm (the deletion itself is never undone); what expired (bans' hashes,
     used ID tokens) is forgotten on the same pass."""
     while not stopping.is_set():
         try:
@@ -82,10 +95,11 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     store = AccountStore.for_env(persistence_env(settings))
     store.create()
     history = GrpcHistory(settings.match_address, keys)
-    app = application_of(settings, keys, store, history, verifier_of(settings), PrometheusObserver())
+    social = social_of(settings, keys)
+    app = application_of(settings, keys, store, history, verifier_of(settings), PrometheusObserver(), social)
     app.rekey_names()
-    pending = Gauge("domino_account_erasures_pending", "Deleted accounts whose history the match service has not "
-                    "yet erased (retried every 30 s)")
+    pending = Gauge("domino_account_erasures_pending", "Deleted accounts whose history the match service, or "
+                    "whose social rows the social service, has not yet erased (retried every 30 s)")
     pending.set_function(app.pending_erasures)
     server, port = create_server(settings.account_address, app, keys, RpcMetrics("account"), settings)
     start_http_server(settings.account_metrics_port)
@@ -103,6 +117,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await drain(server, settings.shutdown_grace_seconds)
     await asyncio.gather(retries, return_exceptions=True)
     history.close()
+    if social is not None:
+        social.close()
     store.close()
     log.info("account service stopped")
 

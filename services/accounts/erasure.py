@@ -1,4 +1,5 @@
-"""The right to be forgotten and of access: deletion, the erasure of history, the export."""
+"""The right to be forgotten and of access: deletion, the erasure of history and of the
+social rows, the export."""
 
 from __future__ import annotations
 
@@ -22,9 +23,10 @@ def rfc3339(seconds: float) -> str:
 class Erasure(UseCases):
     @retried_on_conflict
     def delete(self, who: Identity) -> float:
-        """Erases the account's personal data now, then its history in the match service
-        (now if it answers, else by ``erase_pending`` later: the deletion is recorded). A
-        running ban outlives it on the credentials it binds (store.erase)."""
+        """Erases the account's personal data now, then its history in the match service and
+        its friends, requests, blocks and friend code in the social service (now if both
+        answer, else by ``erase_pending`` later: the deletion is recorded). A running ban
+        outlives it on the credentials it binds (store.erase)."""
         now = self.clock()
         with self.store.transaction() as execute:
             account, session = self._live(execute, who, lock="update")
@@ -37,8 +39,10 @@ class Erasure(UseCases):
         return now
 
     def erase_pending(self, only: str | None = None) -> int:
-        """Asks the match service to erase the history of deleted accounts it has not yet
-        confirmed; how many are still pending."""
+        """Asks the match service to erase the history, and the social service (when one is
+        configured) the social rows, of deleted accounts not yet confirmed erased by both
+        (both erasures are idempotent, so a retry asks both again); how many are still
+        pending."""
         with self.store.transaction() as execute:
             pending = [only] if only else self.store.unerased(execute)
         left = 0
@@ -47,6 +51,8 @@ class Erasure(UseCases):
                 if self.history is None:
                     raise RuntimeError("no match service is configured")
                 self.history.forget(account_id)
+                if self.social is not None:
+                    self.social.forget(account_id)
             except Exception as error:  # noqa: BLE001 - kept pending and retried; counted by the caller
                 log.warning("erasing a deleted account's history failed; will retry",
                             extra={"account": account_id, "error": str(error)[:200]})
@@ -75,7 +81,8 @@ class Erasure(UseCases):
             identities = self.store.identities(execute, account.account_id)
             devices = self.store.devices(execute, account.account_id)
         matches = self.history.matches(account.account_id) if self.history is not None else []
-        return {
+        social = self.social.data(account.account_id) if self.social is not None else None
+        data = {
             "format": "domino-account-export/2",
             "account": {"player_id": account.account_id, "display_name": account.display_name,
                         "created_at": rfc3339(account.created_at),
@@ -85,3 +92,6 @@ class Erasure(UseCases):
             "devices": [{"device_id": d, "created_at": rfc3339(c), "last_used_at": rfc3339(u)} for d, c, u in devices],
             "matches": matches,
         }
+        if social is not None:
+            data["social"] = social
+        return data

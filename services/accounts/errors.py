@@ -109,6 +109,17 @@ class Unavailable(AccountError):
     error_reason = "IDENTITY_PROVIDER_UNAVAILABLE"
 
 
+class PartAway(Unavailable):
+    """Another service that holds part of the account's data (the match service's history,
+    the social service's friends) did not answer: ExportMyData answers no incomplete
+    document (UNAVAILABLE, with RetryInfo)."""
+
+    error_reason = "UNAVAILABLE"
+
+    def __init__(self, message: str, retry_after: float = 5.0) -> None:
+        super().__init__(message, retry_after=retry_after)
+
+
 class NoSuchPlayer(AccountError):
     """No account has that display name (NOT_FOUND): the social service's lookup."""
 

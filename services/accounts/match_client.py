@@ -2,7 +2,7 @@
 erasing a deleted account's history (MatchService.ForgetPlayer, with an `account` token
 this service mints for itself) and reading a player's matches for ExportMyData (with a
 short player token for that account, which this service alone can mint). Every call has a
-deadline."""
+deadline; a read the match service does not answer is PartAway (the export is UNAVAILABLE)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from google.protobuf.json_format import MessageToDict
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common.auth import KeyRing, mint_token
+
+from .errors import PartAway
 
 SUBJECT = "accounts"
 MAX_EXPORTED_MATCHES = 5000
@@ -36,9 +38,12 @@ class GrpcHistory:
         found: list[dict[str, Any]] = []
         page = ""
         while len(found) < MAX_EXPORTED_MATCHES:
-            reply = self.stub.ListMyMatches(pb.ListMyMatchesRequest(page_size=50, page_token=page),
-                                            metadata=(("authorization", f"Bearer {token}"),),
-                                            timeout=self.timeout_seconds)
+            try:
+                reply = self.stub.ListMyMatches(pb.ListMyMatchesRequest(page_size=50, page_token=page),
+                                                metadata=(("authorization", f"Bearer {token}"),),
+                                                timeout=self.timeout_seconds)
+            except grpc.RpcError as error:
+                raise PartAway("the match service (the history) cannot be read now; export again soon") from error
             found += [MessageToDict(m, preserving_proto_field_name=True) for m in reply.matches]
             page = reply.next_page_token
             if not page:

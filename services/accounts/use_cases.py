@@ -1,5 +1,5 @@
-"""What the account service's use cases share: the values they answer, the port of the
-match service, the retry of a transaction that lost a race, and the checks every call with
+"""What the account service's use cases share: the values they answer, the ports of the
+match and social services, the retry of a transaction that lost a race, and the checks every call with
 an access token makes (its session live, the account not banned).
 
 Every use case runs in one store transaction and either does all it says or nothing (a
@@ -115,6 +115,15 @@ class History(Protocol):
     def matches(self, account_id: str) -> list[dict[str, Any]]: ...
 
 
+class Social(Protocol):
+    """The social service's side of an account: its friend code, friends, requests and
+    blocks, and erasing them."""
+
+    def forget(self, account_id: str) -> None: ...
+
+    def data(self, account_id: str) -> dict[str, Any]: ...
+
+
 class Observer(Protocol):
     def signed_in(self, method: str, outcome: str) -> None: ...
 
@@ -139,11 +148,13 @@ class UseCases:
 
     def __init__(self, store: AccountStore, keys: KeyRing, verifier: IdTokenVerifier | None = None, history: History | None = None,
                  clock: Callable[[], float] = time.time, access_seconds: int = 900, refresh_days: float = 30.0,
-                 name_changes_per_day: int = 3, observer: Observer | None = None, names_taken_per_day: int = 10) -> None:
+                 name_changes_per_day: int = 3, observer: Observer | None = None, names_taken_per_day: int = 10,
+                 social: Social | None = None) -> None:
         self.store = store
         self.keys = keys
         self.verifier = verifier  # None: device sign-in only
         self.history = history
+        self.social = social  # None: no social service configured, nothing of it to export or erase
         self.clock = clock
         self.access_seconds = access_seconds
         self.refresh_seconds = refresh_days * DAY

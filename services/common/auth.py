@@ -3,7 +3,7 @@
 There are five kinds (roles): `player` (a person, for their own seat), `bot` (the bot
 service, for a bot's seat), `service` (matchmaking, to create and look up matches),
 `auditor` (to export whole records) and `account` (the account service, to erase a deleted
-account's history). Each kind has its own key pair: a process holds the private key only
+account's history and social rows, and to read its social rows for its export). Each kind has its own key pair: a process holds the private key only
 of the kinds it issues (matchmaking: `service`; bots: `bot`; the account service: `player`
 and `account`; the audit desk: `auditor`) and the public keys of
 the kinds it accepts, so a compromised bot pod cannot mint an auditor's or a service's

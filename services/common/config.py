@@ -123,7 +123,9 @@ class Settings(BaseSettings):
 
     # The social service (services/social/, docs/social.md): friends and blocks.
     social_address: str = Field("127.0.0.1:50054", description="host:port the social service (friends and blocks) "
-                                                               "listens on")
+                                                               "listens on, and the account service asks to export "
+                                                               "and erase a player's friends and blocks (empty: "
+                                                               "the account service has no social service)")
     social_metrics_port: int = Field(9107, description="Prometheus metrics HTTP port of the social service")
     social_friends_max: int = Field(200, ge=1, description="friends one player may have (TOO_MANY_FRIENDS)")
     social_pending_requests_max: int = Field(50, ge=1, description="friend requests one player may have sent and "

@@ -44,7 +44,7 @@ def create_server(address: str, social: Social, keys: KeyRing, metrics: RpcMetri
 
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
-    keys = KeyRing.load(settings.keys_dir, issues=("service",), accepts=("player",))
+    keys = KeyRing.load(settings.keys_dir, issues=("service",), accepts=("player", "account"))
     store = SocialStore.for_env(persistence_env(settings))
     store.create()
     directory = GrpcDirectory(settings.account_address, keys)

@@ -4,7 +4,8 @@ Only this module knows status codes. Every call needs a person's `player` token 
 services and auditors are WRONG_CALLER), of a session the account service has not revoked
 (``revocations``), and is rate-limited per player; then the request's own fields are
 checked, in field order, before anything they name is looked up (docs/api.md, "Validation
-order")."""
+order"). ExportPlayerData and ErasePlayer are the account service's alone: its `account`
+token, `sub` "accounts", and no other."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
 
 DOMAIN = "domino.social"
+ACCOUNT_SERVICE = "accounts"  # the `sub` of the account service's `account` token
 log = logging.getLogger("domino.social")
 _STATUS = [
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
@@ -134,6 +136,30 @@ class SocialServicer(pb_grpc.SocialServiceServicer):
             page = await _run(self.social.blocks, self._player(context), request.page_size, request.page_token)
             return pb.ListBlockedPlayersResponse(blocked=[block_pb(b) for b in page.items],
                                                  next_page_token=page.next_page_token)
+
+    async def ExportPlayerData(self, request: pb.ExportPlayerDataRequest,
+                               context: Context) -> pb.ExportPlayerDataResponse:
+        async with _statuses(context):
+            self._account_service(context)
+            data = await _run(self.social.export, request.player_id)
+            reply = pb.ExportPlayerDataResponse(friend_code=data.friend_code,
+                                                friends=[friend_pb(f) for f in data.friends],
+                                                requests=[request_pb(r) for r in data.requests],
+                                                blocked=[block_pb(b) for b in data.blocks])
+            if data.friend_code_created_at is not None:
+                reply.friend_code_created_at.CopyFrom(_timestamp(data.friend_code_created_at))
+            return reply
+
+    async def ErasePlayer(self, request: pb.ErasePlayerRequest, context: Context) -> pb.ErasePlayerResponse:
+        async with _statuses(context):
+            self._account_service(context)
+            return pb.ErasePlayerResponse(rows=await _run(self.social.erase, request.player_id))
+
+    def _account_service(self, context: Context) -> None:
+        """Only the account service's own `account` token (services/accounts/social_client.py)."""
+        who: Identity = bearer_identity(context.invocation_metadata(), self.keys)
+        if who.role != "account" or who.subject != ACCOUNT_SERVICE:
+            raise AuthError("only the account service exports or erases a player's social data", "WRONG_CALLER")
 
     def _player(self, context: Context) -> str:
         who: Identity = bearer_identity(context.invocation_metadata(), self.keys)

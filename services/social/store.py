@@ -74,6 +74,31 @@ class SocialStore:
         with self.transaction() as execute:
             return {table: sorted(tuple(r) for r in execute(f"SELECT * FROM {table}").fetchall()) for table in TABLES}
 
+    # ---- a player's data: the export and the erasure (for the account service) --------------
+
+    @staticmethod
+    def code_row(execute: Execute, player_id: str) -> tuple[str, float] | None:
+        row = execute("SELECT code, created_at FROM domino_social_codes WHERE player_id = ?", player_id).fetchone()
+        return None if row is None else (row[0], float(row[1]))
+
+    @staticmethod
+    def erase(execute: Execute, player_id: str) -> int:
+        """Deletes every row naming ``player_id``: its code, both sides of its friendships, its
+        requests and blocks both ways, its sends, its request ids and the kept outcomes of
+        others' request ids that name it (by its id, or by its code); how many rows went."""
+        code = SocialStore.code_of(execute, player_id)
+        pattern = "%" + player_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            ("DELETE FROM domino_social_codes WHERE player_id = ?", (player_id,)),
+            ("DELETE FROM domino_social_friends WHERE player_id = ? OR friend_id = ?", (player_id, player_id)),
+            ("DELETE FROM domino_social_requests WHERE sender_id = ? OR recipient_id = ?", (player_id, player_id)),
+            ("DELETE FROM domino_social_blocks WHERE blocker_id = ? OR blocked_id = ?", (player_id, player_id)),
+            ("DELETE FROM domino_social_sends WHERE player_id = ?", (player_id,)),
+            ("DELETE FROM domino_social_request_ids WHERE player_id = ? OR outcome LIKE ? ESCAPE '\\' "
+             "OR fingerprint = ?", (player_id, pattern, f"code:{code}" if code else "")),
+        ]
+        return sum(max(0, execute(sql, *params).rowcount) for sql, params in statements)
+
     # ---- friend codes -----------------------------------------------------------------------
 
     @staticmethod

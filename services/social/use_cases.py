@@ -39,6 +39,7 @@ MAX_PAGE = 100
 MAX_REQUEST_ID = 64
 MAX_PLAYER_ID = 200
 MAX_DISPLAY_NAME = 80
+EXPORT_ROWS = 100_000  # far above every limit: the export holds every row
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -98,6 +99,16 @@ class SendOutcome:
     """A pending request (``request``) or, when theirs was accepted, a friendship (``friend``)."""
     request: RequestView | None = None
     friend: FriendView | None = None
+
+
+@dataclass(frozen=True)
+class PlayerData:
+    """A player's part of the social store, for ExportMyData."""
+    friend_code: str
+    friend_code_created_at: float | None
+    friends: list[FriendView]
+    requests: list[RequestView]
+    blocks: list[BlockView]
 
 
 @dataclass(frozen=True)
@@ -335,7 +346,41 @@ class Social:
         return _page([BlockView(r.player_id, r.at) for r in rows[:size]], rows, size, "b")
 
 
+    # ---- a player's data, for the account service -------------------------------------------
+
+    def export(self, player_id: str) -> PlayerData:
+        """What the store holds about ``player_id``: its code, friends, pending requests both
+        ways and whom it blocks (not who blocks it: that is the blocker's data)."""
+        check_erasable(player_id)
+        with self.store.transaction() as execute:
+            code = self.store.code_row(execute, player_id)
+            friends = self.store.friends(execute, player_id, None, EXPORT_ROWS)
+            requests = self.store.requests(execute, player_id, True, True, None, EXPORT_ROWS)
+            blocks = self.store.blocks(execute, player_id, None, EXPORT_ROWS)
+        return PlayerData(friend_code=codes.shown(code[0]) if code else "",
+                          friend_code_created_at=code[1] if code else None,
+                          friends=[FriendView(r.player_id, r.at) for r in friends],
+                          requests=[RequestView(r.player_id, inbound, r.at) for r, inbound in requests],
+                          blocks=[BlockView(r.player_id, r.at) for r in blocks])
+
+    @retried_on_conflict
+    def erase(self, player_id: str) -> int:
+        """Every row naming a deleted account's ``player_id`` goes; how many (0 the second time)."""
+        check_erasable(player_id)
+        with self.store.transaction() as execute:
+            rows = self.store.erase(execute, player_id)
+        log.info("social data erased for a deleted account", extra={"player": player_id, "rows": rows})
+        return rows
+
+
 # ---- request checks (each field alone) ------------------------------------------------------
+
+def check_erasable(player_id: str) -> None:
+    """A person's id, as the account service names a deleted account (bots hold no social rows)."""
+    check_player_id(player_id)
+    if is_bot(player_id):
+        raise InvalidRequest("player_id must be a person's id, not a bot's", "player_id")
+
 
 def check_request_id(request_id: str) -> None:
     if not request_id:

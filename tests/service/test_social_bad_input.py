@@ -20,9 +20,13 @@ from .account_harness import bearer
 from .social_harness import running_social
 
 C = grpc.StatusCode
-RPCS = ("GetFriendCode", "SendFriendRequest", "AcceptFriendRequest", "DeclineFriendRequest", "CancelFriendRequest",
-        "RemoveFriend", "BlockPlayer", "UnblockPlayer", "ListFriends", "ListFriendRequests", "ListBlockedPlayers")
+PLAYER_RPCS = ("GetFriendCode", "SendFriendRequest", "AcceptFriendRequest", "DeclineFriendRequest",
+               "CancelFriendRequest", "RemoveFriend", "BlockPlayer", "UnblockPlayer", "ListFriends",
+               "ListFriendRequests", "ListBlockedPlayers")
+ACCOUNT_SERVICE_RPCS = ("ExportPlayerData", "ErasePlayer")  # the account service's `account` token alone
+RPCS = PLAYER_RPCS + ACCOUNT_SERVICE_RPCS
 EMPTY = {name: getattr(pb, f"{name}Request")() for name in RPCS}
+ACCOUNT_SERVICE = auth("accounts", "account")
 FORGED = (("authorization", f"Bearer {mint_token('someone', KeyRing.generate(), 'player')}"),)
 
 
@@ -80,10 +84,11 @@ def test_the_service_covers_every_rpc_of_the_proto():
     assert set(RPCS) == set(pb.DESCRIPTOR.services_by_name["SocialService"].methods_by_name)
 
 
-@pytest.mark.parametrize("rpc_name", RPCS)
+@pytest.mark.parametrize("rpc_name", PLAYER_RPCS)
 @pytest.mark.parametrize("metadata, reason", [
     ((), "TOKEN_MISSING"), (FORGED, "TOKEN_INVALID"), (auth("social", "service"), "WRONG_CALLER"),
-    (auth("bot:greedy:1", "bot"), "WRONG_CALLER")], ids=["none", "forged", "service", "bot"])
+    (auth("bot:greedy:1", "bot"), "WRONG_CALLER"), (ACCOUNT_SERVICE, "WRONG_CALLER")],
+    ids=["none", "forged", "service", "bot", "account-service"])
 def test_every_rpc_refuses_callers_without_a_players_token(svc, rpc_name, metadata, reason):
     refused(svc, C.UNAUTHENTICATED, reason, rpc(svc, rpc_name, metadata=metadata))
 
@@ -219,3 +224,46 @@ def test_send_friend_request_past_the_hours_limit_says_when_to_try_again(tmp_pat
         got = refusal(caught.value)
         assert (caught.value.code(), got.reason) == (C.RESOURCE_EXHAUSTED, "FRIEND_REQUESTS_EXHAUSTED")
         assert got.retry_after is not None and 3500 < got.retry_after <= 3600
+
+
+# ---- the account service's calls: ExportPlayerData and ErasePlayer ----------------------------
+
+@pytest.mark.parametrize("rpc_name", ACCOUNT_SERVICE_RPCS)
+@pytest.mark.parametrize("metadata, reason", [
+    ((), "TOKEN_MISSING"), (FORGED, "TOKEN_INVALID"), (auth("accounts", "service"), "WRONG_CALLER"),
+    (auth("bot:greedy:1", "bot"), "WRONG_CALLER"), (auth("somebody", "player"), "WRONG_CALLER"),
+    (auth("matchmaking", "account"), "WRONG_CALLER")],
+    ids=["none", "forged", "service", "bot", "player", "account-token-of-another-subject"])
+def test_the_account_services_calls_refuse_every_other_caller(svc, ann, rpc_name, metadata, reason):
+    request = getattr(pb, f"{rpc_name}Request")(player_id=ann.player_id)
+    refused(svc, C.UNAUTHENTICATED, reason, rpc(svc, rpc_name, request, metadata))
+
+
+def test_a_player_cannot_export_or_erase_even_their_own_social_data(svc, ann):
+    for name in ACCOUNT_SERVICE_RPCS:
+        request = getattr(pb, f"{name}Request")(player_id=ann.player_id)
+        refused(svc, C.UNAUTHENTICATED, "WRONG_CALLER", rpc(svc, name, request, bearer(ann)))
+
+
+@pytest.mark.parametrize("rpc_name", ACCOUNT_SERVICE_RPCS)
+@pytest.mark.parametrize("player_id", ["", "x" * 201, "bot:greedy:1"], ids=["missing", "oversized", "bot"])
+def test_the_account_services_calls_refuse_a_missing_oversized_or_bots_player_id(svc, rpc_name, player_id):
+    request = getattr(pb, f"{rpc_name}Request")(player_id=player_id)
+    refused(svc, C.INVALID_ARGUMENT, "INVALID_REQUEST", rpc(svc, rpc_name, request, ACCOUNT_SERVICE), "player_id")
+
+
+def test_export_player_data_of_a_player_the_store_knows_nothing_of_is_empty(svc):
+    with nothing_changed(svc):
+        reply = svc.stub.ExportPlayerData(pb.ExportPlayerDataRequest(player_id="0" * 32), metadata=ACCOUNT_SERVICE)
+    assert reply == pb.ExportPlayerDataResponse()
+    assert not reply.HasField("friend_code_created_at")
+
+
+def test_erase_player_is_idempotent_and_a_second_call_erases_nothing(svc, ann, bob):
+    send(svc, ann, display_name=bob.display_name)
+    svc.stub.GetFriendCode(pb.GetFriendCodeRequest(), metadata=bearer(ann))
+    first = svc.stub.ErasePlayer(pb.ErasePlayerRequest(player_id=ann.player_id), metadata=ACCOUNT_SERVICE)
+    assert first.rows >= 3  # the code, the request, the hour's send, the request id's outcome
+    with nothing_changed(svc):
+        again = svc.stub.ErasePlayer(pb.ErasePlayerRequest(player_id=ann.player_id), metadata=ACCOUNT_SERVICE)
+    assert again.rows == 0

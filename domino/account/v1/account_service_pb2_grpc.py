@@ -279,15 +279,18 @@ class AccountServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def DeleteAccount(self, request, context):
-        """Erases the caller's personal data, history rows and ratings. Needs an access token
-        from a sign-in in the last five minutes.
+        """Erases the caller's personal data, history rows and ratings, friend code, friendships,
+        friend requests and blocks (the match and social services' parts now, or retried until
+        they confirm). Needs an access token from a sign-in in the last five minutes.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def ExportMyData(self, request, context):
-        """The caller's own data as JSON: account, identities, devices, matches.
+        """The caller's own data as JSON: account, identities, devices, matches, social. While the
+        match or the social service cannot be read, UNAVAILABLE (UNAVAILABLE, with RetryInfo):
+        never a document with a part missing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

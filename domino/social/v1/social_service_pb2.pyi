@@ -201,3 +201,35 @@ class ListBlockedPlayersResponse(_message.Message):
     blocked: _containers.RepeatedCompositeFieldContainer[BlockedPlayer]
     next_page_token: str
     def __init__(self, blocked: _Optional[_Iterable[_Union[BlockedPlayer, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class ExportPlayerDataRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class ExportPlayerDataResponse(_message.Message):
+    __slots__ = ("friend_code", "friend_code_created_at", "friends", "requests", "blocked")
+    FRIEND_CODE_FIELD_NUMBER: _ClassVar[int]
+    FRIEND_CODE_CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FRIENDS_FIELD_NUMBER: _ClassVar[int]
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    BLOCKED_FIELD_NUMBER: _ClassVar[int]
+    friend_code: str
+    friend_code_created_at: _timestamp_pb2.Timestamp
+    friends: _containers.RepeatedCompositeFieldContainer[Friend]
+    requests: _containers.RepeatedCompositeFieldContainer[FriendRequest]
+    blocked: _containers.RepeatedCompositeFieldContainer[BlockedPlayer]
+    def __init__(self, friend_code: _Optional[str] = ..., friend_code_created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., friends: _Optional[_Iterable[_Union[Friend, _Mapping]]] = ..., requests: _Optional[_Iterable[_Union[FriendRequest, _Mapping]]] = ..., blocked: _Optional[_Iterable[_Union[BlockedPlayer, _Mapping]]] = ...) -> None: ...
+
+class ErasePlayerRequest(_message.Message):
+    __slots__ = ("player_id",)
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    def __init__(self, player_id: _Optional[str] = ...) -> None: ...
+
+class ErasePlayerResponse(_message.Message):
+    __slots__ = ("rows",)
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    rows: int
+    def __init__(self, rows: _Optional[int] = ...) -> None: ...

@@ -32,7 +32,9 @@ class SocialServiceStub:
 
     Authentication: every call carries `authorization: Bearer <access token>` metadata, the
     `player` JWT of AccountService (bots, services and auditors are refused, WRONG_CALLER). A
-    token of a session that has ended is refused (SESSION_ENDED) within seconds.
+    token of a session that has ended is refused (SESSION_ENDED) within seconds. Two calls are
+    the account service's alone, with its own `account` token (ExportPlayerData, ErasePlayer:
+    a player's data for ExportMyData, and its erasure after DeleteAccount).
 
     Players are named by their opaque `player_id` everywhere; show names with
     AccountService.GetDisplayNames.
@@ -131,6 +133,16 @@ class SocialServiceStub:
                 request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersRequest.SerializeToString,
                 response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersResponse.FromString,
                 _registered_method=True)
+        self.ExportPlayerData = channel.unary_unary(
+                '/domino.social.v1.SocialService/ExportPlayerData',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ExportPlayerDataRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ExportPlayerDataResponse.FromString,
+                _registered_method=True)
+        self.ErasePlayer = channel.unary_unary(
+                '/domino.social.v1.SocialService/ErasePlayer',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ErasePlayerRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ErasePlayerResponse.FromString,
+                _registered_method=True)
 
 
 class SocialServiceServicer:
@@ -140,7 +152,9 @@ class SocialServiceServicer:
 
     Authentication: every call carries `authorization: Bearer <access token>` metadata, the
     `player` JWT of AccountService (bots, services and auditors are refused, WRONG_CALLER). A
-    token of a session that has ended is refused (SESSION_ENDED) within seconds.
+    token of a session that has ended is refused (SESSION_ENDED) within seconds. Two calls are
+    the account service's alone, with its own `account` token (ExportPlayerData, ErasePlayer:
+    a player's data for ExportMyData, and its erasure after DeleteAccount).
 
     Players are named by their opaque `player_id` everywhere; show names with
     AccountService.GetDisplayNames.
@@ -263,6 +277,34 @@ class SocialServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportPlayerData(self, request, context):
+        """The account service only (its `account` token, `sub` "accounts"; every other token,
+        a player's included, is UNAUTHENTICATED WRONG_CALLER; none TOKEN_MISSING, a bad or
+        expired one TOKEN_INVALID or TOKEN_EXPIRED): what the social store holds about
+        player_id, for AccountService.ExportMyData. Their friend code (if one was ever made),
+        their friends, their pending requests both ways and the players they block; not who
+        blocks them (that is the blocker's data). Reads only. player_id missing, longer than 200
+        characters or a bot's: INVALID_ARGUMENT (INVALID_REQUEST, BadRequest names player_id). A
+        player the store holds nothing about answers an empty message.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ErasePlayer(self, request, context):
+        """The account service only (the same token as ExportPlayerData; others UNAUTHENTICATED,
+        as there): erases every row naming a deleted account's player_id: its friend code, its
+        friendships on both sides (it leaves its friends' lists), its requests both ways, its
+        blocks both ways, its count of sent requests and the kept outcomes of request ids that
+        name it. Idempotent (a second call erases nothing and says 0). player_id missing, longer
+        than 200 characters or a bot's: INVALID_ARGUMENT (INVALID_REQUEST, naming player_id); a
+        race lost too often: ABORTED (CONFLICT, with RetryInfo). The account service calls it
+        again until it answers OK (docs/social.md, "Privacy").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SocialServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -321,6 +363,16 @@ def add_SocialServiceServicer_to_server(servicer, server):
                     request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersRequest.FromString,
                     response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersResponse.SerializeToString,
             ),
+            'ExportPlayerData': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportPlayerData,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ExportPlayerDataRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ExportPlayerDataResponse.SerializeToString,
+            ),
+            'ErasePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.ErasePlayer,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ErasePlayerRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ErasePlayerResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'domino.social.v1.SocialService', rpc_method_handlers)
@@ -336,7 +388,9 @@ class SocialService:
 
     Authentication: every call carries `authorization: Bearer <access token>` metadata, the
     `player` JWT of AccountService (bots, services and auditors are refused, WRONG_CALLER). A
-    token of a session that has ended is refused (SESSION_ENDED) within seconds.
+    token of a session that has ended is refused (SESSION_ENDED) within seconds. Two calls are
+    the account service's alone, with its own `account` token (ExportPlayerData, ErasePlayer:
+    a player's data for ExportMyData, and its erasure after DeleteAccount).
 
     Players are named by their opaque `player_id` everywhere; show names with
     AccountService.GetDisplayNames.
@@ -661,6 +715,60 @@ class SocialService:
             '/domino.social.v1.SocialService/ListBlockedPlayers',
             domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersRequest.SerializeToString,
             domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportPlayerData(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/ExportPlayerData',
+            domino_dot_social_dot_v1_dot_social__service__pb2.ExportPlayerDataRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.ExportPlayerDataResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ErasePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/ErasePlayer',
+            domino_dot_social_dot_v1_dot_social__service__pb2.ErasePlayerRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.ErasePlayerResponse.FromString,
             options,
             channel_credentials,
             insecure,

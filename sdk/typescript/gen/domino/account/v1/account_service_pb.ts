@@ -601,7 +601,9 @@ export const ExportMyDataRequestSchema: GenMessage<ExportMyDataRequest> = /*@__P
 export type ExportMyDataResponse = Message<"domino.account.v1.ExportMyDataResponse"> & {
   /**
    * JSON (format "domino-account-export/2"): {"account": {...}, "identities": [...],
-   * "devices": [...], "matches": [...]}; every instant is an RFC 3339 string in UTC.
+   * "devices": [...], "matches": [...], "social": {"friend_code", "friend_code_created_at",
+   * "friends": [...], "friend_requests": [...], "blocked": [...]}} ("social" is absent where
+   * no social service is configured); every instant is an RFC 3339 string in UTC.
    *
    * @generated from field: string data_json = 1;
    */
@@ -1098,8 +1100,9 @@ export const AccountService: GenService<{
     output: typeof GetDisplayNamesResponseSchema;
   },
   /**
-   * Erases the caller's personal data, history rows and ratings. Needs an access token
-   * from a sign-in in the last five minutes.
+   * Erases the caller's personal data, history rows and ratings, friend code, friendships,
+   * friend requests and blocks (the match and social services' parts now, or retried until
+   * they confirm). Needs an access token from a sign-in in the last five minutes.
    *
    * @generated from rpc domino.account.v1.AccountService.DeleteAccount
    */
@@ -1109,7 +1112,9 @@ export const AccountService: GenService<{
     output: typeof DeleteAccountResponseSchema;
   },
   /**
-   * The caller's own data as JSON: account, identities, devices, matches.
+   * The caller's own data as JSON: account, identities, devices, matches, social. While the
+   * match or the social service cannot be read, UNAVAILABLE (UNAVAILABLE, with RetryInfo):
+   * never a document with a part missing.
    *
    * @generated from rpc domino.account.v1.AccountService.ExportMyData
    */

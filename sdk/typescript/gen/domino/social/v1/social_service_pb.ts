@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file domino/social/v1/social_service.proto.
  */
 export const file_domino_social_v1_social_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVkb21pbm8vc29jaWFsL3YxL3NvY2lhbF9zZXJ2aWNlLnByb3RvEhBkb21pbm8uc29jaWFsLnYxIkYKBkZyaWVuZBIRCglwbGF5ZXJfaWQYASABKAkSKQoFc2luY2UYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIowBCg1GcmllbmRSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRI7CglkaXJlY3Rpb24YAiABKA4yKC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3REaXJlY3Rpb24SKwoHc2VudF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUgoNQmxvY2tlZFBsYXllchIRCglwbGF5ZXJfaWQYASABKAkSLgoKYmxvY2tlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUR2V0RnJpZW5kQ29kZVJlcXVlc3QiLAoVR2V0RnJpZW5kQ29kZVJlc3BvbnNlEhMKC2ZyaWVuZF9jb2RlGAEgASgJImcKGFNlbmRGcmllbmRSZXF1ZXN0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhYKDGRpc3BsYXlfbmFtZRgCIAEoCUgAEhUKC2ZyaWVuZF9jb2RlGAMgASgJSABCCAoGdGFyZ2V0IsgBChlTZW5kRnJpZW5kUmVxdWVzdFJlc3BvbnNlEi4KB291dGNvbWUYASABKA4yHS5kb21pbm8uc29jaWFsLnYxLlNlbmRPdXRjb21lEjUKB3JlcXVlc3QYAiABKAsyHy5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3RIAIgBARItCgZmcmllbmQYAyABKAsyGC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZEgBiAEBQgoKCF9yZXF1ZXN0QgkKB19mcmllbmQiLwoaQWNjZXB0RnJpZW5kUmVxdWVzdFJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIkcKG0FjY2VwdEZyaWVuZFJlcXVlc3RSZXNwb25zZRIoCgZmcmllbmQYASABKAsyGC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZCIwChtEZWNsaW5lRnJpZW5kUmVxdWVzdFJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIh4KHERlY2xpbmVGcmllbmRSZXF1ZXN0UmVzcG9uc2UiLwoaQ2FuY2VsRnJpZW5kUmVxdWVzdFJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIh0KG0NhbmNlbEZyaWVuZFJlcXVlc3RSZXNwb25zZSIoChNSZW1vdmVGcmllbmRSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSInChRSZW1vdmVGcmllbmRSZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIIicKEkJsb2NrUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiRwoTQmxvY2tQbGF5ZXJSZXNwb25zZRIwCgdibG9ja2VkGAEgASgLMh8uZG9taW5vLnNvY2lhbC52MS5CbG9ja2VkUGxheWVyIikKFFVuYmxvY2tQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSIqChVVbmJsb2NrUGxheWVyUmVzcG9uc2USEQoJdW5ibG9ja2VkGAEgASgIIjsKEkxpc3RGcmllbmRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJZChNMaXN0RnJpZW5kc1Jlc3BvbnNlEikKB2ZyaWVuZHMYASADKAsyGC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkifwoZTGlzdEZyaWVuZFJlcXVlc3RzUmVxdWVzdBI7CglkaXJlY3Rpb24YASABKA4yKC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3REaXJlY3Rpb24SEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiaAoaTGlzdEZyaWVuZFJlcXVlc3RzUmVzcG9uc2USMQoIcmVxdWVzdHMYASADKAsyHy5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIkIKGUxpc3RCbG9ja2VkUGxheWVyc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiZwoaTGlzdEJsb2NrZWRQbGF5ZXJzUmVzcG9uc2USMAoHYmxvY2tlZBgBIAMoCzIfLmRvbWluby5zb2NpYWwudjEuQmxvY2tlZFBsYXllchIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkqkAEKFkZyaWVuZFJlcXVlc3REaXJlY3Rpb24SKAokRlJJRU5EX1JFUVVFU1RfRElSRUNUSU9OX1VOU1BFQ0lGSUVEEAASJQohRlJJRU5EX1JFUVVFU1RfRElSRUNUSU9OX0lOQ09NSU5HEAESJQohRlJJRU5EX1JFUVVFU1RfRElSRUNUSU9OX09VVEdPSU5HEAIqawoLU2VuZE91dGNvbWUSHAoYU0VORF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHQoZU0VORF9PVVRDT01FX1JFUVVFU1RfU0VOVBABEh8KG1NFTkRfT1VUQ09NRV9CRUNBTUVfRlJJRU5EUxACMpkJCg1Tb2NpYWxTZXJ2aWNlEmAKDUdldEZyaWVuZENvZGUSJi5kb21pbm8uc29jaWFsLnYxLkdldEZyaWVuZENvZGVSZXF1ZXN0GicuZG9taW5vLnNvY2lhbC52MS5HZXRGcmllbmRDb2RlUmVzcG9uc2USbAoRU2VuZEZyaWVuZFJlcXVlc3QSKi5kb21pbm8uc29jaWFsLnYxLlNlbmRGcmllbmRSZXF1ZXN0UmVxdWVzdBorLmRvbWluby5zb2NpYWwudjEuU2VuZEZyaWVuZFJlcXVlc3RSZXNwb25zZRJyChNBY2NlcHRGcmllbmRSZXF1ZXN0EiwuZG9taW5vLnNvY2lhbC52MS5BY2NlcHRGcmllbmRSZXF1ZXN0UmVxdWVzdBotLmRvbWluby5zb2NpYWwudjEuQWNjZXB0RnJpZW5kUmVxdWVzdFJlc3BvbnNlEnUKFERlY2xpbmVGcmllbmRSZXF1ZXN0Ei0uZG9taW5vLnNvY2lhbC52MS5EZWNsaW5lRnJpZW5kUmVxdWVzdFJlcXVlc3QaLi5kb21pbm8uc29jaWFsLnYxLkRlY2xpbmVGcmllbmRSZXF1ZXN0UmVzcG9uc2UScgoTQ2FuY2VsRnJpZW5kUmVxdWVzdBIsLmRvbWluby5zb2NpYWwudjEuQ2FuY2VsRnJpZW5kUmVxdWVzdFJlcXVlc3QaLS5kb21pbm8uc29jaWFsLnYxLkNhbmNlbEZyaWVuZFJlcXVlc3RSZXNwb25zZRJdCgxSZW1vdmVGcmllbmQSJS5kb21pbm8uc29jaWFsLnYxLlJlbW92ZUZyaWVuZFJlcXVlc3QaJi5kb21pbm8uc29jaWFsLnYxLlJlbW92ZUZyaWVuZFJlc3BvbnNlEloKC0Jsb2NrUGxheWVyEiQuZG9taW5vLnNvY2lhbC52MS5CbG9ja1BsYXllclJlcXVlc3QaJS5kb21pbm8uc29jaWFsLnYxLkJsb2NrUGxheWVyUmVzcG9uc2USYAoNVW5ibG9ja1BsYXllchImLmRvbWluby5zb2NpYWwudjEuVW5ibG9ja1BsYXllclJlcXVlc3QaJy5kb21pbm8uc29jaWFsLnYxLlVuYmxvY2tQbGF5ZXJSZXNwb25zZRJaCgtMaXN0RnJpZW5kcxIkLmRvbWluby5zb2NpYWwudjEuTGlzdEZyaWVuZHNSZXF1ZXN0GiUuZG9taW5vLnNvY2lhbC52MS5MaXN0RnJpZW5kc1Jlc3BvbnNlEm8KEkxpc3RGcmllbmRSZXF1ZXN0cxIrLmRvbWluby5zb2NpYWwudjEuTGlzdEZyaWVuZFJlcXVlc3RzUmVxdWVzdBosLmRvbWluby5zb2NpYWwudjEuTGlzdEZyaWVuZFJlcXVlc3RzUmVzcG9uc2USbwoSTGlzdEJsb2NrZWRQbGF5ZXJzEisuZG9taW5vLnNvY2lhbC52MS5MaXN0QmxvY2tlZFBsYXllcnNSZXF1ZXN0GiwuZG9taW5vLnNvY2lhbC52MS5MaXN0QmxvY2tlZFBsYXllcnNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiVkb21pbm8vc29jaWFsL3YxL3NvY2lhbF9zZXJ2aWNlLnByb3RvEhBkb21pbm8uc29jaWFsLnYxIkYKBkZyaWVuZBIRCglwbGF5ZXJfaWQYASABKAkSKQoFc2luY2UYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIowBCg1GcmllbmRSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRI7CglkaXJlY3Rpb24YAiABKA4yKC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3REaXJlY3Rpb24SKwoHc2VudF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUgoNQmxvY2tlZFBsYXllchIRCglwbGF5ZXJfaWQYASABKAkSLgoKYmxvY2tlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUR2V0RnJpZW5kQ29kZVJlcXVlc3QiLAoVR2V0RnJpZW5kQ29kZVJlc3BvbnNlEhMKC2ZyaWVuZF9jb2RlGAEgASgJImcKGFNlbmRGcmllbmRSZXF1ZXN0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhYKDGRpc3BsYXlfbmFtZRgCIAEoCUgAEhUKC2ZyaWVuZF9jb2RlGAMgASgJSABCCAoGdGFyZ2V0IsgBChlTZW5kRnJpZW5kUmVxdWVzdFJlc3BvbnNlEi4KB291dGNvbWUYASABKA4yHS5kb21pbm8uc29jaWFsLnYxLlNlbmRPdXRjb21lEjUKB3JlcXVlc3QYAiABKAsyHy5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3RIAIgBARItCgZmcmllbmQYAyABKAsyGC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZEgBiAEBQgoKCF9yZXF1ZXN0QgkKB19mcmllbmQiLwoaQWNjZXB0RnJpZW5kUmVxdWVzdFJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIkcKG0FjY2VwdEZyaWVuZFJlcXVlc3RSZXNwb25zZRIoCgZmcmllbmQYASABKAsyGC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZCIwChtEZWNsaW5lRnJpZW5kUmVxdWVzdFJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIh4KHERlY2xpbmVGcmllbmRSZXF1ZXN0UmVzcG9uc2UiLwoaQ2FuY2VsRnJpZW5kUmVxdWVzdFJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIh0KG0NhbmNlbEZyaWVuZFJlcXVlc3RSZXNwb25zZSIoChNSZW1vdmVGcmllbmRSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSInChRSZW1vdmVGcmllbmRSZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIIicKEkJsb2NrUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiRwoTQmxvY2tQbGF5ZXJSZXNwb25zZRIwCgdibG9ja2VkGAEgASgLMh8uZG9taW5vLnNvY2lhbC52MS5CbG9ja2VkUGxheWVyIikKFFVuYmxvY2tQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSIqChVVbmJsb2NrUGxheWVyUmVzcG9uc2USEQoJdW5ibG9ja2VkGAEgASgIIjsKEkxpc3RGcmllbmRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJZChNMaXN0RnJpZW5kc1Jlc3BvbnNlEikKB2ZyaWVuZHMYASADKAsyGC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkifwoZTGlzdEZyaWVuZFJlcXVlc3RzUmVxdWVzdBI7CglkaXJlY3Rpb24YASABKA4yKC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3REaXJlY3Rpb24SEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiaAoaTGlzdEZyaWVuZFJlcXVlc3RzUmVzcG9uc2USMQoIcmVxdWVzdHMYASADKAsyHy5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIkIKGUxpc3RCbG9ja2VkUGxheWVyc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiZwoaTGlzdEJsb2NrZWRQbGF5ZXJzUmVzcG9uc2USMAoHYmxvY2tlZBgBIAMoCzIfLmRvbWluby5zb2NpYWwudjEuQmxvY2tlZFBsYXllchIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLAoXRXhwb3J0UGxheWVyRGF0YVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIpsCChhFeHBvcnRQbGF5ZXJEYXRhUmVzcG9uc2USEwoLZnJpZW5kX2NvZGUYASABKAkSPwoWZnJpZW5kX2NvZGVfY3JlYXRlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIpCgdmcmllbmRzGAMgAygLMhguZG9taW5vLnNvY2lhbC52MS5GcmllbmQSMQoIcmVxdWVzdHMYBCADKAsyHy5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3QSMAoHYmxvY2tlZBgFIAMoCzIfLmRvbWluby5zb2NpYWwudjEuQmxvY2tlZFBsYXllckIZChdfZnJpZW5kX2NvZGVfY3JlYXRlZF9hdCInChJFcmFzZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIiMKE0VyYXNlUGxheWVyUmVzcG9uc2USDAoEcm93cxgBIAEoBSqQAQoWRnJpZW5kUmVxdWVzdERpcmVjdGlvbhIoCiRGUklFTkRfUkVRVUVTVF9ESVJFQ1RJT05fVU5TUEVDSUZJRUQQABIlCiFGUklFTkRfUkVRVUVTVF9ESVJFQ1RJT05fSU5DT01JTkcQARIlCiFGUklFTkRfUkVRVUVTVF9ESVJFQ1RJT05fT1VUR09JTkcQAiprCgtTZW5kT3V0Y29tZRIcChhTRU5EX09VVENPTUVfVU5TUEVDSUZJRUQQABIdChlTRU5EX09VVENPTUVfUkVRVUVTVF9TRU5UEAESHwobU0VORF9PVVRDT01FX0JFQ0FNRV9GUklFTkRTEAIy4AoKDVNvY2lhbFNlcnZpY2USYAoNR2V0RnJpZW5kQ29kZRImLmRvbWluby5zb2NpYWwudjEuR2V0RnJpZW5kQ29kZVJlcXVlc3QaJy5kb21pbm8uc29jaWFsLnYxLkdldEZyaWVuZENvZGVSZXNwb25zZRJsChFTZW5kRnJpZW5kUmVxdWVzdBIqLmRvbWluby5zb2NpYWwudjEuU2VuZEZyaWVuZFJlcXVlc3RSZXF1ZXN0GisuZG9taW5vLnNvY2lhbC52MS5TZW5kRnJpZW5kUmVxdWVzdFJlc3BvbnNlEnIKE0FjY2VwdEZyaWVuZFJlcXVlc3QSLC5kb21pbm8uc29jaWFsLnYxLkFjY2VwdEZyaWVuZFJlcXVlc3RSZXF1ZXN0Gi0uZG9taW5vLnNvY2lhbC52MS5BY2NlcHRGcmllbmRSZXF1ZXN0UmVzcG9uc2USdQoURGVjbGluZUZyaWVuZFJlcXVlc3QSLS5kb21pbm8uc29jaWFsLnYxLkRlY2xpbmVGcmllbmRSZXF1ZXN0UmVxdWVzdBouLmRvbWluby5zb2NpYWwudjEuRGVjbGluZUZyaWVuZFJlcXVlc3RSZXNwb25zZRJyChNDYW5jZWxGcmllbmRSZXF1ZXN0EiwuZG9taW5vLnNvY2lhbC52MS5DYW5jZWxGcmllbmRSZXF1ZXN0UmVxdWVzdBotLmRvbWluby5zb2NpYWwudjEuQ2FuY2VsRnJpZW5kUmVxdWVzdFJlc3BvbnNlEl0KDFJlbW92ZUZyaWVuZBIlLmRvbWluby5zb2NpYWwudjEuUmVtb3ZlRnJpZW5kUmVxdWVzdBomLmRvbWluby5zb2NpYWwudjEuUmVtb3ZlRnJpZW5kUmVzcG9uc2USWgoLQmxvY2tQbGF5ZXISJC5kb21pbm8uc29jaWFsLnYxLkJsb2NrUGxheWVyUmVxdWVzdBolLmRvbWluby5zb2NpYWwudjEuQmxvY2tQbGF5ZXJSZXNwb25zZRJgCg1VbmJsb2NrUGxheWVyEiYuZG9taW5vLnNvY2lhbC52MS5VbmJsb2NrUGxheWVyUmVxdWVzdBonLmRvbWluby5zb2NpYWwudjEuVW5ibG9ja1BsYXllclJlc3BvbnNlEloKC0xpc3RGcmllbmRzEiQuZG9taW5vLnNvY2lhbC52MS5MaXN0RnJpZW5kc1JlcXVlc3QaJS5kb21pbm8uc29jaWFsLnYxLkxpc3RGcmllbmRzUmVzcG9uc2USbwoSTGlzdEZyaWVuZFJlcXVlc3RzEisuZG9taW5vLnNvY2lhbC52MS5MaXN0RnJpZW5kUmVxdWVzdHNSZXF1ZXN0GiwuZG9taW5vLnNvY2lhbC52MS5MaXN0RnJpZW5kUmVxdWVzdHNSZXNwb25zZRJvChJMaXN0QmxvY2tlZFBsYXllcnMSKy5kb21pbm8uc29jaWFsLnYxLkxpc3RCbG9ja2VkUGxheWVyc1JlcXVlc3QaLC5kb21pbm8uc29jaWFsLnYxLkxpc3RCbG9ja2VkUGxheWVyc1Jlc3BvbnNlEmkKEEV4cG9ydFBsYXllckRhdGESKS5kb21pbm8uc29jaWFsLnYxLkV4cG9ydFBsYXllckRhdGFSZXF1ZXN0GiouZG9taW5vLnNvY2lhbC52MS5FeHBvcnRQbGF5ZXJEYXRhUmVzcG9uc2USWgoLRXJhc2VQbGF5ZXISJC5kb21pbm8uc29jaWFsLnYxLkVyYXNlUGxheWVyUmVxdWVzdBolLmRvbWluby5zb2NpYWwudjEuRXJhc2VQbGF5ZXJSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message domino.social.v1.Friend
@@ -553,6 +553,110 @@ export const ListBlockedPlayersResponseSchema: GenMessage<ListBlockedPlayersResp
   messageDesc(file_domino_social_v1_social_service, 24);
 
 /**
+ * @generated from message domino.social.v1.ExportPlayerDataRequest
+ */
+export type ExportPlayerDataRequest = Message<"domino.social.v1.ExportPlayerDataRequest"> & {
+  /**
+   * The player whose data is exported.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+};
+
+/**
+ * Describes the message domino.social.v1.ExportPlayerDataRequest.
+ * Use `create(ExportPlayerDataRequestSchema)` to create a new message.
+ */
+export const ExportPlayerDataRequestSchema: GenMessage<ExportPlayerDataRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 25);
+
+/**
+ * @generated from message domino.social.v1.ExportPlayerDataResponse
+ */
+export type ExportPlayerDataResponse = Message<"domino.social.v1.ExportPlayerDataResponse"> & {
+  /**
+   * XXXX-XXXX; empty when the player never asked for one.
+   *
+   * @generated from field: string friend_code = 1;
+   */
+  friendCode: string;
+
+  /**
+   * When the friend code was made; unset when there is none.
+   *
+   * @generated from field: optional google.protobuf.Timestamp friend_code_created_at = 2;
+   */
+  friendCodeCreatedAt?: Timestamp | undefined;
+
+  /**
+   * Every friend, the newest friendship first.
+   *
+   * @generated from field: repeated domino.social.v1.Friend friends = 3;
+   */
+  friends: Friend[];
+
+  /**
+   * Every pending request, received and sent (direction seen from player_id), the newest first.
+   *
+   * @generated from field: repeated domino.social.v1.FriendRequest requests = 4;
+   */
+  requests: FriendRequest[];
+
+  /**
+   * Every player player_id blocks, the newest block first.
+   *
+   * @generated from field: repeated domino.social.v1.BlockedPlayer blocked = 5;
+   */
+  blocked: BlockedPlayer[];
+};
+
+/**
+ * Describes the message domino.social.v1.ExportPlayerDataResponse.
+ * Use `create(ExportPlayerDataResponseSchema)` to create a new message.
+ */
+export const ExportPlayerDataResponseSchema: GenMessage<ExportPlayerDataResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 26);
+
+/**
+ * @generated from message domino.social.v1.ErasePlayerRequest
+ */
+export type ErasePlayerRequest = Message<"domino.social.v1.ErasePlayerRequest"> & {
+  /**
+   * The deleted account's id.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+};
+
+/**
+ * Describes the message domino.social.v1.ErasePlayerRequest.
+ * Use `create(ErasePlayerRequestSchema)` to create a new message.
+ */
+export const ErasePlayerRequestSchema: GenMessage<ErasePlayerRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 27);
+
+/**
+ * @generated from message domino.social.v1.ErasePlayerResponse
+ */
+export type ErasePlayerResponse = Message<"domino.social.v1.ErasePlayerResponse"> & {
+  /**
+   * How many rows this call erased (0 when there were none left).
+   *
+   * @generated from field: int32 rows = 1;
+   */
+  rows: number;
+};
+
+/**
+ * Describes the message domino.social.v1.ErasePlayerResponse.
+ * Use `create(ErasePlayerResponseSchema)` to create a new message.
+ */
+export const ErasePlayerResponseSchema: GenMessage<ErasePlayerResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 28);
+
+/**
  * Which way a pending friend request goes, seen from the caller.
  *
  * @generated from enum domino.social.v1.FriendRequestDirection
@@ -625,7 +729,9 @@ export const SendOutcomeSchema: GenEnum<SendOutcome> = /*@__PURE__*/
  *
  * Authentication: every call carries `authorization: Bearer <access token>` metadata, the
  * `player` JWT of AccountService (bots, services and auditors are refused, WRONG_CALLER). A
- * token of a session that has ended is refused (SESSION_ENDED) within seconds.
+ * token of a session that has ended is refused (SESSION_ENDED) within seconds. Two calls are
+ * the account service's alone, with its own `account` token (ExportPlayerData, ErasePlayer:
+ * a player's data for ExportMyData, and its erasure after DeleteAccount).
  *
  * Players are named by their opaque `player_id` everywhere; show names with
  * AccountService.GetDisplayNames.
@@ -782,6 +888,40 @@ export const SocialService: GenService<{
     methodKind: "unary";
     input: typeof ListBlockedPlayersRequestSchema;
     output: typeof ListBlockedPlayersResponseSchema;
+  },
+  /**
+   * The account service only (its `account` token, `sub` "accounts"; every other token,
+   * a player's included, is UNAUTHENTICATED WRONG_CALLER; none TOKEN_MISSING, a bad or
+   * expired one TOKEN_INVALID or TOKEN_EXPIRED): what the social store holds about
+   * player_id, for AccountService.ExportMyData. Their friend code (if one was ever made),
+   * their friends, their pending requests both ways and the players they block; not who
+   * blocks them (that is the blocker's data). Reads only. player_id missing, longer than 200
+   * characters or a bot's: INVALID_ARGUMENT (INVALID_REQUEST, BadRequest names player_id). A
+   * player the store holds nothing about answers an empty message.
+   *
+   * @generated from rpc domino.social.v1.SocialService.ExportPlayerData
+   */
+  exportPlayerData: {
+    methodKind: "unary";
+    input: typeof ExportPlayerDataRequestSchema;
+    output: typeof ExportPlayerDataResponseSchema;
+  },
+  /**
+   * The account service only (the same token as ExportPlayerData; others UNAUTHENTICATED,
+   * as there): erases every row naming a deleted account's player_id: its friend code, its
+   * friendships on both sides (it leaves its friends' lists), its requests both ways, its
+   * blocks both ways, its count of sent requests and the kept outcomes of request ids that
+   * name it. Idempotent (a second call erases nothing and says 0). player_id missing, longer
+   * than 200 characters or a bot's: INVALID_ARGUMENT (INVALID_REQUEST, naming player_id); a
+   * race lost too often: ABORTED (CONFLICT, with RetryInfo). The account service calls it
+   * again until it answers OK (docs/social.md, "Privacy").
+   *
+   * @generated from rpc domino.social.v1.SocialService.ErasePlayer
+   */
+  erasePlayer: {
+    methodKind: "unary";
+    input: typeof ErasePlayerRequestSchema;
+    output: typeof ErasePlayerResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_domino_social_v1_social_service, 0);
