@@ -990,7 +990,7 @@ def social_egress(resources):
 def test_the_social_service_runs_like_the_others(rendered, overlay):
     """`domino serve social`: gRPC probes on 50054, requests and limits, non-root with a
     read-only root, PostgreSQL awaited and its password from the Secret, no NATS, the players'
-    public key and the service key (as matchmaking), the account service at account:50053,
+    and the account service's public keys and the service key, the account service at account:50053,
     scaled by an HPA with a PDB, its Service `social` (grpc, metrics scraped); the edge
     forwards to it and the public host routes SocialService to it in production."""
     resources = rendered[overlay]
@@ -1013,7 +1013,7 @@ def test_the_social_service_runs_like_the_others(rendered, overlay):
     assert env(social, "social", "DOMINO_SOCIAL_ADDRESS")["value"] == "0.0.0.0:50054"
     assert env(social, "social", "DOMINO_ACCOUNT_ADDRESS")["value"] == "account:50053"
     assert env(social, "social", "DOMINO_KEYS_DIR")["value"] == "/keys"
-    assert vk.mounted_key_files(pod(social), main, "/keys") == {"player.pub", "service.key"}
+    assert vk.mounted_key_files(pod(social), main, "/keys") == {"player.pub", "account.pub", "service.key"}
     assert domino_config(resources)["data"]["DOMINO_SOCIAL_METRICS_PORT"] == "9107"
     service = find(resources, "Service", "social")
     assert service["spec"]["selector"] == {"app.kubernetes.io/name": "social"}
@@ -1067,13 +1067,14 @@ def _config_data(resources):
 
 @pytest.mark.parametrize("change, message", [
     (lambda r: r.remove(find(r, "Deployment", "social")), "Deployment/social: missing"),
-    # its keys: the players' public key and the service key, never player.key
+    # its keys: the players' and the account service's public keys and the service key, never player.key
     (lambda r: key_volume(r, "social")["projected"]["sources"].append(
         {"secret": {"name": "domino-account-token-keys", "items": [{"key": "player.key", "path": "player.key"}]}}),
      "Deployment/social: holds the private token key player.key (Secret domino-account-token-keys): only "
      "Deployment/accounts may issue player tokens"),
     (lambda r: key_volume(r, "social")["projected"]["sources"].pop(),
-     "Deployment/social: the keys mounted at /keys must be exactly player.pub, service.key (found player.pub)"),
+     "Deployment/social: the keys mounted at /keys must be exactly account.pub, player.pub, service.key "
+     "(found account.pub, player.pub)"),
     (lambda r: _set_env(r, "social", "DOMINO_KEYS_DIR", None), "Deployment/social: DOMINO_KEYS_DIR must be /keys"),
     # where it listens and where it finds the account service
     (lambda r: _set_env(r, "social", "DOMINO_SOCIAL_ADDRESS", "127.0.0.1:50054"),
@@ -1089,6 +1090,9 @@ def _config_data(resources):
      "Deployment/edge: DOMINO_SOCIAL_ADDRESS '' must be host:port of a Service"),
     (lambda r: _set_env(r, "edge", "DOMINO_SOCIAL_ADDRESS", "social:9107"),
      "DOMINO_SOCIAL_ADDRESS 'social:9107' must be the `grpc` port of a Service of Deployment/social"),
+    # the account service exports and erases a player's social rows there
+    (lambda r: _set_env(r, "accounts", "DOMINO_SOCIAL_ADDRESS", None),
+     "Deployment/accounts: DOMINO_SOCIAL_ADDRESS '' must be host:port of a Service"),
     # probes, resources, the pod's security, NATS, scaling
     (lambda r: container(find(r, "Deployment", "social"), "social").__setitem__(
         "readinessProbe", {"tcpSocket": {"port": 50054}}), "must be a gRPC probe on port 50054"),
