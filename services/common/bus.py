@@ -10,6 +10,14 @@
                                          are its only reader; a person's turn is told by
                                          WatchMatch alone)
 
+    domino.v1.seat_turn.<match_id>       a person's seat is to act: the same payload as a
+                                         bot's turn; the notifier's only ("your turn" pushes
+                                         to a player whose app is closed)
+    domino.v1.notice.<kind>              a notification the social service stored:
+                                         {notification_id, player_id, kind} (the notifier
+                                         claims it from the social service, which holds the
+                                         rest); kind is NotificationKind's name, lower case
+
     domino.witness.v1.<match_id>         the signed chain head of a finished match
                                          (services/match/heads.py), in its own stream
 
@@ -49,6 +57,8 @@ WITNESS_MAX_BYTES = 8 * 1024**3  # ~20 million heads; when full, new heads are r
 WITNESS_DUPLICATE_WINDOW_SECONDS = 3600
 ALL_MATCH_EVENTS = "domino.v1.match.>"
 ALL_TURNS = "domino.v1.turn.>"
+ALL_SEAT_TURNS = "domino.v1.seat_turn.>"
+ALL_NOTICES = "domino.v1.notice.>"
 
 
 def match_event_subject(match_id, event: str) -> str:
@@ -57,6 +67,22 @@ def match_event_subject(match_id, event: str) -> str:
 
 def turn_subject(match_id) -> str:
     return f"domino.v1.turn.{match_id}"
+
+
+def seat_turn_subject(match_id) -> str:
+    return f"domino.v1.seat_turn.{match_id}"
+
+
+def seat_turn_msg_id(match_id, version: int) -> str:
+    return f"{match_id}:seat_turn:{version}"
+
+
+def notice_subject(kind: str) -> str:
+    return f"domino.v1.notice.{kind}"
+
+
+def notice_msg_id(notification_id) -> str:
+    return f"notice:{notification_id}"
 
 
 def event_msg_id(match_id, version: int) -> str:
@@ -80,6 +106,9 @@ def witness_msg_id(match_id, version: int) -> str:
 BOTS_CONSUMER = "bots"
 MATCH_ENDED_CONSUMER = "matchmaking"
 SEAT_LEFT_CONSUMER = "matchmaking-leaves"
+NOTICES_CONSUMER = "notifier"  # domino.v1.notice.>: push what the social service stored
+SEAT_TURNS_CONSUMER = "notifier-turns"  # domino.v1.seat_turn.>: "your turn" to a closed app
+NOTIFIER_ENDS_CONSUMER = "notifier-ends"  # match_ended: results and rating changes to the inbox
 
 
 def deliver_subject(consumer: str) -> str:
@@ -99,7 +128,7 @@ def _consumer(durable: str) -> list[str]:
 _READ_STREAM = ["$JS.API.INFO", f"$JS.API.STREAM.INFO.{STREAM}", "$JS.API.STREAM.NAMES"]
 _READ_WITNESS = [f"$JS.API.STREAM.INFO.{WITNESS_STREAM}", f"$JS.API.STREAM.MSG.GET.{WITNESS_STREAM}",
                  f"$JS.API.DIRECT.GET.{WITNESS_STREAM}.>"]
-NATS_USERS = ("admin", "relay", "matchmaking", "bots", "auditor")
+NATS_USERS = ("admin", "relay", "matchmaking", "bots", "auditor", "social", "notifier")
 def inbox_prefix(user: str) -> str:
     """Each user's replies come to its own inboxes: no user may read another's (a bots
     process cannot listen to what matchmaking pulls from its consumer)."""
@@ -120,6 +149,12 @@ NATS_PERMISSIONS: dict[str, dict[str, list[str]]] = {
                                   deliver_subject(SEAT_LEFT_CONSUMER)]},
     "bots": {"publish": _consumer(BOTS_CONSUMER),
              "subscribe": [f"{inbox_prefix('bots')}.>", deliver_subject(BOTS_CONSUMER)]},
+    # the social service publishes the notifications it stored, nothing else
+    "social": {"publish": [ALL_NOTICES, *_READ_STREAM], "subscribe": [f"{inbox_prefix('social')}.>"]},
+    "notifier": {"publish": [*_consumer(NOTICES_CONSUMER), *_consumer(SEAT_TURNS_CONSUMER),
+                             *_consumer(NOTIFIER_ENDS_CONSUMER)],
+                 "subscribe": [f"{inbox_prefix('notifier')}.>", deliver_subject(NOTICES_CONSUMER),
+                               deliver_subject(SEAT_TURNS_CONSUMER), deliver_subject(NOTIFIER_ENDS_CONSUMER)]},
 }
 
 

@@ -73,8 +73,13 @@ MATCH_ENDED = ConsumerSpec(bus.MATCH_ENDED_CONSUMER, bus.match_event_subject("*"
 SEAT_LEFT = ConsumerSpec(bus.SEAT_LEFT_CONSUMER, bus.match_event_subject("*", "seat_left"))
 
 
+NOTICES = ConsumerSpec(bus.NOTICES_CONSUMER, bus.ALL_NOTICES)
+SEAT_TURNS = ConsumerSpec(bus.SEAT_TURNS_CONSUMER, bus.ALL_SEAT_TURNS)
+NOTIFIER_ENDS = ConsumerSpec(bus.NOTIFIER_ENDS_CONSUMER, bus.match_event_subject("*", "match_ended"))
+
+
 def every(bot_ack_wait: float) -> tuple[ConsumerSpec, ...]:
-    return (bots(bot_ack_wait), MATCH_ENDED, SEAT_LEFT)
+    return (bots(bot_ack_wait), MATCH_ENDED, SEAT_LEFT, NOTICES, SEAT_TURNS, NOTIFIER_ENDS)
 
 
 def _same(field: str, actual: Any, expected: Any) -> bool:

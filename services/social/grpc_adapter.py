@@ -24,6 +24,7 @@ from services.common.grpc_status import ErrorStatuses
 from services.common.limits import RateLimit, TooMany
 from services.common.revocations import Revocations
 
+from .push_rpcs import PushRpcs
 from .errors import AccountsUnavailable, Busy, Exhausted, InvalidRequest, NotFound, Refused, RequestIdReused
 from .use_cases import BlockView, FriendView, RequestView, Social, Target
 
@@ -52,7 +53,7 @@ _DIRECTIONS = {pb.FRIEND_REQUEST_DIRECTION_UNSPECIFIED: (True, True),
 T = TypeVar("T")
 
 
-class SocialServicer(pb_grpc.SocialServiceServicer):
+class SocialServicer(PushRpcs, pb_grpc.SocialServiceServicer):
     def __init__(self, social: Social, keys: KeyRing, rates: RateLimit | None = None,
                  revocations: Revocations | None = None) -> None:
         self.social = social
@@ -162,12 +163,16 @@ class SocialServicer(pb_grpc.SocialServiceServicer):
             raise AuthError("only the account service exports or erases a player's social data", "WRONG_CALLER")
 
     def _player(self, context: Context) -> str:
+        return self._caller(context).subject
+
+    def _caller(self, context: Context) -> Identity:
+        """A person's identity (its session included), checked, revocation and rate included."""
         who: Identity = bearer_identity(context.invocation_metadata(), self.keys)
         self.revocations.check(who)
         if who.role != "player" or is_bot(who.subject):
             raise AuthError("friends are for players: this call needs a player's token", "WRONG_CALLER")
         self.rates.take(who.subject)
-        return who.subject
+        return who
 
 
 async def _run(call: Callable[..., T], *args: Any) -> T:

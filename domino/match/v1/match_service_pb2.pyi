@@ -883,3 +883,91 @@ class TableFacets(_message.Message):
     points_rounded_to: int
     move_seconds: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, lone_zero_zero_points: _Optional[int] = ..., lone_zero_zero_option: _Optional[str] = ..., never_leads: _Optional[_Iterable[_Union[Tile, _Mapping]]] = ..., points_rounded_to: _Optional[int] = ..., move_seconds: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class GetTurnAttentionRequest(_message.Message):
+    __slots__ = ("match_id", "version")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    version: int
+    def __init__(self, match_id: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
+class GetTurnAttentionResponse(_message.Message):
+    __slots__ = ("to_act", "seat", "player_id", "deadline", "streaming", "rules", "server_time")
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    STREAMING_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
+    to_act: bool
+    seat: int
+    player_id: str
+    deadline: _timestamp_pb2.Timestamp
+    streaming: bool
+    rules: str
+    server_time: _timestamp_pb2.Timestamp
+    def __init__(self, to_act: _Optional[bool] = ..., seat: _Optional[int] = ..., player_id: _Optional[str] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., streaming: _Optional[bool] = ..., rules: _Optional[str] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListPlayingNowRequest(_message.Message):
+    __slots__ = ("player_ids",)
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, player_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class PlayingNow(_message.Message):
+    __slots__ = ("player_id", "match_id", "rules", "watchable")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    WATCHABLE_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    match_id: str
+    rules: str
+    watchable: bool
+    def __init__(self, player_id: _Optional[str] = ..., match_id: _Optional[str] = ..., rules: _Optional[str] = ..., watchable: _Optional[bool] = ...) -> None: ...
+
+class ListPlayingNowResponse(_message.Message):
+    __slots__ = ("playing",)
+    PLAYING_FIELD_NUMBER: _ClassVar[int]
+    playing: _containers.RepeatedCompositeFieldContainer[PlayingNow]
+    def __init__(self, playing: _Optional[_Iterable[_Union[PlayingNow, _Mapping]]] = ...) -> None: ...
+
+class DescribeMatchEndRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class SeatOutcome(_message.Message):
+    __slots__ = ("seat", "player_id", "won", "points", "opponent_points", "rating_before", "rating_after")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    WON_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_POINTS_FIELD_NUMBER: _ClassVar[int]
+    RATING_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    RATING_AFTER_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    won: bool
+    points: int
+    opponent_points: int
+    rating_before: float
+    rating_after: float
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., won: _Optional[bool] = ..., points: _Optional[int] = ..., opponent_points: _Optional[int] = ..., rating_before: _Optional[float] = ..., rating_after: _Optional[float] = ...) -> None: ...
+
+class DescribeMatchEndResponse(_message.Message):
+    __slots__ = ("match_id", "rules", "rated", "seats", "ended_at")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    ENDED_AT_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    rules: str
+    rated: bool
+    seats: _containers.RepeatedCompositeFieldContainer[SeatOutcome]
+    ended_at: _timestamp_pb2.Timestamp
+    def __init__(self, match_id: _Optional[str] = ..., rules: _Optional[str] = ..., rated: _Optional[bool] = ..., seats: _Optional[_Iterable[_Union[SeatOutcome, _Mapping]]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...

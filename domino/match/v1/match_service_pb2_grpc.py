@@ -129,6 +129,21 @@ class MatchServiceStub:
                 request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysRequest.SerializeToString,
                 response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysResponse.FromString,
                 _registered_method=True)
+        self.GetTurnAttention = channel.unary_unary(
+                '/domino.match.v1.MatchService/GetTurnAttention',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetTurnAttentionRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetTurnAttentionResponse.FromString,
+                _registered_method=True)
+        self.ListPlayingNow = channel.unary_unary(
+                '/domino.match.v1.MatchService/ListPlayingNow',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ListPlayingNowRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ListPlayingNowResponse.FromString,
+                _registered_method=True)
+        self.DescribeMatchEnd = channel.unary_unary(
+                '/domino.match.v1.MatchService/DescribeMatchEnd',
+                request_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeMatchEndRequest.SerializeToString,
+                response_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeMatchEndResponse.FromString,
+                _registered_method=True)
 
 
 class MatchServiceServicer:
@@ -282,6 +297,32 @@ class MatchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetTurnAttention(self, request, context):
+        """---- For the services that tell players what happens (docs/social.md) ---------------------
+        The notifier only (a `service` token, `sub` "notifier"): whether the turn that began at
+        `version` is still to be played, by whom, until when, and whether that seat's player has
+        a WatchMatch stream open on any replica now (then no "your turn" push is needed).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPlayingNow(self, request, context):
+        """The social service only (`sub` "social"): the match each of these players is seated in
+        now, for friends' presence. Players in no match being played are left out.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DescribeMatchEnd(self, request, context):
+        """The notifier only: how a finished match ended for each seated person, and how their
+        rating moved (rated matches). FAILED_PRECONDITION (MATCH_NOT_ENDED) while it is played.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -364,6 +405,21 @@ def add_MatchServiceServicer_to_server(servicer, server):
                     servicer.GetHeadKeys,
                     request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysRequest.FromString,
                     response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysResponse.SerializeToString,
+            ),
+            'GetTurnAttention': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTurnAttention,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetTurnAttentionRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.GetTurnAttentionResponse.SerializeToString,
+            ),
+            'ListPlayingNow': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPlayingNow,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.ListPlayingNowRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.ListPlayingNowResponse.SerializeToString,
+            ),
+            'DescribeMatchEnd': grpc.unary_unary_rpc_method_handler(
+                    servicer.DescribeMatchEnd,
+                    request_deserializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeMatchEndRequest.FromString,
+                    response_serializer=domino_dot_match_dot_v1_dot_match__service__pb2.DescribeMatchEndResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -813,6 +869,87 @@ class MatchService:
             '/domino.match.v1.MatchService/GetHeadKeys',
             domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysRequest.SerializeToString,
             domino_dot_match_dot_v1_dot_match__service__pb2.GetHeadKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTurnAttention(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/GetTurnAttention',
+            domino_dot_match_dot_v1_dot_match__service__pb2.GetTurnAttentionRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.GetTurnAttentionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPlayingNow(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/ListPlayingNow',
+            domino_dot_match_dot_v1_dot_match__service__pb2.ListPlayingNowRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.ListPlayingNowResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DescribeMatchEnd(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.match.v1.MatchService/DescribeMatchEnd',
+            domino_dot_match_dot_v1_dot_match__service__pb2.DescribeMatchEndRequest.SerializeToString,
+            domino_dot_match_dot_v1_dot_match__service__pb2.DescribeMatchEndResponse.FromString,
             options,
             channel_credentials,
             insecure,

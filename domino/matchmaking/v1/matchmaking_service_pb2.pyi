@@ -38,6 +38,20 @@ class RoomClosedReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ROOM_CLOSED_REASON_UNSPECIFIED: _ClassVar[RoomClosedReason]
     ROOM_CLOSED_REASON_MATCH_ENDED: _ClassVar[RoomClosedReason]
     ROOM_CLOSED_REASON_HOST_LEFT: _ClassVar[RoomClosedReason]
+
+class InviteKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    INVITE_KIND_UNSPECIFIED: _ClassVar[InviteKind]
+    INVITE_KIND_ROOM: _ClassVar[InviteKind]
+    INVITE_KIND_REMATCH: _ClassVar[InviteKind]
+
+class InviteStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    INVITE_STATUS_UNSPECIFIED: _ClassVar[InviteStatus]
+    INVITE_STATUS_PENDING: _ClassVar[InviteStatus]
+    INVITE_STATUS_ACCEPTED: _ClassVar[InviteStatus]
+    INVITE_STATUS_DECLINED: _ClassVar[InviteStatus]
+    INVITE_STATUS_EXPIRED: _ClassVar[InviteStatus]
 ROOM_STATUS_UNSPECIFIED: RoomStatus
 ROOM_STATUS_OPEN: RoomStatus
 ROOM_STATUS_STARTING: RoomStatus
@@ -54,6 +68,14 @@ TICKET_STATUS_ENDED: TicketStatus
 ROOM_CLOSED_REASON_UNSPECIFIED: RoomClosedReason
 ROOM_CLOSED_REASON_MATCH_ENDED: RoomClosedReason
 ROOM_CLOSED_REASON_HOST_LEFT: RoomClosedReason
+INVITE_KIND_UNSPECIFIED: InviteKind
+INVITE_KIND_ROOM: InviteKind
+INVITE_KIND_REMATCH: InviteKind
+INVITE_STATUS_UNSPECIFIED: InviteStatus
+INVITE_STATUS_PENDING: InviteStatus
+INVITE_STATUS_ACCEPTED: InviteStatus
+INVITE_STATUS_DECLINED: InviteStatus
+INVITE_STATUS_EXPIRED: InviteStatus
 
 class MatchOptions(_message.Message):
     __slots__ = ("rules", "variant", "teams", "target", "turn_timer_seconds", "seat_count", "spectators", "rule_options")
@@ -88,7 +110,7 @@ class RoomSeat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., bot_strength: _Optional[_Union[_match_service_pb2.BotStrength, str]] = ..., team: _Optional[int] = ...) -> None: ...
 
 class RoomView(_message.Message):
-    __slots__ = ("room_id", "code", "host_player_id", "status", "options", "seats", "match_id", "version", "closed_reason", "server_time")
+    __slots__ = ("room_id", "code", "host_player_id", "status", "options", "seats", "match_id", "version", "closed_reason", "server_time", "invites", "rematch_of_match_id")
     ROOM_ID_FIELD_NUMBER: _ClassVar[int]
     CODE_FIELD_NUMBER: _ClassVar[int]
     HOST_PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
@@ -99,6 +121,8 @@ class RoomView(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CLOSED_REASON_FIELD_NUMBER: _ClassVar[int]
     SERVER_TIME_FIELD_NUMBER: _ClassVar[int]
+    INVITES_FIELD_NUMBER: _ClassVar[int]
+    REMATCH_OF_MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     room_id: str
     code: str
     host_player_id: str
@@ -109,7 +133,89 @@ class RoomView(_message.Message):
     version: int
     closed_reason: RoomClosedReason
     server_time: _timestamp_pb2.Timestamp
-    def __init__(self, room_id: _Optional[str] = ..., code: _Optional[str] = ..., host_player_id: _Optional[str] = ..., status: _Optional[_Union[RoomStatus, str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[RoomSeat, _Mapping]]] = ..., match_id: _Optional[str] = ..., version: _Optional[int] = ..., closed_reason: _Optional[_Union[RoomClosedReason, str]] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    invites: _containers.RepeatedCompositeFieldContainer[RoomInvite]
+    rematch_of_match_id: str
+    def __init__(self, room_id: _Optional[str] = ..., code: _Optional[str] = ..., host_player_id: _Optional[str] = ..., status: _Optional[_Union[RoomStatus, str]] = ..., options: _Optional[_Union[MatchOptions, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[RoomSeat, _Mapping]]] = ..., match_id: _Optional[str] = ..., version: _Optional[int] = ..., closed_reason: _Optional[_Union[RoomClosedReason, str]] = ..., server_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., invites: _Optional[_Iterable[_Union[RoomInvite, _Mapping]]] = ..., rematch_of_match_id: _Optional[str] = ...) -> None: ...
+
+class RoomInvite(_message.Message):
+    __slots__ = ("invite_id", "room_id", "kind", "player_id", "invited_by", "status", "seat", "sent_at", "expires_at")
+    INVITE_ID_FIELD_NUMBER: _ClassVar[int]
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    INVITED_BY_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SENT_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    invite_id: str
+    room_id: str
+    kind: InviteKind
+    player_id: str
+    invited_by: str
+    status: InviteStatus
+    seat: int
+    sent_at: _timestamp_pb2.Timestamp
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, invite_id: _Optional[str] = ..., room_id: _Optional[str] = ..., kind: _Optional[_Union[InviteKind, str]] = ..., player_id: _Optional[str] = ..., invited_by: _Optional[str] = ..., status: _Optional[_Union[InviteStatus, str]] = ..., seat: _Optional[int] = ..., sent_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class InviteToRoomRequest(_message.Message):
+    __slots__ = ("request_id", "room_id", "player_ids")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ROOM_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_IDS_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    room_id: str
+    player_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, request_id: _Optional[str] = ..., room_id: _Optional[str] = ..., player_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class InviteToRoomResponse(_message.Message):
+    __slots__ = ("invites",)
+    INVITES_FIELD_NUMBER: _ClassVar[int]
+    invites: _containers.RepeatedCompositeFieldContainer[RoomInvite]
+    def __init__(self, invites: _Optional[_Iterable[_Union[RoomInvite, _Mapping]]] = ...) -> None: ...
+
+class GetInviteRequest(_message.Message):
+    __slots__ = ("invite_id",)
+    INVITE_ID_FIELD_NUMBER: _ClassVar[int]
+    invite_id: str
+    def __init__(self, invite_id: _Optional[str] = ...) -> None: ...
+
+class GetInviteResponse(_message.Message):
+    __slots__ = ("invite", "room")
+    INVITE_FIELD_NUMBER: _ClassVar[int]
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    invite: RoomInvite
+    room: RoomView
+    def __init__(self, invite: _Optional[_Union[RoomInvite, _Mapping]] = ..., room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class AnswerInviteRequest(_message.Message):
+    __slots__ = ("invite_id", "accept")
+    INVITE_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCEPT_FIELD_NUMBER: _ClassVar[int]
+    invite_id: str
+    accept: bool
+    def __init__(self, invite_id: _Optional[str] = ..., accept: _Optional[bool] = ...) -> None: ...
+
+class AnswerInviteResponse(_message.Message):
+    __slots__ = ("invite", "room")
+    INVITE_FIELD_NUMBER: _ClassVar[int]
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    invite: RoomInvite
+    room: RoomView
+    def __init__(self, invite: _Optional[_Union[RoomInvite, _Mapping]] = ..., room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
+
+class RequestRematchRequest(_message.Message):
+    __slots__ = ("match_id",)
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    def __init__(self, match_id: _Optional[str] = ...) -> None: ...
+
+class RequestRematchResponse(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: RoomView
+    def __init__(self, room: _Optional[_Union[RoomView, _Mapping]] = ...) -> None: ...
 
 class TicketView(_message.Message):
     __slots__ = ("ticket_id", "status", "rules", "variant", "teams", "seat_count", "requested_at", "table_id", "your_seat", "player_ids", "match_id", "version", "server_time")

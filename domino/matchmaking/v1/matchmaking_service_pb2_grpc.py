@@ -146,6 +146,26 @@ class MatchmakingServiceStub:
                 request_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceRequest.SerializeToString,
                 response_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceResponse.FromString,
                 _registered_method=True)
+        self.InviteToRoom = channel.unary_unary(
+                '/domino.matchmaking.v1.MatchmakingService/InviteToRoom',
+                request_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.InviteToRoomRequest.SerializeToString,
+                response_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.InviteToRoomResponse.FromString,
+                _registered_method=True)
+        self.GetInvite = channel.unary_unary(
+                '/domino.matchmaking.v1.MatchmakingService/GetInvite',
+                request_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetInviteRequest.SerializeToString,
+                response_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetInviteResponse.FromString,
+                _registered_method=True)
+        self.AnswerInvite = channel.unary_unary(
+                '/domino.matchmaking.v1.MatchmakingService/AnswerInvite',
+                request_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.AnswerInviteRequest.SerializeToString,
+                response_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.AnswerInviteResponse.FromString,
+                _registered_method=True)
+        self.RequestRematch = channel.unary_unary(
+                '/domino.matchmaking.v1.MatchmakingService/RequestRematch',
+                request_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.RequestRematchRequest.SerializeToString,
+                response_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.RequestRematchResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakingServiceServicer:
@@ -306,6 +326,48 @@ class MatchmakingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def InviteToRoom(self, request, context):
+        """---- Invites and rematch (docs/social.md, "Invites", "Rematch") --------------------------
+        A member of an open room invites friends (SocialService says who is one; a block either
+        way is NOT_FRIENDS too, never told apart). Each invitee gets a notification at once, and a
+        push while their app is closed. An invite lives while the room is open (and at most
+        DOMINO_INVITE_TTL_SECONDS); inviting again answers the pending invite. Idempotent per
+        request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetInvite(self, request, context):
+        """An invite of the caller's, with the room it is to (its options and seats).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerInvite(self, request, context):
+        """Accepts (the caller is seated in the room; a rematch, in their old seat) or declines an
+        invite of the caller's. INVITE_EXPIRED once the room started or closed, or the invite
+        was answered the other way. Answering again the same way answers as the first time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RequestRematch(self, request, context):
+        """"Play again": after a match ends, a seated person asks for the same table. The first
+        call makes the rematch room (the same options; the caller seated in their old seat,
+        every other person of the match invited to theirs); a later call of another seated
+        person accepts their invite. The room starts by itself once every person has answered:
+        seats whose player declined, or who is gone (deleted, banned, or already elsewhere), are
+        filled with bots of the match's strength; nobody is seated without saying yes. Its host
+        may start it sooner (StartRoom), bots taking the seats not yet accepted. REMATCH_NOT_AVAILABLE
+        while the match is played or for a caller who had no seat. Idempotent per match.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchmakingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -388,6 +450,26 @@ def add_MatchmakingServiceServicer_to_server(servicer, server):
                     servicer.GetPresence,
                     request_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceRequest.FromString,
                     response_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceResponse.SerializeToString,
+            ),
+            'InviteToRoom': grpc.unary_unary_rpc_method_handler(
+                    servicer.InviteToRoom,
+                    request_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.InviteToRoomRequest.FromString,
+                    response_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.InviteToRoomResponse.SerializeToString,
+            ),
+            'GetInvite': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetInvite,
+                    request_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetInviteRequest.FromString,
+                    response_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetInviteResponse.SerializeToString,
+            ),
+            'AnswerInvite': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerInvite,
+                    request_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.AnswerInviteRequest.FromString,
+                    response_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.AnswerInviteResponse.SerializeToString,
+            ),
+            'RequestRematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.RequestRematch,
+                    request_deserializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.RequestRematchRequest.FromString,
+                    response_serializer=domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.RequestRematchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -854,6 +936,114 @@ class MatchmakingService:
             '/domino.matchmaking.v1.MatchmakingService/GetPresence',
             domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceRequest.SerializeToString,
             domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetPresenceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def InviteToRoom(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.matchmaking.v1.MatchmakingService/InviteToRoom',
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.InviteToRoomRequest.SerializeToString,
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.InviteToRoomResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetInvite(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.matchmaking.v1.MatchmakingService/GetInvite',
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetInviteRequest.SerializeToString,
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.GetInviteResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerInvite(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.matchmaking.v1.MatchmakingService/AnswerInvite',
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.AnswerInviteRequest.SerializeToString,
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.AnswerInviteResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RequestRematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.matchmaking.v1.MatchmakingService/RequestRematch',
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.RequestRematchRequest.SerializeToString,
+            domino_dot_matchmaking_dot_v1_dot_matchmaking__service__pb2.RequestRematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

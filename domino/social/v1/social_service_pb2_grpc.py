@@ -133,6 +133,61 @@ class SocialServiceStub:
                 request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersRequest.SerializeToString,
                 response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersResponse.FromString,
                 _registered_method=True)
+        self.ListNotifications = channel.unary_unary(
+                '/domino.social.v1.SocialService/ListNotifications',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListNotificationsRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListNotificationsResponse.FromString,
+                _registered_method=True)
+        self.WatchNotifications = channel.unary_stream(
+                '/domino.social.v1.SocialService/WatchNotifications',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.WatchNotificationsRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.WatchNotificationsResponse.FromString,
+                _registered_method=True)
+        self.MarkNotificationsRead = channel.unary_unary(
+                '/domino.social.v1.SocialService/MarkNotificationsRead',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.MarkNotificationsReadRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.MarkNotificationsReadResponse.FromString,
+                _registered_method=True)
+        self.RegisterPushToken = channel.unary_unary(
+                '/domino.social.v1.SocialService/RegisterPushToken',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.RegisterPushTokenRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.RegisterPushTokenResponse.FromString,
+                _registered_method=True)
+        self.UnregisterPushToken = channel.unary_unary(
+                '/domino.social.v1.SocialService/UnregisterPushToken',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.UnregisterPushTokenRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.UnregisterPushTokenResponse.FromString,
+                _registered_method=True)
+        self.GetNotificationSettings = channel.unary_unary(
+                '/domino.social.v1.SocialService/GetNotificationSettings',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.GetNotificationSettingsRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.GetNotificationSettingsResponse.FromString,
+                _registered_method=True)
+        self.UpdateNotificationSettings = channel.unary_unary(
+                '/domino.social.v1.SocialService/UpdateNotificationSettings',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.UpdateNotificationSettingsRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.UpdateNotificationSettingsResponse.FromString,
+                _registered_method=True)
+        self.PostNotifications = channel.unary_unary(
+                '/domino.social.v1.SocialService/PostNotifications',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.PostNotificationsRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.PostNotificationsResponse.FromString,
+                _registered_method=True)
+        self.CheckRelations = channel.unary_unary(
+                '/domino.social.v1.SocialService/CheckRelations',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.CheckRelationsRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.CheckRelationsResponse.FromString,
+                _registered_method=True)
+        self.ClaimPush = channel.unary_unary(
+                '/domino.social.v1.SocialService/ClaimPush',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ClaimPushRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ClaimPushResponse.FromString,
+                _registered_method=True)
+        self.ForgetPushToken = channel.unary_unary(
+                '/domino.social.v1.SocialService/ForgetPushToken',
+                request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ForgetPushTokenRequest.SerializeToString,
+                response_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ForgetPushTokenResponse.FromString,
+                _registered_method=True)
         self.ExportPlayerData = channel.unary_unary(
                 '/domino.social.v1.SocialService/ExportPlayerData',
                 request_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ExportPlayerDataRequest.SerializeToString,
@@ -277,6 +332,99 @@ class SocialServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListNotifications(self, request, context):
+        """---- The inbox (docs/social.md, "The inbox") ----------------------------------------------
+        The caller's notifications, the newest first (page_size 1-100, 0: 50; more is refused);
+        expired ones are gone. unread_only lists the unread alone.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchNotifications(self, request, context):
+        """While the app is open: first the unread count and the server's clock, then every new
+        notification as it is stored, until the caller hangs up. While at least one of a player's
+        streams is open the player is online to their friends; when the last closes, last seen.
+        At most a few streams per player (RESOURCE_EXHAUSTED beyond).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MarkNotificationsRead(self, request, context):
+        """Marks notifications read: those named, or every one when `all` (ids unknown to the
+        caller's inbox are NOTIFICATION_NOT_FOUND, and none is marked). Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RegisterPushToken(self, request, context):
+        """---- Mobile push (docs/social.md, "Mobile push") -----------------------------------------
+        Registers this installation's push token (one per installation_id, replacing the last;
+        at most 10 installations per player: TOO_MANY_PUSH_TOKENS). The token is tied to the
+        caller's session: when the session ends (sign-out, deletion, ban), the token is forgotten.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnregisterPushToken(self, request, context):
+        """Forgets this installation's push token (removed false when there was none).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetNotificationSettings(self, request, context):
+        """Which kinds may buzz the caller's phones, and their quiet hours.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateNotificationSettings(self, request, context):
+        """Changes the settings that are set; the others stay.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PostNotifications(self, request, context):
+        """---- Services only (a `service` token; its `sub` says which service) ---------------------
+        Stores notifications for their recipients (sub "notifier", "matchmaking"; and the account
+        service's `account` token). Idempotent per notification_id: a second post of the same
+        id changes nothing. A recipient that is a bot or a deleted account is skipped.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CheckRelations(self, request, context):
+        """For matchmaking (sub "matchmaking"): how player_id stands with each of others (friends;
+        a block either way). Reads only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ClaimPush(self, request, context):
+        """For the notifier (sub "notifier"): whether the notification may be pushed now, and to
+        which phones. The first claim of a notification decides; later claims answer
+        PUSH_DECISION_ALREADY_CLAIMED, so a notification buzzes a phone once at most. A send is
+        counted against the recipient's pushes per minute.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForgetPushToken(self, request, context):
+        """For the notifier: the provider called this token unregistered or invalid; forget it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ExportPlayerData(self, request, context):
         """The account service only (its `account` token, `sub` "accounts"; every other token,
         a player's included, is UNAUTHENTICATED WRONG_CALLER; none TOKEN_MISSING, a bad or
@@ -362,6 +510,61 @@ def add_SocialServiceServicer_to_server(servicer, server):
                     servicer.ListBlockedPlayers,
                     request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersRequest.FromString,
                     response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersResponse.SerializeToString,
+            ),
+            'ListNotifications': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNotifications,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListNotificationsRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ListNotificationsResponse.SerializeToString,
+            ),
+            'WatchNotifications': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchNotifications,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.WatchNotificationsRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.WatchNotificationsResponse.SerializeToString,
+            ),
+            'MarkNotificationsRead': grpc.unary_unary_rpc_method_handler(
+                    servicer.MarkNotificationsRead,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.MarkNotificationsReadRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.MarkNotificationsReadResponse.SerializeToString,
+            ),
+            'RegisterPushToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterPushToken,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.RegisterPushTokenRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.RegisterPushTokenResponse.SerializeToString,
+            ),
+            'UnregisterPushToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnregisterPushToken,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.UnregisterPushTokenRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.UnregisterPushTokenResponse.SerializeToString,
+            ),
+            'GetNotificationSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetNotificationSettings,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.GetNotificationSettingsRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.GetNotificationSettingsResponse.SerializeToString,
+            ),
+            'UpdateNotificationSettings': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateNotificationSettings,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.UpdateNotificationSettingsRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.UpdateNotificationSettingsResponse.SerializeToString,
+            ),
+            'PostNotifications': grpc.unary_unary_rpc_method_handler(
+                    servicer.PostNotifications,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.PostNotificationsRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.PostNotificationsResponse.SerializeToString,
+            ),
+            'CheckRelations': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckRelations,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.CheckRelationsRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.CheckRelationsResponse.SerializeToString,
+            ),
+            'ClaimPush': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimPush,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ClaimPushRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ClaimPushResponse.SerializeToString,
+            ),
+            'ForgetPushToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetPushToken,
+                    request_deserializer=domino_dot_social_dot_v1_dot_social__service__pb2.ForgetPushTokenRequest.FromString,
+                    response_serializer=domino_dot_social_dot_v1_dot_social__service__pb2.ForgetPushTokenResponse.SerializeToString,
             ),
             'ExportPlayerData': grpc.unary_unary_rpc_method_handler(
                     servicer.ExportPlayerData,
@@ -715,6 +918,303 @@ class SocialService:
             '/domino.social.v1.SocialService/ListBlockedPlayers',
             domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersRequest.SerializeToString,
             domino_dot_social_dot_v1_dot_social__service__pb2.ListBlockedPlayersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListNotifications(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/ListNotifications',
+            domino_dot_social_dot_v1_dot_social__service__pb2.ListNotificationsRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.ListNotificationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchNotifications(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/domino.social.v1.SocialService/WatchNotifications',
+            domino_dot_social_dot_v1_dot_social__service__pb2.WatchNotificationsRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.WatchNotificationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MarkNotificationsRead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/MarkNotificationsRead',
+            domino_dot_social_dot_v1_dot_social__service__pb2.MarkNotificationsReadRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.MarkNotificationsReadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterPushToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/RegisterPushToken',
+            domino_dot_social_dot_v1_dot_social__service__pb2.RegisterPushTokenRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.RegisterPushTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnregisterPushToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/UnregisterPushToken',
+            domino_dot_social_dot_v1_dot_social__service__pb2.UnregisterPushTokenRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.UnregisterPushTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetNotificationSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/GetNotificationSettings',
+            domino_dot_social_dot_v1_dot_social__service__pb2.GetNotificationSettingsRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.GetNotificationSettingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateNotificationSettings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/UpdateNotificationSettings',
+            domino_dot_social_dot_v1_dot_social__service__pb2.UpdateNotificationSettingsRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.UpdateNotificationSettingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PostNotifications(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/PostNotifications',
+            domino_dot_social_dot_v1_dot_social__service__pb2.PostNotificationsRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.PostNotificationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckRelations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/CheckRelations',
+            domino_dot_social_dot_v1_dot_social__service__pb2.CheckRelationsRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.CheckRelationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClaimPush(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/ClaimPush',
+            domino_dot_social_dot_v1_dot_social__service__pb2.ClaimPushRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.ClaimPushResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetPushToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/domino.social.v1.SocialService/ForgetPushToken',
+            domino_dot_social_dot_v1_dot_social__service__pb2.ForgetPushTokenRequest.SerializeToString,
+            domino_dot_social_dot_v1_dot_social__service__pb2.ForgetPushTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file domino/matchmaking/v1/matchmaking_service.proto.
  */
 export const file_domino_matchmaking_v1_matchmaking_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci9kb21pbm8vbWF0Y2htYWtpbmcvdjEvbWF0Y2htYWtpbmdfc2VydmljZS5wcm90bxIVZG9taW5vLm1hdGNobWFraW5nLnYxIugBCgxNYXRjaE9wdGlvbnMSDQoFcnVsZXMYASABKAkSDwoHdmFyaWFudBgCIAEoCRINCgV0ZWFtcxgDIAEoCBIOCgZ0YXJnZXQYBCABKAUSGgoSdHVybl90aW1lcl9zZWNvbmRzGAUgASgFEhIKCnNlYXRfY291bnQYCiABKAUSEgoKc3BlY3RhdG9ycxgIIAEoCBI0CgxydWxlX29wdGlvbnMYCSADKAsyHi5kb21pbm8ubWF0Y2gudjEuT3B0aW9uU2V0dGluZ0oECAYQB0oECAcQCFIFc2VhdHNSDGdvYXRfb3B0aW9ucyKHAQoIUm9vbVNlYXQSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSMgoMYm90X3N0cmVuZ3RoGAUgASgOMhwuZG9taW5vLm1hdGNoLnYxLkJvdFN0cmVuZ3RoEhEKBHRlYW0YBiABKAVIAIgBAUIHCgVfdGVhbUoECAMQBEoECAQQBSKDAwoIUm9vbVZpZXcSDwoHcm9vbV9pZBgBIAEoCRIMCgRjb2RlGAIgASgJEhYKDmhvc3RfcGxheWVyX2lkGAogASgJEjEKBnN0YXR1cxgEIAEoDjIhLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tU3RhdHVzEjQKB29wdGlvbnMYBSABKAsyIy5kb21pbm8ubWF0Y2htYWtpbmcudjEuTWF0Y2hPcHRpb25zEi4KBXNlYXRzGAYgAygLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21TZWF0EhAKCG1hdGNoX2lkGAcgASgJEg8KB3ZlcnNpb24YCCABKAMSPgoNY2xvc2VkX3JlYXNvbhgLIAEoDjInLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tQ2xvc2VkUmVhc29uEi8KC3NlcnZlcl90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEoECAMQBEoECAkQClIHaG9zdF9pZCKCAwoKVGlja2V0VmlldxIRCgl0aWNrZXRfaWQYASABKAkSMwoGc3RhdHVzGAIgASgOMiMuZG9taW5vLm1hdGNobWFraW5nLnYxLlRpY2tldFN0YXR1cxINCgVydWxlcxgDIAEoCRIPCgd2YXJpYW50GAQgASgJEg0KBXRlYW1zGAUgASgIEhIKCnNlYXRfY291bnQYCyABKAUSMAoMcmVxdWVzdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCgh0YWJsZV9pZBgHIAEoCRIWCgl5b3VyX3NlYXQYDCABKAVIAIgBARISCgpwbGF5ZXJfaWRzGA0gAygJEhAKCG1hdGNoX2lkGAogASgJEg8KB3ZlcnNpb24YDiABKAMSLwoLc2VydmVyX3RpbWUYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgwKCl95b3VyX3NlYXRKBAgIEAlKBAgJEApSBHNlYXRSBXNlYXRzIoADChFDcmVhdGVSb29tUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEg0KBXJ1bGVzGAIgASgJEg8KB3ZhcmlhbnQYAyABKAkSEgoFdGVhbXMYBCABKAhIAIgBARITCgZ0YXJnZXQYBSABKAVIAYgBARIfChJ0dXJuX3RpbWVyX3NlY29uZHMYBiABKAVIAogBARIRCgRzZWF0GAcgASgFSAOIAQESFwoKc2VhdF9jb3VudBgMIAEoBUgEiAEBEhcKCnNwZWN0YXRvcnMYCiABKAhIBYgBARI0CgxydWxlX29wdGlvbnMYCyADKAsyHi5kb21pbm8ubWF0Y2gudjEuT3B0aW9uU2V0dGluZ0IICgZfdGVhbXNCCQoHX3RhcmdldEIVChNfdHVybl90aW1lcl9zZWNvbmRzQgcKBV9zZWF0Qg0KC19zZWF0X2NvdW50Qg0KC19zcGVjdGF0b3JzSgQICBAJSgQICRAKUgVzZWF0c1IMZ29hdF9vcHRpb25zIkMKEkNyZWF0ZVJvb21SZXNwb25zZRItCgRyb29tGAEgASgLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21WaWV3IjsKDkdldFJvb21SZXF1ZXN0EhEKB3Jvb21faWQYASABKAlIABIOCgRjb2RlGAIgASgJSABCBgoEcm9vbSJACg9HZXRSb29tUmVzcG9uc2USLQoEcm9vbRgBIAEoCzIfLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tVmlldyI7Cg9Kb2luUm9vbVJlcXVlc3QSDAoEY29kZRgBIAEoCRIRCgRzZWF0GAIgASgFSACIAQFCBwoFX3NlYXQiQQoQSm9pblJvb21SZXNwb25zZRItCgRyb29tGAEgASgLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21WaWV3IiMKEExlYXZlUm9vbVJlcXVlc3QSDwoHcm9vbV9pZBgBIAEoCSJCChFMZWF2ZVJvb21SZXNwb25zZRItCgRyb29tGAEgASgLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21WaWV3IjIKEUNoYW5nZVNlYXRSZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkSDAoEc2VhdBgCIAEoBSJDChJDaGFuZ2VTZWF0UmVzcG9uc2USLQoEcm9vbRgBIAEoCzIfLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tVmlldyKAAQoNQWRkQm90UmVxdWVzdBIPCgdyb29tX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARIyCgxib3Rfc3RyZW5ndGgYBCABKA4yHC5kb21pbm8ubWF0Y2gudjEuQm90U3RyZW5ndGhCBwoFX3NlYXRKBAgDEARSCHN0cmVuZ3RoIj8KDkFkZEJvdFJlc3BvbnNlEi0KBHJvb20YASABKAsyHy5kb21pbm8ubWF0Y2htYWtpbmcudjEuUm9vbVZpZXciMQoQUmVtb3ZlQm90UmVxdWVzdBIPCgdyb29tX2lkGAEgASgJEgwKBHNlYXQYAiABKAUiQgoRUmVtb3ZlQm90UmVzcG9uc2USLQoEcm9vbRgBIAEoCzIfLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tVmlldyKIAwoYVXBkYXRlUm9vbU9wdGlvbnNSZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkSEgoFcnVsZXMYAiABKAlIAIgBARIUCgd2YXJpYW50GAMgASgJSAGIAQESEgoFdGVhbXMYBCABKAhIAogBARITCgZ0YXJnZXQYBSABKAVIA4gBARIfChJ0dXJuX3RpbWVyX3NlY29uZHMYBiABKAVIBIgBARIXCgpzZWF0X2NvdW50GAsgASgFSAWIAQESFwoKc3BlY3RhdG9ycxgJIAEoCEgGiAEBEjQKDHJ1bGVfb3B0aW9ucxgKIAMoCzIeLmRvbWluby5tYXRjaC52MS5PcHRpb25TZXR0aW5nQggKBl9ydWxlc0IKCghfdmFyaWFudEIICgZfdGVhbXNCCQoHX3RhcmdldEIVChNfdHVybl90aW1lcl9zZWNvbmRzQg0KC19zZWF0X2NvdW50Qg0KC19zcGVjdGF0b3JzSgQIBxAISgQICBAJUgVzZWF0c1IMZ29hdF9vcHRpb25zIkoKGVVwZGF0ZVJvb21PcHRpb25zUmVzcG9uc2USLQoEcm9vbRgBIAEoCzIfLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tVmlldyIjChBTdGFydFJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkiQgoRU3RhcnRSb29tUmVzcG9uc2USLQoEcm9vbRgBIAEoCzIfLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tVmlldyI5ChBXYXRjaFJvb21SZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgDIkIKEVdhdGNoUm9vbVJlc3BvbnNlEi0KBHJvb20YASABKAsyHy5kb21pbm8ubWF0Y2htYWtpbmcudjEuUm9vbVZpZXcinAEKE1JlcXVlc3RUYWJsZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRINCgVydWxlcxgCIAEoCRIPCgd2YXJpYW50GAMgASgJEhIKBXRlYW1zGAQgASgISACIAQESFwoKc2VhdF9jb3VudBgGIAEoBUgBiAEBQggKBl90ZWFtc0INCgtfc2VhdF9jb3VudEoECAUQBlIFc2VhdHMiSQoUUmVxdWVzdFRhYmxlUmVzcG9uc2USMQoGdGlja2V0GAEgASgLMiEuZG9taW5vLm1hdGNobWFraW5nLnYxLlRpY2tldFZpZXciJQoQR2V0VGlja2V0UmVxdWVzdBIRCgl0aWNrZXRfaWQYASABKAkiRgoRR2V0VGlja2V0UmVzcG9uc2USMQoGdGlja2V0GAEgASgLMiEuZG9taW5vLm1hdGNobWFraW5nLnYxLlRpY2tldFZpZXciPQoSV2F0Y2hUaWNrZXRSZXF1ZXN0EhEKCXRpY2tldF9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMiSAoTV2F0Y2hUaWNrZXRSZXNwb25zZRIxCgZ0aWNrZXQYASABKAsyIS5kb21pbm8ubWF0Y2htYWtpbmcudjEuVGlja2V0VmlldyIoChNDYW5jZWxUaWNrZXRSZXF1ZXN0EhEKCXRpY2tldF9pZBgBIAEoCSJJChRDYW5jZWxUaWNrZXRSZXNwb25zZRIxCgZ0aWNrZXQYASABKAsyIS5kb21pbm8ubWF0Y2htYWtpbmcudjEuVGlja2V0VmlldyKDAwoUU3RhcnRQcmFjdGljZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRINCgVydWxlcxgCIAEoCRIPCgd2YXJpYW50GAMgASgJEhIKBXRlYW1zGAQgASgISACIAQESEwoGdGFyZ2V0GAUgASgFSAGIAQESMgoMYm90X3N0cmVuZ3RoGAsgASgOMhwuZG9taW5vLm1hdGNoLnYxLkJvdFN0cmVuZ3RoEh8KEnR1cm5fdGltZXJfc2Vjb25kcxgHIAEoBUgCiAEBEhcKCnNlYXRfY291bnQYDCABKAVIA4gBARI0CgxydWxlX29wdGlvbnMYCiADKAsyHi5kb21pbm8ubWF0Y2gudjEuT3B0aW9uU2V0dGluZ0IICgZfdGVhbXNCCQoHX3RhcmdldEIVChNfdHVybl90aW1lcl9zZWNvbmRzQg0KC19zZWF0X2NvdW50SgQIBhAHSgQICBAJSgQICRAKUghzdHJlbmd0aFIFc2VhdHNSDGdvYXRfb3B0aW9ucyKfAQoVU3RhcnRQcmFjdGljZVJlc3BvbnNlEhAKCG1hdGNoX2lkGAEgASgJEhEKCXlvdXJfc2VhdBgFIAEoBRISCgpwbGF5ZXJfaWRzGAYgAygJEjQKB29wdGlvbnMYBCABKAsyIy5kb21pbm8ubWF0Y2htYWtpbmcudjEuTWF0Y2hPcHRpb25zSgQIAhADSgQIAxAEUgRzZWF0UgVzZWF0cyIUChJHZXRQcmVzZW5jZVJlcXVlc3Qi6AEKCVRhYmxlVmlldxIQCgh0YWJsZV9pZBgBIAEoCRIuCgRraW5kGAIgASgOMiAuZG9taW5vLm1hdGNobWFraW5nLnYxLlRhYmxlS2luZBI0CgdvcHRpb25zGAMgASgLMiMuZG9taW5vLm1hdGNobWFraW5nLnYxLk1hdGNoT3B0aW9ucxIRCgl5b3VyX3NlYXQYCCABKAUSEgoKcGxheWVyX2lkcxgJIAMoCRIQCghtYXRjaF9pZBgGIAEoCRIRCgl0aWNrZXRfaWQYByABKAlKBAgEEAVKBAgFEAZSBHNlYXRSBXNlYXRzIvoBChNHZXRQcmVzZW5jZVJlc3BvbnNlEi8KBHJvb20YASABKAsyHy5kb21pbm8ubWF0Y2htYWtpbmcudjEuUm9vbVZpZXdIABIzCgZ0aWNrZXQYAiABKAsyIS5kb21pbm8ubWF0Y2htYWtpbmcudjEuVGlja2V0Vmlld0gAEjEKBXRhYmxlGAMgASgLMiAuZG9taW5vLm1hdGNobWFraW5nLnYxLlRhYmxlVmlld0gAEhAKCG1hdGNoX2lkGAQgASgJEi8KC3NlcnZlcl90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVwbGFjZSqKAQoKUm9vbVN0YXR1cxIbChdST09NX1NUQVRVU19VTlNQRUNJRklFRBAAEhQKEFJPT01fU1RBVFVTX09QRU4QARIYChRST09NX1NUQVRVU19TVEFSVElORxACEhcKE1JPT01fU1RBVFVTX1BMQVlJTkcQAxIWChJST09NX1NUQVRVU19DTE9TRUQQBCpXCglUYWJsZUtpbmQSGgoWVEFCTEVfS0lORF9VTlNQRUNJRklFRBAAEhUKEVRBQkxFX0tJTkRfUFVCTElDEAESFwoTVEFCTEVfS0lORF9QUkFDVElDRRACKpgBCgxUaWNrZXRTdGF0dXMSHQoZVElDS0VUX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFVRJQ0tFVF9TVEFUVVNfV0FJVElORxABEhgKFFRJQ0tFVF9TVEFUVVNfU0VBVEVEEAISGwoXVElDS0VUX1NUQVRVU19DQU5DRUxMRUQQAxIXChNUSUNLRVRfU1RBVFVTX0VOREVEEAQqfAoQUm9vbUNsb3NlZFJlYXNvbhIiCh5ST09NX0NMT1NFRF9SRUFTT05fVU5TUEVDSUZJRUQQABIiCh5ST09NX0NMT1NFRF9SRUFTT05fTUFUQ0hfRU5ERUQQARIgChxST09NX0NMT1NFRF9SRUFTT05fSE9TVF9MRUZUEAIyzgwKEk1hdGNobWFraW5nU2VydmljZRJhCgpDcmVhdGVSb29tEiguZG9taW5vLm1hdGNobWFraW5nLnYxLkNyZWF0ZVJvb21SZXF1ZXN0GikuZG9taW5vLm1hdGNobWFraW5nLnYxLkNyZWF0ZVJvb21SZXNwb25zZRJYCgdHZXRSb29tEiUuZG9taW5vLm1hdGNobWFraW5nLnYxLkdldFJvb21SZXF1ZXN0GiYuZG9taW5vLm1hdGNobWFraW5nLnYxLkdldFJvb21SZXNwb25zZRJbCghKb2luUm9vbRImLmRvbWluby5tYXRjaG1ha2luZy52MS5Kb2luUm9vbVJlcXVlc3QaJy5kb21pbm8ubWF0Y2htYWtpbmcudjEuSm9pblJvb21SZXNwb25zZRJeCglMZWF2ZVJvb20SJy5kb21pbm8ubWF0Y2htYWtpbmcudjEuTGVhdmVSb29tUmVxdWVzdBooLmRvbWluby5tYXRjaG1ha2luZy52MS5MZWF2ZVJvb21SZXNwb25zZRJhCgpDaGFuZ2VTZWF0EiguZG9taW5vLm1hdGNobWFraW5nLnYxLkNoYW5nZVNlYXRSZXF1ZXN0GikuZG9taW5vLm1hdGNobWFraW5nLnYxLkNoYW5nZVNlYXRSZXNwb25zZRJVCgZBZGRCb3QSJC5kb21pbm8ubWF0Y2htYWtpbmcudjEuQWRkQm90UmVxdWVzdBolLmRvbWluby5tYXRjaG1ha2luZy52MS5BZGRCb3RSZXNwb25zZRJeCglSZW1vdmVCb3QSJy5kb21pbm8ubWF0Y2htYWtpbmcudjEuUmVtb3ZlQm90UmVxdWVzdBooLmRvbWluby5tYXRjaG1ha2luZy52MS5SZW1vdmVCb3RSZXNwb25zZRJ2ChFVcGRhdGVSb29tT3B0aW9ucxIvLmRvbWluby5tYXRjaG1ha2luZy52MS5VcGRhdGVSb29tT3B0aW9uc1JlcXVlc3QaMC5kb21pbm8ubWF0Y2htYWtpbmcudjEuVXBkYXRlUm9vbU9wdGlvbnNSZXNwb25zZRJeCglTdGFydFJvb20SJy5kb21pbm8ubWF0Y2htYWtpbmcudjEuU3RhcnRSb29tUmVxdWVzdBooLmRvbWluby5tYXRjaG1ha2luZy52MS5TdGFydFJvb21SZXNwb25zZRJgCglXYXRjaFJvb20SJy5kb21pbm8ubWF0Y2htYWtpbmcudjEuV2F0Y2hSb29tUmVxdWVzdBooLmRvbWluby5tYXRjaG1ha2luZy52MS5XYXRjaFJvb21SZXNwb25zZTABEmcKDFJlcXVlc3RUYWJsZRIqLmRvbWluby5tYXRjaG1ha2luZy52MS5SZXF1ZXN0VGFibGVSZXF1ZXN0GisuZG9taW5vLm1hdGNobWFraW5nLnYxLlJlcXVlc3RUYWJsZVJlc3BvbnNlEl4KCUdldFRpY2tldBInLmRvbWluby5tYXRjaG1ha2luZy52MS5HZXRUaWNrZXRSZXF1ZXN0GiguZG9taW5vLm1hdGNobWFraW5nLnYxLkdldFRpY2tldFJlc3BvbnNlEmYKC1dhdGNoVGlja2V0EikuZG9taW5vLm1hdGNobWFraW5nLnYxLldhdGNoVGlja2V0UmVxdWVzdBoqLmRvbWluby5tYXRjaG1ha2luZy52MS5XYXRjaFRpY2tldFJlc3BvbnNlMAESZwoMQ2FuY2VsVGlja2V0EiouZG9taW5vLm1hdGNobWFraW5nLnYxLkNhbmNlbFRpY2tldFJlcXVlc3QaKy5kb21pbm8ubWF0Y2htYWtpbmcudjEuQ2FuY2VsVGlja2V0UmVzcG9uc2USagoNU3RhcnRQcmFjdGljZRIrLmRvbWluby5tYXRjaG1ha2luZy52MS5TdGFydFByYWN0aWNlUmVxdWVzdBosLmRvbWluby5tYXRjaG1ha2luZy52MS5TdGFydFByYWN0aWNlUmVzcG9uc2USZAoLR2V0UHJlc2VuY2USKS5kb21pbm8ubWF0Y2htYWtpbmcudjEuR2V0UHJlc2VuY2VSZXF1ZXN0GiouZG9taW5vLm1hdGNobWFraW5nLnYxLkdldFByZXNlbmNlUmVzcG9uc2ViBnByb3RvMw", [file_domino_match_v1_match_service, file_google_protobuf_timestamp]);
+  fileDesc("Ci9kb21pbm8vbWF0Y2htYWtpbmcvdjEvbWF0Y2htYWtpbmdfc2VydmljZS5wcm90bxIVZG9taW5vLm1hdGNobWFraW5nLnYxIugBCgxNYXRjaE9wdGlvbnMSDQoFcnVsZXMYASABKAkSDwoHdmFyaWFudBgCIAEoCRINCgV0ZWFtcxgDIAEoCBIOCgZ0YXJnZXQYBCABKAUSGgoSdHVybl90aW1lcl9zZWNvbmRzGAUgASgFEhIKCnNlYXRfY291bnQYCiABKAUSEgoKc3BlY3RhdG9ycxgIIAEoCBI0CgxydWxlX29wdGlvbnMYCSADKAsyHi5kb21pbm8ubWF0Y2gudjEuT3B0aW9uU2V0dGluZ0oECAYQB0oECAcQCFIFc2VhdHNSDGdvYXRfb3B0aW9ucyKHAQoIUm9vbVNlYXQSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSMgoMYm90X3N0cmVuZ3RoGAUgASgOMhwuZG9taW5vLm1hdGNoLnYxLkJvdFN0cmVuZ3RoEhEKBHRlYW0YBiABKAVIAIgBAUIHCgVfdGVhbUoECAMQBEoECAQQBSLUAwoIUm9vbVZpZXcSDwoHcm9vbV9pZBgBIAEoCRIMCgRjb2RlGAIgASgJEhYKDmhvc3RfcGxheWVyX2lkGAogASgJEjEKBnN0YXR1cxgEIAEoDjIhLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tU3RhdHVzEjQKB29wdGlvbnMYBSABKAsyIy5kb21pbm8ubWF0Y2htYWtpbmcudjEuTWF0Y2hPcHRpb25zEi4KBXNlYXRzGAYgAygLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21TZWF0EhAKCG1hdGNoX2lkGAcgASgJEg8KB3ZlcnNpb24YCCABKAMSPgoNY2xvc2VkX3JlYXNvbhgLIAEoDjInLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tQ2xvc2VkUmVhc29uEi8KC3NlcnZlcl90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCgdpbnZpdGVzGA0gAygLMiEuZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21JbnZpdGUSGwoTcmVtYXRjaF9vZl9tYXRjaF9pZBgOIAEoCUoECAMQBEoECAkQClIHaG9zdF9pZCK2AgoKUm9vbUludml0ZRIRCglpbnZpdGVfaWQYASABKAkSDwoHcm9vbV9pZBgCIAEoCRIvCgRraW5kGAMgASgOMiEuZG9taW5vLm1hdGNobWFraW5nLnYxLkludml0ZUtpbmQSEQoJcGxheWVyX2lkGAQgASgJEhIKCmludml0ZWRfYnkYBSABKAkSMwoGc3RhdHVzGAYgASgOMiMuZG9taW5vLm1hdGNobWFraW5nLnYxLkludml0ZVN0YXR1cxIRCgRzZWF0GAcgASgFSACIAQESKwoHc2VudF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX3NlYXQiTgoTSW52aXRlVG9Sb29tUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEg8KB3Jvb21faWQYAiABKAkSEgoKcGxheWVyX2lkcxgDIAMoCSJKChRJbnZpdGVUb1Jvb21SZXNwb25zZRIyCgdpbnZpdGVzGAEgAygLMiEuZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21JbnZpdGUiJQoQR2V0SW52aXRlUmVxdWVzdBIRCglpbnZpdGVfaWQYASABKAkidQoRR2V0SW52aXRlUmVzcG9uc2USMQoGaW52aXRlGAEgASgLMiEuZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21JbnZpdGUSLQoEcm9vbRgCIAEoCzIfLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tVmlldyI4ChNBbnN3ZXJJbnZpdGVSZXF1ZXN0EhEKCWludml0ZV9pZBgBIAEoCRIOCgZhY2NlcHQYAiABKAgihgEKFEFuc3dlckludml0ZVJlc3BvbnNlEjEKBmludml0ZRgBIAEoCzIhLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tSW52aXRlEjIKBHJvb20YAiABKAsyHy5kb21pbm8ubWF0Y2htYWtpbmcudjEuUm9vbVZpZXdIAIgBAUIHCgVfcm9vbSIpChVSZXF1ZXN0UmVtYXRjaFJlcXVlc3QSEAoIbWF0Y2hfaWQYASABKAkiRwoWUmVxdWVzdFJlbWF0Y2hSZXNwb25zZRItCgRyb29tGAEgASgLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21WaWV3IoIDCgpUaWNrZXRWaWV3EhEKCXRpY2tldF9pZBgBIAEoCRIzCgZzdGF0dXMYAiABKA4yIy5kb21pbm8ubWF0Y2htYWtpbmcudjEuVGlja2V0U3RhdHVzEg0KBXJ1bGVzGAMgASgJEg8KB3ZhcmlhbnQYBCABKAkSDQoFdGVhbXMYBSABKAgSEgoKc2VhdF9jb3VudBgLIAEoBRIwCgxyZXF1ZXN0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHRhYmxlX2lkGAcgASgJEhYKCXlvdXJfc2VhdBgMIAEoBUgAiAEBEhIKCnBsYXllcl9pZHMYDSADKAkSEAoIbWF0Y2hfaWQYCiABKAkSDwoHdmVyc2lvbhgOIAEoAxIvCgtzZXJ2ZXJfdGltZRgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDAoKX3lvdXJfc2VhdEoECAgQCUoECAkQClIEc2VhdFIFc2VhdHMigAMKEUNyZWF0ZVJvb21SZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSDQoFcnVsZXMYAiABKAkSDwoHdmFyaWFudBgDIAEoCRISCgV0ZWFtcxgEIAEoCEgAiAEBEhMKBnRhcmdldBgFIAEoBUgBiAEBEh8KEnR1cm5fdGltZXJfc2Vjb25kcxgGIAEoBUgCiAEBEhEKBHNlYXQYByABKAVIA4gBARIXCgpzZWF0X2NvdW50GAwgASgFSASIAQESFwoKc3BlY3RhdG9ycxgKIAEoCEgFiAEBEjQKDHJ1bGVfb3B0aW9ucxgLIAMoCzIeLmRvbWluby5tYXRjaC52MS5PcHRpb25TZXR0aW5nQggKBl90ZWFtc0IJCgdfdGFyZ2V0QhUKE190dXJuX3RpbWVyX3NlY29uZHNCBwoFX3NlYXRCDQoLX3NlYXRfY291bnRCDQoLX3NwZWN0YXRvcnNKBAgIEAlKBAgJEApSBXNlYXRzUgxnb2F0X29wdGlvbnMiQwoSQ3JlYXRlUm9vbVJlc3BvbnNlEi0KBHJvb20YASABKAsyHy5kb21pbm8ubWF0Y2htYWtpbmcudjEuUm9vbVZpZXciOwoOR2V0Um9vbVJlcXVlc3QSEQoHcm9vbV9pZBgBIAEoCUgAEg4KBGNvZGUYAiABKAlIAEIGCgRyb29tIkAKD0dldFJvb21SZXNwb25zZRItCgRyb29tGAEgASgLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21WaWV3IjsKD0pvaW5Sb29tUmVxdWVzdBIMCgRjb2RlGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBAUIHCgVfc2VhdCJBChBKb2luUm9vbVJlc3BvbnNlEi0KBHJvb20YASABKAsyHy5kb21pbm8ubWF0Y2htYWtpbmcudjEuUm9vbVZpZXciIwoQTGVhdmVSb29tUmVxdWVzdBIPCgdyb29tX2lkGAEgASgJIkIKEUxlYXZlUm9vbVJlc3BvbnNlEi0KBHJvb20YASABKAsyHy5kb21pbm8ubWF0Y2htYWtpbmcudjEuUm9vbVZpZXciMgoRQ2hhbmdlU2VhdFJlcXVlc3QSDwoHcm9vbV9pZBgBIAEoCRIMCgRzZWF0GAIgASgFIkMKEkNoYW5nZVNlYXRSZXNwb25zZRItCgRyb29tGAEgASgLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21WaWV3IoABCg1BZGRCb3RSZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkSEQoEc2VhdBgCIAEoBUgAiAEBEjIKDGJvdF9zdHJlbmd0aBgEIAEoDjIcLmRvbWluby5tYXRjaC52MS5Cb3RTdHJlbmd0aEIHCgVfc2VhdEoECAMQBFIIc3RyZW5ndGgiPwoOQWRkQm90UmVzcG9uc2USLQoEcm9vbRgBIAEoCzIfLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tVmlldyIxChBSZW1vdmVCb3RSZXF1ZXN0Eg8KB3Jvb21faWQYASABKAkSDAoEc2VhdBgCIAEoBSJCChFSZW1vdmVCb3RSZXNwb25zZRItCgRyb29tGAEgASgLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21WaWV3IogDChhVcGRhdGVSb29tT3B0aW9uc1JlcXVlc3QSDwoHcm9vbV9pZBgBIAEoCRISCgVydWxlcxgCIAEoCUgAiAEBEhQKB3ZhcmlhbnQYAyABKAlIAYgBARISCgV0ZWFtcxgEIAEoCEgCiAEBEhMKBnRhcmdldBgFIAEoBUgDiAEBEh8KEnR1cm5fdGltZXJfc2Vjb25kcxgGIAEoBUgEiAEBEhcKCnNlYXRfY291bnQYCyABKAVIBYgBARIXCgpzcGVjdGF0b3JzGAkgASgISAaIAQESNAoMcnVsZV9vcHRpb25zGAogAygLMh4uZG9taW5vLm1hdGNoLnYxLk9wdGlvblNldHRpbmdCCAoGX3J1bGVzQgoKCF92YXJpYW50QggKBl90ZWFtc0IJCgdfdGFyZ2V0QhUKE190dXJuX3RpbWVyX3NlY29uZHNCDQoLX3NlYXRfY291bnRCDQoLX3NwZWN0YXRvcnNKBAgHEAhKBAgIEAlSBXNlYXRzUgxnb2F0X29wdGlvbnMiSgoZVXBkYXRlUm9vbU9wdGlvbnNSZXNwb25zZRItCgRyb29tGAEgASgLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21WaWV3IiMKEFN0YXJ0Um9vbVJlcXVlc3QSDwoHcm9vbV9pZBgBIAEoCSJCChFTdGFydFJvb21SZXNwb25zZRItCgRyb29tGAEgASgLMh8uZG9taW5vLm1hdGNobWFraW5nLnYxLlJvb21WaWV3IjkKEFdhdGNoUm9vbVJlcXVlc3QSDwoHcm9vbV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMiQgoRV2F0Y2hSb29tUmVzcG9uc2USLQoEcm9vbRgBIAEoCzIfLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tVmlldyKcAQoTUmVxdWVzdFRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEg0KBXJ1bGVzGAIgASgJEg8KB3ZhcmlhbnQYAyABKAkSEgoFdGVhbXMYBCABKAhIAIgBARIXCgpzZWF0X2NvdW50GAYgASgFSAGIAQFCCAoGX3RlYW1zQg0KC19zZWF0X2NvdW50SgQIBRAGUgVzZWF0cyJJChRSZXF1ZXN0VGFibGVSZXNwb25zZRIxCgZ0aWNrZXQYASABKAsyIS5kb21pbm8ubWF0Y2htYWtpbmcudjEuVGlja2V0VmlldyIlChBHZXRUaWNrZXRSZXF1ZXN0EhEKCXRpY2tldF9pZBgBIAEoCSJGChFHZXRUaWNrZXRSZXNwb25zZRIxCgZ0aWNrZXQYASABKAsyIS5kb21pbm8ubWF0Y2htYWtpbmcudjEuVGlja2V0VmlldyI9ChJXYXRjaFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAyJIChNXYXRjaFRpY2tldFJlc3BvbnNlEjEKBnRpY2tldBgBIAEoCzIhLmRvbWluby5tYXRjaG1ha2luZy52MS5UaWNrZXRWaWV3IigKE0NhbmNlbFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIkkKFENhbmNlbFRpY2tldFJlc3BvbnNlEjEKBnRpY2tldBgBIAEoCzIhLmRvbWluby5tYXRjaG1ha2luZy52MS5UaWNrZXRWaWV3IoMDChRTdGFydFByYWN0aWNlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEg0KBXJ1bGVzGAIgASgJEg8KB3ZhcmlhbnQYAyABKAkSEgoFdGVhbXMYBCABKAhIAIgBARITCgZ0YXJnZXQYBSABKAVIAYgBARIyCgxib3Rfc3RyZW5ndGgYCyABKA4yHC5kb21pbm8ubWF0Y2gudjEuQm90U3RyZW5ndGgSHwoSdHVybl90aW1lcl9zZWNvbmRzGAcgASgFSAKIAQESFwoKc2VhdF9jb3VudBgMIAEoBUgDiAEBEjQKDHJ1bGVfb3B0aW9ucxgKIAMoCzIeLmRvbWluby5tYXRjaC52MS5PcHRpb25TZXR0aW5nQggKBl90ZWFtc0IJCgdfdGFyZ2V0QhUKE190dXJuX3RpbWVyX3NlY29uZHNCDQoLX3NlYXRfY291bnRKBAgGEAdKBAgIEAlKBAgJEApSCHN0cmVuZ3RoUgVzZWF0c1IMZ29hdF9vcHRpb25zIp8BChVTdGFydFByYWN0aWNlUmVzcG9uc2USEAoIbWF0Y2hfaWQYASABKAkSEQoJeW91cl9zZWF0GAUgASgFEhIKCnBsYXllcl9pZHMYBiADKAkSNAoHb3B0aW9ucxgEIAEoCzIjLmRvbWluby5tYXRjaG1ha2luZy52MS5NYXRjaE9wdGlvbnNKBAgCEANKBAgDEARSBHNlYXRSBXNlYXRzIhQKEkdldFByZXNlbmNlUmVxdWVzdCLoAQoJVGFibGVWaWV3EhAKCHRhYmxlX2lkGAEgASgJEi4KBGtpbmQYAiABKA4yIC5kb21pbm8ubWF0Y2htYWtpbmcudjEuVGFibGVLaW5kEjQKB29wdGlvbnMYAyABKAsyIy5kb21pbm8ubWF0Y2htYWtpbmcudjEuTWF0Y2hPcHRpb25zEhEKCXlvdXJfc2VhdBgIIAEoBRISCgpwbGF5ZXJfaWRzGAkgAygJEhAKCG1hdGNoX2lkGAYgASgJEhEKCXRpY2tldF9pZBgHIAEoCUoECAQQBUoECAUQBlIEc2VhdFIFc2VhdHMi+gEKE0dldFByZXNlbmNlUmVzcG9uc2USLwoEcm9vbRgBIAEoCzIfLmRvbWluby5tYXRjaG1ha2luZy52MS5Sb29tVmlld0gAEjMKBnRpY2tldBgCIAEoCzIhLmRvbWluby5tYXRjaG1ha2luZy52MS5UaWNrZXRWaWV3SAASMQoFdGFibGUYAyABKAsyIC5kb21pbm8ubWF0Y2htYWtpbmcudjEuVGFibGVWaWV3SAASEAoIbWF0Y2hfaWQYBCABKAkSLwoLc2VydmVyX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBXBsYWNlKooBCgpSb29tU3RhdHVzEhsKF1JPT01fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFAoQUk9PTV9TVEFUVVNfT1BFThABEhgKFFJPT01fU1RBVFVTX1NUQVJUSU5HEAISFwoTUk9PTV9TVEFUVVNfUExBWUlORxADEhYKElJPT01fU1RBVFVTX0NMT1NFRBAEKlcKCVRhYmxlS2luZBIaChZUQUJMRV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRVEFCTEVfS0lORF9QVUJMSUMQARIXChNUQUJMRV9LSU5EX1BSQUNUSUNFEAIqmAEKDFRpY2tldFN0YXR1cxIdChlUSUNLRVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVVElDS0VUX1NUQVRVU19XQUlUSU5HEAESGAoUVElDS0VUX1NUQVRVU19TRUFURUQQAhIbChdUSUNLRVRfU1RBVFVTX0NBTkNFTExFRBADEhcKE1RJQ0tFVF9TVEFUVVNfRU5ERUQQBCp8ChBSb29tQ2xvc2VkUmVhc29uEiIKHlJPT01fQ0xPU0VEX1JFQVNPTl9VTlNQRUNJRklFRBAAEiIKHlJPT01fQ0xPU0VEX1JFQVNPTl9NQVRDSF9FTkRFRBABEiAKHFJPT01fQ0xPU0VEX1JFQVNPTl9IT1NUX0xFRlQQAipYCgpJbnZpdGVLaW5kEhsKF0lOVklURV9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQSU5WSVRFX0tJTkRfUk9PTRABEhcKE0lOVklURV9LSU5EX1JFTUFUQ0gQAiqbAQoMSW52aXRlU3RhdHVzEh0KGUlOVklURV9TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVJTlZJVEVfU1RBVFVTX1BFTkRJTkcQARIaChZJTlZJVEVfU1RBVFVTX0FDQ0VQVEVEEAISGgoWSU5WSVRFX1NUQVRVU19ERUNMSU5FRBADEhkKFUlOVklURV9TVEFUVVNfRVhQSVJFRBAEMu8PChJNYXRjaG1ha2luZ1NlcnZpY2USYQoKQ3JlYXRlUm9vbRIoLmRvbWluby5tYXRjaG1ha2luZy52MS5DcmVhdGVSb29tUmVxdWVzdBopLmRvbWluby5tYXRjaG1ha2luZy52MS5DcmVhdGVSb29tUmVzcG9uc2USWAoHR2V0Um9vbRIlLmRvbWluby5tYXRjaG1ha2luZy52MS5HZXRSb29tUmVxdWVzdBomLmRvbWluby5tYXRjaG1ha2luZy52MS5HZXRSb29tUmVzcG9uc2USWwoISm9pblJvb20SJi5kb21pbm8ubWF0Y2htYWtpbmcudjEuSm9pblJvb21SZXF1ZXN0GicuZG9taW5vLm1hdGNobWFraW5nLnYxLkpvaW5Sb29tUmVzcG9uc2USXgoJTGVhdmVSb29tEicuZG9taW5vLm1hdGNobWFraW5nLnYxLkxlYXZlUm9vbVJlcXVlc3QaKC5kb21pbm8ubWF0Y2htYWtpbmcudjEuTGVhdmVSb29tUmVzcG9uc2USYQoKQ2hhbmdlU2VhdBIoLmRvbWluby5tYXRjaG1ha2luZy52MS5DaGFuZ2VTZWF0UmVxdWVzdBopLmRvbWluby5tYXRjaG1ha2luZy52MS5DaGFuZ2VTZWF0UmVzcG9uc2USVQoGQWRkQm90EiQuZG9taW5vLm1hdGNobWFraW5nLnYxLkFkZEJvdFJlcXVlc3QaJS5kb21pbm8ubWF0Y2htYWtpbmcudjEuQWRkQm90UmVzcG9uc2USXgoJUmVtb3ZlQm90EicuZG9taW5vLm1hdGNobWFraW5nLnYxLlJlbW92ZUJvdFJlcXVlc3QaKC5kb21pbm8ubWF0Y2htYWtpbmcudjEuUmVtb3ZlQm90UmVzcG9uc2USdgoRVXBkYXRlUm9vbU9wdGlvbnMSLy5kb21pbm8ubWF0Y2htYWtpbmcudjEuVXBkYXRlUm9vbU9wdGlvbnNSZXF1ZXN0GjAuZG9taW5vLm1hdGNobWFraW5nLnYxLlVwZGF0ZVJvb21PcHRpb25zUmVzcG9uc2USXgoJU3RhcnRSb29tEicuZG9taW5vLm1hdGNobWFraW5nLnYxLlN0YXJ0Um9vbVJlcXVlc3QaKC5kb21pbm8ubWF0Y2htYWtpbmcudjEuU3RhcnRSb29tUmVzcG9uc2USYAoJV2F0Y2hSb29tEicuZG9taW5vLm1hdGNobWFraW5nLnYxLldhdGNoUm9vbVJlcXVlc3QaKC5kb21pbm8ubWF0Y2htYWtpbmcudjEuV2F0Y2hSb29tUmVzcG9uc2UwARJnCgxSZXF1ZXN0VGFibGUSKi5kb21pbm8ubWF0Y2htYWtpbmcudjEuUmVxdWVzdFRhYmxlUmVxdWVzdBorLmRvbWluby5tYXRjaG1ha2luZy52MS5SZXF1ZXN0VGFibGVSZXNwb25zZRJeCglHZXRUaWNrZXQSJy5kb21pbm8ubWF0Y2htYWtpbmcudjEuR2V0VGlja2V0UmVxdWVzdBooLmRvbWluby5tYXRjaG1ha2luZy52MS5HZXRUaWNrZXRSZXNwb25zZRJmCgtXYXRjaFRpY2tldBIpLmRvbWluby5tYXRjaG1ha2luZy52MS5XYXRjaFRpY2tldFJlcXVlc3QaKi5kb21pbm8ubWF0Y2htYWtpbmcudjEuV2F0Y2hUaWNrZXRSZXNwb25zZTABEmcKDENhbmNlbFRpY2tldBIqLmRvbWluby5tYXRjaG1ha2luZy52MS5DYW5jZWxUaWNrZXRSZXF1ZXN0GisuZG9taW5vLm1hdGNobWFraW5nLnYxLkNhbmNlbFRpY2tldFJlc3BvbnNlEmoKDVN0YXJ0UHJhY3RpY2USKy5kb21pbm8ubWF0Y2htYWtpbmcudjEuU3RhcnRQcmFjdGljZVJlcXVlc3QaLC5kb21pbm8ubWF0Y2htYWtpbmcudjEuU3RhcnRQcmFjdGljZVJlc3BvbnNlEmQKC0dldFByZXNlbmNlEikuZG9taW5vLm1hdGNobWFraW5nLnYxLkdldFByZXNlbmNlUmVxdWVzdBoqLmRvbWluby5tYXRjaG1ha2luZy52MS5HZXRQcmVzZW5jZVJlc3BvbnNlEmcKDEludml0ZVRvUm9vbRIqLmRvbWluby5tYXRjaG1ha2luZy52MS5JbnZpdGVUb1Jvb21SZXF1ZXN0GisuZG9taW5vLm1hdGNobWFraW5nLnYxLkludml0ZVRvUm9vbVJlc3BvbnNlEl4KCUdldEludml0ZRInLmRvbWluby5tYXRjaG1ha2luZy52MS5HZXRJbnZpdGVSZXF1ZXN0GiguZG9taW5vLm1hdGNobWFraW5nLnYxLkdldEludml0ZVJlc3BvbnNlEmcKDEFuc3dlckludml0ZRIqLmRvbWluby5tYXRjaG1ha2luZy52MS5BbnN3ZXJJbnZpdGVSZXF1ZXN0GisuZG9taW5vLm1hdGNobWFraW5nLnYxLkFuc3dlckludml0ZVJlc3BvbnNlEm0KDlJlcXVlc3RSZW1hdGNoEiwuZG9taW5vLm1hdGNobWFraW5nLnYxLlJlcXVlc3RSZW1hdGNoUmVxdWVzdBotLmRvbWluby5tYXRjaG1ha2luZy52MS5SZXF1ZXN0UmVtYXRjaFJlc3BvbnNlYgZwcm90bzM", [file_domino_match_v1_match_service, file_google_protobuf_timestamp]);
 
 /**
  * The options a match is played with (docs/rules.md).
@@ -186,6 +186,20 @@ export type RoomView = Message<"domino.matchmaking.v1.RoomView"> & {
    * @generated from field: google.protobuf.Timestamp server_time = 12;
    */
   serverTime?: Timestamp | undefined;
+
+  /**
+   * The room's invites, each with how it stands (members see them all).
+   *
+   * @generated from field: repeated domino.matchmaking.v1.RoomInvite invites = 13;
+   */
+  invites: RoomInvite[];
+
+  /**
+   * A rematch room: the match it plays again.
+   *
+   * @generated from field: string rematch_of_match_id = 14;
+   */
+  rematchOfMatchId: string;
 };
 
 /**
@@ -194,6 +208,236 @@ export type RoomView = Message<"domino.matchmaking.v1.RoomView"> & {
  */
 export const RoomViewSchema: GenMessage<RoomView> = /*@__PURE__*/
   messageDesc(file_domino_matchmaking_v1_matchmaking_service, 2);
+
+/**
+ * @generated from message domino.matchmaking.v1.RoomInvite
+ */
+export type RoomInvite = Message<"domino.matchmaking.v1.RoomInvite"> & {
+  /**
+   * @generated from field: string invite_id = 1;
+   */
+  inviteId: string;
+
+  /**
+   * @generated from field: string room_id = 2;
+   */
+  roomId: string;
+
+  /**
+   * @generated from field: domino.matchmaking.v1.InviteKind kind = 3;
+   */
+  kind: InviteKind;
+
+  /**
+   * The invitee.
+   *
+   * @generated from field: string player_id = 4;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string invited_by = 5;
+   */
+  invitedBy: string;
+
+  /**
+   * @generated from field: domino.matchmaking.v1.InviteStatus status = 6;
+   */
+  status: InviteStatus;
+
+  /**
+   * A rematch: the seat kept for the invitee.
+   *
+   * @generated from field: optional int32 seat = 7;
+   */
+  seat?: number | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp sent_at = 8;
+   */
+  sentAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 9;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message domino.matchmaking.v1.RoomInvite.
+ * Use `create(RoomInviteSchema)` to create a new message.
+ */
+export const RoomInviteSchema: GenMessage<RoomInvite> = /*@__PURE__*/
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 3);
+
+/**
+ * @generated from message domino.matchmaking.v1.InviteToRoomRequest
+ */
+export type InviteToRoomRequest = Message<"domino.matchmaking.v1.InviteToRoomRequest"> & {
+  /**
+   * The client's, new for each intended call (a UUID, at most 64 characters).
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string room_id = 2;
+   */
+  roomId: string;
+
+  /**
+   * 1 to the room's free seats; friends of the caller.
+   *
+   * @generated from field: repeated string player_ids = 3;
+   */
+  playerIds: string[];
+};
+
+/**
+ * Describes the message domino.matchmaking.v1.InviteToRoomRequest.
+ * Use `create(InviteToRoomRequestSchema)` to create a new message.
+ */
+export const InviteToRoomRequestSchema: GenMessage<InviteToRoomRequest> = /*@__PURE__*/
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 4);
+
+/**
+ * @generated from message domino.matchmaking.v1.InviteToRoomResponse
+ */
+export type InviteToRoomResponse = Message<"domino.matchmaking.v1.InviteToRoomResponse"> & {
+  /**
+   * @generated from field: repeated domino.matchmaking.v1.RoomInvite invites = 1;
+   */
+  invites: RoomInvite[];
+};
+
+/**
+ * Describes the message domino.matchmaking.v1.InviteToRoomResponse.
+ * Use `create(InviteToRoomResponseSchema)` to create a new message.
+ */
+export const InviteToRoomResponseSchema: GenMessage<InviteToRoomResponse> = /*@__PURE__*/
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 5);
+
+/**
+ * @generated from message domino.matchmaking.v1.GetInviteRequest
+ */
+export type GetInviteRequest = Message<"domino.matchmaking.v1.GetInviteRequest"> & {
+  /**
+   * @generated from field: string invite_id = 1;
+   */
+  inviteId: string;
+};
+
+/**
+ * Describes the message domino.matchmaking.v1.GetInviteRequest.
+ * Use `create(GetInviteRequestSchema)` to create a new message.
+ */
+export const GetInviteRequestSchema: GenMessage<GetInviteRequest> = /*@__PURE__*/
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 6);
+
+/**
+ * @generated from message domino.matchmaking.v1.GetInviteResponse
+ */
+export type GetInviteResponse = Message<"domino.matchmaking.v1.GetInviteResponse"> & {
+  /**
+   * @generated from field: domino.matchmaking.v1.RoomInvite invite = 1;
+   */
+  invite?: RoomInvite | undefined;
+
+  /**
+   * The room as it stands (for the invitee: its options, host and seats; the code is not shown).
+   *
+   * @generated from field: domino.matchmaking.v1.RoomView room = 2;
+   */
+  room?: RoomView | undefined;
+};
+
+/**
+ * Describes the message domino.matchmaking.v1.GetInviteResponse.
+ * Use `create(GetInviteResponseSchema)` to create a new message.
+ */
+export const GetInviteResponseSchema: GenMessage<GetInviteResponse> = /*@__PURE__*/
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 7);
+
+/**
+ * @generated from message domino.matchmaking.v1.AnswerInviteRequest
+ */
+export type AnswerInviteRequest = Message<"domino.matchmaking.v1.AnswerInviteRequest"> & {
+  /**
+   * @generated from field: string invite_id = 1;
+   */
+  inviteId: string;
+
+  /**
+   * @generated from field: bool accept = 2;
+   */
+  accept: boolean;
+};
+
+/**
+ * Describes the message domino.matchmaking.v1.AnswerInviteRequest.
+ * Use `create(AnswerInviteRequestSchema)` to create a new message.
+ */
+export const AnswerInviteRequestSchema: GenMessage<AnswerInviteRequest> = /*@__PURE__*/
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 8);
+
+/**
+ * @generated from message domino.matchmaking.v1.AnswerInviteResponse
+ */
+export type AnswerInviteResponse = Message<"domino.matchmaking.v1.AnswerInviteResponse"> & {
+  /**
+   * @generated from field: domino.matchmaking.v1.RoomInvite invite = 1;
+   */
+  invite?: RoomInvite | undefined;
+
+  /**
+   * Accepted: the room, the caller seated.
+   *
+   * @generated from field: optional domino.matchmaking.v1.RoomView room = 2;
+   */
+  room?: RoomView | undefined;
+};
+
+/**
+ * Describes the message domino.matchmaking.v1.AnswerInviteResponse.
+ * Use `create(AnswerInviteResponseSchema)` to create a new message.
+ */
+export const AnswerInviteResponseSchema: GenMessage<AnswerInviteResponse> = /*@__PURE__*/
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 9);
+
+/**
+ * @generated from message domino.matchmaking.v1.RequestRematchRequest
+ */
+export type RequestRematchRequest = Message<"domino.matchmaking.v1.RequestRematchRequest"> & {
+  /**
+   * @generated from field: string match_id = 1;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message domino.matchmaking.v1.RequestRematchRequest.
+ * Use `create(RequestRematchRequestSchema)` to create a new message.
+ */
+export const RequestRematchRequestSchema: GenMessage<RequestRematchRequest> = /*@__PURE__*/
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 10);
+
+/**
+ * @generated from message domino.matchmaking.v1.RequestRematchResponse
+ */
+export type RequestRematchResponse = Message<"domino.matchmaking.v1.RequestRematchResponse"> & {
+  /**
+   * @generated from field: domino.matchmaking.v1.RoomView room = 1;
+   */
+  room?: RoomView | undefined;
+};
+
+/**
+ * Describes the message domino.matchmaking.v1.RequestRematchResponse.
+ * Use `create(RequestRematchResponseSchema)` to create a new message.
+ */
+export const RequestRematchResponseSchema: GenMessage<RequestRematchResponse> = /*@__PURE__*/
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 11);
 
 /**
  * @generated from message domino.matchmaking.v1.TicketView
@@ -282,7 +526,7 @@ export type TicketView = Message<"domino.matchmaking.v1.TicketView"> & {
  * Use `create(TicketViewSchema)` to create a new message.
  */
 export const TicketViewSchema: GenMessage<TicketView> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 3);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 12);
 
 /**
  * @generated from message domino.matchmaking.v1.CreateRoomRequest
@@ -364,7 +608,7 @@ export type CreateRoomRequest = Message<"domino.matchmaking.v1.CreateRoomRequest
  * Use `create(CreateRoomRequestSchema)` to create a new message.
  */
 export const CreateRoomRequestSchema: GenMessage<CreateRoomRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 4);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 13);
 
 /**
  * @generated from message domino.matchmaking.v1.CreateRoomResponse
@@ -381,7 +625,7 @@ export type CreateRoomResponse = Message<"domino.matchmaking.v1.CreateRoomRespon
  * Use `create(CreateRoomResponseSchema)` to create a new message.
  */
 export const CreateRoomResponseSchema: GenMessage<CreateRoomResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 5);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 14);
 
 /**
  * @generated from message domino.matchmaking.v1.GetRoomRequest
@@ -412,7 +656,7 @@ export type GetRoomRequest = Message<"domino.matchmaking.v1.GetRoomRequest"> & {
  * Use `create(GetRoomRequestSchema)` to create a new message.
  */
 export const GetRoomRequestSchema: GenMessage<GetRoomRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 6);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 15);
 
 /**
  * @generated from message domino.matchmaking.v1.GetRoomResponse
@@ -429,7 +673,7 @@ export type GetRoomResponse = Message<"domino.matchmaking.v1.GetRoomResponse"> &
  * Use `create(GetRoomResponseSchema)` to create a new message.
  */
 export const GetRoomResponseSchema: GenMessage<GetRoomResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 7);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 16);
 
 /**
  * @generated from message domino.matchmaking.v1.JoinRoomRequest
@@ -453,7 +697,7 @@ export type JoinRoomRequest = Message<"domino.matchmaking.v1.JoinRoomRequest"> &
  * Use `create(JoinRoomRequestSchema)` to create a new message.
  */
 export const JoinRoomRequestSchema: GenMessage<JoinRoomRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 8);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 17);
 
 /**
  * @generated from message domino.matchmaking.v1.JoinRoomResponse
@@ -470,7 +714,7 @@ export type JoinRoomResponse = Message<"domino.matchmaking.v1.JoinRoomResponse">
  * Use `create(JoinRoomResponseSchema)` to create a new message.
  */
 export const JoinRoomResponseSchema: GenMessage<JoinRoomResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 9);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 18);
 
 /**
  * @generated from message domino.matchmaking.v1.LeaveRoomRequest
@@ -487,7 +731,7 @@ export type LeaveRoomRequest = Message<"domino.matchmaking.v1.LeaveRoomRequest">
  * Use `create(LeaveRoomRequestSchema)` to create a new message.
  */
 export const LeaveRoomRequestSchema: GenMessage<LeaveRoomRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 10);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 19);
 
 /**
  * @generated from message domino.matchmaking.v1.LeaveRoomResponse
@@ -504,7 +748,7 @@ export type LeaveRoomResponse = Message<"domino.matchmaking.v1.LeaveRoomResponse
  * Use `create(LeaveRoomResponseSchema)` to create a new message.
  */
 export const LeaveRoomResponseSchema: GenMessage<LeaveRoomResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 11);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 20);
 
 /**
  * @generated from message domino.matchmaking.v1.ChangeSeatRequest
@@ -526,7 +770,7 @@ export type ChangeSeatRequest = Message<"domino.matchmaking.v1.ChangeSeatRequest
  * Use `create(ChangeSeatRequestSchema)` to create a new message.
  */
 export const ChangeSeatRequestSchema: GenMessage<ChangeSeatRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 12);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 21);
 
 /**
  * @generated from message domino.matchmaking.v1.ChangeSeatResponse
@@ -543,7 +787,7 @@ export type ChangeSeatResponse = Message<"domino.matchmaking.v1.ChangeSeatRespon
  * Use `create(ChangeSeatResponseSchema)` to create a new message.
  */
 export const ChangeSeatResponseSchema: GenMessage<ChangeSeatResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 13);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 22);
 
 /**
  * @generated from message domino.matchmaking.v1.AddBotRequest
@@ -575,7 +819,7 @@ export type AddBotRequest = Message<"domino.matchmaking.v1.AddBotRequest"> & {
  * Use `create(AddBotRequestSchema)` to create a new message.
  */
 export const AddBotRequestSchema: GenMessage<AddBotRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 14);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 23);
 
 /**
  * @generated from message domino.matchmaking.v1.AddBotResponse
@@ -592,7 +836,7 @@ export type AddBotResponse = Message<"domino.matchmaking.v1.AddBotResponse"> & {
  * Use `create(AddBotResponseSchema)` to create a new message.
  */
 export const AddBotResponseSchema: GenMessage<AddBotResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 15);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 24);
 
 /**
  * @generated from message domino.matchmaking.v1.RemoveBotRequest
@@ -614,7 +858,7 @@ export type RemoveBotRequest = Message<"domino.matchmaking.v1.RemoveBotRequest">
  * Use `create(RemoveBotRequestSchema)` to create a new message.
  */
 export const RemoveBotRequestSchema: GenMessage<RemoveBotRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 16);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 25);
 
 /**
  * @generated from message domino.matchmaking.v1.RemoveBotResponse
@@ -631,7 +875,7 @@ export type RemoveBotResponse = Message<"domino.matchmaking.v1.RemoveBotResponse
  * Use `create(RemoveBotResponseSchema)` to create a new message.
  */
 export const RemoveBotResponseSchema: GenMessage<RemoveBotResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 17);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 26);
 
 /**
  * @generated from message domino.matchmaking.v1.UpdateRoomOptionsRequest
@@ -702,7 +946,7 @@ export type UpdateRoomOptionsRequest = Message<"domino.matchmaking.v1.UpdateRoom
  * Use `create(UpdateRoomOptionsRequestSchema)` to create a new message.
  */
 export const UpdateRoomOptionsRequestSchema: GenMessage<UpdateRoomOptionsRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 18);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 27);
 
 /**
  * @generated from message domino.matchmaking.v1.UpdateRoomOptionsResponse
@@ -719,7 +963,7 @@ export type UpdateRoomOptionsResponse = Message<"domino.matchmaking.v1.UpdateRoo
  * Use `create(UpdateRoomOptionsResponseSchema)` to create a new message.
  */
 export const UpdateRoomOptionsResponseSchema: GenMessage<UpdateRoomOptionsResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 19);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 28);
 
 /**
  * @generated from message domino.matchmaking.v1.StartRoomRequest
@@ -736,7 +980,7 @@ export type StartRoomRequest = Message<"domino.matchmaking.v1.StartRoomRequest">
  * Use `create(StartRoomRequestSchema)` to create a new message.
  */
 export const StartRoomRequestSchema: GenMessage<StartRoomRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 20);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 29);
 
 /**
  * @generated from message domino.matchmaking.v1.StartRoomResponse
@@ -753,7 +997,7 @@ export type StartRoomResponse = Message<"domino.matchmaking.v1.StartRoomResponse
  * Use `create(StartRoomResponseSchema)` to create a new message.
  */
 export const StartRoomResponseSchema: GenMessage<StartRoomResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 21);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 30);
 
 /**
  * @generated from message domino.matchmaking.v1.WatchRoomRequest
@@ -778,7 +1022,7 @@ export type WatchRoomRequest = Message<"domino.matchmaking.v1.WatchRoomRequest">
  * Use `create(WatchRoomRequestSchema)` to create a new message.
  */
 export const WatchRoomRequestSchema: GenMessage<WatchRoomRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 22);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 31);
 
 /**
  * @generated from message domino.matchmaking.v1.WatchRoomResponse
@@ -795,7 +1039,7 @@ export type WatchRoomResponse = Message<"domino.matchmaking.v1.WatchRoomResponse
  * Use `create(WatchRoomResponseSchema)` to create a new message.
  */
 export const WatchRoomResponseSchema: GenMessage<WatchRoomResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 23);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 32);
 
 /**
  * @generated from message domino.matchmaking.v1.RequestTableRequest
@@ -840,7 +1084,7 @@ export type RequestTableRequest = Message<"domino.matchmaking.v1.RequestTableReq
  * Use `create(RequestTableRequestSchema)` to create a new message.
  */
 export const RequestTableRequestSchema: GenMessage<RequestTableRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 24);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 33);
 
 /**
  * @generated from message domino.matchmaking.v1.RequestTableResponse
@@ -857,7 +1101,7 @@ export type RequestTableResponse = Message<"domino.matchmaking.v1.RequestTableRe
  * Use `create(RequestTableResponseSchema)` to create a new message.
  */
 export const RequestTableResponseSchema: GenMessage<RequestTableResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 25);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 34);
 
 /**
  * @generated from message domino.matchmaking.v1.GetTicketRequest
@@ -874,7 +1118,7 @@ export type GetTicketRequest = Message<"domino.matchmaking.v1.GetTicketRequest">
  * Use `create(GetTicketRequestSchema)` to create a new message.
  */
 export const GetTicketRequestSchema: GenMessage<GetTicketRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 26);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 35);
 
 /**
  * @generated from message domino.matchmaking.v1.GetTicketResponse
@@ -891,7 +1135,7 @@ export type GetTicketResponse = Message<"domino.matchmaking.v1.GetTicketResponse
  * Use `create(GetTicketResponseSchema)` to create a new message.
  */
 export const GetTicketResponseSchema: GenMessage<GetTicketResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 27);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 36);
 
 /**
  * @generated from message domino.matchmaking.v1.WatchTicketRequest
@@ -916,7 +1160,7 @@ export type WatchTicketRequest = Message<"domino.matchmaking.v1.WatchTicketReque
  * Use `create(WatchTicketRequestSchema)` to create a new message.
  */
 export const WatchTicketRequestSchema: GenMessage<WatchTicketRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 28);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 37);
 
 /**
  * @generated from message domino.matchmaking.v1.WatchTicketResponse
@@ -933,7 +1177,7 @@ export type WatchTicketResponse = Message<"domino.matchmaking.v1.WatchTicketResp
  * Use `create(WatchTicketResponseSchema)` to create a new message.
  */
 export const WatchTicketResponseSchema: GenMessage<WatchTicketResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 29);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 38);
 
 /**
  * @generated from message domino.matchmaking.v1.CancelTicketRequest
@@ -950,7 +1194,7 @@ export type CancelTicketRequest = Message<"domino.matchmaking.v1.CancelTicketReq
  * Use `create(CancelTicketRequestSchema)` to create a new message.
  */
 export const CancelTicketRequestSchema: GenMessage<CancelTicketRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 30);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 39);
 
 /**
  * @generated from message domino.matchmaking.v1.CancelTicketResponse
@@ -967,7 +1211,7 @@ export type CancelTicketResponse = Message<"domino.matchmaking.v1.CancelTicketRe
  * Use `create(CancelTicketResponseSchema)` to create a new message.
  */
 export const CancelTicketResponseSchema: GenMessage<CancelTicketResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 31);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 40);
 
 /**
  * @generated from message domino.matchmaking.v1.StartPracticeRequest
@@ -1045,7 +1289,7 @@ export type StartPracticeRequest = Message<"domino.matchmaking.v1.StartPracticeR
  * Use `create(StartPracticeRequestSchema)` to create a new message.
  */
 export const StartPracticeRequestSchema: GenMessage<StartPracticeRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 32);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 41);
 
 /**
  * @generated from message domino.matchmaking.v1.StartPracticeResponse
@@ -1079,7 +1323,7 @@ export type StartPracticeResponse = Message<"domino.matchmaking.v1.StartPractice
  * Use `create(StartPracticeResponseSchema)` to create a new message.
  */
 export const StartPracticeResponseSchema: GenMessage<StartPracticeResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 33);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 42);
 
 /**
  * @generated from message domino.matchmaking.v1.GetPresenceRequest
@@ -1092,7 +1336,7 @@ export type GetPresenceRequest = Message<"domino.matchmaking.v1.GetPresenceReque
  * Use `create(GetPresenceRequestSchema)` to create a new message.
  */
 export const GetPresenceRequestSchema: GenMessage<GetPresenceRequest> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 34);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 43);
 
 /**
  * A public or practice table the caller is seated at, until its match ends.
@@ -1147,7 +1391,7 @@ export type TableView = Message<"domino.matchmaking.v1.TableView"> & {
  * Use `create(TableViewSchema)` to create a new message.
  */
 export const TableViewSchema: GenMessage<TableView> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 35);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 44);
 
 /**
  * @generated from message domino.matchmaking.v1.GetPresenceResponse
@@ -1206,7 +1450,7 @@ export type GetPresenceResponse = Message<"domino.matchmaking.v1.GetPresenceResp
  * Use `create(GetPresenceResponseSchema)` to create a new message.
  */
 export const GetPresenceResponseSchema: GenMessage<GetPresenceResponse> = /*@__PURE__*/
-  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 36);
+  messageDesc(file_domino_matchmaking_v1_matchmaking_service, 45);
 
 /**
  * @generated from enum domino.matchmaking.v1.RoomStatus
@@ -1349,6 +1593,74 @@ export enum RoomClosedReason {
  */
 export const RoomClosedReasonSchema: GenEnum<RoomClosedReason> = /*@__PURE__*/
   enumDesc(file_domino_matchmaking_v1_matchmaking_service, 3);
+
+/**
+ * @generated from enum domino.matchmaking.v1.InviteKind
+ */
+export enum InviteKind {
+  /**
+   * @generated from enum value: INVITE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * InviteToRoom.
+   *
+   * @generated from enum value: INVITE_KIND_ROOM = 1;
+   */
+  ROOM = 1,
+
+  /**
+   * RequestRematch: a seat of the finished match is kept for the invitee.
+   *
+   * @generated from enum value: INVITE_KIND_REMATCH = 2;
+   */
+  REMATCH = 2,
+}
+
+/**
+ * Describes the enum domino.matchmaking.v1.InviteKind.
+ */
+export const InviteKindSchema: GenEnum<InviteKind> = /*@__PURE__*/
+  enumDesc(file_domino_matchmaking_v1_matchmaking_service, 4);
+
+/**
+ * @generated from enum domino.matchmaking.v1.InviteStatus
+ */
+export enum InviteStatus {
+  /**
+   * @generated from enum value: INVITE_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: INVITE_STATUS_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * @generated from enum value: INVITE_STATUS_ACCEPTED = 2;
+   */
+  ACCEPTED = 2,
+
+  /**
+   * @generated from enum value: INVITE_STATUS_DECLINED = 3;
+   */
+  DECLINED = 3,
+
+  /**
+   * The room started or closed, or the invite outlived its time, before an answer.
+   *
+   * @generated from enum value: INVITE_STATUS_EXPIRED = 4;
+   */
+  EXPIRED = 4,
+}
+
+/**
+ * Describes the enum domino.matchmaking.v1.InviteStatus.
+ */
+export const InviteStatusSchema: GenEnum<InviteStatus> = /*@__PURE__*/
+  enumDesc(file_domino_matchmaking_v1_matchmaking_service, 5);
 
 /**
  * MatchmakingService seats players: private rooms, public tables and practice against bots.
@@ -1557,6 +1869,60 @@ export const MatchmakingService: GenService<{
     methodKind: "unary";
     input: typeof GetPresenceRequestSchema;
     output: typeof GetPresenceResponseSchema;
+  },
+  /**
+   * ---- Invites and rematch (docs/social.md, "Invites", "Rematch") --------------------------
+   * A member of an open room invites friends (SocialService says who is one; a block either
+   * way is NOT_FRIENDS too, never told apart). Each invitee gets a notification at once, and a
+   * push while their app is closed. An invite lives while the room is open (and at most
+   * DOMINO_INVITE_TTL_SECONDS); inviting again answers the pending invite. Idempotent per
+   * request_id.
+   *
+   * @generated from rpc domino.matchmaking.v1.MatchmakingService.InviteToRoom
+   */
+  inviteToRoom: {
+    methodKind: "unary";
+    input: typeof InviteToRoomRequestSchema;
+    output: typeof InviteToRoomResponseSchema;
+  },
+  /**
+   * An invite of the caller's, with the room it is to (its options and seats).
+   *
+   * @generated from rpc domino.matchmaking.v1.MatchmakingService.GetInvite
+   */
+  getInvite: {
+    methodKind: "unary";
+    input: typeof GetInviteRequestSchema;
+    output: typeof GetInviteResponseSchema;
+  },
+  /**
+   * Accepts (the caller is seated in the room; a rematch, in their old seat) or declines an
+   * invite of the caller's. INVITE_EXPIRED once the room started or closed, or the invite
+   * was answered the other way. Answering again the same way answers as the first time.
+   *
+   * @generated from rpc domino.matchmaking.v1.MatchmakingService.AnswerInvite
+   */
+  answerInvite: {
+    methodKind: "unary";
+    input: typeof AnswerInviteRequestSchema;
+    output: typeof AnswerInviteResponseSchema;
+  },
+  /**
+   * "Play again": after a match ends, a seated person asks for the same table. The first
+   * call makes the rematch room (the same options; the caller seated in their old seat,
+   * every other person of the match invited to theirs); a later call of another seated
+   * person accepts their invite. The room starts by itself once every person has answered:
+   * seats whose player declined, or who is gone (deleted, banned, or already elsewhere), are
+   * filled with bots of the match's strength; nobody is seated without saying yes. Its host
+   * may start it sooner (StartRoom), bots taking the seats not yet accepted. REMATCH_NOT_AVAILABLE
+   * while the match is played or for a caller who had no seat. Idempotent per match.
+   *
+   * @generated from rpc domino.matchmaking.v1.MatchmakingService.RequestRematch
+   */
+  requestRematch: {
+    methodKind: "unary";
+    input: typeof RequestRematchRequestSchema;
+    output: typeof RequestRematchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_domino_matchmaking_v1_matchmaking_service, 0);

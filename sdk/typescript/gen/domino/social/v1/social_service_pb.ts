@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file domino/social/v1/social_service.proto.
  */
 export const file_domino_social_v1_social_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVkb21pbm8vc29jaWFsL3YxL3NvY2lhbF9zZXJ2aWNlLnByb3RvEhBkb21pbm8uc29jaWFsLnYxIkYKBkZyaWVuZBIRCglwbGF5ZXJfaWQYASABKAkSKQoFc2luY2UYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIowBCg1GcmllbmRSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRI7CglkaXJlY3Rpb24YAiABKA4yKC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3REaXJlY3Rpb24SKwoHc2VudF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUgoNQmxvY2tlZFBsYXllchIRCglwbGF5ZXJfaWQYASABKAkSLgoKYmxvY2tlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFgoUR2V0RnJpZW5kQ29kZVJlcXVlc3QiLAoVR2V0RnJpZW5kQ29kZVJlc3BvbnNlEhMKC2ZyaWVuZF9jb2RlGAEgASgJImcKGFNlbmRGcmllbmRSZXF1ZXN0UmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhYKDGRpc3BsYXlfbmFtZRgCIAEoCUgAEhUKC2ZyaWVuZF9jb2RlGAMgASgJSABCCAoGdGFyZ2V0IsgBChlTZW5kRnJpZW5kUmVxdWVzdFJlc3BvbnNlEi4KB291dGNvbWUYASABKA4yHS5kb21pbm8uc29jaWFsLnYxLlNlbmRPdXRjb21lEjUKB3JlcXVlc3QYAiABKAsyHy5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3RIAIgBARItCgZmcmllbmQYAyABKAsyGC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZEgBiAEBQgoKCF9yZXF1ZXN0QgkKB19mcmllbmQiLwoaQWNjZXB0RnJpZW5kUmVxdWVzdFJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIkcKG0FjY2VwdEZyaWVuZFJlcXVlc3RSZXNwb25zZRIoCgZmcmllbmQYASABKAsyGC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZCIwChtEZWNsaW5lRnJpZW5kUmVxdWVzdFJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIh4KHERlY2xpbmVGcmllbmRSZXF1ZXN0UmVzcG9uc2UiLwoaQ2FuY2VsRnJpZW5kUmVxdWVzdFJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIh0KG0NhbmNlbEZyaWVuZFJlcXVlc3RSZXNwb25zZSIoChNSZW1vdmVGcmllbmRSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSInChRSZW1vdmVGcmllbmRSZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIIicKEkJsb2NrUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiRwoTQmxvY2tQbGF5ZXJSZXNwb25zZRIwCgdibG9ja2VkGAEgASgLMh8uZG9taW5vLnNvY2lhbC52MS5CbG9ja2VkUGxheWVyIikKFFVuYmxvY2tQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSIqChVVbmJsb2NrUGxheWVyUmVzcG9uc2USEQoJdW5ibG9ja2VkGAEgASgIIjsKEkxpc3RGcmllbmRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJZChNMaXN0RnJpZW5kc1Jlc3BvbnNlEikKB2ZyaWVuZHMYASADKAsyGC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkifwoZTGlzdEZyaWVuZFJlcXVlc3RzUmVxdWVzdBI7CglkaXJlY3Rpb24YASABKA4yKC5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3REaXJlY3Rpb24SEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiaAoaTGlzdEZyaWVuZFJlcXVlc3RzUmVzcG9uc2USMQoIcmVxdWVzdHMYASADKAsyHy5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIkIKGUxpc3RCbG9ja2VkUGxheWVyc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiZwoaTGlzdEJsb2NrZWRQbGF5ZXJzUmVzcG9uc2USMAoHYmxvY2tlZBgBIAMoCzIfLmRvbWluby5zb2NpYWwudjEuQmxvY2tlZFBsYXllchIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLAoXRXhwb3J0UGxheWVyRGF0YVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIpsCChhFeHBvcnRQbGF5ZXJEYXRhUmVzcG9uc2USEwoLZnJpZW5kX2NvZGUYASABKAkSPwoWZnJpZW5kX2NvZGVfY3JlYXRlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIpCgdmcmllbmRzGAMgAygLMhguZG9taW5vLnNvY2lhbC52MS5GcmllbmQSMQoIcmVxdWVzdHMYBCADKAsyHy5kb21pbm8uc29jaWFsLnYxLkZyaWVuZFJlcXVlc3QSMAoHYmxvY2tlZBgFIAMoCzIfLmRvbWluby5zb2NpYWwudjEuQmxvY2tlZFBsYXllckIZChdfZnJpZW5kX2NvZGVfY3JlYXRlZF9hdCInChJFcmFzZVBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIiMKE0VyYXNlUGxheWVyUmVzcG9uc2USDAoEcm93cxgBIAEoBSqQAQoWRnJpZW5kUmVxdWVzdERpcmVjdGlvbhIoCiRGUklFTkRfUkVRVUVTVF9ESVJFQ1RJT05fVU5TUEVDSUZJRUQQABIlCiFGUklFTkRfUkVRVUVTVF9ESVJFQ1RJT05fSU5DT01JTkcQARIlCiFGUklFTkRfUkVRVUVTVF9ESVJFQ1RJT05fT1VUR09JTkcQAiprCgtTZW5kT3V0Y29tZRIcChhTRU5EX09VVENPTUVfVU5TUEVDSUZJRUQQABIdChlTRU5EX09VVENPTUVfUkVRVUVTVF9TRU5UEAESHwobU0VORF9PVVRDT01FX0JFQ0FNRV9GUklFTkRTEAIy4AoKDVNvY2lhbFNlcnZpY2USYAoNR2V0RnJpZW5kQ29kZRImLmRvbWluby5zb2NpYWwudjEuR2V0RnJpZW5kQ29kZVJlcXVlc3QaJy5kb21pbm8uc29jaWFsLnYxLkdldEZyaWVuZENvZGVSZXNwb25zZRJsChFTZW5kRnJpZW5kUmVxdWVzdBIqLmRvbWluby5zb2NpYWwudjEuU2VuZEZyaWVuZFJlcXVlc3RSZXF1ZXN0GisuZG9taW5vLnNvY2lhbC52MS5TZW5kRnJpZW5kUmVxdWVzdFJlc3BvbnNlEnIKE0FjY2VwdEZyaWVuZFJlcXVlc3QSLC5kb21pbm8uc29jaWFsLnYxLkFjY2VwdEZyaWVuZFJlcXVlc3RSZXF1ZXN0Gi0uZG9taW5vLnNvY2lhbC52MS5BY2NlcHRGcmllbmRSZXF1ZXN0UmVzcG9uc2USdQoURGVjbGluZUZyaWVuZFJlcXVlc3QSLS5kb21pbm8uc29jaWFsLnYxLkRlY2xpbmVGcmllbmRSZXF1ZXN0UmVxdWVzdBouLmRvbWluby5zb2NpYWwudjEuRGVjbGluZUZyaWVuZFJlcXVlc3RSZXNwb25zZRJyChNDYW5jZWxGcmllbmRSZXF1ZXN0EiwuZG9taW5vLnNvY2lhbC52MS5DYW5jZWxGcmllbmRSZXF1ZXN0UmVxdWVzdBotLmRvbWluby5zb2NpYWwudjEuQ2FuY2VsRnJpZW5kUmVxdWVzdFJlc3BvbnNlEl0KDFJlbW92ZUZyaWVuZBIlLmRvbWluby5zb2NpYWwudjEuUmVtb3ZlRnJpZW5kUmVxdWVzdBomLmRvbWluby5zb2NpYWwudjEuUmVtb3ZlRnJpZW5kUmVzcG9uc2USWgoLQmxvY2tQbGF5ZXISJC5kb21pbm8uc29jaWFsLnYxLkJsb2NrUGxheWVyUmVxdWVzdBolLmRvbWluby5zb2NpYWwudjEuQmxvY2tQbGF5ZXJSZXNwb25zZRJgCg1VbmJsb2NrUGxheWVyEiYuZG9taW5vLnNvY2lhbC52MS5VbmJsb2NrUGxheWVyUmVxdWVzdBonLmRvbWluby5zb2NpYWwudjEuVW5ibG9ja1BsYXllclJlc3BvbnNlEloKC0xpc3RGcmllbmRzEiQuZG9taW5vLnNvY2lhbC52MS5MaXN0RnJpZW5kc1JlcXVlc3QaJS5kb21pbm8uc29jaWFsLnYxLkxpc3RGcmllbmRzUmVzcG9uc2USbwoSTGlzdEZyaWVuZFJlcXVlc3RzEisuZG9taW5vLnNvY2lhbC52MS5MaXN0RnJpZW5kUmVxdWVzdHNSZXF1ZXN0GiwuZG9taW5vLnNvY2lhbC52MS5MaXN0RnJpZW5kUmVxdWVzdHNSZXNwb25zZRJvChJMaXN0QmxvY2tlZFBsYXllcnMSKy5kb21pbm8uc29jaWFsLnYxLkxpc3RCbG9ja2VkUGxheWVyc1JlcXVlc3QaLC5kb21pbm8uc29jaWFsLnYxLkxpc3RCbG9ja2VkUGxheWVyc1Jlc3BvbnNlEmkKEEV4cG9ydFBsYXllckRhdGESKS5kb21pbm8uc29jaWFsLnYxLkV4cG9ydFBsYXllckRhdGFSZXF1ZXN0GiouZG9taW5vLnNvY2lhbC52MS5FeHBvcnRQbGF5ZXJEYXRhUmVzcG9uc2USWgoLRXJhc2VQbGF5ZXISJC5kb21pbm8uc29jaWFsLnYxLkVyYXNlUGxheWVyUmVxdWVzdBolLmRvbWluby5zb2NpYWwudjEuRXJhc2VQbGF5ZXJSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiVkb21pbm8vc29jaWFsL3YxL3NvY2lhbF9zZXJ2aWNlLnByb3RvEhBkb21pbm8uc29jaWFsLnYxInoKBkZyaWVuZBIRCglwbGF5ZXJfaWQYASABKAkSKQoFc2luY2UYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKCHByZXNlbmNlGAMgASgLMiAuZG9taW5vLnNvY2lhbC52MS5GcmllbmRQcmVzZW5jZSK8AQoORnJpZW5kUHJlc2VuY2USNAoMYXZhaWxhYmlsaXR5GAEgASgOMh4uZG9taW5vLnNvY2lhbC52MS5BdmFpbGFiaWxpdHkSMgoJbGFzdF9zZWVuGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEhAKCG1hdGNoX2lkGAMgASgJEg0KBXJ1bGVzGAQgASgJEhEKCXdhdGNoYWJsZRgFIAEoCEIMCgpfbGFzdF9zZWVuIocDCgxOb3RpZmljYXRpb24SFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEjAKBGtpbmQYAiABKA4yIi5kb21pbm8uc29jaWFsLnYxLk5vdGlmaWNhdGlvbktpbmQSEAoIdGV4dF9rZXkYAyABKAkSNgoEYXJncxgEIAMoCzIoLmRvbWluby5zb2NpYWwudjEuTm90aWZpY2F0aW9uLkFyZ3NFbnRyeRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRyZWFkGAcgASgIEhEKCXBsYXllcl9pZBgIIAEoCRIQCghtYXRjaF9pZBgJIAEoCRIPCgdyb29tX2lkGAogASgJEhEKCWludml0ZV9pZBgLIAEoCRorCglBcmdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI2CgpRdWlldEhvdXJzEhQKDHN0YXJ0X21pbnV0ZRgBIAEoBRISCgplbmRfbWludXRlGAIgASgFIqwBChROb3RpZmljYXRpb25TZXR0aW5ncxI5Cg1wdXNoX2Rpc2FibGVkGAEgAygOMiIuZG9taW5vLnNvY2lhbC52MS5Ob3RpZmljYXRpb25LaW5kEjYKC3F1aWV0X2hvdXJzGAIgASgLMhwuZG9taW5vLnNvY2lhbC52MS5RdWlldEhvdXJzSACIAQESEQoJdGltZV96b25lGAMgASgJQg4KDF9xdWlldF9ob3VycyKMAQoNRnJpZW5kUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSOwoJZGlyZWN0aW9uGAIgASgOMiguZG9taW5vLnNvY2lhbC52MS5GcmllbmRSZXF1ZXN0RGlyZWN0aW9uEisKB3NlbnRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlIKDUJsb2NrZWRQbGF5ZXISEQoJcGxheWVyX2lkGAEgASgJEi4KCmJsb2NrZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhYKFEdldEZyaWVuZENvZGVSZXF1ZXN0IiwKFUdldEZyaWVuZENvZGVSZXNwb25zZRITCgtmcmllbmRfY29kZRgBIAEoCSJnChhTZW5kRnJpZW5kUmVxdWVzdFJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIWCgxkaXNwbGF5X25hbWUYAiABKAlIABIVCgtmcmllbmRfY29kZRgDIAEoCUgAQggKBnRhcmdldCLIAQoZU2VuZEZyaWVuZFJlcXVlc3RSZXNwb25zZRIuCgdvdXRjb21lGAEgASgOMh0uZG9taW5vLnNvY2lhbC52MS5TZW5kT3V0Y29tZRI1CgdyZXF1ZXN0GAIgASgLMh8uZG9taW5vLnNvY2lhbC52MS5GcmllbmRSZXF1ZXN0SACIAQESLQoGZnJpZW5kGAMgASgLMhguZG9taW5vLnNvY2lhbC52MS5GcmllbmRIAYgBAUIKCghfcmVxdWVzdEIJCgdfZnJpZW5kIi8KGkFjY2VwdEZyaWVuZFJlcXVlc3RSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSJHChtBY2NlcHRGcmllbmRSZXF1ZXN0UmVzcG9uc2USKAoGZnJpZW5kGAEgASgLMhguZG9taW5vLnNvY2lhbC52MS5GcmllbmQiMAobRGVjbGluZUZyaWVuZFJlcXVlc3RSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSIeChxEZWNsaW5lRnJpZW5kUmVxdWVzdFJlc3BvbnNlIi8KGkNhbmNlbEZyaWVuZFJlcXVlc3RSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSIdChtDYW5jZWxGcmllbmRSZXF1ZXN0UmVzcG9uc2UiKAoTUmVtb3ZlRnJpZW5kUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiJwoUUmVtb3ZlRnJpZW5kUmVzcG9uc2USDwoHcmVtb3ZlZBgBIAEoCCInChJCbG9ja1BsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIkcKE0Jsb2NrUGxheWVyUmVzcG9uc2USMAoHYmxvY2tlZBgBIAEoCzIfLmRvbWluby5zb2NpYWwudjEuQmxvY2tlZFBsYXllciIpChRVbmJsb2NrUGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiKgoVVW5ibG9ja1BsYXllclJlc3BvbnNlEhEKCXVuYmxvY2tlZBgBIAEoCCI7ChJMaXN0RnJpZW5kc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiWQoTTGlzdEZyaWVuZHNSZXNwb25zZRIpCgdmcmllbmRzGAEgAygLMhguZG9taW5vLnNvY2lhbC52MS5GcmllbmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIn8KGUxpc3RGcmllbmRSZXF1ZXN0c1JlcXVlc3QSOwoJZGlyZWN0aW9uGAEgASgOMiguZG9taW5vLnNvY2lhbC52MS5GcmllbmRSZXF1ZXN0RGlyZWN0aW9uEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJImgKGkxpc3RGcmllbmRSZXF1ZXN0c1Jlc3BvbnNlEjEKCHJlcXVlc3RzGAEgAygLMh8uZG9taW5vLnNvY2lhbC52MS5GcmllbmRSZXF1ZXN0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJCChlMaXN0QmxvY2tlZFBsYXllcnNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJImcKGkxpc3RCbG9ja2VkUGxheWVyc1Jlc3BvbnNlEjAKB2Jsb2NrZWQYASADKAsyHy5kb21pbm8uc29jaWFsLnYxLkJsb2NrZWRQbGF5ZXISFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiwKF0V4cG9ydFBsYXllckRhdGFSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSLMAwoYRXhwb3J0UGxheWVyRGF0YVJlc3BvbnNlEhMKC2ZyaWVuZF9jb2RlGAEgASgJEj8KFmZyaWVuZF9jb2RlX2NyZWF0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESKQoHZnJpZW5kcxgDIAMoCzIYLmRvbWluby5zb2NpYWwudjEuRnJpZW5kEjEKCHJlcXVlc3RzGAQgAygLMh8uZG9taW5vLnNvY2lhbC52MS5GcmllbmRSZXF1ZXN0EjAKB2Jsb2NrZWQYBSADKAsyHy5kb21pbm8uc29jaWFsLnYxLkJsb2NrZWRQbGF5ZXISMQoLcHVzaF90b2tlbnMYBiADKAsyHC5kb21pbm8uc29jaWFsLnYxLlB1c2hUYXJnZXQSNQoNbm90aWZpY2F0aW9ucxgHIAMoCzIeLmRvbWluby5zb2NpYWwudjEuTm90aWZpY2F0aW9uEkUKFW5vdGlmaWNhdGlvbl9zZXR0aW5ncxgIIAEoCzImLmRvbWluby5zb2NpYWwudjEuTm90aWZpY2F0aW9uU2V0dGluZ3NCGQoXX2ZyaWVuZF9jb2RlX2NyZWF0ZWRfYXQiJwoSRXJhc2VQbGF5ZXJSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSIjChNFcmFzZVBsYXllclJlc3BvbnNlEgwKBHJvd3MYASABKAUiVgoYTGlzdE5vdGlmaWNhdGlvbnNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEhMKC3VucmVhZF9vbmx5GAMgASgIIoEBChlMaXN0Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEjUKDW5vdGlmaWNhdGlvbnMYASADKAsyHi5kb21pbm8uc29jaWFsLnYxLk5vdGlmaWNhdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSFAoMdW5yZWFkX2NvdW50GAMgASgFIhsKGVdhdGNoTm90aWZpY2F0aW9uc1JlcXVlc3QirwEKGldhdGNoTm90aWZpY2F0aW9uc1Jlc3BvbnNlEjkKDG5vdGlmaWNhdGlvbhgBIAEoCzIeLmRvbWluby5zb2NpYWwudjEuTm90aWZpY2F0aW9uSACIAQESFAoMdW5yZWFkX2NvdW50GAIgASgFEi8KC3NlcnZlcl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIPCg1fbm90aWZpY2F0aW9uIkUKHE1hcmtOb3RpZmljYXRpb25zUmVhZFJlcXVlc3QSGAoQbm90aWZpY2F0aW9uX2lkcxgBIAMoCRILCgNhbGwYAiABKAgiNQodTWFya05vdGlmaWNhdGlvbnNSZWFkUmVzcG9uc2USFAoMdW5yZWFkX2NvdW50GAEgASgFIsEBChhSZWdpc3RlclB1c2hUb2tlblJlcXVlc3QSFwoPaW5zdGFsbGF0aW9uX2lkGAEgASgJEjAKCHBsYXRmb3JtGAIgASgOMh4uZG9taW5vLnNvY2lhbC52MS5QdXNoUGxhdGZvcm0SDQoFdG9rZW4YAyABKAkSOwoQYXBuc19lbnZpcm9ubWVudBgEIAEoDjIhLmRvbWluby5zb2NpYWwudjEuQXBuc0Vudmlyb25tZW50Eg4KBmxvY2FsZRgFIAEoCSLdAQoQUHVzaEluc3RhbGxhdGlvbhIXCg9pbnN0YWxsYXRpb25faWQYASABKAkSMAoIcGxhdGZvcm0YAiABKA4yHi5kb21pbm8uc29jaWFsLnYxLlB1c2hQbGF0Zm9ybRI7ChBhcG5zX2Vudmlyb25tZW50GAMgASgOMiEuZG9taW5vLnNvY2lhbC52MS5BcG5zRW52aXJvbm1lbnQSDgoGbG9jYWxlGAQgASgJEjEKDXJlZ2lzdGVyZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlUKGVJlZ2lzdGVyUHVzaFRva2VuUmVzcG9uc2USOAoMaW5zdGFsbGF0aW9uGAEgASgLMiIuZG9taW5vLnNvY2lhbC52MS5QdXNoSW5zdGFsbGF0aW9uIjUKGlVucmVnaXN0ZXJQdXNoVG9rZW5SZXF1ZXN0EhcKD2luc3RhbGxhdGlvbl9pZBgBIAEoCSIuChtVbnJlZ2lzdGVyUHVzaFRva2VuUmVzcG9uc2USDwoHcmVtb3ZlZBgBIAEoCCIgCh5HZXROb3RpZmljYXRpb25TZXR0aW5nc1JlcXVlc3QiWwofR2V0Tm90aWZpY2F0aW9uU2V0dGluZ3NSZXNwb25zZRI4CghzZXR0aW5ncxgBIAEoCzImLmRvbWluby5zb2NpYWwudjEuTm90aWZpY2F0aW9uU2V0dGluZ3MihAIKIVVwZGF0ZU5vdGlmaWNhdGlvblNldHRpbmdzUmVxdWVzdBI5Cg1wdXNoX2Rpc2FibGVkGAEgAygOMiIuZG9taW5vLnNvY2lhbC52MS5Ob3RpZmljYXRpb25LaW5kEhsKE2NsZWFyX3B1c2hfZGlzYWJsZWQYAiABKAgSNgoLcXVpZXRfaG91cnMYAyABKAsyHC5kb21pbm8uc29jaWFsLnYxLlF1aWV0SG91cnNIAIgBARIZChFjbGVhcl9xdWlldF9ob3VycxgEIAEoCBIWCgl0aW1lX3pvbmUYBSABKAlIAYgBAUIOCgxfcXVpZXRfaG91cnNCDAoKX3RpbWVfem9uZSJeCiJVcGRhdGVOb3RpZmljYXRpb25TZXR0aW5nc1Jlc3BvbnNlEjgKCHNldHRpbmdzGAEgASgLMiYuZG9taW5vLnNvY2lhbC52MS5Ob3RpZmljYXRpb25TZXR0aW5ncyKAAwoPTmV3Tm90aWZpY2F0aW9uEhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCRIbChNyZWNpcGllbnRfcGxheWVyX2lkGAIgASgJEjAKBGtpbmQYAyABKA4yIi5kb21pbm8uc29jaWFsLnYxLk5vdGlmaWNhdGlvbktpbmQSEAoIdGV4dF9rZXkYBCABKAkSOQoEYXJncxgFIAMoCzIrLmRvbWluby5zb2NpYWwudjEuTmV3Tm90aWZpY2F0aW9uLkFyZ3NFbnRyeRIRCglwbGF5ZXJfaWQYBiABKAkSEAoIbWF0Y2hfaWQYByABKAkSDwoHcm9vbV9pZBgIIAEoCRIRCglpbnZpdGVfaWQYCSABKAkSMwoKZXhwaXJlc19hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARorCglBcmdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUINCgtfZXhwaXJlc19hdCJUChhQb3N0Tm90aWZpY2F0aW9uc1JlcXVlc3QSOAoNbm90aWZpY2F0aW9ucxgBIAMoCzIhLmRvbWluby5zb2NpYWwudjEuTmV3Tm90aWZpY2F0aW9uIisKGVBvc3ROb3RpZmljYXRpb25zUmVzcG9uc2USDgoGc3RvcmVkGAEgASgFIjoKFUNoZWNrUmVsYXRpb25zUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSDgoGb3RoZXJzGAIgAygJIj8KCFJlbGF0aW9uEhEKCXBsYXllcl9pZBgBIAEoCRIPCgdmcmllbmRzGAIgASgIEg8KB2Jsb2NrZWQYAyABKAgiRwoWQ2hlY2tSZWxhdGlvbnNSZXNwb25zZRItCglyZWxhdGlvbnMYASADKAsyGi5kb21pbm8uc29jaWFsLnYxLlJlbGF0aW9uIrMBCgpQdXNoVGFyZ2V0EhcKD2luc3RhbGxhdGlvbl9pZBgBIAEoCRIwCghwbGF0Zm9ybRgCIAEoDjIeLmRvbWluby5zb2NpYWwudjEuUHVzaFBsYXRmb3JtEg0KBXRva2VuGAMgASgJEjsKEGFwbnNfZW52aXJvbm1lbnQYBCABKA4yIS5kb21pbm8uc29jaWFsLnYxLkFwbnNFbnZpcm9ubWVudBIOCgZsb2NhbGUYBSABKAkiKwoQQ2xhaW1QdXNoUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkiygIKEUNsYWltUHVzaFJlc3BvbnNlEjAKCGRlY2lzaW9uGAEgASgOMh4uZG9taW5vLnNvY2lhbC52MS5QdXNoRGVjaXNpb24SNAoMbm90aWZpY2F0aW9uGAIgASgLMh4uZG9taW5vLnNvY2lhbC52MS5Ob3RpZmljYXRpb24SGwoTcmVjaXBpZW50X3BsYXllcl9pZBgDIAEoCRItCgd0YXJnZXRzGAQgAygLMhwuZG9taW5vLnNvY2lhbC52MS5QdXNoVGFyZ2V0EkwKDWRpc3BsYXlfbmFtZXMYBSADKAsyNS5kb21pbm8uc29jaWFsLnYxLkNsYWltUHVzaFJlc3BvbnNlLkRpc3BsYXlOYW1lc0VudHJ5GjMKEURpc3BsYXlOYW1lc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiWQoWRm9yZ2V0UHVzaFRva2VuUmVxdWVzdBIwCghwbGF0Zm9ybRgBIAEoDjIeLmRvbWluby5zb2NpYWwudjEuUHVzaFBsYXRmb3JtEg0KBXRva2VuGAIgASgJIioKF0ZvcmdldFB1c2hUb2tlblJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgqkAEKFkZyaWVuZFJlcXVlc3REaXJlY3Rpb24SKAokRlJJRU5EX1JFUVVFU1RfRElSRUNUSU9OX1VOU1BFQ0lGSUVEEAASJQohRlJJRU5EX1JFUVVFU1RfRElSRUNUSU9OX0lOQ09NSU5HEAESJQohRlJJRU5EX1JFUVVFU1RfRElSRUNUSU9OX09VVEdPSU5HEAIqawoLU2VuZE91dGNvbWUSHAoYU0VORF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHQoZU0VORF9PVVRDT01FX1JFUVVFU1RfU0VOVBABEh8KG1NFTkRfT1VUQ09NRV9CRUNBTUVfRlJJRU5EUxACKnkKDEF2YWlsYWJpbGl0eRIcChhBVkFJTEFCSUxJVFlfVU5TUEVDSUZJRUQQABIYChRBVkFJTEFCSUxJVFlfT0ZGTElORRABEhcKE0FWQUlMQUJJTElUWV9PTkxJTkUQAhIYChRBVkFJTEFCSUxJVFlfUExBWUlORxADKooDChBOb3RpZmljYXRpb25LaW5kEiEKHU5PVElGSUNBVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASJAogTk9USUZJQ0FUSU9OX0tJTkRfRlJJRU5EX1JFUVVFU1QQARIlCiFOT1RJRklDQVRJT05fS0lORF9GUklFTkRfQUNDRVBURUQQAhIcChhOT1RJRklDQVRJT05fS0lORF9JTlZJVEUQAxIlCiFOT1RJRklDQVRJT05fS0lORF9JTlZJVEVfQU5TV0VSRUQQBBIdChlOT1RJRklDQVRJT05fS0lORF9SRU1BVENIEAUSHwobTk9USUZJQ0FUSU9OX0tJTkRfWU9VUl9UVVJOEAYSIgoeTk9USUZJQ0FUSU9OX0tJTkRfTUFUQ0hfUkVTVUxUEAcSIwofTk9USUZJQ0FUSU9OX0tJTkRfUkFUSU5HX0NIQU5HRRAIEhkKFU5PVElGSUNBVElPTl9LSU5EX0JBThAJEh0KGU5PVElGSUNBVElPTl9LSU5EX0FDQ09VTlQQCipcCgxQdXNoUGxhdGZvcm0SHQoZUFVTSF9QTEFURk9STV9VTlNQRUNJRklFRBAAEhYKElBVU0hfUExBVEZPUk1fQVBOUxABEhUKEVBVU0hfUExBVEZPUk1fRkNNEAIqcgoPQXBuc0Vudmlyb25tZW50EiAKHEFQTlNfRU5WSVJPTk1FTlRfVU5TUEVDSUZJRUQQABIcChhBUE5TX0VOVklST05NRU5UX1NBTkRCT1gQARIfChtBUE5TX0VOVklST05NRU5UX1BST0RVQ1RJT04QAir5AQoMUHVzaERlY2lzaW9uEh0KGVBVU0hfREVDSVNJT05fVU5TUEVDSUZJRUQQABIWChJQVVNIX0RFQ0lTSU9OX1NFTkQQARIhCh1QVVNIX0RFQ0lTSU9OX0FMUkVBRFlfQ0xBSU1FRBACEhYKElBVU0hfREVDSVNJT05fR09ORRADEhsKF1BVU0hfREVDSVNJT05fT1BURURfT1VUEAQSHQoZUFVTSF9ERUNJU0lPTl9RVUlFVF9IT1VSUxAFEh4KGlBVU0hfREVDSVNJT05fUkFURV9MSU1JVEVEEAYSGwoXUFVTSF9ERUNJU0lPTl9OT19UT0tFTlMQBzK4FAoNU29jaWFsU2VydmljZRJgCg1HZXRGcmllbmRDb2RlEiYuZG9taW5vLnNvY2lhbC52MS5HZXRGcmllbmRDb2RlUmVxdWVzdBonLmRvbWluby5zb2NpYWwudjEuR2V0RnJpZW5kQ29kZVJlc3BvbnNlEmwKEVNlbmRGcmllbmRSZXF1ZXN0EiouZG9taW5vLnNvY2lhbC52MS5TZW5kRnJpZW5kUmVxdWVzdFJlcXVlc3QaKy5kb21pbm8uc29jaWFsLnYxLlNlbmRGcmllbmRSZXF1ZXN0UmVzcG9uc2UScgoTQWNjZXB0RnJpZW5kUmVxdWVzdBIsLmRvbWluby5zb2NpYWwudjEuQWNjZXB0RnJpZW5kUmVxdWVzdFJlcXVlc3QaLS5kb21pbm8uc29jaWFsLnYxLkFjY2VwdEZyaWVuZFJlcXVlc3RSZXNwb25zZRJ1ChREZWNsaW5lRnJpZW5kUmVxdWVzdBItLmRvbWluby5zb2NpYWwudjEuRGVjbGluZUZyaWVuZFJlcXVlc3RSZXF1ZXN0Gi4uZG9taW5vLnNvY2lhbC52MS5EZWNsaW5lRnJpZW5kUmVxdWVzdFJlc3BvbnNlEnIKE0NhbmNlbEZyaWVuZFJlcXVlc3QSLC5kb21pbm8uc29jaWFsLnYxLkNhbmNlbEZyaWVuZFJlcXVlc3RSZXF1ZXN0Gi0uZG9taW5vLnNvY2lhbC52MS5DYW5jZWxGcmllbmRSZXF1ZXN0UmVzcG9uc2USXQoMUmVtb3ZlRnJpZW5kEiUuZG9taW5vLnNvY2lhbC52MS5SZW1vdmVGcmllbmRSZXF1ZXN0GiYuZG9taW5vLnNvY2lhbC52MS5SZW1vdmVGcmllbmRSZXNwb25zZRJaCgtCbG9ja1BsYXllchIkLmRvbWluby5zb2NpYWwudjEuQmxvY2tQbGF5ZXJSZXF1ZXN0GiUuZG9taW5vLnNvY2lhbC52MS5CbG9ja1BsYXllclJlc3BvbnNlEmAKDVVuYmxvY2tQbGF5ZXISJi5kb21pbm8uc29jaWFsLnYxLlVuYmxvY2tQbGF5ZXJSZXF1ZXN0GicuZG9taW5vLnNvY2lhbC52MS5VbmJsb2NrUGxheWVyUmVzcG9uc2USWgoLTGlzdEZyaWVuZHMSJC5kb21pbm8uc29jaWFsLnYxLkxpc3RGcmllbmRzUmVxdWVzdBolLmRvbWluby5zb2NpYWwudjEuTGlzdEZyaWVuZHNSZXNwb25zZRJvChJMaXN0RnJpZW5kUmVxdWVzdHMSKy5kb21pbm8uc29jaWFsLnYxLkxpc3RGcmllbmRSZXF1ZXN0c1JlcXVlc3QaLC5kb21pbm8uc29jaWFsLnYxLkxpc3RGcmllbmRSZXF1ZXN0c1Jlc3BvbnNlEm8KEkxpc3RCbG9ja2VkUGxheWVycxIrLmRvbWluby5zb2NpYWwudjEuTGlzdEJsb2NrZWRQbGF5ZXJzUmVxdWVzdBosLmRvbWluby5zb2NpYWwudjEuTGlzdEJsb2NrZWRQbGF5ZXJzUmVzcG9uc2USbAoRTGlzdE5vdGlmaWNhdGlvbnMSKi5kb21pbm8uc29jaWFsLnYxLkxpc3ROb3RpZmljYXRpb25zUmVxdWVzdBorLmRvbWluby5zb2NpYWwudjEuTGlzdE5vdGlmaWNhdGlvbnNSZXNwb25zZRJxChJXYXRjaE5vdGlmaWNhdGlvbnMSKy5kb21pbm8uc29jaWFsLnYxLldhdGNoTm90aWZpY2F0aW9uc1JlcXVlc3QaLC5kb21pbm8uc29jaWFsLnYxLldhdGNoTm90aWZpY2F0aW9uc1Jlc3BvbnNlMAESeAoVTWFya05vdGlmaWNhdGlvbnNSZWFkEi4uZG9taW5vLnNvY2lhbC52MS5NYXJrTm90aWZpY2F0aW9uc1JlYWRSZXF1ZXN0Gi8uZG9taW5vLnNvY2lhbC52MS5NYXJrTm90aWZpY2F0aW9uc1JlYWRSZXNwb25zZRJsChFSZWdpc3RlclB1c2hUb2tlbhIqLmRvbWluby5zb2NpYWwudjEuUmVnaXN0ZXJQdXNoVG9rZW5SZXF1ZXN0GisuZG9taW5vLnNvY2lhbC52MS5SZWdpc3RlclB1c2hUb2tlblJlc3BvbnNlEnIKE1VucmVnaXN0ZXJQdXNoVG9rZW4SLC5kb21pbm8uc29jaWFsLnYxLlVucmVnaXN0ZXJQdXNoVG9rZW5SZXF1ZXN0Gi0uZG9taW5vLnNvY2lhbC52MS5VbnJlZ2lzdGVyUHVzaFRva2VuUmVzcG9uc2USfgoXR2V0Tm90aWZpY2F0aW9uU2V0dGluZ3MSMC5kb21pbm8uc29jaWFsLnYxLkdldE5vdGlmaWNhdGlvblNldHRpbmdzUmVxdWVzdBoxLmRvbWluby5zb2NpYWwudjEuR2V0Tm90aWZpY2F0aW9uU2V0dGluZ3NSZXNwb25zZRKHAQoaVXBkYXRlTm90aWZpY2F0aW9uU2V0dGluZ3MSMy5kb21pbm8uc29jaWFsLnYxLlVwZGF0ZU5vdGlmaWNhdGlvblNldHRpbmdzUmVxdWVzdBo0LmRvbWluby5zb2NpYWwudjEuVXBkYXRlTm90aWZpY2F0aW9uU2V0dGluZ3NSZXNwb25zZRJsChFQb3N0Tm90aWZpY2F0aW9ucxIqLmRvbWluby5zb2NpYWwudjEuUG9zdE5vdGlmaWNhdGlvbnNSZXF1ZXN0GisuZG9taW5vLnNvY2lhbC52MS5Qb3N0Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEmMKDkNoZWNrUmVsYXRpb25zEicuZG9taW5vLnNvY2lhbC52MS5DaGVja1JlbGF0aW9uc1JlcXVlc3QaKC5kb21pbm8uc29jaWFsLnYxLkNoZWNrUmVsYXRpb25zUmVzcG9uc2USVAoJQ2xhaW1QdXNoEiIuZG9taW5vLnNvY2lhbC52MS5DbGFpbVB1c2hSZXF1ZXN0GiMuZG9taW5vLnNvY2lhbC52MS5DbGFpbVB1c2hSZXNwb25zZRJmCg9Gb3JnZXRQdXNoVG9rZW4SKC5kb21pbm8uc29jaWFsLnYxLkZvcmdldFB1c2hUb2tlblJlcXVlc3QaKS5kb21pbm8uc29jaWFsLnYxLkZvcmdldFB1c2hUb2tlblJlc3BvbnNlEmkKEEV4cG9ydFBsYXllckRhdGESKS5kb21pbm8uc29jaWFsLnYxLkV4cG9ydFBsYXllckRhdGFSZXF1ZXN0GiouZG9taW5vLnNvY2lhbC52MS5FeHBvcnRQbGF5ZXJEYXRhUmVzcG9uc2USWgoLRXJhc2VQbGF5ZXISJC5kb21pbm8uc29jaWFsLnYxLkVyYXNlUGxheWVyUmVxdWVzdBolLmRvbWluby5zb2NpYWwudjEuRXJhc2VQbGF5ZXJSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message domino.social.v1.Friend
@@ -29,6 +29,13 @@ export type Friend = Message<"domino.social.v1.Friend"> & {
    * @generated from field: google.protobuf.Timestamp since = 2;
    */
   since?: Timestamp | undefined;
+
+  /**
+   * ListFriends only: where the friend is now.
+   *
+   * @generated from field: domino.social.v1.FriendPresence presence = 3;
+   */
+  presence?: FriendPresence | undefined;
 };
 
 /**
@@ -37,6 +44,181 @@ export type Friend = Message<"domino.social.v1.Friend"> & {
  */
 export const FriendSchema: GenMessage<Friend> = /*@__PURE__*/
   messageDesc(file_domino_social_v1_social_service, 0);
+
+/**
+ * @generated from message domino.social.v1.FriendPresence
+ */
+export type FriendPresence = Message<"domino.social.v1.FriendPresence"> & {
+  /**
+   * @generated from field: domino.social.v1.Availability availability = 1;
+   */
+  availability: Availability;
+
+  /**
+   * When an app of theirs was last open; unset while one is, or if none ever was.
+   *
+   * @generated from field: optional google.protobuf.Timestamp last_seen = 2;
+   */
+  lastSeen?: Timestamp | undefined;
+
+  /**
+   * AVAILABILITY_PLAYING: the match, its family (RuleFamily.name) and whether it may be
+   * watched (MatchService.WatchMatch as a spectator, one turn behind).
+   *
+   * @generated from field: string match_id = 3;
+   */
+  matchId: string;
+
+  /**
+   * @generated from field: string rules = 4;
+   */
+  rules: string;
+
+  /**
+   * @generated from field: bool watchable = 5;
+   */
+  watchable: boolean;
+};
+
+/**
+ * Describes the message domino.social.v1.FriendPresence.
+ * Use `create(FriendPresenceSchema)` to create a new message.
+ */
+export const FriendPresenceSchema: GenMessage<FriendPresence> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 1);
+
+/**
+ * @generated from message domino.social.v1.Notification
+ */
+export type Notification = Message<"domino.social.v1.Notification"> & {
+  /**
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+
+  /**
+   * @generated from field: domino.social.v1.NotificationKind kind = 2;
+   */
+  kind: NotificationKind;
+
+  /**
+   * A localisation key ("notice.friend_request"), never a sentence; its arguments in args.
+   *
+   * @generated from field: string text_key = 3;
+   */
+  textKey: string;
+
+  /**
+   * The key's arguments: ids, display names and numbers (as decimal strings).
+   *
+   * @generated from field: map<string, string> args = 4;
+   */
+  args: { [key: string]: string };
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Gone from the inbox after this.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 6;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bool read = 7;
+   */
+  read: boolean;
+
+  /**
+   * What it is about, where that applies: another player, a match, a room, an invite.
+   *
+   * @generated from field: string player_id = 8;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string match_id = 9;
+   */
+  matchId: string;
+
+  /**
+   * @generated from field: string room_id = 10;
+   */
+  roomId: string;
+
+  /**
+   * @generated from field: string invite_id = 11;
+   */
+  inviteId: string;
+};
+
+/**
+ * Describes the message domino.social.v1.Notification.
+ * Use `create(NotificationSchema)` to create a new message.
+ */
+export const NotificationSchema: GenMessage<Notification> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 2);
+
+/**
+ * @generated from message domino.social.v1.QuietHours
+ */
+export type QuietHours = Message<"domino.social.v1.QuietHours"> & {
+  /**
+   * Minutes after local midnight (0-1439) in the settings' time_zone; start after end spans
+   * midnight (22:00-07:00 is 1320-420). During them only "your turn" pushes go out.
+   *
+   * @generated from field: int32 start_minute = 1;
+   */
+  startMinute: number;
+
+  /**
+   * @generated from field: int32 end_minute = 2;
+   */
+  endMinute: number;
+};
+
+/**
+ * Describes the message domino.social.v1.QuietHours.
+ * Use `create(QuietHoursSchema)` to create a new message.
+ */
+export const QuietHoursSchema: GenMessage<QuietHours> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 3);
+
+/**
+ * @generated from message domino.social.v1.NotificationSettings
+ */
+export type NotificationSettings = Message<"domino.social.v1.NotificationSettings"> & {
+  /**
+   * The kinds that never push (they still reach the inbox).
+   *
+   * @generated from field: repeated domino.social.v1.NotificationKind push_disabled = 1;
+   */
+  pushDisabled: NotificationKind[];
+
+  /**
+   * Unset: none.
+   *
+   * @generated from field: optional domino.social.v1.QuietHours quiet_hours = 2;
+   */
+  quietHours?: QuietHours | undefined;
+
+  /**
+   * An IANA time zone ("Europe/Madrid"); empty: UTC.
+   *
+   * @generated from field: string time_zone = 3;
+   */
+  timeZone: string;
+};
+
+/**
+ * Describes the message domino.social.v1.NotificationSettings.
+ * Use `create(NotificationSettingsSchema)` to create a new message.
+ */
+export const NotificationSettingsSchema: GenMessage<NotificationSettings> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 4);
 
 /**
  * @generated from message domino.social.v1.FriendRequest
@@ -65,7 +247,7 @@ export type FriendRequest = Message<"domino.social.v1.FriendRequest"> & {
  * Use `create(FriendRequestSchema)` to create a new message.
  */
 export const FriendRequestSchema: GenMessage<FriendRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 1);
+  messageDesc(file_domino_social_v1_social_service, 5);
 
 /**
  * @generated from message domino.social.v1.BlockedPlayer
@@ -87,7 +269,7 @@ export type BlockedPlayer = Message<"domino.social.v1.BlockedPlayer"> & {
  * Use `create(BlockedPlayerSchema)` to create a new message.
  */
 export const BlockedPlayerSchema: GenMessage<BlockedPlayer> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 2);
+  messageDesc(file_domino_social_v1_social_service, 6);
 
 /**
  * @generated from message domino.social.v1.GetFriendCodeRequest
@@ -100,7 +282,7 @@ export type GetFriendCodeRequest = Message<"domino.social.v1.GetFriendCodeReques
  * Use `create(GetFriendCodeRequestSchema)` to create a new message.
  */
 export const GetFriendCodeRequestSchema: GenMessage<GetFriendCodeRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 3);
+  messageDesc(file_domino_social_v1_social_service, 7);
 
 /**
  * @generated from message domino.social.v1.GetFriendCodeResponse
@@ -119,7 +301,7 @@ export type GetFriendCodeResponse = Message<"domino.social.v1.GetFriendCodeRespo
  * Use `create(GetFriendCodeResponseSchema)` to create a new message.
  */
 export const GetFriendCodeResponseSchema: GenMessage<GetFriendCodeResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 4);
+  messageDesc(file_domino_social_v1_social_service, 8);
 
 /**
  * @generated from message domino.social.v1.SendFriendRequestRequest
@@ -160,7 +342,7 @@ export type SendFriendRequestRequest = Message<"domino.social.v1.SendFriendReque
  * Use `create(SendFriendRequestRequestSchema)` to create a new message.
  */
 export const SendFriendRequestRequestSchema: GenMessage<SendFriendRequestRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 5);
+  messageDesc(file_domino_social_v1_social_service, 9);
 
 /**
  * @generated from message domino.social.v1.SendFriendRequestResponse
@@ -191,7 +373,7 @@ export type SendFriendRequestResponse = Message<"domino.social.v1.SendFriendRequ
  * Use `create(SendFriendRequestResponseSchema)` to create a new message.
  */
 export const SendFriendRequestResponseSchema: GenMessage<SendFriendRequestResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 6);
+  messageDesc(file_domino_social_v1_social_service, 10);
 
 /**
  * @generated from message domino.social.v1.AcceptFriendRequestRequest
@@ -210,7 +392,7 @@ export type AcceptFriendRequestRequest = Message<"domino.social.v1.AcceptFriendR
  * Use `create(AcceptFriendRequestRequestSchema)` to create a new message.
  */
 export const AcceptFriendRequestRequestSchema: GenMessage<AcceptFriendRequestRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 7);
+  messageDesc(file_domino_social_v1_social_service, 11);
 
 /**
  * @generated from message domino.social.v1.AcceptFriendRequestResponse
@@ -227,7 +409,7 @@ export type AcceptFriendRequestResponse = Message<"domino.social.v1.AcceptFriend
  * Use `create(AcceptFriendRequestResponseSchema)` to create a new message.
  */
 export const AcceptFriendRequestResponseSchema: GenMessage<AcceptFriendRequestResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 8);
+  messageDesc(file_domino_social_v1_social_service, 12);
 
 /**
  * @generated from message domino.social.v1.DeclineFriendRequestRequest
@@ -246,7 +428,7 @@ export type DeclineFriendRequestRequest = Message<"domino.social.v1.DeclineFrien
  * Use `create(DeclineFriendRequestRequestSchema)` to create a new message.
  */
 export const DeclineFriendRequestRequestSchema: GenMessage<DeclineFriendRequestRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 9);
+  messageDesc(file_domino_social_v1_social_service, 13);
 
 /**
  * @generated from message domino.social.v1.DeclineFriendRequestResponse
@@ -259,7 +441,7 @@ export type DeclineFriendRequestResponse = Message<"domino.social.v1.DeclineFrie
  * Use `create(DeclineFriendRequestResponseSchema)` to create a new message.
  */
 export const DeclineFriendRequestResponseSchema: GenMessage<DeclineFriendRequestResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 10);
+  messageDesc(file_domino_social_v1_social_service, 14);
 
 /**
  * @generated from message domino.social.v1.CancelFriendRequestRequest
@@ -278,7 +460,7 @@ export type CancelFriendRequestRequest = Message<"domino.social.v1.CancelFriendR
  * Use `create(CancelFriendRequestRequestSchema)` to create a new message.
  */
 export const CancelFriendRequestRequestSchema: GenMessage<CancelFriendRequestRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 11);
+  messageDesc(file_domino_social_v1_social_service, 15);
 
 /**
  * @generated from message domino.social.v1.CancelFriendRequestResponse
@@ -291,7 +473,7 @@ export type CancelFriendRequestResponse = Message<"domino.social.v1.CancelFriend
  * Use `create(CancelFriendRequestResponseSchema)` to create a new message.
  */
 export const CancelFriendRequestResponseSchema: GenMessage<CancelFriendRequestResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 12);
+  messageDesc(file_domino_social_v1_social_service, 16);
 
 /**
  * @generated from message domino.social.v1.RemoveFriendRequest
@@ -308,7 +490,7 @@ export type RemoveFriendRequest = Message<"domino.social.v1.RemoveFriendRequest"
  * Use `create(RemoveFriendRequestSchema)` to create a new message.
  */
 export const RemoveFriendRequestSchema: GenMessage<RemoveFriendRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 13);
+  messageDesc(file_domino_social_v1_social_service, 17);
 
 /**
  * @generated from message domino.social.v1.RemoveFriendResponse
@@ -325,7 +507,7 @@ export type RemoveFriendResponse = Message<"domino.social.v1.RemoveFriendRespons
  * Use `create(RemoveFriendResponseSchema)` to create a new message.
  */
 export const RemoveFriendResponseSchema: GenMessage<RemoveFriendResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 14);
+  messageDesc(file_domino_social_v1_social_service, 18);
 
 /**
  * @generated from message domino.social.v1.BlockPlayerRequest
@@ -342,7 +524,7 @@ export type BlockPlayerRequest = Message<"domino.social.v1.BlockPlayerRequest"> 
  * Use `create(BlockPlayerRequestSchema)` to create a new message.
  */
 export const BlockPlayerRequestSchema: GenMessage<BlockPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 15);
+  messageDesc(file_domino_social_v1_social_service, 19);
 
 /**
  * @generated from message domino.social.v1.BlockPlayerResponse
@@ -359,7 +541,7 @@ export type BlockPlayerResponse = Message<"domino.social.v1.BlockPlayerResponse"
  * Use `create(BlockPlayerResponseSchema)` to create a new message.
  */
 export const BlockPlayerResponseSchema: GenMessage<BlockPlayerResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 16);
+  messageDesc(file_domino_social_v1_social_service, 20);
 
 /**
  * @generated from message domino.social.v1.UnblockPlayerRequest
@@ -376,7 +558,7 @@ export type UnblockPlayerRequest = Message<"domino.social.v1.UnblockPlayerReques
  * Use `create(UnblockPlayerRequestSchema)` to create a new message.
  */
 export const UnblockPlayerRequestSchema: GenMessage<UnblockPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 17);
+  messageDesc(file_domino_social_v1_social_service, 21);
 
 /**
  * @generated from message domino.social.v1.UnblockPlayerResponse
@@ -393,7 +575,7 @@ export type UnblockPlayerResponse = Message<"domino.social.v1.UnblockPlayerRespo
  * Use `create(UnblockPlayerResponseSchema)` to create a new message.
  */
 export const UnblockPlayerResponseSchema: GenMessage<UnblockPlayerResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 18);
+  messageDesc(file_domino_social_v1_social_service, 22);
 
 /**
  * @generated from message domino.social.v1.ListFriendsRequest
@@ -419,7 +601,7 @@ export type ListFriendsRequest = Message<"domino.social.v1.ListFriendsRequest"> 
  * Use `create(ListFriendsRequestSchema)` to create a new message.
  */
 export const ListFriendsRequestSchema: GenMessage<ListFriendsRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 19);
+  messageDesc(file_domino_social_v1_social_service, 23);
 
 /**
  * @generated from message domino.social.v1.ListFriendsResponse
@@ -443,7 +625,7 @@ export type ListFriendsResponse = Message<"domino.social.v1.ListFriendsResponse"
  * Use `create(ListFriendsResponseSchema)` to create a new message.
  */
 export const ListFriendsResponseSchema: GenMessage<ListFriendsResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 20);
+  messageDesc(file_domino_social_v1_social_service, 24);
 
 /**
  * @generated from message domino.social.v1.ListFriendRequestsRequest
@@ -476,7 +658,7 @@ export type ListFriendRequestsRequest = Message<"domino.social.v1.ListFriendRequ
  * Use `create(ListFriendRequestsRequestSchema)` to create a new message.
  */
 export const ListFriendRequestsRequestSchema: GenMessage<ListFriendRequestsRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 21);
+  messageDesc(file_domino_social_v1_social_service, 25);
 
 /**
  * @generated from message domino.social.v1.ListFriendRequestsResponse
@@ -500,7 +682,7 @@ export type ListFriendRequestsResponse = Message<"domino.social.v1.ListFriendReq
  * Use `create(ListFriendRequestsResponseSchema)` to create a new message.
  */
 export const ListFriendRequestsResponseSchema: GenMessage<ListFriendRequestsResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 22);
+  messageDesc(file_domino_social_v1_social_service, 26);
 
 /**
  * @generated from message domino.social.v1.ListBlockedPlayersRequest
@@ -526,7 +708,7 @@ export type ListBlockedPlayersRequest = Message<"domino.social.v1.ListBlockedPla
  * Use `create(ListBlockedPlayersRequestSchema)` to create a new message.
  */
 export const ListBlockedPlayersRequestSchema: GenMessage<ListBlockedPlayersRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 23);
+  messageDesc(file_domino_social_v1_social_service, 27);
 
 /**
  * @generated from message domino.social.v1.ListBlockedPlayersResponse
@@ -550,7 +732,7 @@ export type ListBlockedPlayersResponse = Message<"domino.social.v1.ListBlockedPl
  * Use `create(ListBlockedPlayersResponseSchema)` to create a new message.
  */
 export const ListBlockedPlayersResponseSchema: GenMessage<ListBlockedPlayersResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 24);
+  messageDesc(file_domino_social_v1_social_service, 28);
 
 /**
  * @generated from message domino.social.v1.ExportPlayerDataRequest
@@ -569,7 +751,7 @@ export type ExportPlayerDataRequest = Message<"domino.social.v1.ExportPlayerData
  * Use `create(ExportPlayerDataRequestSchema)` to create a new message.
  */
 export const ExportPlayerDataRequestSchema: GenMessage<ExportPlayerDataRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 25);
+  messageDesc(file_domino_social_v1_social_service, 29);
 
 /**
  * @generated from message domino.social.v1.ExportPlayerDataResponse
@@ -609,6 +791,25 @@ export type ExportPlayerDataResponse = Message<"domino.social.v1.ExportPlayerDat
    * @generated from field: repeated domino.social.v1.BlockedPlayer blocked = 5;
    */
   blocked: BlockedPlayer[];
+
+  /**
+   * Every phone registered for pushes (the tokens themselves included: they are the player's).
+   *
+   * @generated from field: repeated domino.social.v1.PushTarget push_tokens = 6;
+   */
+  pushTokens: PushTarget[];
+
+  /**
+   * Every notification in their inbox, the newest first.
+   *
+   * @generated from field: repeated domino.social.v1.Notification notifications = 7;
+   */
+  notifications: Notification[];
+
+  /**
+   * @generated from field: domino.social.v1.NotificationSettings notification_settings = 8;
+   */
+  notificationSettings?: NotificationSettings | undefined;
 };
 
 /**
@@ -616,7 +817,7 @@ export type ExportPlayerDataResponse = Message<"domino.social.v1.ExportPlayerDat
  * Use `create(ExportPlayerDataResponseSchema)` to create a new message.
  */
 export const ExportPlayerDataResponseSchema: GenMessage<ExportPlayerDataResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 26);
+  messageDesc(file_domino_social_v1_social_service, 30);
 
 /**
  * @generated from message domino.social.v1.ErasePlayerRequest
@@ -635,7 +836,7 @@ export type ErasePlayerRequest = Message<"domino.social.v1.ErasePlayerRequest"> 
  * Use `create(ErasePlayerRequestSchema)` to create a new message.
  */
 export const ErasePlayerRequestSchema: GenMessage<ErasePlayerRequest> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 27);
+  messageDesc(file_domino_social_v1_social_service, 31);
 
 /**
  * @generated from message domino.social.v1.ErasePlayerResponse
@@ -654,7 +855,677 @@ export type ErasePlayerResponse = Message<"domino.social.v1.ErasePlayerResponse"
  * Use `create(ErasePlayerResponseSchema)` to create a new message.
  */
 export const ErasePlayerResponseSchema: GenMessage<ErasePlayerResponse> = /*@__PURE__*/
-  messageDesc(file_domino_social_v1_social_service, 28);
+  messageDesc(file_domino_social_v1_social_service, 32);
+
+/**
+ * @generated from message domino.social.v1.ListNotificationsRequest
+ */
+export type ListNotificationsRequest = Message<"domino.social.v1.ListNotificationsRequest"> & {
+  /**
+   * At most this many (1-100; 0: 50; above 100 or below 0: INVALID_ARGUMENT).
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * @generated from field: bool unread_only = 3;
+   */
+  unreadOnly: boolean;
+};
+
+/**
+ * Describes the message domino.social.v1.ListNotificationsRequest.
+ * Use `create(ListNotificationsRequestSchema)` to create a new message.
+ */
+export const ListNotificationsRequestSchema: GenMessage<ListNotificationsRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 33);
+
+/**
+ * @generated from message domino.social.v1.ListNotificationsResponse
+ */
+export type ListNotificationsResponse = Message<"domino.social.v1.ListNotificationsResponse"> & {
+  /**
+   * @generated from field: repeated domino.social.v1.Notification notifications = 1;
+   */
+  notifications: Notification[];
+
+  /**
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * @generated from field: int32 unread_count = 3;
+   */
+  unreadCount: number;
+};
+
+/**
+ * Describes the message domino.social.v1.ListNotificationsResponse.
+ * Use `create(ListNotificationsResponseSchema)` to create a new message.
+ */
+export const ListNotificationsResponseSchema: GenMessage<ListNotificationsResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 34);
+
+/**
+ * @generated from message domino.social.v1.WatchNotificationsRequest
+ */
+export type WatchNotificationsRequest = Message<"domino.social.v1.WatchNotificationsRequest"> & {
+};
+
+/**
+ * Describes the message domino.social.v1.WatchNotificationsRequest.
+ * Use `create(WatchNotificationsRequestSchema)` to create a new message.
+ */
+export const WatchNotificationsRequestSchema: GenMessage<WatchNotificationsRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 35);
+
+/**
+ * @generated from message domino.social.v1.WatchNotificationsResponse
+ */
+export type WatchNotificationsResponse = Message<"domino.social.v1.WatchNotificationsResponse"> & {
+  /**
+   * Unset in the first message, which says how things stand.
+   *
+   * @generated from field: optional domino.social.v1.Notification notification = 1;
+   */
+  notification?: Notification | undefined;
+
+  /**
+   * @generated from field: int32 unread_count = 2;
+   */
+  unreadCount: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp server_time = 3;
+   */
+  serverTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message domino.social.v1.WatchNotificationsResponse.
+ * Use `create(WatchNotificationsResponseSchema)` to create a new message.
+ */
+export const WatchNotificationsResponseSchema: GenMessage<WatchNotificationsResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 36);
+
+/**
+ * @generated from message domino.social.v1.MarkNotificationsReadRequest
+ */
+export type MarkNotificationsReadRequest = Message<"domino.social.v1.MarkNotificationsReadRequest"> & {
+  /**
+   * At most 100.
+   *
+   * @generated from field: repeated string notification_ids = 1;
+   */
+  notificationIds: string[];
+
+  /**
+   * Every notification of the caller's (notification_ids must then be empty).
+   *
+   * @generated from field: bool all = 2;
+   */
+  all: boolean;
+};
+
+/**
+ * Describes the message domino.social.v1.MarkNotificationsReadRequest.
+ * Use `create(MarkNotificationsReadRequestSchema)` to create a new message.
+ */
+export const MarkNotificationsReadRequestSchema: GenMessage<MarkNotificationsReadRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 37);
+
+/**
+ * @generated from message domino.social.v1.MarkNotificationsReadResponse
+ */
+export type MarkNotificationsReadResponse = Message<"domino.social.v1.MarkNotificationsReadResponse"> & {
+  /**
+   * @generated from field: int32 unread_count = 1;
+   */
+  unreadCount: number;
+};
+
+/**
+ * Describes the message domino.social.v1.MarkNotificationsReadResponse.
+ * Use `create(MarkNotificationsReadResponseSchema)` to create a new message.
+ */
+export const MarkNotificationsReadResponseSchema: GenMessage<MarkNotificationsReadResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 38);
+
+/**
+ * @generated from message domino.social.v1.RegisterPushTokenRequest
+ */
+export type RegisterPushTokenRequest = Message<"domino.social.v1.RegisterPushTokenRequest"> & {
+  /**
+   * The app's own id for this installation (a UUID it keeps; at most 64 characters).
+   *
+   * @generated from field: string installation_id = 1;
+   */
+  installationId: string;
+
+  /**
+   * @generated from field: domino.social.v1.PushPlatform platform = 2;
+   */
+  platform: PushPlatform;
+
+  /**
+   * APNs: the device token, 64-200 hex digits; FCM: the registration token, 1-4096 characters.
+   *
+   * @generated from field: string token = 3;
+   */
+  token: string;
+
+  /**
+   * APNs only (required there).
+   *
+   * @generated from field: domino.social.v1.ApnsEnvironment apns_environment = 4;
+   */
+  apnsEnvironment: ApnsEnvironment;
+
+  /**
+   * A BCP 47 tag ("es-ES"), at most 35 characters; the app renders texts itself, this is
+   * for the push's own fallback.
+   *
+   * @generated from field: string locale = 5;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message domino.social.v1.RegisterPushTokenRequest.
+ * Use `create(RegisterPushTokenRequestSchema)` to create a new message.
+ */
+export const RegisterPushTokenRequestSchema: GenMessage<RegisterPushTokenRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 39);
+
+/**
+ * @generated from message domino.social.v1.PushInstallation
+ */
+export type PushInstallation = Message<"domino.social.v1.PushInstallation"> & {
+  /**
+   * @generated from field: string installation_id = 1;
+   */
+  installationId: string;
+
+  /**
+   * @generated from field: domino.social.v1.PushPlatform platform = 2;
+   */
+  platform: PushPlatform;
+
+  /**
+   * @generated from field: domino.social.v1.ApnsEnvironment apns_environment = 3;
+   */
+  apnsEnvironment: ApnsEnvironment;
+
+  /**
+   * @generated from field: string locale = 4;
+   */
+  locale: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp registered_at = 5;
+   */
+  registeredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message domino.social.v1.PushInstallation.
+ * Use `create(PushInstallationSchema)` to create a new message.
+ */
+export const PushInstallationSchema: GenMessage<PushInstallation> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 40);
+
+/**
+ * @generated from message domino.social.v1.RegisterPushTokenResponse
+ */
+export type RegisterPushTokenResponse = Message<"domino.social.v1.RegisterPushTokenResponse"> & {
+  /**
+   * @generated from field: domino.social.v1.PushInstallation installation = 1;
+   */
+  installation?: PushInstallation | undefined;
+};
+
+/**
+ * Describes the message domino.social.v1.RegisterPushTokenResponse.
+ * Use `create(RegisterPushTokenResponseSchema)` to create a new message.
+ */
+export const RegisterPushTokenResponseSchema: GenMessage<RegisterPushTokenResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 41);
+
+/**
+ * @generated from message domino.social.v1.UnregisterPushTokenRequest
+ */
+export type UnregisterPushTokenRequest = Message<"domino.social.v1.UnregisterPushTokenRequest"> & {
+  /**
+   * @generated from field: string installation_id = 1;
+   */
+  installationId: string;
+};
+
+/**
+ * Describes the message domino.social.v1.UnregisterPushTokenRequest.
+ * Use `create(UnregisterPushTokenRequestSchema)` to create a new message.
+ */
+export const UnregisterPushTokenRequestSchema: GenMessage<UnregisterPushTokenRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 42);
+
+/**
+ * @generated from message domino.social.v1.UnregisterPushTokenResponse
+ */
+export type UnregisterPushTokenResponse = Message<"domino.social.v1.UnregisterPushTokenResponse"> & {
+  /**
+   * @generated from field: bool removed = 1;
+   */
+  removed: boolean;
+};
+
+/**
+ * Describes the message domino.social.v1.UnregisterPushTokenResponse.
+ * Use `create(UnregisterPushTokenResponseSchema)` to create a new message.
+ */
+export const UnregisterPushTokenResponseSchema: GenMessage<UnregisterPushTokenResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 43);
+
+/**
+ * @generated from message domino.social.v1.GetNotificationSettingsRequest
+ */
+export type GetNotificationSettingsRequest = Message<"domino.social.v1.GetNotificationSettingsRequest"> & {
+};
+
+/**
+ * Describes the message domino.social.v1.GetNotificationSettingsRequest.
+ * Use `create(GetNotificationSettingsRequestSchema)` to create a new message.
+ */
+export const GetNotificationSettingsRequestSchema: GenMessage<GetNotificationSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 44);
+
+/**
+ * @generated from message domino.social.v1.GetNotificationSettingsResponse
+ */
+export type GetNotificationSettingsResponse = Message<"domino.social.v1.GetNotificationSettingsResponse"> & {
+  /**
+   * @generated from field: domino.social.v1.NotificationSettings settings = 1;
+   */
+  settings?: NotificationSettings | undefined;
+};
+
+/**
+ * Describes the message domino.social.v1.GetNotificationSettingsResponse.
+ * Use `create(GetNotificationSettingsResponseSchema)` to create a new message.
+ */
+export const GetNotificationSettingsResponseSchema: GenMessage<GetNotificationSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 45);
+
+/**
+ * @generated from message domino.social.v1.UpdateNotificationSettingsRequest
+ */
+export type UpdateNotificationSettingsRequest = Message<"domino.social.v1.UpdateNotificationSettingsRequest"> & {
+  /**
+   * Set: replaces the list (an empty list with clear_push_disabled: every kind pushes).
+   *
+   * @generated from field: repeated domino.social.v1.NotificationKind push_disabled = 1;
+   */
+  pushDisabled: NotificationKind[];
+
+  /**
+   * @generated from field: bool clear_push_disabled = 2;
+   */
+  clearPushDisabled: boolean;
+
+  /**
+   * @generated from field: optional domino.social.v1.QuietHours quiet_hours = 3;
+   */
+  quietHours?: QuietHours | undefined;
+
+  /**
+   * @generated from field: bool clear_quiet_hours = 4;
+   */
+  clearQuietHours: boolean;
+
+  /**
+   * @generated from field: optional string time_zone = 5;
+   */
+  timeZone?: string | undefined;
+};
+
+/**
+ * Describes the message domino.social.v1.UpdateNotificationSettingsRequest.
+ * Use `create(UpdateNotificationSettingsRequestSchema)` to create a new message.
+ */
+export const UpdateNotificationSettingsRequestSchema: GenMessage<UpdateNotificationSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 46);
+
+/**
+ * @generated from message domino.social.v1.UpdateNotificationSettingsResponse
+ */
+export type UpdateNotificationSettingsResponse = Message<"domino.social.v1.UpdateNotificationSettingsResponse"> & {
+  /**
+   * @generated from field: domino.social.v1.NotificationSettings settings = 1;
+   */
+  settings?: NotificationSettings | undefined;
+};
+
+/**
+ * Describes the message domino.social.v1.UpdateNotificationSettingsResponse.
+ * Use `create(UpdateNotificationSettingsResponseSchema)` to create a new message.
+ */
+export const UpdateNotificationSettingsResponseSchema: GenMessage<UpdateNotificationSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 47);
+
+/**
+ * @generated from message domino.social.v1.NewNotification
+ */
+export type NewNotification = Message<"domino.social.v1.NewNotification"> & {
+  /**
+   * The poster's, derived from what it is about (so a retry or a second replica posts the
+   * same id): a UUID.
+   *
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+
+  /**
+   * @generated from field: string recipient_player_id = 2;
+   */
+  recipientPlayerId: string;
+
+  /**
+   * @generated from field: domino.social.v1.NotificationKind kind = 3;
+   */
+  kind: NotificationKind;
+
+  /**
+   * @generated from field: string text_key = 4;
+   */
+  textKey: string;
+
+  /**
+   * @generated from field: map<string, string> args = 5;
+   */
+  args: { [key: string]: string };
+
+  /**
+   * @generated from field: string player_id = 6;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string match_id = 7;
+   */
+  matchId: string;
+
+  /**
+   * @generated from field: string room_id = 8;
+   */
+  roomId: string;
+
+  /**
+   * @generated from field: string invite_id = 9;
+   */
+  inviteId: string;
+
+  /**
+   * Unset: the kind's default lifetime (docs/social.md).
+   *
+   * @generated from field: optional google.protobuf.Timestamp expires_at = 10;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message domino.social.v1.NewNotification.
+ * Use `create(NewNotificationSchema)` to create a new message.
+ */
+export const NewNotificationSchema: GenMessage<NewNotification> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 48);
+
+/**
+ * @generated from message domino.social.v1.PostNotificationsRequest
+ */
+export type PostNotificationsRequest = Message<"domino.social.v1.PostNotificationsRequest"> & {
+  /**
+   * At most 100.
+   *
+   * @generated from field: repeated domino.social.v1.NewNotification notifications = 1;
+   */
+  notifications: NewNotification[];
+};
+
+/**
+ * Describes the message domino.social.v1.PostNotificationsRequest.
+ * Use `create(PostNotificationsRequestSchema)` to create a new message.
+ */
+export const PostNotificationsRequestSchema: GenMessage<PostNotificationsRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 49);
+
+/**
+ * @generated from message domino.social.v1.PostNotificationsResponse
+ */
+export type PostNotificationsResponse = Message<"domino.social.v1.PostNotificationsResponse"> & {
+  /**
+   * How many were new (a repeated id is not).
+   *
+   * @generated from field: int32 stored = 1;
+   */
+  stored: number;
+};
+
+/**
+ * Describes the message domino.social.v1.PostNotificationsResponse.
+ * Use `create(PostNotificationsResponseSchema)` to create a new message.
+ */
+export const PostNotificationsResponseSchema: GenMessage<PostNotificationsResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 50);
+
+/**
+ * @generated from message domino.social.v1.CheckRelationsRequest
+ */
+export type CheckRelationsRequest = Message<"domino.social.v1.CheckRelationsRequest"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * At most 100.
+   *
+   * @generated from field: repeated string others = 2;
+   */
+  others: string[];
+};
+
+/**
+ * Describes the message domino.social.v1.CheckRelationsRequest.
+ * Use `create(CheckRelationsRequestSchema)` to create a new message.
+ */
+export const CheckRelationsRequestSchema: GenMessage<CheckRelationsRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 51);
+
+/**
+ * @generated from message domino.social.v1.Relation
+ */
+export type Relation = Message<"domino.social.v1.Relation"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: bool friends = 2;
+   */
+  friends: boolean;
+
+  /**
+   * Either blocks the other.
+   *
+   * @generated from field: bool blocked = 3;
+   */
+  blocked: boolean;
+};
+
+/**
+ * Describes the message domino.social.v1.Relation.
+ * Use `create(RelationSchema)` to create a new message.
+ */
+export const RelationSchema: GenMessage<Relation> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 52);
+
+/**
+ * @generated from message domino.social.v1.CheckRelationsResponse
+ */
+export type CheckRelationsResponse = Message<"domino.social.v1.CheckRelationsResponse"> & {
+  /**
+   * @generated from field: repeated domino.social.v1.Relation relations = 1;
+   */
+  relations: Relation[];
+};
+
+/**
+ * Describes the message domino.social.v1.CheckRelationsResponse.
+ * Use `create(CheckRelationsResponseSchema)` to create a new message.
+ */
+export const CheckRelationsResponseSchema: GenMessage<CheckRelationsResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 53);
+
+/**
+ * @generated from message domino.social.v1.PushTarget
+ */
+export type PushTarget = Message<"domino.social.v1.PushTarget"> & {
+  /**
+   * @generated from field: string installation_id = 1;
+   */
+  installationId: string;
+
+  /**
+   * @generated from field: domino.social.v1.PushPlatform platform = 2;
+   */
+  platform: PushPlatform;
+
+  /**
+   * @generated from field: string token = 3;
+   */
+  token: string;
+
+  /**
+   * @generated from field: domino.social.v1.ApnsEnvironment apns_environment = 4;
+   */
+  apnsEnvironment: ApnsEnvironment;
+
+  /**
+   * @generated from field: string locale = 5;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message domino.social.v1.PushTarget.
+ * Use `create(PushTargetSchema)` to create a new message.
+ */
+export const PushTargetSchema: GenMessage<PushTarget> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 54);
+
+/**
+ * @generated from message domino.social.v1.ClaimPushRequest
+ */
+export type ClaimPushRequest = Message<"domino.social.v1.ClaimPushRequest"> & {
+  /**
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+};
+
+/**
+ * Describes the message domino.social.v1.ClaimPushRequest.
+ * Use `create(ClaimPushRequestSchema)` to create a new message.
+ */
+export const ClaimPushRequestSchema: GenMessage<ClaimPushRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 55);
+
+/**
+ * @generated from message domino.social.v1.ClaimPushResponse
+ */
+export type ClaimPushResponse = Message<"domino.social.v1.ClaimPushResponse"> & {
+  /**
+   * @generated from field: domino.social.v1.PushDecision decision = 1;
+   */
+  decision: PushDecision;
+
+  /**
+   * SEND: the notification, its recipient and their phones.
+   *
+   * @generated from field: domino.social.v1.Notification notification = 2;
+   */
+  notification?: Notification | undefined;
+
+  /**
+   * @generated from field: string recipient_player_id = 3;
+   */
+  recipientPlayerId: string;
+
+  /**
+   * @generated from field: repeated domino.social.v1.PushTarget targets = 4;
+   */
+  targets: PushTarget[];
+
+  /**
+   * The display names of player_id and the recipient, for the push's fallback text.
+   *
+   * @generated from field: map<string, string> display_names = 5;
+   */
+  displayNames: { [key: string]: string };
+};
+
+/**
+ * Describes the message domino.social.v1.ClaimPushResponse.
+ * Use `create(ClaimPushResponseSchema)` to create a new message.
+ */
+export const ClaimPushResponseSchema: GenMessage<ClaimPushResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 56);
+
+/**
+ * @generated from message domino.social.v1.ForgetPushTokenRequest
+ */
+export type ForgetPushTokenRequest = Message<"domino.social.v1.ForgetPushTokenRequest"> & {
+  /**
+   * @generated from field: domino.social.v1.PushPlatform platform = 1;
+   */
+  platform: PushPlatform;
+
+  /**
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message domino.social.v1.ForgetPushTokenRequest.
+ * Use `create(ForgetPushTokenRequestSchema)` to create a new message.
+ */
+export const ForgetPushTokenRequestSchema: GenMessage<ForgetPushTokenRequest> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 57);
+
+/**
+ * @generated from message domino.social.v1.ForgetPushTokenResponse
+ */
+export type ForgetPushTokenResponse = Message<"domino.social.v1.ForgetPushTokenResponse"> & {
+  /**
+   * @generated from field: bool removed = 1;
+   */
+  removed: boolean;
+};
+
+/**
+ * Describes the message domino.social.v1.ForgetPushTokenResponse.
+ * Use `create(ForgetPushTokenResponseSchema)` to create a new message.
+ */
+export const ForgetPushTokenResponseSchema: GenMessage<ForgetPushTokenResponse> = /*@__PURE__*/
+  messageDesc(file_domino_social_v1_social_service, 58);
 
 /**
  * Which way a pending friend request goes, seen from the caller.
@@ -721,6 +1592,253 @@ export enum SendOutcome {
  */
 export const SendOutcomeSchema: GenEnum<SendOutcome> = /*@__PURE__*/
   enumDesc(file_domino_social_v1_social_service, 1);
+
+/**
+ * @generated from enum domino.social.v1.Availability
+ */
+export enum Availability {
+  /**
+   * @generated from enum value: AVAILABILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * No app of theirs is open (last_seen says when one last was).
+   *
+   * @generated from enum value: AVAILABILITY_OFFLINE = 1;
+   */
+  OFFLINE = 1,
+
+  /**
+   * An app of theirs is open (WatchNotifications).
+   *
+   * @generated from enum value: AVAILABILITY_ONLINE = 2;
+   */
+  ONLINE = 2,
+
+  /**
+   * Seated in a match being played (match_id, rules, watchable), app open or not.
+   *
+   * @generated from enum value: AVAILABILITY_PLAYING = 3;
+   */
+  PLAYING = 3,
+}
+
+/**
+ * Describes the enum domino.social.v1.Availability.
+ */
+export const AvailabilitySchema: GenEnum<Availability> = /*@__PURE__*/
+  enumDesc(file_domino_social_v1_social_service, 2);
+
+/**
+ * What a notification is about. Each kind has its localisation keys (docs/social.md, "The
+ * inbox"): the app renders the key and its arguments in its own language.
+ *
+ * @generated from enum domino.social.v1.NotificationKind
+ */
+export enum NotificationKind {
+  /**
+   * @generated from enum value: NOTIFICATION_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * player_id sent the recipient a friend request.
+   *
+   * @generated from enum value: NOTIFICATION_KIND_FRIEND_REQUEST = 1;
+   */
+  FRIEND_REQUEST = 1,
+
+  /**
+   * player_id accepted the recipient's friend request.
+   *
+   * @generated from enum value: NOTIFICATION_KIND_FRIEND_ACCEPTED = 2;
+   */
+  FRIEND_ACCEPTED = 2,
+
+  /**
+   * player_id invites the recipient to room_id (invite_id: MatchmakingService.AnswerInvite).
+   *
+   * @generated from enum value: NOTIFICATION_KIND_INVITE = 3;
+   */
+  INVITE = 3,
+
+  /**
+   * player_id accepted or declined the recipient's invite (args "answer": accepted|declined).
+   *
+   * @generated from enum value: NOTIFICATION_KIND_INVITE_ANSWERED = 4;
+   */
+  INVITE_ANSWERED = 4,
+
+  /**
+   * player_id asks the recipient to play match_id's table again in room_id (invite_id).
+   *
+   * @generated from enum value: NOTIFICATION_KIND_REMATCH = 5;
+   */
+  REMATCH = 5,
+
+  /**
+   * It is the recipient's turn in match_id (args "seconds_left"); expires with the turn.
+   *
+   * @generated from enum value: NOTIFICATION_KIND_YOUR_TURN = 6;
+   */
+  YOUR_TURN = 6,
+
+  /**
+   * match_id ended (args "outcome": won|lost, "points", "opponent_points").
+   *
+   * @generated from enum value: NOTIFICATION_KIND_MATCH_RESULT = 7;
+   */
+  MATCH_RESULT = 7,
+
+  /**
+   * The recipient's rating changed after match_id (args "before", "after").
+   *
+   * @generated from enum value: NOTIFICATION_KIND_RATING_CHANGE = 8;
+   */
+  RATING_CHANGE = 8,
+
+  /**
+   * The recipient's account was banned (args "until": RFC 3339, or "" for good) or unbanned.
+   *
+   * @generated from enum value: NOTIFICATION_KIND_BAN = 9;
+   */
+  BAN = 9,
+
+  /**
+   * Something about the recipient's account (args "what": device_added|identity_linked|...).
+   *
+   * @generated from enum value: NOTIFICATION_KIND_ACCOUNT = 10;
+   */
+  ACCOUNT = 10,
+}
+
+/**
+ * Describes the enum domino.social.v1.NotificationKind.
+ */
+export const NotificationKindSchema: GenEnum<NotificationKind> = /*@__PURE__*/
+  enumDesc(file_domino_social_v1_social_service, 3);
+
+/**
+ * @generated from enum domino.social.v1.PushPlatform
+ */
+export enum PushPlatform {
+  /**
+   * @generated from enum value: PUSH_PLATFORM_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Apple Push Notification service: token is the device token (hex).
+   *
+   * @generated from enum value: PUSH_PLATFORM_APNS = 1;
+   */
+  APNS = 1,
+
+  /**
+   * Firebase Cloud Messaging: token is the registration token.
+   *
+   * @generated from enum value: PUSH_PLATFORM_FCM = 2;
+   */
+  FCM = 2,
+}
+
+/**
+ * Describes the enum domino.social.v1.PushPlatform.
+ */
+export const PushPlatformSchema: GenEnum<PushPlatform> = /*@__PURE__*/
+  enumDesc(file_domino_social_v1_social_service, 4);
+
+/**
+ * @generated from enum domino.social.v1.ApnsEnvironment
+ */
+export enum ApnsEnvironment {
+  /**
+   * @generated from enum value: APNS_ENVIRONMENT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Development builds: APNs's sandbox.
+   *
+   * @generated from enum value: APNS_ENVIRONMENT_SANDBOX = 1;
+   */
+  SANDBOX = 1,
+
+  /**
+   * @generated from enum value: APNS_ENVIRONMENT_PRODUCTION = 2;
+   */
+  PRODUCTION = 2,
+}
+
+/**
+ * Describes the enum domino.social.v1.ApnsEnvironment.
+ */
+export const ApnsEnvironmentSchema: GenEnum<ApnsEnvironment> = /*@__PURE__*/
+  enumDesc(file_domino_social_v1_social_service, 5);
+
+/**
+ * @generated from enum domino.social.v1.PushDecision
+ */
+export enum PushDecision {
+  /**
+   * @generated from enum value: PUSH_DECISION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Push it to targets.
+   *
+   * @generated from enum value: PUSH_DECISION_SEND = 1;
+   */
+  SEND = 1,
+
+  /**
+   * @generated from enum value: PUSH_DECISION_ALREADY_CLAIMED = 2;
+   */
+  ALREADY_CLAIMED = 2,
+
+  /**
+   * Unknown, expired, erased, or read already.
+   *
+   * @generated from enum value: PUSH_DECISION_GONE = 3;
+   */
+  GONE = 3,
+
+  /**
+   * The recipient disabled pushes of this kind.
+   *
+   * @generated from enum value: PUSH_DECISION_OPTED_OUT = 4;
+   */
+  OPTED_OUT = 4,
+
+  /**
+   * The recipient's quiet hours (never for your turn).
+   *
+   * @generated from enum value: PUSH_DECISION_QUIET_HOURS = 5;
+   */
+  QUIET_HOURS = 5,
+
+  /**
+   * The recipient's pushes per minute are spent.
+   *
+   * @generated from enum value: PUSH_DECISION_RATE_LIMITED = 6;
+   */
+  RATE_LIMITED = 6,
+
+  /**
+   * No phone registered.
+   *
+   * @generated from enum value: PUSH_DECISION_NO_TOKENS = 7;
+   */
+  NO_TOKENS = 7,
+}
+
+/**
+ * Describes the enum domino.social.v1.PushDecision.
+ */
+export const PushDecisionSchema: GenEnum<PushDecision> = /*@__PURE__*/
+  enumDesc(file_domino_social_v1_social_service, 6);
 
 /**
  * SocialService: friends and blocks (docs/social.md). A player finds another by their
@@ -888,6 +2006,132 @@ export const SocialService: GenService<{
     methodKind: "unary";
     input: typeof ListBlockedPlayersRequestSchema;
     output: typeof ListBlockedPlayersResponseSchema;
+  },
+  /**
+   * ---- The inbox (docs/social.md, "The inbox") ----------------------------------------------
+   * The caller's notifications, the newest first (page_size 1-100, 0: 50; more is refused);
+   * expired ones are gone. unread_only lists the unread alone.
+   *
+   * @generated from rpc domino.social.v1.SocialService.ListNotifications
+   */
+  listNotifications: {
+    methodKind: "unary";
+    input: typeof ListNotificationsRequestSchema;
+    output: typeof ListNotificationsResponseSchema;
+  },
+  /**
+   * While the app is open: first the unread count and the server's clock, then every new
+   * notification as it is stored, until the caller hangs up. While at least one of a player's
+   * streams is open the player is online to their friends; when the last closes, last seen.
+   * At most a few streams per player (RESOURCE_EXHAUSTED beyond).
+   *
+   * @generated from rpc domino.social.v1.SocialService.WatchNotifications
+   */
+  watchNotifications: {
+    methodKind: "server_streaming";
+    input: typeof WatchNotificationsRequestSchema;
+    output: typeof WatchNotificationsResponseSchema;
+  },
+  /**
+   * Marks notifications read: those named, or every one when `all` (ids unknown to the
+   * caller's inbox are NOTIFICATION_NOT_FOUND, and none is marked). Idempotent.
+   *
+   * @generated from rpc domino.social.v1.SocialService.MarkNotificationsRead
+   */
+  markNotificationsRead: {
+    methodKind: "unary";
+    input: typeof MarkNotificationsReadRequestSchema;
+    output: typeof MarkNotificationsReadResponseSchema;
+  },
+  /**
+   * ---- Mobile push (docs/social.md, "Mobile push") -----------------------------------------
+   * Registers this installation's push token (one per installation_id, replacing the last;
+   * at most 10 installations per player: TOO_MANY_PUSH_TOKENS). The token is tied to the
+   * caller's session: when the session ends (sign-out, deletion, ban), the token is forgotten.
+   *
+   * @generated from rpc domino.social.v1.SocialService.RegisterPushToken
+   */
+  registerPushToken: {
+    methodKind: "unary";
+    input: typeof RegisterPushTokenRequestSchema;
+    output: typeof RegisterPushTokenResponseSchema;
+  },
+  /**
+   * Forgets this installation's push token (removed false when there was none).
+   *
+   * @generated from rpc domino.social.v1.SocialService.UnregisterPushToken
+   */
+  unregisterPushToken: {
+    methodKind: "unary";
+    input: typeof UnregisterPushTokenRequestSchema;
+    output: typeof UnregisterPushTokenResponseSchema;
+  },
+  /**
+   * Which kinds may buzz the caller's phones, and their quiet hours.
+   *
+   * @generated from rpc domino.social.v1.SocialService.GetNotificationSettings
+   */
+  getNotificationSettings: {
+    methodKind: "unary";
+    input: typeof GetNotificationSettingsRequestSchema;
+    output: typeof GetNotificationSettingsResponseSchema;
+  },
+  /**
+   * Changes the settings that are set; the others stay.
+   *
+   * @generated from rpc domino.social.v1.SocialService.UpdateNotificationSettings
+   */
+  updateNotificationSettings: {
+    methodKind: "unary";
+    input: typeof UpdateNotificationSettingsRequestSchema;
+    output: typeof UpdateNotificationSettingsResponseSchema;
+  },
+  /**
+   * ---- Services only (a `service` token; its `sub` says which service) ---------------------
+   * Stores notifications for their recipients (sub "notifier", "matchmaking"; and the account
+   * service's `account` token). Idempotent per notification_id: a second post of the same
+   * id changes nothing. A recipient that is a bot or a deleted account is skipped.
+   *
+   * @generated from rpc domino.social.v1.SocialService.PostNotifications
+   */
+  postNotifications: {
+    methodKind: "unary";
+    input: typeof PostNotificationsRequestSchema;
+    output: typeof PostNotificationsResponseSchema;
+  },
+  /**
+   * For matchmaking (sub "matchmaking"): how player_id stands with each of others (friends;
+   * a block either way). Reads only.
+   *
+   * @generated from rpc domino.social.v1.SocialService.CheckRelations
+   */
+  checkRelations: {
+    methodKind: "unary";
+    input: typeof CheckRelationsRequestSchema;
+    output: typeof CheckRelationsResponseSchema;
+  },
+  /**
+   * For the notifier (sub "notifier"): whether the notification may be pushed now, and to
+   * which phones. The first claim of a notification decides; later claims answer
+   * PUSH_DECISION_ALREADY_CLAIMED, so a notification buzzes a phone once at most. A send is
+   * counted against the recipient's pushes per minute.
+   *
+   * @generated from rpc domino.social.v1.SocialService.ClaimPush
+   */
+  claimPush: {
+    methodKind: "unary";
+    input: typeof ClaimPushRequestSchema;
+    output: typeof ClaimPushResponseSchema;
+  },
+  /**
+   * For the notifier: the provider called this token unregistered or invalid; forget it.
+   *
+   * @generated from rpc domino.social.v1.SocialService.ForgetPushToken
+   */
+  forgetPushToken: {
+    methodKind: "unary";
+    input: typeof ForgetPushTokenRequestSchema;
+    output: typeof ForgetPushTokenResponseSchema;
   },
   /**
    * The account service only (its `account` token, `sub` "accounts"; every other token,
