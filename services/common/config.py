@@ -76,6 +76,9 @@ class Settings(BaseSettings):
                                                      "or more always do (services/matchmaking/rated_matches.py)")
     matchmaking_poll_seconds: float = Field(1.0, description="how often the bot fill and the re-start of "
                                                              "interrupted match starts run")
+    invite_ttl_seconds: float = Field(600.0, gt=0, description="an invite to a room (InviteToRoom, RequestRematch) "
+                                                               "expires this long after it was sent, if its room "
+                                                               "has not started or closed before (docs/invites.md)")
     bots_metrics_port: int = Field(9103)
     bot_think_min_seconds: float = Field(0.6, ge=0, description="a bot at a table with people waits at least this "
                                                                 "long before it moves, so they can follow the play")
@@ -135,6 +138,24 @@ class Settings(BaseSettings):
                                                                 "found or not (FRIEND_REQUESTS_EXHAUSTED, with "
                                                                 "RetryInfo): friend codes cannot be guessed")
     social_blocks_max: int = Field(1000, ge=1, description="players one player may block (TOO_MANY_BLOCKS)")
+    social_notification_days: float = Field(30.0, gt=0, le=365, description="a notification without an expiry of "
+                                                                            "its own leaves the inbox this long "
+                                                                            "after it was stored (your turn, "
+                                                                            "invites and rematches: a day)")
+    social_inbox_streams_per_player: int = Field(5, ge=1, description="WatchNotifications streams one player may "
+                                                                      "hold open on one social process "
+                                                                      "(RESOURCE_EXHAUSTED beyond)")
+    social_inbox_streams_max: int = Field(10000, ge=1, description="WatchNotifications streams one social process "
+                                                                   "serves at most (RESOURCE_EXHAUSTED beyond)")
+    social_outbox_poll_seconds: float = Field(5.0, gt=0, description="the social service's outbox publisher is "
+                                                                     "woken by each notification this process "
+                                                                     "stores; it looks for those others stored "
+                                                                     "(or it failed to publish) this often")
+    push_installations_max: int = Field(10, ge=1, description="phones (app installations) one player may register "
+                                                              "for pushes (TOO_MANY_PUSH_TOKENS)")
+    push_per_minute: int = Field(6, ge=1, description="pushes one player's phones may get in any 60 seconds, "
+                                                      "\"your turn\" included; past it a notification reaches the "
+                                                      "inbox alone (services/social/push_tokens.py)")
 
     # The browsers' edge (services/edge/): gRPC-Web and Connect, forwarded to the services at
     # the addresses above.

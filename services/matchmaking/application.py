@@ -7,8 +7,12 @@ the clock and invite codes (injected, so tests need no sleeping), the observer, 
 account service's standings and the match service behind its MatchCreator and Ratings
 ports. Callers use them by name: `rooms` (room_use_cases.py), `tables` (public tables and
 practice, table_use_cases.py), `players` (where a player is, presence_use_cases.py),
-`ends` (a match ended, or players left it), `starts` and `pending_starts` (match_starts.py)
-and `waiting_queues` (the bot-fill timer's, waiting_queues.py).
+`ends` (a match ended, or players left it), `starts` and `pending_starts` (match_starts.py),
+`waiting_queues` (the bot-fill timer's, waiting_queues.py), `invites` (invite_use_cases.py),
+`rematches` (rematch_use_cases.py) and `notices` (their notifications' posting to the social
+service behind the Social port, notice_posting.py). One pass over the store's notification
+log (PendingStarts.follow_store) tells the bot-fill timer, the notices' poster and the
+rematch rooms' self-start what changed.
 """
 
 from __future__ import annotations
@@ -27,7 +31,11 @@ from .plumbing import Observer, Store
 from .presence import MatchLink, Presence
 from .presence_use_cases import PresenceUseCases, Whereabouts
 from .room_use_cases import CODE_ALPHABET, CODE_LENGTH, RoomUseCases, new_invite_code, normalized_code
+from .invite_use_cases import InviteUseCases
+from .notice_posting import NoticePosting
+from .rematch_use_cases import RematchUseCases
 from .rooms import FailedJoins
+from .social import NoSocial, Social
 from .standings import AnyoneMayPlay, Standings
 from .table_choice import NoRatings, Ratings
 from .table_use_cases import TableSettings, TableUseCases, TicketState
@@ -49,7 +57,8 @@ class MatchmakingApplication(Application[UUID]):
                  on_change: Callable[[UUID], object] = lambda aggregate_id: None,
                  code_source: Callable[[], str] = new_invite_code, ratings: Ratings | None = None,
                  table_rating_spread: float = 10.0, standings: Standings | None = None,
-                 practice_rated: bool = False) -> None:
+                 practice_rated: bool = False, social: Social | None = None,
+                 invite_ttl_seconds: float = 600.0) -> None:
         settings = TableSettings(table_wait_seconds, table_bot_strength, table_rating_spread)  # refused before opening
         super().__init__(env)
         observer = observer or Observer()
@@ -59,13 +68,23 @@ class MatchmakingApplication(Application[UUID]):
         self.store = Store(self.repository, self.events, self.save, observer, on_change, self.waiting_queues.changed)
         self.ends = MatchEnds(self.store, self.matches)
         self.starts = MatchStarts(self.store, self.matches, observer, self.ends.release_match, practice_rated)
-        self.pending_starts = PendingStarts(self.recorder, self.store, self.starts, clock, self.waiting_queues.noted)
+        self.notices = NoticePosting(self.store, social if social is not None else NoSocial(), observer)
         self.rooms = RoomUseCases(self.store, self.starts, self.ends, clock, code_source, standings)
+        self.invites = InviteUseCases(self.store, self.starts, self.ends, self.notices.social, self.notices, clock,
+                                      standings, invite_ttl_seconds)
+        self.rematches = RematchUseCases(self.store, self.invites, self.starts, self.ends, self.matches, clock,
+                                         code_source, standings, invite_ttl_seconds)
+        self.pending_starts = PendingStarts(self.recorder, self.store, self.starts, clock, self._noted)
         self.tables = TableUseCases(self.store, self.starts, self.ends, clock, standings,
                                     ratings if ratings is not None else NoRatings(), observer, self.waiting_queues,
                                     settings)
         self.players = PresenceUseCases(self.store, self.tables.ticket, self.ends)
         self.clock = clock
+
+    def _noted(self, topic: str, originator_id: object) -> None:
+        self.waiting_queues.noted(topic, originator_id)
+        self.notices.noted(topic, originator_id)
+        self.rematches.noted(topic, originator_id)
 
     # Reads for operators and tests: what the store says of a player and of a match.
 

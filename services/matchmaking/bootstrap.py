@@ -1,5 +1,5 @@
 """Wires matchmaking: store, application, the match service's clients (matches and ratings),
-gRPC server, the bot fill and start-again timers, the NATS consumer of match ends, metrics,
+the account and social services' clients, gRPC server, the bot fill and start-again timers, the NATS consumer of match ends, metrics,
 signals."""
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .application import MatchmakingApplication
 from .grpc_adapter import MatchmakingServicer
 from .account_client import GrpcStandings
 from .match_client import GrpcMatchCreator, GrpcRatings
+from .social_client import GrpcSocial
 from .metrics import PrometheusObserver
 from .settings import matchmaking_persistence_env
 
@@ -42,7 +43,7 @@ def create_server(address: str, app: MatchmakingApplication, keys: KeyRing, chan
     ChangeFeed the application reports its changes to, so watchers wake at once. A token of
     a session ``revocations`` lists is refused, and its streams end."""
     servicer = MatchmakingServicer(app.rooms, app.tables, app.players, keys, changes or ChangeFeed(),
-                                   watch_poll_seconds, limits, app.clock, revocations)
+                                   watch_poll_seconds, limits, app.clock, revocations, app.invites, app.rematches)
     return new_server(
         address, SERVICE_NAME,
         lambda server: matchmaking_service_pb2_grpc.add_MatchmakingServiceServicer_to_server(servicer, server), metrics,
@@ -50,12 +51,16 @@ def create_server(address: str, app: MatchmakingApplication, keys: KeyRing, chan
 
 
 async def run_timers(app: MatchmakingApplication, stopping: asyncio.Event, poll_seconds: float = 1.0) -> None:
-    """Fill long-waiting public tables with bots; start matches whose start was interrupted."""
+    """Fill long-waiting public tables with bots; start matches whose start was interrupted;
+    post the invite notifications the social service has not stored yet; start the rematch
+    rooms whose invites have all been answered or run out."""
     while not stopping.is_set():
         try:
-            await asyncio.to_thread(app.pending_starts.follow_store)  # first: it names the queues that changed
+            await asyncio.to_thread(app.pending_starts.follow_store)  # first: it names what changed
             await asyncio.to_thread(app.tables.fill_waiting_tables)
             await asyncio.to_thread(app.pending_starts.step)
+            await asyncio.to_thread(app.notices.step)
+            await asyncio.to_thread(app.rematches.start_unanswered)
         except Exception:  # a fault in one pass must not stop the next
             log.exception("matchmaking timer pass failed")
         try:
@@ -107,12 +112,14 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     keys = KeyRing.load(settings.keys_dir, issues=("service",), accepts=("player",))
     creator = GrpcMatchCreator(settings.match_address, keys, seed_wait_seconds=settings.seed_wait_seconds)
     standings = GrpcStandings(settings.account_address, creator.token)
+    social = GrpcSocial(settings.social_address, creator.token)
     app = MatchmakingApplication(env=matchmaking_persistence_env(settings), matches=creator,
                                  table_wait_seconds=settings.table_wait_seconds,
                                  table_bot_strength=settings.table_bot_strength, observer=PrometheusObserver(),
                                  on_change=changes.publish, ratings=GrpcRatings(creator),
                                  table_rating_spread=settings.table_rating_spread, standings=standings,
-                                 practice_rated=settings.practice_rated)
+                                 practice_rated=settings.practice_rated, social=social,
+                                 invite_ttl_seconds=settings.invite_ttl_seconds)
     revocations, read_revocations = poll_revocations(settings)  # the account service's list, once a second
     server, port = create_server(settings.matchmaking_address, app, keys, changes, limits=limits_of(settings),
                                  metrics=RpcMetrics("matchmaking"), watch_poll_seconds=settings.watch_poll_seconds,
@@ -144,6 +151,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await tail.aclose()
     creator.close()
     standings.close()
+    social.close()
     app.close()
     log.info("matchmaking stopped")
 

@@ -71,6 +71,12 @@ class UnknownTicket(MatchmakingError):
     error_reason = "TICKET_NOT_FOUND"
 
 
+class UnknownInvite(MatchmakingError):
+    """No such invite for the caller: unknown, or neither theirs nor of a room they are in."""
+
+    error_reason = "INVITE_NOT_FOUND"
+
+
 # ---- PERMISSION_DENIED ---------------------------------------------------------------------
 
 class NotHost(MatchmakingError):
@@ -156,6 +162,31 @@ class AlreadyElsewhere(Refused):
     error_reason = "ALREADY_SEATED"
 
 
+class NotFriends(Refused):
+    """An invitee who is not the caller's friend, or a block either way: one answer for both,
+    so a block is never revealed."""
+
+    error_reason = "NOT_FRIENDS"
+
+
+class TooManyInvites(Refused):
+    """More invites pending for the room than it has free seats."""
+
+    error_reason = "TOO_MANY_INVITES"
+
+
+class InviteExpired(Refused):
+    """The invite's room started or closed, its time ran out, or it was answered the other way."""
+
+    error_reason = "INVITE_EXPIRED"
+
+
+class RematchNotAvailable(Refused):
+    """The match is still played, matchmaking did not start it, or the caller had no seat at it."""
+
+    error_reason = "REMATCH_NOT_AVAILABLE"
+
+
 class TicketNotWaiting(Refused):
     """A ticket that is no longer waiting (seated, cancelled, ended) cannot be cancelled."""
 
@@ -190,6 +221,12 @@ class ConcurrencyConflict(MatchmakingError):
 
 class AccountsUnavailable(MatchmakingError):
     """The account service could not say whether the player may play; try again."""
+
+    error_reason = "UNAVAILABLE"
+
+
+class SocialUnavailable(MatchmakingError):
+    """The social service could not say who the caller's friends are; try again (RetryInfo)."""
 
     error_reason = "UNAVAILABLE"
 

@@ -31,12 +31,15 @@ from services.common.revocations import Revocations
 from . import request_reading as read
 from .errors import (
     AccountsUnavailable, Barred, ConcurrencyConflict, InvalidRequest, MatchRefused, MatchServiceUnavailable,
-    NotAPlayer, NotHost, NotInRoom, Refused, TooManyFailedJoins, UnknownRoom, UnknownTicket,
+    NotAPlayer, NotHost, NotInRoom, Refused, SocialUnavailable, TooManyFailedJoins, UnknownInvite, UnknownRoom,
+    UnknownTicket,
 )
-from .messages import practice_pb, presence_pb, room_pb, ticket_pb
+from .invite_use_cases import InviteUseCases
+from .messages import invite_pb, practice_pb, presence_pb, room_pb, ticket_pb
 from .options import check_strength, default_strength
 from .presence import Presence
 from .presence_use_cases import PresenceUseCases
+from .rematch_use_cases import RematchUseCases
 from .room_use_cases import RoomUseCases
 from .rooms import Room
 from .seating import check_seat_number, is_bot
@@ -52,6 +55,7 @@ _STATUS = [
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
     (UnknownRoom, grpc.StatusCode.NOT_FOUND),
     (UnknownTicket, grpc.StatusCode.NOT_FOUND),
+    (UnknownInvite, grpc.StatusCode.NOT_FOUND),
     (NotAPlayer, grpc.StatusCode.PERMISSION_DENIED),
     (NotHost, grpc.StatusCode.PERMISSION_DENIED),
     (NotInRoom, grpc.StatusCode.PERMISSION_DENIED),
@@ -64,6 +68,7 @@ _STATUS = [
     (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (Barred, grpc.StatusCode.PERMISSION_DENIED),
     (AccountsUnavailable, grpc.StatusCode.UNAVAILABLE),
+    (SocialUnavailable, grpc.StatusCode.UNAVAILABLE),
 ]
 T = TypeVar("T")
 MATCH_CALL_THREADS = 4
@@ -74,8 +79,11 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
     def __init__(self, rooms: RoomUseCases, tables: TableUseCases, players: PresenceUseCases, keys: KeyRing,
                  changes: ChangeFeed, poll_seconds: float = 1.0,
                  limits: tuple[StreamLimits, RateLimit] | None = None,
-                 clock: Callable[[], float] = time.time, revocations: Revocations | None = None) -> None:
+                 clock: Callable[[], float] = time.time, revocations: Revocations | None = None,
+                 invites: InviteUseCases | None = None, rematches: RematchUseCases | None = None) -> None:
         self.rooms = rooms
+        self.invites = invites
+        self.rematches = rematches
         # A token of a session the account service revoked is refused, and its streams end.
         self.revocations = revocations or Revocations()
         self.tables = tables
@@ -206,6 +214,51 @@ class MatchmakingServicer(pb_grpc.MatchmakingServiceServicer):
                     return  # closed, the watcher left, or the server is stopping: the last state was sent
                 await end_at_expiry(context, who, DOMAIN)
                 await waiter.wait(min(self.poll_seconds, max(0.0, who.expires_at - time.time())))
+
+    # ---- invites and rematch ---------------------------------------------------------------
+
+    async def InviteToRoom(self, request: pb.InviteToRoomRequest, context: Context) -> pb.InviteToRoomResponse:
+        async with _statuses(context):
+            player = self._player(context)
+            request_id = read.request_id(request.request_id)
+            room_id = read.room_id(request.room_id)
+            invitees = read.invitees(list(request.player_ids), player)
+            room, ids = await asyncio.to_thread(self._invites().invite, player, request_id, room_id, invitees)
+            now = self.clock()
+            return pb.InviteToRoomResponse(invites=[invite_pb(room, n, now) for n in ids])
+
+    async def GetInvite(self, request: pb.GetInviteRequest, context: Context) -> pb.GetInviteResponse:
+        async with _statuses(context):
+            player = self._player(context)
+            room, invite_id = await asyncio.to_thread(self._invites().invite_of, player,
+                                                      read.invite_id(request.invite_id))
+            now = self.clock()
+            return pb.GetInviteResponse(invite=invite_pb(room, invite_id, now), room=room_pb(room, now, player))
+
+    async def AnswerInvite(self, request: pb.AnswerInviteRequest, context: Context) -> pb.AnswerInviteResponse:
+        async with _statuses(context):
+            player = self._player(context)
+            invite_id = read.invite_id(request.invite_id)
+            room, _ = await self._via_match(self._invites().answer, player, invite_id, request.accept)
+            now = self.clock()
+            seated = request.accept and room.is_member(player)
+            return pb.AnswerInviteResponse(invite=invite_pb(room, invite_id, now),
+                                           room=room_pb(room, now, player) if seated else None)
+
+    async def RequestRematch(self, request: pb.RequestRematchRequest,
+                             context: Context) -> pb.RequestRematchResponse:
+        async with _statuses(context):
+            player = self._player(context)
+            match_id = read.match_id(request.match_id)
+            if self.rematches is None:
+                raise SocialUnavailable("this server takes no rematches", retry_after=1.0)
+            room = await self._via_match(self.rematches.request_rematch, player, match_id)
+            return pb.RequestRematchResponse(room=self._room(room))
+
+    def _invites(self) -> InviteUseCases:
+        if self.invites is None:
+            raise SocialUnavailable("this server takes no invites", retry_after=1.0)
+        return self.invites
 
     # ---- public tables -----------------------------------------------------------------
 

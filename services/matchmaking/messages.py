@@ -18,6 +18,7 @@ from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.common import bot_strengths, rule_options
 
+from .invites import ACCEPTED, DECLINED, EXPIRED, PENDING, REMATCH
 from .match_starts import MATCH_ENDED
 from .options import Options
 from .presence_use_cases import Whereabouts
@@ -37,6 +38,8 @@ _ROOM_STATUS = {Room.OPEN: pb.ROOM_STATUS_OPEN, Room.STARTING: pb.ROOM_STATUS_ST
 _CLOSED_REASON = {MATCH_ENDED: pb.ROOM_CLOSED_REASON_MATCH_ENDED, HOST_LEFT: pb.ROOM_CLOSED_REASON_HOST_LEFT}
 _TICKET_STATUS = {"waiting": pb.TICKET_STATUS_WAITING, "seated": pb.TICKET_STATUS_SEATED,
                   "cancelled": pb.TICKET_STATUS_CANCELLED, "ended": pb.TICKET_STATUS_ENDED}
+_INVITE_STATUS = {PENDING: pb.INVITE_STATUS_PENDING, ACCEPTED: pb.INVITE_STATUS_ACCEPTED,
+                  DECLINED: pb.INVITE_STATUS_DECLINED, EXPIRED: pb.INVITE_STATUS_EXPIRED}
 _TABLE_KIND = {Table.PUBLIC: pb.TABLE_KIND_PUBLIC, Table.PRACTICE: pb.TABLE_KIND_PRACTICE}
 
 
@@ -52,20 +55,33 @@ def options_pb(options: Options) -> pb.MatchOptions:
                            spectators=options.spectators, rule_options=rule_options.settings_pb(options.host_options))
 
 
-def room_pb(room: Room, now: float) -> pb.RoomView:
+def room_pb(room: Room, now: float, viewer: str | None = None) -> pb.RoomView:
+    """The room as its members see it; ``viewer`` not a member (an invitee): without its
+    code, and with their own invites alone."""
     options = room.match_options
+    outsider = viewer is not None and not room.is_member(viewer)
     seats = []
     for seat, player in enumerate(room.seats):
         strength = bot_strength(player)
         seats.append(pb.RoomSeat(seat=seat, player_id=player,
                                  bot_strength=STRENGTHS[strength] if strength else match_pb.BOT_STRENGTH_UNSPECIFIED,
                                  team=seat % 2 if options.teams else None))
-    return pb.RoomView(room_id=str(room.id), code=room.code, host_player_id=room.host_id,
+    invites = [invite_pb(room, n, now) for n, i in room.invites.items() if not outsider or i["player"] == viewer]
+    return pb.RoomView(room_id=str(room.id), code="" if outsider else room.code, host_player_id=room.host_id,
                        status=_ROOM_STATUS[room.status], options=options_pb(options), seats=seats,
                        match_id=room.match_id, version=room.version,
                        closed_reason=_CLOSED_REASON.get(room.closed_reason, pb.ROOM_CLOSED_REASON_UNSPECIFIED)
                        if room.status == Room.CLOSED else pb.ROOM_CLOSED_REASON_UNSPECIFIED,
-                       server_time=timestamp(now))
+                       server_time=timestamp(now), invites=invites, rematch_of_match_id=room.rematch_of)
+
+
+def invite_pb(room: Room, invite_id: str, now: float) -> pb.RoomInvite:
+    invite = room.invites[invite_id]
+    return pb.RoomInvite(invite_id=invite_id, room_id=str(room.id),
+                         kind=pb.INVITE_KIND_REMATCH if invite["kind"] == REMATCH else pb.INVITE_KIND_ROOM,
+                         player_id=invite["player"], invited_by=invite["by"],
+                         status=_INVITE_STATUS[room.invite_status(invite_id, now)], seat=invite["seat"],
+                         sent_at=timestamp(invite["sent_at"]), expires_at=timestamp(invite["expires_at"]))
 
 
 def ticket_pb(ticket: TicketState, now: float) -> pb.TicketView:

@@ -27,6 +27,10 @@ class PrometheusObserver(Observer):
                                            "Players seated at a public table first come, first seated because the "
                                            "match service could not tell their rating, by reason", ["reason"],
                                            registry=registry)
+        self.notices = Counter("domino_matchmaking_invite_notices_total",
+                               "Invite, rematch and answer notifications sent to the social service's inbox, by "
+                               "outcome (posted; not_posted: the social service was away, posted again later)",
+                               ["outcome"], registry=registry)
 
     def queue_waited(self, seconds: float) -> None:
         self.queue_wait.observe(seconds)
@@ -41,3 +45,9 @@ class PrometheusObserver(Observer):
 
     def rating_unavailable(self, reason: str) -> None:
         self.ratings_unavailable.labels(reason).inc()
+
+    def notices_posted(self, count: int) -> None:
+        self.notices.labels("posted").inc(count)
+
+    def notices_not_posted(self, count: int) -> None:
+        self.notices.labels("not_posted").inc(count)

@@ -51,6 +51,12 @@ class Observer:
         """A player was seated first come, first seated: their rating could not be told
         ("deadline", "error", or "backoff": not asked, as it failed moments ago)."""
 
+    def notices_posted(self, count: int) -> None:
+        """The social service stored (or already had) this many invite notifications."""
+
+    def notices_not_posted(self, count: int) -> None:
+        """This many invite notifications wait: the social service was away (posted again later)."""
+
 
 class Store:
     """The aggregates of one application: ``save`` is the application's own, which records

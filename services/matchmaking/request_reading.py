@@ -21,6 +21,9 @@ from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from .errors import BadSeat, InvalidOptions, InvalidRequest, StrengthNotOffered
 from .messages import STRENGTH_NAMES
 from .options import Options, check_request_id, check_strength
+from .seating import is_bot
+
+MAX_INVITEES = 8  # more than any table has seats
 
 # UpdateRoomOptionsRequest's fields, by the name Options.changed takes them.
 _CHANGES = (("rules", "rules"), ("variant", "variant"), ("teams", "teams"), ("target", "target"),
@@ -103,6 +106,32 @@ def room_id(text: str) -> uuid.UUID:
 
 def ticket_id(text: str) -> str:
     return str(_uuid(text, "ticket_id"))
+
+
+def invite_id(text: str) -> str:
+    return str(_uuid(text, "invite_id"))
+
+
+def match_id(text: str) -> str:
+    return str(_uuid(text, "match_id"))
+
+
+def invitees(ids: list[str], caller: str) -> list[str]:
+    """1 to MAX_INVITEES players, each named once, none the caller or a bot."""
+    if not ids:
+        raise InvalidRequest("player_ids is required: the friends to invite", field="player_ids")
+    if len(ids) > MAX_INVITEES:
+        raise InvalidRequest(f"at most {MAX_INVITEES} players may be invited at once", field="player_ids")
+    for player in ids:
+        if not player or len(player) > 200:
+            raise InvalidRequest("every player id is 1 to 200 characters", field="player_ids")
+        if is_bot(player):
+            raise InvalidRequest("bots are not invited; the host seats them (AddBot)", field="player_ids")
+        if player == caller:
+            raise InvalidRequest("you cannot invite yourself", field="player_ids")
+    if len(set(ids)) != len(ids):
+        raise InvalidRequest("a player is named twice in player_ids", field="player_ids")
+    return list(ids)
 
 
 def from_version(value: int) -> int:

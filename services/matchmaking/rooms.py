@@ -1,5 +1,9 @@
 """Private rooms: the Room aggregate, and FailedJoins, which stops invite codes being guessed.
 
+A room keeps its invites (invites.py says how one reads) and, when it plays a finished match
+again, that match's id, whether it is rated as that match was and the strength of the bots
+that take the seats of people who do not come back (a rematch room).
+
 Public command methods check the rules and raise a typed error (errors.py) before any
 event is triggered; event-decorated methods only apply. Invite codes and clock readings
 are chosen by the caller and stored in the events. State holds only JSON types.
@@ -13,8 +17,10 @@ from typing import Any
 from eventsourcing.domain import Aggregate, event
 
 from .errors import (
-    NoBotThere, NotHost, NotInRoom, RoomFull, RoomLocked, RoomNotFilled, SeatsInTheWay, SeatTaken, TooManyFailedJoins,
+    AlreadyElsewhere, InviteExpired, NoBotThere, NotHost, NotInRoom, RequestIdReused, RoomFull, RoomLocked,
+    RoomNotFilled, SeatsInTheWay, SeatTaken, TooManyFailedJoins, TooManyInvites, UnknownInvite,
 )
+from .invites import ACCEPTED, DECLINED, PENDING, REMATCH, ROOM, new_invite, room_invite_id, status_of
 from .options import Options
 from .seating import bot_id, check_seat_number, humans, is_bot
 
@@ -51,6 +57,11 @@ class Room(Aggregate):
         self.closed_reason = ""
         self.created_at = at
         self.started_at: float | None = None
+        self.invites: dict[str, dict] = {}  # invite id -> invites.new_invite's dict
+        self.invite_requests: dict[str, dict] = {}  # "<inviter>\n<request id>" -> {"players", "invites"}
+        self.rematch_of = ""
+        self.rated: bool | None = None  # None: as rated_matches.py decides for any room
+        self.fill_strength = ""  # a rematch: the bots' strength for seats whose people do not come back
 
     # ---- queries -----------------------------------------------------------------------
 
@@ -66,6 +77,21 @@ class Room(Aggregate):
 
     def members(self) -> list[str]:
         return humans(self.seats)
+
+    def invite_status(self, invite_id: str, now: float) -> str:
+        return status_of(self.invites[invite_id], self.status == Room.OPEN, now)
+
+    def kept_seats(self) -> set[int]:
+        """Seats kept for rematch invitees who have not answered: nobody else takes them."""
+        return {int(i["seat"]) for i in self.invites.values() if i["kind"] == REMATCH and i["status"] == PENDING}
+
+    def free_seats(self) -> int:
+        kept = self.kept_seats()
+        return sum(1 for s, p in enumerate(self.seats) if not p and s not in kept)
+
+    def awaits_answers(self, now: float) -> bool:
+        """A rematch room with an invite still to be answered (an expired one is not)."""
+        return any(i["kind"] == REMATCH and self.invite_status(n, now) == PENDING for n, i in self.invites.items())
 
     # ---- commands ----------------------------------------------------------------------
 
@@ -113,6 +139,8 @@ class Room(Aggregate):
     def update_options(self, by: str, options: Options) -> None:
         self._check_host(by, "change the options")
         self._check_open("change the options")
+        if self.rematch_of:
+            raise RoomLocked("a rematch plays its match's options again; they cannot change")
         if options == self.match_options:
             return
         if any(self.seats[options.seats:]):
@@ -120,12 +148,72 @@ class Room(Aggregate):
                                 f"{', '.join(str(s) for s in range(options.seats, len(self.seats)) if self.seats[s])} first")
         self._options_changed(options=options.as_dict())
 
+    def invite(self, by: str, invitees: list[str], request_id: str, at: float, ttl: float) -> list[str]:
+        """The invites answering ``invitees``, in order: a pending one answers for itself,
+        the others are new. The same request again answers as the first time."""
+        self._member_seat(by)
+        earlier = self.invite_requests.get(f"{by}\n{request_id}")
+        if earlier is not None:
+            if earlier["players"] != list(invitees):
+                raise RequestIdReused("this request_id was used to invite other players")
+            return list(earlier["invites"])
+        self._check_open("invite")
+        seated = [p for p in invitees if p in self.seats]
+        if seated:
+            raise AlreadyElsewhere(f"already seated in this room: {', '.join(seated)}")
+        pending = {i["player"]: n for n, i in self.invites.items() if self.invite_status(n, at) == PENDING}
+        new = {p: room_invite_id(str(self.id), by, request_id, p) for p in invitees if p not in pending}
+        waiting = sum(1 for n in pending.values() if self.invites[n]["kind"] == ROOM)
+        if waiting + len(new) > self.free_seats():
+            raise TooManyInvites(f"the room has {self.free_seats()} free seat(s) and {waiting} invite(s) pending; "
+                                 f"{len(new)} more would be too many")
+        ids = [pending.get(p) or new[p] for p in invitees]
+        self._invited(invites={n: new_invite(ROOM, p, by, None, at, ttl) for p, n in new.items()},
+                      request={"key": f"{by}\n{request_id}", "players": list(invitees), "invites": ids})
+        return ids
+
+    def open_rematch(self, match_id: str, rated: bool, strength: str, bots: dict[int, str],
+                     invites: dict[str, tuple[str, int]], at: float, ttl: float) -> None:
+        """Made a rematch room: ``bots`` by seat (as they sat at the match, or for people
+        gone), ``invites`` each invite id's invitee and kept seat."""
+        self._rematch_opened(match_id=match_id, rated=rated, strength=strength)
+        for seat, bot in sorted(bots.items()):
+            self._bot_added(seat=seat, bot_id=bot)
+        if invites:
+            self._invited(invites={n: new_invite(REMATCH, p, self.host_id, seat, at, ttl)
+                                   for n, (p, seat) in invites.items()}, request=None)
+
+    def answer(self, invite_id: str, player_id: str, accept: bool, at: float) -> bool:
+        """Accept (seated: a rematch, in the kept seat) or decline; False when this answer was
+        given before (the first result stands)."""
+        invite = self.invites.get(invite_id)
+        if invite is None or invite["player"] != player_id:
+            raise UnknownInvite("no such invite of yours")
+        status = self.invite_status(invite_id, at)
+        if status == (ACCEPTED if accept else DECLINED):
+            return False
+        if status != PENDING:
+            raise InviteExpired(f"this invite is {'answered' if status in (ACCEPTED, DECLINED) else status}; "
+                                f"it cannot be {'accepted' if accept else 'declined'} now")
+        seat = None
+        if accept:
+            seat = self.seat_of(player_id)
+            if seat is None:
+                seat = int(invite["seat"]) if invite["kind"] == REMATCH else self._free_seat(None)
+        self._invite_answered(invite_id=invite_id, answer=ACCEPTED if accept else DECLINED, seat=seat)
+        return True
+
     def start(self, by: str, at: float) -> bool:
-        """Lock the options; False when the room had already started (a retry)."""
+        """Lock the options; False when the room had already started (a retry). A rematch
+        room's seats not taken by then are its bots'."""
         self._check_host(by, "start the match")
         if self.status in (Room.STARTING, Room.PLAYING):
             return False
         self._check_open("start")
+        if self.rematch_of:
+            for seat, player in enumerate(self.seats):
+                if not player:
+                    self._bot_added(seat=seat, bot_id=bot_id(self.fill_strength, seat))
         empty = [str(s) for s, p in enumerate(self.seats) if not p]
         if empty:
             raise RoomNotFilled(f"every seat must be filled to start; seat(s) {', '.join(empty)} are free")
@@ -165,14 +253,17 @@ class Room(Aggregate):
         return seat
 
     def _free_seat(self, seat: int | None) -> int:
+        kept = self.kept_seats()
         if seat is None:
             for s, occupant in enumerate(self.seats):
-                if not occupant:
+                if not occupant and s not in kept:
                     return s
             raise RoomFull("the room is full")
         check_seat_number(seat, len(self.seats))
         if self.seats[seat]:
             raise SeatTaken(f"seat {seat} is taken")
+        if seat in kept:
+            raise SeatTaken(f"seat {seat} is kept for a player invited back")
         return seat
 
     # ---- events ------------------------------------------------------------------------
@@ -204,6 +295,26 @@ class Room(Aggregate):
         self.options = dict(options)
         size = Options.from_dict(options).seats
         self.seats = (self.seats + [""] * size)[:size]
+
+    @event("Invited")
+    def _invited(self, invites: dict, request: dict | None) -> None:
+        self.invites = {**self.invites, **{n: dict(i) for n, i in invites.items()}}
+        if request is not None:
+            self.invite_requests = {**self.invite_requests,
+                                    request["key"]: {"players": request["players"], "invites": request["invites"]}}
+
+    @event("InviteAnswered")
+    def _invite_answered(self, invite_id: str, answer: str, seat: int | None) -> None:
+        self.invites = {**self.invites, invite_id: {**self.invites[invite_id], "status": answer}}
+        if seat is not None:
+            player = self.invites[invite_id]["player"]
+            self.seats = self.seats[:seat] + [player] + self.seats[seat + 1:]
+
+    @event("RematchOpened")
+    def _rematch_opened(self, match_id: str, rated: bool, strength: str) -> None:
+        self.rematch_of = match_id
+        self.rated = rated
+        self.fill_strength = strength
 
     class Started(Aggregate.Event):  # declared, not made by @event: PendingStarts follows its topic
         at: float
