@@ -30,6 +30,7 @@ from services.client import families, names, rules_cache
 from services.client.families import Setup
 from services.client.menu import clean_code
 from services.client.session import NAME_REFUSALS, LocalTokens, Session, first_sign_in
+from services.client.social_api import SocialApi
 from services.client.store import Exports, KeptHeads, LastMatch
 from services.client.terminal import Output
 from services.common.auth import KeyRing, MissingKeys, mint_token
@@ -156,8 +157,10 @@ def _check_strength_and_timer(setup: Setup, strength: str | None, turn_timer: in
 @click.option("--match-address", default=None, help="The match service (default: DOMINO_MATCH_ADDRESS).")
 @click.option("--matchmaking-address", default=None, help="Matchmaking (default: DOMINO_MATCHMAKING_ADDRESS).")
 @click.option("--account-address", default=None, help="The account service (default: DOMINO_ACCOUNT_ADDRESS).")
+@click.option("--social-address", default=None,
+              help="The social service: friends and the inbox (default: DOMINO_SOCIAL_ADDRESS).")
 @click.option("--server", default=None, metavar="HOST[:PORT]",
-              help=f"The public host, which serves all three APIs (deploy/README.md); port {PUBLIC_PORT} unless "
+              help=f"The public host, which serves every API (deploy/README.md); port {PUBLIC_PORT} unless "
                    "given. Implies --tls.")
 @tls_options
 @click.option("--var", "var_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -252,7 +255,9 @@ def play(**params) -> None:
 
     match_api = MatchApi(connection.match, tokens, credentials=credentials)
     matchmaking_api = MatchmakingApi(connection.matchmaking, tokens, credentials=credentials)
-    apis = [api for api in (match_api, matchmaking_api, account_api) if api is not None]
+    # Friends and the inbox are an account's: not for --player's local ids (none reaches them)
+    social_api = SocialApi(connection.social, tokens, credentials=credentials) if account_api is not None else None
+    apis = [api for api in (match_api, matchmaking_api, account_api, social_api) if api is not None]
     start = options.start
     try:
         check_reachable([("the match service", match_api)]
@@ -296,7 +301,7 @@ def play(**params) -> None:
                           turn_timer=setup.turn_timer,
                           strength=setup.strength, seat=setup.seat, fill_bots=setup.fill_bots,
                           start_when_full=setup.start_when_full, spectators=setup.spectators),
-                  exports=Exports(var_dir, player), account=account)
+                  exports=Exports(var_dir, player), account=account, social=social_api)
         status = _begin(app, start)
     except ApiError as e:
         raise click.ClickException(_explain(e, connection.account)) from None
@@ -338,9 +343,9 @@ def _check_together(options: PlayOptions) -> None:
     if (setup.fill_bots or setup.start_when_full or setup.spectators is not None) and start.mode != "create":
         raise click.UsageError("--fill-bots, --start-when-full and --spectators go with --create")
     if connection.server and (connection.match_address or connection.matchmaking_address
-                              or connection.account_address):
+                              or connection.account_address or connection.social_address):
         raise click.UsageError("--server names every service's address: leave out --match-address, "
-                               "--matchmaking-address and --account-address")
+                               "--matchmaking-address, --account-address and --social-address")
 
 
 def _addressed(given: Connection, settings: Settings) -> Addresses:
@@ -348,10 +353,11 @@ def _addressed(given: Connection, settings: Settings) -> Addresses:
     over TLS when --ca or --server says so."""
     if given.server:
         public = public_address(given.server)
-        return Addresses(public, public, public, True, given.ca)
+        return Addresses(public, public, public, True, given.ca, public)
     return Addresses(given.match_address or settings.match_address,
                      given.matchmaking_address or settings.matchmaking_address,
-                     given.account_address or settings.account_address, given.tls or bool(given.ca), given.ca)
+                     given.account_address or settings.account_address, given.tls or bool(given.ca), given.ca,
+                     given.social_address or settings.social_address)
 
 
 def _game_options(display: Display, out: Output) -> GameOptions:

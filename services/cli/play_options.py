@@ -14,6 +14,7 @@ class Connection:
     match_address: str | None
     matchmaking_address: str | None
     account_address: str | None
+    social_address: str | None
     server: str | None
     tls: bool
     ca: Any
@@ -90,3 +91,4 @@ class Addresses:
     account: str
     tls: bool
     ca: Any
+    social: str = ""  # friends and the inbox (the account's: not with --player)

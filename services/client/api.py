@@ -406,6 +406,24 @@ class MatchmakingApi(_Stub):
     def watch_room(self, room_id: str, from_version: int = 0):
         return self.stream(self.stub.WatchRoom, mm.WatchRoomRequest(room_id=room_id, from_version=from_version))
 
+    def invite(self, room_id: str, player_ids: list[str]) -> list[mm.RoomInvite]:
+        """Friends to the caller's room; retried with its request id (inviting again answers
+        the pending invite)."""
+        request = mm.InviteToRoomRequest(request_id=request_id(), room_id=room_id, player_ids=player_ids)
+        return list(self.call(self.stub.InviteToRoom, request, retry=True).invites)
+
+    def get_invite(self, invite_id: str) -> mm.GetInviteResponse:
+        return self.call(self.stub.GetInvite, mm.GetInviteRequest(invite_id=invite_id), retry=True)
+
+    def answer_invite(self, invite_id: str, accept: bool) -> mm.AnswerInviteResponse:
+        """Answering again the same way answers as the first time: retried."""
+        return self.call(self.stub.AnswerInvite, mm.AnswerInviteRequest(invite_id=invite_id, accept=accept),
+                         retry=True)
+
+    def request_rematch(self, match_id: str) -> mm.RoomView:
+        """"Play again": the rematch room (made by the first to ask; idempotent per match)."""
+        return self.call(self.stub.RequestRematch, mm.RequestRematchRequest(match_id=match_id), retry=True).room
+
     def presence(self, timeout: float = PRESENCE_TIMEOUT) -> mm.GetPresenceResponse:
         """Where matchmaking says the caller is: a room, a waiting ticket, a table and its
         match, or nowhere (no ``place``). Asked once, briefly: the menu falls back on what

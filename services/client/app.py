@@ -1,6 +1,7 @@
 """`domino play` put together: the session's services, inbox and screen, and the screens
 it switches between (main_menu.py, setup_questions.py, table_wait.py, room_lobby.py,
-match_screens.py, history_menu.py, account_screen.py), all reading the same inbox."""
+match_screens.py, history_menu.py, account_screen.py, friends_screen.py, notices_screen.py,
+play_again.py), all reading the same inbox."""
 
 from __future__ import annotations
 
@@ -15,16 +16,21 @@ from .account_screen import AccountScreen
 from .api import MatchApi, MatchmakingApi
 from .families import Setup
 from .game import ClientError, GameOptions
+from .friends_screen import FriendsScreen
 from .history_menu import HistoryMenu
 from .inbox import Inbox, InputClosed
 from .main_menu import MainMenu, WayBack
 from .match_screens import MatchScreens
+from .notices_screen import NoticesScreen
+from .play_again import PlayAgain
 from .refusals import explain
 from .room_lobby import RoomLobby
 from .setup_questions import SetupQuestions
+from .social_api import SocialApi
 from .store import Exports, KeptHeads, LastMatch
 from .table_wait import TableWait
 from .terminal import Output
+from .unread import UnreadCount
 
 
 @dataclass
@@ -60,6 +66,7 @@ class App:
     exports: Exports | None = None  # where "Your matches" writes the records the player exports
     account: AccountScreen | None = None  # signed in to the account service: the menu's "Account"
     verify: export_check.Runner = export_check.run_verifier  # runs `domino audit verify` on an export
+    social: SocialApi | None = None  # the social service: the menu's "Friends" and "Inbox"
 
     def __post_init__(self) -> None:
         self.main_menu = MainMenu(self)
@@ -68,6 +75,10 @@ class App:
         self.room_lobby = RoomLobby(self)
         self.match_screens = MatchScreens(self)
         self.history = HistoryMenu(self)
+        self.friends = FriendsScreen(self)
+        self.notices = NoticesScreen(self)
+        self.play_again = PlayAgain(self)
+        self.unread = UnreadCount(self.social) if self.social is not None else None
 
     def rules(self) -> families.Rules:
         """What the server plays, asked once per session (DescribeRules): every question and
@@ -119,6 +130,11 @@ class App:
 
     def watch(self, match_id: str | None = None) -> pb.MatchView | None:
         return self.match_screens.watch(match_id)
+
+    def after_match(self, final: pb.MatchView | None) -> bool:
+        """What the menu offers after a match it started ("play again"); True when the player
+        has answered it, so the menu needs no pause."""
+        return self.interactive and self.play_again.offer(final)
 
     def _then_play(self, match_id: str | None) -> pb.MatchView | None:
         return self.play_match(match_id) if match_id else None

@@ -68,7 +68,22 @@ def closed_text(room: mm.RoomView, why: str = "") -> str:
     return why or CLOSED_REASONS.get(room.closed_reason, "closed")
 
 
-def room_screen(room: mm.RoomView, me: str, message: str = "", closed_why: str = "") -> Group:
+INVITE_STATUS = {mm.INVITE_STATUS_PENDING: "asked", mm.INVITE_STATUS_ACCEPTED: "said yes",
+                 mm.INVITE_STATUS_DECLINED: "said no", mm.INVITE_STATUS_EXPIRED: "no answer"}
+
+
+def invites_text(room: mm.RoomView) -> Text | None:
+    """``Invited: Bob (asked), Cid (said no)``; None when nobody was."""
+    if not room.invites:
+        return None
+    listed = ", ".join(f"{view_reading.player_name(i.player_id)} ({INVITE_STATUS.get(i.status, '?')})"
+                       for i in room.invites)
+    return Text(f"Invited: {listed}")
+
+
+def room_screen(room: mm.RoomView, me: str, message: str = "", closed_why: str = "",
+                can_invite: bool = False) -> Group:
+    """``can_invite``: the client reaches the social service, so ``i`` invites friends."""
     host = room.host_player_id == me
     code = Text()
     code.append("Invite code  ", style="bold")
@@ -99,6 +114,10 @@ def room_screen(room: mm.RoomView, me: str, message: str = "", closed_why: str =
         worst = "lowest total wins · " if families.family(_rules(room.options.rules)).lower_is_better else ""
         title.append(f"\n{worst}{chosen}", style="dim")
     parts: list[RenderableType] = [title, code, table]
+    invited = invites_text(room)
+    if invited is not None:
+        parts.append(invited)
+    inviting = " · i invites friends" if can_invite and room.status == mm.ROOM_STATUS_OPEN else ""
     if room.status == mm.ROOM_STATUS_CLOSED:
         parts.append(Text(f"The room is closed: {closed_text(room, closed_why)}.", style="bold red"))
     elif host:
@@ -109,9 +128,14 @@ def room_screen(room: mm.RoomView, me: str, message: str = "", closed_why: str =
                           "o NAME=VALUE changes options (target=150, seats=3, teams, rules=goat, fish=one, "
                           "spectators=on …)\n"
                           "s starts" + (f" (when full: {free} free)" if free else " (everyone is here)")
-                          + " · q leaves (closes the room)", style="dim"))
+                          + inviting + " · q leaves (closes the room)", style="dim"))
+        if room.rematch_of_match_id:
+            parts.append(Text("A rematch: it starts by itself once everyone has answered", style="dim"))
+    elif room.rematch_of_match_id:
+        parts.append(Text("A rematch: it starts by itself once everyone has answered · q leaves", style="dim"))
     else:
-        parts.append(Text("Waiting for the host to start · m SEAT moves you · q leaves", style="dim"))
+        parts.append(Text("Waiting for the host to start · m SEAT moves you" + inviting + " · q leaves",
+                          style="dim"))
     if message:
         parts.append(Text(message, style="bold yellow"))
     return Group(*parts)

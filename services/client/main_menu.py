@@ -48,10 +48,22 @@ class MainMenu:
         app = self.app
         app.interactive = True
         app.rules()
+        if app.unread is not None:
+            app.unread.start()
+        try:
+            return self._loop()
+        finally:
+            if app.unread is not None:
+                app.unread.stop()
+
+    def _loop(self) -> int:
+        app = self.app
         while True:
             app.out.fresh()
             app.out.say(lobby_screens.banner(app.me(), app.match.address, app.matchmaking.address))
             items = list(menu.MAIN)
+            if app.social is not None and app.unread is not None:
+                items[-1:-1] = [menu.FRIENDS, (menu.INBOX[0], app.unread.label())]
             if app.account is not None:
                 items.insert(-1, menu.ACCOUNT)
             back = self.way_back()
@@ -60,33 +72,42 @@ class MainMenu:
             app.out.say(lobby_screens.menu(items))
             keys = [k for k, _ in items]
             answer = questions.ask(app.out, app.inbox, "Choose", keys, "r" if back is not None else "1")
+            final: pb.MatchView | None = None
             try:
                 if answer == "q":
                     return 0
                 if answer == "r" and back is not None:
-                    self.go_back(back)
+                    final = self.go_back(back)
                 elif answer == "1":
-                    app.practice()
+                    final = app.practice()
                 elif answer == "2":
-                    app.table()
+                    final = app.table()
                 elif answer == "3":
-                    app.create_room()
+                    final = app.create_room()
                 elif answer == "4":
-                    app.join_room()
+                    final = app.join_room()
                 elif answer == "5":
                     if app.history.my_matches():
                         continue  # the player's own Enter left it: straight back to the menu
                 elif answer == "6":
                     app.history.ratings()
                 elif answer == "7":
-                    app.watch()
+                    final = app.watch()
+                elif answer == menu.FRIENDS[0] and app.social is not None:
+                    app.friends.run()
+                    continue  # its own Enter was the way back: no pause
+                elif answer == menu.INBOX[0] and app.social is not None:
+                    app.notices.run()
+                    continue
                 elif answer == menu.ACCOUNT[0] and app.account is not None:
                     if app.account.run(app.out, app.inbox):
                         return 0  # signed out or deleted: nothing more to do here
                     continue  # its own "b" was the way back: no pause
+                if app.after_match(final):
+                    continue  # "play again" was offered instead of the pause, and answered
             except ApiError as e:
                 app.out.say(Text(explain(e), style="bold red"))
-                if e.code == grpc.StatusCode.UNAVAILABLE:
+                if e.code == grpc.StatusCode.UNAVAILABLE and e.address != getattr(app.social, "address", None):
                     return 1
             except ClientError as e:
                 app.out.say(Text(str(e), style="bold red"))

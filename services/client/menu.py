@@ -24,6 +24,9 @@ MAIN = [
 ]
 #: Shown before "Quit" when the player signed in to an account (not with --player or --token).
 ACCOUNT = ("8", "Account (your name, sign out, delete)")
+#: Shown with a social service (signed in, or --token): friends, and the inbox with its unread count.
+FRIENDS = ("f", "Friends (requests, who is online, invites, blocks)")
+INBOX = ("i", "Inbox")
 
 
 def numeric(choices: list[str] | tuple) -> bool:
@@ -87,7 +90,7 @@ def yes(answer: str, default: bool | None = True) -> bool | None:
 
 @dataclass(frozen=True)
 class RoomCommand:
-    action: str  # "bot", "fill", "kick", "move", "options", "start", "quit", "refresh", "invalid"
+    action: str  # "bot", "fill", "kick", "move", "options", "start", "invite", "quit", "refresh", "invalid"
     seat: int | None = None
     strength: str | None = None
     message: str = ""
@@ -118,6 +121,8 @@ def parse_room_command(line: str) -> RoomCommand:
         return RoomCommand("quit")
     if head in ("s", "start"):
         return RoomCommand("start")
+    if head in ("i", "invite"):
+        return RoomCommand("invite")
     if head in ("?", "h", "help"):
         return RoomCommand("invalid", message=room_help())
     if head in ("o", "option", "options", "set"):

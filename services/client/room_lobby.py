@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 
-from . import lobby_screens, menu, names, questions, room_options
+from . import lobby_screens, menu, names, presence_words, questions, room_options
 from .api import ApiError
 from .inbox import InputClosed, Pump
 
@@ -82,9 +82,10 @@ class RoomLobby:
                 if room.options != seen:
                     news = self._news(seen, room.options, host)
                     seen = room.options
-                names.learn(s.player_id for s in room.seats)
+                names.learn([s.player_id for s in room.seats] + [i.player_id for i in room.invites])
                 said = "\n".join(line for line in (news, message) if line)
-                app.out.screen(lobby_screens.room_screen(room, app.player, said), with_prompt=True)
+                app.out.screen(lobby_screens.room_screen(room, app.player, said, can_invite=app.social is not None),
+                               with_prompt=True)
                 event = app.inbox.get()
                 message = ""
                 if event.kind == "room" and event.source is pump:
@@ -128,11 +129,36 @@ class RoomLobby:
                 return _newer(room, matchmaking.change_seat(room.room_id, command.seat)), ""
             if command.action == "options":
                 return self._change_options(room, command.options)
+            if command.action == "invite":
+                return self._invite(room)
             if command.action == "refresh":
                 return _newer(room, matchmaking.room(room.room_id)), ""
             return room, command.message
         except ApiError as e:
             return room, f"Refused: {e}"
+
+    def _invite(self, room: mm.RoomView) -> tuple[mm.RoomView, str]:
+        """``i``: friends not in the room are listed, and those chosen invited (the room is
+        read again after: the question let its stream's news go by)."""
+        app = self.app
+        if app.social is None:
+            return room, "Invites need your account's friends: start domino play signed in."
+        members = {s.player_id for s in room.seats} | {i.player_id for i in room.invites
+                                                       if i.status == mm.INVITE_STATUS_PENDING}
+        friends = [f for f in app.social.friends() if f.player_id not in members]
+        if not friends:
+            return room, "No friend to invite: add some under Friends in the menu."
+        names.learn(f.player_id for f in friends)
+        app.out.say(lobby_screens.menu([(str(n), f"{names.name(f.player_id)}  "
+                                         f"{presence_words.presence_text(f.presence, app.clock())}".rstrip())
+                                        for n, f in enumerate(friends, 1)], "Invite which friends?"))
+        app.out.ask("Numbers, with spaces between (Enter: nobody):")
+        typed = questions.line(app.inbox).split()
+        chosen = [friends[int(t) - 1].player_id for t in typed if t.isdigit() and 1 <= int(t) <= len(friends)]
+        if not chosen:
+            return room, "Nobody invited." if not typed else f"{' '.join(typed)!r}? Type the friends' numbers."
+        message = app.friends.invite(room.room_id, chosen)
+        return _newer(room, app.matchmaking.room(room.room_id)), message
 
     def _fill(self, room: mm.RoomView, strength: str | None) -> mm.RoomView:
         """A bot of ``strength`` (None: the server's default for the room's shape) in every empty seat."""
