@@ -93,6 +93,7 @@ class Revocations:
         self._expiry: dict[str, float] = {}
         self._soonest: list[tuple[float, str]] = []  # (expires at, session): what to forget first
         self._streams: dict[str, list[tuple[Feed, Hashable]]] = {}  # session -> its open streams' wakes
+        self._listeners: list[Callable[[tuple[str, ...]], None]] = []  # told of each step's newly revoked
         self.poll_errors = 0
         self.dropped = 0
         self.started = clock()
@@ -114,6 +115,11 @@ class Revocations:
         """AuthError (UNAUTHENTICATED, SESSION_ENDED) for a token of a listed session."""
         if self.revoked(who.session):
             raise AuthError(ENDED, ENDED_REASON)
+
+    def on_revoked(self, listener: Callable[[tuple[str, ...]], None]) -> None:
+        """``listener(sessions)`` after each read that learned of newly revoked sessions (the
+        social service forgets their push tokens). It runs on the loop: it must not wait."""
+        self._listeners.append(listener)
 
     @contextmanager
     def ending(self, who: Identity, feed: Feed, key: Hashable) -> Iterator[None]:
@@ -185,13 +191,20 @@ class Revocations:
 
     def _learn(self, sessions: tuple[tuple[str, float], ...]) -> None:
         now = self.clock()
+        learned: list[str] = []
         for session, expires_at in sessions:
             if expires_at <= now or session in self._expiry:
                 continue
             self._expiry[session] = expires_at
+            learned.append(session)
             heapq.heappush(self._soonest, (expires_at, session))
             for feed, key in list(self._streams.get(session, ())):
                 feed.publish(key, REVOKED)
+        for listener in self._listeners if learned else ():
+            try:
+                listener(tuple(learned))
+            except Exception:  # noqa: BLE001 - one listener's fault never stops the list
+                log.exception("a listener of revoked sessions failed")
         over = max(0, len(self._expiry) - self.cap)
         for _ in range(over):
             _, session = heapq.heappop(self._soonest)
