@@ -24,7 +24,8 @@
 All but the last live in the JetStream stream DOMINO; the witness heads live in
 DOMINO_WITNESS, which denies deleting and purging and refuses (not forgets) what would
 not fit, so what it holds stays, outside the database (docs/security.md). Every message carries `Nats-Msg-Id`
-(`<match>:<version>` for events, `<match>:turn:<version>` for turns), so a relay that
+(`<match>:<version>` for events, `<match>:turn:<version>` for a bot's turn,
+`<match>:seat_turn:<version>` for a person's), so a relay that
 publishes again after a crash is de-duplicated by the server, and
 `Domino-Notification-Id`, the store position it was published from, from which a
 restarted relay resumes. Payloads are JSON. The `v1` is the version of this contract.
@@ -137,8 +138,8 @@ def inbox_prefix(user: str) -> str:
 
 NATS_PERMISSIONS: dict[str, dict[str, list[str]]] = {
     "admin": {"publish": [">"], "subscribe": [">"]},
-    "relay": {"publish": ["domino.v1.match.>", "domino.v1.turn.>", *_READ_STREAM, f"$JS.API.STREAM.MSG.GET.{STREAM}",
-                          f"$JS.API.DIRECT.GET.{STREAM}.>", f"$JS.API.STREAM.INFO.KV_{RELAY_BUCKET}",
+    "relay": {"publish": ["domino.v1.match.>", "domino.v1.turn.>", ALL_SEAT_TURNS, *_READ_STREAM,
+                          f"$JS.API.STREAM.MSG.GET.{STREAM}", f"$JS.API.DIRECT.GET.{STREAM}.>", f"$JS.API.STREAM.INFO.KV_{RELAY_BUCKET}",
                           f"$KV.{RELAY_BUCKET}.>", f"$JS.API.STREAM.MSG.GET.KV_{RELAY_BUCKET}",
                           f"$JS.API.DIRECT.GET.KV_{RELAY_BUCKET}.>", "domino.witness.v1.>", *_READ_WITNESS],
               "subscribe": [f"{inbox_prefix('relay')}.>"]},
@@ -149,8 +150,9 @@ NATS_PERMISSIONS: dict[str, dict[str, list[str]]] = {
                                   deliver_subject(SEAT_LEFT_CONSUMER)]},
     "bots": {"publish": _consumer(BOTS_CONSUMER),
              "subscribe": [f"{inbox_prefix('bots')}.>", deliver_subject(BOTS_CONSUMER)]},
-    # the social service publishes the notifications it stored, nothing else
-    "social": {"publish": [ALL_NOTICES, *_READ_STREAM], "subscribe": [f"{inbox_prefix('social')}.>"]},
+    # the social service publishes the notifications it stored, nothing else, and hears them
+    # (a core subscription, no consumer) to wake its replicas' WatchNotifications streams
+    "social": {"publish": [ALL_NOTICES, *_READ_STREAM], "subscribe": [f"{inbox_prefix('social')}.>", ALL_NOTICES]},
     "notifier": {"publish": [*_consumer(NOTICES_CONSUMER), *_consumer(SEAT_TURNS_CONSUMER),
                              *_consumer(NOTIFIER_ENDS_CONSUMER)],
                  "subscribe": [f"{inbox_prefix('notifier')}.>", deliver_subject(NOTICES_CONSUMER),

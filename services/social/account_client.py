@@ -4,6 +4,7 @@ deadline. Nothing is cached: a renamed or deleted player is answered as they are
 
 from __future__ import annotations
 
+import logging
 
 import grpc
 
@@ -14,6 +15,7 @@ from services.common.service_tokens import ServiceToken
 
 from .errors import AccountsUnavailable
 
+log = logging.getLogger("domino.social")
 SERVICE_SUBJECT = "social"
 TOKEN_TTL_SECONDS = 600
 
@@ -48,6 +50,16 @@ class GrpcDirectory:
                                       retry_after=1.0) from None
         return reply.standing in (pb.STANDING_ACTIVE, pb.STANDING_BANNED)
 
+    def display_names(self, player_ids: list[str]) -> dict[str, str]:
+        """player -> display name (GetDisplayNames), for a push's fallback text; {} when the
+        account service cannot say (the app renders names from the ids anyway)."""
+        try:
+            reply = self.stub.GetDisplayNames(pb.GetDisplayNamesRequest(player_ids=player_ids),
+                                              metadata=self.token.metadata(), timeout=self.timeout_seconds)
+        except grpc.RpcError as e:
+            log.warning("cannot read display names for a push", extra={"code": e.code().name})
+            return {}
+        return dict(reply.display_names)
 
     def close(self) -> None:
         self.channel.close()

@@ -9,23 +9,28 @@ token, `sub` "accounts", and no other."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import grpc
-from google.protobuf.timestamp_pb2 import Timestamp
 
 from domino.social.v1 import social_service_pb2 as pb
 from domino.social.v1 import social_service_pb2_grpc as pb_grpc
 from services.common.auth import AuthError, Identity, KeyRing, bearer_identity
 from services.common.bot_ids import is_bot
-from services.common.grpc_status import ErrorStatuses
-from services.common.limits import RateLimit, TooMany
+from services.common.changes import ChangeFeed
+from services.common.limits import RateLimit, StreamLimits
 from services.common.revocations import Revocations
 
-from .push_rpcs import PushRpcs
-from .errors import AccountsUnavailable, Busy, Exhausted, InvalidRequest, NotFound, Refused, RequestIdReused
+from .errors import InvalidRequest
+from .inbox_rpcs import InboxRpcs, notification_pb
+from .match_client import NobodyPlaying, Playing
+from .notice_wakeups import waking_local_streams
+from .presence import Presence
+from .push_rpcs import PushRpcs, push_target_pb, settings_pb
+from .push_tokens import PushExport, Pushes, PushSettings
+from .service_rpcs import ServiceRpcs
+from .statuses import DOMAIN, STATUS, run, statuses, timestamp  # noqa: F401 - DOMAIN: read by others here
 from .use_cases import BlockView, FriendView, RequestView, Social, Target
 
 if TYPE_CHECKING:
@@ -33,33 +38,37 @@ if TYPE_CHECKING:
 
     Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
 
-DOMAIN = "domino.social"
 ACCOUNT_SERVICE = "accounts"  # the `sub` of the account service's `account` token
 log = logging.getLogger("domino.social")
-_STATUS = [
-    (AuthError, grpc.StatusCode.UNAUTHENTICATED),
-    (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
-    (RequestIdReused, grpc.StatusCode.INVALID_ARGUMENT),
-    (NotFound, grpc.StatusCode.NOT_FOUND),
-    (Refused, grpc.StatusCode.FAILED_PRECONDITION),
-    (Exhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (TooMany, grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (Busy, grpc.StatusCode.ABORTED),
-    (AccountsUnavailable, grpc.StatusCode.UNAVAILABLE),
-]
+_STATUS = STATUS
+_run = run
+_statuses = statuses
+_timestamp = timestamp
 _DIRECTIONS = {pb.FRIEND_REQUEST_DIRECTION_UNSPECIFIED: (True, True),
                pb.FRIEND_REQUEST_DIRECTION_INCOMING: (True, False),
                pb.FRIEND_REQUEST_DIRECTION_OUTGOING: (False, True)}
-T = TypeVar("T")
 
 
-class SocialServicer(PushRpcs, pb_grpc.SocialServiceServicer):
+class SocialServicer(InboxRpcs, ServiceRpcs, PushRpcs, pb_grpc.SocialServiceServicer):
     def __init__(self, social: Social, keys: KeyRing, rates: RateLimit | None = None,
-                 revocations: Revocations | None = None) -> None:
+                 revocations: Revocations | None = None, *, pushes: Pushes | None = None,
+                 presence: Presence | None = None,
+                 playing: Any = None, wakes: ChangeFeed | None = None, inbox_streams: StreamLimits | None = None,
+                 poll_seconds: float = 30.0) -> None:
         self.social = social
         self.keys = keys
         self.rates = rates or RateLimit()
         self.revocations = revocations or Revocations()
+        if pushes is None:
+            pushes = Pushes(social.store.db, social.clock)
+            pushes.create()
+        self.pushes = pushes
+        self.presence = presence if presence is not None else Presence(social.store.db, social.clock)
+        self.playing = playing if playing is not None else NobodyPlaying()
+        self.wakes = wakes if wakes is not None else ChangeFeed()
+        self.inbox_streams = inbox_streams if inbox_streams is not None else StreamLimits(5, 10000)
+        self.poll_seconds = poll_seconds
+        social.inbox.listeners.append(waking_local_streams(self.wakes))
 
     async def GetFriendCode(self, request: pb.GetFriendCodeRequest, context: Context) -> pb.GetFriendCodeResponse:
         async with _statuses(context):
@@ -117,7 +126,12 @@ class SocialServicer(PushRpcs, pb_grpc.SocialServiceServicer):
     async def ListFriends(self, request: pb.ListFriendsRequest, context: Context) -> pb.ListFriendsResponse:
         async with _statuses(context):
             page = await _run(self.social.friends, self._player(context), request.page_size, request.page_token)
-            return pb.ListFriendsResponse(friends=[friend_pb(f) for f in page.items],
+            ids = [f.player_id for f in page.items]
+            seen = await _run(self.presence.of, ids)
+            playing = await _run(self.playing.playing, ids)
+            return pb.ListFriendsResponse(friends=[friend_pb(f, presence_pb(seen.get(f.player_id, (False, None)),
+                                                                            playing.get(f.player_id)))
+                                                   for f in page.items],
                                           next_page_token=page.next_page_token)
 
     async def ListFriendRequests(self, request: pb.ListFriendRequestsRequest,
@@ -143,18 +157,23 @@ class SocialServicer(PushRpcs, pb_grpc.SocialServiceServicer):
         async with _statuses(context):
             self._account_service(context)
             data = await _run(self.social.export, request.player_id)
+            held = await _run(self.social.inbox.held_for, request.player_id)
             reply = pb.ExportPlayerDataResponse(friend_code=data.friend_code,
                                                 friends=[friend_pb(f) for f in data.friends],
                                                 requests=[request_pb(r) for r in data.requests],
-                                                blocked=[block_pb(b) for b in data.blocks])
+                                                blocked=[block_pb(b) for b in data.blocks],
+                                                notifications=[notification_pb(n) for n in held])
             if data.friend_code_created_at is not None:
                 reply.friend_code_created_at.CopyFrom(_timestamp(data.friend_code_created_at))
+            _with_pushes(reply, await _run(self.pushes.export, request.player_id))
             return reply
 
     async def ErasePlayer(self, request: pb.ErasePlayerRequest, context: Context) -> pb.ErasePlayerResponse:
         async with _statuses(context):
             self._account_service(context)
-            return pb.ErasePlayerResponse(rows=await _run(self.social.erase, request.player_id))
+            rows = await _run(self.social.erase, request.player_id)
+            rows += await _run(self.pushes.erase, request.player_id)
+            return pb.ErasePlayerResponse(rows=rows)
 
     def _account_service(self, context: Context) -> None:
         """Only the account service's own `account` token (services/accounts/social_client.py)."""
@@ -175,23 +194,30 @@ class SocialServicer(PushRpcs, pb_grpc.SocialServiceServicer):
         return who
 
 
-async def _run(call: Callable[..., T], *args: Any) -> T:
-    """The store and the account service are blocking: the use cases run on threads."""
-    return await asyncio.to_thread(call, *args)
+def friend_pb(view: FriendView, presence: pb.FriendPresence | None = None) -> pb.Friend:
+    friend = pb.Friend(player_id=view.player_id, since=_timestamp(view.since))
+    if presence is not None:
+        friend.presence.CopyFrom(presence)
+    return friend
 
 
-def _statuses(context: Context) -> ErrorStatuses:
-    return ErrorStatuses(context, _STATUS, DOMAIN, unexpected=log)
+def presence_pb(seen: tuple[bool, float | None], playing: Playing | None) -> pb.FriendPresence:
+    online, last_seen = seen
+    if playing is not None:
+        presence = pb.FriendPresence(availability=pb.AVAILABILITY_PLAYING, match_id=playing.match_id,
+                                     rules=playing.rules, watchable=playing.watchable)
+    else:
+        presence = pb.FriendPresence(availability=pb.AVAILABILITY_ONLINE if online else pb.AVAILABILITY_OFFLINE)
+    if not online and last_seen is not None:
+        presence.last_seen.CopyFrom(_timestamp(last_seen))
+    return presence
 
 
-def _timestamp(seconds: float) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromNanoseconds(int(seconds * 1e9))
-    return stamp
-
-
-def friend_pb(view: FriendView) -> pb.Friend:
-    return pb.Friend(player_id=view.player_id, since=_timestamp(view.since))
+def _with_pushes(reply: pb.ExportPlayerDataResponse, export: PushExport) -> None:
+    """Push tokens and settings into the export (settings never changed: left unset)."""
+    reply.push_tokens.extend(push_target_pb(t) for t in export.targets)
+    if export.settings != PushSettings():
+        reply.notification_settings.CopyFrom(settings_pb(export.settings))
 
 
 def request_pb(view: RequestView) -> pb.FriendRequest:

@@ -14,8 +14,12 @@ from typing import Any
 
 from services.common.sql import Database, Execute
 
+from . import inbox_store, presence_store
+from .inbox_store import InboxStore
+from .presence_store import PresenceStore
+
 TABLES = ("domino_social_codes", "domino_social_friends", "domino_social_requests", "domino_social_blocks",
-          "domino_social_sends", "domino_social_request_ids")
+          "domino_social_sends", "domino_social_request_ids", *inbox_store.TABLES, *presence_store.TABLES)
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_social_codes (player_id TEXT PRIMARY KEY, code TEXT NOT NULL UNIQUE, "
     "created_at DOUBLE PRECISION NOT NULL)",
@@ -63,8 +67,9 @@ class SocialStore:
 
     def create(self) -> None:
         with self.transaction() as execute:
-            for statement in _SCHEMA:
+            for statement in (*_SCHEMA, *inbox_store.SCHEMA, *presence_store.SCHEMA):
                 execute(statement)
+            InboxStore.make_key(execute)
 
     def close(self) -> None:
         self.db.close()
@@ -82,10 +87,12 @@ class SocialStore:
         return None if row is None else (row[0], float(row[1]))
 
     @staticmethod
-    def erase(execute: Execute, player_id: str) -> int:
+    def erase(execute: Execute, player_id: str, now: float = 0.0) -> int:
         """Deletes every row naming ``player_id``: its code, both sides of its friendships, its
         requests and blocks both ways, its sends, its request ids and the kept outcomes of
-        others' request ids that name it (by its id, or by its code); how many rows went."""
+        others' request ids that name it (by its id, or by its code), the notifications
+        addressed to it or naming it, its presence; how many rows went. Its tombstone (a keyed
+        hash, inbox_store.py) stays, so nothing new is stored for it."""
         code = SocialStore.code_of(execute, player_id)
         pattern = "%" + player_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         statements: list[tuple[str, tuple[Any, ...]]] = [
@@ -97,7 +104,9 @@ class SocialStore:
             ("DELETE FROM domino_social_request_ids WHERE player_id = ? OR outcome LIKE ? ESCAPE '\\' "
              "OR fingerprint = ?", (player_id, pattern, f"code:{code}" if code else "")),
         ]
-        return sum(max(0, execute(sql, *params).rowcount) for sql, params in statements)
+        rows = sum(max(0, execute(sql, *params).rowcount) for sql, params in statements)
+        InboxStore.bury(execute, player_id, now)
+        return rows + InboxStore.erase(execute, player_id) + PresenceStore.erase(execute, player_id)
 
     # ---- friend codes -----------------------------------------------------------------------
 

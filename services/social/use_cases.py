@@ -20,14 +20,18 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
 from services.common.bot_ids import is_bot
 from services.common.sql import Conflict
 
 from . import codes
 from .errors import Busy, Exhausted, InvalidRequest, NotFound, Refused, RequestIdReused
+from .notices import Draft, notice_id
 from .store import Row, SocialStore
+
+if TYPE_CHECKING:
+    from .inbox import Announced, Inbox
 
 log = logging.getLogger("domino.social")
 HOUR = 3600.0
@@ -126,11 +130,14 @@ class Target:
 
 class Social:
     def __init__(self, store: SocialStore, directory: Directory, limits: Limits | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, inbox: Inbox | None = None) -> None:
+        from .inbox import Inbox
+
         self.store = store
         self.directory = directory
         self.limits = limits or Limits()
         self.clock = clock
+        self.inbox = inbox if inbox is not None else Inbox(store, clock)
 
     # ---- friend codes -----------------------------------------------------------------------
 
@@ -218,6 +225,7 @@ class Social:
     @retried_on_conflict
     def _send(self, player_id: str, request_id: str, fingerprint: str, other: str) -> SendOutcome:
         now = self.clock()
+        told: Announced = []
         with self.store.transaction() as execute:
             if other == player_id:
                 raise Refused("that is you", error_reason="YOURSELF")
@@ -233,6 +241,7 @@ class Social:
                 self._room_for_a_friend(execute, player_id, other)
                 self.store.remove_request(execute, other, player_id)
                 self.store.befriend(execute, player_id, other, now)
+                told += self._tell(execute, other, "friend_accepted", player_id, now)
                 outcome = SendOutcome(friend=FriendView(other, now))
             elif mine is not None:
                 outcome = SendOutcome(request=RequestView(other, False, mine.sent_at))
@@ -245,10 +254,17 @@ class Social:
                     raise Refused(f"you have {self.limits.friends} friends, as many as one may: remove one first",
                                   error_reason="TOO_MANY_FRIENDS")
                 self.store.add_request(execute, player_id, other, now)
+                told += self._tell(execute, other, "friend_request", player_id, now)
                 outcome = SendOutcome(request=RequestView(other, False, now))
             self.store.keep_outcome(execute, player_id, request_id, fingerprint, _outcome_json(outcome), now,
                                     now - DAY)
+        self.inbox.announce(told)
         return outcome
+
+    def _tell(self, execute: Any, recipient: str, kind: str, about: str, now: float) -> Announced:
+        """In the action's own transaction: ``recipient``'s notification of it."""
+        draft = Draft(notice_id(kind, about, recipient, now), recipient, kind, f"notice.{kind}", {}, player_id=about)
+        return [(draft.notification_id, recipient, kind)] if self.inbox.add(execute, draft, now) else []
 
     def _room_for_a_friend(self, execute: Any, player_id: str, other: str) -> None:
         if self.store.friend_count(execute, player_id) >= self.limits.friends:
@@ -272,6 +288,8 @@ class Social:
             self.store.remove_request(execute, sender_id, player_id)
             self.store.remove_request(execute, player_id, sender_id)
             self.store.befriend(execute, player_id, sender_id, now)
+            told = self._tell(execute, sender_id, "friend_accepted", player_id, now)
+        self.inbox.announce(told)
         return FriendView(sender_id, now)
 
     @retried_on_conflict
@@ -346,6 +364,19 @@ class Social:
         return _page([BlockView(r.player_id, r.at) for r in rows[:size]], rows, size, "b")
 
 
+    # ---- for matchmaking ----------------------------------------------------------------------
+
+    def relations(self, player_id: str, others: list[str]) -> list[tuple[str, bool, bool]]:
+        """(other, friends, a block either way) for each of ``others``, in their order."""
+        check_player_id(player_id)
+        for other in others:
+            if not other or len(other) > MAX_PLAYER_ID:
+                raise InvalidRequest(f"each of others must be a player id of 1-{MAX_PLAYER_ID} characters", "others")
+        with self.store.transaction() as execute:
+            return [(other, self.store.friends_since(execute, player_id, other) is not None,
+                     self.store.blocked_at(execute, player_id, other) is not None
+                     or self.store.blocked_at(execute, other, player_id) is not None) for other in others]
+
     # ---- a player's data, for the account service -------------------------------------------
 
     def export(self, player_id: str) -> PlayerData:
@@ -368,7 +399,7 @@ class Social:
         """Every row naming a deleted account's ``player_id`` goes; how many (0 the second time)."""
         check_erasable(player_id)
         with self.store.transaction() as execute:
-            rows = self.store.erase(execute, player_id)
+            rows = self.store.erase(execute, player_id, self.clock())
         log.info("social data erased for a deleted account", extra={"player": player_id, "rows": rows})
         return rows
 

@@ -1,0 +1,201 @@
+"""The inbox's use cases: storing notifications (posted by services, or by the social
+service's own use cases inside their transactions), listing them, marking them read,
+reading what a stream has not sent yet, claiming one for a push, sweeping expired ones.
+
+Who may not get a notification is decided here, in the storing transaction: a bot, an
+erased account (its tombstone), and the recipient who blocks the player a FRIEND_REQUEST,
+INVITE, REMATCH or INVITE_ANSWERED comes from (a blocked player cannot make the blocker's
+phone buzz). What was stored is announced after the commit (``listeners``): this
+replica's streams and its outbox publisher wake at once."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from services.common.bot_ids import is_bot
+from services.common.sql import Execute
+
+from .errors import InvalidRequest, NotFound
+from .inbox_store import InboxStore, Key, Stored
+from .notices import FROM_A_PLAYER, Draft, lifetime
+from .store import SocialStore
+from .use_cases import check_page_size, retried_on_conflict
+
+log = logging.getLogger("domino.social")
+MAX_MARKED = 100
+MAX_TOKEN = 512
+# How far back a stream looks for notifications stored late (a slow transaction, another
+# replica's clock): it sends each one once whatever their order.
+STREAM_MARGIN = 10.0
+STREAM_BATCH = 100
+Announced = list[tuple[str, str, str]]  # (notification id, recipient, kind) of what was stored
+
+
+@dataclass(frozen=True)
+class InboxPage:
+    items: list[Stored]
+    next_page_token: str
+    unread_count: int
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``decision`` "gone", "already_claimed", or what ``decide`` said of the first claim
+    ("send", "opted_out", ...), with the phones to push to."""
+    decision: str
+    notification: Stored | None = None
+    targets: list[Any] = field(default_factory=list)
+
+
+Decide = Callable[[Execute, str, str, float], tuple[str, list[Any]]]
+
+
+class Inbox:
+    def __init__(self, store: SocialStore, clock: Callable[[], float] = time.time,
+                 default_days: float = 30.0) -> None:
+        self.store = store
+        self.clock = clock
+        self.default_days = default_days
+        self.listeners: list[Callable[[Announced], None]] = []
+
+    def create(self) -> None:
+        with self.store.transaction() as execute:
+            InboxStore.make_key(execute)
+
+    # ---- storing -----------------------------------------------------------------------------
+
+    @retried_on_conflict
+    def post(self, drafts: list[Draft]) -> int:
+        """Stores what is new among ``drafts`` (checked by notices.checked); how many were."""
+        now = self.clock()
+        stored: Announced = []
+        with self.store.transaction() as execute:
+            for draft in drafts:
+                if self.add(execute, draft, now):
+                    stored.append((draft.notification_id, draft.recipient_id, draft.kind))
+        self.announce(stored)
+        return len(stored)
+
+    def add(self, execute: Execute, draft: Draft, now: float) -> bool:
+        """Inside a caller's transaction: stores ``draft`` unless its recipient may not get it
+        or its id is stored already; whether it was stored (then ``announce`` it after the
+        commit)."""
+        if is_bot(draft.recipient_id) or InboxStore.buried(execute, [draft.recipient_id]):
+            return False
+        if draft.kind in FROM_A_PLAYER and draft.player_id and \
+                SocialStore.blocked_at(execute, draft.recipient_id, draft.player_id) is not None:
+            return False
+        expires_at = draft.expires_at if draft.expires_at is not None else now + lifetime(draft.kind,
+                                                                                          self.default_days)
+        if expires_at <= now:
+            return False
+        return InboxStore.insert(execute, draft, now, expires_at)
+
+    def announce(self, stored: Announced) -> None:
+        if not stored:
+            return
+        for listener in self.listeners:
+            try:
+                listener(stored)
+            except Exception:  # noqa: BLE001 - a wake-up lost is caught up by the next poll
+                log.exception("a listener of stored notifications failed")
+
+    # ---- reading -----------------------------------------------------------------------------
+
+    def page(self, player_id: str, page_size: int, page_token: str, unread_only: bool) -> InboxPage:
+        size = check_page_size(page_size)
+        kind = "nu" if unread_only else "n"
+        after = _after(page_token, kind)
+        now = self.clock()
+        with self.store.transaction() as execute:
+            rows = InboxStore.page(execute, player_id, now, unread_only, after, size + 1)
+            unread = InboxStore.unread(execute, player_id, now)
+        token = ""
+        if len(rows) > size:
+            last = rows[size - 1]
+            token = base64.urlsafe_b64encode(json.dumps(
+                {"k": kind, "i": last.notification_id, "a": last.created_at},
+                separators=(",", ":")).encode()).decode().rstrip("=")
+        return InboxPage(rows[:size], token, unread)
+
+    def unread(self, player_id: str) -> int:
+        with self.store.transaction() as execute:
+            return InboxStore.unread(execute, player_id, self.clock())
+
+    def since(self, player_id: str, since: float) -> tuple[list[Stored], int]:
+        """The player's live notifications created at ``since`` or later (the oldest first, a
+        batch), and their unread count."""
+        now = self.clock()
+        with self.store.transaction() as execute:
+            return (InboxStore.since(execute, player_id, since, now, STREAM_BATCH),
+                    InboxStore.unread(execute, player_id, now))
+
+    @retried_on_conflict
+    def mark_read(self, player_id: str, ids: list[str], every: bool) -> int:
+        """Marks the named notifications (or all) read; the unread count after. Ids the
+        player's inbox does not hold: NOTIFICATION_NOT_FOUND, and none is marked."""
+        if every and ids:
+            raise InvalidRequest("name notification_ids or set all, not both", "notification_ids")
+        if not every and not ids:
+            raise InvalidRequest("name the notification_ids to mark, or set all", "notification_ids")
+        if len(ids) > MAX_MARKED:
+            raise InvalidRequest(f"at most {MAX_MARKED} notification_ids a call", "notification_ids")
+        if any(not i or len(i) > 64 for i in ids):
+            raise InvalidRequest("a notification id is empty or longer than 64 characters", "notification_ids")
+        now = self.clock()
+        with self.store.transaction() as execute:
+            if not every:
+                wanted = sorted({i.lower() for i in ids})
+                if InboxStore.live_ids(execute, player_id, wanted, now) != set(wanted):
+                    raise NotFound("no such notification in your inbox", error_reason="NOTIFICATION_NOT_FOUND")
+                InboxStore.mark_read(execute, player_id, wanted)
+            else:
+                InboxStore.mark_read(execute, player_id, None)
+            return InboxStore.unread(execute, player_id, now)
+
+    # ---- pushes and upkeep -------------------------------------------------------------------
+
+    @retried_on_conflict
+    def claim(self, notification_id: str, decide: Decide) -> Claim:
+        """In one transaction, the first claim of a live, unread notification takes it and
+        ``decide(execute, recipient, kind, now)`` (push_tokens.Pushes.decide_in) says whether
+        and where it may buzz; later claims are told it was claimed."""
+        now = self.clock()
+        with self.store.transaction() as execute:
+            found = InboxStore.get(execute, notification_id.lower())
+            if found is None or found.expires_at <= now or found.read:
+                return Claim("gone")
+            if found.claimed or not InboxStore.claim(execute, found.notification_id):
+                return Claim("already_claimed", found)
+            decision, targets = decide(execute, found.recipient_id, found.kind, now)
+        return Claim(decision, found, targets)
+
+    def sweep(self, limit: int = 500) -> int:
+        """Deletes up to ``limit`` expired notifications."""
+        with self.store.transaction() as execute:
+            return InboxStore.sweep(execute, self.clock(), limit)
+
+    def held_for(self, player_id: str) -> list[Stored]:
+        with self.store.transaction() as execute:
+            return InboxStore.held_for(execute, player_id)
+
+
+def _after(page_token: str, kind: str) -> Key | None:
+    if not page_token:
+        return None
+    try:
+        if len(page_token) > MAX_TOKEN:
+            raise ValueError
+        found = json.loads(base64.urlsafe_b64decode(page_token.encode("ascii") + b"=="))
+        if found["k"] != kind or not isinstance(found["i"], str) or not isinstance(found["a"], (int, float)):
+            raise ValueError
+        return Key(float(found["a"]), found["i"])
+    except (ValueError, KeyError, TypeError, UnicodeError, binascii.Error):
+        raise InvalidRequest("page_token is not one this list gave out", "page_token") from None
+
