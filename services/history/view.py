@@ -24,9 +24,10 @@ from typing import Any
 from services.common.bot_ids import is_bot
 from services.common.sql import Database
 
-from .summary import Ended, Rating, Started, rated_id, rating_key, rerated, result_of
+from .summary import Ended, Rating, Started, fresh, rated_id, rating_key, rerated, result_of
 
-TABLES = ("domino_history", "domino_ratings", "domino_rated_players", "domino_projection_tracking")
+TABLES = ("domino_history", "domino_ratings", "domino_rated_players", "domino_rating_moves",
+          "domino_projection_tracking")
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_history (player_id TEXT NOT NULL, match_id TEXT NOT NULL, "
     "seat INTEGER NOT NULL, rules TEXT NOT NULL, variant TEXT NOT NULL, teams INTEGER NOT NULL, seats TEXT NOT NULL, "
@@ -40,6 +41,11 @@ _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS domino_ratings_order ON domino_ratings (rating_key, ordinal DESC, player_id)",
     # how many are rated per key, kept with the ratings: counting 100,000 index entries per read is not
     "CREATE TABLE IF NOT EXISTS domino_rated_players (rating_key TEXT PRIMARY KEY, players BIGINT NOT NULL)",
+    # each person's rating ordinal before and after each rated match (DescribeMatchEnd: "your rating moved")
+    "CREATE TABLE IF NOT EXISTS domino_rating_moves (match_id TEXT NOT NULL, player_id TEXT NOT NULL, "
+    "ordinal_before DOUBLE PRECISION NOT NULL, ordinal_after DOUBLE PRECISION NOT NULL, "
+    "PRIMARY KEY (match_id, player_id))",
+    "CREATE INDEX IF NOT EXISTS domino_rating_moves_player ON domino_rating_moves (player_id)",
     "CREATE TABLE IF NOT EXISTS domino_projection_tracking (name TEXT PRIMARY KEY, position BIGINT NOT NULL)",
     # Deleted accounts, by id only: their rows are erased and never written again, also by a
     # rebuild (this table is not in TABLES, so a rebuild keeps it).
@@ -147,6 +153,7 @@ class View:
             for key in keys:
                 execute("UPDATE domino_rated_players SET players = players - 1 WHERE rating_key = ?", key)
             execute("DELETE FROM domino_ratings WHERE player_id = ?", player_id)
+            execute("DELETE FROM domino_rating_moves WHERE player_id = ?", player_id)
             execute("INSERT INTO domino_forgotten_players (player_id, forgotten_at) VALUES (?, ?) "
                     "ON CONFLICT (player_id) DO NOTHING", player_id, now)
         return max(0, rows), len(keys)
@@ -192,6 +199,10 @@ class View:
             execute("INSERT INTO domino_rated_players (rating_key, players) VALUES (?, ?) ON CONFLICT (rating_key) "
                     "DO UPDATE SET players = domino_rated_players.players + excluded.players", key, newcomers)
         for who, rating in kept.items():
+            if not is_bot(who):
+                execute("INSERT INTO domino_rating_moves (match_id, player_id, ordinal_before, ordinal_after) "
+                        "VALUES (?, ?, ?, ?) ON CONFLICT (match_id, player_id) DO NOTHING", e.match_id, who,
+                        (current.get(who) or fresh()).ordinal, rating.ordinal)
             execute("INSERT INTO domino_ratings (rating_key, player_id, mu, sigma, ordinal, matches) "
                     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rating_key, player_id) DO UPDATE SET mu = excluded.mu, "
                     "sigma = excluded.sigma, ordinal = excluded.ordinal, matches = excluded.matches",
@@ -240,6 +251,42 @@ class View:
             rating = Rating(float(r[1]), float(r[2]), int(r[3]))
             tied = out and out[-1].rating.ordinal == rating.ordinal
             out.append(Ranked(r[0], rating, out[-1].rank if tied else i + 1))
+        return out
+
+    def in_play(self, player_ids: list[str], limit: int) -> list[tuple[str, str]]:
+        """(player, match) of the players' matches the view has not seen end, newest first."""
+        if not player_ids:
+            return []
+        marks = ", ".join("?" for _ in player_ids)
+        with self._transaction() as execute:
+            rows = execute(f"SELECT player_id, match_id FROM domino_history WHERE player_id IN ({marks}) "
+                           f"AND result = 'in_play' ORDER BY started_at DESC, match_id DESC LIMIT ?",
+                           *player_ids, limit).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def ended(self, match_id: str) -> bool:
+        """Whether the view has applied the match's end (its rows no longer say in play)."""
+        with self._transaction() as execute:
+            row = execute("SELECT result FROM domino_history WHERE match_id = ? LIMIT 1", match_id).fetchone()
+        return row is not None and row[0] != "in_play"
+
+    def rating_moves(self, match_id: str) -> dict[str, tuple[float, float]]:
+        """player -> (ordinal before, ordinal after) of the people a rated match moved."""
+        with self._transaction() as execute:
+            rows = execute("SELECT player_id, ordinal_before, ordinal_after FROM domino_rating_moves "
+                           "WHERE match_id = ?", match_id).fetchall()
+        return {r[0]: (float(r[1]), float(r[2])) for r in rows}
+
+    def current_ratings(self, rules: str, teams: bool, rated_ids: set[str]) -> dict[str, Rating]:
+        """The ratings the view holds now for these rated ids (those unrated are left out)."""
+        key = rating_key(rules, teams)
+        out: dict[str, Rating] = {}
+        with self._transaction() as execute:
+            for who in sorted(rated_ids):
+                r = execute("SELECT mu, sigma, matches FROM domino_ratings WHERE rating_key = ? AND player_id = ?",
+                            key, who).fetchone()
+                if r is not None:
+                    out[who] = Rating(float(r[0]), float(r[1]), int(r[2]))
         return out
 
     def close(self) -> None:

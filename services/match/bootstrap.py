@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import signal
+import socket
 
 from typing import Any, Callable
 
@@ -31,8 +32,10 @@ from .application import MatchApplication
 from .grpc_adapter import MatchServicer, authentication
 from .head_keys import HeadKeys
 from .heads import BadHead, Signer, load_signer
+from .open_streams import OpenStreams
 from .rules_servicer import serve_rules
 from .store import FROZEN, EmbeddedStore, NetworkStore
+from .stream_record import StreamRecord
 from .timers import TurnTimer
 
 log = logging.getLogger("domino.match")
@@ -44,19 +47,20 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
                   limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None,
                   signer: Signer | None = None, history: View | None = None, tail: ChangeTail | None = None,
                   on_wake: Callable[[str], None] | None = None, keys_dir: str | None = None,
-                  revocations: Revocations | None = None):
+                  revocations: Revocations | None = None, open_streams: OpenStreams | None = None):
     """(server, port): MatchService on the common gRPC server (health, reflection, metrics;
     ``settings``: its connection policy, reflection and TLS). Its streams learn of changes
     stored by other processes from ``tail`` (by default one made for the app's store), which
     follows the store from the first stream until the server stops. GetHeadKeys serves
     ``keys_dir``'s published head keys (None: the signer's own key). A token of a session
-    ``revocations`` lists is refused, and its streams end."""
+    ``revocations`` lists is refused, and its streams end. Seated players' streams are
+    recorded in ``open_streams`` (None: in this process's memory alone)."""
     streams, rates = limits or (None, None)
     changes = changes or ChangeFeed()
     tail = tail or change_tail(app, changes, watch_safety_seconds)
     revocations = revocations or Revocations()
     servicer = MatchServicer(app, changes, tail, streams=streams, signer=signer, history=history, on_wake=on_wake,
-                             revocations=revocations)
+                             revocations=revocations, open_streams=open_streams)
     serve_rules(servicer, HeadKeys(keys_dir, servicer.signer))
     server, port = new_server(address, SERVICE_NAME,
                               lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer,
@@ -93,9 +97,15 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     limits = limits_of(settings)
     count_open_streams(limits[0])
     revocations, read_revocations = poll_revocations(settings)  # the account service's list, once a second
+    open_streams = open_streams_of(env, settings)
+    await open_streams.start()
+    Gauge("domino_match_open_streams_record_failures", "Writes, reads and lease renewals of the record of open "
+          "streams that failed, since this process started (GetTurnAttention's `streaming` may be wrong until "
+          "the next renewal rewrites it)").set_function(lambda: open_streams.failures)
     server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits,
                                  settings=settings, signer=signer, history=history, tail=tail,
-                                 on_wake=count_wakes(), keys_dir=settings.keys_dir, revocations=revocations)
+                                 on_wake=count_wakes(), keys_dir=settings.keys_dir, revocations=revocations,
+                                 open_streams=open_streams)
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
     Gauge("domino_match_timer_overdue_seconds", "How long the earliest turn deadline has been due without being "
@@ -116,6 +126,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     stopping = stop_on_signals()
     timers = asyncio.create_task(timer.run(stopping, settings.timer_poll_seconds))
     polls = asyncio.create_task(revocations.run(stopping, settings.revocation_poll_seconds))
+    leases = asyncio.create_task(open_streams.run(stopping))
     if ready is not None:
         ready.set()
     await stopping.wait()
@@ -123,11 +134,22 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await drain(server, settings.shutdown_grace_seconds, changes)
     await timers
     await polls
+    await leases
+    await open_streams.aclose()
     await read_revocations.close()
     await tail.aclose()
     await app.aclose()
     app.close()
     log.info("match service stopped")
+
+
+def open_streams_of(env: dict[str, str], settings: Settings) -> OpenStreams:
+    """The record of open streams every replica of the store shares (in memory for a store
+    in memory). A replica is named by its host and metrics port, so one restarted in the same
+    place (a pod's worker) clears what it recorded before."""
+    if not env.get("PERSISTENCE_MODULE"):
+        return OpenStreams()
+    return OpenStreams(StreamRecord.for_env(env), f"{socket.gethostname()}:{settings.match_metrics_port}")
 
 
 def count_open_streams(streams: StreamLimits, registry: CollectorRegistry = REGISTRY) -> Gauge:

@@ -3,7 +3,10 @@
 
 A token must be of the kind its subject is: only bot tokens speak for bot ids
 (`bot:<strength>:<seat>`), and bot tokens speak for nothing else. An account token only
-erases a deleted account's history. Players (and auditors) are rate-limited per subject;
+erases a deleted account's history. The notifier's and the social service's `service`
+tokens (`sub` "notifier", "social") ask only their own calls (notice_rpcs.py): a token made
+to ask whether a player is watching cannot create or watch a match. Players (and auditors)
+are rate-limited per subject;
 services act for many players, and one bot id (`bot:greedy:1`) sits in many matches at
 once, so they are not (their tokens come only from our services).
 """
@@ -20,6 +23,9 @@ ACCOUNT_RPCS = frozenset({"ForgetPlayer"})  # the account service's own: their h
 # Anyone may call these without a token: the head keys are what a player checks the heads
 # kept from its matches with, after its account is gone too (docs/record.md, "Signed heads").
 OPEN_RPCS = frozenset({"GetHeadKeys"})
+# The services that only tell players what happens, and the calls each may make (no other).
+NOTICE_RPCS = {"notifier": frozenset({"GetTurnAttention", "DescribeMatchEnd"}),
+               "social": frozenset({"ListPlayingNow"})}
 
 
 class Admission:
@@ -34,6 +40,8 @@ class Admission:
             return
         if who.role == "account":
             raise Forbidden("an account token only erases a deleted account's history (ForgetPlayer)")
+        if who.is_service and method not in NOTICE_RPCS.get(who.subject, (method,)):
+            raise Forbidden(f"the {who.subject} service's token asks only {', '.join(sorted(NOTICE_RPCS[who.subject]))}")
         if not (who.is_service or who.is_bot):  # a bot id plays in many matches at once
             self.rates.take(who.subject)
         if is_bot(who.subject) != who.is_bot and who.role in ("player", "bot"):

@@ -6,8 +6,9 @@ the request alone happens before anything is loaded, so bad input changes nothin
 
 Callers are verified and admitted before any handler runs (``authentication``: the
 interceptor of services/common/auth_interceptor.py, with the rules of callers.py); each
-handler checks the role it needs. History and ratings (history_rpcs.py) and table talk
-(talk_rpcs.py) are answered by modules of their own.
+handler checks the role it needs. History and ratings (history_rpcs.py), table talk
+(talk_rpcs.py) and the notifier's and social service's calls (notice_rpcs.py) are answered
+by modules of their own.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ from .export import full_record, seat_record_json
 from .heads import Head, Signer
 from .history_rpcs import HistoryRpcs
 from .messages import chat_pb, event_pb, public_view, seat_part, tile_pb
+from .notice_rpcs import NoticeRpcs
+from .open_streams import OpenStreams
 from .request_checks import match_id as _match_id, tile as _tile
 from .spectators import SpectatorDelay
 from .view_cache import ViewCache, with_view
@@ -103,8 +106,12 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     def __init__(self, app: MatchApplication, changes: ChangeFeed, tail: ChangeTail | None = None,
                  streams: StreamLimits | None = None, signer: Signer | None = None, history: View | None = None,
-                 on_wake: Callable[[str], None] | None = None, revocations: Revocations | None = None) -> None:
+                 on_wake: Callable[[str], None] | None = None, revocations: Revocations | None = None,
+                 open_streams: OpenStreams | None = None) -> None:
         self.app = app
+        # seated players' open streams, on every replica of the store: GetTurnAttention's ``streaming``
+        self.open_streams = open_streams or OpenStreams()
+        self.notices = NoticeRpcs(app, self.open_streams, history)
         self.revocations = revocations or Revocations()  # a revoked session's open streams end
         self.history = HistoryRpcs(history, app)  # history: the view services/history keeps; None: not configured
         self.talk = TalkRpcs(app, changes)
@@ -219,6 +226,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             # so however many watch, seated players (and services, auditors) find room.
             spectating = match_id if spectator else None
             self.streams.acquire(who.subject, spectating)
+        person = seat >= 0 and who.role == "player"  # a seated person's stream: no "your turn" push meanwhile
+        if person:
+            self.open_streams.opened(str(match_id), who.subject)
         try:
             async with _statuses(context):  # the store may fail mid-stream: UNAVAILABLE, and the client resumes
                 with self.revocations.ending(who, self.changes, match_id):
@@ -226,6 +236,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                         yield update
         finally:
             self.streams.release(who.subject, spectating)
+            if person:
+                self.open_streams.closed(str(match_id), who.subject)
 
     def _watcher(self, match: Match, who: Identity) -> tuple[int, bool]:
         """(the seat whose view the caller gets, whether they are a spectator)."""
@@ -365,6 +377,20 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
     async def ForgetPlayer(self, request: pb.ForgetPlayerRequest, context: Context) -> pb.ForgetPlayerResponse:
         async with _statuses(context):
             return await self.history.forget_player(request, caller())
+
+    async def GetTurnAttention(self, request: pb.GetTurnAttentionRequest,
+                               context: Context) -> pb.GetTurnAttentionResponse:
+        async with _statuses(context):
+            return await self.notices.get_turn_attention(request, caller())
+
+    async def ListPlayingNow(self, request: pb.ListPlayingNowRequest, context: Context) -> pb.ListPlayingNowResponse:
+        async with _statuses(context):
+            return await self.notices.list_playing_now(request, caller())
+
+    async def DescribeMatchEnd(self, request: pb.DescribeMatchEndRequest,
+                               context: Context) -> pb.DescribeMatchEndResponse:
+        async with _statuses(context):
+            return await self.notices.describe_match_end(request, caller())
 
     def _sign_export(self, data: dict, match_id: str, version: int) -> None:
         """The export's chain ends with the head of the stored links, signed now."""

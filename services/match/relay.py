@@ -5,9 +5,11 @@ publishes each event (public fields only) with `Nats-Msg-Id` = `<match>:<version
 sent in order and its acknowledgements awaited together (a round trip per batch, not per
 event); after each batch it publishes whose turn it now is in every match the batch touched
 (from its own copies of the matches, the batch's events applied to them, so a turn costs
-the store no read; a match it has no whole copy of is read from the store), where a bot is
-to act: the bots are the turn messages' only reader, and people's turns, most of them, were
-each stored, delivered to the bots, parsed and acknowledged for nothing. It records its
+the store no read; a match it has no whole copy of is read from the store): a bot's turn on
+`domino.v1.turn.<match>`, the bots' own subject (people's turns there were each stored,
+delivered to the bots, parsed and acknowledged for nothing), a person's on
+`domino.v1.seat_turn.<match>`, which the notifier alone reads (a "your turn" push to a
+player whose app has no stream open). It records its
 position (the last notification id published) in its own key-value bucket, which only the
 relay may write (NATS permissions), at most once a second and when it stops. A crash between the store and the bus loses
 nothing, and what a restarted relay sends again falls inside the stream's duplicate window
@@ -135,7 +137,7 @@ class Relay:
                 continue
             headers = msg.headers or {}
             msg_id, claimed = headers.get("Nats-Msg-Id", ""), headers.get(bus.NOTIFICATION_HEADER, "")
-            if ":turn:" in msg_id:
+            if ":turn:" in msg_id or ":seat_turn:" in msg_id:
                 continue
             if claimed.isdigit() and 0 < int(claimed) <= newest and await self._is_note(int(claimed), msg_id):
                 return int(claimed)
@@ -280,12 +282,14 @@ class Relay:
         rnd = match.state.round
         if rnd is None or rnd.outcome is not None:
             return None
-        if not is_bot(match.seats[rnd.turn]):
-            return None  # only the bots read turn messages: a person learns of a turn from WatchMatch
-        turn = {"match_id": str(match_id), "version": version, "seat": rnd.turn, "player_id": match.seats[rnd.turn],
+        player = match.seats[rnd.turn]
+        turn = {"match_id": str(match_id), "version": version, "seat": rnd.turn, "player_id": player,
                 "round": match.round_number, "turn_no": match.turn_no, "deadline": match.deadline}
-        return (bus.turn_subject(match_id), json.dumps(turn).encode(),
-                {"Nats-Msg-Id": bus.turn_msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(position)})
+        if is_bot(player):  # the bots' subject carries bots' turns alone: they never see a person's
+            return (bus.turn_subject(match_id), json.dumps(turn).encode(),
+                    {"Nats-Msg-Id": bus.turn_msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(position)})
+        return (bus.seat_turn_subject(match_id), json.dumps(turn).encode(),
+                {"Nats-Msg-Id": bus.seat_turn_msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(position)})
 
     async def _publish_turn(self, match_id: UUID, version: int) -> None:
         turn = await self._turn(match_id, version, self.position)
