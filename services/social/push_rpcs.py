@@ -1,17 +1,13 @@
 """SocialService's push RPCs (RegisterPushToken, UnregisterPushToken, Get/UpdateNotificationSettings,
 ForgetPushToken): a mixin of SocialServicer, which gives it ``self.pushes``, ``self.keys``,
-``self.revocations``, ``self._caller`` and, in grpc_adapter.py, the status mapping (read
-when a call runs: grpc_adapter imports this module first).
+``self.revocations`` and ``self._caller``; statuses.py maps its errors to status codes.
 
 A request's fields are checked each alone and in field order (services/social/push_fields.py)
 before the store is touched, so a refusal changes nothing."""
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
-
-from google.protobuf.timestamp_pb2 import Timestamp
+from typing import TYPE_CHECKING, Any, Callable
 
 from domino.social.v1 import social_service_pb2 as pb
 from services.common.auth import AuthError, Identity, bearer_identity
@@ -20,10 +16,11 @@ from services.common.revocations import ENDED, ENDED_REASON
 from . import push_fields as check
 from .errors import InvalidRequest
 from .push_tokens import PushSettings, Registration, SettingsChange, Target
+from .statuses import run as _run
+from .statuses import statuses as _statuses
+from .statuses import timestamp as _timestamp
 
 if TYPE_CHECKING:
-    from services.common.grpc_status import ErrorStatuses
-
     from .grpc_adapter import Context
 
 NOTIFIER = "notifier"  # the `sub` of the notifier's service token
@@ -33,7 +30,6 @@ _ENVIRONMENTS = {pb.APNS_ENVIRONMENT_UNSPECIFIED: "", pb.APNS_ENVIRONMENT_SANDBO
                  pb.APNS_ENVIRONMENT_PRODUCTION: "production"}
 _ENVIRONMENT_NUMBERS = {name: number for number, name in _ENVIRONMENTS.items()}
 _KIND_PREFIX = "NOTIFICATION_KIND_"
-T = TypeVar("T")
 
 
 class PushRpcs:
@@ -131,27 +127,9 @@ def push_target_pb(target: Target) -> pb.PushTarget:
 
 
 def settings_pb(settings: PushSettings) -> pb.NotificationSettings:
-    reply = pb.NotificationSettings(push_disabled=[pb.NotificationKind.Value(_KIND_PREFIX + kind.upper())
-                                                   for kind in settings.push_disabled],
+    reply = pb.NotificationSettings(push_disabled=[_KIND_PREFIX + kind.upper() for kind in settings.push_disabled],
                                     time_zone=settings.time_zone)
     if settings.quiet_hours is not None:
         reply.quiet_hours.CopyFrom(pb.QuietHours(start_minute=settings.quiet_hours[0],
                                                  end_minute=settings.quiet_hours[1]))
     return reply
-
-
-def _statuses(context: Context) -> ErrorStatuses:
-    from .grpc_adapter import _statuses as statuses  # grpc_adapter imports this module first
-
-    return statuses(context)
-
-
-async def _run(call: Callable[..., T], *args: Any) -> T:
-    """The store is blocking: its calls run on threads."""
-    return await asyncio.to_thread(call, *args)
-
-
-def _timestamp(seconds: float) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromNanoseconds(int(seconds * 1e9))
-    return stamp

@@ -16,13 +16,10 @@ import grpc
 
 from domino.social.v1 import social_service_pb2_grpc as pb_grpc
 from services.common.config import Settings
-from services.common.grpc_server import new_server
-from services.common.limits import RateLimit
 from services.common.revocations import Revocations
 from services.common.revocations_client import GrpcRevocationSource
 from services.social.account_client import GrpcDirectory
-from services.social.bootstrap import SERVICE_NAME
-from services.social.grpc_adapter import SocialServicer
+from services.social.bootstrap import create_server
 from services.social.push_tokens import PushLimits, Pushes
 from services.social.store import SocialStore
 from services.social.use_cases import Social
@@ -74,11 +71,8 @@ def running_pushes(tmp_path: Path, limits: PushLimits = PushLimits()) -> Iterato
         unlimited = Settings.model_construct(command_rate=1e9, command_burst=1e9)
 
         def create():
-            servicer = SocialServicer(social, KEYS, RateLimit(1e9, 1e9), revocations)
-            servicer.pushes = pushes
-            return new_server("127.0.0.1:0", SERVICE_NAME,
-                              lambda server: pb_grpc.add_SocialServiceServicer_to_server(servicer, server),
-                              None, unlimited)
+            return create_server("127.0.0.1:0", social, KEYS, settings=unlimited, revocations=revocations,
+                                 pushes=pushes)
 
         try:
             with serving_in_background(create) as (port, loop):
