@@ -47,6 +47,12 @@ class _Args(dict):
         return "?"
 
 
+def who(notice: so.Notification) -> str:
+    """The player it is about: the name it carries, else theirs as the directory knows it."""
+    return (notice.args.get("name") or notice.args.get("display_name")
+            or (names.name(notice.player_id) if notice.player_id else "Someone"))
+
+
 def text(notice: so.Notification) -> str:
     """The notification in words."""
     key = notice.text_key
@@ -60,8 +66,7 @@ def text(notice: so.Notification) -> str:
     words = WORDS.get(key)
     if words is None:
         return UNKNOWN
-    args["name"] = args.get("name") or args.get("display_name") or (
-        names.name(notice.player_id) if notice.player_id else "Someone")
+    args["name"] = who(notice)
     if "answer" in args:
         args["answer"] = ANSWERS.get(args["answer"], "answered")
     if key == "notice.banned":

@@ -135,7 +135,7 @@ class NoticesScreen:
 
     def _act(self, key: str, notice: so.Notification) -> tuple[str, bool]:
         app = self.app
-        who = names.name(notice.player_id) if notice.player_id else "them"
+        who = notice_words.who(notice)
         if notice.kind == so.NOTIFICATION_KIND_FRIEND_REQUEST:
             if key == "a":
                 self.social.accept(notice.player_id)

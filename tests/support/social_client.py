@@ -15,6 +15,7 @@ from rich.console import Console
 
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
+from domino.social.v1 import social_service_pb2 as so
 from services.client.api import ApiError
 from services.client.app import App
 from services.client.game import GameOptions
@@ -134,3 +135,49 @@ def scripted(lines: list[str], tmp_path: Path, social: Any, player: str = "ann",
     app.play_match = play  # type: ignore[method-assign]
     app.watch = watch  # type: ignore[method-assign]
     return done
+
+
+@dataclass
+class Social:
+    """The social service at the client's seam (SocialApi's methods): friends with their
+    presence, an inbox, and the calls made."""
+    address: str = "fake:4"
+    code: str = "K7M2-PQ4X"
+    friend_list: list = field(default_factory=list)
+    inbox: list = field(default_factory=list)
+    calls: list = field(default_factory=list)
+
+    def friend_code(self) -> str:
+        return self.code
+
+    def friends(self) -> list:
+        return list(self.friend_list)
+
+    def requests(self) -> list:
+        return []
+
+    def blocked(self) -> list:
+        return []
+
+    def accept(self, player_id: str):
+        self.calls.append(("accept", player_id))
+
+    def decline(self, player_id: str) -> None:
+        self.calls.append(("decline", player_id))
+
+    def notifications(self, page_token: str = "", page_size: int = 30):
+        unread = sum(1 for n in self.inbox if not n.read)
+        return so.ListNotificationsResponse(notifications=self.inbox, unread_count=unread)
+
+    def mark_read(self, notification_ids=None) -> int:
+        self.calls.append(("read", list(notification_ids or [])))
+        for notice in self.inbox:
+            if not notification_ids or notice.notification_id in notification_ids:
+                notice.read = True
+        return sum(1 for n in self.inbox if not n.read)
+
+    def unread_count(self, timeout: float = 0) -> int:
+        return sum(1 for n in self.inbox if not n.read)
+
+    def watch_notifications(self) -> Idle:
+        return Idle()
