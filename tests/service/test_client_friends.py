@@ -6,6 +6,8 @@ match seams (tests/support/social_client.py)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
@@ -13,6 +15,7 @@ from domino.social.v1 import social_service_pb2 as so
 from services.client import names
 from services.client.account_api import AccountApi
 from services.client.social_api import SocialApi
+from services.client.unread import UnreadCount
 from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
 from tests.support.social_client import Matchmaking, scripted
 
@@ -199,3 +202,39 @@ def test_a_number_without_a_row_is_told(svc, people, tmp_path):
     ann, _, social = people
     done = friends_screen(["4"], tmp_path, social(ann), ann)
     assert "There is no 4 here." in done.text
+
+
+def befriend(tmp_path, social, ann, bob) -> None:
+    friends_screen(["s Bob Friendly"], tmp_path, social(ann), ann)
+    friends_screen(["1", "a"], tmp_path, social(bob), bob)
+
+
+def test_a_friend_with_the_app_open_is_listed_online(svc, people, tmp_path):
+    ann, bob, social = people
+    befriend(tmp_path, social, ann, bob)
+    counter = UnreadCount(social(bob))  # what Bob's menu keeps open
+    counter.start()
+    try:
+        deadline = time.monotonic() + 10
+        while counter.count is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # the stream is open once its first message came
+        done = friends_screen([], tmp_path, social(ann), ann)
+    finally:
+        counter.stop()
+    assert any("Bob Friendly" in line and "online" in line for line in done.text.splitlines())
+
+
+def test_a_friend_whose_app_closed_is_listed_by_when_they_were_last_seen(svc, people, tmp_path):
+    ann, bob, social = people
+    befriend(tmp_path, social, ann, bob)
+    counter = UnreadCount(social(bob))
+    counter.start()
+    deadline = time.monotonic() + 10
+    while counter.count is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    counter.stop()
+    line = ""
+    while "last seen" not in line and time.monotonic() < deadline:
+        text = friends_screen([], tmp_path, social(ann), ann).text
+        line = next(line for line in text.splitlines() if "Bob Friendly" in line)
+    assert "last seen just now" in line

@@ -69,3 +69,4 @@ def test_watch_opens_the_spectator_screen_on_the_friends_match(tmp_path):
 ])
 def test_what_s_names_is_a_friend_code_only_in_its_shown_form(typed, target):
     assert friends_screen.target_of(typed) == target
+
