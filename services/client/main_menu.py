@@ -16,7 +16,7 @@ from rich.text import Text
 from domino.match.v1 import match_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 
-from . import families, lobby_screens, menu, questions, view_reading
+from . import families, lobby_screens, menu, names, notice_words, questions, view_reading
 from .api import ApiError
 from .game import ClientError
 from .refusals import explain
@@ -64,6 +64,10 @@ class MainMenu:
             items = list(menu.MAIN)
             if app.social is not None and app.unread is not None:
                 items[-1:-1] = [menu.FRIENDS, (menu.INBOX[0], app.unread.label())]
+                latest = app.unread.latest
+                if latest is not None and not latest.read and app.unread.count:
+                    names.learn([latest.player_id])
+                    app.out.say(Text(f"New: {notice_words.text(latest)}", style="bold yellow"))
             if app.account is not None:
                 items.insert(-1, menu.ACCOUNT)
             back = self.way_back()

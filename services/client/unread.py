@@ -53,6 +53,8 @@ class UnreadCount(Inbox):
     def set(self, count: int) -> None:
         """The count a call just answered (MarkNotificationsRead): the stream tells only of new ones."""
         self.count = count
+        if count == 0:
+            self.latest = None
 
     def now(self) -> int | None:
         """The unread count: the stream's, else asked (None when neither answers)."""

@@ -123,3 +123,13 @@ def test_without_the_stream_the_unread_count_is_asked(tmp_path):
     counter.put("notice", so.WatchNotificationsResponse(unread_count=9))
     counter.put("link", "lost")
     assert counter.now() == 1
+
+
+def test_the_menu_says_the_newest_unread_notification_the_stream_brought(tmp_path):
+    social = Social(inbox=[copy(REQUEST)])
+    done = scripted(["q"], tmp_path, social)
+    done.app.main_menu.way_back = lambda: None
+    assert done.app.unread is not None
+    done.app.unread.put("notice", so.WatchNotificationsResponse(notification=REQUEST, unread_count=1))
+    assert done.app.menu() == 0
+    assert "New: Bob wants to be your friend" in done.text
