@@ -91,7 +91,7 @@ def screen(lists: Lists, now: float, message: str = "") -> Group:
         table.add_column("who")
         table.add_column("where")
         for i, row in numbered:
-            table.add_row(str(i), names.name(row.player_id), row_text(row, now))
+            table.add_row(str(i), Text(names.name(row.player_id)), Text(row_text(row, now)))  # names are no markup
         parts += [Text(title + (f" ({len(numbered)})" if kind == FRIEND else ""), style="bold"), table]
     parts.append(Text(HELP + (" · i N invites friend N to your room" if lists.room_id else ""), style="dim"))
     if message:

@@ -8,7 +8,7 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from domino.social.v1 import social_service_pb2 as so
-from services.client import friends_screen, presence_words
+from services.client import friends_screen, names, presence_words
 from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
 from tests.support.social_client import Social, scripted
 
@@ -70,3 +70,13 @@ def test_watch_opens_the_spectator_screen_on_the_friends_match(tmp_path):
 def test_what_s_names_is_a_friend_code_only_in_its_shown_form(typed, target):
     assert friends_screen.target_of(typed) == target
 
+
+
+def test_a_display_name_that_looks_like_markup_is_shown_as_typed(tmp_path):
+    names.use(names.Names(lambda ids: {"p-2": "[bold]Zed[/bold]"}))
+    try:
+        done = scripted([""], tmp_path, Social(friend_list=[so.Friend(player_id="p-2")]))
+        done.app.friends.run()
+    finally:
+        names.use(names.PLAIN)
+    assert "[bold]Zed[/bold]" in done.text
