@@ -153,3 +153,27 @@ def test_the_notifier_forgets_a_token_its_provider_called_dead(svc, ann):
     assert svc.stub.ForgetPushToken(forget, metadata=NOTIFIER).removed is True
     assert svc.stub.ForgetPushToken(forget, metadata=NOTIFIER).removed is False
     assert phones(svc, ann) == []
+
+
+ACCOUNT_SERVICE = auth("accounts", "account")
+
+
+def test_the_players_export_holds_their_phones_and_settings(svc, ann):
+    register(svc, ann, "ann-phone", "ann-export-token", locale="pt-BR")
+    svc.stub.UpdateNotificationSettings(pb.UpdateNotificationSettingsRequest(
+        push_disabled=[pb.NOTIFICATION_KIND_BAN], time_zone="America/Sao_Paulo"), metadata=bearer(ann))
+    export = svc.stub.ExportPlayerData(pb.ExportPlayerDataRequest(player_id=ann.player_id), metadata=ACCOUNT_SERVICE)
+    assert [(t.installation_id, t.platform, t.token, t.locale) for t in export.push_tokens] == \
+        [("ann-phone", pb.PUSH_PLATFORM_FCM, "ann-export-token", "pt-BR")]
+    assert (list(export.notification_settings.push_disabled), export.notification_settings.time_zone) == \
+        ([pb.NOTIFICATION_KIND_BAN], "America/Sao_Paulo")
+
+
+def test_erasing_the_player_forgets_their_phones_and_settings(svc, ann, bob):
+    register(svc, ann, "ann-phone", "ann-erased-token")
+    register(svc, bob, "bob-phone", "bob-stays-token")
+    svc.stub.UpdateNotificationSettings(pb.UpdateNotificationSettingsRequest(time_zone="Asia/Tokyo"),
+                                        metadata=bearer(ann))
+    svc.stub.ErasePlayer(pb.ErasePlayerRequest(player_id=ann.player_id), metadata=ACCOUNT_SERVICE)
+    assert not any(ann.player_id in row for rows in svc.pushes.dump().values() for row in rows)
+    assert phones(svc, bob) == [("bob-phone", "bob-stays-token")]
