@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from domino.social.v1 import social_service_pb2 as so
 
-from . import names
+from . import families, names
 
 #: key -> the line, with the key's arguments in braces; {name}: the player it is about.
 WORDS = {
@@ -18,6 +18,8 @@ WORDS = {
     "notice.friend_accepted": "{name} accepted your friend request",
     "notice.invite": "{name} invites you to a room",
     "notice.invite_answered": "{name} {answer} your invite",
+    "notice.invite_accepted": "{name} accepted your invite",
+    "notice.invite_declined": "{name} declined your invite",
     "notice.rematch": "{name} wants to play again",
     "notice.your_turn": "Your turn: {seconds_left} s left",
     "notice.match_won": "You won the match, {points} to {opponent_points}",
@@ -25,6 +27,11 @@ WORDS = {
     "notice.rating_change": "Your rating went from {before} to {after}",
     "notice.banned": "Your account is banned {until}",
     "notice.unbanned": "Your account is no longer banned",
+}
+#: The same when the notification names the family played ("rules", and "variant"): {game}.
+GAME_WORDS = {
+    "notice.invite": "{name} invites you to play {game}",
+    "notice.rematch": "{name} wants to play {game} again",
 }
 #: notice.account.<what>
 ACCOUNT = {
@@ -66,6 +73,9 @@ def text(notice: so.Notification) -> str:
     words = WORDS.get(key)
     if words is None:
         return UNKNOWN
+    if args.get("rules") and key in GAME_WORDS:
+        words = GAME_WORDS[key]
+        args["game"] = families.title(args["rules"], args.get("variant", ""))
     args["name"] = who(notice)
     if "answer" in args:
         args["answer"] = ANSWERS.get(args["answer"], "answered")

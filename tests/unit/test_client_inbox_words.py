@@ -8,6 +8,7 @@ import pytest
 
 from domino.social.v1 import social_service_pb2 as so
 from services.client import names, notice_words
+from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
 
 
 def notice(key: str, player_id: str = "", **args: str) -> so.Notification:
@@ -27,6 +28,8 @@ def directory():
     ("notice.friend_accepted", {"name": "Bob"}, "Bob accepted your friend request"),
     ("notice.invite", {"name": "Bob"}, "Bob invites you to a room"),
     ("notice.invite_answered", {"name": "Bob", "answer": "declined"}, "Bob declined your invite"),
+    ("notice.invite_accepted", {"name": "Bob", "answer": "accepted"}, "Bob accepted your invite"),
+    ("notice.invite_declined", {"name": "Bob", "answer": "declined"}, "Bob declined your invite"),
     ("notice.rematch", {"name": "Bob"}, "Bob wants to play again"),
     ("notice.your_turn", {"seconds_left": "38"}, "Your turn: 38 s left"),
     ("notice.match_won", {"points": "151", "opponent_points": "92"}, "You won the match, 151 to 92"),
@@ -65,3 +68,13 @@ def test_without_a_name_argument_the_player_is_named_by_the_directory(directory)
 
 def test_braces_in_a_display_name_are_shown_as_typed():
     assert notice_words.text(notice("notice.invite", name="{seconds_left}")) == "{seconds_left} invites you to a room"
+
+
+def test_an_invite_naming_its_family_says_what_is_played(served_rules):
+    invite = notice("notice.invite", name="Bob", rules="egyptian", variant="block-4", inviter="p-bob")
+    assert notice_words.text(invite) == "Bob invites you to play Egyptian block-4"
+
+
+def test_a_rematch_naming_its_family_says_it_is_played_again(served_rules):
+    rematch = notice("notice.rematch", name="Bob", rules="classic")
+    assert notice_words.text(rematch) == "Bob wants to play Classic again"
