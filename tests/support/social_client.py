@@ -108,14 +108,16 @@ class Scripted:
 
 
 def scripted(lines: list[str], tmp_path: Path, social: Any, player: str = "ann",
-             matchmaking: Matchmaking | None = None, finals: dict[str, pb.MatchView] | None = None,
-             interactive: bool = True) -> Scripted:
-    """An App whose player types ``lines`` then closes the input. Opening a match records it
-    and answers ``finals[match_id]`` (None: the player left it); watching one records it."""
+             matchmaking: Any = None, finals: dict[str, pb.MatchView] | None = None,
+             interactive: bool = True, closed: bool = True) -> Scripted:
+    """An App whose player types ``lines`` then closes the input (``closed``; else the
+    input stays open, as a player who waits). Opening a match records it and answers
+    ``finals[match_id]`` (None: the player left it); watching one records it."""
     inbox = Inbox()
     for line in lines:
         inbox.put("line", line)
-    inbox.put("eof")
+    if closed:
+        inbox.put("eof")
     file = io.StringIO()
     out = Output(Console(file=file, width=120, color_system=None, highlight=False), redraw=False)
     matchmaking = matchmaking or Matchmaking()
