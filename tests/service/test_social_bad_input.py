@@ -24,8 +24,8 @@ PLAYER_RPCS = ("GetFriendCode", "SendFriendRequest", "AcceptFriendRequest", "Dec
                "CancelFriendRequest", "RemoveFriend", "BlockPlayer", "UnblockPlayer", "ListFriends",
                "ListFriendRequests", "ListBlockedPlayers", "ListNotifications", "MarkNotificationsRead")
 ACCOUNT_SERVICE_RPCS = ("ExportPlayerData", "ErasePlayer")  # the account service's `account` token alone
-# Refused as these are, in files of their own: the inbox stream (test_social_inbox_bad_input.py),
-# the services' calls (test_social_service_calls_bad_input.py) and the push RPCs.
+# Refused as these are, in files of their own: the inbox stream and the services' calls
+# (test_social_inbox_bad_input.py), and the push RPCs.
 ELSEWHERE = ("WatchNotifications", "PostNotifications", "CheckRelations", "ClaimPush", "RegisterPushToken",
              "UnregisterPushToken", "GetNotificationSettings", "UpdateNotificationSettings", "ForgetPushToken")
 RPCS = PLAYER_RPCS + ACCOUNT_SERVICE_RPCS
