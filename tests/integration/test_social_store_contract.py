@@ -8,6 +8,9 @@ from __future__ import annotations
 import pytest
 
 from services.common.sql import Conflict
+from services.social.inbox_store import InboxStore
+from services.social.notices import Draft, notice_id
+from services.social.presence import Presence
 from services.social.store import SocialStore
 from services.social.use_cases import Social, Target
 from tests.support.clock import Clock
@@ -103,6 +106,101 @@ class SocialStoreContract:
             with social.store.transaction() as execute:
                 social.store.add_code(execute, "id-bob", taken, 0.0)
         assert social.friend_code("id-bob") != social.friend_code("id-ann")
+
+    # ---- the inbox -------------------------------------------------------------------------
+
+    def test_notifications_read_back_the_same_on_another_replica_newest_first(self, replicas):
+        make, clock = replicas
+        first = make()
+        ids = [notice_id("t", n) for n in range(3)]
+        for notification_id in ids:
+            assert first.inbox.post([draft(notification_id, "id-ann", args={"n": "1"})]) == 1
+            clock.advance(1)
+        assert first.inbox.post([draft(ids[0], "id-ann")]) == 0
+        second = make()
+        page = second.inbox.page("id-ann", 2, "", False)
+        assert [n.notification_id for n in page.items] == ids[:0:-1] and page.unread_count == 3
+        rest = second.inbox.page("id-ann", 2, page.next_page_token, False)
+        assert [n.notification_id for n in rest.items] == ids[:1] and rest.next_page_token == ""
+        assert rest.items[0].args == {"n": "1"}
+
+    def test_marking_read_is_seen_by_every_replica(self, replicas):
+        make, _ = replicas
+        first, second = make(), make()
+        first.inbox.post([draft(notice_id("m", 1), "id-ann"), draft(notice_id("m", 2), "id-ann")])
+        assert second.inbox.mark_read("id-ann", [notice_id("m", 1)], False) == 1
+        assert [n.notification_id for n in first.inbox.page("id-ann", 0, "", True).items] == [notice_id("m", 2)]
+
+    def test_a_notification_is_claimed_once_across_replicas(self, replicas):
+        make, _ = replicas
+        first, second = make(), make()
+        first.inbox.post([draft(notice_id("c", 1), "id-ann")])
+        decide = lambda execute, recipient, kind, now: ("send", [recipient])  # noqa: E731
+        assert first.inbox.claim(notice_id("c", 1), decide).decision == "send"
+        assert second.inbox.claim(notice_id("c", 1), decide).decision == "already_claimed"
+        assert second.inbox.claim(notice_id("c", 2), decide).decision == "gone"
+
+    def test_an_erased_player_gets_nothing_new_and_is_held_only_as_a_hash(self, replicas):
+        make, _ = replicas
+        first = make()
+        first.inbox.post([draft(notice_id("e", 1), "id-ann"), draft(notice_id("e", 2), "id-bob", about="id-ann")])
+        first.erase("id-ann")
+        assert make().inbox.post([draft(notice_id("e", 3), "id-ann")]) == 0
+        assert first.inbox.page("id-bob", 0, "", False).items == []
+        assert "id-ann" not in str(first.store.dump())
+
+    def test_expired_notifications_are_not_listed_and_are_swept_in_batches(self, replicas):
+        make, clock = replicas
+        social = make()
+        social.inbox.post([draft(notice_id("x", n), "id-ann", expires_at=clock.now + 10) for n in range(3)])
+        clock.advance(11)
+        assert social.inbox.page("id-ann", 0, "", False).items == []
+        assert social.inbox.sweep(2) == 2 and social.inbox.sweep(2) == 1 and social.inbox.sweep(2) == 0
+
+    def test_the_outbox_holds_what_was_not_published_oldest_first(self, replicas):
+        make, clock = replicas
+        social = make()
+        for n in range(3):
+            social.inbox.post([draft(notice_id("o", n), "id-ann")])
+            clock.advance(1)
+        with social.store.transaction() as execute:
+            waiting = InboxStore.unpublished(execute, 2)
+            InboxStore.mark_published(execute, [w[0] for w in waiting])
+        assert [w[0] for w in waiting] == [notice_id("o", 0), notice_id("o", 1)]
+        with make().store.transaction() as execute:
+            assert [w[0] for w in InboxStore.unpublished(execute, 10)] == [notice_id("o", 2)]
+
+    # ---- presence --------------------------------------------------------------------------
+
+    def test_a_player_is_online_on_any_replica_until_their_replicas_lease_runs_out(self, replicas):
+        make, clock = replicas
+        social = make()
+        here = Presence(social.store.db, clock, "replica-a", lease_seconds=90)
+        there = Presence(make().store.db, clock, "replica-b", lease_seconds=90)
+        here.counts["id-ann"] = 1
+        here._write("id-ann", True)
+        assert there.of(["id-ann", "id-bob"]) == {"id-ann": (True, None), "id-bob": (False, None)}
+        clock.advance(91)  # replica a was killed: it refreshed no more
+        assert there.of(["id-ann"]) == {"id-ann": (False, clock.now - 91)}
+        assert there.refresh() == 1
+        assert there.of(["id-ann"]) == {"id-ann": (False, clock.now - 91)}
+        with social.store.transaction() as execute:
+            assert execute("SELECT COUNT(*) FROM domino_social_presence").fetchone()[0] == 0
+
+    def test_a_replica_whose_rows_were_swept_writes_them_again_when_it_refreshes(self, replicas):
+        make, clock = replicas
+        here = Presence(make().store.db, clock, "replica-a", lease_seconds=90)
+        there = Presence(make().store.db, clock, "replica-b", lease_seconds=90)
+        here.counts["id-ann"] = 1
+        here._write("id-ann", True)
+        clock.advance(91)
+        there.refresh()
+        here.refresh()
+        assert there.of(["id-ann"])["id-ann"][0] is True
+
+
+def draft(notification_id: str, recipient: str, about: str = "", **fields) -> Draft:
+    return Draft(notification_id, recipient, "account", "notice.account.device_added", player_id=about, **fields)
 
 
 class TestWithSQLite(SocialStoreContract):
