@@ -106,6 +106,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
         for task in tasks:
             task.cancel()
     await asyncio.to_thread(presence.leave)
+    presence.close()
     await pushes.settled()
     await read_revocations.close()
     directory.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
 from typing import Callable
@@ -35,6 +36,8 @@ class Presence:
         self._lock = asyncio.Lock()
         self._leased = False
         self._writing: set[asyncio.Task] = set()
+        self._store_lock = threading.Lock()  # held by each write; close() takes it for good
+        self._closed = False
         self.failures = 0
 
     @property
@@ -67,6 +70,16 @@ class Presence:
                 log.exception("a presence row could not be written")
 
     def _write(self, player_id: str, online: bool) -> None:
+        with self._store_lock:
+            if not self._closed:
+                self._write_row(player_id, online)
+
+    def close(self) -> None:
+        """No write after this (the store may close): waits for the one under way."""
+        with self._store_lock:
+            self._closed = True
+
+    def _write_row(self, player_id: str, online: bool) -> None:
         now = self.clock()
         with self.db.transaction() as execute:
             if not self._leased:

@@ -25,6 +25,7 @@ from services.common.config import Settings
 from services.social.bootstrap import create_server
 from services.social.bus_link import run_bus_link
 from services.social.inbox_store import InboxStore
+from services.social.presence import Presence
 from services.social.store import SocialStore
 from services.social.use_cases import Social
 from tests.support.background import serving_in_background
@@ -50,10 +51,12 @@ def replica(path: str, nats_url: str):
     store = SocialStore.for_env({}, path)
     store.create()
     social = Social(store, NoDirectory())
+    presence = Presence(store.db)
     wakes = ChangeFeed()
     settings = Settings.model_construct(command_rate=1e9, command_burst=1e9, watch_poll_seconds=300.0,
                                         nats_url=nats_url, nats_user="", social_outbox_poll_seconds=300.0)
-    with serving_in_background(lambda: create_server("127.0.0.1:0", social, KEYS, settings=settings, wakes=wakes)) \
+    with serving_in_background(lambda: create_server("127.0.0.1:0", social, KEYS, settings=settings, wakes=wakes,
+                                                     presence=presence)) \
             as (port, loop):
         async def start():
             stopping = asyncio.Event()
@@ -67,7 +70,8 @@ def replica(path: str, nats_url: str):
             channel.close()
             loop.call_soon_threadsafe(stopping.set)
             asyncio.run_coroutine_threadsafe(asyncio.wait_for(task, 10), loop).result(15)
-            store.close()
+    presence.close()  # a stream's last presence write may still run on a thread
+    store.close()
 
 
 @pytest.fixture

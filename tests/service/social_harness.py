@@ -70,5 +70,6 @@ def running_social(tmp_path: Path, limits: Limits | None = None, clock: Callable
                 finally:
                     service.channel.close()
         finally:
+            presence.close()  # a stream's last presence write may still run on a thread
             directory.close()
             store.close()
