@@ -46,7 +46,9 @@ class GrpcSocial:
         return {"friend_code": reply.friend_code or None,
                 "friend_code_created_at": found.get("friend_code_created_at"),
                 "friends": found.get("friends", []), "friend_requests": found.get("requests", []),
-                "blocked": found.get("blocked", [])}
+                "blocked": found.get("blocked", []), "push_tokens": found.get("push_tokens", []),
+                "notification_settings": found.get("notification_settings", {}),
+                "notifications": found.get("notifications", [])}
 
     def close(self) -> None:
         self.channel.close()

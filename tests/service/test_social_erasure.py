@@ -1,15 +1,19 @@
 """A deleted account leaves the social service too, and its export holds its friends: a real
 AccountService and a real SocialService on loopback (SQLite files), the account service
 asking the social one with its own `account` token (services/accounts/social_client.py).
-A and B become friends, A blocks C, D blocks A; A exports (its code, friends, requests and
-blocks, not D's block) and deletes the account while the social service is down; the
-erasure stays pending and the next retry pass, once the social service is back, erases
-every row naming A (by id or by friend code) from every table of the social store."""
+A and B become friends, A blocks C, D blocks A, A registers a phone and sets its
+notification settings, A has a notification and Fay one naming A; A exports (its code,
+friends, requests, blocks, not D's block, its phone, settings and its own notifications)
+and deletes the account while the social service is down; the erasure stays pending and
+the next retry pass, once the social service is back, erases every row naming A (by id,
+friend code, push token or notification) from every table of the social store, and a
+notification posted to A afterwards is not stored."""
 
 from __future__ import annotations
 
 import json
 import time
+import uuid
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,11 +27,12 @@ from services.accounts.social_client import GrpcSocial
 from services.common.config import Settings
 from services.social.account_client import GrpcDirectory
 from services.social.bootstrap import create_server
+from services.social.push_tokens import Pushes
 from services.social.store import SocialStore
 from services.social.use_cases import Social
 from tests.support.background import serving_in_background
 from tests.support.errors import refusal
-from tests.support.keys import KEYS
+from tests.support.keys import KEYS, auth
 
 from .account_harness import bearer, running_accounts
 
@@ -55,6 +60,23 @@ def social_on(social: Social, address: str):
 
 def send(stub, who, request_id: str, **target):
     return stub.SendFriendRequest(pb.SendFriendRequestRequest(request_id=request_id, **target), metadata=bearer(who))
+
+
+def social_pushes(social: Social) -> Pushes:
+    return Pushes(social.store.db)
+
+
+def stub_posts_nothing_to(port: int, player_id: str) -> bool:
+    """A notification posted to an erased account is skipped (its tombstone)."""
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        stored = pb_grpc.SocialServiceStub(channel).PostNotifications(pb.PostNotificationsRequest(notifications=[
+            pb.NewNotification(notification_id=str(uuid.uuid4()), recipient_player_id=player_id,
+                               kind=pb.NOTIFICATION_KIND_BAN, text_key="notice.banned")]),
+            metadata=auth("notifier", "service")).stored
+    finally:
+        channel.close()
+    return stored == 0
 
 
 def erased_eventually(app, seconds: float = 15.0) -> int:
@@ -89,6 +111,20 @@ def test_a_deleted_account_is_exported_then_erased_from_the_social_service_once_
                 send(stub, pending, "e-to-a", display_name=a.display_name)
                 fay = accounts.sign_up("Fay Erasure")
                 send(stub, a, "a-to-f", display_name=fay.display_name)
+                token = "f" * 64
+                stub.RegisterPushToken(pb.RegisterPushTokenRequest(
+                    installation_id=str(uuid.uuid4()), platform=pb.PUSH_PLATFORM_APNS, token=token,
+                    apns_environment=pb.APNS_ENVIRONMENT_SANDBOX, locale="en-GB"), metadata=bearer(a))
+                stub.UpdateNotificationSettings(pb.UpdateNotificationSettingsRequest(
+                    push_disabled=[pb.NOTIFICATION_KIND_RATING_CHANGE]), metadata=bearer(a))
+                to_a, naming_a = str(uuid.uuid4()), str(uuid.uuid4())
+                stub.PostNotifications(pb.PostNotificationsRequest(notifications=[
+                    pb.NewNotification(notification_id=to_a, recipient_player_id=a.player_id,
+                                       kind=pb.NOTIFICATION_KIND_ACCOUNT, text_key="notice.account.device_added"),
+                    pb.NewNotification(notification_id=naming_a, recipient_player_id=fay.player_id,
+                                       kind=pb.NOTIFICATION_KIND_INVITE, text_key="notice.invite",
+                                       player_id=a.player_id, args={"host": a.player_id})]),
+                    metadata=auth("notifier", "service"))
 
                 data = json.loads(accounts.stub.ExportMyData(acc.ExportMyDataRequest(),
                                                              metadata=bearer(a)).data_json)["social"]
@@ -100,6 +136,10 @@ def test_a_deleted_account_is_exported_then_erased_from_the_social_service_once_
                     (pending.player_id, "FRIEND_REQUEST_DIRECTION_INCOMING"),
                     (fay.player_id, "FRIEND_REQUEST_DIRECTION_OUTGOING")}
                 assert all(r["sent_at"].endswith("Z") for r in data["friend_requests"])
+                assert [(t["token"], t["locale"]) for t in data["push_tokens"]] == [(token, "en-GB")]
+                assert data["notification_settings"]["push_disabled"] == ["NOTIFICATION_KIND_RATING_CHANGE"]
+                assert to_a in {n["notification_id"] for n in data["notifications"]}
+                assert naming_a not in {n["notification_id"] for n in data["notifications"]}  # Fay's inbox
                 channel.close()
             before = json.dumps(store.dump())
             assert a.player_id in before and code.replace("-", "") in before
@@ -121,8 +161,11 @@ def test_a_deleted_account_is_exported_then_erased_from_the_social_service_once_
                 assert erased_eventually(accounts.app) == 0
                 assert accounts.app.pending_erasures() == 0 and a.player_id in history.forgotten
                 rows = json.dumps(store.dump())
-                for trace in (a.player_id, a.display_name, code, code.replace("-", ""), code.replace("-", "").lower()):
+                for trace in (a.player_id, a.display_name, code, code.replace("-", ""), code.replace("-", "").lower(),
+                              token, to_a, naming_a):
                     assert trace not in rows, trace
+                assert token not in json.dumps(social_pushes(social).dump())
+                assert stub_posts_nothing_to(port, a.player_id)
                 channel = grpc.insecure_channel(f"127.0.0.1:{port}")
                 stub = pb_grpc.SocialServiceStub(channel)
                 assert not stub.ListFriends(pb.ListFriendsRequest(), metadata=bearer(b)).friends
