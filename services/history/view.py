@@ -264,12 +264,6 @@ class View:
                            *player_ids, limit).fetchall()
         return [(r[0], r[1]) for r in rows]
 
-    def ended(self, match_id: str) -> bool:
-        """Whether the view has applied the match's end (its rows no longer say in play)."""
-        with self._transaction() as execute:
-            row = execute("SELECT result FROM domino_history WHERE match_id = ? LIMIT 1", match_id).fetchone()
-        return row is not None and row[0] != "in_play"
-
     def rating_moves(self, match_id: str) -> dict[str, tuple[float, float]]:
         """player -> (ordinal before, ordinal after) of the people a rated match moved."""
         with self._transaction() as execute:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import cast
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.common import bus
@@ -128,8 +129,9 @@ class NoticeRpcs:
         match = await self.app.read(self.app.get_match, match_id)
         if not match.finished:
             raise MatchNotEnded("the match is still being played; its end is described once it has ended")
+        request_id = "" if match.rated is not None else await self.app.read(self._request_id, match_id)
         started = Started(str(match.id), match.rules_name, match.variant or "", bool(match.teams), tuple(match.seats),
-                          0.0, counts_for_ratings(match.rated, match.request_id, tuple(match.seats)))
+                          0.0, counts_for_ratings(match.rated, request_id, tuple(match.seats)))
         ended = ended_of(match, match.ended_at or 0.0)
         rated = started.rated and not ended.abandoned and len(ended.scores) >= 2
         moves = await self._rating_moves(started, ended) if rated else {}
@@ -149,15 +151,24 @@ class NoticeRpcs:
             reply.ended_at.CopyFrom(timestamp(match.ended_at))
         return reply
 
+    def _request_id(self, match_id: uuid.UUID) -> str:
+        """The request id the match was created with (whether an older match is rated says so)."""
+        first = next(iter(self.app.events.get(match_id, lte=1)))
+        return cast(Match.MatchStarted, first).request_id
+
     async def _rating_moves(self, started: Started, ended: Ended) -> dict[str, tuple[float, float]]:
         """person -> (ordinal before, after): as the view recorded them, or, while the
         projection has not applied this end, as it will (from the ratings it holds now)."""
         if self.view is None:
             return {}
         view = self.view
+        position = await asyncio.to_thread(view.position)  # before the moves: what they lack is after it
         moves = await asyncio.to_thread(view.rating_moves, started.match_id)
-        if moves or await asyncio.to_thread(view.ended, started.match_id):
+        if moves:
             return moves
+        _, pending_ends = await self.app.read(unprojected.pending, self.app, position)
+        if started.match_id not in pending_ends:
+            return {}  # applied, and nobody's rating recorded (an end from before the record, or erased)
         people = {p for p in started.seats if not is_bot(p)}
         current = await asyncio.to_thread(view.current_ratings, started.rules, started.teams,
                                           {rated_id(p) for p in started.seats})
