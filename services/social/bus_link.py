@@ -39,10 +39,18 @@ async def run_bus_link(settings: Any, inbox: Inbox, wakes: ChangeFeed, stopping:
 
 
 async def _connected(settings: Any, stopping: asyncio.Event) -> Any:
+    """A connection, or None once ``stopping`` (a first connection may wait for NATS for long)."""
     wait = 0.5
     while not stopping.is_set():
+        connecting = asyncio.ensure_future(bus.connect(settings, "social"))
+        stop = asyncio.ensure_future(stopping.wait())
+        await asyncio.wait({connecting, stop}, return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        if not connecting.done():
+            connecting.cancel()
+            return None
         try:
-            return await bus.connect(settings, "social")
+            return connecting.result()
         except Exception as error:  # noqa: BLE001 - counted and retried; the outbox keeps what waits
             CONNECT_FAILURES.inc()
             log.warning("cannot reach NATS: notifications wait in the outbox", extra={
