@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from contextlib import contextmanager
+from typing import Any
 
 import grpc
 import pytest
@@ -57,7 +58,7 @@ def watch(svc, metadata):
 
 
 def good(recipient: str, **fields) -> pb.NewNotification:
-    values = dict(notification_id=str(uuid.uuid4()), recipient_player_id=recipient,
+    values: dict[str, Any] = dict(notification_id=str(uuid.uuid4()), recipient_player_id=recipient,
                   kind=pb.NOTIFICATION_KIND_ACCOUNT, text_key="notice.account.device_added")
     values.update(fields)
     return pb.NewNotification(**values)
