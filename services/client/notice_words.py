@@ -79,6 +79,17 @@ def text(notice: so.Notification) -> str:
     args["name"] = who(notice)
     if "answer" in args:
         args["answer"] = ANSWERS.get(args["answer"], "answered")
+    for rating in ("before", "after"):
+        if rating in args:
+            args[rating] = _rating(args[rating])
     if key == "notice.banned":
         args["until"] = f"until {args['until']}" if args.get("until") else "for good"
     return words.format_map(args)
+
+
+def _rating(text: str) -> str:
+    """A rating as the ratings screen shows one: one decimal (a number sent with more)."""
+    try:
+        return f"{float(text):.1f}"
+    except ValueError:
+        return text

@@ -78,3 +78,8 @@ def test_an_invite_naming_its_family_says_what_is_played(served_rules):
 def test_a_rematch_naming_its_family_says_it_is_played_again(served_rules):
     rematch = notice("notice.rematch", name="Bob", rules="classic")
     assert notice_words.text(rematch) == "Bob wants to play Classic again"
+
+
+def test_a_rating_sent_with_many_decimals_is_said_with_one():
+    change = notice("notice.rating_change", before="21.43871", after="23")
+    assert notice_words.text(change) == "Your rating went from 21.4 to 23.0"
