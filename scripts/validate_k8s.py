@@ -101,7 +101,7 @@ SERVICE_NAME = {"accounts": "account", EDGE: "web"}
 #: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target)
 #: and those that call the account service (DOMINO_ACCOUNT_ADDRESS), matchmaking and the
 #: social service (DOMINO_SOCIAL_ADDRESS).
-CALL_MATCH = ("matchmaking", "bots", "accounts", EDGE)
+CALL_MATCH = ("matchmaking", "bots", "accounts", "social", EDGE)
 CALL_ACCOUNTS = ("matchmaking", "match", "social", EDGE)  # match, matchmaking, social: the revocation list
 CALL_MATCHMAKING = (EDGE,)
 CALL_SOCIAL = (EDGE, "accounts")
@@ -114,7 +114,7 @@ HEAD_KEYS = {"heads.key", "heads-keys.json"}
 HEAD_SIGNING_SECRET = "domino-head-signing-key"
 HEAD_SIGNERS = ("match", "relay")
 TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub", *HEAD_KEYS},
-              "matchmaking": {"player.pub", "service.key"}, "social": {"player.pub", "account.pub", "service.key"},
+              "matchmaking": {"player.pub", "service.key"}, "social": {"player.pub", "account.pub", "service.pub", "service.key"},
               "bots": {"bot.key"}, "relay": HEAD_KEYS,
               "accounts": {"player.key", "account.key", "player.pub", "service.pub"}}
 # The edge holds no key: it checks no token, and serves the head keys GetHeadKeys answers
@@ -132,7 +132,8 @@ EXTERNAL_SECRETS = {"domino-postgres": {"password"}, **TOKEN_KEY_SECRETS, HEAD_S
                     # the public host's certificate (kubernetes.io/tls): ops or cert-manager make it
                     "domino-public-tls": {"tls.crt", "tls.key"},
                     "domino-nats": {"admin-password", "relay-password", "matchmaking-password", "bots-password",
-                                    "auditor-password", "cluster-password"}}
+                                    "auditor-password", "social-password", "notifier-password",
+                                    "cluster-password"}}
 #: ConfigMaps ops create in production (public, but per installation).
 EXTERNAL_CONFIGMAPS = {"domino-token-public-keys": {"player.pub", "bot.pub", "service.pub", "auditor.pub",
                                                     "account.pub"},
@@ -157,7 +158,7 @@ UNPINNED_TAGS = ("", "latest", "dev")
 #: audit witness`): the servers check their passwords, no workload holds them.
 NATS_SECRET = "domino-nats"
 NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots", "accounts": None,
-                "social": None, EDGE: None}
+                "social": "social", "notifier": "notifier", EDGE: None}
 NATS_ADMIN = "admin"
 NATS_OUTSIDE_USERS = ("auditor",)
 SETUP_JOB = "nats-setup"
@@ -190,7 +191,8 @@ INGRESS: dict[str, dict[str, Any]] = {
     "bots": {"metrics": SCRAPERS},
     # browsers through the gateway (HTTPRoute domino-web), wherever its proxies run
     EDGE: {"http": ANYONE, "metrics": SCRAPERS},
-    "nats": {"client": {"relay", "matchmaking", "bots", SETUP_JOB}, "cluster": {"nats"}, "monitor": SCRAPERS},
+    "nats": {"client": {"relay", "matchmaking", "bots", "social", "notifier", SETUP_JOB}, "cluster": {"nats"},
+             "monitor": SCRAPERS},
     "postgres": {"postgres": {"match", "relay", "matchmaking", "accounts", "social"}},
 }
 
@@ -203,7 +205,9 @@ INGRESS: dict[str, dict[str, Any]] = {
 #: whose address the manifests do not know; it must be POSTGRES_PORT of domino-config.
 EGRESS: dict[str, set[tuple[str, str]]] = {
     EDGE: {("match", "grpc"), ("matchmaking", "grpc"), ("accounts", "grpc"), ("social", "grpc")},
-    "social": {("accounts", "grpc")}}
+    # the account service (names, standing, revocations), NATS (the notices it publishes) and
+    # the match service (ListPlayingNow: friends' presence)
+    "social": {("accounts", "grpc"), ("nats", "client"), ("match", "grpc")}}
 POSTGRES_DEFAULT_PORT = 5432
 EGRESS_ANY_ADDRESS: dict[str, set[int]] = {"social": {POSTGRES_DEFAULT_PORT}}
 DNS_PEER = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},

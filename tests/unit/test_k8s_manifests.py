@@ -989,8 +989,10 @@ def social_egress(resources):
 @pytest.mark.parametrize("overlay", ["dev", "prod"])
 def test_the_social_service_runs_like_the_others(rendered, overlay):
     """`domino serve social`: gRPC probes on 50054, requests and limits, non-root with a
-    read-only root, PostgreSQL awaited and its password from the Secret, no NATS, the players'
-    and the account service's public keys and the service key, the account service at account:50053,
+    read-only root, PostgreSQL awaited and its password from the Secret, NATS as its own user
+    `social` (the notices it publishes), the players', the account service's and the services'
+    public keys and the service key, the account service at account:50053 and the match
+    service at match:50051 (ListPlayingNow),
     scaled by an HPA with a PDB, its Service `social` (grpc, metrics scraped); the edge
     forwards to it and the public host routes SocialService to it in production."""
     resources = rendered[overlay]
@@ -1009,11 +1011,14 @@ def test_the_social_service_runs_like_the_others(rendered, overlay):
     assert pod(social)["automountServiceAccountToken"] is False
     assert [c["name"] for c in pod(social)["initContainers"]] == ["wait-for-postgres"]
     assert env(social, "social", "POSTGRES_PASSWORD")["valueFrom"] == from_secret("domino-postgres", "password")
-    assert not {e["name"] for e in main["env"]} & {"DOMINO_NATS_USER", "DOMINO_NATS_PASSWORD"}
+    assert env(social, "social", "DOMINO_NATS_USER")["value"] == "social"
+    assert env(social, "social", "DOMINO_NATS_PASSWORD")["valueFrom"] == from_secret("domino-nats", "social-password")
+    assert env(social, "social", "DOMINO_MATCH_ADDRESS")["value"] == "match:50051"
     assert env(social, "social", "DOMINO_SOCIAL_ADDRESS")["value"] == "0.0.0.0:50054"
     assert env(social, "social", "DOMINO_ACCOUNT_ADDRESS")["value"] == "account:50053"
     assert env(social, "social", "DOMINO_KEYS_DIR")["value"] == "/keys"
-    assert vk.mounted_key_files(pod(social), main, "/keys") == {"player.pub", "account.pub", "service.key"}
+    assert vk.mounted_key_files(pod(social), main, "/keys") == {"player.pub", "account.pub", "service.pub",
+                                                                 "service.key"}
     assert domino_config(resources)["data"]["DOMINO_SOCIAL_METRICS_PORT"] == "9107"
     service = find(resources, "Service", "social")
     assert service["spec"]["selector"] == {"app.kubernetes.io/name": "social"}
@@ -1035,8 +1040,9 @@ def test_the_social_service_runs_like_the_others(rendered, overlay):
 def test_who_reaches_the_social_service_and_what_it_reaches(rendered):
     """Its gRPC port like the other public services' (the gateway's proxies wherever they run,
     the edge, the account service); its metrics only the scrapers'. It reaches the account
-    service's gRPC port, PostgreSQL's port (the in-cluster server in dev, any address for prod's
-    external one) and DNS: not NATS, match, matchmaking or the metrics; PostgreSQL lets it in."""
+    service's and the match service's gRPC ports, NATS's client port, PostgreSQL's port (the
+    in-cluster server in dev, any address for prod's external one) and DNS: not matchmaking or
+    the metrics; PostgreSQL and NATS let it in."""
     for overlay, resources in rendered.items():
         reach: dict = {}
         workloads = pod_workloads(resources)
@@ -1045,13 +1051,17 @@ def test_who_reaches_the_social_service_and_what_it_reaches(rendered):
         assert vk.network_policy_problems(policies, workloads, namespace, reach=reach) == [], overlay
         assert {"edge", "accounts", "outside the cluster"} <= reach[("social", "grpc")], overlay
         assert reach[("social", "metrics")] == reach[("matchmaking", "metrics")]
+        assert "social" in reach[("nats", "client")], overlay
         if overlay == "dev":
             assert "social" in reach[("postgres", "postgres")]
     egress = social_egress(rendered["prod"])
     assert egress[0]["to"] == [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "accounts"}}}]
     assert egress[1] == {"ports": [{"port": 5432, "protocol": "TCP"}]}  # PostgreSQL, wherever it is
     assert egress[2]["to"] == [vk.DNS_PEER]
-    assert vk.EGRESS["social"] == {("accounts", "grpc")} and vk.EGRESS_ANY_ADDRESS["social"] == {5432}
+    assert egress[3]["to"] == [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "match"}}}]
+    assert egress[4]["to"] == [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "nats"}}}]
+    assert vk.EGRESS["social"] == {("accounts", "grpc"), ("match", "grpc"), ("nats", "client")}
+    assert vk.EGRESS_ANY_ADDRESS["social"] == {5432}
     assert ("social", "grpc") in vk.EGRESS["edge"]
 
 
@@ -1067,14 +1077,15 @@ def _config_data(resources):
 
 @pytest.mark.parametrize("change, message", [
     (lambda r: r.remove(find(r, "Deployment", "social")), "Deployment/social: missing"),
-    # its keys: the players' and the account service's public keys and the service key, never player.key
+    # its keys: the players', the account service's and the services' public keys and the service key, never
+    # player.key
     (lambda r: key_volume(r, "social")["projected"]["sources"].append(
         {"secret": {"name": "domino-account-token-keys", "items": [{"key": "player.key", "path": "player.key"}]}}),
      "Deployment/social: holds the private token key player.key (Secret domino-account-token-keys): only "
      "Deployment/accounts may issue player tokens"),
     (lambda r: key_volume(r, "social")["projected"]["sources"].pop(),
-     "Deployment/social: the keys mounted at /keys must be exactly account.pub, player.pub, service.key "
-     "(found account.pub, player.pub)"),
+     "Deployment/social: the keys mounted at /keys must be exactly account.pub, player.pub, service.key, "
+     "service.pub (found account.pub, player.pub, service.pub)"),
     (lambda r: _set_env(r, "social", "DOMINO_KEYS_DIR", None), "Deployment/social: DOMINO_KEYS_DIR must be /keys"),
     # where it listens and where it finds the account service
     (lambda r: _set_env(r, "social", "DOMINO_SOCIAL_ADDRESS", "127.0.0.1:50054"),
@@ -1100,7 +1111,12 @@ def _config_data(resources):
      "Deployment/social container social: resources.limits lacks cpu, memory"),
     (lambda r: pod(find(r, "Deployment", "social"))["securityContext"].pop("runAsNonRoot"),
      "Deployment/social: the pod must set securityContext.runAsNonRoot"),
-    (lambda r: _set_env(r, "social", "DOMINO_NATS_USER", "matchmaking"), "Deployment/social: uses no NATS"),
+    (lambda r: _set_env(r, "social", "DOMINO_NATS_USER", "matchmaking"),
+     "Deployment/social: DOMINO_NATS_USER must be 'social', its own NATS user (found 'matchmaking')"),
+    (lambda r: _set_env(r, "social", "DOMINO_MATCH_ADDRESS", None),
+     "Deployment/social: DOMINO_MATCH_ADDRESS '' must be host:port of a Service"),
+    (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][0]["from"][0]["podSelector"][
+        "matchExpressions"][0]["values"].remove("social"), "StatefulSet/nats: port client (4222) is closed to social"),
     (lambda r: r.remove(find(r, "HorizontalPodAutoscaler", "social")),
      "Deployment/social: has no HorizontalPodAutoscaler"),
     (lambda r: r.remove(find(r, "PodDisruptionBudget", "social")), "Deployment/social: has no PodDisruptionBudget"),
@@ -1119,9 +1135,11 @@ def _config_data(resources):
     (lambda r: social_egress(r).pop(0), "Deployment/social: egress cannot reach accounts:grpc"),
     (lambda r: social_egress(r).pop(1), "Deployment/social: egress cannot reach port 5432 at any address"),
     (lambda r: social_egress(r).pop(2), "Deployment/social: egress allows no DNS"),
+    (lambda r: social_egress(r).pop(3), "Deployment/social: egress cannot reach match:grpc"),
+    (lambda r: social_egress(r).pop(4), "Deployment/social: egress cannot reach nats:client"),
     (lambda r: social_egress(r).append(
-        {"to": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "nats"}}}], "ports": [{"port": 4222}]}),
-     "Deployment/social: egress reaches nats:client"),
+        {"to": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "matchmaking"}}}],
+         "ports": [{"port": "grpc"}]}), "Deployment/social: egress reaches matchmaking:grpc"),
     (lambda r: social_egress(r)[1]["ports"].append({"port": 443, "protocol": "TCP"}),
      "Deployment/social: an egress rule reaches everything"),
     (lambda r: social_egress(r).append({}), "Deployment/social: an egress rule reaches everything"),
