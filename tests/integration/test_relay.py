@@ -59,7 +59,7 @@ def played(app, matches=2, actions=12, seats: list[str] | None = None):
     return ids
 
 
-BOTS = ["bot:greedy:0", "bot:random:1"]  # every turn of theirs is sent: the bots read turn messages
+BOTS = ["bot:greedy:0", "bot:random:1"]  # every turn of theirs is sent on the bots' subject
 
 
 def test_every_stored_event_is_published_once_in_order_per_match(fresh_sqlite_env, nats_server):
@@ -264,7 +264,7 @@ def test_a_relay_a_batch_behind_counts_what_is_left_and_a_caught_up_one_counts_n
     app.close()
 
 
-def test_only_a_bots_turn_is_sent_a_persons_is_told_by_watchmatch_alone(fresh_sqlite_env, nats_server):
+def test_the_bots_subject_carries_only_a_bots_turns(fresh_sqlite_env, nats_server):
     asyncio.run(fresh_stream(nats_server.url))
     app = Matches(MatchApplication(env=fresh_sqlite_env))
     (match_id,) = played(app, matches=1, actions=0, seats=["ann", "bot:greedy:1"])
