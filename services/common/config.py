@@ -157,6 +157,41 @@ class Settings(BaseSettings):
                                                       "\"your turn\" included; past it a notification reaches the "
                                                       "inbox alone (services/social/push_tokens.py)")
 
+    # The notifier (services/notifier/, docs/notifier.md): "your turn", results and the
+    # inbox's notices pushed to phones through APNs and FCM.
+    notifier_metrics_port: int = Field(9108, description="Prometheus metrics HTTP port of the notifier")
+    notifier_concurrency: int = Field(64, ge=1, le=256, description="messages one notifier process handles at "
+                                                                    "once, per consumer")
+    notifier_turn_grace_seconds: float = Field(3.0, ge=0, le=60, description="a \"your turn\" is first looked at "
+                                                                             "this long after the turn began (its "
+                                                                             "message is put back with this delay, "
+                                                                             "holding no slot): a player who opens "
+                                                                             "the app within it gets no push")
+    notifier_send_attempts: int = Field(4, ge=1, le=10, description="tries of one push to a provider that "
+                                                                    "answers 429 or 5xx (backoff with jitter, "
+                                                                    "Retry-After honoured)")
+    notifier_send_seconds: float = Field(20.0, gt=0, le=120, description="the most one push may take, its "
+                                                                         "retries included")
+    notifier_call_seconds: float = Field(3.0, gt=0, le=30, description="deadline of each call to the social and "
+                                                                       "match services and of each provider "
+                                                                       "request")
+    apns_key_file: str = Field("", description="the APNs token-signing key (.p8, PEM ES256) the notifier signs "
+                                               "its provider tokens with; empty: APNs is off (pushes to iPhones "
+                                               "are counted provider_off)")
+    apns_key_id: str = Field("", description="the .p8 key's id (the provider token's kid)")
+    apns_team_id: str = Field("", description="the Apple developer team id (the provider token's iss)")
+    apns_topic: str = Field("", description="the app's bundle id (apns-topic)")
+    apns_production_url: str = Field("https://api.push.apple.com", description="APNs's production base URL")
+    apns_sandbox_url: str = Field("https://api.sandbox.push.apple.com", description="APNs's sandbox base URL "
+                                                                                    "(development builds)")
+    fcm_service_account_file: str = Field("", description="the Firebase service account JSON (project_id, "
+                                                          "client_email, private_key, token_uri); empty: FCM is "
+                                                          "off (pushes to Android phones are counted "
+                                                          "provider_off)")
+    fcm_url: str = Field("https://fcm.googleapis.com", description="FCM HTTP v1's base URL")
+    push_ca_file: str = Field("", description="PEM bundle trusted for the providers' TLS instead of the system's "
+                                              "(tests' fake providers); empty: the system's")
+
     # The browsers' edge (services/edge/): gRPC-Web and Connect, forwarded to the services at
     # the addresses above.
     web_address: str = Field("127.0.0.1:8080", description="host:port the edge (gRPC-Web and Connect for browsers, "
