@@ -41,7 +41,8 @@ class Admission:
         if who.role == "account":
             raise Forbidden("an account token only erases a deleted account's history (ForgetPlayer)")
         if who.is_service and method not in NOTICE_RPCS.get(who.subject, (method,)):
-            raise Forbidden(f"the {who.subject} service's token asks only {', '.join(sorted(NOTICE_RPCS[who.subject]))}")
+            allowed = ", ".join(sorted(NOTICE_RPCS[who.subject]))
+            raise Forbidden(f"the {who.subject} service's token asks only {allowed}")
         if not (who.is_service or who.is_bot):  # a bot id plays in many matches at once
             self.rates.take(who.subject)
         if is_bot(who.subject) != who.is_bot and who.role in ("player", "bot"):

@@ -33,7 +33,6 @@ from services.history.view import View
 from .application import MAX_PLAYER_ID, MatchApplication
 from .domainmodel import Match
 from .errors import Forbidden, InvalidRequest, MatchNotEnded, StoreUnavailable, UnknownMatch
-from .messages import timestamp
 from .open_streams import OpenStreams
 from .request_checks import match_id as _match_id
 from .rules.families.registry import find
@@ -67,7 +66,7 @@ class NoticeRpcs:
             deadline = (match if to_act else then).deadline
             reply.to_act, reply.seat, reply.player_id = to_act, seat, player
             if deadline is not None:
-                reply.deadline.CopyFrom(timestamp(deadline))
+                reply.deadline.FromNanoseconds(int(deadline * 1e9))
             if not is_bot(player):
                 reply.streaming = await self._streaming(str(match_id), player)
         reply.server_time.FromNanoseconds(int(self.app.clock() * 1e9))
@@ -148,7 +147,7 @@ class NoticeRpcs:
                 outcome.rating_before, outcome.rating_after = moves[player]
             reply.seats.append(outcome)
         if match.ended_at is not None:
-            reply.ended_at.CopyFrom(timestamp(match.ended_at))
+            reply.ended_at.FromNanoseconds(int(match.ended_at * 1e9))
         return reply
 
     def _request_id(self, match_id: uuid.UUID) -> str:
