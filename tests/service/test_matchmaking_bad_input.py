@@ -128,12 +128,19 @@ def calls(system, room: pb.RoomView, ticket: pb.TicketView) -> dict:
         "StartPractice": lambda md: s.StartPractice(pb.StartPracticeRequest(request_id="p", variant="draw-2"),
                                                     metadata=md),
         "GetPresence": lambda md: s.GetPresence(pb.GetPresenceRequest(), metadata=md),
+        "InviteToRoom": lambda md: s.InviteToRoom(pb.InviteToRoomRequest(request_id="i", room_id=room.room_id,
+                                                                         player_ids=["friend"]), metadata=md),
+        "GetInvite": lambda md: s.GetInvite(pb.GetInviteRequest(invite_id=str(uuid.uuid4())), metadata=md),
+        "AnswerInvite": lambda md: s.AnswerInvite(pb.AnswerInviteRequest(invite_id=str(uuid.uuid4()), accept=True),
+                                                  metadata=md),
+        "RequestRematch": lambda md: s.RequestRematch(pb.RequestRematchRequest(match_id=str(uuid.uuid4())),
+                                                      metadata=md),
     }
 
 
 RPCS = ("CreateRoom", "GetRoom", "JoinRoom", "LeaveRoom", "ChangeSeat", "AddBot", "RemoveBot", "UpdateRoomOptions",
         "StartRoom", "WatchRoom", "RequestTable", "GetTicket", "WatchTicket", "CancelTicket", "StartPractice",
-        "GetPresence")
+        "GetPresence", "InviteToRoom", "GetInvite", "AnswerInvite", "RequestRematch")
 BAD_CREDENTIALS = {
     "no token": ((), "missing", "TOKEN_MISSING"),
     "not a bearer token": ((("authorization", "Token abc.def.ghi"),), "Bearer <token>", "TOKEN_INVALID"),
