@@ -11,7 +11,7 @@ import click
 from services.cli.command_path import command_path
 from services.common.config import Settings
 from services.common.private_files import restrict_umask
-from services.common.supervisor import EDGE, SERVICES, AlreadyRunning, LocalSystem, Ports, PortsInUse
+from services.common.supervisor import EDGE, NOTIFIER, SERVICES, AlreadyRunning, LocalSystem, Ports, PortsInUse
 
 
 @click.command()
@@ -19,9 +19,11 @@ from services.common.supervisor import EDGE, SERVICES, AlreadyRunning, LocalSyst
               help="Where the SQLite store, NATS data and logs live (default: DOMINO_VAR_DIR or ./var).")
 def up(var_dir: Path | None) -> None:
     """Start NATS (JetStream), the match service (SQLite), the relay, accounts, matchmaking, bots,
-    social (friends and blocks) and the browsers' edge (gRPC-Web and Connect, with a browser check page).
+    social (friends, blocks, the inbox), the notifier (pushes to phones) and the browsers' edge
+    (gRPC-Web and Connect, with a browser check page).
 
-    Starting again resumes every unfinished match where it stood.
+    The notifier's push providers are off unless DOMINO_APNS_* / DOMINO_FCM_* are set in this
+    environment (docs/operations.md). Starting again resumes every unfinished match where it stood.
     """
     restrict_umask()  # var/ holds seeds and keys: what this and its children create is the user's alone
     settings = Settings()
@@ -50,7 +52,7 @@ domino is up (data and logs in {var_dir}/).
                           bots http://127.0.0.1:{p.bots_metrics}/metrics
                           accounts http://127.0.0.1:{p.account_metrics}/metrics
                           social http://127.0.0.1:{p.social_metrics}/metrics
-                          edge http://127.0.0.1:{p.web_metrics}/metrics
+{notifier_line(system)}                          edge http://127.0.0.1:{p.web_metrics}/metrics
 Play:   {domino} play        (another terminal)
 Demo:   {domino} demo --rules all-fives --seats 3 --json
 Stop:   Ctrl-C
@@ -67,6 +69,17 @@ Stop:   Ctrl-C
     click.echo("stopping: the services finish in-flight commands and close open streams...")
     system.stop()
     click.echo("stopped.")
+
+
+def notifier_line(system: LocalSystem) -> str:
+    """The banner's notifier line: its metrics, and whether it can reach a phone."""
+    if NOTIFIER not in system.services:
+        return ""
+    env = system.env(NOTIFIER)
+    on = [name for name, prefix in (("APNs", "DOMINO_APNS_KEY_FILE"), ("FCM", "DOMINO_FCM_SERVICE_ACCOUNT_FILE"))
+          if env.get(prefix)]
+    providers = ", ".join(on) if on else "no push provider configured: pushes are counted, not sent"
+    return f"                          notifier http://127.0.0.1:{system.ports.notifier_metrics}/metrics  ({providers})\n"
 
 
 def available_services() -> tuple[str, ...]:

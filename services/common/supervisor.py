@@ -1,9 +1,13 @@
 """Runs the whole system as local processes: NATS, match, relay, accounts, matchmaking, bots,
-social and (for `domino up`, or a test that names it) the browsers' edge.
+social, the notifier and (for `domino up`, or a test that names it) the browsers' edge.
 
 Used by `domino up` (the one-command local run) and by the system tests, which also kill
 and restart single services through it. Every service is a real process started with
 `python -m services.cli serve NAME`; its output goes to `<var>/logs/NAME.log`.
+
+The notifier's providers are off unless configured: its DOMINO_APNS_*, DOMINO_FCM_* and
+DOMINO_NOTIFIER_* settings come from this process's environment or from ``notifier_env``
+(a system test points them at its fake providers), and only the notifier is given them.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ from .servers import NatsServer, free_ports, start_nats
 from .config import SQLITE_MODULE, Settings
 
 SERVICES = ("match", "relay", "accounts", "matchmaking", "bots", "social")
+NOTIFIER = "notifier"  # started after the social and match services it asks
+#: The notifier's own settings: given to it alone, from the environment or ``notifier_env``.
+NOTIFIER_PREFIXES = ("DOMINO_APNS_", "DOMINO_FCM_", "DOMINO_NOTIFIER_")
 EDGE = "edge"  # started after the services it forwards to
 # The browser check page the edge serves in the local run (`make install` builds its bundle).
 TEST_PAGE = Path(__file__).resolve().parents[2] / "sdk" / "typescript" / "test-page"
@@ -63,10 +70,11 @@ class Ports:
     web_metrics: int = 9106
     social: int = 50054
     social_metrics: int = 9107
+    notifier_metrics: int = 9108
 
     @classmethod
     def free(cls) -> "Ports":
-        return cls(*free_ports(13))
+        return cls(*free_ports(14))
 
 
 @dataclass
@@ -75,6 +83,7 @@ class LocalSystem:
     ports: Ports = field(default_factory=Ports)
     services: tuple[str, ...] = SERVICES
     extra_env: dict[str, str] = field(default_factory=dict)
+    notifier_env: dict[str, str] = field(default_factory=dict)  # DOMINO_APNS_*, DOMINO_FCM_*, DOMINO_NOTIFIER_*
     match_replicas: int = 1  # a second replica ("match-2") serves on ports of its own
     nats: NatsServer | None = None
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
@@ -119,7 +128,8 @@ class LocalSystem:
 
     def env(self, service: str | None = None) -> dict[str, str]:
         """The environment of ``service`` (its own NATS user), or of a local tool (none)."""
-        env = dict(os.environ)
+        env = {name: value for name, value in os.environ.items()
+               if service == NOTIFIER or not name.startswith(NOTIFIER_PREFIXES)}
         env.update({
             "DOMINO_VAR_DIR": str(self.var_dir),
             "DOMINO_NATS_URL": f"nats://127.0.0.1:{self.ports.nats}",
@@ -136,6 +146,8 @@ class LocalSystem:
             "DOMINO_WEB_ADDRESS": self.web_address,
             "DOMINO_WEB_METRICS_PORT": str(self.ports.web_metrics),
         })
+        if service == NOTIFIER:
+            env["DOMINO_NOTIFIER_METRICS_PORT"] = str(self.ports.notifier_metrics)
         if "PERSISTENCE_MODULE" not in env:
             env["PERSISTENCE_MODULE"] = SQLITE_MODULE
             env["SQLITE_DBNAME"] = str(self.var_dir / "match.sqlite")
@@ -144,7 +156,9 @@ class LocalSystem:
         if user in NATS_USERS:
             env["DOMINO_NATS_USER"], env["DOMINO_NATS_PASSWORD"] = user, self.nats_passwords()[user]
         env.update(self.extra_env)
-        if service in ("bots", "matchmaking", "accounts", EDGE):
+        if service == NOTIFIER:
+            env.update(self.notifier_env)
+        if service in ("bots", "matchmaking", "accounts", "social", NOTIFIER, EDGE):
             env["DOMINO_MATCH_ADDRESS"] = self.match_target
         if service == EDGE and "DOMINO_WEB_STATIC_DIR" not in env and (TEST_PAGE / "bundle.js").exists():
             env["DOMINO_WEB_STATIC_DIR"] = str(TEST_PAGE)
@@ -261,7 +275,8 @@ class LocalSystem:
         address = self.grpc_address(name)
         if address is not None:
             return serving(address)
-        port = {"relay": self.ports.relay_metrics, "bots": self.ports.bots_metrics, EDGE: self.ports.web}[name]
+        port = {"relay": self.ports.relay_metrics, "bots": self.ports.bots_metrics,
+                NOTIFIER: self.ports.notifier_metrics, EDGE: self.ports.web}[name]
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/{'healthz' if name == EDGE else 'metrics'}",
                                         timeout=1):
