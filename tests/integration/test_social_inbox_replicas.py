@@ -1,7 +1,8 @@
 """Two social replicas on one store and a real NATS: a notification posted on one reaches a
 WatchNotifications stream open on the other at once (its outbox publishes it, the other
 hears it on its core subscription), and what the outbox publishes is the contract's
-subject, Msg-Id and payload, marked published after the stream's ack."""
+subject, Msg-Id and payload, marked published after the stream's ack; what was stored
+while NATS was away is published once it is back."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from domino.social.v1 import social_service_pb2_grpc as pb_grpc
 from services.common import bus
 from services.common.changes import ChangeFeed
 from services.common.config import Settings
+from services.common.servers import free_port, start_nats
 from services.social.bootstrap import create_server
 from services.social.bus_link import run_bus_link
 from services.social.inbox_store import InboxStore
@@ -140,12 +142,27 @@ def test_the_outbox_publishes_each_notification_with_its_msg_id_and_marks_it(two
     assert not unpublished_after_acks(social)
 
 
-def unpublished_after_acks(social) -> list:
-    """What the outbox still holds once the acks it had are marked (within 5 s)."""
-    deadline = time.monotonic() + 5
+def unpublished_after_acks(social, seconds: float = 5.0) -> list:
+    """What the outbox still holds once the acks it had are marked (within ``seconds``)."""
+    deadline = time.monotonic() + seconds
     while True:
         with social.store.transaction() as execute:
             left = InboxStore.unpublished(execute, 10)
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.02)
+
+
+def test_notifications_stored_while_nats_is_away_are_published_once_it_is_back(tmp_path):
+    port = free_port()
+    with replica(str(tmp_path / "social.sqlite"), f"nats://127.0.0.1:{port}") as (stub, social):
+        posted = post(stub, f"p-{uuid.uuid4()}")
+        assert [row[0] for row in unpublished_after_acks(social, seconds=0.5)] == [posted]
+        with start_nats(tmp_path / "nats", port=port) as server:
+            async def setup():
+                nc = await nats.connect(server.url)
+                await fresh_bus(nc.jetstream())
+                await nc.close()
+
+            asyncio.run(setup())
+            assert unpublished_after_acks(social, seconds=30) == []
