@@ -12,9 +12,10 @@ import grpc
 import pytest
 
 from domino.social.v1 import social_service_pb2 as pb
+from services.common.auth import mint_token
 from tests.support.clock import Clock
 from tests.support.errors import refusal
-from tests.support.keys import auth
+from tests.support.keys import KEYS, auth
 
 from .account_harness import bearer
 from .social_harness import running_social
@@ -173,3 +174,12 @@ def test_a_player_may_hold_only_so_many_streams(svc, ann):
     finally:
         for call in calls:
             call.cancel()
+
+
+def test_a_stream_ends_when_its_token_expires(svc):
+    token = mint_token(f"p-{uuid.uuid4()}", KEYS, "player", ttl_seconds=1)
+    call = svc.stub.WatchNotifications(pb.WatchNotificationsRequest(), metadata=(("authorization", f"Bearer {token}"),))
+    with pytest.raises(grpc.RpcError) as caught:
+        for _ in call:
+            pass
+    assert (caught.value.code(), refusal(caught.value).reason) == (grpc.StatusCode.UNAUTHENTICATED, "TOKEN_EXPIRED")
