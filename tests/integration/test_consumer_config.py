@@ -71,7 +71,8 @@ def test_the_setup_creates_every_consumer_and_puts_back_what_differs(nats_server
         return kept, put_back, infos
 
     kept, put_back, infos = asyncio.run(run())
-    assert kept == {"bots": "kept", "matchmaking": "kept", "matchmaking-leaves": "kept"}  # fresh_bus made them
+    assert kept == {"bots": "kept", "matchmaking": "kept", "matchmaking-leaves": "kept",  # fresh_bus made them
+                    "notifier": "kept", "notifier-turns": "kept", "notifier-ends": "kept"}
     # NATS updates a push consumer in place (its position kept) where it can; it refuses to
     # move a deliver subject in some states (the re-pointed bots'), and a pull consumer cannot
     # become a push one: those are made again
