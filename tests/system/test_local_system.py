@@ -61,7 +61,8 @@ def test_the_banner_names_a_domino_command_that_works(monkeypatch, tmp_path: Pat
 
 def test_domino_up_starts_the_social_service_and_two_phones_befriend_through_it(tmp_path: Path):
     """`domino up` runs SERVICES: the social service among them, beside the account service
-    it asks for names, each a real process."""
+    it asks for names, each a real process; the request reaches Ann's inbox (without NATS
+    here: the social service serves while its outbox waits)."""
     import grpc
 
     from domino.account.v1 import account_service_pb2 as account_pb
@@ -84,4 +85,8 @@ def test_domino_up_starts_the_social_service_and_two_phones_befriend_through_it(
             sent = stub.SendFriendRequest(social_pb.SendFriendRequestRequest(request_id="up-1", display_name="ann up"),
                                           metadata=(("authorization", f"Bearer {bob.access_token}"),))
             assert sent.request.player_id == ann.player_id
+            inbox = stub.ListNotifications(social_pb.ListNotificationsRequest(),
+                                           metadata=(("authorization", f"Bearer {ann.access_token}"),))
+            assert [(n.kind, n.player_id) for n in inbox.notifications] == [
+                (social_pb.NOTIFICATION_KIND_FRIEND_REQUEST, bob.player_id)]
         assert (tmp_path / "var" / "social.sqlite").exists()
