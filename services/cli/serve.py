@@ -68,3 +68,11 @@ def edge() -> None:
     from services.edge.bootstrap import main
 
     main()
+
+
+@serve.command()
+def notifier() -> None:
+    """The notifier: pushes notifications to phones (APNs, FCM) and posts "your turn" and results (NATS)."""
+    from services.notifier.bootstrap import main
+
+    main()

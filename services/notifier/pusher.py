@@ -1,0 +1,99 @@
+"""A stored notification to the recipient's phones: claimed from the social service (which
+decides once whether it may buzz them: opt-outs, quiet hours, the per-minute limit, read or
+expired), then sent to every phone it names through its provider, each phone on its own.
+
+A token the provider calls dead is forgotten through the social service. A provider that
+is off (no credentials in this deployment) counts its phones as provider_off: not a
+failure, so `domino up` runs without Apple's or Google's accounts. The claim is the one
+call whose failure asks for the message again: once claimed, a notification is never sent
+twice, so a send that fails is counted, not retried through the bus."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Callable, Protocol
+
+from domino.social.v1 import social_service_pb2 as pb
+
+from . import delivery, metrics
+from .delivery import Answer, Retrying
+from .payloads import Push, from_claim
+
+log = logging.getLogger("domino.notifier")
+ENVIRONMENTS = {pb.APNS_ENVIRONMENT_SANDBOX: "sandbox", pb.APNS_ENVIRONMENT_PRODUCTION: "production"}
+
+
+class Provider(Protocol):
+    provider: str
+
+    async def send(self, token: str, environment: str, push: Push) -> Answer: ...
+
+
+class Claims(Protocol):
+    async def claim(self, notification_id: str) -> pb.ClaimPushResponse: ...
+
+    async def forget(self, platform: int, token: str) -> bool: ...
+
+
+def decision_name(decision: int) -> str:
+    return pb.PushDecision.Name(decision).removeprefix("PUSH_DECISION_").lower()
+
+
+class Pusher:
+    def __init__(self, social: Claims, providers: dict[int, Provider | None], retrying: Retrying = Retrying(),
+                 on_sent: Callable[[str, Push, str], None] = lambda provider, push, outcome: None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.social = social
+        self.providers = providers
+        self.retrying = retrying
+        self.on_sent = on_sent
+        self.clock = clock
+
+    async def push(self, notification_id: str) -> str:
+        """Claim and send; the claim's decision (its failure raises, for the bus to redeliver)."""
+        reply = await self.social.claim(notification_id)
+        decision = decision_name(reply.decision)
+        metrics.CLAIMS.labels(decision).inc()
+        if reply.decision != pb.PUSH_DECISION_SEND:
+            return decision
+        push = from_claim(reply)
+        await asyncio.gather(*(self._send(target, push) for target in reply.targets))
+        return decision
+
+    async def _send(self, target: pb.PushTarget, push: Push) -> None:
+        provider = self.providers.get(target.platform)
+        name = {pb.PUSH_PLATFORM_APNS: "apns", pb.PUSH_PLATFORM_FCM: "fcm"}.get(target.platform, "unknown")
+        if provider is None:
+            self._count(name, push, delivery.PROVIDER_OFF)
+            return
+        environment = ENVIRONMENTS.get(target.apns_environment, "production")
+        started = self.clock()
+        try:
+            answer = await delivery.with_retries(
+                lambda: provider.send(target.token, environment, push), self.retrying,
+                on_retry=lambda a: metrics.RETRIES.labels(name, str(a.status or a.reason)).inc())
+        except Exception:  # a fault of ours must not lose the other phones' pushes
+            log.exception("a push could not be sent", extra={"provider": name})
+            answer = Answer(delivery.FAILED, 0, "error")
+        metrics.SEND_SECONDS.labels(name).observe(self.clock() - started)
+        if answer.outcome == delivery.UNREGISTERED:
+            await self._forget(name, target)
+        elif answer.outcome in (delivery.DROPPED, delivery.FAILED):
+            log.warning("a push was not delivered", extra={"provider": name, "outcome": answer.outcome,
+                                                           "status": answer.status, "reason": answer.reason[:100],
+                                                           "notification_id": push.notification_id})
+        self._count(name, push, answer.outcome)
+
+    async def _forget(self, name: str, target: pb.PushTarget) -> None:
+        try:
+            await self.social.forget(target.platform, target.token)
+            metrics.FORGOTTEN.labels(name).inc()
+        except Exception as e:  # the provider will say so again at the next push, and we try again then
+            log.warning("a dead push token could not be forgotten", extra={"provider": name,
+                                                                           "error": type(e).__name__})
+
+    def _count(self, name: str, push: Push, outcome: str) -> None:
+        metrics.SENDS.labels(name, outcome).inc()
+        self.on_sent(name, push, outcome)
