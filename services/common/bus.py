@@ -7,8 +7,8 @@
                                          seeds_closed)
     domino.v1.turn.<match_id>            a bot's seat is to act: {match_id, version, seat,
                                          player_id, round, turn_no, deadline} (the bots
-                                         are its only reader; a person's turn is told by
-                                         WatchMatch alone)
+                                         are its only reader; a person's turn goes on
+                                         seat_turn, below)
 
     domino.v1.seat_turn.<match_id>       a person's seat is to act: the same payload as a
                                          bot's turn; the notifier's only ("your turn" pushes
