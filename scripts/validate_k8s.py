@@ -30,8 +30,12 @@ For each overlay:
 5. NetworkPolicies: ingress is denied by default, and exactly the pods of `INGRESS` reach
    each port (computed from the policies' selectors, as a network plugin would); egress is
    restricted for the pods of `EGRESS` alone (the browsers' edge: the four public services'
-   gRPC ports and DNS, nothing else; the social service: the account service, PostgreSQL's
-   port wherever the server is (`EGRESS_ANY_ADDRESS`) and DNS) and open for every other;
+   gRPC ports and DNS, nothing else; the social service: the account and match services,
+   NATS, PostgreSQL's port wherever the server is (`EGRESS_ANY_ADDRESS`) and DNS; the
+   notifier: NATS, social, match, DNS and HTTPS on the internet outside every private range,
+   the push providers (`EGRESS_INTERNET`)) and open for every other; the notifier alone
+   holds the providers' keys (`PUSH_SECRETS`), mounted read-only where its settings name
+   them, and production sets every provider setting (`PUSH_REQUIRED`);
 6. the public edge (components/public-edge; production must have it): a Gateway
    (gateway.networking.k8s.io/v1) whose listeners are HTTPS on 443 for a host name, with a
    certificate from a Secret the overlay defines or ops create, admitting only this
@@ -88,12 +92,12 @@ MIN_KUBERNETES = "1.30"
 #: The domino services (by Deployment, `domino serve NAME`): how each is probed, and whether
 #: an HPA scales it.
 GRPC_SERVICES = {"match": 50051, "matchmaking": 50052, "accounts": 50053, "social": 50054}
-HTTP_SERVICES = ("relay", "bots")
+HTTP_SERVICES = ("relay", "bots", "notifier")
 #: The browsers' edge (services/edge/): HTTP on this port, probed on HEALTH_PATH.
 EDGE, EDGE_PORT, EDGE_HEALTH_PATH = "edge", 8080, "/healthz"
 SERVICES = (*GRPC_SERVICES, *HTTP_SERVICES, EDGE)
-AUTOSCALED = ("match", "matchmaking", "accounts", "social", "bots", EDGE)
-WITH_PDB = ("match", "matchmaking", "accounts", "social", "bots", EDGE, "nats")
+AUTOSCALED = ("match", "matchmaking", "accounts", "social", "bots", "notifier", EDGE)
+WITH_PDB = ("match", "matchmaking", "accounts", "social", "bots", "notifier", EDGE, "nats")
 #: Where a service's Kubernetes Service and its settings (DOMINO_<NAME>_ADDRESS,
 #: DOMINO_<NAME>_METRICS_PORT) name it otherwise than its Deployment: Deployment `accounts`
 #: (`domino serve accounts`) is Service `account`, DOMINO_ACCOUNT_*.
@@ -101,10 +105,10 @@ SERVICE_NAME = {"accounts": "account", EDGE: "web"}
 #: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target)
 #: and those that call the account service (DOMINO_ACCOUNT_ADDRESS), matchmaking and the
 #: social service (DOMINO_SOCIAL_ADDRESS).
-CALL_MATCH = ("matchmaking", "bots", "accounts", "social", EDGE)
+CALL_MATCH = ("matchmaking", "bots", "accounts", "social", "notifier", EDGE)
 CALL_ACCOUNTS = ("matchmaking", "match", "social", EDGE)  # match, matchmaking, social: the revocation list
 CALL_MATCHMAKING = (EDGE,)
-CALL_SOCIAL = (EDGE, "accounts")
+CALL_SOCIAL = (EDGE, "accounts", "matchmaking", "notifier")
 #: The keys each service's /keys volume must hold: the token keys (services/common/auth.py)
 #: it checks (public) and issues (private), and for HEAD_SIGNERS the head signing key and the
 #: published head keys (services/match/heads.py). The relay has no token keys. A private
@@ -115,7 +119,7 @@ HEAD_SIGNING_SECRET = "domino-head-signing-key"
 HEAD_SIGNERS = ("match", "relay")
 TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub", *HEAD_KEYS},
               "matchmaking": {"player.pub", "service.key"}, "social": {"player.pub", "account.pub", "service.pub", "service.key"},
-              "bots": {"bot.key"}, "relay": HEAD_KEYS,
+              "bots": {"bot.key"}, "relay": HEAD_KEYS, "notifier": {"service.key"},
               "accounts": {"player.key", "account.key", "player.pub", "service.pub"}}
 # The edge holds no key: it checks no token, and serves the head keys GetHeadKeys answers
 # (services/edge/head_keys.py), so it is among the services that may mount nothing at /keys.
@@ -126,11 +130,23 @@ TOKEN_KEY_SECRETS = {ACCOUNT_KEYS_SECRET: {"player.key", "account.key"},
 KEYS_DIR = "/keys"
 MIN_GRACE_SECONDS = 30
 
+#: The push providers' credentials (Secrets ops create; the notifier alone mounts them) and
+#: the setting that names each one's file: the file must lie on that Secret's mount. The
+#: rest of the providers' settings (ids, topic, which provider is on) come from
+#: NOTIFIER_CONFIGMAP, which the notifier loads whole (envFrom) and every overlay defines;
+#: production sets every one of PUSH_REQUIRED.
+NOTIFIER = "notifier"
+PUSH_SECRETS = {"domino-apns": ("apns.p8",), "domino-fcm": ("service-account.json",)}
+PUSH_KEY_FILES = {"DOMINO_APNS_KEY_FILE": "domino-apns", "DOMINO_FCM_SERVICE_ACCOUNT_FILE": "domino-fcm"}
+NOTIFIER_CONFIGMAP = "domino-notifier"
+PUSH_REQUIRED = ("DOMINO_APNS_KEY_FILE", "DOMINO_APNS_KEY_ID", "DOMINO_APNS_TEAM_ID", "DOMINO_APNS_TOPIC",
+                 "DOMINO_FCM_SERVICE_ACCOUNT_FILE")
 #: Secrets the manifests read but that no overlay may have to define: in production ops
 #: create them (deploy/README.md). name -> keys read.
 EXTERNAL_SECRETS = {"domino-postgres": {"password"}, **TOKEN_KEY_SECRETS, HEAD_SIGNING_SECRET: {"heads.key"},
                     # the public host's certificate (kubernetes.io/tls): ops or cert-manager make it
                     "domino-public-tls": {"tls.crt", "tls.key"},
+                    **{name: set(keys) for name, keys in PUSH_SECRETS.items()},
                     "domino-nats": {"admin-password", "relay-password", "matchmaking-password", "bots-password",
                                     "auditor-password", "social-password", "notifier-password",
                                     "cluster-password"}}
@@ -189,6 +205,7 @@ INGRESS: dict[str, dict[str, Any]] = {
     "social": {"grpc": ANYONE, "metrics": SCRAPERS},
     "relay": {"metrics": SCRAPERS},
     "bots": {"metrics": SCRAPERS},
+    NOTIFIER: {"metrics": SCRAPERS},
     # browsers through the gateway (HTTPRoute domino-web), wherever its proxies run
     EDGE: {"http": ANYONE, "metrics": SCRAPERS},
     "nats": {"client": {"relay", "matchmaking", "bots", "social", "notifier", SETUP_JOB}, "cluster": {"nats"},
@@ -207,9 +224,18 @@ EGRESS: dict[str, set[tuple[str, str]]] = {
     EDGE: {("match", "grpc"), ("matchmaking", "grpc"), ("accounts", "grpc"), ("social", "grpc")},
     # the account service (names, standing, revocations), NATS (the notices it publishes) and
     # the match service (ListPlayingNow: friends' presence)
-    "social": {("accounts", "grpc"), ("nats", "client"), ("match", "grpc")}}
+    "social": {("accounts", "grpc"), ("nats", "client"), ("match", "grpc")},
+    # NATS (its consumers), ClaimPush and PostNotifications, GetTurnAttention and DescribeMatchEnd
+    NOTIFIER: {("nats", "client"), ("social", "grpc"), ("match", "grpc")}}
 POSTGRES_DEFAULT_PORT = 5432
 EGRESS_ANY_ADDRESS: dict[str, set[int]] = {"social": {POSTGRES_DEFAULT_PORT}}
+#: The pods that reach the internet on these ports (the push providers: HTTPS), through
+#: ipBlocks that must leave out every address of PRIVATE_ADDRESSES (the cluster's pods,
+#: nodes and Services, the cloud's metadata server): a NetworkPolicy cannot name a host.
+EGRESS_INTERNET: dict[str, set[int]] = {NOTIFIER: {443}}
+PRIVATE_ADDRESSES = ("10.0.0.1", "10.244.1.1", "172.16.0.1", "172.31.255.254", "192.168.0.1", "100.64.0.1",
+                     "169.254.169.254", "127.0.0.1", "fd00::1", "fe80::1", "::1")
+PUBLIC_ADDRESSES = ("17.188.143.34", "142.250.185.74", "2620:149:a44::1")  # APNs's, FCM's, APNs's IPv6
 DNS_PEER = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
             "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}
 
@@ -898,7 +924,9 @@ def egress_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str
             continue
         reached: set[tuple[str, str]] = set()
         reached_anywhere: set[int] = set()
+        reached_internet: set[int] = set()
         anywhere = EGRESS_ANY_ADDRESS.get(app(wl), set())
+        internet = EGRESS_INTERNET.get(app(wl), set())
         dns = False
         for rule in rules:
             peers = rule.get("to") or []
@@ -906,6 +934,13 @@ def egress_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str
             opened = {(p.get("protocol", "TCP"), p.get("port"), p.get("endPort")) for p in ports}
             if not peers and ports and opened <= {("TCP", port, None) for port in anywhere}:
                 reached_anywhere |= {port for _, port, _ in opened}  # the in-cluster server's too
+                continue
+            if internet and peers and all("ipBlock" in peer for peer in peers):
+                problem = internet_rule_problem(peers, opened, internet)
+                if problem:
+                    problems.append(f"{ref(wl)}: {problem}")
+                else:
+                    reached_internet |= {port for _, port, _ in opened}
                 continue
             if not peers or any("ipBlock" in peer for peer in peers):
                 problems.append(f"{ref(wl)}: an egress rule reaches {'everything' if not peers else 'an ipBlock'}: "
@@ -932,6 +967,10 @@ def egress_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str
                             if any(p.get("port") in (cp.get("name"), cp["containerPort"]) for p in ports):
                                 reached.add((app(target), cp.get("name") or str(cp["containerPort"])))
         wanted = EGRESS[app(wl)]
+        if internet - reached_internet:
+            problems.append(f"{ref(wl)}: egress cannot reach port {', '.join(map(str, sorted(internet - reached_internet)))}"
+                            " on the internet (the push providers: an ipBlock rule leaving out the private "
+                            "ranges) (NetworkPolicy)")
         if anywhere - reached_anywhere:
             problems.append(f"{ref(wl)}: egress cannot reach port {', '.join(map(str, sorted(anywhere - reached_anywhere)))}"
                             " at any address (PostgreSQL, in the cluster or outside it) (NetworkPolicy)")
@@ -945,6 +984,35 @@ def egress_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str
             problems.append(f"{ref(wl)}: egress allows no DNS (kube-dns in kube-system, port 53): it could not "
                             "resolve the services")
     return problems
+
+
+def internet_rule_problem(peers: list[dict[str, Any]], opened: set[tuple[Any, Any, Any]],
+                          ports: set[int]) -> str | None:
+    """What is wrong with an egress rule to the internet (ipBlocks only): it opens exactly
+    ``ports`` over TCP, reaches the providers' public addresses and none of PRIVATE_ADDRESSES."""
+    if not opened or opened != {("TCP", port, None) for port in ports}:
+        return (f"an egress rule to an ipBlock opens {sorted(str(p) for _, p, _ in opened) or 'every port'}: the "
+                f"internet only on TCP {', '.join(map(str, sorted(ports)))} (the push providers' HTTPS)")
+
+    def allowed(address: str) -> bool:
+        ip = ipaddress.ip_address(address)
+        for peer in peers:
+            block = peer["ipBlock"]
+            network = ipaddress.ip_network(block["cidr"], strict=False)
+            if ip.version == network.version and ip in network and not any(
+                    ip.version == ipaddress.ip_network(e, strict=False).version
+                    and ip in ipaddress.ip_network(e, strict=False) for e in block.get("except", [])):
+                return True
+        return False
+
+    private = [a for a in PRIVATE_ADDRESSES if allowed(a)]
+    if private:
+        return (f"an egress rule to the internet reaches {', '.join(private)}: its ipBlocks must leave out the "
+                "cluster's private ranges (pods, nodes, Services, the metadata server)")
+    public = [a for a in PUBLIC_ADDRESSES if not allowed(a)]
+    if public:
+        return f"an egress rule to the internet does not reach {', '.join(public)} (the push providers)"
+    return None
 
 
 def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[dict[str, Any]],
@@ -1419,6 +1487,50 @@ def envoy_policy_problems(resources: list[dict[str, Any]], by_kind: dict[str, di
     return errors
 
 
+def secret_mount_path(pod: dict[str, Any], container: dict[str, Any], secret: str) -> str | None:
+    """Where ``container`` mounts a volume of Secret ``secret`` (None: nowhere)."""
+    volumes = {v.get("name"): v for v in pod.get("volumes", [])}
+    for mount in container.get("volumeMounts", []):
+        volume = volumes.get(mount.get("name")) or {}
+        sources = volume.get("projected", {}).get("sources", []) if "projected" in volume else [volume]
+        if any(((src.get("secret") or {}).get("secretName") or (src.get("secret") or {}).get("name")) == secret
+               for src in sources):
+            return mount["mountPath"].rstrip("/")
+    return None
+
+
+def notifier_problems(pod: dict[str, Any], container: dict[str, Any], configmaps: dict[str, dict[str, Any]],
+                      values: dict[str, str], overlay: str) -> list[str]:
+    """The notifier's providers: ConfigMap NOTIFIER_CONFIGMAP loaded whole (the overlay's), each
+    key file (PUSH_KEY_FILES) on its Secret's read-only mount, and in production every provider
+    setting of PUSH_REQUIRED set."""
+    problems = []
+    loaded = [(src.get("configMapRef") or {}).get("name", "") for src in container.get("envFrom", [])]
+    found = next((configmaps[n] for n in loaded if n in configmaps
+                  and re.fullmatch(rf"{NOTIFIER_CONFIGMAP}(-\w+)?", n)), None)
+    if found is None:
+        problems.append(f"must load ConfigMap {NOTIFIER_CONFIGMAP} (envFrom: the providers' key files, APNs key id, "
+                        "team id and topic), which the overlay defines")
+    else:
+        values = {**values, **(found.get("data") or {})}
+    mounts = {m.get("mountPath", "").rstrip("/"): m for m in container.get("volumeMounts", [])}
+    for variable, secret in PUSH_KEY_FILES.items():
+        where = secret_mount_path(pod, container, secret)
+        if where is None:
+            problems.append(f"mounts no volume of Secret {secret} ({variable})")
+        elif not mounts[where].get("readOnly"):
+            problems.append(f"the mount of Secret {secret} at {where} must be readOnly")
+        path = values.get(variable, "")
+        if path and (where is None or not path.startswith(where + "/")):
+            problems.append(f"{variable} {path!r} is not on the mount of Secret {secret} ({where or 'none'})")
+    if overlay in PRODUCTION_OVERLAYS:
+        unset = [variable for variable in PUSH_REQUIRED if not values.get(variable, "").strip()]
+        if unset:
+            problems.append(f"{', '.join(unset)} unset in ConfigMap {NOTIFIER_CONFIGMAP}: production pushes through "
+                            "APNs and FCM")
+    return problems
+
+
 def reflection_on(value: str | None) -> bool:
     """DOMINO_GRPC_REFLECTION as the services read it (unset: on)."""
     from pydantic import TypeAdapter, ValidationError
@@ -1635,6 +1747,9 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                 if ca_file and not any(ca_file.startswith(m["mountPath"].rstrip("/") + "/")
                                        for m in main.get("volumeMounts", [])):
                     err(dep, f"DOMINO_OIDC_CA_FILE {ca_file!r} is on no volume the container mounts")
+            if name == NOTIFIER:
+                for problem in notifier_problems(pod, main, configmaps, values, overlay):
+                    err(dep, problem)
         if name in AUTOSCALED and "replicas" in spec:
             err(dep, "sets spec.replicas although its HorizontalPodAutoscaler owns the count")
 
@@ -1699,6 +1814,12 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                     "(and the NATS servers) may")
         if held - allowed - {admin_key}:
             err(wl, f"holds NATS passwords it has no use for: {', '.join(sorted(held - allowed - {admin_key}))}")
+
+    # ---- the push providers' keys: the notifier alone holds them
+    for (kind, name), wl in pod_workloads.items():
+        for secret, keys in PUSH_SECRETS.items():
+            if (kind, name) != ("Deployment", NOTIFIER) and secret_keys_held(wl, secret, set(keys)):
+                err(wl, f"holds push provider credentials (Secret {secret}): only Deployment/{NOTIFIER} sends pushes")
 
     # ---- the head signing key: only the services that sign heads hold it
     for (kind, name), wl in pod_workloads.items():

@@ -1162,3 +1162,187 @@ def test_validator_catches_for_the_social_service(rendered, change, message):
 def test_validator_catches_the_social_service_at_the_public_edge(rendered, change, message):
     errors = invariant_errors(_break(rendered["prod"], change), "prod")
     assert any(message in e for e in errors), errors
+
+
+# ---- the notifier (deploy/k8s/base/notifier.yaml) -------------------------------------------
+
+def notifier_egress(resources):
+    return find(resources, "NetworkPolicy", "notifier-egress")["spec"]["egress"]
+
+
+def notifier_config(resources):
+    return next(c for c in resources if c["kind"] == "ConfigMap"
+                and c["metadata"]["name"].startswith("domino-notifier"))["data"]
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_the_notifier_runs_like_the_bots(rendered, overlay):
+    """`domino serve notifier`: probed on its metrics port 9108, requests and limits, non-root
+    with a read-only root, NATS as its own user, the service key alone at /keys, social and
+    match to call, scaled by an HPA with a PDB, its Service `notifier` for scraping only."""
+    resources = rendered[overlay]
+    notifier = find(resources, "Deployment", "notifier")
+    main = container(notifier, "notifier")
+    assert main["command"] == ["domino", "serve", "notifier"]
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert main[probe]["httpGet"] == {"path": "/metrics", "port": "metrics"}, probe
+    assert {"cpu", "memory"} <= set(main["resources"]["limits"]) and {"cpu", "memory"} <= set(
+        main["resources"]["requests"])
+    assert main["securityContext"]["readOnlyRootFilesystem"] is True
+    assert main["securityContext"]["capabilities"]["drop"] == ["ALL"]
+    assert pod(notifier)["securityContext"]["runAsNonRoot"] is True
+    assert pod(notifier)["automountServiceAccountToken"] is False
+    assert env(notifier, "notifier", "DOMINO_NATS_USER")["value"] == "notifier"
+    assert env(notifier, "notifier", "DOMINO_NATS_PASSWORD")["valueFrom"] == from_secret("domino-nats",
+                                                                                         "notifier-password")
+    assert env(notifier, "notifier", "DOMINO_SOCIAL_ADDRESS")["value"] == "social:50054"
+    assert env(notifier, "notifier", "DOMINO_MATCH_ADDRESS")["value"] == "match:50051"
+    assert vk.mounted_key_files(pod(notifier), main, "/keys") == {"service.key"}
+    assert domino_config(resources)["data"]["DOMINO_NOTIFIER_METRICS_PORT"] == "9108"
+    assert {p["name"]: p["containerPort"] for p in main["ports"]} == {"metrics": 9108}
+    service = find(resources, "Service", "notifier")
+    assert [(p["name"], p["port"]) for p in service["spec"]["ports"]] == [("metrics", 9108)]
+    assert service["metadata"]["annotations"]["prometheus.io/port"] == "9108"
+    assert find(resources, "HorizontalPodAutoscaler", "notifier")["spec"]["scaleTargetRef"]["name"] == "notifier"
+    assert find(resources, "PodDisruptionBudget", "notifier")
+    matchmaking = find(resources, "Deployment", "matchmaking")
+    assert env(matchmaking, "matchmaking", "DOMINO_SOCIAL_ADDRESS")["value"] == "social:50054"
+
+
+def test_the_providers_keys_are_files_from_secrets_only_the_notifier_mounts(rendered):
+    """The APNs .p8 key and the FCM service account are Secrets mounted read-only as files the
+    settings name; dev commits dev-only ones and leaves the providers off, prod has ops create
+    them and names every provider setting."""
+    for overlay, resources in rendered.items():
+        notifier = find(resources, "Deployment", "notifier")
+        main = container(notifier, "notifier")
+        assert vk.secret_mount_path(pod(notifier), main, "domino-apns") == "/secrets/apns"
+        assert vk.secret_mount_path(pod(notifier), main, "domino-fcm") == "/secrets/fcm"
+        for name, volume in (("domino-apns", "apns"), ("domino-fcm", "fcm")):
+            assert key_volume(resources, "notifier", volume)["secret"]["secretName"] == name
+        for other in pod_workloads(resources):
+            if other is not notifier:
+                assert not vk.secret_keys_held(other, "domino-apns", {"apns.p8"}), overlay
+                assert not vk.secret_keys_held(other, "domino-fcm", {"service-account.json"}), overlay
+    dev = notifier_config(rendered["dev"])
+    assert dev["DOMINO_APNS_KEY_FILE"] == "" and dev["DOMINO_FCM_SERVICE_ACCOUNT_FILE"] == ""  # off in dev
+    assert base64.b64decode(find(rendered["dev"], "Secret", "domino-apns")["data"]["apns.p8"]).startswith(
+        b"-----BEGIN PRIVATE KEY-----")
+    assert '"project_id": "domino-dev-only"' in base64.b64decode(
+        find(rendered["dev"], "Secret", "domino-fcm")["data"]["service-account.json"]).decode()
+    prod = notifier_config(rendered["prod"])
+    assert prod["DOMINO_APNS_KEY_FILE"] == "/secrets/apns/apns.p8"
+    assert prod["DOMINO_FCM_SERVICE_ACCOUNT_FILE"] == "/secrets/fcm/service-account.json"
+    assert vk.EXTERNAL_SECRETS["domino-apns"] == {"apns.p8"}
+    assert vk.EXTERNAL_SECRETS["domino-fcm"] == {"service-account.json"}
+
+
+def test_who_reaches_the_notifier_and_what_it_reaches(rendered):
+    """Only the scrapers reach it (its metrics); it reaches NATS, social's and match's gRPC
+    ports, DNS, and HTTPS at public addresses alone (the providers), never a private one."""
+    for overlay, resources in rendered.items():
+        reach: dict = {}
+        namespace = {"kubernetes.io/metadata.name": resources[0]["metadata"]["name"]}
+        policies = [r for r in resources if r["kind"] == "NetworkPolicy"]
+        assert vk.network_policy_problems(policies, pod_workloads(resources), namespace, reach=reach) == [], overlay
+        assert reach[("notifier", "metrics")] == reach[("bots", "metrics")]
+        assert "notifier" in reach[("nats", "client")]
+    internet = notifier_egress(rendered["prod"])[0]
+    assert internet["ports"] == [{"port": 443, "protocol": "TCP"}]
+    assert vk.internet_rule_problem(internet["to"], {("TCP", 443, None)}, {443}) is None
+    assert vk.EGRESS["notifier"] == {("nats", "client"), ("social", "grpc"), ("match", "grpc")}
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r.remove(find(r, "Deployment", "notifier")), "Deployment/notifier: missing"),
+    (lambda r: container(find(r, "Deployment", "notifier"), "notifier").__setitem__(
+        "readinessProbe", {"tcpSocket": {"port": 9108}}), "must be an httpGet of /metrics on the metrics port"),
+    (lambda r: container(find(r, "Deployment", "notifier"), "notifier")["resources"].pop("limits"),
+     "Deployment/notifier container notifier: resources.limits lacks cpu, memory"),
+    (lambda r: pod(find(r, "Deployment", "notifier"))["securityContext"].pop("runAsNonRoot"),
+     "Deployment/notifier: the pod must set securityContext.runAsNonRoot"),
+    (lambda r: r.remove(find(r, "HorizontalPodAutoscaler", "notifier")),
+     "Deployment/notifier: has no HorizontalPodAutoscaler"),
+    (lambda r: r.remove(find(r, "PodDisruptionBudget", "notifier")),
+     "Deployment/notifier: has no PodDisruptionBudget"),
+    (lambda r: _config_data(r).pop("DOMINO_NOTIFIER_METRICS_PORT"),
+     "container port `metrics` (9108) != DOMINO_NOTIFIER_METRICS_PORT (unset)"),
+    # NATS as itself, with its own password
+    (lambda r: _set_env(r, "notifier", "DOMINO_NATS_USER", "bots"),
+     "Deployment/notifier: DOMINO_NATS_USER must be 'notifier'"),
+    (lambda r: env(find(r, "Deployment", "notifier"), "notifier", "DOMINO_NATS_PASSWORD").__setitem__(
+        "valueFrom", from_secret("domino-nats", "social-password")),
+     "Deployment/notifier: DOMINO_NATS_PASSWORD must come from Secret domino-nats key notifier-password"),
+    (lambda r: find(r, "NetworkPolicy", "nats")["spec"]["ingress"][0]["from"][0]["podSelector"][
+        "matchExpressions"][0]["values"].remove("notifier"),
+     "StatefulSet/nats: port client (4222) is closed to notifier"),
+    # whom it calls, with which key
+    (lambda r: _set_env(r, "notifier", "DOMINO_SOCIAL_ADDRESS", None),
+     "Deployment/notifier: DOMINO_SOCIAL_ADDRESS '' must be host:port of a Service"),
+    (lambda r: _set_env(r, "notifier", "DOMINO_MATCH_ADDRESS", "social:50054"),
+     "DOMINO_MATCH_ADDRESS 'social:50054' must be the `grpc` port of a Service of Deployment/match"),
+    (lambda r: _set_env(r, "matchmaking", "DOMINO_SOCIAL_ADDRESS", None),
+     "Deployment/matchmaking: DOMINO_SOCIAL_ADDRESS '' must be host:port of a Service"),
+    (lambda r: key_volume(r, "notifier")["secret"]["items"].append({"key": "bot.key", "path": "bot.key"}),
+     "Deployment/notifier: the keys mounted at /keys must be exactly service.key"),
+    # the providers' keys: its own mounts, the settings pointing there, nobody else holding them
+    (lambda r: container(find(r, "Deployment", "notifier"), "notifier")["envFrom"].pop(1),
+     "Deployment/notifier: must load ConfigMap domino-notifier"),
+    (lambda r: notifier_config(r).__setitem__("DOMINO_APNS_KEY_FILE", "/tmp/apns.p8"),
+     "DOMINO_APNS_KEY_FILE '/tmp/apns.p8' is not on the mount of Secret domino-apns (/secrets/apns)"),
+    (lambda r: notifier_config(r).__setitem__("DOMINO_FCM_SERVICE_ACCOUNT_FILE", "/secrets/apns/fcm.json"),
+     "DOMINO_FCM_SERVICE_ACCOUNT_FILE '/secrets/apns/fcm.json' is not on the mount of Secret domino-fcm"),
+    (lambda r: pod(find(r, "Deployment", "notifier"))["volumes"].remove(key_volume(r, "notifier", "fcm")),
+     "Deployment/notifier: mounts no volume of Secret domino-fcm"),
+    (lambda r: next(m for m in container(find(r, "Deployment", "notifier"), "notifier")["volumeMounts"]
+                    if m["name"] == "apns").pop("readOnly"),
+     "the mount of Secret domino-apns at /secrets/apns must be readOnly"),
+    (lambda r: pod(find(r, "Deployment", "social"))["volumes"].append(
+        {"name": "apns", "secret": {"secretName": "domino-apns"}}),
+     "Deployment/social: holds push provider credentials (Secret domino-apns)"),
+    (lambda r: container(find(r, "Deployment", "match"), "match").setdefault("envFrom", []).append(
+        {"secretRef": {"name": "domino-fcm"}}), "Deployment/match: holds push provider credentials (Secret domino-fcm)"),
+    # who reaches it, and what it reaches
+    (lambda r: find(r, "NetworkPolicy", "metrics")["spec"]["podSelector"]["matchExpressions"][0]["values"].remove(
+        "notifier"), "Deployment/notifier: port metrics (9108) is closed to"),
+    (lambda r: r.remove(find(r, "NetworkPolicy", "notifier-egress")),
+     "Deployment/notifier: its egress is not restricted"),
+    (lambda r: notifier_egress(r).pop(0), "Deployment/notifier: egress cannot reach port 443 on the internet"),
+    (lambda r: notifier_egress(r).pop(1), "Deployment/notifier: egress cannot reach nats:client"),
+    (lambda r: notifier_egress(r)[2]["to"][0]["podSelector"]["matchExpressions"][0]["values"].remove("social"),
+     "Deployment/notifier: egress cannot reach social:grpc"),
+    (lambda r: notifier_egress(r).pop(3), "Deployment/notifier: egress allows no DNS"),
+    (lambda r: notifier_egress(r)[0]["to"][0]["ipBlock"]["except"].remove("10.0.0.0/8"),
+     "Deployment/notifier: an egress rule to the internet reaches 10.0.0.1, 10.244.1.1"),
+    (lambda r: notifier_egress(r)[0]["to"][0]["ipBlock"]["except"].remove("169.254.0.0/16"),
+     "reaches 169.254.169.254"),
+    (lambda r: notifier_egress(r)[0]["to"][1]["ipBlock"].__setitem__("except", []),
+     "reaches fd00::1, fe80::1, ::1"),
+    (lambda r: notifier_egress(r)[0]["ports"].append({"port": 80, "protocol": "TCP"}),
+     "Deployment/notifier: an egress rule to an ipBlock opens ['443', '80']"),
+    (lambda r: notifier_egress(r)[0].pop("ports"), "an egress rule to an ipBlock opens every port"),
+    (lambda r: notifier_egress(r)[0]["to"].pop(0), "does not reach 17.188.143.34, 142.250.185.74"),
+    (lambda r: notifier_egress(r).append(
+        {"to": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "accounts"}}}], "ports": [{"port": "grpc"}]}),
+     "Deployment/notifier: egress reaches accounts:grpc"),
+    (lambda r: social_egress(r).append({"to": notifier_egress(r)[0]["to"], "ports": [{"port": 443}]}),
+     "Deployment/social: an egress rule reaches an ipBlock"),
+])
+def test_validator_catches_for_the_notifier(rendered, change, message):
+    errors = invariant_errors(_break(rendered["dev"], change))
+    assert any(message in e for e in errors), errors
+
+
+@pytest.mark.parametrize("variable", ["DOMINO_APNS_KEY_FILE", "DOMINO_APNS_KEY_ID", "DOMINO_APNS_TEAM_ID",
+                                      "DOMINO_APNS_TOPIC", "DOMINO_FCM_SERVICE_ACCOUNT_FILE"])
+def test_validator_catches_a_provider_setting_production_left_unset(rendered, variable):
+    errors = invariant_errors(_break(rendered["prod"], lambda r: notifier_config(r).__setitem__(variable, "")), "prod")
+    assert any(f"{variable} unset in ConfigMap domino-notifier" in e for e in errors), errors
+
+
+def test_validator_catches_a_committed_push_secret_in_prod(rendered):
+    def change(resources):
+        resources.append({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "domino-apns", "namespace": "domino"},
+                          "data": {"apns.p8": base64.b64encode(b"key").decode()}})
+    errors = invariant_errors(_break(rendered["prod"], change), "prod")
+    assert any("Secret/domino-apns: production commits no Secret" in e for e in errors), errors
