@@ -97,8 +97,9 @@ class InviteUseCases:
                 return room  # answered so before: the first result
             changed: list[Aggregate] = []
             if accept:
+                held = self.ends.link(ended) if ended else None  # before the presence: see MatchEnds.releasing
                 presence = self.store.presence(player_id)
-                changed += self.ends.releasing(ended, [presence, room]) if ended else []
+                changed += self.ends.releasing(ended, [presence, room, *([held] if held else [])]) if ended else []
                 presence.enter_room(str(room.id))  # ALREADY_SEATED elsewhere: nothing is saved, the invite waits
                 changed.append(presence)
             outbox = self._outbox(room)

@@ -50,8 +50,12 @@ class MatchEnds:
         """The match's link, room or table and players' presences, changed by its end and
         not yet saved, for the caller to save in one atomic call with its own changes; []
         for a match matchmaking did not start or has released. ``known``: aggregates the
-        caller has loaded (and saves), changed in place rather than loaded again."""
-        link = self.link(match_id)
+        caller has loaded (and saves), changed in place rather than loaded again: a caller that
+        loads the match's link before a player's presence gives it here, so a release another
+        writer stored in between is either seen in both or a conflict of the save."""
+        known = list(known)
+        given = [a for a in known if isinstance(a, MatchLink) and a.match_id == match_id]
+        link = given[0] if given else self.link(match_id)
         if link is None or link.released:
             return []
         loaded = {aggregate.id: aggregate for aggregate in known}

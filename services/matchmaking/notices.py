@@ -73,7 +73,10 @@ class RoomNotices(Aggregate):
         if done:
             self._posted(ids=done)
 
-    @event("Queued")
+    class Queued(Aggregate.Event):  # declared: notice_posting.py follows its topic
+        notices: list
+
+    @event(Queued)
     def _queued(self, notices: list) -> None:
         self.pending = {**self.pending, **{n["id"]: dict(n) for n in notices}}
 

@@ -70,8 +70,9 @@ class RematchUseCases:
         def attempt() -> Room | None:
             if self.store.load(RematchLink, RematchLink.create_id(match_id)) is not None:
                 return None  # another asker made it first
+            held = self.ends.link(match_id)  # before the presence: see MatchEnds.releasing
             presence = self.store.presence(player_id)
-            freed = self.ends.releasing(match_id, [presence])
+            freed = self.ends.releasing(match_id, [presence, *([held] if held is not None else [])])
             presence.check_free()
             now = self.clock()
             code = self.code_source()

@@ -310,7 +310,12 @@ class Room(Aggregate):
             player = self.invites[invite_id]["player"]
             self.seats = self.seats[:seat] + [player] + self.seats[seat + 1:]
 
-    @event("RematchOpened")
+    class RematchOpened(Aggregate.Event):  # declared: the rematch rooms' self-start follows its topic
+        match_id: str
+        rated: bool
+        strength: str
+
+    @event(RematchOpened)
     def _rematch_opened(self, match_id: str, rated: bool, strength: str) -> None:
         self.rematch_of = match_id
         self.rated = rated

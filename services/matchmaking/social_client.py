@@ -4,6 +4,8 @@ deadline. Nothing is cached: a friendship ended or a block made a moment ago cou
 
 from __future__ import annotations
 
+from typing import cast
+
 import grpc
 
 from domino.social.v1 import social_service_pb2 as pb
@@ -56,7 +58,7 @@ class GrpcSocial:
 def _new(notice: dict) -> pb.NewNotification:
     expires = notice.get("expires_at")
     return pb.NewNotification(notification_id=notice["id"], recipient_player_id=notice["recipient"],
-                              kind=pb.NotificationKind.Value(f"NOTIFICATION_KIND_{notice['kind']}"),
+                              kind=cast(pb.NotificationKind, pb.NotificationKind.Value(f"NOTIFICATION_KIND_{notice['kind']}")),
                               text_key=notice["text_key"], args=notice["args"], player_id=notice["player_id"],
                               match_id=notice["match_id"], room_id=notice["room_id"], invite_id=notice["invite_id"],
                               expires_at=timestamp(expires) if expires is not None else None)

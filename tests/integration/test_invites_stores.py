@@ -125,13 +125,17 @@ def test_two_players_asking_for_a_rematch_on_two_replicas_get_one_room(world):
 
     def ask(app, who):
         go.wait()
-        rooms.append(app.rematches.request_rematch(who, match_id))
+        try:
+            rooms.append(app.rematches.request_rematch(who, match_id))
+        except Exception as e:
+            rooms.append(e)
 
     threads = [threading.Thread(target=ask, args=(app, who.player_id)) for app, who in zip(replicas, (ann, bob))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(60)
+    assert all(isinstance(r, Room) for r in rooms), rooms
     assert len({r.id for r in rooms}) == 1
     again = replicas[1].rooms.room(rooms[0].id)
     assert again.seats == [ann.player_id, bob.player_id] and again.status == Room.PLAYING
