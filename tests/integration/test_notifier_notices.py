@@ -166,3 +166,33 @@ def test_a_notice_claimed_already_is_not_pushed_again(world):
 
     asyncio.run(scenario())
     assert len(world.apns.received) == 1
+
+
+def test_a_push_apns_keeps_failing_is_counted_failed_and_the_notice_is_not_redelivered(world):
+    bob = world.sign_up("Bob")
+    world.phone(bob, IPHONE)
+    world.apns.script(IPHONE, *[fake_apns.UNAVAILABLE] * 3)
+    before = sends("apns", "failed")
+
+    async def scenario():
+        async with running_notifier(world) as notifier:
+            post_result(world, bob)
+            await notifier.until("notifier", "send")
+
+    asyncio.run(scenario())
+    assert sends("apns", "failed") == before + 1 and len(world.apns.received) == 3
+
+
+def test_a_push_throttled_once_then_accepted_is_counted_ok(world):
+    bob = world.sign_up("Bob")
+    world.phone(bob, ANDROID, platform=pb.PUSH_PLATFORM_FCM)
+    world.fcm.script(ANDROID, fake_fcm.Reply(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED", "Quota exceeded.", "0"))
+    before = sends("fcm", "ok")
+
+    async def scenario():
+        async with running_notifier(world) as notifier:
+            post_result(world, bob)
+            await notifier.until("notifier", "send")
+
+    asyncio.run(scenario())
+    assert sends("fcm", "ok") == before + 1 and [r.status for r in world.fcm.received] == [429, 200]

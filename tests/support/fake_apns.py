@@ -52,6 +52,7 @@ class Received:
     at: float
     http_version: str
     status: int
+    peer: tuple = ()  # the client's (address, port): one per connection
 
 
 @dataclass
@@ -143,7 +144,7 @@ class FakeApns:
             replies = self.scripts.get(device, [])
             reply = replies.pop(0) if replies else OK
             self.received.append(Received(device, headers, json.loads(body), time.time(), scope["http_version"],
-                                          reply.status))
+                                          reply.status, tuple(scope.get("client") or ())))
             self.seen.notify_all()
         extra = {"apns-id": headers.get("apns-id", "")}
         if reply.retry_after is not None:

@@ -22,7 +22,7 @@ import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import jwt
 from cryptography.hazmat.primitives import serialization
@@ -74,6 +74,7 @@ class FakeFcm:
     url: str = ""
     ca_file: str = ""
     account_file: str = ""
+    clock: Callable[[], float] = time.time  # the fake's time: a test may move it with the notifier's
     lock: threading.Lock = field(default_factory=threading.Lock)
     seen: threading.Condition = field(init=False)
 
@@ -113,8 +114,13 @@ class FakeFcm:
         else:
             try:
                 claims = jwt.decode(form.get("assertion", ""), self.public_key, algorithms=["RS256"],
-                                    audience=self.account["token_uri"], options={"require": ["iat", "exp", "iss"]})
-                if claims["iss"] != CLIENT_EMAIL or SCOPE not in str(claims.get("scope", "")).split():
+                                    audience=self.account["token_uri"],
+                                    options={"require": ["iat", "exp", "iss"], "verify_exp": False,
+                                             "verify_iat": False})
+                now = self.clock()
+                if not claims["iat"] - 60 <= now < claims["exp"] or claims["exp"] - claims["iat"] > 3600:
+                    problem = "invalid_grant"
+                elif claims["iss"] != CLIENT_EMAIL or SCOPE not in str(claims.get("scope", "")).split():
                     problem = "invalid_grant"
                 if jwt.get_unverified_header(form["assertion"]).get("kid") != self.account["private_key_id"]:
                     problem = "invalid_grant"
@@ -127,14 +133,14 @@ class FakeFcm:
             return
         token = "ya29." + secrets.token_urlsafe(24)
         with self.lock:
-            self.issued[token] = time.time() + self.token_seconds
+            self.issued[token] = self.clock() + self.token_seconds
         await respond(send, 200, json.dumps({"access_token": token, "expires_in": int(self.token_seconds),
                                              "token_type": "Bearer"}).encode())
 
     async def _send(self, scope, send, headers: dict[str, str], body: bytes) -> None:
         bearer = headers.get("authorization", "").removeprefix("Bearer ")
         with self.lock:
-            valid = self.issued.get(bearer, 0) > time.time()
+            valid = self.issued.get(bearer, 0) > self.clock()
         if not valid:
             with self.lock:
                 self.refused.append((401, "UNAUTHENTICATED"))
