@@ -26,7 +26,7 @@ class SocialClient:
         return await self.stub.ClaimPush(pb.ClaimPushRequest(notification_id=notification_id),
                                          metadata=self.token.metadata(), timeout=self.timeout_seconds)
 
-    async def forget(self, platform: int, token: str) -> bool:
+    async def forget(self, platform: pb.PushPlatform, token: str) -> bool:
         reply = await self.stub.ForgetPushToken(pb.ForgetPushTokenRequest(platform=platform, token=token),
                                                 metadata=self.token.metadata(), timeout=self.timeout_seconds)
         return reply.removed
