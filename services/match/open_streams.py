@@ -38,6 +38,7 @@ class OpenStreams:
         self._dirty: set[tuple[str, str]] = set()
         self._writer: asyncio.Task | None = None
         self._rewrite = False  # a write failed: the next renewal rewrites every row of this replica
+        self._working: set[asyncio.Future] = set()  # calls in worker threads, those past their deadline too
 
     # ---- the streams' side (on the event loop, never waiting) -------------------------------
 
@@ -103,6 +104,7 @@ class OpenStreams:
             if self._rewrite:
                 self._rewrite = False
                 await self.settled()
+                await self._quiet()  # a write past its deadline may still land: before the rewrite, not after
                 rows = [(m, p, n) for (m, p), n in self.counts.items()]
                 await self._call(self.record.replace, self.replica, rows, self.clock())
             else:
@@ -128,14 +130,26 @@ class OpenStreams:
             self._writer.cancel()
             await asyncio.gather(self._writer, return_exceptions=True)
         try:
+            await self._quiet()
             await self._call(self.record.stop, self.replica)
         except Exception as error:  # noqa: BLE001 - its lease lapses instead
             self._failed("stop", error)
+        await self._quiet()  # a connection is never closed under a call still using it
         await asyncio.to_thread(self.record.close)
 
     async def _call(self, call, *args):
+        """``call(*args)`` in a worker thread, awaited until ``seconds``; past them the caller
+        hears TimeoutError, and the call runs on to the store's own timeout (SQLite's busy
+        wait, the pool's), kept in ``_working`` until it ends."""
+        work = asyncio.ensure_future(asyncio.to_thread(call, *args))
+        self._working.add(work)
+        work.add_done_callback(self._working.discard)
         async with asyncio.timeout(self.seconds):
-            return await asyncio.to_thread(call, *args)
+            return await asyncio.shield(work)
+
+    async def _quiet(self) -> None:
+        """Until every call in a worker thread has ended (however it ended)."""
+        await asyncio.gather(*self._working, return_exceptions=True)
 
     def _failed(self, what: str, error: Exception) -> None:
         self.failures += 1

@@ -39,8 +39,9 @@ class StreamRecord:
 
     @classmethod
     def for_env(cls, env: dict[str, str]) -> "StreamRecord":
-        return cls(Database.for_env(env, "open_streams.sqlite", pool_size=2, keep=True,
-                                    pragmas=("journal_mode=WAL",)))
+        # SQLite: a connection per transaction (they are few: streams opening and closing,
+        # coalesced), so closing the record never closes one a late call still uses
+        return cls(Database.for_env(env, "open_streams.sqlite", pool_size=2, pragmas=("journal_mode=WAL",)))
 
     def create(self) -> None:
         with self.db.transaction() as execute:

@@ -202,3 +202,36 @@ def test_a_clean_stop_takes_its_streams_with_it(two_replicas):
     a.settled()
     a.run(a.open_streams.aclose())
     assert not b.turn_attention(match_id, version).streaming
+
+
+@pytest.mark.parametrize("either_store_env", ["sqlite"], indirect=True)
+def test_a_write_the_store_refused_is_counted_and_rewritten_by_the_next_renewal(either_store_env, clock):
+    import sqlite3
+    from pathlib import Path
+
+    app = MatchApplication(env=either_store_env, clock=clock)
+    record = shared_record(either_store_env, "replica-a", clock)
+    record.seconds = 0.3
+    path = Path(either_store_env["SQLITE_DBNAME"]).parent / "open_streams.sqlite"
+    try:
+        with replica(app, record) as a:
+            match_id = new_match(a)
+            version, _, player = current_turn(a, match_id)
+            locker = sqlite3.connect(path, isolation_level=None)
+            locker.execute("BEGIN EXCLUSIVE")  # the store refuses this replica's writes meanwhile
+            watching = Watching(a, match_id, player)
+            a.settled()
+            assert a.open_streams.failures == 1
+            locker.execute("COMMIT")
+            a.run(a.open_streams._quiet())  # the refused write ends (or lands late) ...
+            locker.execute("DELETE FROM domino_open_streams")  # ... and is lost all the same
+            locker.close()
+            a.renew()
+            a.open_streams.counts.clear()  # asked of the record, not of this replica's memory
+            assert a.turn_attention(match_id, version).streaming
+            a.open_streams.counts[(match_id, player)] = 1
+            watching.close()
+            until(lambda: not a.open_streams.counts)
+            a.run(record.aclose())
+    finally:
+        app.close()
