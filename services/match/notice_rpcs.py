@@ -68,17 +68,9 @@ class NoticeRpcs:
             if deadline is not None:
                 reply.deadline.FromNanoseconds(int(deadline * 1e9))
             if not is_bot(player):
-                reply.streaming = await self._streaming(str(match_id), player)
+                reply.streaming = await self.streams.streaming(str(match_id), player)
         reply.server_time.FromNanoseconds(int(self.app.clock() * 1e9))
         return reply
-
-    async def _streaming(self, match_id: str, player: str) -> bool:
-        try:
-            return await self.streams.streaming(match_id, player)
-        except Exception as error:  # noqa: BLE001 - the record's store away or late: counted, logged
-            self.streams._failed("read", error)
-            raise StoreUnavailable("whether the player is watching cannot be read now; try again shortly") \
-                from error
 
     async def list_playing_now(self, request: pb.ListPlayingNowRequest, who: Identity) -> pb.ListPlayingNowResponse:
         _only(who, "social")

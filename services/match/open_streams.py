@@ -20,6 +20,7 @@ import logging
 import time
 from typing import Callable
 
+from .errors import StoreUnavailable
 from .stream_record import REFRESH_SECONDS, StreamRecord
 
 log = logging.getLogger("domino.match")
@@ -83,10 +84,16 @@ class OpenStreams:
     # ---- the readers' side --------------------------------------------------------------------
 
     async def streaming(self, match_id: str, player_id: str) -> bool:
-        """Whether the player has a stream of the match open on any replica whose lease holds."""
+        """Whether the player has a stream of the match open on any replica whose lease holds
+        (StoreUnavailable when the record cannot say)."""
         if self.counts.get((match_id, player_id), 0) > 0 or self.record is None:
             return self.counts.get((match_id, player_id), 0) > 0
-        return await self._call(self.record.streaming, match_id, player_id, self.clock())
+        try:
+            return await self._call(self.record.streaming, match_id, player_id, self.clock())
+        except Exception as error:  # noqa: BLE001 - the record's store away or late: counted, logged
+            self._failed("read", error)
+            raise StoreUnavailable("whether the player is watching cannot be read now; try again shortly") \
+                from error
 
     # ---- the replica's lease ----------------------------------------------------------------
 

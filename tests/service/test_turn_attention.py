@@ -235,3 +235,31 @@ def test_a_write_the_store_refused_is_counted_and_rewritten_by_the_next_renewal(
             a.run(record.aclose())
     finally:
         app.close()
+
+
+@pytest.mark.parametrize("either_store_env", ["sqlite"], indirect=True)
+def test_a_record_that_cannot_be_read_is_unavailable_and_counted(two_replicas, either_store_env):
+    import sqlite3
+    from pathlib import Path
+
+    import grpc
+
+    from tests.support.errors import refusal
+
+    a, b = two_replicas
+    match_id = new_match(a)
+    version, _, _ = current_turn(a, match_id)
+    b.open_streams.seconds = 0.3
+    locker = sqlite3.connect(Path(either_store_env["SQLITE_DBNAME"]).parent / "open_streams.sqlite",
+                             isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(grpc.RpcError) as caught:
+            b.turn_attention(match_id, version)
+    finally:
+        locker.execute("COMMIT")
+        locker.close()
+    said = refusal(caught.value)
+    assert (said.code, said.reason) == (grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE")
+    assert b.open_streams.failures == 1
+    b.run(b.open_streams._quiet())
