@@ -263,3 +263,10 @@ def test_a_record_that_cannot_be_read_is_unavailable_and_counted(two_replicas, e
     assert (said.code, said.reason) == (grpc.StatusCode.UNAVAILABLE, "UNAVAILABLE")
     assert b.open_streams.failures == 1
     b.run(b.open_streams._quiet())
+
+
+@pytest.mark.parametrize("either_store_env", ["sqlite"], indirect=True)
+def test_a_version_at_which_nobody_was_to_act_names_no_seat(svc):
+    match_id = new_match(svc)  # version 1: the match started, no round dealt yet
+    said = svc.turn_attention(match_id, 1)
+    assert (said.to_act, said.seat, said.player_id, said.streaming) == (False, -1, "", False)
