@@ -77,10 +77,12 @@ def social_of(settings: Settings, keys: KeyRing) -> GrpcSocial | None:
 async def erase_pending(app: AccountApplication, stopping: asyncio.Event, every: float = ERASE_RETRY_SECONDS) -> None:
     """Deleted accounts whose history the match service, or whose friends, requests and blocks
     the social service, could not erase at once are tried again until both confirm (the deletion itself is never undone); what expired (bans' hashes,
-    used ID tokens) is forgotten on the same pass."""
+    used ID tokens) is forgotten on the same pass, and the inbox notices (bans, sign-ins) the
+    social service did not take at once are posted again."""
     while not stopping.is_set():
         try:
             await asyncio.to_thread(app.erase_pending)
+            await asyncio.to_thread(app.post_notices)
             await asyncio.to_thread(app.forget_what_expired)
         except Exception:  # the store away: try again next pass
             log.exception("erasure retry pass failed")
@@ -101,6 +103,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     pending = Gauge("domino_account_erasures_pending", "Deleted accounts whose history the match service, or "
                     "whose social rows the social service, has not yet erased (retried every 30 s)")
     pending.set_function(app.pending_erasures)
+    Gauge("domino_account_notices_pending", "Inbox notices (bans, their ends, sign-ins with an identity) the social "
+          "service has not yet taken (posted again every 30 s)").set_function(app.pending_notices)
     server, port = create_server(settings.account_address, app, keys, RpcMetrics("account"), settings)
     start_http_server(settings.account_metrics_port)
     await server.start()

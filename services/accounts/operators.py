@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from . import credentials, names
+from . import credentials, names, notices
 from .errors import CursorAhead, InvalidRequest, UnknownAccount
 from .revocation_list import RevokedPage
 from .use_cases import Standing, UseCases, retried_on_conflict
@@ -88,21 +88,37 @@ class Operators(UseCases):
     def ban(self, account_id: str, until: float, reason: str) -> None:
         """Refresh, sign-ins with any of its identities or devices (into this account or a new
         one), account changes and matchmaking refuse the account at once; its access tokens
-        die within their lifetime (15 minutes at most) elsewhere."""
+        die within their lifetime (15 minutes at most) elsewhere. The player's inbox is told
+        (notice.banned, its end), with the ban or after it (notices.py)."""
         if not reason.strip() or len(reason) > 200:
             raise InvalidRequest("a ban needs a reason of 1 to 200 characters")
-        if until <= self.clock():
+        now = self.clock()
+        if until <= now:
             raise InvalidRequest("a ban's end must be in the future")
+        notice = notices.banned(account_id, until)
         with self.store.transaction() as execute:
             bound = [credentials.identity_key(i.issuer, i.subject) for i in self.store.identities(execute, account_id)]
             bound += [credentials.device_key(d) for d, _, _ in self.store.devices(execute, account_id)]
             if not self.store.ban(execute, account_id, until, reason.strip(), bound):
                 raise UnknownAccount(f"no account {account_id[:64]}")
+            self.store.notices.add(execute, notice, now)
         log.info("account banned", extra={"account": account_id, "until": until})
+        self.post_notices([notice.notification_id])
 
     @retried_on_conflict
     def unban(self, account_id: str) -> None:
+        """Ends a running ban, and tells the player's inbox (notice.unbanned); an account
+        without one is left as it is, untold."""
+        now = self.clock()
+        told: list[str] = []
         with self.store.transaction() as execute:
-            if not self.store.ban(execute, account_id, None, None):
+            account = self.store.account(execute, account_id, lock="update")
+            if account is None or not self.store.ban(execute, account_id, None, None):
                 raise UnknownAccount(f"no account {account_id[:64]}")
+            if account.banned_at(now):
+                assert account.banned_until is not None
+                notice = notices.unbanned(account_id, account.banned_until)
+                self.store.notices.add(execute, notice, now)
+                told.append(notice.notification_id)
         log.info("account unbanned", extra={"account": account_id})
+        self.post_notices(told)

@@ -13,7 +13,7 @@ from typing import Callable, Iterator
 
 from services.common.auth import Identity, mint_token
 
-from . import credentials, names
+from . import credentials, names, notices
 from .errors import Banned, InvalidRequest, NotSignedIn, RefreshReused, Taken, Unavailable
 from .oidc import IdTokenRefused, KeysUnavailable, UnknownProvider
 from .store import AccountRow, IdentityRow
@@ -75,7 +75,10 @@ class SignIns(UseCases):
 
     @retried_on_conflict
     def sign_in_with_identity(self, token: VerifiedToken, wanted: tuple[str, str] | None = None) -> tuple[Tokens, bool]:
+        """A sign-in into an existing account tells its inbox (notice.account.device_added):
+        someone proved the identity on a device, which its owner should know of."""
         identity = token.identity
+        told: list[str] = []
         with self._counted("id_token"):
             now = self.clock()
             with self.store.transaction() as execute:
@@ -89,6 +92,11 @@ class SignIns(UseCases):
                 tokens, created = self._session(
                     execute, "id_token", owner, wanted, now,
                     lambda account_id: self.store.add_identity(execute, identity, account_id))
+                if not created:
+                    notice = notices.device_added(tokens.account_id, token.token_hash, identity.provider)
+                    self.store.notices.add(execute, notice, now)
+                    told.append(notice.notification_id)
+        self.post_notices(told)
         return self._signed_in("id_token", tokens, created, provider=identity.provider)
 
     @retried_on_conflict

@@ -16,11 +16,12 @@ from typing import Any, Sequence
 
 from services.common.sql import Database, Execute
 
+from .notices import TABLE as NOTICES, PendingNotices
 from .revocation_list import TABLE as REVOCATIONS, RevocationList
 
 TABLES = ("domino_accounts", "domino_account_devices", "domino_account_identities", "domino_account_sessions",
           "domino_account_refresh_tokens", "domino_deleted_accounts", "domino_account_bans",
-          "domino_account_used_id_tokens", "domino_account_store", REVOCATIONS)
+          "domino_account_used_id_tokens", "domino_account_store", REVOCATIONS, NOTICES)
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_accounts (account_id TEXT PRIMARY KEY, display_name TEXT NOT NULL, "
     "name_key TEXT NOT NULL UNIQUE, created_at DOUBLE PRECISION NOT NULL, name_changes TEXT NOT NULL, "
@@ -108,6 +109,7 @@ class AccountStore:
         self.db = db
         self.transaction = db.transaction
         self.revocations = RevocationList(db.postgres)  # what other services refuse: sessions that ended
+        self.notices = PendingNotices()  # what the social service has yet to put in inboxes
 
     @classmethod
     def for_env(cls, env: dict[str, str], sqlite_file: str = "accounts.sqlite") -> "AccountStore":
@@ -120,7 +122,7 @@ class AccountStore:
 
     def create(self) -> None:
         with self.transaction() as execute:
-            for statement in _SCHEMA + self.revocations.schema():
+            for statement in _SCHEMA + self.revocations.schema() + self.notices.schema():
                 execute(statement)
             for table, column, kind in _ADDED_COLUMNS:
                 if column not in self._columns(execute, table):
@@ -396,6 +398,7 @@ class AccountStore:
         for table in ("domino_account_refresh_tokens", "domino_account_sessions", "domino_account_identities",
                       "domino_account_devices", "domino_accounts"):
             execute(f"DELETE FROM {table} WHERE account_id = ?", account_id)
+        self.notices.erase(execute, account_id)
         execute("INSERT INTO domino_deleted_accounts (account_id, deleted_at) VALUES (?, ?) "
                 "ON CONFLICT (account_id) DO NOTHING", account_id, now)
         self.revocations.list(execute, [r[0] for r in live], now)

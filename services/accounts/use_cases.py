@@ -28,6 +28,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait
 from services.common.auth import Identity, KeyRing
 from services.common.sql import Conflict
 
+from . import notices
 from .errors import Banned, Busy, NotSignedIn, Refused, UnknownAccount
 from .oidc import IdTokenVerifier
 from .store import AccountRow, AccountStore, IdentityRow, SessionRow
@@ -117,11 +118,13 @@ class History(Protocol):
 
 class Social(Protocol):
     """The social service's side of an account: its friend code, friends, requests and
-    blocks, and erasing them."""
+    blocks, erasing them, and its inbox's notices (a ban, a sign-in)."""
 
     def forget(self, account_id: str) -> None: ...
 
     def data(self, account_id: str) -> dict[str, Any]: ...
+
+    def post(self, batch: list[notices.Notice]) -> None: ...
 
 
 class Observer(Protocol):
@@ -161,6 +164,26 @@ class UseCases:
         self.name_changes_per_day = name_changes_per_day
         self.names_taken_per_day = names_taken_per_day
         self.observer = observer or _Quiet()
+
+    def post_notices(self, only: list[str] | None = None) -> int:
+        """Hands the pending inbox notices (``only`` those, just written; else the oldest
+        batch: the retry pass) to the social service; how many are still pending. Without a
+        social service (`domino admin`, which leaves them to the service; a service that has
+        none configured, whose pass drops them: no inbox exists to tell) nothing is posted."""
+        if only is not None and (not only or self.social is None):
+            return self.pending_notices()
+        if self.social is None:
+            with self.store.transaction() as execute:
+                dropped = [n.notification_id for n in self.store.notices.due(execute)]
+                self.store.notices.posted(execute, dropped)
+            if dropped:
+                log.warning("account notices dropped: no social service is configured", extra={"notices": len(dropped)})
+            return self.pending_notices()
+        return notices.post_pending(self.store, self.social, only)
+
+    def pending_notices(self) -> int:
+        with self.store.transaction() as execute:
+            return self.store.notices.count(execute)
 
     def _live(self, execute, who: Identity, lock: str = "") -> tuple[AccountRow, SessionRow]:
         """The caller's account and session, while the session is live: an access token is
