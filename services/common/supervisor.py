@@ -38,7 +38,7 @@ from .private_files import PRIVATE_UMASK, open_private, private_directory, tight
 from .servers import NatsServer, free_ports, start_nats
 from .config import SQLITE_MODULE, Settings
 
-SERVICES = ("match", "relay", "accounts", "matchmaking", "bots", "social")
+SERVICES = ("match", "relay", "accounts", "matchmaking", "bots", "social", "notifier")
 NOTIFIER = "notifier"  # started after the social and match services it asks
 #: The notifier's own settings: given to it alone, from the environment or ``notifier_env``.
 NOTIFIER_PREFIXES = ("DOMINO_APNS_", "DOMINO_FCM_", "DOMINO_NOTIFIER_")

@@ -79,3 +79,11 @@ def test_the_banner_of_domino_up_lists_the_notifiers_metrics_and_its_providers(t
                             notifier_env={"DOMINO_APNS_KEY_FILE": "/keys/apns.p8"})
     assert "(APNs)" in notifier_line(with_apns)
     assert notifier_line(LocalSystem(tmp_path, Ports.free(), services=("match",))) == ""
+
+
+def test_domino_up_starts_the_notifier_after_the_services_it_asks():
+    from services.cli.up import available_services
+
+    started = available_services()
+    assert NOTIFIER in started
+    assert started.index(NOTIFIER) > max(started.index("social"), started.index("match"))
