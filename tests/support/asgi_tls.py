@@ -35,8 +35,13 @@ def serving_tls(app, directory: Path, name: str) -> Iterator[tuple[int, Pki]]:
     stop = asyncio.Event()
     started = threading.Event()
 
+    def quiet_when_stopping(loop, context) -> None:
+        if not stop.is_set():  # a connection torn down by the stop is no fault of the test's
+            loop.default_exception_handler(context)
+
     def run() -> None:
         asyncio.set_event_loop(loop)
+        loop.set_exception_handler(quiet_when_stopping)
         loop.call_soon(started.set)
         loop.run_until_complete(serve(app, config, shutdown_trigger=stop.wait))
 
