@@ -133,7 +133,7 @@ class Running:
 @asynccontextmanager
 async def running_notifier(world: World, grace_seconds: float = 0.0, retrying: Retrying = Retrying(
         attempts=3, total_seconds=5.0, base_seconds=0.01, cap_seconds=0.05), apns_on: bool = True,
-        fcm_on: bool = True) -> AsyncIterator[Running]:
+        fcm_on: bool = True, social_address: str = "") -> AsyncIterator[Running]:
     verify = client_context(world.ca_file)
     providers: dict = {pb.PUSH_PLATFORM_APNS: None, pb.PUSH_PLATFORM_FCM: None}
     if apns_on:
@@ -143,7 +143,7 @@ async def running_notifier(world: World, grace_seconds: float = 0.0, retrying: R
     if fcm_on:
         account = ServiceAccount.parse(Path(world.fcm.account_file).read_text())
         providers[pb.PUSH_PLATFORM_FCM] = Fcm(account, world.fcm.url, verify, 3.0)
-    social = SocialClient(f"127.0.0.1:{world.social_port}", KEYS)
+    social = SocialClient(social_address or f"127.0.0.1:{world.social_port}", KEYS, timeout_seconds=1.0)
     matches = MatchClient(world.match_address, KEYS)
     registry = CollectorRegistry()
     bus_metrics = BusMetrics(registry)

@@ -196,3 +196,17 @@ def test_a_push_throttled_once_then_accepted_is_counted_ok(world):
 
     asyncio.run(scenario())
     assert sends("fcm", "ok") == before + 1 and [r.status for r in world.fcm.received] == [429, 200]
+
+
+def test_a_notice_the_social_service_cannot_claim_is_redelivered_then_given_up_and_counted(world):
+    async def scenario():
+        async with running_notifier(world, social_address="127.0.0.1:1") as notifier:
+            nc = await nats.connect(world.nats_url)
+            await nc.jetstream().publish(bus.notice_subject("invite"), json.dumps(
+                {"notification_id": str(uuid.uuid4()), "player_id": "p-bob", "kind": "invite"}).encode())
+            await nc.close()
+            await notifier.until("notifier", "dropped:gave_up", seconds=30)
+            return [o for c, o in notifier.outcomes if c == "notifier"], notifier.dropped("notifier", "gave_up")
+
+    outcomes, gave_up = asyncio.run(scenario())
+    assert outcomes == ["retried"] * (bus.MAX_DELIVER - 1) + ["dropped:gave_up"] and gave_up == 1
