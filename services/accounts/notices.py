@@ -49,7 +49,11 @@ class Poster(Protocol):
 
 
 def _rfc3339(seconds: float) -> str:
-    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat().replace("+00:00", "Z")
+    """The instant in RFC 3339 (UTC), or "" for one no calendar holds (a ban without end)."""
+    try:
+        return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat().replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return ""
 
 
 def _id(*event: object) -> str:

@@ -157,6 +157,11 @@ def test_a_notice_posted_again_after_a_lost_answer_is_stored_once(tmp_path):
         assert [key for _, key, _ in inbox(stub, ann)] == ["notice.unbanned", "notice.banned"]
 
 
+def test_a_ban_without_a_calendar_end_says_until_empty():
+    assert notices.banned("p", float("inf")).args == {"until": ""}
+    assert notices.banned("p", 1_800_000_000.5).args == {"until": "2027-01-15T08:00:00.500000Z"}
+
+
 def test_notice_ids_are_derived_from_the_event():
     assert notices.banned("p", 100.0) == notices.banned("p", 100.0)
     assert notices.banned("p", 100.0).notification_id != notices.banned("p", 200.0).notification_id
