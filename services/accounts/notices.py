@@ -26,6 +26,7 @@ log = logging.getLogger("domino.accounts")
 TABLE = "domino_account_notices"
 NAMESPACE = uuid.UUID("5b0f6d0e-4a52-4c0e-9a57-6f1d2b8c3e71")  # the account service's notices, forever
 BATCH = 100  # PostNotifications takes at most 100 at once
+MAX_PENDING = 10_000  # a social service away for days: the oldest notices beyond this are dropped
 BAN, ACCOUNT = "ban", "account"  # NotificationKind's names, lower case
 
 
@@ -116,16 +117,31 @@ class PendingNotices:
         return int(execute(f"SELECT COUNT(*) FROM {TABLE}").fetchone()[0])
 
     @staticmethod
+    def trim(execute: Execute, keep: int = MAX_PENDING) -> int:
+        """Drops the oldest pending notices beyond ``keep``; how many went."""
+        extra = PendingNotices.count(execute) - keep
+        if extra <= 0:
+            return 0
+        oldest = [r[0] for r in execute(f"SELECT notification_id FROM {TABLE} ORDER BY created_at LIMIT ?",
+                                         extra).fetchall()]
+        PendingNotices.posted(execute, oldest)
+        return len(oldest)
+
+    @staticmethod
     def erase(execute: Execute, account_id: str) -> None:
         execute(f"DELETE FROM {TABLE} WHERE account_id = ?", account_id)
 
 
-def post_pending(store, poster: Poster | None, only: list[str] | None = None) -> int:
-    """Posts pending notices (``only`` those, or a batch of the oldest) and forgets the ones
-    the social service took; how many are still pending. Never raises for the social
-    service: a failed post is logged and kept for the next pass."""
+def post_pending(store, poster: Poster | None, only: list[str] | None = None, keep: int = MAX_PENDING) -> int:
+    """Posts pending notices (``only`` those, or a batch of the oldest after trimming them to
+    ``keep``) and forgets the ones the social service took; how many are still pending.
+    Never raises for the social service: a failed post is logged and kept for the next pass."""
     with store.transaction() as execute:
+        dropped = PendingNotices.trim(execute, keep) if only is None else 0
         notices = PendingNotices.due(execute, only)
+    if dropped:
+        log.warning("the oldest account notices were dropped: the social service has been away too long",
+                    extra={"dropped": dropped, "kept": keep})
     if poster is None or not notices:
         with store.transaction() as execute:
             return PendingNotices.count(execute)

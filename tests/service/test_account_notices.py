@@ -157,6 +157,18 @@ def test_a_notice_posted_again_after_a_lost_answer_is_stored_once(tmp_path):
         assert [key for _, key, _ in inbox(stub, ann)] == ["notice.unbanned", "notice.banned"]
 
 
+def test_the_pending_notices_are_bounded_by_dropping_the_oldest(tmp_path):
+    with both(tmp_path) as (accounts, social, port), social_serving(social, port) as stub:
+        ann = accounts.sign_up("Ann Bounded")
+        store = accounts.app.store
+        with store.transaction() as execute:
+            for i in range(5):
+                store.notices.add(execute, notices.banned(ann.player_id, 2_000_000_000.0 + i), 1_000.0 + i)
+        assert notices.post_pending(store, accounts.app.social, keep=2) == 0
+        assert {args["until"] for _, _, args in inbox(stub, ann)} == {
+            notices.banned("p", 2_000_000_004.0).args["until"], notices.banned("p", 2_000_000_003.0).args["until"]}
+
+
 def test_a_ban_without_a_calendar_end_says_until_empty():
     assert notices.banned("p", float("inf")).args == {"until": ""}
     assert notices.banned("p", 1_800_000_000.5).args == {"until": "2027-01-15T08:00:00.500000Z"}
