@@ -36,7 +36,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     social = SocialClient(settings.social_address, keys, settings.notifier_call_seconds)
     matches = MatchClient(settings.match_address, keys, settings.notifier_call_seconds)
     providers = provider_setup.providers_of(settings)
-    pusher = Pusher(social, providers, retrying_of(settings))
+    pusher = Pusher(social, providers, retrying_of(settings), turns=matches)
     stopping = stop_on_signals()
     nc = await bus.connect(settings, "notifier")
     consumer = NotifierConsumer(nc.jetstream(), pusher, matches, social, settings.notifier_concurrency,

@@ -27,6 +27,10 @@ class MatchClient:
         return await self.stub.GetTurnAttention(pb.GetTurnAttentionRequest(match_id=match_id, version=version),
                                                 metadata=self.token.metadata(), timeout=self.timeout_seconds)
 
+    async def still_to_act(self, match_id: str, version: int) -> bool:
+        reply = await self.turn_attention(match_id, version)
+        return reply.to_act and not reply.streaming
+
     async def match_end(self, match_id: str) -> pb.DescribeMatchEndResponse:
         return await self.stub.DescribeMatchEnd(pb.DescribeMatchEndRequest(match_id=match_id),
                                                 metadata=self.token.metadata(), timeout=self.timeout_seconds)

@@ -31,6 +31,10 @@ class Provider(Protocol):
     async def send(self, token: str, environment: str, push: Push) -> Answer: ...
 
 
+class Turns(Protocol):
+    async def still_to_act(self, match_id: str, version: int) -> bool: ...
+
+
 class Claims(Protocol):
     async def claim(self, notification_id: str) -> pb.ClaimPushResponse: ...
 
@@ -44,8 +48,9 @@ def decision_name(decision: int) -> str:
 class Pusher:
     def __init__(self, social: Claims, providers: dict[int, Provider | None], retrying: Retrying = Retrying(),
                  on_sent: Callable[[str, Push, str], None] = lambda provider, push, outcome: None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, turns: Turns | None = None) -> None:
         self.social = social
+        self.turns = turns
         self.providers = providers
         self.retrying = retrying
         self.on_sent = on_sent
@@ -59,8 +64,24 @@ class Pusher:
         if reply.decision != pb.PUSH_DECISION_SEND:
             return decision
         push = from_claim(reply)
+        if not await self._still_to_act(push):
+            return "moved"
         await asyncio.gather(*(self._send(target, push) for target in reply.targets))
         return decision
+
+    async def _still_to_act(self, push: Push) -> bool:
+        """A "your turn" goes only while the turn is still to play: the player may have moved
+        between the post and the claim (a backlog of notices, a redelivery). Asked once more of
+        the match service; when it cannot say, the push goes (the phone collapses it into the
+        next "your turn" of that match anyway)."""
+        version = push.args.get("version", "")
+        if self.turns is None or not push.your_turn or not push.about.get("match_id") or not version.isdigit():
+            return True
+        try:
+            return await self.turns.still_to_act(push.about["match_id"], int(version))
+        except Exception as e:  # the claim is made: redelivery would answer ALREADY_CLAIMED
+            log.warning("cannot ask whether a turn is still to play; pushing it", extra={"error": type(e).__name__})
+            return True
 
     async def _send(self, target: pb.PushTarget, push: Push) -> None:
         provider = self.providers.get(target.platform)

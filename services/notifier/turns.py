@@ -30,6 +30,7 @@ def your_turn(match_id: str, version: int, attention: match_pb.GetTurnAttentionR
     notice = pb.NewNotification(notification_id=notification_id(match_id, version),
                                 recipient_player_id=attention.player_id, kind=pb.NOTIFICATION_KIND_YOUR_TURN,
                                 text_key=TEXT_KEY, match_id=match_id)
+    notice.args["version"] = str(version)  # the notices path asks again before the push goes
     if attention.rules:
         notice.args["rules"] = attention.rules
     if attention.HasField("deadline"):

@@ -154,7 +154,7 @@ async def running_notifier(world: World, grace_seconds: float = 0.0, retrying: R
         bus_metrics.outcomes(name, lambda o: None)(outcome)
 
     nc = await nats.connect(world.nats_url)
-    consumer = NotifierConsumer(nc.jetstream(), Pusher(social, providers, retrying), matches, social,
+    consumer = NotifierConsumer(nc.jetstream(), Pusher(social, providers, retrying, turns=matches), matches, social,
                                 concurrency=8, grace_seconds=grace_seconds, on_message=on_message,
                                 on_mismatch=bus_metrics.on_mismatch)
     await consumer.start()

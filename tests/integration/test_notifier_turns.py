@@ -147,6 +147,22 @@ def test_a_turn_told_twice_is_posted_and_pushed_once(world):
     assert keys == ["notice.your_turn", "notice.match_won"]
 
 
+def test_a_your_turn_whose_turn_was_played_before_its_claim_is_not_pushed(world):
+    match_id = turn_to_bob(world)
+    view = current(world, match_id)
+    notice = turns.your_turn(match_id, view.version, world.svc.turn_attention(match_id, view.version))
+    play_one(world, match_id)
+
+    async def scenario():
+        async with running_notifier(world) as notifier:
+            world.social.PostNotifications(pb.PostNotificationsRequest(notifications=[notice]),
+                                           metadata=auth("notifier", "service"))
+            await notifier.until("notifier", "moved")
+
+    asyncio.run(scenario())
+    assert world.apns.received == []
+
+
 def test_a_player_watching_the_match_is_not_pushed(world):
     match_id = turn_to_bob(world)
     view = current(world, match_id)

@@ -32,7 +32,8 @@ def test_a_turn_to_act_with_no_stream_open_is_a_your_turn_for_its_player():
     notice = turns.your_turn(MATCH, 17, attention())
     assert (notice.recipient_player_id, notice.kind, notice.text_key, notice.match_id) == (
         "p-bob", pb.NOTIFICATION_KIND_YOUR_TURN, "notice.your_turn", MATCH)
-    assert dict(notice.args) == {"seconds_left": "45", "deadline": "2027-01-15T08:00:45Z", "rules": "egyptian"}
+    assert dict(notice.args) == {"seconds_left": "45", "deadline": "2027-01-15T08:00:45Z", "rules": "egyptian",
+                                 "version": "17"}
     assert notice.expires_at.ToNanoseconds() == int(1_800_000_045.7 * 1e9)
 
 
@@ -51,7 +52,7 @@ def test_no_your_turn_for_a_seat_that_moved_watches_or_ran_out(said):
 
 def test_an_untimed_turn_has_no_seconds_left_and_the_kinds_lifetime():
     notice = turns.your_turn(MATCH, 17, attention(deadline=None))
-    assert dict(notice.args) == {"rules": "egyptian"} and not notice.HasField("expires_at")
+    assert dict(notice.args) == {"rules": "egyptian", "version": "17"} and not notice.HasField("expires_at")
 
 
 def ended(rated: bool) -> mpb.DescribeMatchEndResponse:
