@@ -170,8 +170,9 @@ class Settings(BaseSettings):
     notifier_send_attempts: int = Field(4, ge=1, le=10, description="tries of one push to a provider that "
                                                                     "answers 429 or 5xx (backoff with jitter, "
                                                                     "Retry-After honoured)")
-    notifier_send_seconds: float = Field(20.0, gt=0, le=120, description="the most one push may take, its "
-                                                                         "retries included")
+    notifier_send_seconds: float = Field(20.0, gt=0, le=25, description="the most one push may take, its "
+                                                                        "retries included (under the notices "
+                                                                        "consumer's 30 s acknowledgement wait)")
     notifier_call_seconds: float = Field(3.0, gt=0, le=30, description="deadline of each call to the social and "
                                                                        "match services and of each provider "
                                                                        "request")
