@@ -1,6 +1,7 @@
 """The providers this deployment has credentials for, built from the settings: APNs when a
 .p8 key file is set, FCM when a service account file is set; either may be off. The files
-are read once at start (Kubernetes Secrets mounted as files, never environment values)."""
+are read once at start (Kubernetes Secrets mounted as files, never environment values); a key that cannot sign stops the start, where
+`kubectl logs` shows it, rather than failing every push."""
 
 from __future__ import annotations
 
@@ -22,12 +23,15 @@ def providers_of(settings: Settings) -> dict:
     found: dict = {pb.PUSH_PLATFORM_APNS: None, pb.PUSH_PLATFORM_FCM: None}
     if settings.apns_key_file:
         token = ProviderToken(Path(settings.apns_key_file).read_bytes(), settings.apns_key_id, settings.apns_team_id)
+        token.current()  # a key that cannot sign stops the start, not every push
         found[pb.PUSH_PLATFORM_APNS] = Apns(token, settings.apns_topic, {SANDBOX: settings.apns_sandbox_url,
                                                                           PRODUCTION: settings.apns_production_url},
                                             verify, settings.notifier_call_seconds)
     if settings.fcm_service_account_file:
         account = ServiceAccount.parse(Path(settings.fcm_service_account_file).read_text())
-        found[pb.PUSH_PLATFORM_FCM] = Fcm(account, settings.fcm_url, verify, settings.notifier_call_seconds)
+        fcm = Fcm(account, settings.fcm_url, verify, settings.notifier_call_seconds)
+        fcm.token.assertion()  # likewise
+        found[pb.PUSH_PLATFORM_FCM] = fcm
     log.info("push providers", extra={"apns": found[pb.PUSH_PLATFORM_APNS] is not None,
                                       "fcm": found[pb.PUSH_PLATFORM_FCM] is not None})
     return found

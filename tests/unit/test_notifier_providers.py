@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from domino.social.v1 import social_service_pb2 as pb
 from services.common.config import Settings
 from services.notifier import providers
@@ -36,3 +38,10 @@ def test_each_provider_is_on_with_its_credentials_file(tmp_path):
         assert fcm.account.token_uri == "https://oauth2.example/token"
     finally:
         asyncio.run(providers.close(found))
+
+
+def test_an_apns_key_that_cannot_sign_stops_the_start(tmp_path):
+    (tmp_path / "apns.p8").write_text("-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n")
+    with pytest.raises(ValueError):
+        providers.providers_of(Settings(apns_key_file=str(tmp_path / "apns.p8"), apns_key_id="K", apns_team_id="T",
+                                        fcm_service_account_file=""))
