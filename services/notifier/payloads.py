@@ -22,6 +22,7 @@ ARG_ORDER: dict[str, tuple[str, ...]] = {
     "notice.invite_answered": ("answer",),
 }
 ABOUT = ("match_id", "room_id", "invite_id", "player_id")
+FCM_MAX_TTL_SECONDS = 28 * 86400  # FCM refuses a longer time to live (a month-long result is kept 4 weeks)
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def fcm_message(push: Push, token: str, now: float) -> dict:
                      "notification": {"body_loc_key": push.text_key, "body_loc_args": push.loc_args()}}
     left = push.seconds_left(now)
     if left is not None:
-        android["ttl"] = f"{left}s"
+        android["ttl"] = f"{min(left, FCM_MAX_TTL_SECONDS)}s"
     collapse = push.collapse_id()
     if collapse:
         android["collapse_key"] = collapse

@@ -79,3 +79,8 @@ def test_a_push_is_read_from_the_claim_with_the_display_name_of_the_player_it_is
     push = from_claim(reply)
     assert (push.kind, push.player_name, push.about, push.expires_at) == (
         "invite", "Ann", {"room_id": "ROOM1234", "player_id": "p-ann"}, 1_800_086_400.0)
+
+
+def test_an_fcm_time_to_live_past_four_weeks_is_cut_to_fcms_maximum():
+    result = Push("id", "match_result", "notice.match_won", {}, {}, expires_at=1_800_000_000.0 + 30 * 86400)
+    assert fcm_message(result, "reg-token", now=1_800_000_000.0)["message"]["android"]["ttl"] == "2419200s"
