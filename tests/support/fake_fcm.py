@@ -6,7 +6,7 @@ documented, over TLS (HTTP/2 by ALPN):
   scope firebase.messaging, iat/exp); answers an access token valid ``token_seconds``.
 - POST /v1/projects/<project>/messages:send with `Authorization: Bearer` of a token it
   issued and not yet expired (else 401 UNAUTHENTICATED), and a message with a token and a
-  data map of strings.
+  data map of strings (an Android ttl at most four weeks, a priority NORMAL or HIGH).
 
 A test scripts each registration token's answers in order (``script``), else success; every
 message it accepted for checking is recorded with the time it arrived. The service account
@@ -15,6 +15,7 @@ message it accepted for checking is recorded with the time it arrived. The servi
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import threading
 import time
@@ -34,6 +35,7 @@ PROJECT = "domino-test"
 CLIENT_EMAIL = "notifier@domino-test.iam.gserviceaccount.com"
 SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 GRANT_TYPE = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+MAX_TTL = 28 * 86400  # FCM's longest time to live
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,11 @@ class FakeFcm:
             data = message.get("data", {})
             if not isinstance(token, str) or not token or not all(
                     isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+                raise ValueError
+            ttl = message.get("android", {}).get("ttl")
+            if ttl is not None and not (re.fullmatch(r"\d+(\.\d{1,9})?s", ttl) and float(ttl[:-1]) <= MAX_TTL):
+                raise ValueError
+            if message.get("android", {}).get("priority", "NORMAL") not in ("NORMAL", "HIGH"):
                 raise ValueError
         except (ValueError, KeyError, TypeError, AttributeError):
             with self.lock:
