@@ -25,6 +25,7 @@ from .options import Options
 from .seating import bot_id, check_seat_number, humans, is_bot
 
 HOST_LEFT = "the host left"  # why a room closed, as stored (the other reason: its match ended)
+KEPT_REQUESTS = 50  # invite request keys a room remembers (a retry comes within moments): replay stays short
 ROOM_NAMESPACE = uuid.UUID("0c8a3f52-41d2-4f7e-9b58-6a1f0e0d7a01")
 FAILED_JOINS_NAMESPACE = uuid.UUID("0c8a3f52-41d2-4f7e-9b58-6a1f0e0d7a05")
 
@@ -168,6 +169,8 @@ class Room(Aggregate):
             raise TooManyInvites(f"the room has {self.free_seats()} free seat(s) and {waiting} invite(s) pending; "
                                  f"{len(new)} more would be too many")
         ids = [pending.get(p) or new[p] for p in invitees]
+        if not new:
+            return ids  # everyone asked is pending already: nothing to record, so re-inviting cannot grow the room
         self._invited(invites={n: new_invite(ROOM, p, by, None, at, ttl) for p, n in new.items()},
                       request={"key": f"{by}\n{request_id}", "players": list(invitees), "invites": ids})
         return ids
@@ -300,7 +303,8 @@ class Room(Aggregate):
     def _invited(self, invites: dict, request: dict | None) -> None:
         self.invites = {**self.invites, **{n: dict(i) for n, i in invites.items()}}
         if request is not None:
-            self.invite_requests = {**self.invite_requests,
+            kept = list(self.invite_requests.items())[-(KEPT_REQUESTS - 1):]
+            self.invite_requests = {**dict(kept),
                                     request["key"]: {"players": request["players"], "invites": request["invites"]}}
 
     @event("InviteAnswered")

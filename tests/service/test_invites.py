@@ -95,6 +95,15 @@ def test_the_same_request_again_answers_as_the_first_time_and_stores_nothing(fri
     assert again == first and friends.stored() == before
 
 
+def test_inviting_a_pending_invitee_again_with_a_fresh_request_id_stores_nothing(friends, ann_and_bob):
+    ann, bob, room = ann_and_bob
+    friends.invite(ann, room.room_id, bob, request_id="i-1")
+    before = friends.stored()
+    for n in range(2, 6):
+        friends.invite(ann, room.room_id, bob, request_id=f"i-{n}")
+    assert friends.stored() == before
+
+
 def test_more_invites_pending_than_free_seats_are_refused(friends, ann_and_bob):
     ann, bob, room = ann_and_bob
     cat, dan, eve = friends.player("Cat"), friends.player("Dan"), friends.player("Eve")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.matchmaking.rooms import FailedJoins, Room
+from services.matchmaking.rooms import KEPT_REQUESTS, FailedJoins, Room
 from services.matchmaking.errors import (
     BadSeat, InvalidOptions, NoBotThere, NotHost, NotInRoom, RoomFull, RoomLocked, RoomNotFilled, SeatsInTheWay,
     SeatTaken, TooManyFailedJoins,
@@ -321,3 +321,12 @@ def test_failed_joins_are_forgotten_after_ten_minutes():
     for n in range(FailedJoins.LIMIT):
         guard.record_failure(1000.0 + n)
     guard.check(1000.0 + FailedJoins.WINDOW_SECONDS + 1)
+
+
+def test_a_room_remembers_only_its_latest_invite_requests():
+    r = room()
+    for n in range(KEPT_REQUESTS + 10):
+        [invite] = r.invite("host", [f"p{n}"], f"r{n}", at=100.0, ttl=600.0)
+        r.answer(invite, f"p{n}", accept=False, at=100.0)
+    assert len(r.invite_requests) == KEPT_REQUESTS
+    assert f"host\nr{KEPT_REQUESTS + 9}" in r.invite_requests and "host\nr0" not in r.invite_requests
