@@ -231,6 +231,11 @@ class SocialUnavailable(MatchmakingError):
     error_reason = "UNAVAILABLE"
 
 
+class NoticesRefused(Exception):
+    """The social service called these notices invalid (or matchmaking not allowed to post
+    them): posted again they would be refused again. Never reaches a caller."""
+
+
 class RatingUnavailable(MatchmakingError):
     """The match service did not tell a player's rating in time (or answered an error). Never
     reaches a caller: the player is seated first come, first seated (table_choice.py).

@@ -29,7 +29,8 @@ class PrometheusObserver(Observer):
                                            registry=registry)
         self.notices = Counter("domino_matchmaking_invite_notices_total",
                                "Invite, rematch and answer notifications sent to the social service's inbox, by "
-                               "outcome (posted; not_posted: the social service was away, posted again later)",
+                               "outcome (posted; not_posted: the social service was away, posted again later; "
+                               "refused: the social service called it invalid, dropped)",
                                ["outcome"], registry=registry)
 
     def queue_waited(self, seconds: float) -> None:
@@ -51,3 +52,6 @@ class PrometheusObserver(Observer):
 
     def notices_not_posted(self, count: int) -> None:
         self.notices.labels("not_posted").inc(count)
+
+    def notice_refused(self) -> None:
+        self.notices.labels("refused").inc()

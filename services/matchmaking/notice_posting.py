@@ -6,7 +6,9 @@ notices wait. `NoticePosting` follows the store's notification log (noted by Pen
 pass, as the bot-fill timer is) for every outbox that queued something and posts what each
 still holds on every timer pass (DOMINO_MATCHMAKING_POLL_SECONDS) until the social service
 has stored it. Every replica may post the same notice: its id is fixed, the social service
-stores it once.
+stores it once. A batch the social service refuses (invalid, or not matchmaking's to post) is
+posted again one by one, and a notice refused alone is dropped, logged and counted: posted
+again it would be refused again, and would hold back the room's other notices forever.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from eventsourcing.utils import get_topic
 
 from services.common.logs import Warnings
 
-from .errors import SocialUnavailable
+from .errors import NoticesRefused, SocialUnavailable
 from .notices import RoomNotices
 from .plumbing import Observer, Store
 from .social import Social
@@ -49,14 +51,35 @@ class NoticePosting:
         if outbox is None or not outbox.pending:
             return True
         notices = list(outbox.pending.values())
-        try:
-            self.social.post(notices)
-        except SocialUnavailable as e:
-            self.observer.notices_not_posted(len(notices))
-            self.warnings.warn("notices_not_posted", "invite notifications not posted yet; they will be again",
-                               room=outbox.room_id, error=str(e)[:200])
-            return False
-        ids = [n["id"] for n in notices]
+        done: list[str] = []
+        batches = [notices]
+        while batches:
+            batch = batches.pop()
+            try:
+                self.social.post(batch)
+            except SocialUnavailable as e:
+                self._forget(outbox_id, done)
+                waiting = len(notices) - len(done)
+                self.observer.notices_not_posted(waiting)
+                self.warnings.warn("notices_not_posted", "invite notifications not posted yet; they will be again",
+                                   room=outbox.room_id, error=str(e)[:200])
+                return False
+            except NoticesRefused as e:
+                if len(batch) > 1:  # one bad notice must not hold back the others: one by one
+                    batches += [[notice] for notice in batch]
+                    continue
+                self.observer.notice_refused()
+                log.error("the social service refused an invite notification; it is dropped",
+                          extra={"room": outbox.room_id, "notification_id": batch[0]["id"], "error": str(e)[:200]})
+            else:
+                self.observer.notices_posted(len(batch))
+            done += [n["id"] for n in batch]
+        self._forget(outbox_id, done)
+        return True
+
+    def _forget(self, outbox_id: UUID, ids: list[str]) -> None:
+        if not ids:
+            return
 
         def attempt() -> None:
             current = self.store.load_saved(RoomNotices, outbox_id)
@@ -64,8 +87,6 @@ class NoticePosting:
             self.store.save_changes(current)
 
         self.store.retrying(attempt)
-        self.observer.notices_posted(len(notices))
-        return True
 
     def step(self) -> int:
         """Post every outbox still holding notices; how many were emptied."""

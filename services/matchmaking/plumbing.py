@@ -57,6 +57,9 @@ class Observer:
     def notices_not_posted(self, count: int) -> None:
         """This many invite notifications wait: the social service was away (posted again later)."""
 
+    def notice_refused(self) -> None:
+        """The social service refused an invite notification; it was dropped (never posted again)."""
+
 
 class Store:
     """The aggregates of one application: ``save`` is the application's own, which records

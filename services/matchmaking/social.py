@@ -26,7 +26,8 @@ class Social(Protocol):
 
     def post(self, notices: list[dict]) -> int:
         """Store the notices (notices.py's dicts); how many were new. SocialUnavailable when
-        the social service did not store them (they are posted again)."""
+        the social service did not store them (they are posted again); NoticesRefused when it
+        refused them (posted again they would be refused again)."""
 
 
 class NoSocial:

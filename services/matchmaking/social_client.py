@@ -12,11 +12,12 @@ from domino.social.v1 import social_service_pb2 as pb
 from domino.social.v1 import social_service_pb2_grpc as pb_grpc
 from services.common.service_tokens import ServiceToken
 
-from .errors import SocialUnavailable
+from .errors import NoticesRefused, SocialUnavailable
 from .messages import timestamp
 from .social import Relation
 
 BATCH = 100  # both calls take at most this many players or notifications
+REFUSED = (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNAUTHENTICATED)
 
 
 class GrpcSocial:
@@ -46,6 +47,8 @@ class GrpcSocial:
                 reply = self.stub.PostNotifications(request, metadata=self.token.metadata(),
                                                     timeout=self.timeout_seconds)
             except grpc.RpcError as e:
+                if e.code() in REFUSED:
+                    raise NoticesRefused(f"{e.code().name} {e.details() or ''}".strip()) from None
                 raise SocialUnavailable(f"PostNotifications failed: {e.code().name} {e.details() or ''}".strip(),
                                         retry_after=1.0) from None
             stored += reply.stored

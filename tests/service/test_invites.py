@@ -6,12 +6,14 @@ The module's tests share one system; each makes players of its own."""
 from __future__ import annotations
 
 import threading
+import uuid
 
 import grpc
 import pytest
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.social.v1 import social_service_pb2 as social_pb
+from services.matchmaking.notices import RoomNotices
 from tests.support.errors import refusal
 
 from .account_harness import bearer
@@ -315,3 +317,18 @@ def test_an_answer_given_while_the_social_service_is_away_is_told_once_it_is_bac
     friends.system.app.notices.step()
     [notice] = notices_of(friends, ann, social_pb.NOTIFICATION_KIND_INVITE_ANSWERED)
     assert notice.invite_id == invite.invite_id
+
+
+def test_a_notice_the_social_service_refuses_is_dropped_and_the_rooms_other_notices_are_posted(friends, ann_and_bob):
+    ann, bob, room = ann_and_bob
+    [invite] = friends.invite(ann, room.room_id, bob)
+    with friends.social_away():
+        friends.answer(bob, invite.invite_id)
+    outbox_id = RoomNotices.create_id(room.room_id)
+    outbox = friends.system.app.store.load_saved(RoomNotices, outbox_id)
+    outbox.queue({**next(iter(outbox.pending.values())), "id": str(uuid.uuid4()), "text_key": "Not a key!"})
+    friends.system.app.store.save_changes(outbox)
+    assert friends.system.app.notices.post(outbox_id) is True
+    [notice] = notices_of(friends, ann, social_pb.NOTIFICATION_KIND_INVITE_ANSWERED)
+    assert notice.invite_id == invite.invite_id
+    assert friends.system.app.store.load_saved(RoomNotices, outbox_id).pending == {}
