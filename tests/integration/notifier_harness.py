@@ -143,7 +143,8 @@ async def running_notifier(world: World, grace_seconds: float = 0.0, retrying: R
     if fcm_on:
         account = ServiceAccount.parse(Path(world.fcm.account_file).read_text())
         providers[pb.PUSH_PLATFORM_FCM] = Fcm(account, world.fcm.url, verify, 3.0)
-    social = SocialClient(social_address or f"127.0.0.1:{world.social_port}", KEYS, timeout_seconds=1.0)
+    social = SocialClient(social_address or f"127.0.0.1:{world.social_port}", KEYS,
+                          timeout_seconds=1.0 if social_address else 3.0)
     matches = MatchClient(world.match_address, KEYS)
     registry = CollectorRegistry()
     bus_metrics = BusMetrics(registry)
