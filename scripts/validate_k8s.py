@@ -108,7 +108,7 @@ SERVICE_NAME = {"accounts": "account", EDGE: "web"}
 CALL_MATCH = ("matchmaking", "bots", "accounts", "social", "notifier", EDGE)
 CALL_ACCOUNTS = ("matchmaking", "match", "social", EDGE)  # match, matchmaking, social: the revocation list
 CALL_MATCHMAKING = (EDGE,)
-CALL_SOCIAL = (EDGE, "accounts", "matchmaking", "notifier")
+CALL_SOCIAL = (EDGE, "accounts", "matchmaking", "notifier", "match")  # match: blocks at a table
 #: The keys each service's /keys volume must hold: the token keys (services/common/auth.py)
 #: it checks (public) and issues (private), and for HEAD_SIGNERS the head signing key and the
 #: published head keys (services/match/heads.py). The relay has no token keys. A private
@@ -117,7 +117,8 @@ CALL_SOCIAL = (EDGE, "accounts", "matchmaking", "notifier")
 HEAD_KEYS = {"heads.key", "heads-keys.json"}
 HEAD_SIGNING_SECRET = "domino-head-signing-key"
 HEAD_SIGNERS = ("match", "relay")
-TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub", *HEAD_KEYS},
+TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "service.key", "auditor.pub", "account.pub",
+                        *HEAD_KEYS},
               "matchmaking": {"player.pub", "service.key"}, "social": {"player.pub", "account.pub", "service.pub", "service.key"},
               "bots": {"bot.key"}, "relay": HEAD_KEYS, "notifier": {"service.key"},
               "accounts": {"player.key", "account.key", "player.pub", "service.pub"}}

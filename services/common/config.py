@@ -34,6 +34,15 @@ class Settings(BaseSettings):
                                                       "(worker i of several serves on this port + i)")
     match_workers: int = Field(1, description="match service processes sharing its port (SO_REUSEPORT): one "
                                               "Python process uses one core; in Kubernetes scale pods instead")
+    match_blocks_call_seconds: float = Field(1.0, gt=0, le=10, description="deadline of the match service's "
+                                                                         "CheckRelations call when a WatchMatch "
+                                                                         "stream opens (blocks at the table; "
+                                                                         "unanswered: the stream opens unchecked, "
+                                                                         "docs/social.md)")
+    match_blocks_cache_seconds: float = Field(10.0, ge=0, le=300, description="how long the match service keeps "
+                                                                              "a CheckRelations answer for streams "
+                                                                              "opened again (a block made since "
+                                                                              "applies at most this much later)")
     watch_poll_seconds: float = Field(30.0, description="the longest a matchmaking WatchRoom or WatchTicket "
                                                         "stream goes without re-reading the store: a safety net, "
                                                         "as changes wake it, those of other replicas through "
@@ -127,8 +136,10 @@ class Settings(BaseSettings):
     # The social service (services/social/, docs/social.md): friends and blocks.
     social_address: str = Field("127.0.0.1:50054", description="host:port the social service (friends and blocks) "
                                                                "listens on, and the account service asks to export "
-                                                               "and erase a player's friends and blocks (empty: "
-                                                               "the account service has no social service)")
+                                                               "and erase a player's friends and blocks, and the "
+                                                               "match service asks who blocks whom at a table "
+                                                               "(empty: the account service has no social "
+                                                               "service and the match service checks no block)")
     social_metrics_port: int = Field(9107, description="Prometheus metrics HTTP port of the social service")
     social_friends_max: int = Field(200, ge=1, description="friends one player may have (TOO_MANY_FRIENDS)")
     social_pending_requests_max: int = Field(50, ge=1, description="friend requests one player may have sent and "
@@ -138,6 +149,16 @@ class Settings(BaseSettings):
                                                                 "found or not (FRIEND_REQUESTS_EXHAUSTED, with "
                                                                 "RetryInfo): friend codes cannot be guessed")
     social_blocks_max: int = Field(1000, ge=1, description="players one player may block (TOO_MANY_BLOCKS)")
+    social_incoming_requests_max: int = Field(100, ge=1, description="friend requests one player may have waiting "
+                                                                     "for their answer; past it a new one is "
+                                                                     "refused (TOO_MANY_PENDING_REQUESTS)")
+    social_notices_per_sender_max: int = Field(3, ge=1, description="live unread notifications of one kind (friend "
+                                                                    "request, invite, rematch, invite answered) "
+                                                                    "one player's inbox holds from one other "
+                                                                    "player; more are dropped, unstored and "
+                                                                    "unpushed")
+    social_export_notifications_max: int = Field(1000, ge=1, description="notifications a player's data export "
+                                                                         "holds: the newest this many")
     social_notification_days: float = Field(30.0, gt=0, le=365, description="a notification without an expiry of "
                                                                             "its own leaves the inbox this long "
                                                                             "after it was stored (your turn, "

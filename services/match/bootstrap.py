@@ -29,6 +29,7 @@ from services.history.projection import HistoryProjection
 from services.history.view import View
 
 from .application import MatchApplication
+from .blocks import Blocks, NoBlocks, SocialBlocks
 from .grpc_adapter import MatchServicer, authentication
 from .head_keys import HeadKeys
 from .heads import BadHead, Signer, load_signer
@@ -47,20 +48,22 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
                   limits: tuple[StreamLimits, RateLimit] | None = None, settings: Settings | None = None,
                   signer: Signer | None = None, history: View | None = None, tail: ChangeTail | None = None,
                   on_wake: Callable[[str], None] | None = None, keys_dir: str | None = None,
-                  revocations: Revocations | None = None, open_streams: OpenStreams | None = None):
+                  revocations: Revocations | None = None, open_streams: OpenStreams | None = None,
+                  blocks: Blocks | None = None):
     """(server, port): MatchService on the common gRPC server (health, reflection, metrics;
     ``settings``: its connection policy, reflection and TLS). Its streams learn of changes
     stored by other processes from ``tail`` (by default one made for the app's store), which
     follows the store from the first stream until the server stops. GetHeadKeys serves
     ``keys_dir``'s published head keys (None: the signer's own key). A token of a session
     ``revocations`` lists is refused, and its streams end. Seated players' streams are
-    recorded in ``open_streams`` (None: in this process's memory alone)."""
+    recorded in ``open_streams`` (None: in this process's memory alone). WatchMatch asks
+    ``blocks`` who blocks whom at the table (None: nobody does)."""
     streams, rates = limits or (None, None)
     changes = changes or ChangeFeed()
     tail = tail or change_tail(app, changes, watch_safety_seconds)
     revocations = revocations or Revocations()
     servicer = MatchServicer(app, changes, tail, streams=streams, signer=signer, history=history, on_wake=on_wake,
-                             revocations=revocations, open_streams=open_streams)
+                             revocations=revocations, open_streams=open_streams, blocks=blocks)
     serve_rules(servicer, HeadKeys(keys_dir, servicer.signer))
     server, port = new_server(address, SERVICE_NAME,
                               lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer,
@@ -99,13 +102,17 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     revocations, read_revocations = poll_revocations(settings)  # the account service's list, once a second
     open_streams = open_streams_of(env, settings)
     await open_streams.start()
+    blocks = blocks_of(settings)
+    Gauge("domino_match_blocks_unanswered", "WatchMatch streams opened without knowing who blocks whom at the "
+          "table: the social service did not answer CheckRelations in time, since this process started (they "
+          "open as if no block stood)").set_function(lambda: getattr(blocks, "unanswered", 0))
     Gauge("domino_match_open_streams_record_failures", "Writes, reads and lease renewals of the record of open "
           "streams that failed, since this process started (GetTurnAttention's `streaming` may be wrong until "
           "the next renewal rewrites it)").set_function(lambda: open_streams.failures)
     server, port = create_server(settings.match_address, app, keys, changes, metrics, limits=limits,
                                  settings=settings, signer=signer, history=history, tail=tail,
                                  on_wake=count_wakes(), keys_dir=settings.keys_dir, revocations=revocations,
-                                 open_streams=open_streams)
+                                 open_streams=open_streams, blocks=blocks)
     timer = TurnTimer(app, on_expired=changes.publish, abandon_after_seconds=settings.abandon_after_seconds)
     active.set_function(lambda: len(timer.active))
     Gauge("domino_match_timer_overdue_seconds", "How long the earliest turn deadline has been due without being "
@@ -136,11 +143,24 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await polls
     await leases
     await open_streams.aclose()
+    if isinstance(blocks, SocialBlocks):
+        await blocks.close()
     await read_revocations.close()
     await tail.aclose()
     await app.aclose()
     app.close()
     log.info("match service stopped")
+
+
+def blocks_of(settings: Settings) -> Blocks:
+    """Who blocks whom at a table, asked of the social service with this service's own
+    `service` token (service.key in DOMINO_KEYS_DIR: without it the process refuses to start);
+    DOMINO_SOCIAL_ADDRESS empty: no social service, no block checked."""
+    if not settings.social_address:
+        return NoBlocks()
+    keys = KeyRing.load(settings.keys_dir, issues=("service",))
+    return SocialBlocks(settings.social_address, keys, settings.match_blocks_call_seconds,
+                        settings.match_blocks_cache_seconds)
 
 
 def open_streams_of(env: dict[str, str], settings: Settings) -> OpenStreams:

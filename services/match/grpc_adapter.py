@@ -38,6 +38,7 @@ from services.common.grpc_status import ErrorStatuses
 from services.history.view import View
 
 from .application import MatchApplication, SeatSpec, check_request_id
+from .blocks import Blocks, NoBlocks
 from .callers import OPEN_RPCS, Admission, seated
 from .domainmodel import Match
 from .errors import (
@@ -107,8 +108,9 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
     def __init__(self, app: MatchApplication, changes: ChangeFeed, tail: ChangeTail | None = None,
                  streams: StreamLimits | None = None, signer: Signer | None = None, history: View | None = None,
                  on_wake: Callable[[str], None] | None = None, revocations: Revocations | None = None,
-                 open_streams: OpenStreams | None = None) -> None:
+                 open_streams: OpenStreams | None = None, blocks: Blocks | None = None) -> None:
         self.app = app
+        self.blocks = blocks or NoBlocks()  # who blocks whom at a table, asked once per stream open
         # seated players' open streams, on every replica of the store: GetTurnAttention's ``streaming``
         self.open_streams = open_streams or OpenStreams()
         self.notices = NoticeRpcs(app, self.open_streams, history)
@@ -219,6 +221,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                 raise InvalidRequest("from_version cannot be negative", "from_version")
             match = await self.app.read(self.app.get_match, match_id)
             seat, spectator = self._watcher(match, who)
+            hidden = await self._blocked_seats(match, who, spectator)
             if request.from_version > match.version:
                 raise InvalidRequest(f"from_version {request.from_version} is beyond the match's version "
                                      f"{match.version}", "from_version")
@@ -232,7 +235,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         try:
             async with _statuses(context):  # the store may fail mid-stream: UNAVAILABLE, and the client resumes
                 with self.revocations.ending(who, self.changes, match_id):
-                    async for update in self._watch(match, seat, request.from_version, who, context, spectator):
+                    async for update in self._watch(match, seat, request.from_version, who, context, spectator,
+                                                    hidden):
                         yield update
         finally:
             self.streams.release(who.subject, spectating)
@@ -249,11 +253,24 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             raise NotWatchable(f"{who.subject} has no seat at this match, and it does not allow spectators")
         return -1, True
 
-    async def _watch(self, match: Match, seat: int, version: int, who: Identity,
-                     context: Context, spectator: bool = False) -> AsyncIterator[pb.WatchMatchResponse]:
+    async def _blocked_seats(self, match: Match, who: Identity, spectator: bool) -> frozenset[int]:
+        """The seats whose phrases the caller's stream leaves out: the people they block or
+        are blocked by (blocks.py). A spectator with such a person seated is refused, in the
+        words any player without a seat hears, so a block is not told."""
+        if who.role != "player":
+            return frozenset()
+        blocked = await self.blocks.blocked(who.subject, [p for p in match.seats if p != who.subject])
+        if spectator and blocked:
+            raise NotWatchable(f"{who.subject} has no seat at this match and cannot watch it")
+        return frozenset(s for s, p in enumerate(match.seats) if p in blocked)
+
+    async def _watch(self, match: Match, seat: int, version: int, who: Identity, context: Context,
+                     spectator: bool = False, hidden: frozenset[int] = frozenset()
+                     ) -> AsyncIterator[pb.WatchMatchResponse]:
         """From ``version``: each event after it with the view after each; from 0, the view
         of ``match`` as it stands (a spectator's one turn behind) with no event, then each
-        event after that (docs/design.md, "Where a stream starts")."""
+        event after that (docs/design.md, "Where a stream starts"); no phrase from the
+        ``hidden`` seats."""
         match_id = match.id
         if self.tail is not None:
             await self.tail.started()  # it knows where the store stands before this stream reads
@@ -295,6 +312,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                                                      lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
                 for phrase in phrases:
                     talk_version = phrase.originator_version
+                    if phrase.seat in hidden:
+                        continue
                     yield self.views.stamped(pb.WatchMatchResponse(chat=chat_pb(phrase)))
                 if held is not None:
                     events = held.visible(events)

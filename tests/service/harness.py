@@ -54,17 +54,19 @@ class Service:
 
 @contextmanager
 def running_service(app: MatchApplication, watch_safety_seconds: float = 30.0, history=None, tail=None,
-                    on_wake=None, signer: Signer | None = None, keys_dir=None):
+                    on_wake=None, signer: Signer | None = None, keys_dir=None, blocks=None):
     """``tail``: the change tail its streams learn of other processes' changes from (by
     default the one create_server makes for the app's store: LISTEN on PostgreSQL);
     ``on_wake(cause)``: told of each stream wake; ``signer``: the head signing key (one of
-    the moment by default); ``keys_dir``: where GetHeadKeys reads the published keys."""
+    the moment by default); ``keys_dir``: where GetHeadKeys reads the published keys;
+    ``blocks()``: makes, on the server's loop, who blocks whom at a table (blocks.py)."""
     signer = signer or Signer(Ed25519PrivateKey.generate())
 
     def create():
         return create_server("127.0.0.1:0", app, KEYS, tail.changes if tail else ChangeFeed(),
                              watch_safety_seconds=watch_safety_seconds, tail=tail, on_wake=on_wake,
-                             limits=UNLIMITED(), signer=signer, history=history, keys_dir=keys_dir)
+                             limits=UNLIMITED(), signer=signer, history=history, keys_dir=keys_dir,
+                             blocks=blocks() if blocks else None)
 
     with serving_in_background(create) as (port, loop):
         service = Service(app, port, loop)
