@@ -13,7 +13,9 @@ import pytest
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.social.v1 import social_service_pb2 as social_pb
+from services.matchmaking.notice_posting import NoticePosting
 from services.matchmaking.notices import RoomNotices
+from services.matchmaking.plumbing import Observer
 from tests.support.errors import refusal
 
 from .account_harness import bearer
@@ -332,3 +334,24 @@ def test_a_notice_the_social_service_refuses_is_dropped_and_the_rooms_other_noti
     [notice] = notices_of(friends, ann, social_pb.NOTIFICATION_KIND_INVITE_ANSWERED)
     assert notice.invite_id == invite.invite_id
     assert friends.system.app.store.load_saved(RoomNotices, outbox_id).pending == {}
+
+
+def test_a_notice_the_social_service_refuses_is_counted_as_refused(friends, ann_and_bob):
+    ann, bob, room = ann_and_bob
+    [invite] = friends.invite(ann, room.room_id, bob)
+    outbox_id = RoomNotices.create_id(room.room_id)
+    outbox = friends.system.app.store.load_saved(RoomNotices, outbox_id)
+    outbox.queue({"id": str(uuid.uuid4()), "recipient": bob.player_id, "kind": "INVITE", "text_key": "Not a key!",
+                  "args": {}, "player_id": ann.player_id, "match_id": "", "room_id": room.room_id,
+                  "invite_id": invite.invite_id, "expires_at": None})
+    friends.system.app.store.save_changes(outbox)
+
+    class Counted(Observer):
+        refused = 0
+
+        def notice_refused(self) -> None:
+            self.refused += 1
+
+    counted = Counted()
+    assert NoticePosting(friends.system.app.store, friends.client, counted).post(outbox_id) is True
+    assert counted.refused == 1
