@@ -15,6 +15,7 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from domino.social.v1 import social_service_pb2 as social_pb
 from services.match.application import MatchApplication
+from services.common.auth import MissingKeys
 from services.common.config import Settings
 from services.match.blocks import NoBlocks, SocialBlocks
 from services.match.bootstrap import blocks_of
@@ -175,3 +176,24 @@ def test_an_answer_is_kept_for_the_cache_seconds_then_asked_again(social, table)
 
 def test_without_a_social_address_no_block_is_checked():
     assert isinstance(blocks_of(Settings.model_construct(social_address="", keys_dir="")), NoBlocks)
+
+
+def test_the_kept_answers_are_bounded_and_the_oldest_is_asked_again(social, table):
+    ann, bob, cat, match_id = table
+
+    async def asked():
+        blocks = SocialBlocks(f"127.0.0.1:{social.port}", KEYS, cache_seconds=60.0, cache_size=1)
+        try:
+            await blocks.blocked(ann.player_id, [bob.player_id])
+            block(social, ann, bob)
+            await blocks.blocked(ann.player_id, [cat.player_id])  # the second answer pushes the first out
+            return await blocks.blocked(ann.player_id, [bob.player_id]), len(blocks._cache)
+        finally:
+            await blocks.close()
+
+    assert asyncio.run(asked()) == (frozenset({bob.player_id}), 1)
+
+
+def test_a_match_service_without_its_service_key_refuses_to_start(tmp_path):
+    with pytest.raises(MissingKeys):
+        blocks_of(Settings.model_construct(social_address="127.0.0.1:1", keys_dir=str(tmp_path)))
