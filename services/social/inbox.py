@@ -86,7 +86,8 @@ class Inbox:
         """Inside a caller's transaction: stores ``draft`` unless its recipient may not get it
         or its id is stored already; whether it was stored (then ``announce`` it after the
         commit)."""
-        if is_bot(draft.recipient_id) or InboxStore.buried(execute, [draft.recipient_id]):
+        named = [draft.recipient_id, draft.player_id] if draft.player_id else [draft.recipient_id]
+        if is_bot(draft.recipient_id) or InboxStore.buried(execute, named):
             return False
         if draft.kind in FROM_A_PLAYER and draft.player_id and \
                 SocialStore.blocked_at(execute, draft.recipient_id, draft.player_id) is not None:

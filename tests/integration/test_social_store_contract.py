@@ -5,14 +5,18 @@ other, a code is one player's) hold on each."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from services.common.sql import Conflict
-from services.social.inbox_store import InboxStore
+from services.social.errors import Refused
+from services.social.inbox import STREAM_BATCH, Inbox
+from services.social.inbox_store import InboxStore, Key
 from services.social.notices import Draft, notice_id
 from services.social.presence import Presence
 from services.social.store import SocialStore
-from services.social.use_cases import Social, Target
+from services.social.use_cases import Limits, Social, Target
 from tests.support.clock import Clock
 
 pytestmark = pytest.mark.integration
@@ -170,6 +174,13 @@ class SocialStoreContract:
         with make().store.transaction() as execute:
             assert [w[0] for w in InboxStore.unpublished(execute, 10)] == [notice_id("o", 2)]
 
+    def test_a_notification_from_an_erased_player_is_not_stored(self, replicas):
+        make, _ = replicas
+        social = make()
+        social.erase("id-bob")
+        assert social.inbox.post([sent(notice_id("g", 1), "id-ann", "id-bob")]) == 0
+        assert social.inbox.page("id-ann", 0, "", False).items == []
+
     # ---- presence --------------------------------------------------------------------------
 
     def test_a_player_is_online_on_any_replica_until_their_replicas_lease_runs_out(self, replicas):
@@ -197,6 +208,10 @@ class SocialStoreContract:
         there.refresh()
         here.refresh()
         assert there.of(["id-ann"])["id-ann"][0] is True
+
+
+def sent(notification_id: str, recipient: str, sender: str, kind: str = "invite") -> Draft:
+    return Draft(notification_id, recipient, kind, f"notice.{kind}", player_id=sender)
 
 
 def draft(notification_id: str, recipient: str, about: str = "", **fields) -> Draft:
