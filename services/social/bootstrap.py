@@ -72,7 +72,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     pushes = Pushes(store.db, time.time, push_limits_of(settings))
     pushes.create()
     directory = GrpcDirectory(settings.account_address, keys)
-    inbox = Inbox(store, time.time, settings.social_notification_days)
+    inbox = Inbox(store, time.time, settings.social_notification_days, settings.social_notices_per_sender_max,
+                  settings.social_export_notifications_max)
     social = Social(store, directory, limits_of(settings), inbox=inbox)
     playing = GrpcPlayingNow(settings.match_address, keys)
     presence = Presence(store.db)

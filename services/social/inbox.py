@@ -3,10 +3,12 @@ service's own use cases inside their transactions), listing them, marking them r
 reading what a stream has not sent yet, claiming one for a push, sweeping expired ones.
 
 Who may not get a notification is decided here, in the storing transaction: a bot, an
-erased account (its tombstone), and the recipient who blocks the player a FRIEND_REQUEST,
-INVITE, REMATCH or INVITE_ANSWERED comes from (a blocked player cannot make the blocker's
-phone buzz). What was stored is announced after the commit (``listeners``): this
-replica's streams and its outbox publisher wake at once."""
+erased account (its tombstone), a notification naming an erased player, the recipient who
+blocks the player a FRIEND_REQUEST, INVITE, REMATCH or INVITE_ANSWERED comes from (a
+blocked player cannot make the blocker's phone buzz), and the recipient who already holds
+``per_sender`` live unread ones of that kind from that player (no one fills another's
+inbox or buzzes their phone without end). What was stored is announced after the commit
+(``listeners``): this replica's streams and its outbox publisher wake at once."""
 
 from __future__ import annotations
 
@@ -58,10 +60,12 @@ Decide = Callable[[Execute, str, str, float], tuple[str, list[Any]]]
 
 class Inbox:
     def __init__(self, store: SocialStore, clock: Callable[[], float] = time.time,
-                 default_days: float = 30.0) -> None:
+                 default_days: float = 30.0, per_sender: int = 3, export_max: int = 1000) -> None:
         self.store = store
         self.clock = clock
         self.default_days = default_days
+        self.per_sender = per_sender
+        self.export_max = export_max
         self.listeners: list[Callable[[Announced], None]] = []
 
     def create(self) -> None:
@@ -89,8 +93,10 @@ class Inbox:
         named = [draft.recipient_id, draft.player_id] if draft.player_id else [draft.recipient_id]
         if is_bot(draft.recipient_id) or InboxStore.buried(execute, named):
             return False
-        if draft.kind in FROM_A_PLAYER and draft.player_id and \
-                SocialStore.blocked_at(execute, draft.recipient_id, draft.player_id) is not None:
+        if draft.kind in FROM_A_PLAYER and draft.player_id and (
+                SocialStore.blocked_at(execute, draft.recipient_id, draft.player_id) is not None
+                or InboxStore.unread_from(execute, draft.recipient_id, draft.player_id, draft.kind, now)
+                >= self.per_sender):
             return False
         expires_at = draft.expires_at if draft.expires_at is not None else now + lifetime(draft.kind,
                                                                                           self.default_days)

@@ -29,6 +29,8 @@ SCHEMA = [
     "CREATE INDEX IF NOT EXISTS domino_social_notifications_inbox ON domino_social_notifications "
     "(recipient_id, created_at)",
     "CREATE INDEX IF NOT EXISTS domino_social_notifications_about ON domino_social_notifications (player_id)",
+    "CREATE INDEX IF NOT EXISTS domino_social_notifications_from ON domino_social_notifications "
+    "(recipient_id, player_id)",
     "CREATE INDEX IF NOT EXISTS domino_social_notifications_expiry ON domino_social_notifications (expires_at)",
     "CREATE INDEX IF NOT EXISTS domino_social_notifications_outbox ON domino_social_notifications "
     "(created_at, notification_id) WHERE published = 0",
@@ -102,6 +104,13 @@ class InboxStore:
                        "AND created_at >= ? AND expires_at > ? ORDER BY created_at, notification_id LIMIT ?",
                        recipient_id, since, now, limit).fetchall()
         return [_stored(r) for r in rows]
+
+    @staticmethod
+    def unread_from(execute: Execute, recipient_id: str, player_id: str, kind: str, now: float) -> int:
+        """The recipient's live unread notifications of ``kind`` from ``player_id``."""
+        return int(execute("SELECT COUNT(*) FROM domino_social_notifications WHERE recipient_id = ? "
+                           "AND player_id = ? AND kind = ? AND read = 0 AND expires_at > ?",
+                           recipient_id, player_id, kind, now).fetchone()[0])
 
     @staticmethod
     def unread(execute: Execute, recipient_id: str, now: float) -> int:

@@ -174,6 +174,16 @@ class SocialStoreContract:
         with make().store.transaction() as execute:
             assert [w[0] for w in InboxStore.unpublished(execute, 10)] == [notice_id("o", 2)]
 
+    def test_a_player_fills_anothers_inbox_with_only_so_many_unread_of_a_kind(self, replicas):
+        make, clock = replicas
+        social = make()
+        stored = [social.inbox.post([sent(notice_id("f", n), "id-ann", "id-bob")]) for n in range(5)]
+        assert stored == [1, 1, 1, 0, 0]
+        assert social.inbox.post([sent(notice_id("f", 9), "id-ann", "id-bob", kind="rematch"),
+                                  sent(notice_id("f", 10), "id-ann", "id-cat")]) == 2
+        social.inbox.mark_read("id-ann", [notice_id("f", 0)], False)
+        assert social.inbox.post([sent(notice_id("f", 11), "id-ann", "id-bob")]) == 1
+
     def test_a_notification_from_an_erased_player_is_not_stored(self, replicas):
         make, _ = replicas
         social = make()
