@@ -170,13 +170,17 @@ class Inbox:
 
     @retried_on_conflict
     def claim(self, notification_id: str, decide: Decide) -> Claim:
-        """In one transaction, the first claim of a live, unread notification takes it and
+        """In one transaction, the first claim of a live, unread notification takes it (one a
+        player sent is gone once the recipient blocks that player) and
         ``decide(execute, recipient, kind, now)`` (push_tokens.Pushes.decide_in) says whether
         and where it may buzz; later claims are told it was claimed."""
         now = self.clock()
         with self.store.transaction() as execute:
             found = InboxStore.get(execute, notification_id.lower())
             if found is None or found.expires_at <= now or found.read:
+                return Claim("gone")
+            if found.kind in FROM_A_PLAYER and found.player_id and \
+                    SocialStore.blocked_at(execute, found.recipient_id, found.player_id) is not None:
                 return Claim("gone")
             if found.claimed or not InboxStore.claim(execute, found.notification_id):
                 return Claim("already_claimed", found)

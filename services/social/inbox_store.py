@@ -113,6 +113,13 @@ class InboxStore:
                            recipient_id, player_id, kind, now).fetchone()[0])
 
     @staticmethod
+    def drop_unread_from(execute: Execute, recipient_id: str, player_id: str, kinds: list[str]) -> int:
+        """Deletes the recipient's unread notifications of ``kinds`` from ``player_id``; how many."""
+        marks = ", ".join("?" for _ in kinds)
+        return max(0, execute(f"DELETE FROM domino_social_notifications WHERE recipient_id = ? AND player_id = ? "
+                              f"AND read = 0 AND kind IN ({marks})", recipient_id, player_id, *kinds).rowcount)
+
+    @staticmethod
     def unread(execute: Execute, recipient_id: str, now: float) -> int:
         return int(execute("SELECT COUNT(*) FROM domino_social_notifications WHERE recipient_id = ? AND read = 0 "
                            "AND expires_at > ?", recipient_id, now).fetchone()[0])

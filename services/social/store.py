@@ -16,6 +16,7 @@ from services.common.sql import Database, Execute
 
 from . import inbox_store, presence_store
 from .inbox_store import InboxStore
+from .notices import FROM_A_PLAYER
 from .presence_store import PresenceStore
 
 TABLES = ("domino_social_codes", "domino_social_friends", "domino_social_requests", "domino_social_blocks",
@@ -214,12 +215,15 @@ class SocialStore:
 
     @staticmethod
     def block(execute: Execute, blocker_id: str, blocked_id: str, now: float) -> None:
-        """The block, and the end of the friendship and of the requests both ways."""
+        """The block, the end of the friendship and of the requests both ways, and of the
+        unread friend requests, invites, rematches and answers the blocked player sent the
+        blocker (they would still buzz the blocker's phone)."""
         execute("INSERT INTO domino_social_blocks (blocker_id, blocked_id, blocked_at) VALUES (?, ?, ?)",
                 blocker_id, blocked_id, now)
         SocialStore.unfriend(execute, blocker_id, blocked_id)
         SocialStore.remove_request(execute, blocker_id, blocked_id)
         SocialStore.remove_request(execute, blocked_id, blocker_id)
+        InboxStore.drop_unread_from(execute, blocker_id, blocked_id, sorted(FROM_A_PLAYER))
 
     @staticmethod
     def unblock(execute: Execute, blocker_id: str, blocked_id: str) -> bool:

@@ -191,6 +191,26 @@ class SocialStoreContract:
         assert social.inbox.post([sent(notice_id("g", 1), "id-ann", "id-bob")]) == 0
         assert social.inbox.page("id-ann", 0, "", False).items == []
 
+    def test_blocking_deletes_the_unread_invites_and_requests_the_blocked_player_sent(self, replicas):
+        make, _ = replicas
+        social = make()
+        social.send_request("id-bob", "r1", Target("ann"))
+        social.inbox.post([sent(notice_id("b", 1), "id-ann", "id-bob"), sent(notice_id("b", 2), "id-ann", "id-cat"),
+                           draft(notice_id("b", 3), "id-ann", about="id-bob")])
+        social.block("id-ann", "id-bob")
+        assert sorted(n.notification_id for n in social.inbox.page("id-ann", 0, "", False).items) == \
+               sorted([notice_id("b", 2), notice_id("b", 3)])
+
+    def test_a_claim_of_an_invite_from_a_player_the_recipient_now_blocks_is_gone(self, replicas):
+        make, clock = replicas
+        social = make()
+        social.inbox.post([sent(notice_id("k", 1), "id-ann", "id-bob")])
+        with social.store.transaction() as execute:  # a block committed after the claim's notification was read
+            execute("INSERT INTO domino_social_blocks (blocker_id, blocked_id, blocked_at) VALUES (?, ?, ?)",
+                    "id-ann", "id-bob", clock.now)
+        decide = lambda execute, recipient, kind, now: ("send", [recipient])  # noqa: E731
+        assert social.inbox.claim(notice_id("k", 1), decide).decision == "gone"
+
     # ---- presence --------------------------------------------------------------------------
 
     def test_a_player_is_online_on_any_replica_until_their_replicas_lease_runs_out(self, replicas):
