@@ -39,7 +39,8 @@ SERVICE_NAME = social_service_pb2.DESCRIPTOR.services_by_name["SocialService"].f
 
 def limits_of(settings: Settings) -> Limits:
     return Limits(friends=settings.social_friends_max, pending_requests=settings.social_pending_requests_max,
-                  requests_per_hour=settings.social_requests_per_hour, blocks=settings.social_blocks_max)
+                  requests_per_hour=settings.social_requests_per_hour, blocks=settings.social_blocks_max,
+                  incoming_requests=settings.social_incoming_requests_max)
 
 
 def create_server(address: str, social: Social, keys: KeyRing, metrics: RpcMetrics | None = None,

@@ -179,6 +179,11 @@ class SocialStore:
                            player_id).fetchone()[0])
 
     @staticmethod
+    def pending_received(execute: Execute, player_id: str) -> int:
+        return int(execute("SELECT COUNT(*) FROM domino_social_requests WHERE recipient_id = ?",
+                           player_id).fetchone()[0])
+
+    @staticmethod
     def requests(execute: Execute, player_id: str, incoming: bool, outgoing: bool, after: Row | None,
                  limit: int) -> list[tuple[Row, bool]]:
         """(the other player and when sent, whether it is incoming), the newest first."""

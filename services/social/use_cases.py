@@ -77,6 +77,7 @@ class Limits:
     pending_requests: int = 50
     requests_per_hour: int = 20
     blocks: int = 1000
+    incoming_requests: int = 100
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,9 @@ class Social:
                 if self.store.friend_count(execute, player_id) >= self.limits.friends:
                     raise Refused(f"you have {self.limits.friends} friends, as many as one may: remove one first",
                                   error_reason="TOO_MANY_FRIENDS")
+                if self.store.pending_received(execute, other) >= self.limits.incoming_requests:
+                    raise Refused(f"this player has {self.limits.incoming_requests} friend requests waiting for "
+                                  "their answer, as many as one may hold", error_reason="TOO_MANY_PENDING_REQUESTS")
                 self.store.add_request(execute, player_id, other, now)
                 told += self._tell(execute, other, "friend_request", player_id, now)
                 outcome = SendOutcome(request=RequestView(other, False, now))

@@ -211,6 +211,20 @@ class SocialStoreContract:
         decide = lambda execute, recipient, kind, now: ("send", [recipient])  # noqa: E731
         assert social.inbox.claim(notice_id("k", 1), decide).decision == "gone"
 
+    def test_a_player_holds_only_so_many_incoming_friend_requests(self, env):
+        store = SocialStore.for_env(env, "social.sqlite")
+        store.create()
+        try:
+            social = Social(store, Everyone(), Limits(incoming_requests=2), clock=Clock(1_000_000.0))
+            social.send_request("id-bob", "r1", Target("ann"))
+            social.send_request("id-cat", "r2", Target("ann"))
+            with pytest.raises(Refused) as refused:
+                social.send_request("id-dan", "r3", Target("ann"))
+            assert refused.value.error_reason == "TOO_MANY_PENDING_REQUESTS"
+            assert len(social.requests("id-ann", True, False, 0, "").items) == 2
+        finally:
+            store.close()
+
     # ---- presence --------------------------------------------------------------------------
 
     def test_a_player_is_online_on_any_replica_until_their_replicas_lease_runs_out(self, replicas):
