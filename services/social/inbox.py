@@ -193,8 +193,10 @@ class Inbox:
             return InboxStore.sweep(execute, self.clock(), limit)
 
     def held_for(self, player_id: str) -> list[Stored]:
+        """The newest ``export_max`` rows addressed to the player (an export stays far below
+        gRPC's message size however full the inbox is)."""
         with self.store.transaction() as execute:
-            return InboxStore.held_for(execute, player_id)
+            return InboxStore.held_for(execute, player_id, self.export_max)
 
 
 def _after(page_token: str, kind: str) -> Key | None:

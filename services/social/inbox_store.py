@@ -179,10 +179,10 @@ class InboxStore:
     # ---- a player's data ---------------------------------------------------------------------
 
     @staticmethod
-    def held_for(execute: Execute, recipient_id: str) -> list[Stored]:
-        """Every row addressed to the player, expired or not yet swept included, newest first."""
+    def held_for(execute: Execute, recipient_id: str, limit: int) -> list[Stored]:
+        """The newest ``limit`` rows addressed to the player, expired or not yet swept included."""
         rows = execute(f"SELECT {_COLUMNS} FROM domino_social_notifications WHERE recipient_id = ? "
-                       "ORDER BY created_at DESC, notification_id", recipient_id).fetchall()
+                       "ORDER BY created_at DESC, notification_id LIMIT ?", recipient_id, limit).fetchall()
         return [_stored(r) for r in rows]
 
     @staticmethod

@@ -225,6 +225,20 @@ class SocialStoreContract:
         finally:
             store.close()
 
+    def test_an_export_holds_the_newest_notifications_alone_past_its_cap(self, env):
+        store = SocialStore.for_env(env, "social.sqlite")
+        store.create()
+        try:
+            clock = Clock(1_000_000.0)
+            social = Social(store, Everyone(), clock=clock, inbox=Inbox(store, clock, export_max=2))
+            for n in range(3):
+                social.inbox.post([draft(notice_id("h", n), "id-ann")])
+                clock.advance(1)
+            assert [n.notification_id for n in social.inbox.held_for("id-ann")] == [notice_id("h", 2),
+                                                                                    notice_id("h", 1)]
+        finally:
+            store.close()
+
     # ---- presence --------------------------------------------------------------------------
 
     def test_a_player_is_online_on_any_replica_until_their_replicas_lease_runs_out(self, replicas):
