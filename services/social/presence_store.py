@@ -5,11 +5,16 @@ A replica writes a row when a player's first stream on it opens and deletes it w
 last closes (then last_seen); its lease row is refreshed every ~30 s, one write per replica
 whatever its number of streams. A row counts only while its replica's lease runs: a replica
 killed with streams open stops refreshing, its rows stop counting, and any live replica's
-sweep moves them to last_seen (at the dead replica's last refresh) and deletes them."""
+sweep moves them to last_seen (at the dead replica's last refresh) and deletes them.
+
+An erased player (their tombstone, inbox_store.py) gets no row, whatever a stream still
+open at the erasure writes when it closes."""
 
 from __future__ import annotations
 
 from services.common.sql import Execute
+
+from .inbox_store import InboxStore
 
 TABLES = ("domino_social_replicas", "domino_social_presence", "domino_social_last_seen")
 SCHEMA = [
@@ -38,6 +43,8 @@ class PresenceStore:
 
     @staticmethod
     def online(execute: Execute, player_id: str, replica_id: str) -> None:
+        if InboxStore.buried(execute, [player_id]):
+            return
         execute("INSERT INTO domino_social_presence (player_id, replica_id) VALUES (?, ?) "
                 "ON CONFLICT (player_id, replica_id) DO NOTHING", player_id, replica_id)
 
@@ -48,6 +55,8 @@ class PresenceStore:
 
     @staticmethod
     def seen(execute: Execute, player_id: str, at: float) -> None:
+        if InboxStore.buried(execute, [player_id]):
+            return
         execute("INSERT INTO domino_social_last_seen (player_id, last_seen) VALUES (?, ?) ON CONFLICT (player_id) "
                 "DO UPDATE SET last_seen = CASE WHEN domino_social_last_seen.last_seen > ? "
                 "THEN domino_social_last_seen.last_seen ELSE ? END", player_id, at, at, at)

@@ -267,6 +267,17 @@ class SocialStoreContract:
         here.refresh()
         assert there.of(["id-ann"])["id-ann"][0] is True
 
+    def test_presence_written_after_an_erasure_leaves_nothing_of_the_erased_player(self, replicas):
+        make, clock = replicas
+        social = make()
+        here = Presence(social.store.db, clock, "replica-a", lease_seconds=90)
+        here.counts["id-ann"] = 1
+        social.erase("id-ann")  # while the app's stream is still open
+        here._write("id-ann", True)
+        del here.counts["id-ann"]
+        here._write("id-ann", False)
+        assert "id-ann" not in str(social.store.dump())
+
 
 def sent(notification_id: str, recipient: str, sender: str, kind: str = "invite") -> Draft:
     return Draft(notification_id, recipient, kind, f"notice.{kind}", player_id=sender)
