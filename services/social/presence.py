@@ -5,7 +5,9 @@ per player, written to the store as presence rows under this replica's lease
 Only the first stream of a player on this replica and the close of their last write a row;
 the lease is one write every ``refresh_seconds`` whatever the number of streams. All
 writes of this replica go through one lock and write the state the counts hold when they
-run, so an open and a close racing each other cannot leave the wrong row behind."""
+run, so an open and a close racing each other cannot leave the wrong row behind. A write
+that fails is repaired by the next refresh, which makes this replica's rows what the
+counts say (a player is not left online, nor offline, until the replica stops)."""
 
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ class Presence:
         self._writing: set[asyncio.Task] = set()
         self._store_lock = threading.Lock()  # held by each write; close() takes it for good
         self._closed = False
+        self._rewrite = False  # a write failed: the next refresh writes every row from the counts
         self.failures = 0
 
     @property
@@ -66,6 +69,7 @@ class Presence:
             try:
                 await asyncio.to_thread(self._write, player_id, player_id in self.counts)
             except Exception:  # noqa: BLE001 - counted; the next refresh writes the rows again
+                self._rewrite = True
                 self.failures += 1
                 log.exception("a presence row could not be written")
 
@@ -91,15 +95,20 @@ class Presence:
         self._leased = True
 
     def refresh(self) -> int:
-        """Renews this replica's lease (writing its rows again if a sweep took them for a
-        dead replica's) and sweeps those of dead replicas; how many rows were swept."""
+        """Renews this replica's lease (writing its rows again from the counts if a sweep
+        took them for a dead replica's, or a write failed since the last refresh) and sweeps
+        those of dead replicas; how many rows were swept."""
         now = self.clock()
-        with self.db.transaction() as execute:
-            kept = PresenceStore.lease(execute, self.replica_id, now, now + self.lease_seconds)
-            if not kept:
-                for player in list(self.counts):
-                    PresenceStore.online(execute, player, self.replica_id)
-            swept = PresenceStore.sweep_dead(execute, now, SWEEP_ROWS)
+        rewrite, self._rewrite = self._rewrite, False
+        try:
+            with self.db.transaction() as execute:
+                kept = PresenceStore.lease(execute, self.replica_id, now, now + self.lease_seconds)
+                if rewrite or not kept:
+                    PresenceStore.rewrite(execute, self.replica_id, set(self.counts), now)
+                swept = PresenceStore.sweep_dead(execute, now, SWEEP_ROWS)
+        except BaseException:
+            self._rewrite = self._rewrite or rewrite
+            raise
         self._leased = True
         return swept
 

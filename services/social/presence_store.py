@@ -54,6 +54,17 @@ class PresenceStore:
         PresenceStore.seen(execute, player_id, now)
 
     @staticmethod
+    def rewrite(execute: Execute, replica_id: str, players: set[str], now: float) -> None:
+        """The replica's rows become ``players``: those it holds beyond them go offline (seen
+        ``now``), the missing ones are written."""
+        held = {r[0] for r in execute("SELECT player_id FROM domino_social_presence WHERE replica_id = ?",
+                                      replica_id).fetchall()}
+        for player in sorted(held - players):
+            PresenceStore.offline(execute, player, replica_id, now)
+        for player in sorted(players - held):
+            PresenceStore.online(execute, player, replica_id)
+
+    @staticmethod
     def seen(execute: Execute, player_id: str, at: float) -> None:
         if InboxStore.buried(execute, [player_id]):
             return

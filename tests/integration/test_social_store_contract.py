@@ -278,6 +278,25 @@ class SocialStoreContract:
         here._write("id-ann", False)
         assert "id-ann" not in str(social.store.dump())
 
+    def test_a_failed_offline_write_is_repaired_by_the_next_refresh(self, replicas):
+        make, clock = replicas
+        social = make()
+        here = Presence(social.store.db, clock, "replica-a", lease_seconds=90)
+        there = Presence(make().store.db, clock, "replica-b", lease_seconds=90)
+        here.counts["id-ann"] = 1
+        here._write("id-ann", True)
+        del here.counts["id-ann"]
+        with social.store.transaction() as execute:
+            execute("ALTER TABLE domino_social_presence RENAME TO domino_social_presence_away")
+        try:
+            asyncio.run(here._sync("id-ann"))
+        finally:
+            with social.store.transaction() as execute:
+                execute("ALTER TABLE domino_social_presence_away RENAME TO domino_social_presence")
+        assert here.failures == 1 and there.of(["id-ann"])["id-ann"][0] is True
+        here.refresh()
+        assert there.of(["id-ann"])["id-ann"] == (False, clock.now)
+
 
 def sent(notification_id: str, recipient: str, sender: str, kind: str = "invite") -> Draft:
     return Draft(notification_id, recipient, kind, f"notice.{kind}", player_id=sender)
