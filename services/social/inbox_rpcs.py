@@ -68,8 +68,8 @@ class InboxRpcs:
             self.inbox_streams.acquire(player)
         try:
             async with statuses(context):
-                await self.presence.opened(player)
                 try:
+                    await self.presence.opened(player)  # counted at once: a cancel while it writes is closed too
                     with self.revocations.ending(who, self.wakes, player_key(player)):
                         async for reply in self._watch_inbox(who, context):
                             yield reply

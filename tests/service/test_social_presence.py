@@ -128,6 +128,18 @@ def test_a_friend_stays_online_until_their_last_stream_closes(svc, pair):
     assert eventually(lambda: presence_of(svc, ann).availability, pb.AVAILABILITY_OFFLINE) == pb.AVAILABILITY_OFFLINE
 
 
+def test_a_stream_cancelled_while_its_presence_is_written_leaves_the_player_offline(svc, pair):
+    ann, bob = pair
+    with svc.presence._store_lock:  # the stream's first write waits here
+        _, call = watching(svc, bob)
+        assert eventually(lambda: svc.presence.counts.get(bob.player_id), 1) == 1
+        call.cancel()
+        eventually(lambda: svc.presence.counts.get(bob.player_id), None, seconds=2.0)  # the server saw the cancel
+    assert eventually(lambda: (svc.presence.counts.get(bob.player_id), len(svc.presence._writing)),
+                      (None, 0)) == (None, 0)
+    assert presence_of(svc, ann).availability == pb.AVAILABILITY_OFFLINE
+
+
 def test_a_friend_seated_in_a_match_is_playing_it(svc, matches, pair):
     servicer, _ = matches
     ann, bob = pair
