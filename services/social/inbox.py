@@ -135,12 +135,12 @@ class Inbox:
         with self.store.transaction() as execute:
             return InboxStore.unread(execute, player_id, self.clock())
 
-    def since(self, player_id: str, since: float) -> tuple[list[Stored], int]:
-        """The player's live notifications created at ``since`` or later (the oldest first, a
-        batch), and their unread count."""
+    def since(self, player_id: str, since: float, after: Key | None = None) -> tuple[list[Stored], int]:
+        """The player's live notifications created at ``since`` or later (and past ``after``,
+        the last of the batch before), the oldest first, a batch; and their unread count."""
         now = self.clock()
         with self.store.transaction() as execute:
-            return (InboxStore.since(execute, player_id, since, now, STREAM_BATCH),
+            return (InboxStore.since(execute, player_id, since, now, STREAM_BATCH, after),
                     InboxStore.unread(execute, player_id, now))
 
     @retried_on_conflict

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, AsyncIterator
 from domino.social.v1 import social_service_pb2 as pb
 from services.common.grpc_status import end_at_expiry
 
-from .inbox import STREAM_MARGIN
-from .inbox_store import Stored
+from .inbox import STREAM_BATCH, STREAM_MARGIN
+from .inbox_store import Key, Stored
 from .notice_wakeups import player_key
 from .statuses import DOMAIN, run, statuses, timestamp
 
@@ -78,24 +78,40 @@ class InboxRpcs:
         finally:
             self.inbox_streams.release(player)
 
+    async def _batches(self, player: str, low: float) -> AsyncIterator[tuple[list[Stored], int]]:
+        """What inbox.since holds from ``low`` on, batch after batch: a full batch goes on
+        after its last (created_at, id), so however many were stored in one margin, each
+        is read."""
+        after = None
+        while True:
+            rows, unread = await run(self.social.inbox.since, player, low, after)
+            yield rows, unread
+            if len(rows) < STREAM_BATCH:
+                return
+            after = Key(rows[-1].created_at, rows[-1].notification_id)
+
     async def _watch_inbox(self, who: Any, context: Context) -> AsyncIterator[pb.WatchNotificationsResponse]:
         inbox = self.social.inbox
         player = who.subject
         low = inbox.clock() - STREAM_MARGIN
-        rows, unread = await run(inbox.since, player, low)
-        sent = {n.notification_id: n.created_at for n in rows}  # there before it opened: counted, not sent
+        sent: dict[str, float] = {}
+        async for rows, unread in self._batches(player, low):
+            sent.update((n.notification_id, n.created_at) for n in rows)  # there before it opened: not sent
         yield pb.WatchNotificationsResponse(unread_count=unread, server_time=timestamp(inbox.clock()))
         while True:
             with self.wakes.waiter(player_key(player)) as waiter:
                 self.revocations.check(who)  # its session revoked (the wake says so): UNAUTHENTICATED
-                rows, unread = await run(inbox.since, player, low)
-                for n in rows:
-                    if n.notification_id not in sent:
-                        sent[n.notification_id] = n.created_at
-                        yield pb.WatchNotificationsResponse(notification=notification_pb(n), unread_count=unread,
-                                                            server_time=timestamp(inbox.clock()))
-                if rows:
-                    low = max(low, rows[-1].created_at - STREAM_MARGIN)
+                newest = None
+                async for rows, unread in self._batches(player, low):
+                    for n in rows:
+                        if n.notification_id not in sent:
+                            sent[n.notification_id] = n.created_at
+                            yield pb.WatchNotificationsResponse(notification=notification_pb(n),
+                                                                unread_count=unread,
+                                                                server_time=timestamp(inbox.clock()))
+                    newest = rows[-1].created_at if rows else newest
+                if newest is not None:
+                    low = max(low, newest - STREAM_MARGIN)
                     sent = {i: at for i, at in sent.items() if at >= low}
                 if self.wakes.closed:
                     return

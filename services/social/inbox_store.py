@@ -98,11 +98,17 @@ class InboxStore:
         return [_stored(r) for r in rows]
 
     @staticmethod
-    def since(execute: Execute, recipient_id: str, since: float, now: float, limit: int) -> list[Stored]:
-        """The recipient's live notifications created at ``since`` or later, the oldest first."""
-        rows = execute(f"SELECT {_COLUMNS} FROM domino_social_notifications WHERE recipient_id = ? "
-                       "AND created_at >= ? AND expires_at > ? ORDER BY created_at, notification_id LIMIT ?",
-                       recipient_id, since, now, limit).fetchall()
+    def since(execute: Execute, recipient_id: str, since: float, now: float, limit: int,
+              after: Key | None = None) -> list[Stored]:
+        """The recipient's live notifications created at ``since`` or later (past ``after``),
+        the oldest first."""
+        sql = (f"SELECT {_COLUMNS} FROM domino_social_notifications WHERE recipient_id = ? "
+               "AND created_at >= ? AND expires_at > ?")
+        params: list[Any] = [recipient_id, since, now]
+        if after is not None:
+            sql += " AND (created_at > ? OR (created_at = ? AND notification_id > ?))"
+            params += [after.created_at, after.created_at, after.notification_id]
+        rows = execute(sql + " ORDER BY created_at, notification_id LIMIT ?", *params, limit).fetchall()
         return [_stored(r) for r in rows]
 
     @staticmethod

@@ -239,6 +239,17 @@ class SocialStoreContract:
         finally:
             store.close()
 
+    def test_a_stream_reads_past_a_full_batch_stored_in_one_instant(self, replicas):
+        make, clock = replicas
+        social = make()
+        ids = sorted(notice_id("s", n) for n in range(STREAM_BATCH + 5))
+        for at in range(0, len(ids), 100):
+            social.inbox.post([draft(i, "id-ann") for i in ids[at:at + 100]])
+        first, _ = social.inbox.since("id-ann", clock.now - 10)
+        last = first[-1]
+        rest, _ = social.inbox.since("id-ann", clock.now - 10, Key(last.created_at, last.notification_id))
+        assert [n.notification_id for n in first + rest] == ids
+
     # ---- presence --------------------------------------------------------------------------
 
     def test_a_player_is_online_on_any_replica_until_their_replicas_lease_runs_out(self, replicas):

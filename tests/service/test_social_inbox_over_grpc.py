@@ -13,6 +13,7 @@ import pytest
 
 from domino.social.v1 import social_service_pb2 as pb
 from services.common.auth import mint_token
+from services.social.inbox import STREAM_BATCH
 from tests.support.clock import Clock
 from tests.support.errors import refusal
 from tests.support.keys import KEYS, auth
@@ -20,6 +21,7 @@ from tests.support.keys import KEYS, auth
 from .account_harness import bearer
 from .social_harness import running_social
 
+ACCOUNTS = auth("accounts", "account")
 NOTIFIER = auth("notifier", "service")
 _names = iter(range(10**6))
 
@@ -155,6 +157,21 @@ def test_a_stream_says_how_things_stand_then_sends_each_new_notification_once(sv
         assert again.stored == 0
         last = post(svc, ann)
         assert got.get(timeout=10).notification.notification_id == last  # the repeat sent nothing
+    finally:
+        call.cancel()
+
+
+def test_a_stream_sends_each_of_more_than_a_batch_stored_in_one_instant(svc, ann):
+    got, call = watching(svc, ann)
+    try:
+        got.get(timeout=10)
+        ids = [str(uuid.uuid4()) for _ in range(STREAM_BATCH + 20)]
+        for at in range(0, len(ids), 100):
+            svc.stub.PostNotifications(pb.PostNotificationsRequest(notifications=[pb.NewNotification(
+                notification_id=i, recipient_player_id=ann.player_id, kind=pb.NOTIFICATION_KIND_ACCOUNT,
+                text_key="notice.account.device_added") for i in ids[at:at + 100]]), metadata=ACCOUNTS)
+        streamed = {got.get(timeout=10).notification.notification_id for _ in ids}
+        assert streamed == set(ids)
     finally:
         call.cancel()
 
