@@ -29,12 +29,13 @@ from services.history.projection import HistoryProjection
 from services.history.view import View
 
 from .application import MatchApplication
-from .blocks import Blocks, NoBlocks, SocialBlocks
+from .blocks import Blocks, KeptBlocks, NoBlocks
 from .grpc_adapter import MatchServicer, authentication
 from .head_keys import HeadKeys
 from .heads import BadHead, Signer, load_signer
 from .open_streams import OpenStreams
 from .rules_servicer import serve_rules
+from .social_client import GrpcRelations
 from .store import FROZEN, EmbeddedStore, NetworkStore
 from .stream_record import StreamRecord
 from .timers import TurnTimer
@@ -102,7 +103,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     revocations, read_revocations = poll_revocations(settings)  # the account service's list, once a second
     open_streams = open_streams_of(env, settings)
     await open_streams.start()
-    blocks = blocks_of(settings)
+    relations, blocks = blocks_of(settings)
     Gauge("domino_match_blocks_unanswered", "WatchMatch streams opened without knowing who blocks whom at the "
           "table: the social service did not answer CheckRelations in time, since this process started (they "
           "open as if no block stood)").set_function(lambda: getattr(blocks, "unanswered", 0))
@@ -143,8 +144,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await polls
     await leases
     await open_streams.aclose()
-    if isinstance(blocks, SocialBlocks):
-        await blocks.close()
+    if relations is not None:
+        await relations.close()
     await read_revocations.close()
     await tail.aclose()
     await app.aclose()
@@ -152,15 +153,16 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     log.info("match service stopped")
 
 
-def blocks_of(settings: Settings) -> Blocks:
-    """Who blocks whom at a table, asked of the social service with this service's own
-    `service` token (service.key in DOMINO_KEYS_DIR: without it the process refuses to start);
-    DOMINO_SOCIAL_ADDRESS empty: no social service, no block checked."""
+def blocks_of(settings: Settings) -> tuple[GrpcRelations | None, Blocks]:
+    """(the social service's client, to close at the end; who blocks whom at a table, asked
+    of it with this service's own `service` token: service.key in DOMINO_KEYS_DIR, without
+    which the process refuses to start). DOMINO_SOCIAL_ADDRESS empty: no social service, no
+    block checked."""
     if not settings.social_address:
-        return NoBlocks()
+        return None, NoBlocks()
     keys = KeyRing.load(settings.keys_dir, issues=("service",))
-    return SocialBlocks(settings.social_address, keys, settings.match_blocks_call_seconds,
-                        settings.match_blocks_cache_seconds)
+    relations = GrpcRelations(settings.social_address, keys, settings.match_blocks_call_seconds)
+    return relations, KeptBlocks(relations.blocked, settings.match_blocks_cache_seconds)
 
 
 def open_streams_of(env: dict[str, str], settings: Settings) -> OpenStreams:

@@ -110,7 +110,7 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                  on_wake: Callable[[str], None] | None = None, revocations: Revocations | None = None,
                  open_streams: OpenStreams | None = None, blocks: Blocks | None = None) -> None:
         self.app = app
-        self.blocks = blocks or NoBlocks()  # who blocks whom at a table, asked once per stream open
+        self.blocks = blocks if blocks is not None else NoBlocks()  # who blocks whom at a table (blocks.py)
         # seated players' open streams, on every replica of the store: GetTurnAttention's ``streaming``
         self.open_streams = open_streams or OpenStreams()
         self.notices = NoticeRpcs(app, self.open_streams, history)

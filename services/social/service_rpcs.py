@@ -1,6 +1,7 @@
 """SocialService's calls for other services: PostNotifications (the notifier, matchmaking,
-and the account service), CheckRelations (matchmaking) and ClaimPush (the notifier). A
-mixin of SocialServicer, which gives it ``self.social``, ``self.pushes`` and ``self.keys``.
+and the account service), CheckRelations (matchmaking and the match service) and ClaimPush
+(the notifier). A mixin of SocialServicer, which gives it ``self.social``, ``self.pushes``
+and ``self.keys``.
 
 Each checks its caller first: a `service` token whose `sub` names a service allowed to
 make the call (the account service: its `account` token, sub "accounts"); every other
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 POSTERS = ("notifier", "matchmaking")
 ACCOUNT_SERVICE = "accounts"
+RELATIONS_ASKERS = ("matchmaking", "match")
 MAX_OTHERS = 100
 DECISIONS = {"send": pb.PUSH_DECISION_SEND, "opted_out": pb.PUSH_DECISION_OPTED_OUT,
              "quiet_hours": pb.PUSH_DECISION_QUIET_HOURS, "rate_limited": pb.PUSH_DECISION_RATE_LIMITED,
@@ -51,7 +53,7 @@ class ServiceRpcs:
     async def CheckRelations(self, request: pb.CheckRelationsRequest,
                              context: Context) -> pb.CheckRelationsResponse:
         async with statuses(context):
-            self._service(context, ("matchmaking",))
+            self._service(context, RELATIONS_ASKERS)
             others = list(request.others)
             if len(others) > MAX_OTHERS:
                 raise InvalidRequest(f"at most {MAX_OTHERS} others a call", "others")

@@ -17,8 +17,9 @@ from domino.social.v1 import social_service_pb2 as social_pb
 from services.match.application import MatchApplication
 from services.common.auth import MissingKeys
 from services.common.config import Settings
-from services.match.blocks import NoBlocks, SocialBlocks
+from services.match.blocks import KeptBlocks, NoBlocks
 from services.match.bootstrap import blocks_of
+from services.match.social_client import GrpcRelations
 from tests.support.errors import refusal
 from tests.support.keys import KEYS, auth
 
@@ -39,7 +40,7 @@ def svc(social):
     made = []
 
     def blocks():
-        made.append(SocialBlocks(f"127.0.0.1:{social.port}", KEYS, timeout_seconds=2.0, cache_seconds=0.0))
+        made.append(KeptBlocks(GrpcRelations(f"127.0.0.1:{social.port}", KEYS, 2.0).blocked, cache_seconds=0.0))
         return made[0]
 
     with running_service(app, blocks=blocks) as service:
@@ -145,7 +146,7 @@ def test_with_the_social_service_away_a_stream_opens_unchecked_and_the_miss_is_c
     made = []
 
     def blocks():
-        made.append(SocialBlocks(f"127.0.0.1:{nowhere}", KEYS, timeout_seconds=0.5))
+        made.append(KeptBlocks(GrpcRelations(f"127.0.0.1:{nowhere}", KEYS, 0.5).blocked))
         return made[0]
 
     with running_service(app, blocks=blocks) as away:
@@ -160,7 +161,8 @@ def test_an_answer_is_kept_for_the_cache_seconds_then_asked_again(social, table)
     now = [100.0]
 
     async def asked_three_times():
-        blocks = SocialBlocks(f"127.0.0.1:{social.port}", KEYS, cache_seconds=10.0, clock=lambda: now[0])
+        relations = GrpcRelations(f"127.0.0.1:{social.port}", KEYS)
+        blocks = KeptBlocks(relations.blocked, cache_seconds=10.0, clock=lambda: now[0])
         try:
             first = await blocks.blocked(ann.player_id, [bob.player_id])
             block(social, ann, bob)
@@ -169,27 +171,29 @@ def test_an_answer_is_kept_for_the_cache_seconds_then_asked_again(social, table)
             now[0] += 2.0
             return first, kept, await blocks.blocked(ann.player_id, [bob.player_id])
         finally:
-            await blocks.close()
+            await relations.close()
 
     assert asyncio.run(asked_three_times()) == (frozenset(), frozenset(), frozenset({bob.player_id}))
 
 
 def test_without_a_social_address_no_block_is_checked():
-    assert isinstance(blocks_of(Settings.model_construct(social_address="", keys_dir="")), NoBlocks)
+    relations, blocks = blocks_of(Settings.model_construct(social_address="", keys_dir=""))
+    assert relations is None and isinstance(blocks, NoBlocks)
 
 
 def test_the_kept_answers_are_bounded_and_the_oldest_is_asked_again(social, table):
     ann, bob, cat, match_id = table
 
     async def asked():
-        blocks = SocialBlocks(f"127.0.0.1:{social.port}", KEYS, cache_seconds=60.0, cache_size=1)
+        relations = GrpcRelations(f"127.0.0.1:{social.port}", KEYS)
+        blocks = KeptBlocks(relations.blocked, cache_seconds=60.0, cache_size=1)
         try:
             await blocks.blocked(ann.player_id, [bob.player_id])
             block(social, ann, bob)
             await blocks.blocked(ann.player_id, [cat.player_id])  # the second answer pushes the first out
-            return await blocks.blocked(ann.player_id, [bob.player_id]), len(blocks._cache)
+            return await blocks.blocked(ann.player_id, [bob.player_id]), len(blocks)
         finally:
-            await blocks.close()
+            await relations.close()
 
     assert asyncio.run(asked()) == (frozenset({bob.player_id}), 1)
 

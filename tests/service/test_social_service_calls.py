@@ -90,6 +90,13 @@ def test_check_relations_says_friends_and_blocks_either_way(svc, ann, bob):
         (bob.player_id, True, False), (cat.player_id, False, True), (dan.player_id, False, False)]
 
 
+def test_the_match_service_may_check_relations(svc, ann, bob):
+    svc.stub.BlockPlayer(pb.BlockPlayerRequest(player_id=bob.player_id), metadata=bearer(ann))
+    reply = svc.stub.CheckRelations(pb.CheckRelationsRequest(player_id=bob.player_id, others=[ann.player_id]),
+                                    metadata=auth("match", "service"))
+    assert [(r.player_id, r.friends, r.blocked) for r in reply.relations] == [(ann.player_id, False, True)]
+
+
 def claim(svc, notification_id: str) -> pb.ClaimPushResponse:
     return svc.stub.ClaimPush(pb.ClaimPushRequest(notification_id=notification_id), metadata=NOTIFIER)
 
