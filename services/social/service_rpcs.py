@@ -5,7 +5,8 @@ and ``self.keys``.
 
 Each checks its caller first: a `service` token whose `sub` names a service allowed to
 make the call (the account service: its `account` token, sub "accounts"); every other
-token, a player's included, is WRONG_CALLER. Then the request's fields, in order."""
+token, a player's included, is WRONG_CALLER. Then the request's fields, in order. A poster
+posts only the kinds it tells of (POSTER_KINDS), and one a player sends names that player."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from services.common.auth import AuthError, Identity, bearer_identity
 
 from .errors import InvalidRequest
 from .inbox_rpcs import notification_pb
-from .notices import check_batch, checked
+from .notices import FROM_A_PLAYER, check_batch, checked
 from .push_rpcs import push_target_pb
 from .statuses import run, statuses
 
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
 
 POSTERS = ("notifier", "matchmaking")
 ACCOUNT_SERVICE = "accounts"
+# The kinds each poster tells of (the account service by its sub): no service speaks for another.
+POSTER_KINDS = {"matchmaking": frozenset({"invite", "rematch", "invite_answered"}),
+                "notifier": frozenset({"your_turn", "match_result", "rating_change"}),
+                ACCOUNT_SERVICE: frozenset({"ban", "account"})}
 RELATIONS_ASKERS = ("matchmaking", "match")
 MAX_OTHERS = 100
 DECISIONS = {"send": pb.PUSH_DECISION_SEND, "opted_out": pb.PUSH_DECISION_OPTED_OUT,
@@ -41,13 +46,19 @@ class ServiceRpcs:
     async def PostNotifications(self, request: pb.PostNotificationsRequest,
                                 context: Context) -> pb.PostNotificationsResponse:
         async with statuses(context):
-            self._service(context, POSTERS, accounts=True)
+            poster = self._service(context, POSTERS, accounts=True).subject
             check_batch(len(request.notifications))
             now = self.social.inbox.clock()
             drafts = [checked(f"notifications[{i}]", n.notification_id, n.recipient_player_id, n.kind, n.text_key,
                               dict(n.args), n.player_id, n.match_id, n.room_id, n.invite_id,
                               n.expires_at.ToNanoseconds() / 1e9 if n.HasField("expires_at") else None, now)
                       for i, n in enumerate(request.notifications)]
+            for i, draft in enumerate(drafts):
+                if draft.kind not in POSTER_KINDS[poster]:
+                    raise InvalidRequest(f"the {poster} service does not post this kind", f"notifications[{i}].kind")
+                if draft.kind in FROM_A_PLAYER and not draft.player_id:
+                    raise InvalidRequest("player_id is required: the player this notification comes from",
+                                         f"notifications[{i}].player_id")
             return pb.PostNotificationsResponse(stored=await run(self.social.inbox.post, drafts))
 
     async def CheckRelations(self, request: pb.CheckRelationsRequest,

@@ -36,7 +36,7 @@ from tests.support.keys import KEYS, auth
 from .fresh_bus import fresh_bus
 
 pytestmark = pytest.mark.integration
-NOTIFIER = auth("notifier", "service")
+ACCOUNTS = auth("accounts", "account")
 
 
 class NoDirectory:
@@ -93,7 +93,7 @@ def post(stub, recipient: str) -> str:
     notification_id = str(uuid.uuid4())
     stub.PostNotifications(pb.PostNotificationsRequest(notifications=[pb.NewNotification(
         notification_id=notification_id, recipient_player_id=recipient, kind=pb.NOTIFICATION_KIND_ACCOUNT,
-        text_key="notice.account.device_added")]), metadata=NOTIFIER)
+        text_key="notice.account.device_added")]), metadata=ACCOUNTS)
     return notification_id
 
 

@@ -73,7 +73,7 @@ def stub_posts_nothing_to(port: int, player_id: str) -> bool:
         stored = pb_grpc.SocialServiceStub(channel).PostNotifications(pb.PostNotificationsRequest(notifications=[
             pb.NewNotification(notification_id=str(uuid.uuid4()), recipient_player_id=player_id,
                                kind=pb.NOTIFICATION_KIND_BAN, text_key="notice.banned")]),
-            metadata=auth("notifier", "service")).stored
+            metadata=auth("accounts", "account")).stored
     finally:
         channel.close()
     return stored == 0
@@ -120,11 +120,13 @@ def test_a_deleted_account_is_exported_then_erased_from_the_social_service_once_
                 to_a, naming_a = str(uuid.uuid4()), str(uuid.uuid4())
                 stub.PostNotifications(pb.PostNotificationsRequest(notifications=[
                     pb.NewNotification(notification_id=to_a, recipient_player_id=a.player_id,
-                                       kind=pb.NOTIFICATION_KIND_ACCOUNT, text_key="notice.account.device_added"),
+                                       kind=pb.NOTIFICATION_KIND_ACCOUNT, text_key="notice.account.device_added")]),
+                    metadata=auth("accounts", "account"))
+                stub.PostNotifications(pb.PostNotificationsRequest(notifications=[
                     pb.NewNotification(notification_id=naming_a, recipient_player_id=fay.player_id,
                                        kind=pb.NOTIFICATION_KIND_INVITE, text_key="notice.invite",
                                        player_id=a.player_id, args={"host": a.player_id})]),
-                    metadata=auth("notifier", "service"))
+                    metadata=auth("matchmaking", "service"))
 
                 data = json.loads(accounts.stub.ExportMyData(acc.ExportMyDataRequest(),
                                                              metadata=bearer(a)).data_json)["social"]

@@ -64,7 +64,7 @@ def good(recipient: str, **fields) -> pb.NewNotification:
     return pb.NewNotification(**values)
 
 
-def post(svc, notices, metadata=NOTIFIER):
+def post(svc, notices, metadata=auth("accounts", "account")):
     return lambda: svc.stub.PostNotifications(pb.PostNotificationsRequest(notifications=notices), metadata=metadata)
 
 
@@ -166,6 +166,25 @@ def test_post_refuses_an_empty_or_oversized_batch(svc):
 def test_post_refuses_each_malformed_field_and_stores_none_of_the_batch(svc, ann, fields, field):
     refused(svc, C.INVALID_ARGUMENT, "INVALID_REQUEST",
             post(svc, [good(ann.player_id), good(ann.player_id, **fields)]), f"notifications[1].{field}")
+
+
+@pytest.mark.parametrize("metadata, kind", [
+    (NOTIFIER, pb.NOTIFICATION_KIND_INVITE), (NOTIFIER, pb.NOTIFICATION_KIND_BAN),
+    (auth("matchmaking", "service"), pb.NOTIFICATION_KIND_YOUR_TURN),
+    (auth("matchmaking", "service"), pb.NOTIFICATION_KIND_FRIEND_REQUEST),
+    (auth("accounts", "account"), pb.NOTIFICATION_KIND_MATCH_RESULT),
+    (auth("accounts", "account"), pb.NOTIFICATION_KIND_FRIEND_ACCEPTED)],
+    ids=["notifier-invite", "notifier-ban", "matchmaking-turn", "matchmaking-friend-request", "accounts-result",
+         "accounts-friend-accepted"])
+def test_post_refuses_a_kind_another_service_tells_of(svc, ann, metadata, kind):
+    refused(svc, C.INVALID_ARGUMENT, "INVALID_REQUEST",
+            post(svc, [good(ann.player_id, kind=kind, player_id="p-sender")], metadata), "notifications[0].kind")
+
+
+def test_post_refuses_a_notification_a_player_sends_without_that_player(svc, ann):
+    refused(svc, C.INVALID_ARGUMENT, "INVALID_REQUEST",
+            post(svc, [good(ann.player_id, kind=pb.NOTIFICATION_KIND_INVITE, text_key="notice.invite")],
+                 auth("matchmaking", "service")), "notifications[0].player_id")
 
 
 @pytest.mark.parametrize("fields, field", [

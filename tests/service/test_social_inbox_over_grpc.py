@@ -51,7 +51,8 @@ def bob(svc):
 def post(svc, recipient, kind=pb.NOTIFICATION_KIND_ACCOUNT, key="notice.account.device_added", **fields):
     n = pb.NewNotification(notification_id=str(uuid.uuid4()), recipient_player_id=recipient.player_id, kind=kind,
                            text_key=key, **fields)
-    svc.stub.PostNotifications(pb.PostNotificationsRequest(notifications=[n]), metadata=NOTIFIER)
+    poster = ACCOUNTS if kind == pb.NOTIFICATION_KIND_ACCOUNT else NOTIFIER
+    svc.stub.PostNotifications(pb.PostNotificationsRequest(notifications=[n]), metadata=poster)
     return n.notification_id
 
 
@@ -153,7 +154,7 @@ def test_a_stream_says_how_things_stand_then_sends_each_new_notification_once(sv
         assert message.notification.notification_id == new and message.unread_count == 2
         again = svc.stub.PostNotifications(pb.PostNotificationsRequest(notifications=[pb.NewNotification(
             notification_id=new, recipient_player_id=ann.player_id, kind=pb.NOTIFICATION_KIND_ACCOUNT,
-            text_key="notice.account.device_added")]), metadata=NOTIFIER)
+            text_key="notice.account.device_added")]), metadata=ACCOUNTS)
         assert again.stored == 0
         last = post(svc, ann)
         assert got.get(timeout=10).notification.notification_id == last  # the repeat sent nothing

@@ -36,12 +36,13 @@ def bob(svc):
     return svc.sign_up(f"Bob Calls {next(_names)}")
 
 
-def notice(recipient_id: str, kind=pb.NOTIFICATION_KIND_INVITE, about: str = "", **fields) -> pb.NewNotification:
+def notice(recipient_id: str, kind=pb.NOTIFICATION_KIND_INVITE, about: str = "p-inviter", key="notice.invite",
+           **fields) -> pb.NewNotification:
     return pb.NewNotification(notification_id=str(uuid.uuid4()), recipient_player_id=recipient_id, kind=kind,
-                              text_key="notice.invite", player_id=about, **fields)
+                              text_key=key, player_id=about, **fields)
 
 
-def posted(svc, *notices, metadata=NOTIFIER) -> int:
+def posted(svc, *notices, metadata=MATCHMAKING) -> int:
     return svc.stub.PostNotifications(pb.PostNotificationsRequest(notifications=notices), metadata=metadata).stored
 
 
@@ -49,9 +50,15 @@ def inbox(svc, who):
     return svc.stub.ListNotifications(pb.ListNotificationsRequest(), metadata=bearer(who)).notifications
 
 
-@pytest.mark.parametrize("metadata", [NOTIFIER, MATCHMAKING, ACCOUNTS], ids=["notifier", "matchmaking", "accounts"])
-def test_each_poster_may_post(svc, ann, metadata):
-    assert posted(svc, notice(ann.player_id), metadata=metadata) == 1
+@pytest.mark.parametrize("metadata, kind", [
+    (NOTIFIER, pb.NOTIFICATION_KIND_YOUR_TURN), (NOTIFIER, pb.NOTIFICATION_KIND_MATCH_RESULT),
+    (NOTIFIER, pb.NOTIFICATION_KIND_RATING_CHANGE), (MATCHMAKING, pb.NOTIFICATION_KIND_INVITE),
+    (MATCHMAKING, pb.NOTIFICATION_KIND_REMATCH), (MATCHMAKING, pb.NOTIFICATION_KIND_INVITE_ANSWERED),
+    (ACCOUNTS, pb.NOTIFICATION_KIND_BAN), (ACCOUNTS, pb.NOTIFICATION_KIND_ACCOUNT)],
+    ids=["notifier-turn", "notifier-result", "notifier-rating", "matchmaking-invite", "matchmaking-rematch",
+         "matchmaking-answer", "accounts-ban", "accounts-account"])
+def test_each_poster_may_post_its_own_kinds(svc, ann, metadata, kind):
+    assert posted(svc, notice(ann.player_id, kind=kind), metadata=metadata) == 1
 
 
 def test_a_notification_posted_twice_is_stored_once(svc, ann):
@@ -69,7 +76,8 @@ def test_a_bot_recipient_is_skipped(svc):
 def test_an_invite_from_a_player_the_recipient_blocks_is_dropped(svc, ann, bob):
     svc.stub.BlockPlayer(pb.BlockPlayerRequest(player_id=bob.player_id), metadata=bearer(ann))
     assert posted(svc, notice(ann.player_id, about=bob.player_id)) == 0
-    assert posted(svc, notice(ann.player_id, kind=pb.NOTIFICATION_KIND_MATCH_RESULT, about=bob.player_id)) == 1
+    assert posted(svc, notice(ann.player_id, kind=pb.NOTIFICATION_KIND_MATCH_RESULT, about=bob.player_id),
+                  metadata=NOTIFIER) == 1
 
 
 def test_an_erased_recipient_gets_no_new_notification(svc, ann):
