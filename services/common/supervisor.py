@@ -162,8 +162,9 @@ class LocalSystem:
             env["DOMINO_MATCH_ADDRESS"] = self.match_target
         if service == EDGE and "DOMINO_WEB_STATIC_DIR" not in env and (TEST_PAGE / "bundle.js").exists():
             env["DOMINO_WEB_STATIC_DIR"] = str(TEST_PAGE)
-        if service == "accounts" and "social" not in self.services and "DOMINO_SOCIAL_ADDRESS" not in self.extra_env:
-            env["DOMINO_SOCIAL_ADDRESS"] = ""  # no social service to export from or erase in
+        if service in ("accounts", "match", "match-2") and "social" not in self.services \
+                and "DOMINO_SOCIAL_ADDRESS" not in self.extra_env:
+            env["DOMINO_SOCIAL_ADDRESS"] = ""  # no social service to export from, erase in or ask about blocks
         if service == "accounts" and EDGE in self.services and "DOMINO_TRUSTED_PROXIES" not in env:
             env["DOMINO_TRUSTED_PROXIES"] = "127.0.0.1"  # the edge: sign-ins count the browser it forwards for
         if service == "match-2":
