@@ -96,7 +96,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     metrics = RpcMetrics("match")
     tail = change_tail(app, changes, settings.watch_safety_seconds, **tail_counters())
     active = Gauge("domino_match_active_matches", "Matches started and not yet ended")
-    keys = KeyRing.load(settings.keys_dir, accepts=ROLES)  # verifies every kind of token, issues none
+    keys = KeyRing.load(settings.keys_dir, accepts=ROLES)  # verifies every kind of token (blocks_of: its own)
     signer = head_signer(settings)
     limits = limits_of(settings)
     count_open_streams(limits[0])
