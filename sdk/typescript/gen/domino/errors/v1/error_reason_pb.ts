@@ -547,6 +547,7 @@ export enum ErrorReason {
   TOO_MANY_BLOCKS = 408,
 
   /**
+   * ---- domino.matchmaking -------------------------------------------------------------------
    * The players named are not the caller's friends (invites go to friends only).
    *
    * @generated from enum value: ERROR_REASON_NOT_FRIENDS = 409;
@@ -575,6 +576,7 @@ export enum ErrorReason {
   REMATCH_NOT_AVAILABLE = 412,
 
   /**
+   * ---- domino.social -------------------------------------------------------------------------
    * As many push tokens (installations) as one player may register: unregister one first.
    *
    * @generated from enum value: ERROR_REASON_TOO_MANY_PUSH_TOKENS = 413;
@@ -589,7 +591,8 @@ export enum ErrorReason {
   NOTIFICATION_NOT_FOUND = 414,
 
   /**
-   * As many invites pending for the room as it has free seats, or invites sent this hour as one may.
+   * ---- domino.matchmaking --------------------------------------------------------------------
+   * As many invites pending for the room as it has free seats (FAILED_PRECONDITION).
    *
    * @generated from enum value: ERROR_REASON_TOO_MANY_INVITES = 415;
    */
