@@ -13,8 +13,10 @@ publishes the notice, which the notifier claims (ClaimPush), asks the match serv
 sends to APNs (docs/notifier.md).
 
 - ``latency_ms``: the turn's start (its deadline less the match's timer, the server's clock,
-  this machine) to the fake APNs receiving the push, less the notifier's grace, which is set
-  to 0 here (production waits DOMINO_NOTIFIER_TURN_GRACE_SECONDS, 3 s, for an app that opens);
+  this machine) to the fake APNs receiving the push, with the notifier's grace set to 0
+  (production waits DOMINO_NOTIFIER_TURN_GRACE_SECONDS, 3 s, for an app that opens). A
+  round's first turn, whose clock starts after the pause before the round, is pushed but not
+  timed; a draw keeps the turn and is not pushed again;
 - ``cpu_ms_per_push``: utime + stime of the notifier, social, match and relay processes over
   the timed part, divided by the pushes; each process's share is given too (the match
   service's share includes the moves themselves, so it is an upper bound).
@@ -32,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -73,16 +76,17 @@ def sign_up(system: LocalSystem, count: int) -> list[dict]:
 
 def pushed_at(fake, token: str, match_id: str, version: int, timeout: float = 30.0) -> float | None:
     """When the push of this turn (its match and version) reached the fake APNs."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with fake.lock:
-            for r in fake.received:
-                extra = r.payload.get("domino", {})
-                if r.token == token and extra.get("match_id") == match_id and \
-                        extra.get("args", {}).get("version") == str(version):
-                    return r.at
-        time.sleep(0.002)
-    return None
+    def arrived() -> float | None:
+        for r in reversed(fake.received):
+            extra = r.payload.get("domino", {})
+            if r.token == token and extra.get("match_id") == match_id and \
+                    extra.get("args", {}).get("version") == str(version):
+                return r.at
+        return None
+
+    with fake.seen:  # woken by each push the fake records, rather than polled
+        fake.seen.wait_for(lambda: arrived() is not None, timeout)
+        return arrived()
 
 
 def play(system: LocalSystem, fake, pair: list[dict], turns: int, latencies: list[float], missed: list) -> None:
@@ -93,17 +97,21 @@ def play(system: LocalSystem, fake, pair: list[dict], turns: int, latencies: lis
             request_id=str(uuid.uuid4()), rules="egyptian", variant="draw-2", turn_timer_seconds=TIMER,
             seats=[mpb.SeatSpec(player_id=p["id"], client_seed=secrets.token_hex(8)) for p in pair]),
             metadata=service, timeout=10).match_id
+        turn, told = None, 0  # a draw keeps the turn (and its deadline): one push a turn, at its first version
         for _ in range(turns):
             view = stub.GetMatch(mpb.GetMatchRequest(match_id=match_id), metadata=service, timeout=10).view
+            seen = time.time()
             if view.status != mpb.MATCH_STATUS_IN_PROGRESS or not view.HasField("turn"):
                 break
             player = pair[view.turn]
-            began = view.turn_deadline.ToNanoseconds() / 1e9 - TIMER
-            arrived = pushed_at(fake, player["token"], match_id, view.version)
-            if arrived is None:
-                missed.append((match_id, view.version))
-            else:
-                latencies.append(arrived - began)
+            if (view.turn, view.turn_deadline.ToNanoseconds()) != turn:
+                turn, told = (view.turn, view.turn_deadline.ToNanoseconds()), view.version
+                began = view.turn_deadline.ToNanoseconds() / 1e9 - TIMER
+                arrived = pushed_at(fake, player["token"], match_id, told)
+                if arrived is None:
+                    missed.append((match_id, told))
+                elif began <= seen:  # a round's first turn counts from the end of the pause before it
+                    latencies.append(arrived - began)
             mine = stub.GetMatch(mpb.GetMatchRequest(match_id=match_id), metadata=player["metadata"], timeout=10).view
             move = mine.legal_moves[-1]
             if move.kind == mpb.MOVE_KIND_DRAW:
@@ -132,13 +140,24 @@ def measure(system: LocalSystem, fake, args) -> dict:
     pushes = len(fake.received) - pushes_before
     cpu = {name: cpu_seconds(pid) - before[name] for name, pid in pids.items()}
     per_push = {name: round(seconds / max(pushes, 1) * 1000, 3) for name, seconds in cpu.items()}
+    outcomes = notifier_outcomes(system)
     return {"bench": "your_turn_push", "commit": git_commit(), "provider": "apns (fake, HTTP/2 TLS on loopback)",
             "matches": args.matches, "pushes": pushes, "missed": len(missed), "refused": len(fake.refused),
             "grace_seconds": 0,
             "latency_ms": {"p50": round((pct(latencies, 50) or 0) * 1000, 1),
                            "p99": round((pct(latencies, 99) or 0) * 1000, 1)},
             "cpu_ms_per_push": round(sum(per_push.values()), 3), "cpu_ms_per_push_by_process": per_push,
-            "loadavg": loadavg()}
+            "notifier_outcomes": outcomes, "loadavg": loadavg()}
+
+
+def notifier_outcomes(system: LocalSystem) -> dict[str, float]:
+    """What the notifier's consumers and claims said, from its own metrics: retries show here."""
+    url = f"http://127.0.0.1:{system.ports.notifier_metrics}/metrics"
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        text = reply.read().decode()
+    wanted = ("domino_notifier_messages_total{", "domino_push_claims_total{", "domino_push_retries_total{")
+    return {line.split(" ")[0]: float(line.split(" ")[1]) for line in text.splitlines()
+            if line.startswith(wanted) and float(line.split(" ")[1]) > 0}
 
 
 def main() -> None:

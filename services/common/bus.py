@@ -222,6 +222,8 @@ class Turn:
     version: int
     seat: int
     player_id: str
+    round: int = 0  # with turn_no, names the turn: a draw adds a version, not a turn
+    turn_no: int = 0
 
 
 def _object(data: bytes) -> dict:
@@ -272,7 +274,9 @@ def _turn(data: bytes) -> Turn:
     if not isinstance(player, str) or not 0 < len(player) <= MAX_ID:
         _bad("player_id")
     player.encode("utf-8")  # a lone surrogate would only fail later, in the gRPC call
-    return Turn(_match_id(obj), _whole(obj, "version", 1, MAX_VERSION), _whole(obj, "seat", 0, MAX_SEATS - 1), player)
+    return Turn(_match_id(obj), _whole(obj, "version", 1, MAX_VERSION), _whole(obj, "seat", 0, MAX_SEATS - 1), player,
+                _whole(obj, "round", 1, MAX_VERSION) if "round" in obj else 0,
+                _whole(obj, "turn_no", 0, MAX_VERSION) if "turn_no" in obj else 0)
 
 
 def _match_event(data: bytes) -> tuple[str, int]:

@@ -132,7 +132,7 @@ class NotifierConsumer:
         attention = await self.matches.turn_attention(turn.match_id, turn.version)
         if attention.player_id and attention.player_id != turn.player_id:
             raise bus.BadMessage("the match service names another player than the payload")
-        notice = your_turn(turn.match_id, turn.version, attention)
+        notice = your_turn(turn.match_id, turn.version, attention, (turn.round, turn.turn_no) if turn.round else None)
         if notice is None:
             return "streaming" if attention.to_act and attention.streaming else "moved"
         await self.poster.post([notice])

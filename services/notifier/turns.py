@@ -1,9 +1,10 @@
 """A person's turn whose app is closed becomes a YOUR_TURN notification (its push then
 follows through the notices path, like any other).
 
-One per turn: its id is derived from the match and the version the turn began at, so a
-redelivered seat_turn message, or a second notifier replica, posts the same id and the
-social service stores it once. It expires at the turn's deadline: neither the inbox nor the
+One per turn: its id is derived from the match and the turn (round and turn number: a draw
+makes a new version and a new seat_turn message, not a new turn), so a draw, a redelivered
+seat_turn message or a second notifier replica posts the same id and the social service
+stores it once. It expires at the turn's deadline: neither the inbox nor the
 phone keeps a turn that is over, and a claim after it answers GONE."""
 
 from __future__ import annotations
@@ -19,15 +20,18 @@ NAMESPACE = uuid.UUID("5b0f3c5e-7d4e-4f7a-9b51-2f0c6a1d8e42")  # the notifier's;
 TEXT_KEY = "notice.your_turn"
 
 
-def notification_id(match_id: str, version: int) -> str:
-    return str(uuid.uuid5(NAMESPACE, f"{match_id}:{version}"))
+def notification_id(match_id: str, version: int, turn: tuple[int, int] | None = None) -> str:
+    """By the turn when the message names it (round, turn number), else by the version."""
+    name = f"{match_id}:turn:{turn[0]}:{turn[1]}" if turn else f"{match_id}:{version}"
+    return str(uuid.uuid5(NAMESPACE, name))
 
 
-def your_turn(match_id: str, version: int, attention: match_pb.GetTurnAttentionResponse) -> pb.NewNotification | None:
+def your_turn(match_id: str, version: int, attention: match_pb.GetTurnAttentionResponse,
+              turn: tuple[int, int] | None = None) -> pb.NewNotification | None:
     """The notification to post, or None when no push is wanted (moved, or the app is open)."""
     if not attention.to_act or attention.streaming or not attention.player_id:
         return None
-    notice = pb.NewNotification(notification_id=notification_id(match_id, version),
+    notice = pb.NewNotification(notification_id=notification_id(match_id, version, turn),
                                 recipient_player_id=attention.player_id, kind=pb.NOTIFICATION_KIND_YOUR_TURN,
                                 text_key=TEXT_KEY, match_id=match_id)
     notice.args["version"] = str(version)  # the notices path asks again before the push goes

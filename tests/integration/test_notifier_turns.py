@@ -122,7 +122,7 @@ def test_a_person_whose_app_is_closed_is_pushed_their_turn_with_the_seconds_left
     version = asyncio.run(scenario())
     [got] = world.apns.wait_for(1)
     assert got.headers["apns-priority"] == "10" and got.headers["apns-collapse-id"] == f"turn-{match_id}"
-    assert got.headers["apns-id"] == turns.notification_id(match_id, version)
+    assert got.headers["apns-id"] == turns.notification_id(match_id, version, (1, 1))
     assert got.payload["aps"]["alert"]["loc-key"] == "notice.your_turn"
     assert got.payload["domino"]["args"]["seconds_left"] == "45"
     [notice] = inbox(world, bob)

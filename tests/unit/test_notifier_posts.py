@@ -44,6 +44,19 @@ def test_the_id_is_the_same_for_the_same_turn_and_another_for_the_next():
     assert uuid.UUID(first).version == 5
 
 
+def test_a_draw_that_keeps_the_turn_makes_no_second_your_turn():
+    """A draw stores a new version and the relay tells the turn again; the turn is the same."""
+    first = turns.your_turn(MATCH, 17, attention(), (2, 5)).notification_id
+    assert turns.your_turn(MATCH, 18, attention(), (2, 5)).notification_id == first
+    assert turns.your_turn(MATCH, 19, attention(), (2, 6)).notification_id != first
+
+
+def test_a_turn_message_names_its_round_and_turn_number():
+    payload = {"match_id": MATCH, "version": 18, "seat": 1, "player_id": "p-bob", "round": 2, "turn_no": 5}
+    turn = bus.read_turn(json.dumps(payload).encode())
+    assert (turn.round, turn.turn_no) == (2, 5)
+
+
 @pytest.mark.parametrize("said", [attention(to_act=False), attention(streaming=True),
                                   attention(deadline=1_800_000_000.0)], ids=["moved", "watching", "run_out"])
 def test_no_your_turn_for_a_seat_that_moved_watches_or_ran_out(said):
