@@ -169,10 +169,7 @@ def main() -> None:
     var = Path(tempfile.mkdtemp(prefix="domino-bench-your-turn-"))
     try:
         with running_apns(var / "apns") as fake:
-            notifier_env = {"DOMINO_APNS_KEY_FILE": str(var / "apns" / "apns.p8"), "DOMINO_APNS_KEY_ID": fake.key_id,
-                            "DOMINO_APNS_TEAM_ID": fake.team_id, "DOMINO_APNS_TOPIC": fake.topic,
-                            "DOMINO_APNS_SANDBOX_URL": fake.url, "DOMINO_APNS_PRODUCTION_URL": fake.url,
-                            "DOMINO_PUSH_CA_FILE": fake.ca_file, "DOMINO_NOTIFIER_TURN_GRACE_SECONDS": "0"}
+            notifier_env = fake.notifier_env(DOMINO_NOTIFIER_TURN_GRACE_SECONDS="0")
             extra = {"DOMINO_LOG_LEVEL": "WARNING", "DOMINO_PUSH_PER_MINUTE": "1000000",
                      "DOMINO_COMMAND_RATE": "1000000", "DOMINO_COMMAND_BURST": "1000000"}
             with LocalSystem(var / "system", Ports.free(), services=("match", "relay", "accounts", "social", NOTIFIER),

@@ -67,11 +67,19 @@ class FakeApns:
     refused: list[tuple[int, str]] = field(default_factory=list)  # answers to requests that failed the checks
     url: str = ""
     ca_file: str = ""
+    key_file: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
     seen: threading.Condition = field(init=False)
 
     def __post_init__(self) -> None:
         self.seen = threading.Condition(self.lock)
+
+    def notifier_env(self, **more: str) -> dict[str, str]:
+        """The notifier's settings that point it at this fake (with ``more`` of its own)."""
+        return {"DOMINO_APNS_KEY_FILE": self.key_file, "DOMINO_APNS_KEY_ID": self.key_id,
+                "DOMINO_APNS_TEAM_ID": self.team_id, "DOMINO_APNS_TOPIC": self.topic,
+                "DOMINO_APNS_SANDBOX_URL": self.url, "DOMINO_APNS_PRODUCTION_URL": self.url,
+                "DOMINO_PUSH_CA_FILE": self.ca_file, **more}
 
     def script(self, token: str, *replies: Reply) -> None:
         with self.lock:
@@ -175,4 +183,5 @@ def running_apns(directory: Path) -> Iterator[FakeApns]:
         fake.ca_file = str(pki.ca)
         key_file = directory / "apns.p8"
         key_file.write_bytes(pem)
+        fake.key_file = str(key_file)
         yield fake

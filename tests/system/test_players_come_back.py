@@ -121,10 +121,7 @@ def room_of(phone: Phone, room_id: str) -> mm.RoomView:
 def world():
     with scratch_dir("domino-come-back-") as path:
         with running_apns(path / "apns") as apns:
-            notifier = {"DOMINO_APNS_KEY_FILE": str(path / "apns" / "apns.p8"), "DOMINO_APNS_KEY_ID": apns.key_id,
-                        "DOMINO_APNS_TEAM_ID": apns.team_id, "DOMINO_APNS_TOPIC": apns.topic,
-                        "DOMINO_APNS_SANDBOX_URL": apns.url, "DOMINO_APNS_PRODUCTION_URL": apns.url,
-                        "DOMINO_PUSH_CA_FILE": apns.ca_file, "DOMINO_NOTIFIER_TURN_GRACE_SECONDS": "1"}
+            notifier = apns.notifier_env(DOMINO_NOTIFIER_TURN_GRACE_SECONDS="1")
             services = SERVICES if NOTIFIER in SERVICES else (*SERVICES, NOTIFIER)
             with LocalSystem(path / "var", Ports.free(), services=services, extra_env=SYSTEM_ENV,
                              notifier_env=notifier) as system:
