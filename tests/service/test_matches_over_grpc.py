@@ -65,10 +65,11 @@ def test_a_whole_match_over_grpc_exports_a_record_that_verifies(svc, tmp_path, v
 def test_watch_match_resumes_after_a_known_version_with_every_event_and_the_view_after_each(svc):
     created = svc.create(target=51)
     final = play_whole_match(svc, created.match_id)
-    resumed = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=created.match_id, from_version=40),
+    known = final.version // 2  # a fixed version failed the rare deal whose match is shorter than it
+    resumed = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=created.match_id, from_version=known),
                                   metadata=auth("ann"))
     seen = [(m.event.version, m.view.version) for m in resumed]
-    assert [v for v, _ in seen] == list(range(41, final.version + 1))
+    assert [v for v, _ in seen] == list(range(known + 1, final.version + 1))
     assert all(event == view for event, view in seen)
 
 
