@@ -119,7 +119,7 @@ class NotifierConsumer:
         notice = read_notice(msg.data)
         if msg.subject != bus.notice_subject(notice.kind):
             raise bus.BadMessage("the payload names another kind than the subject")
-        return await self.pusher.push(notice.notification_id)
+        return await self.pusher.push(notice.notification_id, _claim_id(msg))
 
     async def _turn(self, msg) -> str:
         turn = bus.read_turn(msg.data)
@@ -195,3 +195,12 @@ def _delivered(msg) -> int:
         return msg.metadata.num_delivered
     except Exception:  # not a JetStream message
         return 1
+
+
+def _claim_id(msg) -> str:
+    """The notice's place in the stream: the same on each redelivery of it, another for any
+    other message."""
+    try:
+        return f"stream:{msg.metadata.sequence.stream}"
+    except Exception:  # not a JetStream message (tests)
+        return ""

@@ -36,7 +36,7 @@ class Turns(Protocol):
 
 
 class Claims(Protocol):
-    async def claim(self, notification_id: str) -> pb.ClaimPushResponse: ...
+    async def claim(self, notification_id: str, claim_id: str = "") -> pb.ClaimPushResponse: ...
 
     async def forget(self, platform: pb.PushPlatform, token: str) -> bool: ...
 
@@ -56,9 +56,11 @@ class Pusher:
         self.on_sent = on_sent
         self.clock = clock
 
-    async def push(self, notification_id: str) -> str:
-        """Claim and send; the claim's decision (its failure raises, for the bus to redeliver)."""
-        reply = await self.social.claim(notification_id)
+    async def push(self, notification_id: str, claim_id: str = "") -> str:
+        """Claim and send; the claim's decision (its failure raises, for the bus to redeliver:
+        the redelivery claims again under the same ``claim_id`` and is answered as the claim
+        that took it was, so a reply lost to the deadline does not lose the push)."""
+        reply = await self.social.claim(notification_id, claim_id)
         decision = decision_name(reply.decision)
         metrics.CLAIMS.labels(decision).inc()
         if reply.decision != pb.PUSH_DECISION_SEND:

@@ -22,8 +22,8 @@ class SocialClient:
         self.token = ServiceToken(SERVICE_SUBJECT, keys, TOKEN_TTL_SECONDS)
         self.timeout_seconds = timeout_seconds
 
-    async def claim(self, notification_id: str) -> pb.ClaimPushResponse:
-        return await self.stub.ClaimPush(pb.ClaimPushRequest(notification_id=notification_id),
+    async def claim(self, notification_id: str, claim_id: str = "") -> pb.ClaimPushResponse:
+        return await self.stub.ClaimPush(pb.ClaimPushRequest(notification_id=notification_id, claim_id=claim_id),
                                          metadata=self.token.metadata(), timeout=self.timeout_seconds)
 
     async def forget(self, platform: pb.PushPlatform, token: str) -> bool:

@@ -36,6 +36,7 @@ MAX_TOKEN = 512
 # replica's clock): it sends each one once whatever their order.
 STREAM_MARGIN = 10.0
 STREAM_BATCH = 100
+CLAIM_RETRY_SECONDS = 3600.0  # how long a claim's own retry is answered as the claim was
 Announced = list[tuple[str, str, str]]  # (notification id, recipient, kind) of what was stored
 
 
@@ -56,6 +57,7 @@ class Claim:
 
 
 Decide = Callable[[Execute, str, str, float], tuple[str, list[Any]]]
+Phones = Callable[[Execute, str], list[Any]]
 
 
 class Inbox:
@@ -169,11 +171,14 @@ class Inbox:
     # ---- pushes and upkeep -------------------------------------------------------------------
 
     @retried_on_conflict
-    def claim(self, notification_id: str, decide: Decide) -> Claim:
+    def claim(self, notification_id: str, decide: Decide, claim_id: str = "",
+              phones: Phones | None = None) -> Claim:
         """In one transaction, the first claim of a live, unread notification takes it (one a
         player sent is gone once the recipient blocks that player) and
         ``decide(execute, recipient, kind, now)`` (push_tokens.Pushes.decide_in) says whether
-        and where it may buzz; later claims are told it was claimed."""
+        and where it may buzz; later claims are told it was claimed. The retry of the claim
+        that took it (the same ``claim_id``: the notifier's reply was lost to its deadline) is
+        answered that decision again, with the phones as they are (``phones``), not counted."""
         now = self.clock()
         with self.store.transaction() as execute:
             found = InboxStore.get(execute, notification_id.lower())
@@ -183,13 +188,21 @@ class Inbox:
                     SocialStore.blocked_at(execute, found.recipient_id, found.player_id) is not None:
                 return Claim("gone")
             if found.claimed or not InboxStore.claim(execute, found.notification_id):
-                return Claim("already_claimed", found)
+                taken = InboxStore.claimed_by(execute, found.notification_id) if claim_id else None
+                if taken is None or taken[0] != claim_id:
+                    return Claim("already_claimed", found)
+                again = phones(execute, found.recipient_id) if phones and taken[1] == "send" else []
+                return Claim(taken[1], found, again)
             decision, targets = decide(execute, found.recipient_id, found.kind, now)
+            if claim_id:
+                InboxStore.record_claim(execute, found.notification_id, claim_id, decision, now)
         return Claim(decision, found, targets)
 
     def sweep(self, limit: int = 500) -> int:
-        """Deletes up to ``limit`` expired notifications."""
+        """Deletes up to ``limit`` expired notifications, and claims an hour old (their retries
+        came long before)."""
         with self.store.transaction() as execute:
+            InboxStore.forget_claims(execute, self.clock() - CLAIM_RETRY_SECONDS, limit)
             return InboxStore.sweep(execute, self.clock(), limit)
 
     def held_for(self, player_id: str) -> list[Stored]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from services.common.sql import Execute
 
-TABLES = ("domino_social_notifications", "domino_social_erased", "domino_social_secrets")
+TABLES = ("domino_social_notifications", "domino_social_erased", "domino_social_secrets", "domino_social_claims")
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_social_notifications (notification_id TEXT PRIMARY KEY, "
     "recipient_id TEXT NOT NULL, kind TEXT NOT NULL, text_key TEXT NOT NULL, args TEXT NOT NULL, "
@@ -37,6 +37,10 @@ SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_social_erased (player_hash TEXT PRIMARY KEY, "
     "erased_at DOUBLE PRECISION NOT NULL)",
     "CREATE TABLE IF NOT EXISTS domino_social_secrets (name TEXT PRIMARY KEY, secret TEXT NOT NULL)",
+    # who took each claimed notification, so that claim's retry is answered as it was (ids only)
+    "CREATE TABLE IF NOT EXISTS domino_social_claims (notification_id TEXT PRIMARY KEY, claim_id TEXT NOT NULL, "
+    "decision TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS domino_social_claims_at ON domino_social_claims (at)",
 ]
 _COLUMNS = ("notification_id, recipient_id, kind, text_key, args, player_id, match_id, room_id, invite_id, "
             "created_at, expires_at, read, claimed")
@@ -160,6 +164,24 @@ class InboxStore:
         """Marks it claimed; False when another claim came first."""
         return execute("UPDATE domino_social_notifications SET claimed = 1 WHERE notification_id = ? "
                        "AND claimed = 0", notification_id).rowcount > 0
+
+    @staticmethod
+    def record_claim(execute: Execute, notification_id: str, claim_id: str, decision: str, now: float) -> None:
+        execute("INSERT INTO domino_social_claims (notification_id, claim_id, decision, at) VALUES (?, ?, ?, ?)",
+                notification_id, claim_id, decision, now)
+
+    @staticmethod
+    def claimed_by(execute: Execute, notification_id: str) -> tuple[str, str] | None:
+        """(claim id, decision) of the claim that took the notification, when it named itself."""
+        row = execute("SELECT claim_id, decision FROM domino_social_claims WHERE notification_id = ?",
+                      notification_id).fetchone()
+        return (row[0], row[1]) if row else None
+
+    @staticmethod
+    def forget_claims(execute: Execute, before: float, limit: int) -> int:
+        """Deletes up to ``limit`` claims made before ``before`` (no retry comes that late)."""
+        return max(0, execute("DELETE FROM domino_social_claims WHERE notification_id IN (SELECT notification_id "
+                              "FROM domino_social_claims WHERE at < ? LIMIT ?)", before, limit).rowcount)
 
     # ---- the outbox --------------------------------------------------------------------------
 

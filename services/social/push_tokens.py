@@ -217,6 +217,11 @@ class Pushes:
             return execute("DELETE FROM domino_social_push_tokens WHERE player_id = ? AND installation_id = ?",
                            player_id, installation_id).rowcount > 0
 
+    @staticmethod
+    def targets_in(execute: Execute, player_id: str) -> list[Target]:
+        """The player's phones, inside a caller's transaction (a claim's retry)."""
+        return _targets(execute, player_id)
+
     def targets(self, player_id: str) -> list[Target]:
         with self.db.transaction() as execute:
             return _targets(execute, player_id)

@@ -81,7 +81,10 @@ class ServiceRpcs:
                     raise ValueError
             except ValueError:
                 raise InvalidRequest("notification_id must be a UUID", "notification_id") from None
-            claim = await run(self.social.inbox.claim, notification_id, self.pushes.decide_in)
+            if len(request.claim_id) > 64:
+                raise InvalidRequest("claim_id is at most 64 characters", "claim_id")
+            claim = await run(self.social.inbox.claim, notification_id, self.pushes.decide_in, request.claim_id,
+                              self.pushes.targets_in)
             if claim.decision == "gone":
                 return pb.ClaimPushResponse(decision=pb.PUSH_DECISION_GONE)
             if claim.decision == "already_claimed":

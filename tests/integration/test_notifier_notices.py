@@ -209,3 +209,32 @@ def test_a_notice_the_social_service_cannot_claim_is_redelivered_then_given_up_a
 
     outcomes, gave_up = asyncio.run(scenario())
     assert outcomes == ["retried"] * (bus.MAX_DELIVER - 1) + ["dropped:gave_up"] and gave_up == 1
+
+
+def test_a_claim_whose_reply_was_lost_is_claimed_again_on_redelivery_and_pushed(world):
+    """The social service took the claim but its reply never reached the notifier (the
+    deadline passed): the notice comes back and its claim again, under the same stream
+    sequence, is answered SEND, so the phone still buzzes, once."""
+    bob = world.sign_up("Bob")
+    world.phone(bob, IPHONE)
+
+    async def scenario():
+        async with running_notifier(world) as notifier:
+            social = notifier.consumer.pusher.social
+            real, lost = social.claim, []
+
+            async def claim_losing_the_first_reply(notification_id, claim_id=""):
+                reply = await real(notification_id, claim_id)
+                if not lost:
+                    lost.append(claim_id)
+                    raise TimeoutError("the reply was lost")
+                return reply
+            social.claim = claim_losing_the_first_reply
+            post_result(world, bob)
+            await notifier.until("notifier", "retried")
+            await notifier.until("notifier", "send")
+            return lost
+
+    lost = asyncio.run(scenario())
+    assert lost[0].startswith("stream:")
+    assert len(world.apns.wait_for(1)) == 1 and len(world.apns.received) == 1

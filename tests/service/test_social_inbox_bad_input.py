@@ -201,3 +201,8 @@ def test_check_relations_refuses_malformed_fields(svc, fields, field):
 def test_claim_push_refuses_an_id_that_is_no_uuid(svc, notification_id):
     refused(svc, C.INVALID_ARGUMENT, "INVALID_REQUEST", lambda: svc.stub.ClaimPush(
         pb.ClaimPushRequest(notification_id=notification_id), metadata=NOTIFIER), "notification_id")
+
+
+def test_claim_push_refuses_a_claim_id_over_64_characters(svc):
+    refused(svc, C.INVALID_ARGUMENT, "INVALID_REQUEST", lambda: svc.stub.ClaimPush(
+        pb.ClaimPushRequest(notification_id=str(uuid.uuid4()), claim_id="x" * 65), metadata=NOTIFIER), "claim_id")

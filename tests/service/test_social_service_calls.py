@@ -105,8 +105,9 @@ def test_the_match_service_may_check_relations(svc, ann, bob):
     assert [(r.player_id, r.friends, r.blocked) for r in reply.relations] == [(ann.player_id, False, True)]
 
 
-def claim(svc, notification_id: str) -> pb.ClaimPushResponse:
-    return svc.stub.ClaimPush(pb.ClaimPushRequest(notification_id=notification_id), metadata=NOTIFIER)
+def claim(svc, notification_id: str, claim_id: str = "") -> pb.ClaimPushResponse:
+    return svc.stub.ClaimPush(pb.ClaimPushRequest(notification_id=notification_id, claim_id=claim_id),
+                              metadata=NOTIFIER)
 
 
 def test_a_claim_sends_to_the_recipients_phones_with_both_names_then_later_claims_are_told(svc, ann, bob):
@@ -121,6 +122,32 @@ def test_a_claim_sends_to_the_recipients_phones_with_both_names_then_later_claim
     assert dict(first.display_names) == {ann.player_id: ann.display_name, bob.player_id: bob.display_name}
     assert first.notification.notification_id == n.notification_id
     assert claim(svc, n.notification_id).decision == pb.PUSH_DECISION_ALREADY_CLAIMED
+
+
+def test_the_retry_of_the_claim_that_took_a_notification_is_answered_as_it_was(svc, ann):
+    """The notifier's reply lost to its deadline: the redelivered notice claims again under
+    the same claim id and still gets the phones; any other claim is told it was claimed."""
+    svc.stub.RegisterPushToken(pb.RegisterPushTokenRequest(installation_id=str(uuid.uuid4()),
+                                                           platform=pb.PUSH_PLATFORM_FCM, token="fcm-token-2",
+                                                           locale="es-ES"), metadata=bearer(ann))
+    n = notice(ann.player_id)
+    posted(svc, n)
+    first = claim(svc, n.notification_id, "stream:41")
+    again = claim(svc, n.notification_id, "stream:41")
+    assert first.decision == again.decision == pb.PUSH_DECISION_SEND
+    assert [t.token for t in again.targets] == ["fcm-token-2"]
+    assert claim(svc, n.notification_id, "stream:42").decision == pb.PUSH_DECISION_ALREADY_CLAIMED
+    assert claim(svc, n.notification_id).decision == pb.PUSH_DECISION_ALREADY_CLAIMED
+
+
+def test_the_retry_of_a_claim_that_was_not_sent_is_not_sent_either(svc, ann):
+    n = notice(ann.player_id)
+    posted(svc, n)
+    assert claim(svc, n.notification_id, "stream:7").decision == pb.PUSH_DECISION_NO_TOKENS
+    svc.stub.RegisterPushToken(pb.RegisterPushTokenRequest(installation_id=str(uuid.uuid4()),
+                                                           platform=pb.PUSH_PLATFORM_FCM, token="fcm-token-3",
+                                                           locale="es-ES"), metadata=bearer(ann))
+    assert claim(svc, n.notification_id, "stream:7").decision == pb.PUSH_DECISION_NO_TOKENS
 
 
 def test_a_claim_of_a_recipient_without_phones_is_no_tokens(svc, ann):

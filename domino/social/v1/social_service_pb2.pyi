@@ -586,10 +586,12 @@ class PushTarget(_message.Message):
     def __init__(self, installation_id: _Optional[str] = ..., platform: _Optional[_Union[PushPlatform, str]] = ..., token: _Optional[str] = ..., apns_environment: _Optional[_Union[ApnsEnvironment, str]] = ..., locale: _Optional[str] = ...) -> None: ...
 
 class ClaimPushRequest(_message.Message):
-    __slots__ = ("notification_id",)
+    __slots__ = ("notification_id", "claim_id")
     NOTIFICATION_ID_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_ID_FIELD_NUMBER: _ClassVar[int]
     notification_id: str
-    def __init__(self, notification_id: _Optional[str] = ...) -> None: ...
+    claim_id: str
+    def __init__(self, notification_id: _Optional[str] = ..., claim_id: _Optional[str] = ...) -> None: ...
 
 class ClaimPushResponse(_message.Message):
     __slots__ = ("decision", "notification", "recipient_player_id", "targets", "display_names")
