@@ -139,7 +139,7 @@ def measure(system: LocalSystem, fake, args) -> dict:
             "latency_pushes": args.latency, "latency_ms": {"p50": round((pct(latencies, 50) or 0) * 1000, 1),
                                                            "p99": round((pct(latencies, 99) or 0) * 1000, 1)},
             "burst": args.burst, "pushes_per_second": round(args.burst / (last - started), 1),
-            "notifier_cpu_ms_per_push": round(cpu / args.burst * 1000, 3), "refused": len(fake.refused),
+            "notifier_cpu_ms_per_push": round(cpu / args.burst * 1000, 3), "refused": len(fake.refused), "refused_reasons": sorted({f"{s} {r}" for s, r in fake.refused}),
             "loadavg": loadavg()}
 
 

@@ -142,7 +142,7 @@ def measure(system: LocalSystem, fake, args) -> dict:
     per_push = {name: round(seconds / max(pushes, 1) * 1000, 3) for name, seconds in cpu.items()}
     outcomes = notifier_outcomes(system)
     return {"bench": "your_turn_push", "commit": git_commit(), "provider": "apns (fake, HTTP/2 TLS on loopback)",
-            "matches": args.matches, "pushes": pushes, "missed": len(missed), "refused": len(fake.refused),
+            "matches": args.matches, "pushes": pushes, "missed": len(missed), "refused": len(fake.refused), "refused_reasons": sorted({f"{s} {r}" for s, r in fake.refused}),
             "grace_seconds": 0,
             "latency_ms": {"p50": round((pct(latencies, 50) or 0) * 1000, 1),
                            "p99": round((pct(latencies, 99) or 0) * 1000, 1)},
