@@ -9,7 +9,7 @@ import grpc
 from prometheus_client import Counter, Histogram, start_http_server
 
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
-from services.common import bus
+from services.common import bus, consumers
 from services.common.auth import KeyRing
 from services.common.bus_metrics import BusMetrics
 from services.common.config import Settings
@@ -48,7 +48,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     nc = await bus.connect(settings, "bots")
     consumer = TurnConsumer(nc.jetstream(), player, on_turn=bus_metrics.outcomes("bots", counted),
                             ack_wait=settings.bot_ack_wait_seconds, on_mismatch=bus_metrics.on_mismatch)
-    await start_consuming(consumer, settings, stopping)
+    await consumers.start_when_reachable(consumer.start, stopping, settings.nats_url, "turns")
     if consumer.subscription is not None:
         log.info("bot service consuming turns", extra={"nats": settings.nats_url, "match": settings.match_address})
     if ready is not None:
@@ -58,21 +58,6 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
     await consumer.stop()
     await nc.drain()
     await channel.close()
-
-
-async def start_consuming(consumer: TurnConsumer, settings: Settings, stopping: asyncio.Event) -> None:
-    """Bind the consumer, asking again while NATS is away or answers with an error (a consumer
-    that is missing or differs is waited for inside ``consumer.start``)."""
-    while not stopping.is_set():
-        try:
-            await consumer.start(stopping)
-            return
-        except Exception as e:
-            log.warning("cannot consume turns yet; retrying", extra={"nats": settings.nats_url, "error": str(e)})
-            try:
-                await asyncio.wait_for(stopping.wait(), 2.0)
-            except asyncio.TimeoutError:
-                pass
 
 
 def main() -> None:

@@ -188,3 +188,20 @@ async def bind_when_ready(js, spec: ConsumerSpec, cb: Callable[..., Awaitable[No
             return None
         except asyncio.TimeoutError:
             pass
+
+
+async def start_when_reachable(start: Callable[[asyncio.Event], Awaitable[Any]], stopping: asyncio.Event,
+                               nats_url: str, what: str, seconds: float = 2.0) -> None:
+    """``start(stopping)``, asked again every ``seconds`` while NATS is away or answers with an
+    error, until ``stopping`` (a consumer missing or not as the setup made it is waited for
+    inside ``start``, by ``bind_when_ready``)."""
+    while not stopping.is_set():
+        try:
+            await start(stopping)
+            return
+        except Exception as e:
+            log.warning(f"cannot consume {what} yet; retrying", extra={"nats": nats_url, "error": str(e)})
+            try:
+                await asyncio.wait_for(stopping.wait(), seconds)
+            except asyncio.TimeoutError:
+                pass

@@ -9,7 +9,7 @@ import logging
 
 from prometheus_client import start_http_server
 
-from services.common import bus
+from services.common import bus, consumers
 from services.common.auth import KeyRing
 from services.common.bus_metrics import BusMetrics
 from services.common.config import Settings
@@ -43,7 +43,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                                 settings.notifier_turn_grace_seconds,
                                 on_message=lambda name, outcome: bus_metrics.outcomes(name, _ignore)(outcome),
                                 on_mismatch=bus_metrics.on_mismatch)
-    await start_consuming(consumer, settings, stopping)
+    await consumers.start_when_reachable(consumer.start, stopping, settings.nats_url, "notices, turns and match ends")
     log.info("notifier consuming", extra={"nats": settings.nats_url, "social": settings.social_address,
                                           "match": settings.match_address,
                                           "metrics_port": settings.notifier_metrics_port})
@@ -60,20 +60,6 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
 
 def _ignore(outcome: str) -> None:
     pass
-
-
-async def start_consuming(consumer: NotifierConsumer, settings: Settings, stopping: asyncio.Event) -> None:
-    """Bind the consumers, asking again while NATS is away or answers with an error."""
-    while not stopping.is_set():
-        try:
-            await consumer.start(stopping)
-            return
-        except Exception as e:
-            log.warning("cannot consume yet; retrying", extra={"nats": settings.nats_url, "error": str(e)})
-            try:
-                await asyncio.wait_for(stopping.wait(), 2.0)
-            except asyncio.TimeoutError:
-                pass
 
 
 def main() -> None:
