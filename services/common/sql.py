@@ -60,6 +60,8 @@ class Database:
         self._kept = threading.local()
         self._all: list[Any] = []
         self._all_lock = threading.Lock()
+        self._busy: set[int] = set()  # kept connections inside a transaction now
+        self._closing: list[Any] = []  # closed by close() while busy: closed when their transaction ends
 
     @classmethod
     def for_env(cls, env: dict[str, str], sqlite_file: str, pool_size: int = 4,
@@ -103,6 +105,9 @@ class Database:
                     yield lambda sql, *params: conn.execute(sql.replace("?", "%s"), params)
                 return
             conn = self._thread_connection() if self._keep else self._connect()
+            if self._keep:
+                with self._all_lock:
+                    self._busy.add(id(conn))
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -114,6 +119,8 @@ class Database:
             finally:
                 if not self._keep:
                     conn.close()
+                else:
+                    self._done_with(conn)
         except Exception as error:
             kind = _conflict_kind(error)
             if kind is None:
@@ -140,12 +147,26 @@ class Database:
                 self._all.append(conn)
         return conn
 
+    def _done_with(self, conn: Any) -> None:
+        """A kept connection's transaction ended: closed now if ``close`` came meanwhile."""
+        with self._all_lock:
+            self._busy.discard(id(conn))
+            if conn in self._closing:
+                self._closing.remove(conn)
+                conn.close()
+
     def close(self) -> None:
+        """Closes every kept connection; one in a transaction on another thread is closed when
+        that transaction ends (closing a SQLite connection under a running statement crashes
+        the process: a stream's last read on a worker thread as its server stops)."""
         if self._pool is not None and self._opened:
             self._pool.close()
             self._opened = False
         with self._all_lock:
             for conn in self._all:
-                conn.close()
+                if id(conn) in self._busy:
+                    self._closing.append(conn)
+                else:
+                    conn.close()
             self._all.clear()
         self._kept = threading.local()
