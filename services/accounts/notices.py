@@ -109,8 +109,9 @@ class PendingNotices:
 
     @staticmethod
     def posted(execute: Execute, notification_ids: list[str]) -> None:
-        for notification_id in notification_ids:
-            execute(f"DELETE FROM {TABLE} WHERE notification_id = ?", notification_id)
+        if notification_ids:
+            marks = ", ".join("?" for _ in notification_ids)
+            execute(f"DELETE FROM {TABLE} WHERE notification_id IN ({marks})", *notification_ids)
 
     @staticmethod
     def count(execute: Execute) -> int:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, NoReturn, TypeVar
@@ -268,12 +269,43 @@ def _checked(read: Callable[[bytes], T], data: bytes) -> T:
         raise BadMessage(f"payload cannot be read ({type(e).__name__})") from None
 
 
-def _turn(data: bytes) -> Turn:
-    obj = _object(data)
+def _player(obj: dict) -> str:
     player = obj.get("player_id")
     if not isinstance(player, str) or not 0 < len(player) <= MAX_ID:
         _bad("player_id")
     player.encode("utf-8")  # a lone surrogate would only fail later, in the gRPC call
+    return player
+
+
+@dataclass(frozen=True)
+class Notice:
+    notification_id: str
+    player_id: str
+    kind: str
+
+
+_NOTICE_KIND = re.compile(r"[a-z_]{1,40}")
+
+
+def _notice(data: bytes) -> Notice:
+    obj = _object(data)
+    value = obj.get("notification_id")
+    if not isinstance(value, str) or len(value) != 36:
+        _bad("notification_id")
+    try:
+        notification_id = str(uuid.UUID(value))
+    except ValueError:
+        _bad("notification_id")
+    player = _player(obj)
+    kind = obj.get("kind")
+    if not isinstance(kind, str) or not _NOTICE_KIND.fullmatch(kind):
+        _bad("kind")
+    return Notice(notification_id, player, kind)
+
+
+def _turn(data: bytes) -> Turn:
+    obj = _object(data)
+    player = _player(obj)
     return Turn(_match_id(obj), _whole(obj, "version", 1, MAX_VERSION), _whole(obj, "seat", 0, MAX_SEATS - 1), player,
                 _whole(obj, "round", 1, MAX_VERSION) if "round" in obj else 0,
                 _whole(obj, "turn_no", 0, MAX_VERSION) if "turn_no" in obj else 0)
@@ -287,6 +319,12 @@ def _match_event(data: bytes) -> tuple[str, int]:
 def read_turn(data: bytes) -> Turn:
     """A `domino.v1.turn.<match>` payload, checked; BadMessage for anything else."""
     return _checked(_turn, data)
+
+
+def read_notice(data: bytes) -> Notice:
+    """A `domino.v1.notice.<kind>` payload, checked (what the notifier pushes comes from
+    ClaimPush, never from the message); BadMessage for anything else."""
+    return _checked(_notice, data)
 
 
 def read_match_event(data: bytes) -> tuple[str, int]:

@@ -20,6 +20,8 @@ import logging
 import time
 from typing import Callable
 
+from services.common.logs import Warnings
+
 from .errors import StoreUnavailable
 from .stream_record import REFRESH_SECONDS, StreamRecord
 
@@ -40,6 +42,7 @@ class OpenStreams:
         self._writer: asyncio.Task | None = None
         self._rewrite = False  # a write failed: the next renewal rewrites every row of this replica
         self._working: set[asyncio.Future] = set()  # calls in worker threads, those past their deadline too
+        self.warnings = Warnings(log)  # the store away fails every read: one line in ten seconds a kind
 
     # ---- the streams' side (on the event loop, never waiting) -------------------------------
 
@@ -160,5 +163,5 @@ class OpenStreams:
 
     def _failed(self, what: str, error: Exception) -> None:
         self.failures += 1
-        log.warning("the open streams record failed", extra={"what": what, "replica": self.replica,
-                                                            "error": (str(error) or type(error).__name__)[:300]})
+        self.warnings.warn(what, "the open streams record failed", what=what, replica=self.replica,
+                           error=(str(error) or type(error).__name__)[:300])

@@ -285,11 +285,11 @@ class Relay:
         player = match.seats[rnd.turn]
         turn = {"match_id": str(match_id), "version": version, "seat": rnd.turn, "player_id": player,
                 "round": match.round_number, "turn_no": match.turn_no, "deadline": match.deadline}
-        if is_bot(player):  # the bots' subject carries bots' turns alone: they never see a person's
-            return (bus.turn_subject(match_id), json.dumps(turn).encode(),
-                    {"Nats-Msg-Id": bus.turn_msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(position)})
-        return (bus.seat_turn_subject(match_id), json.dumps(turn).encode(),
-                {"Nats-Msg-Id": bus.seat_turn_msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(position)})
+        # the bots' subject carries bots' turns alone: they never see a person's
+        subject, msg_id = (bus.turn_subject, bus.turn_msg_id) if is_bot(player) else \
+            (bus.seat_turn_subject, bus.seat_turn_msg_id)
+        return (subject(match_id), json.dumps(turn).encode(),
+                {"Nats-Msg-Id": msg_id(match_id, version), bus.NOTIFICATION_HEADER: str(position)})
 
     async def _publish_turn(self, match_id: UUID, version: int) -> None:
         turn = await self._turn(match_id, version, self.position)

@@ -28,7 +28,6 @@ from services.common.logs import Warnings
 
 from . import metrics
 from .match_client import settled
-from .notices import read_notice
 from .pusher import Pusher
 from .results import results
 from .turns import your_turn
@@ -116,7 +115,7 @@ class NotifierConsumer:
             slots.release()
 
     async def _notice(self, msg) -> str:
-        notice = read_notice(msg.data)
+        notice = bus.read_notice(msg.data)
         if msg.subject != bus.notice_subject(notice.kind):
             raise bus.BadMessage("the payload names another kind than the subject")
         return await self.pusher.push(notice.notification_id, _claim_id(msg))

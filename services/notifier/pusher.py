@@ -16,6 +16,7 @@ import time
 from typing import Callable, Protocol
 
 from domino.social.v1 import social_service_pb2 as pb
+from services.common.logs import Warnings
 
 from . import delivery, metrics
 from .delivery import Answer, Retrying
@@ -55,6 +56,7 @@ class Pusher:
         self.retrying = retrying
         self.on_sent = on_sent
         self.clock = clock
+        self.warnings = Warnings(log)  # a provider down fails every phone's push: one line in ten seconds
 
     async def push(self, notification_id: str, claim_id: str = "") -> str:
         """Claim and send; the claim's decision (its failure raises, for the bus to redeliver:
@@ -82,7 +84,8 @@ class Pusher:
         try:
             return await self.turns.still_to_act(push.about["match_id"], int(version))
         except Exception as e:  # the claim is made: redelivery would answer ALREADY_CLAIMED
-            log.warning("cannot ask whether a turn is still to play; pushing it", extra={"error": type(e).__name__})
+            self.warnings.warn("attention", "cannot ask whether a turn is still to play; pushing it",
+                               error=type(e).__name__)
             return True
 
     async def _send(self, target: pb.PushTarget, push: Push) -> None:
@@ -104,9 +107,9 @@ class Pusher:
         if answer.outcome == delivery.UNREGISTERED:
             await self._forget(name, target)
         elif answer.outcome in (delivery.DROPPED, delivery.FAILED):
-            log.warning("a push was not delivered", extra={"provider": name, "outcome": answer.outcome,
-                                                           "status": answer.status, "reason": answer.reason[:100],
-                                                           "notification_id": push.notification_id})
+            self.warnings.warn(f"undelivered:{name}", "a push was not delivered", provider=name,
+                               outcome=answer.outcome, status=answer.status, reason=answer.reason[:100],
+                               notification_id=push.notification_id)
         self._count(name, push, answer.outcome)
 
     async def _forget(self, name: str, target: pb.PushTarget) -> None:
@@ -114,8 +117,8 @@ class Pusher:
             await self.social.forget(target.platform, target.token)
             metrics.FORGOTTEN.labels(name).inc()
         except Exception as e:  # the provider will say so again at the next push, and we try again then
-            log.warning("a dead push token could not be forgotten", extra={"provider": name,
-                                                                           "error": type(e).__name__})
+            self.warnings.warn("forget", "a dead push token could not be forgotten", provider=name,
+                               error=type(e).__name__)
 
     def _count(self, name: str, push: Push, outcome: str) -> None:
         metrics.SENDS.labels(name, outcome).inc()

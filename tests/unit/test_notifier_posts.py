@@ -14,7 +14,6 @@ from domino.match.v1 import match_service_pb2 as mpb
 from domino.social.v1 import social_service_pb2 as pb
 from services.common import bus
 from services.notifier import results, turns
-from services.notifier.notices import read_notice
 
 MATCH = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
 
@@ -101,7 +100,7 @@ def test_result_ids_derive_from_the_match_the_player_and_the_kind():
 
 def test_a_notice_payload_is_read_with_its_id_player_and_kind():
     notice_id = str(uuid.uuid4())
-    read = read_notice(json.dumps({"notification_id": notice_id, "player_id": "p-bob", "kind": "invite"}).encode())
+    read = bus.read_notice(json.dumps({"notification_id": notice_id, "player_id": "p-bob", "kind": "invite"}).encode())
     assert (read.notification_id, read.player_id, read.kind) == (notice_id, "p-bob", "invite")
 
 
@@ -114,4 +113,4 @@ def test_a_notice_payload_is_read_with_its_id_player_and_kind():
                          ids=["not_object", "not_json", "bad_id", "no_player", "bad_kind", "deep"])
 def test_a_notice_payload_that_is_not_ours_is_a_bad_message(payload):
     with pytest.raises(bus.BadMessage):
-        read_notice(payload)
+        bus.read_notice(payload)
