@@ -15,8 +15,8 @@ CHROMIUM := /usr/bin/chromium
 
 install: $(INSTALLED) $(NODE_INSTALLED) $(EXAMPLE_INSTALLED) $(TEST_PAGE) $(CHROMIUM)
 
-$(INSTALLED): pyproject.toml setup.py services/match/rules/step.py services/match/rules/playout.py \
-		services/match/rules/fairness.py services/match/rules/leading.py services/match/rules/solve.py
+$(INSTALLED): pyproject.toml setup.py services/rules/step.py services/rules/playout.py \
+		services/rules/fairness.py services/rules/leading.py services/rules/solve.py
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed")'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip

@@ -17,9 +17,9 @@ if not os.environ.get("DOMINO_NO_MYPYC"):
         # ``--config-file=`` (empty): compile with mypy's defaults, not pyproject.toml's
         # [tool.mypy], which is for type-checking the project and names plugins (pydantic)
         # that the isolated build environment does not have.
-        ext_modules = mypycify(["--config-file=", "services/match/rules/step.py", "services/match/rules/playout.py",
-                                "services/match/rules/fairness.py", "services/match/rules/leading.py",
-                                "services/match/rules/solve.py"],
+        ext_modules = mypycify(["--config-file=", "services/rules/step.py", "services/rules/playout.py",
+                                "services/rules/fairness.py", "services/rules/leading.py",
+                                "services/rules/solve.py"],
                                opt_level="3")
 
 setup(ext_modules=ext_modules)

@@ -28,11 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from services.bots import arena as A  # noqa: E402
 from services.bots import strong as S  # noqa: E402
 from services.bots.knowledge import public_round, shuffled_tiles, with_tiles  # noqa: E402
-from services.match.rules.match import apply  # noqa: E402
-from services.match.rules.autoplay import timeout_move  # noqa: E402
-from services.match.rules.moves import legal_moves  # noqa: E402
-from services.match.rules.turns import step  # noqa: E402
-from services.match.rules.view import player_view  # noqa: E402
+from services.rules.match import apply  # noqa: E402
+from services.rules.autoplay import timeout_move  # noqa: E402
+from services.rules.moves import legal_moves  # noqa: E402
+from services.rules.turns import step  # noqa: E402
+from services.rules.view import player_view  # noqa: E402
 
 
 class Omniscient(S.StrongBot):

@@ -3,7 +3,7 @@
 The peer (the pure-Python `dominoes` library, a dev dependency) plays one game: four players
 in two teams (0+2, 1+3), seven tiles each, no boneyard. That is our Egyptian block-4 with
 teams, ``rule_set("egyptian", "block-4", True)``, so the match is ours: deals, turns,
-legality, the end of the round and its score are our engine's (``services/match/rules``),
+legality, the end of the round and its score are our engine's (``services/rules``),
 and the peer is only asked for a move whenever one of its seats must choose. The library's
 own scoring differs slightly (a domino scores the partner's pips too, a block both teams'),
 but who wins a round is the same under both; the peer searches with its own, the report
@@ -76,11 +76,11 @@ import dominoes  # noqa: E402
 from bot_ceiling import Omniscient, PartlyShown  # noqa: E402
 
 from services.bots import arena as A  # noqa: E402
-from services.match.rules.match import apply  # noqa: E402
-from services.match.rules.moves import LEFT, OPEN, PLAY_LEFT, PLAY_RIGHT, RIGHT, Move  # noqa: E402
-from services.match.rules.rulesets import rule_set  # noqa: E402
-from services.match.rules.tiles import ALL_TILES, HIGH, LOW, mask_of, tile, tiles_in  # noqa: E402
-from services.match.rules.view import PlayerView, player_view  # noqa: E402
+from services.rules.match import apply  # noqa: E402
+from services.rules.moves import LEFT, OPEN, PLAY_LEFT, PLAY_RIGHT, RIGHT, Move  # noqa: E402
+from services.rules.rulesets import rule_set  # noqa: E402
+from services.rules.tiles import ALL_TILES, HIGH, LOW, mask_of, tile, tiles_in  # noqa: E402
+from services.rules.view import PlayerView, player_view  # noqa: E402
 
 PEERS = ("probabilistic_alphabeta", "bota_gorda")
 

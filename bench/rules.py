@@ -1,4 +1,4 @@
-"""Benchmark of the pure rules engine (services/match/rules) and of the audit verifier.
+"""Benchmark of the pure rules engine (services/rules) and of the audit verifier.
 
     .venv/bin/python bench/rules.py            # a short human-readable summary
     .venv/bin/python bench/rules.py --json     # one JSON object on stdout (see bench/README.md)
@@ -33,12 +33,12 @@ import dominoes
 
 from services.audit.simulate import simulate
 from services.audit.verify import verify
-from services.match.rules.fairness import deal
-from services.match.rules.match import new_match, start_round
-from services.match.rules.moves import legal_moves
-from services.match.rules.playout import random_playout
-from services.match.rules.rulesets import egyptian, rule_set
-from services.match.rules.turns import step
+from services.rules.fairness import deal
+from services.rules.match import new_match, start_round
+from services.rules.moves import legal_moves
+from services.rules.playout import random_playout
+from services.rules.rulesets import egyptian, rule_set
+from services.rules.turns import step
 
 TARGET_RATIO = 5.0  # the engine's goal: block-4 teams random rounds at least 5x the peer's games
 FAMILY_TARGET_RATIO = 3.0  # every other family's random rounds at least 3x the peer's games

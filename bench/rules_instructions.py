@@ -40,10 +40,10 @@ RULE_SETS = {  # name: rule_set() arguments
 
 CHILD = """
 import json, random, sys
-from services.match.rules.fairness import deal
-from services.match.rules.match import new_match, start_round
-from services.match.rules.playout import random_playout
-from services.match.rules.rulesets import rule_set
+from services.rules.fairness import deal
+from services.rules.match import new_match, start_round
+from services.rules.playout import random_playout
+from services.rules.rulesets import rule_set
 args = json.loads(sys.argv[1])
 while args[-1] is None:  # an older engine's rule_set(family, variant, teams) takes Egyptian's arguments
     args.pop()
@@ -73,7 +73,7 @@ def instructions(args: tuple | None, rounds: int) -> int:
     The child runs in an empty directory with the engine this process imported first on its
     path: ``python -c`` puts the working directory before PYTHONPATH, so from a checkout it
     would otherwise count that checkout, whatever PYTHONPATH names."""
-    import services.match.rules as engine
+    import services.rules as engine
 
     child = PEER_CHILD if args is None else CHILD
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(engine.__file__)))))
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not shutil.which("valgrind"):
         raise SystemExit("bench: valgrind is not installed")
-    import services.match.rules as engine
+    import services.rules as engine
 
     result: dict = {"engine": os.path.dirname(engine.__file__), "rounds": args.rounds}
     for name in args.only or RULE_SETS:

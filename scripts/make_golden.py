@@ -32,9 +32,9 @@ from services.audit.verify import verify
 from services.match import record as record_format
 from services.match.domainmodel import Match
 from services.match.export import full_record
-from services.match.rules.errors import RulesError
-from services.match.rules.moves import END_OF_NAME
-from services.match.rules.tiles import parse_tile
+from services.rules.errors import RulesError
+from services.rules.moves import END_OF_NAME
+from services.rules.tiles import parse_tile
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
 MATCHES = 100  # per configuration: 20 configurations, 2,000 matches

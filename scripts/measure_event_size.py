@@ -29,7 +29,7 @@ import time
 from services.common.config import SQLITE_MODULE
 from services.match.application import MatchApplication, SeatSpec
 from services.match.public_events import public_event
-from services.match.rules.moves import legal_moves
+from services.rules.moves import legal_moves
 
 PLAYERS = {"draw-2": ["ann", "bob"], "block-4": ["ann", "bob", "cat", "dan"]}
 

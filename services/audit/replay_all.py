@@ -38,7 +38,7 @@ from eventsourcing.persistence import PersistenceError
 from services.match.domainmodel import Match
 from services.match.errors import StoredResultMismatch
 from services.match.export import full_record
-from services.match.rules.errors import RulesError
+from services.rules.errors import RulesError
 
 from .repair import _chain_report as chain_report
 from .stored_rows import UnreadableRow, decoded, match_id_of, started_matches

@@ -16,8 +16,8 @@ from typing import Sequence
 from rich.cells import cell_len
 
 from services.match.record import MatchRecord
-from services.match.rules.families.registry import family as family_named
-from services.match.rules.state import RoundResult
+from services.rules.families.registry import family as family_named
+from services.rules.state import RoundResult
 
 from .evidence import Evidence
 from .verify import Verdict

@@ -18,9 +18,9 @@ import dataclasses
 import hmac
 
 from services.match.record import MatchRecord, RecordedRound
-from services.match.rules import fairness
-from services.match.rules.state import Deal
-from services.match.rules.tiles import ALL_TILES, mask_of, tiles_in
+from services.rules import fairness
+from services.rules.state import Deal
+from services.rules.tiles import ALL_TILES, mask_of, tiles_in
 
 
 def revealed_seed(record: MatchRecord) -> bytes | None:

@@ -11,11 +11,11 @@ import random
 
 from services.bots.strategies import SIMPLE
 from services.match.record import Fairness, MatchRecord, RecordedAction, RecordedRound
-from services.match.rules import fairness
-from services.match.rules.match import apply, current_round, new_match, start_round
-from services.match.rules.moves import legal_moves
-from services.match.rules.families.registry import family
-from services.match.rules.state import MatchState
+from services.rules import fairness
+from services.rules.match import apply, current_round, new_match, start_round
+from services.rules.moves import legal_moves
+from services.rules.families.registry import family
+from services.rules.state import MatchState
 
 MAX_ROUNDS = 1000  # a run of tied rounds this long does not happen, but a loop must end
 

@@ -23,14 +23,14 @@ from services.match.record import MatchRecord, RecordedAction, RecordedRound
 
 from .evidence import Evidence, examine
 from .seat_export import hidden_from, reveal, with_undrawn_boneyard
-from services.match.rules import fairness
-from services.match.rules.autoplay import timeout_move
-from services.match.rules.errors import BadDeal, NotYourTurn, RulesError, TileDoesNotFit
-from services.match.rules.families.registry import family
-from services.match.rules.match import apply, current_round, leads_by_chance, new_match, start_round
-from services.match.rules.moves import END_NAMES
-from services.match.rules.state import MatchState, RoundResult
-from services.match.rules.tiles import NAMES
+from services.rules import fairness
+from services.rules.autoplay import timeout_move
+from services.rules.errors import BadDeal, NotYourTurn, RulesError, TileDoesNotFit
+from services.rules.families.registry import family
+from services.rules.match import apply, current_round, leads_by_chance, new_match, start_round
+from services.rules.moves import END_NAMES
+from services.rules.state import MatchState, RoundResult
+from services.rules.tiles import NAMES
 
 
 @dataclass

@@ -60,11 +60,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from services.match.rules import fairness
-from services.match.rules.families.registry import family
-from services.match.rules.match import apply, current_round, new_match, start_round
-from services.match.rules.rulesets import rule_set
-from services.match.rules.view import player_view
+from services.rules import fairness
+from services.rules.families.registry import family
+from services.rules.match import apply, current_round, new_match, start_round
+from services.rules.rulesets import rule_set
+from services.rules.view import player_view
 
 Z95 = 1.959963984540054
 

@@ -26,7 +26,7 @@ strong does (docs/bots.md, "Strengths"). What the time buys:
 - **Exact endgames, where strong has them.** Once the tiles in hands and boneyard are at
   most strong's ``exact_tiles`` (its endgame search: Egyptian two-sided games, 20 tiles)
   or the expert's own, each deal is valued by the engine's exact solver
-  (services/match/rules/solve.py) instead of a rollout, as strong's endgame does, only over
+  (services/rules/solve.py) instead of a rollout, as strong's endgame does, only over
   more deals, up to ``exact_nodes`` positions in all (about 0.4 s of one core, six times
   strong's), and under a deadline only as many as the time left allows at the rate solved
   so far; a deal the solver gives up on counts for nothing, and when the first one is that
@@ -58,9 +58,9 @@ import time
 from dataclasses import dataclass, fields, replace
 from typing import Callable
 
-from services.match.rules.moves import Move
-from services.match.rules.solve import Solver
-from services.match.rules.turns import step
+from services.rules.moves import Move
+from services.rules.solve import Solver
+from services.rules.turns import step
 
 from .knowledge import Knowledge, public_round, with_tiles
 from .strong import StrongBot, StrongConfig, round_value, rollout

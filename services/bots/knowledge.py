@@ -48,13 +48,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from services.match.rules.families.registry import family
-from services.match.rules.leading import BY_SUM_THEN_HIGH
-from services.match.rules.moves import DRAW, LEFT, OPEN, PASS, PLAY_ON
-from services.match.rules import step
-from services.match.rules.spinner import SpinnerRound
-from services.match.rules.state import Deal, Round
-from services.match.rules.tiles import (
+from services.rules.families.registry import family
+from services.rules.leading import BY_SUM_THEN_HIGH
+from services.rules.moves import DRAW, LEFT, OPEN, PASS, PLAY_ON
+from services.rules import step
+from services.rules.spinner import SpinnerRound
+from services.rules.state import Deal, Round
+from services.rules.tiles import (
     ALL_TILES,
     DOUBLES,
     HIGH,

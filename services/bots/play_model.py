@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from services.match.rules.moves import RIGHT
-from services.match.rules.tiles import HIGH, LOW, MATCHES, OTHER_END, PIPS
+from services.rules.moves import RIGHT
+from services.rules.tiles import HIGH, LOW, MATCHES, OTHER_END, PIPS
 
 FEATURES = (
     "pips",  # the tile's pips / 12

@@ -52,7 +52,7 @@ from services.common.auth import KeyRing, mint_token
 from services.common.bot_ids import bot_strength
 from services.common.error_details import details_of
 from services.match.ends import TO_PB as END_TO_PB
-from services.match.rules.tiles import HIGH, LOW
+from services.rules.tiles import HIGH, LOW
 
 from .strategies import STRATEGIES
 from .views import turn, view_from_pb, your_seat

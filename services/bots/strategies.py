@@ -22,10 +22,10 @@ import random
 from typing import Callable, Sequence
 
 from services.common import bot_strengths
-from services.match.rules import autoplay
-from services.match.rules.families.registry import family
-from services.match.rules.moves import Move
-from services.match.rules.view import PlayerView
+from services.rules import autoplay
+from services.rules.families.registry import family
+from services.rules.moves import Move
+from services.rules.view import PlayerView
 
 from .knowledge import Line, play_points_of
 
@@ -47,7 +47,7 @@ SIMPLE = {"random": random_move, "greedy": shed_heaviest}
 
 # --- strategies that see a seat's view -------------------------------------------------------
 # A ViewStrategy is ``choose(view: PlayerView, rng) -> Move``: it gets exactly what its seat
-# may see (services.match.rules.view.player_view) and returns one of ``view.legal_moves``.
+# may see (services.rules.view.player_view) and returns one of ``view.legal_moves``.
 
 ViewStrategy = Callable[[PlayerView, random.Random], Move]
 

@@ -91,12 +91,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from services.match.rules.families.registry import family
-from services.match.rules.moves import Move
-from services.match.rules.playout import timeout_playout
-from services.match.rules.solve import Solver
-from services.match.rules.state import Accounts
-from services.match.rules.turns import step
+from services.rules.families.registry import family
+from services.rules.moves import Move
+from services.rules.playout import timeout_playout
+from services.rules.solve import Solver
+from services.rules.state import Accounts
+from services.rules.turns import step
 
 from .knowledge import Knowledge, greedy_odds, play_evidence, public_round, shuffled_tiles, with_tiles
 from .play_model import OTHERS, PARTNER, likelihood, seen_choices

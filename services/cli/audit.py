@@ -21,8 +21,8 @@ from services.cli.audit_store import fail as _fail
 from services.cli.tls import credentials_of, tls_options
 from services.match import record as record_format
 from services.match.heads import BadHead, PublishedKeys, read_heads
-from services.match.rules.errors import BadOptions
-from services.match.rules.families.registry import families, family as family_named, names
+from services.rules.errors import BadOptions
+from services.rules.families.registry import families, family as family_named, names
 from services.match.untrusted_json import parse as parse_untrusted
 
 

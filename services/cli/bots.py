@@ -8,8 +8,8 @@ import sys
 import click
 
 from services.cli.choices import Registered
-from services.match.rules.families import registry
-from services.match.rules.families.family import Family, HostOption
+from services.rules.families import registry
+from services.rules.families.family import Family, HostOption
 
 
 @click.group()
@@ -77,7 +77,7 @@ def arena(a_spec: str, b_spec: str, family: str, variant: str | None, seats: int
     seat against B in that seat, with the same cards and the same company."""
     from services.bots.arena import arena as run_arena
     from services.bots.arena import arena_rules, resolve
-    from services.match.rules.errors import BadOptions
+    from services.rules.errors import BadOptions
 
     _check_teams(registry.family(family), variant, teams)
     options = parse_options(option_items)

@@ -22,10 +22,10 @@ from services.common.auth import KeyRing, MissingKeys, mint_token
 from services.common.config import Settings, client_keys_dir
 from services.common.error_details import details_of
 from services.match import record as record_format
-from services.match.rules.errors import BadOptions
-from services.match.rules.families import registry
-from services.match.rules.families.family import Family
-from services.match.rules.rulesets import rule_set
+from services.rules.errors import BadOptions
+from services.rules.families import registry
+from services.rules.families.family import Family
+from services.rules.rulesets import rule_set
 
 
 def _variant(chosen: Family) -> str:

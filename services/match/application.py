@@ -26,9 +26,9 @@ from services.common.bot_ids import is_bot
 from .domainmodel import Match, fingerprint, request_key
 from .creation_checks import chosen
 from .errors import ConcurrencyConflict, InvalidOptions, InvalidRequest, RequestIdReused, StaleTimeout, UnknownMatch
-from .rules import fairness
-from .rules.errors import RulesError
-from .rules.moves import DRAW, play
+from services.rules import fairness
+from services.rules.errors import RulesError
+from services.rules.moves import DRAW, play
 from .store import store_of
 from .table_talk import PHRASES, TableTalk, check_open, talk_id
 

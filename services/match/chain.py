@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from .record import MatchRecord, RecordedAction, RecordedRound, action_to_json, round_to_json, to_json
-from .rules import fairness
-from .rules.families.registry import family
+from services.rules import fairness
+from services.rules.families.registry import family
 
 CHAIN = "domino-chain/1"
 GENESIS = "0" * 64  # the link before the first entry

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InvalidOptions, InvalidRequest
-from .rules.errors import BadOptions
-from .rules.families import registry
-from .rules.families.family import Family, Shape
-from .rules.rulesets import RuleSet, check_target, check_turn_timer, DEFAULT_TURN_TIMER
+from services.rules.errors import BadOptions
+from services.rules.families import registry
+from services.rules.families.family import Family, Shape
+from services.rules.rulesets import RuleSet, check_target, check_turn_timer, DEFAULT_TURN_TIMER
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,11 @@ from services.common.rule_options import value_pb as option_value
 
 from services.history.summary import rating_key
 
-from .rules.families import registry
-from .rules.families.family import Family
-from .rules.rulesets import DEFAULT_TURN_TIMER, TURN_TIMERS
+from services.rules.families import registry
+from services.rules.families.family import Family
+from services.rules.rulesets import DEFAULT_TURN_TIMER, TURN_TIMERS
 from .messages import PHRASE_PB
-from .rules.tiles import HIGH, LOW, TILE_COUNT
+from services.rules.tiles import HIGH, LOW, TILE_COUNT
 from .table_talk import PHRASES
 
 

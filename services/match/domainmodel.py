@@ -21,17 +21,17 @@ from eventsourcing.utils import register_topic
 from . import chain, move_causes, results
 from .errors import NotSeated, RequestIdReused, RoundNotDealt, SeatHasLeft, SeedNotTaken, StaleTimeout
 from .record import Fairness, MatchRecord, RecordedAction, RecordedRound
-from .rules import fairness
-from .rules.autoplay import timeout_move
-from .rules.families.family import Family
-from .rules.families.registry import family
-from .rules.errors import MatchOver, NotYourTurn, RoundOver
-from .rules.match import apply, leads_by_chance, new_match, start_round
-from .rules.moves import DRAW, PASS, Move, legal_moves, play
-from .rules.rulesets import RuleSet, rule_set
-from .rules.state import Deal, MatchState, Round, round_number
-from .rules.tiles import mask_of, tiles_in
-from .rules.turns import take_turn
+from services.rules import fairness
+from services.rules.autoplay import timeout_move
+from services.rules.families.family import Family
+from services.rules.families.registry import family
+from services.rules.errors import MatchOver, NotYourTurn, RoundOver
+from services.rules.match import apply, leads_by_chance, new_match, start_round
+from services.rules.moves import DRAW, PASS, Move, legal_moves, play
+from services.rules.rulesets import RuleSet, rule_set
+from services.rules.state import Deal, MatchState, Round, round_number
+from services.rules.tiles import mask_of, tiles_in
+from services.rules.turns import take_turn
 
 MATCH_NAMESPACE = uuid.UUID("5b0f7a52-6a43-4d3e-9f0e-2f4c3a1d9e10")
 AWAY_AFTER_TIMEOUTS = 2

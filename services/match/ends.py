@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from .rules.moves import DOWN, LEFT, RIGHT, UP
+from services.rules.moves import DOWN, LEFT, RIGHT, UP
 
 TO_PB = {None: pb.END_UNSPECIFIED, LEFT: pb.END_LEFT, RIGHT: pb.END_RIGHT, UP: pb.END_UP, DOWN: pb.END_DOWN}
 FROM_PB: dict[int, int | None] = {v: k for k, v in TO_PB.items()}

@@ -1,7 +1,7 @@
 """Typed errors of the match service's aggregate and use cases. Only the gRPC adapter maps
 them to status codes (docs/design.md, "Errors"); their messages are safe to show the caller.
 
-The rules engine keeps its own errors (services/match/rules/errors.py: a ``RulesError`` is an
+The rules engine keeps its own errors (services/rules/errors.py: a ``RulesError`` is an
 action the rules refuse, FAILED_PRECONDITION; a ``MalformedTile`` is bad input), because the
 engine imports nothing outside itself. The aggregate's own refusals of an action (a seat that
 left, a seed too late, a move before the first deal) are ``RulesError``s too, so a command
@@ -15,7 +15,7 @@ request's field name: a BadRequest).
 
 from __future__ import annotations
 
-from .rules.errors import RulesError
+from services.rules.errors import RulesError
 
 
 class MatchError(Exception):

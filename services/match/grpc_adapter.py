@@ -58,7 +58,7 @@ from .view_cache import ViewCache, with_view
 from .watch_reads import SharedReads
 from .talk_rpcs import TalkRpcs
 from .record import to_json
-from .rules.errors import MalformedTile, RulesError
+from services.rules.errors import MalformedTile, RulesError
 from . import ends
 
 Context = grpc.aio.ServicerContext

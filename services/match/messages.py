@@ -24,14 +24,14 @@ from .ends import TO_PB as _END
 from . import move_causes
 from .heads import Head
 from .public_events import PUBLIC, event_name
-from .rules import match as rules_match
-from .rules.moves import Move
+from services.rules import match as rules_match
+from services.rules.moves import Move
 from .results import stored_extras
-from .rules.rulesets import RuleSet
-from .rules.spinner import end_counts, points_of_play
-from .rules.state import RoundResult
-from .rules.tiles import HIGH, LOW, TILE_COUNT
-from .rules.view import player_view, seat_secrets
+from services.rules.rulesets import RuleSet
+from services.rules.spinner import end_counts, points_of_play
+from services.rules.state import RoundResult
+from services.rules.tiles import HIGH, LOW, TILE_COUNT
+from services.rules.view import player_view, seat_secrets
 from .table_talk import PHRASES
 
 _KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}

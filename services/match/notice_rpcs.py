@@ -35,7 +35,7 @@ from .domainmodel import Match
 from .errors import Forbidden, InvalidRequest, MatchNotEnded, StoreUnavailable, UnknownMatch
 from .open_streams import OpenStreams
 from .request_checks import match_id as _match_id
-from .rules.families.registry import find
+from services.rules.families.registry import find
 
 MAX_PLAYING_NOW = 100  # player ids one ListPlayingNow may name
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .rules import rulesets
-from .rules.moves import Move
-from .rules.state import Deal
+from services.rules import rulesets
+from services.rules.moves import Move
+from services.rules.state import Deal
 
 FORMAT = "domino-record/1"
 

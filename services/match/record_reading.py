@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 
 from .record_model import FORMAT, Fairness, MalformedRecord, MatchRecord, RecordedAction, RecordedRound
-from .rules import rulesets
-from .rules.errors import BadOptions, MalformedTile
-from .rules.families.registry import find, names
-from .rules.moves import DRAW, END_OF_NAME, PASS, play
-from .rules.state import Deal
-from .rules.tiles import mask_of, parse_tile
+from services.rules import rulesets
+from services.rules.errors import BadOptions, MalformedTile
+from services.rules.families.registry import find, names
+from services.rules.moves import DRAW, END_OF_NAME, PASS, play
+from services.rules.state import Deal
+from services.rules.tiles import mask_of, parse_tile
 from .untrusted_json import UntrustedJson, parse
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from .record_model import FORMAT, MatchRecord, RecordedAction, RecordedRound
-from .rules.families.registry import family
-from .rules.moves import END_NAMES
-from .rules.tiles import NAMES, tiles_in
+from services.rules.families.registry import family
+from services.rules.moves import END_NAMES
+from services.rules.tiles import NAMES, tiles_in
 
 
 def to_json(record: MatchRecord) -> dict:

@@ -8,7 +8,7 @@ import uuid
 from domino.match.v1 import match_service_pb2 as pb
 
 from .errors import InvalidRequest
-from .rules.tiles import tile as tile_id
+from services.rules.tiles import tile as tile_id
 
 
 def match_id(text: str) -> uuid.UUID:

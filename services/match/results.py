@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .errors import StoredResultMismatch
-from .rules.families.registry import family
-from .rules.rulesets import RuleSet
-from .rules.state import MatchState, RoundResult
+from services.rules.families.registry import family
+from services.rules.rulesets import RuleSet
+from services.rules.state import MatchState, RoundResult
 
 
 # RoundEnded's fields for a family's part of a round, each as stored where the family has none.

@@ -16,10 +16,10 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Iterator
 
-from services.match.rules.errors import BadOptions
-from services.match.rules.families.family import Family, Shape
-from services.match.rules.families.registry import families, family, find
-from services.match.rules.rulesets import DEFAULT_TURN_TIMER, check_target, check_turn_timer, rule_set
+from services.rules.errors import BadOptions
+from services.rules.families.family import Family, Shape
+from services.rules.families.registry import families, family, find
+from services.rules.rulesets import DEFAULT_TURN_TIMER, check_target, check_turn_timer, rule_set
 
 from services.common import bot_strengths
 from services.common.bot_ladder import Ladder, ladder

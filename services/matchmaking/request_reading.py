@@ -14,7 +14,7 @@ from typing import Any
 
 from services.common import rule_options
 from services.common.bot_strengths import OFFERED
-from services.match.rules.rulesets import TURN_TIMERS
+from services.rules.rulesets import TURN_TIMERS
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 

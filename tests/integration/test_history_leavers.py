@@ -13,7 +13,7 @@ from services.history.projection import HistoryProjection, rebuild
 from services.history.summary import fresh, rating_key, side_of
 from services.history.view import View
 from services.match.application import MatchApplication, SeatSpec
-from services.match.rules.families.registry import families
+from services.rules.families.registry import families
 from tests.support.matches import Matches, random_move
 
 pytestmark = pytest.mark.integration

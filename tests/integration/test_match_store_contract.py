@@ -16,8 +16,8 @@ from services.match.application import MatchApplication, SeatSpec
 from services.match.errors import StaleTimeout
 from services.match.export import full_record
 from services.match.record import from_json, to_json
-from services.match.rules.errors import NotYourTurn, RulesError
-from services.match.rules.moves import legal_moves
+from services.rules.errors import NotYourTurn, RulesError
+from services.rules.moves import legal_moves
 from tests.support.matches import Matches, act, create
 from tests.support.clock import Clock
 

@@ -24,7 +24,7 @@ from services.match.export import full_record
 from services.match.heads import PublishedKeys, load_signer, rotate
 from services.match.record import from_json, to_json
 from services.match.relay import Relay
-from services.match.rules.moves import legal_moves
+from services.rules.moves import legal_moves
 from tests.integration.fresh_bus import fresh_bus
 from tests.support.matches import Matches, random_move
 

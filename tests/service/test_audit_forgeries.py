@@ -27,9 +27,9 @@ from services.match import chain
 from services.match.application import MatchApplication
 from services.match.heads import PublishedKey, PublishedKeys, key_id
 from services.match.record import MatchRecord, RecordedAction, RecordedRound, from_json, to_json
-from services.match.rules.fairness import fair_deal
-from services.match.rules.match import apply, current_round, new_match, start_round
-from services.match.rules.moves import legal_moves
+from services.rules.fairness import fair_deal
+from services.rules.match import apply, current_round, new_match, start_round
+from services.rules.moves import legal_moves
 from tests.support.grpc_matches import play_whole_match
 from tests.support.keys import auth
 

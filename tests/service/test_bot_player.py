@@ -85,7 +85,7 @@ def test_a_replica_that_chose_differently_for_an_answered_turn_carries_on_withou
 
 def test_a_refusal_while_the_match_stands_still_is_an_error(svc, monkeypatch):
     from services.bots import player as player_module
-    from services.match.rules.moves import Move
+    from services.rules.moves import Move
 
     monkeypatch.setitem(player_module.STRATEGIES, "random", lambda view, rng: Move("draw"))
     view = start(svc, "refused", "random")

@@ -8,8 +8,8 @@ import pytest
 from services.bots.views import view_from_pb
 from services.match.application import MatchApplication, SeatSpec
 from services.match.messages import match_view
-from services.match.rules.moves import legal_moves
-from services.match.rules.view import player_view
+from services.rules.moves import legal_moves
+from services.rules.view import player_view
 from tests.support.clock import Clock
 from tests.support.matches import Matches
 

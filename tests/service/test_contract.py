@@ -14,9 +14,9 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from services.bots.views import move_from_pb
 from services.match.application import MatchApplication, SeatSpec
-from services.match.rules.errors import RulesError
-from services.match.rules.moves import LEFT, RIGHT, legal_moves
-from services.match.rules.tiles import HIGH, LOW
+from services.rules.errors import RulesError
+from services.rules.moves import LEFT, RIGHT, legal_moves
+from services.rules.tiles import HIGH, LOW
 from tests.support.clock import Clock
 from tests.support.matches import Matches
 from tests.support.keys import auth

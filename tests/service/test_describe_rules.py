@@ -26,9 +26,9 @@ from services.common.bot_ladder import Ladder, ladder
 from services.history.summary import rating_key
 from services.match.describe import describe_rules
 from services.match.application import MatchApplication
-from services.match.rules.families import registry
-from services.match.rules.families.family import Family, HostOption, Phrases, Shape
-from services.match.rules.rulesets import DEFAULT_TURN_TIMER, TURN_TIMERS, RuleSet
+from services.rules.families import registry
+from services.rules.families.family import Family, HostOption, Phrases, Shape
+from services.rules.rulesets import DEFAULT_TURN_TIMER, TURN_TIMERS, RuleSet
 from services.match.table_talk import PHRASES
 from tests.support.keys import auth, token
 

@@ -14,7 +14,7 @@ from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.bots.player import BotPlayer
 from services.match.application import MatchApplication
-from services.match.rules.moves import legal_moves
+from services.rules.moves import legal_moves
 from tests.support.clock import Clock
 from tests.support.keys import KEYS, auth
 

@@ -26,7 +26,7 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
-from services.match.rules.tiles import HIGH, LOW, NAMES, tile as tile_id, tiles_in
+from services.rules.tiles import HIGH, LOW, NAMES, tile as tile_id, tiles_in
 from services.common.rule_options import value_pb
 from tests.support.clock import Clock
 from tests.support.errors import refusal

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from services.match.rules.errors import BadOptions, shown
-from services.match.rules.families.family import Family, HostOption, Phrases, RecordShape, RoundColumn, Shape
-from services.match.rules.leading import egyptian_next_leader, highest_double_or_tile
-from services.match.rules.rulesets import RuleSet
-from services.match.rules.scoring import egyptian_round_points, highest_past_target
+from services.rules.errors import BadOptions, shown
+from services.rules.families.family import Family, HostOption, Phrases, RecordShape, RoundColumn, Shape
+from services.rules.leading import egyptian_next_leader, highest_double_or_tile
+from services.rules.rulesets import RuleSet
+from services.rules.scoring import egyptian_round_points, highest_past_target
 
 BONUSES = (0, 10, 20)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from services.match.application import MatchApplication, SeatSpec
 from services.match.domainmodel import Match
-from services.match.rules.moves import legal_moves
+from services.rules.moves import legal_moves
 from services.match.timers import TurnTimer
 
 PLAYERS = {"draw-2": ["ann", "bob"], "block-3": ["ann", "bob", "cat"], "block-4": ["ann", "bob", "cat", "dan"]}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from services.match.rules.state import Deal, Round
-from services.match.rules.tiles import mask_of, parse_tile
+from services.rules.state import Deal, Round
+from services.rules.tiles import mask_of, parse_tile
 
 
 def tiles(text: str) -> list[int]:

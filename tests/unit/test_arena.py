@@ -21,11 +21,11 @@ from services.bots.arena import (
     wilson,
 )
 from services.cli.bots import bots
-from services.match.rules import fairness
-from services.match.rules.families.all_fives import AllFivesRound
-from services.match.rules.rulesets import egyptian
-from services.match.rules.state import RoundResult
-from services.match.rules.tiles import mask_of
+from services.rules import fairness
+from services.rules.families.all_fives import AllFivesRound
+from services.rules.rulesets import egyptian
+from services.rules.state import RoundResult
+from services.rules.tiles import mask_of
 
 from .positions import tiles
 

@@ -17,8 +17,8 @@ from services.bots.expert import ExpertBot, ExpertConfig, dominates
 from services.bots.player import BotPlayer
 from services.bots.strategies import STRATEGIES
 from services.bots.strong import StrongBot, StrongConfig
-from services.match.rules.match import apply
-from services.match.rules.view import player_view
+from services.rules.match import apply
+from services.rules.view import player_view
 from tests.support.keys import KEYS
 
 SETTINGS = [("egyptian", "block-4", 4, True), ("egyptian", "draw-2", 2, None), ("all-fives", None, 3, None),

@@ -9,13 +9,13 @@ import random
 import pytest
 
 from services.bots.strategies import SIMPLE, STRATEGIES
-from services.match.rules.autoplay import timeout_move
-from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.moves import LEFT, RIGHT, play
-from services.match.rules.rulesets import rule_set
-from services.match.rules.state import Deal
-from services.match.rules.tiles import mask_of
-from services.match.rules.view import player_view
+from services.rules.autoplay import timeout_move
+from services.rules.match import apply, new_match, start_round
+from services.rules.moves import LEFT, RIGHT, play
+from services.rules.rulesets import rule_set
+from services.rules.state import Deal
+from services.rules.tiles import mask_of
+from services.rules.view import player_view
 
 from .positions import tiles
 

@@ -15,13 +15,13 @@ from services.bots.knowledge import (
     Group, Knowledge, led_by_rule, not_dealt_by_lead, round_from_view,
 )
 from services.bots.strategies import STRATEGIES
-from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.moves import LEFT, RIGHT, legal_moves, play
-from services.match.rules.rulesets import rule_set
-from services.match.rules.spinner import SpinnerRound
-from services.match.rules.state import Round
-from services.match.rules.tiles import ALL_TILES, MATCHES, mask_of
-from services.match.rules.view import player_view
+from services.rules.match import apply, new_match, start_round
+from services.rules.moves import LEFT, RIGHT, legal_moves, play
+from services.rules.rulesets import rule_set
+from services.rules.spinner import SpinnerRound
+from services.rules.state import Round
+from services.rules.tiles import ALL_TILES, MATCHES, mask_of
+from services.rules.view import player_view
 
 from .positions import deal, tiles
 

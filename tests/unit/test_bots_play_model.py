@@ -13,10 +13,10 @@ from services.bots.play_model import (
     FEATURES, OTHERS, PARTNER, Seen, candidates, choice_probability, likelihood, seen_choices, seen_plays,
 )
 from services.bots.strategies import STRATEGIES
-from services.match.rules.match import apply
-from services.match.rules.moves import LEFT, RIGHT
-from services.match.rules.tiles import mask_of, tile
-from services.match.rules.view import player_view
+from services.rules.match import apply
+from services.rules.moves import LEFT, RIGHT
+from services.rules.tiles import mask_of, tile
+from services.rules.view import player_view
 
 weights = st.tuples(*[st.floats(-3, 3) for _ in FEATURES])
 

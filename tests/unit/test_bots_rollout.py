@@ -11,10 +11,10 @@ import pytest
 from services.bots.arena import deal_key, first_round
 from services.bots.knowledge import play_points_of
 from services.bots.strong import rollout
-from services.match.rules.autoplay import timeout_order
-from services.match.rules.moves import legal_moves
-from services.match.rules.rulesets import rule_set
-from services.match.rules.turns import step
+from services.rules.autoplay import timeout_order
+from services.rules.moves import legal_moves
+from services.rules.rulesets import rule_set
+from services.rules.turns import step
 
 FAMILIES = [
     ("egyptian", "draw-2", None, None), ("egyptian", "block-3", None, None), ("all-fives", None, False, 2),

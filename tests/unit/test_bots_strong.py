@@ -14,13 +14,13 @@ from services.bots.arena import deal_key, first_round
 from services.bots.knowledge import Knowledge
 from services.bots.strategies import STRATEGIES
 from services.bots.strong import StrongBot, StrongConfig
-from services.match.rules import fairness
-from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.moves import LEFT
-from services.match.rules.rulesets import egyptian, rule_set
-from services.match.rules.state import Deal
-from services.match.rules.tiles import ALL_TILES, DOUBLES, HIGH, LOW, MATCHES, OTHER_END, tiles_in
-from services.match.rules.view import player_view
+from services.rules import fairness
+from services.rules.match import apply, new_match, start_round
+from services.rules.moves import LEFT
+from services.rules.rulesets import egyptian, rule_set
+from services.rules.state import Deal
+from services.rules.tiles import ALL_TILES, DOUBLES, HIGH, LOW, MATCHES, OTHER_END, tiles_in
+from services.rules.view import player_view
 
 VARIANTS = [("block-4", None), ("block-4", False), ("block-3", None), ("draw-2", None)]
 GREEDY = STRATEGIES["greedy"]
@@ -307,7 +307,7 @@ def test_weighing_by_seen_plays_favours_deals_where_others_played_greedily():
     """Deals kept for the search explain the other seats' plays as heaviest-first more
     often than uniformly sampled deals do (and are all consistent: they come from the sampler)."""
     from services.bots.knowledge import play_evidence
-    from services.match.rules.playout import heaviest
+    from services.rules.playout import heaviest
 
     rules = egyptian("block-4")
     bot = StrongBot(StrongConfig(samples=200, model_eps=0.1, deadline=None))
@@ -452,7 +452,7 @@ def test_all_fives_value_counts_each_point_of_the_round_once():
 
 def test_goat_value_prefers_the_round_in_which_the_side_keeps_fewer_pips():
     from services.bots.strong import round_value
-    from services.match.rules.tiles import tile
+    from services.rules.tiles import tile
 
     rules = rule_set("goat", "gamezz", None, 2)
     for seed in range(20):

@@ -17,7 +17,7 @@ from services.match import chain
 from services.match.application import MatchApplication, SeatSpec
 from services.match.export import full_record
 from services.match.record import from_json, to_json
-from services.match.rules.tiles import NAMES
+from services.rules.tiles import NAMES
 from tests.support.matches import Matches, random_move
 
 FAMILIES = {

@@ -1,4 +1,4 @@
-"""The endgame solver (services/match/rules/solve.py) finds the value a plain minimax over
+"""The endgame solver (services/rules/solve.py) finds the value a plain minimax over
 ``legal_moves`` and ``turns.step`` finds, in every family, and the strong bot uses it."""
 
 import random
@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from services.match.rules.fairness import deal
-from services.match.rules.match import new_match, start_round
-from services.match.rules.moves import legal_moves
-from services.match.rules.rulesets import rule_set
-from services.match.rules.solve import Solver
-from services.match.rules.tiles import PIPS, tiles_in
-from services.match.rules.turns import step
+from services.rules.fairness import deal
+from services.rules.match import new_match, start_round
+from services.rules.moves import legal_moves
+from services.rules.rulesets import rule_set
+from services.rules.solve import Solver
+from services.rules.tiles import PIPS, tiles_in
+from services.rules.turns import step
 
 RULE_SETS = [("egyptian", "draw-2", None, None, None), ("egyptian", "block-3", None, None, None),
              ("egyptian", "block-4", True, None, None), ("all-fives", None, False, 2, None),
@@ -81,7 +81,7 @@ def test_a_window_bounds_the_value_on_the_side_it_falls(spec, seed, left, lo, wi
 
 def test_the_compiled_solver_is_built_from_the_current_source():
     """mypyc's extension shadows solve.py; an edit without `make install` must not go unnoticed."""
-    import services.match.rules.solve as solve
+    import services.rules.solve as solve
 
     compiled = Path(solve.__file__)
     if compiled.suffix == ".so":
@@ -109,7 +109,7 @@ ENDGAME_FAMILIES = [("egyptian", "block-4", True, None, None), ("egyptian", "dra
 def test_strong_shown_the_true_deal_in_the_endgame_plays_a_move_perfect_play_values_most(spec, monkeypatch):
     """With every sampled deal the true one, the endgame search is a minimax of the truth."""
     from services.bots.strong import StrongBot, round_value
-    from services.match.rules.view import player_view
+    from services.rules.view import player_view
 
     rules = rule_set(*spec)
     bot = StrongBot(exact_tiles=10, exact_samples=2, deadline=None)

@@ -1,11 +1,11 @@
-"""Commit–reveal deals (services/match/rules/fairness.py)."""
+"""Commit–reveal deals (services/rules/fairness.py)."""
 
 import hashlib
 from collections import Counter
 
-from services.match.rules.fairness import commitment, fair_deal, round_key, shuffled_tiles
-from services.match.rules.match import check_deal
-from services.match.rules.rulesets import egyptian
+from services.rules.fairness import commitment, fair_deal, round_key, shuffled_tiles
+from services.rules.match import check_deal
+from services.rules.rulesets import egyptian
 
 SEED = bytes(range(32))
 
@@ -75,8 +75,8 @@ def _collides(key: bytes) -> bool:
 
 # --- the seat drawn by chance (All Fives and Sports) -----------------------------------------
 
-from services.match.rules.fairness import chance_leader, deal as deal_of_key  # noqa: E402
-from services.match.rules.rulesets import rule_set  # noqa: E402
+from services.rules.fairness import chance_leader, deal as deal_of_key  # noqa: E402
+from services.rules.rulesets import rule_set  # noqa: E402
 
 
 def test_families_that_draw_a_leader_deal_one_with_every_round():
@@ -127,7 +127,7 @@ def test_a_deal_from_a_raw_key_draws_its_leader_from_that_key():
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from services.match.rules.state import Deal  # noqa: E402
+from services.rules.state import Deal  # noqa: E402
 
 EVERY_SHAPE = [egyptian("draw-2"), egyptian("block-3"), egyptian("block-4"), egyptian("block-4", False),
                rule_set("sports")] + [rule_set(family, seats=seats) for family in ("all-fives", "classic")

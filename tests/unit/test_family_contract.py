@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from services.match.rules.families import registry
-from services.match.rules.families.family import Family, Phrases, Shape
-from services.match.rules.fairness import deal
-from services.match.rules.match import new_match, start_round
+from services.rules.families import registry
+from services.rules.families.family import Family, Phrases, Shape
+from services.rules.fairness import deal
+from services.rules.match import new_match, start_round
 from tests.support import fifty_family
 
 

@@ -27,7 +27,7 @@ import pytest
 
 from services.audit.verify import verify
 from services.match import record as record_format
-from services.match.rules.errors import RulesError
+from services.rules.errors import RulesError
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "golden"

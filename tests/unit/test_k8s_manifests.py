@@ -615,7 +615,7 @@ def test_the_image_builds_the_package_as_make_install_does_with_the_kernel_compi
     runs = " ".join(line for line in build if line.startswith("RUN "))
     assert re.search(r"apt-get install [^&]*\bgcc\b", runs) and "libc6-dev" in runs, "mypyc needs a C compiler"
     assert re.search(r"pip install \.(\s|$)", runs) and "pip install -e" not in runs
-    assert "services.match.rules.playout" in runs and ".so" in runs, "the build checks the kernel is compiled"
+    assert "services.rules.playout" in runs and ".so" in runs, "the build checks the kernel is compiled"
     assert "DOMINO_NO_MYPYC" not in " ".join(build)
     assert any(line.startswith("COPY --from=build /opt/domino") for line in runtime)
     assert not any(line.startswith("COPY ") and "--from" not in line for line in runtime), "runtime gets the venv only"

@@ -10,9 +10,9 @@ import dominoes
 import pytest
 
 from services.bots import arena as A
-from services.match.rules.match import apply
-from services.match.rules.tiles import tiles_in
-from services.match.rules.view import player_view
+from services.rules.match import apply
+from services.rules.tiles import tiles_in
+from services.rules.view import player_view
 from tests.support.benches import load_bench
 
 pa = load_bench("peer_arena.py")

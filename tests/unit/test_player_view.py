@@ -1,11 +1,11 @@
 """What a seat may see (docs/design.md, "Who may see what")."""
 
-from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.moves import DRAW, legal_moves
-from services.match.rules.rulesets import egyptian
-from services.match.rules.state import round_number
-from services.match.rules.tiles import tiles_in
-from services.match.rules.view import player_view
+from services.rules.match import apply, new_match, start_round
+from services.rules.moves import DRAW, legal_moves
+from services.rules.rulesets import egyptian
+from services.rules.state import round_number
+from services.rules.tiles import tiles_in
+from services.rules.view import player_view
 
 from .test_rules_leading import BLOCK4_SEAT2_HOLDS_66, DRAW2_NO_DOUBLES
 
@@ -63,10 +63,10 @@ def test_the_line_is_shown_left_to_right_with_touching_halves_matching():
 
 # --- the other families' tables --------------------------------------------------------------
 
-from services.match.rules.moves import DOWN, LEFT, RIGHT, UP, play  # noqa: E402
-from services.match.rules.rulesets import rule_set  # noqa: E402
-from services.match.rules.state import Deal  # noqa: E402
-from services.match.rules.tiles import parse_tile  # noqa: E402
+from services.rules.moves import DOWN, LEFT, RIGHT, UP, play  # noqa: E402
+from services.rules.rulesets import rule_set  # noqa: E402
+from services.rules.state import Deal  # noqa: E402
+from services.rules.tiles import parse_tile  # noqa: E402
 
 from .positions import hand  # noqa: E402
 

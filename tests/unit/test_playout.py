@@ -4,12 +4,12 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from services.match.rules.fairness import deal
-from services.match.rules.match import new_match, start_round
-from services.match.rules.moves import legal_moves
-from services.match.rules.playout import random_playout
-from services.match.rules.rulesets import rule_set
-from services.match.rules.turns import step
+from services.rules.fairness import deal
+from services.rules.match import new_match, start_round
+from services.rules.moves import legal_moves
+from services.rules.playout import random_playout
+from services.rules.rulesets import rule_set
+from services.rules.turns import step
 
 # (rules, variant, teams, seats, options): every family, every seat shape
 RULE_SETS = [("egyptian", "draw-2", None, None, None), ("egyptian", "block-3", None, None, None),
@@ -49,8 +49,8 @@ def test_the_compiled_step_and_playout_are_built_from_the_current_source():
     """mypyc's extensions shadow step.py and playout.py; an edit without `make install` must not go unnoticed."""
     from pathlib import Path
 
-    import services.match.rules.playout as playout
-    import services.match.rules.step as one_step
+    import services.rules.playout as playout
+    import services.rules.step as one_step
 
     for module in (one_step, playout):
         compiled = Path(module.__file__)

@@ -19,16 +19,16 @@ from hypothesis import strategies as st
 from services.audit.simulate import simulate
 from services.audit.verify import round_json, verify
 from services.match.record import dumps, from_json, loads, to_json
-from services.match.rules.autoplay import timeout_move
-from services.match.rules.errors import RulesError
-from services.match.rules.match import apply, leads_by_chance, new_match, start_round
-from services.match.rules.moves import (
+from services.rules.autoplay import timeout_move
+from services.rules.errors import RulesError
+from services.rules.match import apply, leads_by_chance, new_match, start_round
+from services.rules.moves import (
     DOWN, DRAW, END_NAMES, LEFT, OPEN, PASS, PLAY_DOWN, PLAY_LEFT, PLAY_ON, PLAY_RIGHT, PLAY_UP, RIGHT, UP, legal_moves,
 )
-from services.match.rules.rulesets import rule_set
-from services.match.rules.tiles import HIGH, LOW, NAMES, PIPS, pip_total, tiles_in
-from services.match.rules.turns import step, take_turn
-from services.match.rules.view import line_of
+from services.rules.rulesets import rule_set
+from services.rules.tiles import HIGH, LOW, NAMES, PIPS, pip_total, tiles_in
+from services.rules.turns import step, take_turn
+from services.rules.view import line_of
 
 # Repeatable in CI: the same examples on every run, no example database.
 PROPERTY = settings(

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from services.match.application import MatchApplication, SeatSpec
 from services.match.errors import StaleTimeout
-from services.match.rules.families.sports import ONE_PLAY_SECONDS
-from services.match.rules.families.sports import move_seconds as sports_move_seconds
-from services.match.rules.match import apply
-from services.match.rules.moves import legal_moves
+from services.rules.families.sports import ONE_PLAY_SECONDS
+from services.rules.families.sports import move_seconds as sports_move_seconds
+from services.rules.match import apply
+from services.rules.moves import legal_moves
 from tests.support.clock import Clock
 from tests.support.matches import Matches, act
 

@@ -6,17 +6,17 @@ that makes it (seats take turns from seat 0), and ``hands`` are what the seats h
 
 import pytest
 
-from services.match.rules.autoplay import timeout_move
-from services.match.rules.errors import BadDeal, BadOptions, MustDraw, MustPlay, TileDoesNotFit
-from services.match.rules.fairness import chance_leader, fair_deal, round_key
-from services.match.rules.match import apply, check_deal, new_match, start_round
-from services.match.rules.moves import DOWN, DRAW, END_OF_NAME, LEFT, PASS, RIGHT, UP, legal_moves, play
-from services.match.rules.rulesets import rule_set
-from services.match.rules.scoring import round_to_five
-from services.match.rules.spinner import SpinnerRound
-from services.match.rules.state import Deal
-from services.match.rules.tiles import mask_of, parse_tile as t
-from services.match.rules.turns import take_turn
+from services.rules.autoplay import timeout_move
+from services.rules.errors import BadDeal, BadOptions, MustDraw, MustPlay, TileDoesNotFit
+from services.rules.fairness import chance_leader, fair_deal, round_key
+from services.rules.match import apply, check_deal, new_match, start_round
+from services.rules.moves import DOWN, DRAW, END_OF_NAME, LEFT, PASS, RIGHT, UP, legal_moves, play
+from services.rules.rulesets import rule_set
+from services.rules.scoring import round_to_five
+from services.rules.spinner import SpinnerRound
+from services.rules.state import Deal
+from services.rules.tiles import mask_of, parse_tile as t
+from services.rules.turns import take_turn
 
 from .positions import tiles
 

@@ -2,13 +2,13 @@
 
 import pytest
 
-from services.match.rules.errors import BadOptions, MustPlay, RoundOver, WrongLead
-from services.match.rules.families import goat
-from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.moves import DRAW, LEFT, PASS, RIGHT, legal_moves, play
-from services.match.rules.rulesets import match_options, rule_set
-from services.match.rules.state import Accounts
-from services.match.rules.tiles import parse_tile as t
+from services.rules.errors import BadOptions, MustPlay, RoundOver, WrongLead
+from services.rules.families import goat
+from services.rules.match import apply, new_match, start_round
+from services.rules.moves import DRAW, LEFT, PASS, RIGHT, legal_moves, play
+from services.rules.rulesets import match_options, rule_set
+from services.rules.state import Accounts
+from services.rules.tiles import parse_tile as t
 
 from .positions import deal, hand, position
 

@@ -1,10 +1,10 @@
 """docs/rules.md §1.4: who leads each round."""
 
-from services.match.rules.leading import egyptian_next_leader, highest_double_or_tile
-from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.moves import legal_moves, play
-from services.match.rules.rulesets import egyptian
-from services.match.rules.tiles import parse_tile as t
+from services.rules.leading import egyptian_next_leader, highest_double_or_tile
+from services.rules.match import apply, new_match, start_round
+from services.rules.moves import legal_moves, play
+from services.rules.rulesets import egyptian
+from services.rules.tiles import parse_tile as t
 
 from .positions import deal, hand
 

@@ -2,12 +2,12 @@
 
 import pytest
 
-from services.match.rules.errors import BadOptions, MatchOver
-from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.moves import PASS, legal_moves
-from services.match.rules.rulesets import egyptian
-from services.match.rules.scoring import egyptian_round_points
-from services.match.rules.state import Deal
+from services.rules.errors import BadOptions, MatchOver
+from services.rules.match import apply, new_match, start_round
+from services.rules.moves import PASS, legal_moves
+from services.rules.rulesets import egyptian
+from services.rules.scoring import egyptian_round_points
+from services.rules.state import Deal
 
 from .positions import hand
 from .test_rules_leading import BLOCK4_SEAT2_HOLDS_66
@@ -112,7 +112,7 @@ def test_teams_are_only_for_block4():
 
 
 def test_a_deal_of_the_wrong_shape_is_refused():
-    from services.match.rules.errors import BadDeal
+    from services.rules.errors import BadDeal
 
     with pytest.raises(BadDeal):
         start_round(new_match(TEAMS), Deal(BLOCK4_SEAT2_HOLDS_66.hands[:3]))

@@ -2,15 +2,15 @@
 
 import pytest
 
-from services.match.rules.autoplay import timeout_move
-from services.match.rules.errors import BadDeal, BadOptions, CannotDraw
-from services.match.rules.fairness import fair_deal
-from services.match.rules.families.sports import move_seconds
-from services.match.rules.match import apply, new_match, start_round
-from services.match.rules.moves import DRAW, LEFT, PASS, RIGHT, legal_moves, play
-from services.match.rules.rulesets import rule_set
-from services.match.rules.tiles import parse_tile as t
-from services.match.rules.turns import take_turn
+from services.rules.autoplay import timeout_move
+from services.rules.errors import BadDeal, BadOptions, CannotDraw
+from services.rules.fairness import fair_deal
+from services.rules.families.sports import move_seconds
+from services.rules.match import apply, new_match, start_round
+from services.rules.moves import DRAW, LEFT, PASS, RIGHT, legal_moves, play
+from services.rules.rulesets import rule_set
+from services.rules.tiles import parse_tile as t
+from services.rules.turns import take_turn
 
 from .positions import deal, position
 

@@ -1,8 +1,8 @@
 """docs/rules.md §1.6: what the server plays for a seat whose timer ran out."""
 
-from services.match.rules.autoplay import timeout_move
-from services.match.rules.moves import DRAW, LEFT, PASS, RIGHT, play
-from services.match.rules.tiles import parse_tile as t
+from services.rules.autoplay import timeout_move
+from services.rules.moves import DRAW, LEFT, PASS, RIGHT, play
+from services.rules.tiles import parse_tile as t
 
 from .positions import position
 

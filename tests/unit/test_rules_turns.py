@@ -2,12 +2,12 @@
 
 import pytest
 
-from services.match.rules.errors import (
+from services.rules.errors import (
     CannotDraw, EndRequired, MustDraw, MustPlay, NotYourTurn, RoundOver, TileDoesNotFit, TileNotHeld, WrongLead,
 )
-from services.match.rules.moves import DRAW, LEFT, PASS, RIGHT, legal_moves, play
-from services.match.rules.tiles import parse_tile as t
-from services.match.rules.turns import take_turn
+from services.rules.moves import DRAW, LEFT, PASS, RIGHT, legal_moves, play
+from services.rules.tiles import parse_tile as t
+from services.rules.turns import take_turn
 
 from .positions import hand, position
 

@@ -1,4 +1,4 @@
-"""The one step of a move (services/match/rules/step.py, compiled with mypyc) makes every
+"""The one step of a move (services/rules/step.py, compiled with mypyc) makes every
 family's moves as the rules of docs/rules.md say: held to a plain, move-by-move model of the
 line (two ends, or All Fives' spinner with its counted ends), and to what the public line
 tells a seat (``bots.knowledge.Line``)."""
@@ -8,14 +8,14 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from services.bots.knowledge import Line
-from services.match.rules import step as kernel
-from services.match.rules.fairness import deal
-from services.match.rules.match import new_match, start_round
-from services.match.rules.moves import DRAW, PASS, legal_moves
-from services.match.rules.rulesets import rule_set
-from services.match.rules.spinner import end_count, points_scored
-from services.match.rules.tiles import HIGH, LOW, MATCHES, OTHER_END
-from services.match.rules.turns import step
+from services.rules import step as kernel
+from services.rules.fairness import deal
+from services.rules.match import new_match, start_round
+from services.rules.moves import DRAW, PASS, legal_moves
+from services.rules.rulesets import rule_set
+from services.rules.spinner import end_count, points_scored
+from services.rules.tiles import HIGH, LOW, MATCHES, OTHER_END
+from services.rules.turns import step
 
 RULE_SETS = [("egyptian", "draw-2", None, None), ("egyptian", "block-3", None, None),
              ("egyptian", "block-4", True, None), ("all-fives", None, False, 2), ("all-fives", None, False, 3),

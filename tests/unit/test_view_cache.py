@@ -28,9 +28,9 @@ from services.match.ends import TO_PB as END
 from services.match.messages import (
     event_pb, head_pb, match_view, public_view, round_summary, seat_part, status, tile_pb, timestamp,
 )
-from services.match.rules.moves import DOWN, LEFT, PASS, RIGHT, UP, legal_moves
-from services.match.rules.tiles import HIGH, LOW
-from services.match.rules.view import player_view
+from services.rules.moves import DOWN, LEFT, PASS, RIGHT, UP, legal_moves
+from services.rules.tiles import HIGH, LOW
+from services.rules.view import player_view
 from services.match.view_cache import ViewCache, with_view
 from tests.support.matches import Matches, random_move
 

@@ -9,14 +9,14 @@ import random
 
 import pytest
 
-from services.match.rules import fairness
-from services.match.rules.match import (
+from services.rules import fairness
+from services.rules.match import (
     AFTER_A_TIE, BY_CHANCE, ROUND_ONE_RULE, TOOK_THE_LAST_ROUND, apply, new_match, round_lead, start_round,
 )
-from services.match.rules.moves import DOWN, LEFT, RIGHT, UP, legal_moves
-from services.match.rules.rulesets import rule_set
-from services.match.rules.spinner import end_counts, points_of_play
-from services.match.rules.tiles import parse_tile as t
+from services.rules.moves import DOWN, LEFT, RIGHT, UP, legal_moves
+from services.rules.rulesets import rule_set
+from services.rules.spinner import end_counts, points_of_play
+from services.rules.tiles import parse_tile as t
 
 from .test_rules_all_fives import SOLO2, line
 
