@@ -34,9 +34,7 @@ from .statuses import DOMAIN, STATUS, run, statuses, timestamp  # noqa: F401 - D
 from .use_cases import BlockView, FriendView, RequestView, Social, Target
 
 if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
+    from .statuses import Context
 
 ACCOUNT_SERVICE = "accounts"  # the `sub` of the account service's `account` token
 log = logging.getLogger("domino.social")

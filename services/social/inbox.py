@@ -26,8 +26,9 @@ from services.common.sql import Execute
 from .errors import InvalidRequest, NotFound
 from .inbox_store import InboxStore, Key, Stored
 from .notices import FROM_A_PLAYER, Draft, lifetime
+from .paging import check_page_size
 from .store import SocialStore
-from .use_cases import check_page_size, retried_on_conflict
+from .transactions import retried_on_conflict
 
 log = logging.getLogger("domino.social")
 MAX_MARKED = 100

@@ -22,7 +22,7 @@ from .notice_wakeups import player_key
 from .statuses import DOMAIN, run, statuses, timestamp
 
 if TYPE_CHECKING:
-    from .grpc_adapter import Context
+    from .statuses import Context
 
 
 def notification_pb(n: Stored) -> pb.Notification:

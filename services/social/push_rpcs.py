@@ -21,7 +21,7 @@ from .statuses import statuses as _statuses
 from .statuses import timestamp as _timestamp
 
 if TYPE_CHECKING:
-    from .grpc_adapter import Context
+    from .statuses import Context
 
 NOTIFIER = "notifier"  # the `sub` of the notifier's service token
 _PLATFORMS = {pb.PUSH_PLATFORM_APNS: "apns", pb.PUSH_PLATFORM_FCM: "fcm"}

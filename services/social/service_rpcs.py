@@ -23,7 +23,7 @@ from .push_rpcs import push_target_pb
 from .statuses import run, statuses
 
 if TYPE_CHECKING:
-    from .grpc_adapter import Context
+    from .statuses import Context
 
 POSTERS = ("notifier", "matchmaking")
 ACCOUNT_SERVICE = "accounts"

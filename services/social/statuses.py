@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -16,6 +16,11 @@ from services.common.grpc_status import ErrorStatuses
 from services.common.limits import TooMany
 
 from .errors import AccountsUnavailable, Busy, Exhausted, InvalidRequest, NotFound, Refused, RequestIdReused
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]  # what every RPC module's handlers take
 
 DOMAIN = "domino.social"
 log = logging.getLogger("domino.social")

@@ -15,51 +15,31 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import json
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+from typing import Any, Callable, Protocol
 
 from services.common.bot_ids import is_bot
 from services.common.sql import Conflict
 
 from . import codes
 from .errors import Busy, Exhausted, InvalidRequest, NotFound, Refused, RequestIdReused
+from .inbox import Announced, Inbox
 from .notices import Draft, notice_id
+from .paging import check_page_size
 from .store import Row, SocialStore
-
-if TYPE_CHECKING:
-    from .inbox import Announced, Inbox
+from .transactions import retried_on_conflict
 
 log = logging.getLogger("domino.social")
 HOUR = 3600.0
 DAY = 86400.0
-ATTEMPTS = 4
 CODE_DRAWS = 8  # a new code that another player holds is drawn again, this many times at most
-DEFAULT_PAGE = 50
-MAX_PAGE = 100
 MAX_REQUEST_ID = 64
 MAX_PLAYER_ID = 200
 MAX_DISPLAY_NAME = 80
 EXPORT_ROWS = 100_000  # far above every limit: the export holds every row
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def retried_on_conflict(use_case: F) -> F:
-    @functools.wraps(use_case)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        for attempt in range(ATTEMPTS):
-            try:
-                return use_case(*args, **kwargs)
-            except Conflict as lost:
-                if attempt == ATTEMPTS - 1:
-                    log.warning("a social transaction kept losing races",
-                                extra={"use_case": use_case.__name__, "conflict": lost.kind})
-                time.sleep(0.005 * (attempt + 1))
-        raise Busy("too many changes at once; try again", retry_after=0.1)
-    return run  # type: ignore[return-value]
 
 
 class Directory(Protocol):
@@ -132,8 +112,6 @@ class Target:
 class Social:
     def __init__(self, store: SocialStore, directory: Directory, limits: Limits | None = None,
                  clock: Callable[[], float] = time.time, inbox: Inbox | None = None) -> None:
-        from .inbox import Inbox
-
         self.store = store
         self.directory = directory
         self.limits = limits or Limits()
@@ -429,12 +407,6 @@ def check_player_id(player_id: str) -> None:
         raise InvalidRequest("player_id is required", "player_id")
     if len(player_id) > MAX_PLAYER_ID:
         raise InvalidRequest(f"player_id is longer than {MAX_PLAYER_ID} characters", "player_id")
-
-
-def check_page_size(page_size: int) -> int:
-    if not 0 <= page_size <= MAX_PAGE:
-        raise InvalidRequest(f"page_size must be 1 to {MAX_PAGE} (0: {DEFAULT_PAGE})", "page_size")
-    return page_size or DEFAULT_PAGE
 
 
 def _paging(page_size: int, page_token: str, kind: str) -> tuple[int, Row | None]:
