@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from services.common import family_plugins
+from services.common.config import BadSetting, from_environment
 
 from .admin import admin
 from .audit import audit
@@ -23,9 +24,10 @@ from .up import up
 def cli() -> None:
     """Online dominoes backend: services, tools and the auditor."""
     try:
-        family_plugins.load()
-    except family_plugins.BadFamilyModule as e:
-        raise click.UsageError(str(e)) from None
+        family_plugins.load(from_environment().family_modules)
+    except (BadSetting, family_plugins.BadFamilyModule) as e:
+        click.echo(f"domino: {e}", err=True)  # one line: the first an operator reads of a pod that will not start
+        click.get_current_context().exit(2)
 
 
 cli.add_command(admin)

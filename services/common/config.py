@@ -1,24 +1,28 @@
-"""Every setting of every service, read from the environment in one documented place.
+"""Every setting of every process, read from the environment in one documented place.
 
 Each field is an environment variable: the field name upper-cased with the `DOMINO_`
-prefix (`DOMINO_KEYS_DIR`, `DOMINO_MATCH_ADDRESS`, ...). Persistence itself is chosen
-by eventsourcing's own variables (`PERSISTENCE_MODULE`, `SQLITE_DBNAME`, `POSTGRES_*`),
-passed through unchanged.
+prefix (`DOMINO_KEYS_DIR`, `DOMINO_MATCH_ADDRESS`, ...). The event store's are
+eventsourcing's own variables (`PERSISTENCE_MODULE`, `SQLITE_DBNAME`, `POSTGRES_*`), typed in
+services/common/store_settings.py and handed to the library from here (`persistence_env`).
+A process reads them through `from_environment`, which turns a bad value into one line
+naming the variable and what it may be (services/common/bad_settings.py).
 """
 
 from __future__ import annotations
 
 import os
+from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .bad_settings import BadSetting, one_line
 from .client_address import trusted_networks
 from .private_files import private_directory
+from .store_settings import EMBEDDED_SQLITE, POSTGRES_MODULE, SQLITE_MODULE, StoreSettings
 
-SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
-EMBEDDED_SQLITE = (SQLITE_MODULE, "eventsourcing.sqlite")
-POSTGRES_MODULE = "services.common.postgres_store"  # eventsourcing's PostgreSQL, appends committed in groups
+__all__ = ["BadSetting", "EMBEDDED_SQLITE", "POSTGRES_MODULE", "SQLITE_MODULE", "Settings", "StoreSettings",
+           "client_keys_dir", "from_environment", "persistence_env"]
 
 
 class Settings(BaseSettings):
@@ -28,6 +32,14 @@ class Settings(BaseSettings):
                                           "public; services/common/auth.py); no default: `domino up` makes "
                                           "development keys under var/keys and points its services there")
     var_dir: str = Field("var", description="where the local run keeps its SQLite file and NATS data")
+    family_modules: str = Field("", description="comma-separated modules, each defining FAMILY, whose families "
+                                                "every process registers besides the built-in five "
+                                                "(services/common/family_plugins.py; docs/design.md, \"Adding a "
+                                                "family\"); a module that does not import or holds no family "
+                                                "stops the process")
+    store: StoreSettings = Field(default_factory=StoreSettings, description="the event store: eventsourcing's "
+                                                                            "own variables (the table's "
+                                                                            "unprefixed rows)")
 
     match_address: str = Field("127.0.0.1:50051", description="host:port the match service listens on")
     match_metrics_port: int = Field(9101, description="Prometheus metrics HTTP port of the match service "
@@ -68,7 +80,7 @@ class Settings(BaseSettings):
     relay_metrics_port: int = Field(9104, description="Prometheus metrics HTTP port of the relay")
 
     matchmaking_address: str = Field("127.0.0.1:50052", description="host:port matchmaking listens on")
-    matchmaking_metrics_port: int = Field(9102)
+    matchmaking_metrics_port: int = Field(9102, description="Prometheus metrics HTTP port of matchmaking")
     table_wait_seconds: float = Field(20.0, description="how long the first player at a public table waits "
                                                         "before empty seats are filled (with the other waiting "
                                                         "players first, then bots)")
@@ -88,7 +100,7 @@ class Settings(BaseSettings):
     invite_ttl_seconds: float = Field(600.0, gt=0, description="an invite to a room (InviteToRoom, RequestRematch) "
                                                                "expires this long after it was sent, if its room "
                                                                "has not started or closed before (docs/invites.md)")
-    bots_metrics_port: int = Field(9103)
+    bots_metrics_port: int = Field(9103, description="Prometheus metrics HTTP port of the bot service")
     bot_think_min_seconds: float = Field(0.6, ge=0, description="a bot at a table with people waits at least this "
                                                                 "long before it moves, so they can follow the play")
     bot_think_max_seconds: float = Field(1.5, ge=0, description="... and at most this long (chosen at random in "
@@ -238,10 +250,12 @@ class Settings(BaseSettings):
     nats_url: str = Field("nats://127.0.0.1:4222", description="NATS server with JetStream")
     nats_user: str = Field("", description="this service's NATS user (relay, matchmaking, bots; admin for `domino "
                                            "nats setup`); empty: connect without credentials")
-    nats_password: str = Field("", description="that user's password (from a Secret)")
+    nats_password: str = Field("", repr=False, description="that user's password (from a Secret); never logged")
     nats_stream_replicas: int = Field(1, description="replicas of the DOMINO stream (3 on a 3-node cluster)")
-    log_format: str = Field("json", description="'json' for machines, 'console' for people")
-    log_level: str = Field("INFO")
+    log_format: Literal["json", "console"] = Field("json", description="'json' for machines, 'console' for "
+                                                                       "people")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field("INFO", description="the logging "
+                                                                                               "level")
     shutdown_grace_seconds: float = Field(10.0, description="how long SIGTERM waits for in-flight commands")
     command_rate: float = Field(20.0, gt=0, description="requests a second one player (or bot) may make to a "
                                                          "service, on average; beyond: RESOURCE_EXHAUSTED")
@@ -336,9 +350,19 @@ class Settings(BaseSettings):
         return self
 
 
+def from_environment() -> Settings:
+    """The settings of this process; a bad value raises BadSetting, whose message is one
+    line naming the variable and what it may be (no traceback for an operator to read)."""
+    try:
+        return Settings()
+    except ValidationError as e:
+        raise BadSetting(one_line(e, (Settings, StoreSettings))) from None
+
+
 def persistence_env(settings: Settings) -> dict[str, str]:
-    """eventsourcing's variables, defaulting to the SQLite file of the local run."""
-    env = {k: v for k, v in os.environ.items() if k.startswith(("PERSISTENCE_", "SQLITE_", "POSTGRES_"))}
+    """What eventsourcing is given: the store settings, defaulting to the SQLite file of
+    the local run."""
+    env = settings.store.eventsourcing_env()
     if "PERSISTENCE_MODULE" not in env:
         private_directory(settings.var_dir)
         env["PERSISTENCE_MODULE"] = SQLITE_MODULE

@@ -1,4 +1,5 @@
-"""Families from outside the built-in five: the modules ``DOMINO_FAMILY_MODULES`` names.
+"""Families from outside the built-in five: the modules ``DOMINO_FAMILY_MODULES`` names
+(``Settings.family_modules``).
 
 Each named module defines ``FAMILY``, a ``Family`` (services/rules/families/family.py);
 every process that plays, checks or records matches (the services, the auditor's command
@@ -10,24 +11,25 @@ one line saying so: a service that silently lacked a family would refuse its mat
 from __future__ import annotations
 
 import importlib
-import os
 
 from services.rules.families.family import Family
 from services.rules.families.registry import register
 
-VARIABLE = "DOMINO_FAMILY_MODULES"
+from .bad_settings import variable
+from .config import Settings
+
+VARIABLE = variable(Settings, "family_modules")
 
 
 class BadFamilyModule(Exception):
     pass
 
 
-def load(names: str | None = None) -> list[str]:
-    """Registers the families of the comma-separated module names (default: the
-    environment's); returns the families' names."""
-    listed = os.environ.get(VARIABLE, "") if names is None else names
+def load(names: str) -> list[str]:
+    """Registers the families of the comma-separated module names (a process's
+    ``Settings.family_modules``); returns the families' names."""
     loaded = []
-    for name in filter(None, (n.strip() for n in listed.split(","))):
+    for name in filter(None, (n.strip() for n in names.split(","))):
         try:
             module = importlib.import_module(name)
         except Exception as e:

@@ -19,8 +19,8 @@ def run_service(serve) -> None:
     """The body of every service's `main`: settings from the environment, logs, then
     ``serve(settings)`` until a signal stops it."""
     from . import logs
-    from .config import Settings
+    from .config import from_environment
 
-    settings = Settings()
+    settings = from_environment()
     logs.configure(settings.log_format, settings.log_level)
     asyncio.run(serve(settings))

@@ -24,6 +24,8 @@ from uuid import UUID
 from eventsourcing.application import Application
 from eventsourcing.utils import EnvType
 
+from services.common.store_settings import ExplicitStore
+
 from .match_ends import MatchEnds
 from .match_starts import MatchCreator, MatchStarts, PendingStarts, Unavailable
 from .options import queue_kinds
@@ -46,7 +48,7 @@ __all__ = ["MatchmakingApplication", "Observer", "TicketState", "Whereabouts", "
            "normalized_code"]
 
 
-class MatchmakingApplication(Application[UUID]):
+class MatchmakingApplication(ExplicitStore, Application[UUID]):
     name = "Matchmaking"  # PostgreSQL tables matchmaking_events, matchmaking_snapshots
     env = {"AGGREGATE_CACHE_MAXSIZE": "5000", "COMPRESSOR_TOPIC": ""}
     snapshotting_intervals = {Queue: 100, Presence: 50, FailedJoins: 50}

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 
-from services.common.config import Settings, persistence_env
-from services.common.config import EMBEDDED_SQLITE
+from services.common.config import EMBEDDED_SQLITE, Settings, persistence_env
 
 
 def matchmaking_persistence_env(settings: Settings) -> dict[str, str]:
@@ -15,7 +14,7 @@ def matchmaking_persistence_env(settings: Settings) -> dict[str, str]:
     (`MATCHMAKING_SQLITE_DBNAME` overrides it)."""
     env = persistence_env(settings)
     db = env.get("SQLITE_DBNAME", "")
-    if (env.get("PERSISTENCE_MODULE") in EMBEDDED_SQLITE and "MATCHMAKING_SQLITE_DBNAME" not in os.environ
+    if (env.get("PERSISTENCE_MODULE") in EMBEDDED_SQLITE and "MATCHMAKING_SQLITE_DBNAME" not in env
             and db and ":memory:" not in db and not db.startswith("file:")):
         env["MATCHMAKING_SQLITE_DBNAME"] = os.path.join(os.path.dirname(db), "matchmaking.sqlite")
     return env

@@ -1,7 +1,8 @@
 """deploy/monitoring and docs/operations.md against the code: the alerting rules and the
 Grafana dashboard use only metrics, labels and label values the services define, every
-alert has what an operator needs and a runbook that exists, the settings table lists every
-setting; and the checker (scripts/check_monitoring.py) really catches what it claims to.
+alert has what an operator needs and a runbook that exists (the settings table:
+tests/unit/test_settings.py); and the checker (scripts/check_monitoring.py) really catches
+what it claims to.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ def _load(name: str):
 
 
 cm = _load("check_monitoring")
-settings_table = _load("settings_table")
 
 RULES = yaml.safe_load(cm.ALERTS.read_text())
 DASHBOARD = json.loads(cm.DASHBOARD.read_text())
@@ -115,16 +115,6 @@ def test_every_metric_is_documented(catalog):
     metrics_section = OPERATIONS.split("\n## Metrics", 1)[1].split("\n## ", 1)[0]
     documented = set(re.findall(r"^\| `(\w+)`", metrics_section, re.M))
     assert documented == set(catalog.families) - {"up"}
-
-
-def test_the_settings_table_lists_every_setting():
-    from services.common.config import Settings
-
-    documented = settings_table.documented(OPERATIONS)
-    for name in Settings.model_fields:
-        assert f"`DOMINO_{name.upper()}`" in documented
-    assert documented == settings_table.table(), \
-        "docs/operations.md's settings table is stale: run .venv/bin/python scripts/settings_table.py --write"
 
 
 def test_the_dashboard_covers_the_metrics_that_matter():

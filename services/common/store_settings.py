@@ -1,0 +1,98 @@
+"""The event store's settings: eventsourcing's own variables, typed and checked with the
+rest of the settings (services/common/config.py), then handed to the library explicitly.
+
+The variables keep the names eventsourcing and its documentation give them
+(`PERSISTENCE_MODULE`, `SQLITE_DBNAME`, `POSTGRES_*`), so a deployment sets what the
+library's manual says. The library would also read them from the process's environment
+by itself (``Application.construct_env``); `ExplicitStore` stops that, so what a service
+stores into is only ever what these settings, or a test, said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from eventsourcing.utils import Environment
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
+EMBEDDED_SQLITE = (SQLITE_MODULE, "eventsourcing.sqlite")
+POSTGRES_MODULE = "services.common.postgres_store"  # eventsourcing's PostgreSQL, appends committed in groups
+
+PersistenceModule = Literal["", "eventsourcing.popo", "eventsourcing.sqlite", "eventsourcing.postgres",
+                            "services.common.sqlite_store", "services.common.postgres_store"]
+
+
+class StoreSettings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore")
+
+    persistence_module: PersistenceModule = Field(
+        "", description=f"the event store: `{POSTGRES_MODULE}` in production (eventsourcing's PostgreSQL, with "
+                        "the appends waiting in a process committed together in one round trip); "
+                        f"`{SQLITE_MODULE}` (SQLite, commits not waiting for the disk); unset: the services and "
+                        "`domino` commands use that SQLite in DOMINO_VAR_DIR/match.sqlite, an application built "
+                        "in a test keeps its events in memory (`eventsourcing.popo`)")
+    sqlite_dbname: str = Field("", description="the match store's SQLite file (the other stores' files sit "
+                                               "beside it); unset: DOMINO_VAR_DIR/match.sqlite")
+    matchmaking_sqlite_dbname: str = Field("", description="matchmaking's SQLite file; unset: matchmaking.sqlite "
+                                                           "beside SQLITE_DBNAME")
+    sqlite_lock_timeout: int | None = Field(None, ge=0, description="seconds a SQLite write waits for the "
+                                                                    "database lock; unset: eventsourcing's "
+                                                                    "default")
+    postgres_dbname: str = Field("", description="the PostgreSQL database of every store (prod: "
+                                                 "deploy/k8s/overlays/prod/postgres.env)")
+    postgres_host: str = Field("", description="the PostgreSQL server's host; unset: localhost")
+    postgres_port: int | None = Field(None, ge=1, le=65535, description="the PostgreSQL server's port; "
+                                                                         "unset: 5432")
+    postgres_user: str = Field("", description="the PostgreSQL user")
+    postgres_password: SecretStr = Field(SecretStr(""), description="that user's password (prod: Secret "
+                                                                    "domino-postgres); never logged")
+    postgres_connect_timeout: int | None = Field(None, ge=1, description="seconds to wait for a PostgreSQL "
+                                                                         "connection; unset: 2 for the event "
+                                                                         "store, 5 for the other tables")
+    postgres_pre_ping: bool | None = Field(None, description="check a pooled connection before each use; "
+                                                             "unset: no")
+    postgres_pool_size: int | None = Field(None, ge=1, description="connections one process keeps open to "
+                                                                   "PostgreSQL; unset: eventsourcing's (5)")
+    postgres_max_overflow: int | None = Field(None, ge=0, description="connections opened beyond the pool "
+                                                                      "under load; unset: eventsourcing's (10)")
+    postgres_max_waiting: int | None = Field(None, ge=0, description="requests that may wait for a pooled "
+                                                                     "connection; unset: eventsourcing's (0, "
+                                                                     "no bound)")
+    postgres_conn_max_age: float | None = Field(None, gt=0, description="seconds before a pooled connection is "
+                                                                        "replaced; unset: never")
+    postgres_lock_timeout: int | None = Field(None, ge=0, description="seconds an append waits for the table "
+                                                                      "lock; unset: 0, no limit")
+    postgres_idle_in_transaction_session_timeout: int | None = Field(
+        None, ge=0, description="seconds PostgreSQL lets a session sit idle inside a transaction; unset: 5")
+    postgres_schema: str = Field("", description="the PostgreSQL schema of the event tables; unset: public")
+
+    def eventsourcing_env(self) -> dict[str, str]:
+        """The variables that are set, as eventsourcing reads them (strings; the password
+        revealed here and only here)."""
+        env: dict[str, str] = {}
+        for name, value in self:
+            if value is None or value == "":
+                continue
+            if isinstance(value, SecretStr):
+                if not value.get_secret_value():
+                    continue
+                value = value.get_secret_value()
+            env[name.upper()] = ("y" if value else "n") if isinstance(value, bool) else str(value)
+        return env
+
+
+class ExplicitStore:
+    """Put before eventsourcing's ``Application`` in a class's bases: the application is
+    configured by its class's ``env`` and the ``env`` it is given, never by the process's
+    environment behind them; given none, by the store settings read now."""
+
+    def construct_env(self, name: str, env: Mapping[str, str] | None = None) -> Environment:
+        cls = type(self)
+        chosen = dict(getattr(cls, "env", {}))
+        if getattr(cls, "is_snapshotting_enabled", False) or getattr(cls, "snapshotting_intervals", None):
+            chosen["IS_SNAPSHOTTING_ENABLED"] = "y"  # as the library's own construct_env
+        chosen.update(StoreSettings().eventsourcing_env() if env is None else env)
+        return Environment(name, chosen)
