@@ -32,7 +32,7 @@ strong does (docs/bots.md, "Strengths"). What the time buys:
   so far; a deal the solver gives up on counts for nothing, and when the first one is that
   big the rollouts decide, as in strong. The expert's own threshold is 0 (off): solving
   from 12 tiles on was no better than rollouts against strong (docs/bots.md, "expert").
-- **Before the first deal** the best move is the family's greedy play (strategies.greedy),
+- **Before the first deal** the best move is the family's greedy play (simple.greedy),
   so even a budget too short for one deal answers sensibly and on time.
 
 The budget is **wall clock** (``time.perf_counter`` unless a clock is injected), not CPU:
@@ -63,6 +63,7 @@ from services.rules.solve import Solver
 from services.rules.turns import step
 
 from .knowledge import Knowledge, public_round, with_tiles
+from .simple import greedy
 from .strong import StrongBot, StrongConfig, round_value, rollout
 
 Clock = Callable[[], float]
@@ -123,8 +124,6 @@ class ExpertBot:
             raise ValueError("it is not this seat's turn")
         cfg = self.config
         stop = None if until is None else until - cfg.margin
-        from .strategies import greedy  # strategies imports this module to register it
-
         best = moves.index(greedy(view, rng))
         if stop is not None and clock() >= stop:
             return moves[best]
