@@ -1,5 +1,6 @@
 """Writes the golden replay corpus, tests/golden/*.jsonl.xz: seeded matches of every rule
-family, variant, seat count, team setting and Goat option, each with what
+family the registry holds, at every variant, seat count and team setting it offers and
+every combination of its host options (Goat's), each with what
 `domino audit verify --json` printed for it. tests/unit/test_golden_replay.py replays and
 verifies every one and asks for the same bytes, so a change to the engine that changes
 who won, the scores or a legal move fails there (docs/operations.md, "The golden replay
@@ -33,6 +34,8 @@ from services.match import record as record_format
 from services.match.domainmodel import Match
 from services.match.export import full_record
 from services.rules.errors import RulesError
+from services.rules.families import registry
+from services.rules.families.family import Family
 from services.rules.moves import END_OF_NAME
 from services.rules.tiles import parse_tile
 
@@ -41,9 +44,6 @@ MATCHES = 100  # per configuration: 20 configurations, 2,000 matches
 XZ_PRESET = 9 | lzma.PRESET_EXTREME
 # Bots per seat, cycled through the matches: random and greedy seats make different games.
 BOTS = (("random",), ("greedy",), ("random", "greedy"), ("greedy", "random"))
-# Goat's options, every combination, cycled through the matches of each Goat configuration.
-GOAT_OPTIONS = [dict(zero_zero=z, redeal=r, remembered=m, fish=f)
-                for z, r, m, f in itertools.product((0, 10, 25), (True, False), (True, False), ("all", "one"))]
 
 
 class Config(NamedTuple):
@@ -60,27 +60,33 @@ class Config(NamedTuple):
                          "teams" if self.teams else "solo"])
 
 
-CONFIGS = (
-    Config("egyptian", "draw-2", 2, False, 51),
-    Config("egyptian", "block-3", 3, False, 51),
-    Config("egyptian", "block-4", 4, True, 51),
-    Config("egyptian", "block-4", 4, False, 51),
-    *(Config("all-fives", None, seats, teams, 100) for seats, teams in ((2, False), (3, False), (4, False), (4, True))),
-    *(Config("goat", variant, seats, teams, None)
-      for variant in ("gamezz", "koza") for seats, teams in ((2, False), (3, False), (4, False), (4, True))),
-    *(Config("classic", None, seats, False, 100) for seats in (2, 3, 4)),
-    Config("sports", None, 4, True, 100),
-)
+def configs(family: Family) -> tuple[Config, ...]:
+    """Every variant, seat count and team setting the family offers; no target where the
+    record leaves it out, as the family offers one only."""
+    target = None if family.target_implied else min(family.targets)
+    return tuple(Config(family.name, variant or None, shape.seats, shape.teams, target)
+                 for variant in family.variants or ("",) for shape in family.shapes(variant))
+
+
+def option_sets(family: Family) -> list[dict[str, Any]]:
+    """Every combination of the family's host options (Goat's four), cycled through the
+    matches of each of its configurations; [{}] for a family without options."""
+    return [dict(zip([o.name for o in family.options], values))
+            for values in itertools.product(*(o.values for o in family.options))]
+
+
+CONFIGS = tuple(config for family in registry.families() for config in configs(family))
 
 
 def golden_line(config: Config, index: int) -> dict[str, Any]:
     """Match ``index`` of ``config``: its record as the simulator writes it, the verifier's
     JSON of that record read back as `domino audit verify` reads a file, and the last link of
     the hash chain the match aggregate computes when the record is played through it."""
-    options = GOAT_OPTIONS[index % len(GOAT_OPTIONS)] if config.rules == "goat" else None
+    family = registry.family(config.rules)
+    options = option_sets(family)
     record, _ = simulate(config.variant, seed=index, teams=config.teams, target=config.target,
                          strategies=BOTS[index % len(BOTS)], rules=config.rules,
-                         seats=None if config.rules == "egyptian" else config.seats, options=options)
+                         seats=family.seats_to_build(config.seats), options=options[index % len(options)] or None)
     text = record_format.dumps(record, indent=None)
     verdict = verify(record_format.loads(text)).to_json()
     if not verdict["valid"] or not verdict["complete"]:

@@ -99,3 +99,18 @@ def thawed_matches():
 @pytest.fixture
 def fresh_sqlite_env(tmp_path: Path) -> dict[str, str]:
     return sqlite_env(tmp_path / "events.sqlite")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test that takes ``family`` and does not parametrize it itself runs once per
+    registered family, named by it (tests/support/families.py holds what a test needs of a
+    family beyond its facets). The registry is imported only for such tests."""
+    if "family" not in metafunc.fixturenames:
+        return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if "family" in ([n.strip() for n in names.split(",")] if isinstance(names, str) else names):
+            return
+    from services.rules.families import registry
+
+    metafunc.parametrize("family", registry.families(), ids=lambda f: f.name)

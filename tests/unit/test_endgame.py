@@ -10,15 +10,10 @@ from hypothesis import given, settings, strategies as st
 from services.rules.fairness import deal
 from services.rules.match import new_match, start_round
 from services.rules.moves import legal_moves
-from services.rules.rulesets import rule_set
 from services.rules.solve import Solver
 from services.rules.tiles import PIPS, tiles_in
 from services.rules.turns import step
-
-RULE_SETS = [("egyptian", "draw-2", None, None, None), ("egyptian", "block-3", None, None, None),
-             ("egyptian", "block-4", True, None, None), ("all-fives", None, False, 2, None),
-             ("all-fives", None, True, 4, None), ("goat", "koza", False, 3, None),
-             ("classic", None, False, 3, None), ("sports", None, True, 4, None)]
+from tests.support.families import Table, params, sample_tables, usual_tables
 
 
 def outcome_value(t) -> float:
@@ -43,9 +38,9 @@ def minimax(rnd, value, ours: int) -> float:
     return max(vals) if ours >> rnd.turn & 1 else min(vals)
 
 
-def endgame(spec, seed: int, left: int):
-    """A round of ``spec`` played at random until at most ``left`` tiles are in hands and boneyard."""
-    rules = rule_set(*spec)
+def endgame(table: Table, seed: int, left: int):
+    """A round at ``table`` played at random until at most ``left`` tiles are in hands and boneyard."""
+    rules = table.build()
     rnd = start_round(new_match(rules), deal(rules, seed.to_bytes(8, "big"))).round
     rand = random.Random(seed).random
     while rnd.outcome is None and sum(h.bit_count() for h in rnd.hands) + len(rnd.boneyard) - rnd.drawn > left:
@@ -55,20 +50,20 @@ def endgame(spec, seed: int, left: int):
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)
-@given(spec=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**32), left=st.integers(2, 9),
+@given(table=st.sampled_from(sample_tables()), seed=st.integers(0, 2**32), left=st.integers(2, 9),
        ours=st.integers(0, 15))
-def test_the_solver_finds_the_minimax_value_of_every_small_position(spec, seed, left, ours):
-    _, rnd = endgame(spec, seed, left)
+def test_the_solver_finds_the_minimax_value_of_every_small_position(table, seed, left, ours):
+    _, rnd = endgame(table, seed, left)
     before = (list(rnd.hands), rnd.left, rnd.right, rnd.turn, rnd.outcome, rnd.actions())
     assert Solver(outcome_value, ours).solve(rnd) == minimax(rnd, outcome_value, ours)
     assert (list(rnd.hands), rnd.left, rnd.right, rnd.turn, rnd.outcome, rnd.actions()) == before
 
 
 @settings(max_examples=100, derandomize=True, deadline=None)
-@given(spec=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**32), left=st.integers(2, 8),
+@given(table=st.sampled_from(sample_tables()), seed=st.integers(0, 2**32), left=st.integers(2, 8),
        lo=st.integers(-12, 12), width=st.integers(1, 12))
-def test_a_window_bounds_the_value_on_the_side_it_falls(spec, seed, left, lo, width):
-    _, rnd = endgame(spec, seed, left)
+def test_a_window_bounds_the_value_on_the_side_it_falls(table, seed, left, lo, width):
+    _, rnd = endgame(table, seed, left)
     exact = minimax(rnd, outcome_value, 5)
     got = Solver(outcome_value, 5).solve(rnd, lo, lo + width)
     if exact <= lo:
@@ -90,7 +85,7 @@ def test_the_compiled_solver_is_built_from_the_current_source():
 
 
 def test_a_solver_past_its_limit_stops_and_says_so():
-    _, rnd = endgame(("egyptian", "block-4", True, None, None), 3, 16)
+    _, rnd = endgame(Table("egyptian", "block-4", 4, True), 3, 16)
     free = Solver(outcome_value, 5)
     free.solve(rnd)
     assert not free.stopped and free.nodes > 10
@@ -99,19 +94,13 @@ def test_a_solver_past_its_limit_stops_and_says_so():
     assert capped.stopped
 
 
-# two sides: the only games the strong bot solves
-ENDGAME_FAMILIES = [("egyptian", "block-4", True, None, None), ("egyptian", "draw-2", None, None, None),
-                    ("all-fives", None, True, 4, None), ("goat", "koza", True, 4, None),
-                    ("classic", None, False, 2, None)]
-
-
-@pytest.mark.parametrize("spec", ENDGAME_FAMILIES)
-def test_strong_shown_the_true_deal_in_the_endgame_plays_a_move_perfect_play_values_most(spec, monkeypatch):
+@pytest.mark.parametrize("table", params(usual_tables(lambda rules: rules.sides == 2)))  # the only games it solves
+def test_strong_shown_the_true_deal_in_the_endgame_plays_a_move_perfect_play_values_most(table, monkeypatch):
     """With every sampled deal the true one, the endgame search is a minimax of the truth."""
     from services.bots.strong import StrongBot, round_value
     from services.rules.view import player_view
 
-    rules = rule_set(*spec)
+    rules = table.build()
     bot = StrongBot(exact_tiles=10, exact_samples=2, deadline=None)
     cfg = bot.config_for(rules)
     checked = 0

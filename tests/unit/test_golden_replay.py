@@ -15,7 +15,6 @@ One test case per file, so pytest-xdist spreads them.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import lzma
 import subprocess
@@ -28,20 +27,9 @@ import pytest
 from services.audit.verify import verify
 from services.match import record as record_format
 from services.rules.errors import RulesError
+from tests.support.golden import GOLDEN, SCRIPT, load_generator
 
-REPO = Path(__file__).resolve().parents[2]
-GOLDEN = REPO / "tests" / "golden"
-SCRIPT = REPO / "scripts" / "make_golden.py"
 FILES = sorted(GOLDEN.glob("*.jsonl.xz"))
-
-
-def load_generator():
-    spec = importlib.util.spec_from_file_location("make_golden", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # (its NamedTuple looks its module up)
-    spec.loader.exec_module(module)
-    return module
 
 
 def golden_lines(path: Path) -> Iterator[dict[str, Any]]:

@@ -8,17 +8,8 @@ from services.rules.fairness import deal
 from services.rules.match import new_match, start_round
 from services.rules.moves import legal_moves
 from services.rules.playout import random_playout
-from services.rules.rulesets import rule_set
 from services.rules.turns import step
-
-# (rules, variant, teams, seats, options): every family, every seat shape
-RULE_SETS = [("egyptian", "draw-2", None, None, None), ("egyptian", "block-3", None, None, None),
-             ("egyptian", "block-4", True, None, None), ("egyptian", "block-4", False, None, None),
-             ("all-fives", None, False, 2, None), ("all-fives", None, False, 3, None),
-             ("all-fives", None, False, 4, None), ("all-fives", None, True, 4, None),
-             ("goat", "gamezz", False, 2, None), ("goat", "koza", False, 3, None), ("goat", "koza", True, 4, None),
-             ("classic", None, False, 2, None), ("classic", None, False, 3, None), ("classic", None, False, 4, None),
-             ("sports", None, True, 4, None)]
+from tests.support.families import every_table
 
 
 def state(rnd):
@@ -28,9 +19,9 @@ def state(rnd):
 
 
 @settings(max_examples=400, derandomize=True, deadline=None)
-@given(spec=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**32), moves_first=st.integers(0, 12))
-def test_random_playout_matches_legal_moves_and_step(spec, seed, moves_first):
-    rules = rule_set(*spec)
+@given(table=st.sampled_from(every_table()), seed=st.integers(0, 2**32), moves_first=st.integers(0, 12))
+def test_random_playout_matches_legal_moves_and_step(table, seed, moves_first):
+    rules = table.build()
     rnd = start_round(new_match(rules), deal(rules, seed.to_bytes(8, "big"))).round
     warm = random.Random(seed)
     for _ in range(moves_first):  # start from the opening or from mid-round

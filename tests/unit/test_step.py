@@ -12,15 +12,10 @@ from services.rules import step as kernel
 from services.rules.fairness import deal
 from services.rules.match import new_match, start_round
 from services.rules.moves import DRAW, PASS, legal_moves
-from services.rules.rulesets import rule_set
 from services.rules.spinner import end_count, points_scored
 from services.rules.tiles import HIGH, LOW, MATCHES, OTHER_END
 from services.rules.turns import step
-
-RULE_SETS = [("egyptian", "draw-2", None, None), ("egyptian", "block-3", None, None),
-             ("egyptian", "block-4", True, None), ("all-fives", None, False, 2), ("all-fives", None, False, 3),
-             ("all-fives", None, True, 4), ("goat", "gamezz", False, 2), ("goat", "koza", True, 4),
-             ("classic", None, False, 3), ("sports", None, True, 4)]
+from tests.support.families import sample_tables
 
 
 class Model:
@@ -99,9 +94,9 @@ def line_of(rnd):
 
 
 @settings(max_examples=300, derandomize=True, deadline=None)
-@given(spec=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**32))
-def test_every_move_of_a_random_round_steps_the_line_as_the_rules_say(spec, seed):
-    rules = rule_set(*spec)
+@given(table=st.sampled_from(sample_tables()), seed=st.integers(0, 2**32))
+def test_every_move_of_a_random_round_steps_the_line_as_the_rules_say(table, seed):
+    rules = table.build()
     rnd = start_round(new_match(rules), deal(rules, seed.to_bytes(8, "big"))).round
     model = Model(rnd)
     seen = Line(rules.four_ends)

@@ -1,0 +1,106 @@
+"""The rule families as the tests meet them: every registered family (``registry.families()``),
+the tables it is played at, and what a test needs of a family that the family does not say
+itself (its examples), in one place.
+
+A test that holds for every family iterates these instead of naming the families, so a new
+family is tested once it is registered and has its entry in ``EXAMPLES``
+(tests/unit/test_family_contract.py fails until it has). A test about one family's own rule
+(Goat's goats, All Fives' spinner) still names that family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
+
+import pytest
+
+from services.rules.families import registry
+from services.rules.families.family import Family
+from services.rules.rulesets import RuleSet
+
+
+class Table(NamedTuple):
+    """A family played at one variant, seat count and team setting (and host options)."""
+    family: str
+    variant: str | None
+    seats: int
+    teams: bool
+    options: Mapping[str, Any] | None = None
+
+    @property
+    def id(self) -> str:
+        """As the golden corpus names its files: ``goat-koza-4-teams``."""
+        return "-".join([self.family, *([self.variant] if self.variant else []), str(self.seats),
+                         "teams" if self.teams else "solo",
+                         *(f"{k}={v}" for k, v in (self.options or {}).items())])
+
+    def build(self) -> RuleSet:
+        return registry.family(self.family).build(self.variant, self.seats, self.teams,
+                                                  dict(self.options) if self.options else None)
+
+
+@dataclass(frozen=True)
+class Examples:
+    """What the tests need of one family beyond its facets.
+
+    ``tables``: the tables a test that samples the family plays, the family's usual table
+    first; together they play every variant, every seat count and both team settings the
+    family offers (the contract test checks it), where ``every_table`` plays every shape.
+    """
+    tables: tuple[Table, ...]
+
+    @property
+    def usual(self) -> Table:
+        return self.tables[0]
+
+
+EXAMPLES: dict[str, Examples] = {
+    "egyptian": Examples(tables=(Table("egyptian", "block-4", 4, True), Table("egyptian", "draw-2", 2, False),
+                                 Table("egyptian", "block-3", 3, False), Table("egyptian", "block-4", 4, False))),
+    "all-fives": Examples(tables=(Table("all-fives", None, 3, False), Table("all-fives", None, 2, False),
+                                  Table("all-fives", None, 4, True))),
+    "goat": Examples(tables=(Table("goat", "koza", 3, False), Table("goat", "gamezz", 2, False),
+                             Table("goat", "koza", 4, True))),
+    "classic": Examples(tables=(Table("classic", None, 3, False), Table("classic", None, 2, False),
+                                Table("classic", None, 4, False))),
+    "sports": Examples(tables=(Table("sports", None, 4, True),)),
+}
+
+
+def examples(family: Family | str) -> Examples:
+    name = family if isinstance(family, str) else family.name
+    try:
+        return EXAMPLES[name]
+    except KeyError:
+        raise LookupError(f"the family {name!r} has no test examples: add its entry to tests/support/families.py"
+                          " EXAMPLES") from None
+
+
+def tables_of(family: Family) -> tuple[Table, ...]:
+    """Every variant and shape the family offers, as its facets say."""
+    return tuple(Table(family.name, variant or None, shape.seats, shape.teams)
+                 for variant in family.variants or ("",) for shape in family.shapes(variant))
+
+
+def every_table() -> tuple[Table, ...]:
+    """Every registered family at every variant and shape it offers."""
+    return tuple(t for f in registry.families() for t in tables_of(f))
+
+
+def sample_tables() -> tuple[Table, ...]:
+    """Every registered family at its example tables."""
+    return tuple(t for f in registry.families() for t in examples(f).tables)
+
+
+def usual_tables(where: Callable[[RuleSet], bool] | None = None) -> tuple[Table, ...]:
+    """Every registered family at its usual table, one each; with ``where``, at the first of
+    its example tables whose rule set ``where`` accepts (a family with none is left out)."""
+    return tuple(t for f in registry.families()
+                 for t in [next((t for t in examples(f).tables if where is None or where(t.build())), None)]
+                 if t is not None)
+
+
+def params(tables: Iterable[Table]) -> list[Any]:
+    """Tables as pytest parameters named by their ids."""
+    return [pytest.param(t, id=t.id) for t in tables]
