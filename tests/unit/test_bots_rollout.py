@@ -13,13 +13,8 @@ from services.bots.knowledge import play_points_of
 from services.bots.strong import rollout
 from services.rules.autoplay import timeout_order
 from services.rules.moves import legal_moves
-from services.rules.rulesets import rule_set
 from services.rules.turns import step
-
-FAMILIES = [
-    ("egyptian", "draw-2", None, None), ("egyptian", "block-3", None, None), ("all-fives", None, False, 2),
-    ("all-fives", None, True, 4), ("goat", "koza", False, 3), ("classic", None, False, 3), ("sports", None, True, 4),
-]
+from tests.support.families import params, sample_tables
 EPS = 0.3
 
 
@@ -63,9 +58,9 @@ FIELDS = ("hands", "held", "drawn", "left", "right", "turn", "outcome", "last_se
 SPINNER_FIELDS = ("up", "down", "spinner", "pending", "values", "total", "play_points", "made")
 
 
-@pytest.mark.parametrize("family,variant,teams,seats", FAMILIES)
-def test_the_fast_rollout_ends_every_round_where_the_policy_played_with_step_does(family, variant, teams, seats):
-    rules = rule_set(family, variant, teams, seats)
+@pytest.mark.parametrize("table", params(sample_tables()))
+def test_the_fast_rollout_ends_every_round_where_the_policy_played_with_step_does(table):
+    rules = table.build()
     checked = 0
     for start in positions(rules, 6):
         for seed in range(3):

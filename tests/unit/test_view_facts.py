@@ -14,28 +14,20 @@ from services.rules.match import (
     AFTER_A_TIE, BY_CHANCE, ROUND_ONE_RULE, TOOK_THE_LAST_ROUND, apply, new_match, round_lead, start_round,
 )
 from services.rules.moves import DOWN, LEFT, RIGHT, UP, legal_moves
-from services.rules.rulesets import rule_set
 from services.rules.spinner import end_counts, points_of_play
 from services.rules.tiles import parse_tile as t
 
+from tests.support.families import Table, params, sample_tables, usual_tables
+
 from .test_rules_all_fives import SOLO2, line
 
-FAMILIES = {  # (family, variant, seats, teams)
-    "egyptian block-4": ("egyptian", "block-4", 4, True),
-    "egyptian draw-2": ("egyptian", "draw-2", 2, False),
-    "all-fives": ("all-fives", None, 3, False),
-    "all-fives teams": ("all-fives", None, 4, True),
-    "goat koza": ("goat", "koza", 3, False),
-    "goat gamezz teams": ("goat", "gamezz", 4, True),
-    "classic": ("classic", None, 3, False),
-    "sports": ("sports", None, 4, True),
-}
+TABLES = params(sample_tables())
 
 
-def played(name: str, seed: int, rounds: int = 4):
+def played(table: Table, seed: int, rounds: int = 4):
     """(state before each move, the move) of random legal play over ``rounds`` rounds."""
-    fam, variant, seats, teams = FAMILIES[name]
-    rules = rule_set(fam, variant, teams, seats)
+    rules = table.build()
+    seats = rules.seats
     rng = random.Random(seed)
     server = rng.randbytes(32)
     state = new_match(rules, min(rules.targets))
@@ -67,22 +59,22 @@ def test_a_double_at_an_end_counts_both_halves_and_a_spinners_open_sides_count_n
     assert closed.up < 0 and dict(end_counts(closed)) == {LEFT: 5, RIGHT: 6}
 
 
-@pytest.mark.parametrize("name", FAMILIES)
-def test_the_ends_counts_add_up_to_the_ends_total_in_every_position(name):
-    for state, _ in played(name, 11):
+@pytest.mark.parametrize("table", TABLES)
+def test_the_ends_counts_add_up_to_the_ends_total_in_every_position(table):
+    for state, _ in played(table, 11):
         counts = end_counts(state.round)
         assert sum(c for _, c in counts) == state.round.total
         assert bool(counts) == (state.rules.four_ends and state.round.left >= 0)
 
 
-@pytest.mark.parametrize("name", FAMILIES)
-def test_what_each_legal_play_would_score_is_what_playing_it_scores(name):
-    for state, _ in played(name, 12):
+@pytest.mark.parametrize("table", TABLES)
+def test_what_each_legal_play_would_score_is_what_playing_it_scores(table):
+    for state, _ in played(table, 12):
         for move in legal_moves(state.round):
             after = apply(state, move)
             scored = sum(after.scores) - sum(state.scores) if after.round.outcome is None else \
                 sum(p for _, _, p in after.round.play_points) - sum(p for _, _, p in state.round.play_points)
-            assert points_of_play(state.round, move) == scored, (name, move)
+            assert points_of_play(state.round, move) == scored, (table.id, move)
 
 
 def test_a_play_that_makes_the_ends_a_multiple_of_five_would_score_it_and_another_nothing():
@@ -92,8 +84,9 @@ def test_a_play_that_makes_the_ends_a_multiple_of_five_would_score_it_and_anothe
     assert {points for (tile, _), points in plays.items() if tile == t("5-1")} == {0}
 
 
-def test_no_play_scores_in_a_family_that_counts_no_ends():
-    state, _ = played("egyptian block-4", 3)[5]
+@pytest.mark.parametrize("table", params(usual_tables(lambda rules: not rules.four_ends)))
+def test_no_play_scores_in_a_family_that_counts_no_ends(table):
+    state, _ = played(table, 3)[5]
     assert all(points_of_play(state.round, m) == 0 for m in legal_moves(state.round))
     assert end_counts(state.round) == ()
 
@@ -101,9 +94,9 @@ def test_no_play_scores_in_a_family_that_counts_no_ends():
 # ---- who leads and why --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", FAMILIES)
-def test_round_one_is_led_by_its_rule_or_by_chance(name):
-    state, _ = played(name, 21)[0]
+@pytest.mark.parametrize("table", TABLES)
+def test_round_one_is_led_by_its_rule_or_by_chance(table):
+    state, _ = played(table, 21)[0]
     seat, why = round_lead(state)
     chance = state.rules.chance
     assert why == (BY_CHANCE if chance else ROUND_ONE_RULE)
@@ -112,15 +105,15 @@ def test_round_one_is_led_by_its_rule_or_by_chance(name):
         assert seat == state.rules.opening_leader(state.round.dealt)[0]
 
 
-@pytest.mark.parametrize("name", FAMILIES)
-def test_a_later_round_is_led_by_the_last_rounds_taker_or_by_round_ones_rule_after_a_tie(name):
+@pytest.mark.parametrize("table", TABLES)
+def test_a_later_round_is_led_by_the_last_rounds_taker_or_by_round_ones_rule_after_a_tie(table):
     seen = set()
     for seed in range(30):
-        for state, _ in played(name, seed):
+        for state, _ in played(table, seed):
             if not state.round.actions() and any(r.reason != "redeal" for r in state.results):
                 seat, why = round_lead(state)
                 last = [r for r in state.results if r.reason != "redeal"][-1]
-                assert why == (AFTER_A_TIE if last.winner is None else TOOK_THE_LAST_ROUND), name
+                assert why == (AFTER_A_TIE if last.winner is None else TOOK_THE_LAST_ROUND), table.id
                 if why == TOOK_THE_LAST_ROUND:
                     assert state.rules.side_of(seat) == last.winner
                 seen.add(why)
