@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-import uuid
+from contextlib import aclosing
 from typing import AsyncIterator, Callable, cast
 
 import grpc
@@ -27,22 +26,21 @@ from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common import rule_options
 from services.common.auth import AuthError, Identity, KeyRing
 from services.common.auth_interceptor import AuthInterceptor, caller
-from services.common.grpc_status import end_at_expiry
 from services.common.limits import RateLimit, StreamLimits, TooMany
 from services.common.revocations import Revocations
 
 from services.common.change_tail import ChangeTail
-from services.common.changes import LOCAL, PUSH, SAFETY, ChangeFeed
+from services.common.changes import ChangeFeed
 from services.common.grpc_status import ErrorStatuses
 
 from services.history.view import View
 
 from .application import MatchApplication, SeatSpec, check_request_id
-from .blocks import Blocks, NoBlocks
+from .blocks import Blocks
 from .callers import OPEN_RPCS, Admission, seated
 from .domainmodel import Match
 from .errors import (
-    ConcurrencyConflict, CorruptLog, Forbidden, InvalidOptions, InvalidRequest, MatchNotEnded, NotSeated, NotWatchable,
+    ConcurrencyConflict, CorruptLog, Forbidden, InvalidOptions, InvalidRequest, MatchNotEnded, NotSeated,
     RequestIdReused, StaleTimeout, StoreUnavailable, StoredResultMismatch, TableTalkClosed, TableTalkFull,
     UnknownMatch,
 )
@@ -53,10 +51,9 @@ from .messages import chat_pb, event_pb, public_view, seat_part, tile_pb
 from .notice_rpcs import NoticeRpcs
 from .open_streams import OpenStreams
 from .request_checks import match_id as _match_id, tile as _tile
-from .spectators import SpectatorDelay
 from .view_cache import ViewCache, with_view
-from .watch_reads import SharedReads
 from .talk_rpcs import TalkRpcs
+from .watching import Happened, Said, Shown, Update, Watching
 from .record import to_json
 from services.rules.errors import MalformedTile, RulesError
 from . import ends
@@ -110,21 +107,20 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
                  on_wake: Callable[[str], None] | None = None, revocations: Revocations | None = None,
                  open_streams: OpenStreams | None = None, blocks: Blocks | None = None) -> None:
         self.app = app
-        self.blocks = blocks if blocks is not None else NoBlocks()  # who blocks whom at a table (blocks.py)
         # seated players' open streams, on every replica of the store: GetTurnAttention's ``streaming``
         self.open_streams = open_streams or OpenStreams()
         self.notices = NoticeRpcs(app, self.open_streams, history)
-        self.revocations = revocations or Revocations()  # a revoked session's open streams end
         self.history = HistoryRpcs(history, app)  # history: the view services/history keeps; None: not configured
         self.talk = TalkRpcs(app, changes)
         # Without a configured key (unit and component tests) heads are signed with a key of the moment.
         self.signer = signer or Signer(Ed25519PrivateKey.generate())
-        self.streams = streams or StreamLimits()
         self.changes = changes
-        # Tells ``changes`` what other processes store; None: this process makes every change (unit tests).
-        self.tail = tail
-        self.on_wake = on_wake or (lambda cause: None)  # counts stream wakes by cause (local, push, safety)
-        self.shared = SharedReads(changes)  # one store read per change for all the streams of a match
+        # WatchMatch's use case: who blocks whom at a table (blocks.py), the stream limits, the
+        # revoked sessions whose streams end, and the tail that tells ``changes`` what other
+        # processes store (None: this process makes every change, as in unit tests).
+        self.watching = Watching(app, changes, tail, talk_sent=self.talk.sent, streams=streams,
+                                 open_streams=self.open_streams, blocks=blocks, revocations=revocations,
+                                 on_wake=on_wake)
         # Each (match, version, seat) view is built once for the reply, the streams, the bots and spectators.
         # Each leaves stamped with the server's time (server_time): clients count turns down by it.
         self.views = ViewCache(lambda match: public_view(match, self._head(match)), seat_part, event_pb,
@@ -214,136 +210,23 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     async def WatchMatch(self, request: pb.WatchMatchRequest,
                          context: Context) -> AsyncIterator[pb.WatchMatchResponse]:
-        async with _statuses(context):
+        """The watching use case's updates (watching.py), each as a message of its own."""
+        async with _statuses(context):  # the store may fail mid-stream: UNAVAILABLE, and the client resumes
             who = caller()
             match_id = _match_id(request.match_id)
             if request.from_version < 0:
                 raise InvalidRequest("from_version cannot be negative", "from_version")
-            match = await self.app.read(self.app.get_match, match_id)
-            seat, spectator = self._watcher(match, who)
-            hidden = await self._blocked_seats(match, who, spectator)
-            if request.from_version > match.version:
-                raise InvalidRequest(f"from_version {request.from_version} is beyond the match's version "
-                                     f"{match.version}", "from_version")
-            # Spectators have a share of the streams of their own (per process and per match),
-            # so however many watch, seated players (and services, auditors) find room.
-            spectating = match_id if spectator else None
-            self.streams.acquire(who.subject, spectating)
-        person = seat >= 0 and who.role == "player"  # a seated person's stream: no "your turn" push meanwhile
-        if person:
-            self.open_streams.opened(str(match_id), who.subject)
-        try:
-            async with _statuses(context):  # the store may fail mid-stream: UNAVAILABLE, and the client resumes
-                with self.revocations.ending(who, self.changes, match_id):
-                    async for update in self._watch(match, seat, request.from_version, who, context, spectator,
-                                                    hidden):
-                        yield update
-        finally:
-            self.streams.release(who.subject, spectating)
-            if person:
-                self.open_streams.closed(str(match_id), who.subject)
+            async with aclosing(self.watching.watch(match_id, who, request.from_version)) as updates:
+                async for update in updates:
+                    yield self._update_pb(update)
 
-    def _watcher(self, match: Match, who: Identity) -> tuple[int, bool]:
-        """(the seat whose view the caller gets, whether they are a spectator)."""
-        if who.is_service or who.is_auditor:
-            return -1, False
-        if who.subject in match.seats:
-            return match.seats.index(who.subject), False
-        if not match.spectators:
-            raise NotWatchable(f"{who.subject} has no seat at this match, and it does not allow spectators")
-        return -1, True
-
-    async def _blocked_seats(self, match: Match, who: Identity, spectator: bool) -> frozenset[int]:
-        """The seats whose phrases the caller's stream leaves out: the people they block or
-        are blocked by (blocks.py). A spectator with such a person seated is refused, in the
-        words any player without a seat hears, so a block is not told."""
-        if who.role != "player":
-            return frozenset()
-        blocked = await self.blocks.blocked(who.subject, [p for p in match.seats if p != who.subject])
-        if spectator and blocked:
-            raise NotWatchable(f"{who.subject} has no seat at this match and cannot watch it")
-        return frozenset(s for s, p in enumerate(match.seats) if p in blocked)
-
-    async def _watch(self, match: Match, seat: int, version: int, who: Identity, context: Context,
-                     spectator: bool = False, hidden: frozenset[int] = frozenset()
-                     ) -> AsyncIterator[pb.WatchMatchResponse]:
-        """From ``version``: each event after it with the view after each; from 0, the view
-        of ``match`` as it stands (a spectator's one turn behind) with no event, then each
-        event after that (docs/design.md, "Where a stream starts"); no phrase from the
-        ``hidden`` seats."""
-        match_id = match.id
-        if self.tail is not None:
-            await self.tail.started()  # it knows where the store stands before this stream reads
-        held = SpectatorDelay() if spectator else None
-        folded: Match | None
-        if version:
-            folded = await self.app.read(self.app.match_at, match_id, version)
-        else:
-            folded, version = await self._current(match, held)
-            yield self.views.current(folded, seat)
-        talk_version = 0
-        talk_seen = -1
-        local_only = False  # woken by changes made through this replica alone
-        # How far the stream has read, not how far it has shown: a spectator's delay holds
-        # read events back, and reading them again from the version shown would apply them twice.
-        read_to = version
-        while True:
-            with self.changes.waiter(match_id) as waiter:
-                self.revocations.check(who)  # its session revoked (the wake says so): UNAUTHENTICATED
-                after = read_to
-                # Woken by a change made here: this replica holds the events it stored (and
-                # a gap sends it to the store); a change another process stored (pushed by
-                # the change tail) is asked of the store.
-                events = self.app.recent_events(match_id, after) if local_only else None
-                if events is None:
-                    events = await self.shared.read(
-                        waiter, ("events", after),
-                        lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
-                if events:
-                    read_to = events[-1].originator_version
-                # The table talk is read again only when it may have changed: a phrase sent
-                # through this replica, or a pushed change (one sent through another).
-                talk_now = self.talk.sent(match_id)
-                phrases: list = []
-                if not local_only or talk_now != talk_seen:
-                    talk_seen = talk_now
-                    talk_after = talk_version
-                    phrases = await self.shared.read(waiter, ("talk", talk_after),
-                                                     lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
-                for phrase in phrases:
-                    talk_version = phrase.originator_version
-                    if phrase.seat in hidden:
-                        continue
-                    yield self.views.stamped(pb.WatchMatchResponse(chat=chat_pb(phrase)))
-                if held is not None:
-                    events = held.visible(events)
-                for event in events:
-                    folded = cast(Match, event.mutate(folded))
-                    yield self.views.update(event, folded, seat)  # built once per version and seat
-                if folded is not None and folded.finished or self.changes.closed:
-                    return  # ended; or the server is stopping and the client will resume elsewhere
-                await end_at_expiry(context, who, DOMAIN)
-                # No timed re-read: a stream sleeps until its match changes, its token expires
-                # or its session is revoked.
-                await waiter.wait(max(0.0, who.expires_at - time.time()))
-                local_only = waiter.local_only
-                cause = SAFETY if SAFETY in waiter.causes else PUSH if PUSH in waiter.causes else \
-                    LOCAL if LOCAL in waiter.causes else None
-                if cause is not None:
-                    self.on_wake(cause)
-
-    async def _current(self, match: Match, held: SpectatorDelay | None) -> tuple[Match, int]:
-        """(what a stream from version 0 shows first, the version it has read to): the match as
-        stored; for a spectator, as far as the delay shows it, every event read so far handed
-        to the delay, which keeps the newest turn back until the table moves on."""
-        if held is None:
-            return match, match.version
-        events = await self.app.read(lambda: list(self.app.events_after(match.id, 0)))
-        shown: Match | None = None
-        for event in held.visible(events):
-            shown = cast(Match, event.mutate(shown))
-        assert shown is not None  # MatchStarted is never held
-        return shown, events[-1].originator_version
+    def _update_pb(self, update: Update) -> pb.WatchMatchResponse:
+        if type(update) is Happened:
+            return self.views.update(update.event, update.match, update.seat)  # built once per version and seat
+        if type(update) is Said:
+            return self.views.stamped(pb.WatchMatchResponse(chat=chat_pb(update.phrase)))
+        shown = cast(Shown, update)
+        return self.views.current(shown.match, shown.seat)
 
     async def ExportMatch(self, request: pb.ExportMatchRequest, context: Context) -> pb.ExportMatchResponse:
         async with _statuses(context):
