@@ -19,10 +19,10 @@ from services.bots.strategies import STRATEGIES
 from services.bots.strong import StrongBot, StrongConfig
 from services.rules.match import apply
 from services.rules.view import player_view
+from tests.support.families import Table, params, usual_tables
 from tests.support.keys import KEYS
 
-SETTINGS = [("egyptian", "block-4", 4, True), ("egyptian", "draw-2", 2, None), ("all-fives", None, 3, None),
-            ("goat", "koza", 4, False), ("classic", None, 3, None), ("sports", None, 4, True)]
+SETTINGS = usual_tables()  # the first, Egyptian's block-4 in teams, is the one a test of one table takes
 
 
 class Ticking:
@@ -44,10 +44,9 @@ def small(**changes) -> ExpertBot:
     return ExpertBot(ExpertConfig(**{"budget": None, "deals": 24, "batch": 8, "min_deals": 8, **changes}))
 
 
-def views(setting, seed: int = 5, deal: int = 0):
+def views(setting: Table, seed: int = 5, deal: int = 0):
     """(match, view of the seat to act) at every choice of one round played greedily."""
-    family, variant, seats, teams = setting
-    rules = arena_rules(family, variant, teams, seats)
+    rules = arena_rules(setting.family, setting.variant, setting.teams, setting.seats)
     m = first_round(rules, seed, deal)
     rng = random.Random(seed)
     while m.round is not None and m.round.outcome is None:
@@ -60,12 +59,11 @@ def choices(setting, seed: int = 5):
     return [v for _, v in views(setting, seed) if len(v.legal_moves) > 1]
 
 
-@pytest.mark.parametrize("setting", SETTINGS, ids=lambda s: f"{s[0]}-{s[2]}")
+@pytest.mark.parametrize("setting", params(SETTINGS))
 def test_expert_only_ever_plays_legal_moves(setting):
     bot = small()
     rng = random.Random(1)
-    family, variant, seats, teams = setting
-    rules = arena_rules(family, variant, teams, seats)
+    rules = arena_rules(setting.family, setting.variant, setting.teams, setting.seats)
     m = first_round(rules, 9, 0)
     while m.round is not None and m.round.outcome is None:
         view = player_view(m, m.round.turn)
@@ -82,7 +80,7 @@ def test_expert_is_registered_as_the_strongest_strength_and_offered():
 
 
 @pytest.mark.parametrize("budget", [0.0005, 0.01, 0.05, 0.3])
-@pytest.mark.parametrize("setting", SETTINGS[:4], ids=lambda s: f"{s[0]}-{s[2]}")
+@pytest.mark.parametrize("setting", params(SETTINGS[:4]))
 def test_expert_answers_within_its_budget_by_its_clock(setting, budget):
     clock = Ticking(step=0.0001)
     bot = ExpertBot(ExpertConfig(budget=budget, deals=None, confidence=None), clock=clock)
