@@ -60,8 +60,8 @@ EXAMPLES: dict[str, Examples] = {
                                  Table("egyptian", "block-3", 3, False), Table("egyptian", "block-4", 4, False))),
     "all-fives": Examples(tables=(Table("all-fives", None, 3, False), Table("all-fives", None, 2, False),
                                   Table("all-fives", None, 4, True))),
-    "goat": Examples(tables=(Table("goat", "koza", 3, False), Table("goat", "gamezz", 2, False),
-                             Table("goat", "koza", 4, True))),
+    "goat": Examples(tables=(Table("goat", "koza", 3, False), Table("goat", "koza", 2, False),
+                             Table("goat", "gamezz", 4, True))),
     "classic": Examples(tables=(Table("classic", None, 3, False), Table("classic", None, 2, False),
                                 Table("classic", None, 4, False))),
     "sports": Examples(tables=(Table("sports", None, 4, True),)),
@@ -98,6 +98,15 @@ def usual_tables(where: Callable[[RuleSet], bool] | None = None) -> tuple[Table,
     its example tables whose rule set ``where`` accepts (a family with none is left out)."""
     return tuple(t for f in registry.families()
                  for t in [next((t for t in examples(f).tables if where is None or where(t.build())), None)]
+                 if t is not None)
+
+
+def smallest_tables(where: Callable[[RuleSet], bool] | None = None) -> tuple[Table, ...]:
+    """Every registered family at its example table of the fewest seats (the first of
+    equals), as ``usual_tables`` picks with ``where``."""
+    return tuple(t for f in registry.families()
+                 for t in [min((t for t in examples(f).tables if where is None or where(t.build())),
+                               key=lambda t: t.seats, default=None)]
                  if t is not None)
 
 

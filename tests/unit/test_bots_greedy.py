@@ -16,6 +16,7 @@ from services.rules.rulesets import rule_set
 from services.rules.state import Deal
 from services.rules.tiles import mask_of
 from services.rules.view import player_view
+from tests.support.families import Table, params, smallest_tables
 
 from .positions import tiles
 
@@ -70,24 +71,17 @@ def test_greedy_in_all_fives_plays_the_heaviest_tile_when_nothing_scores():
     assert GREEDY(view, random.Random(0)) == tile_move("5-6", RIGHT)
 
 
-def heaviest_choice_view(family: str, variant: str | None, seats: int):
+def heaviest_choice_view(table: Table):
     """Seat 1's view after seat 0 led 6-6 (round 1's forced lead where the family has one:
     no hand holds 1-1 ... 5-5; else seat 0 is drawn by chance); seat 1 holds 6-1, 6-4, 6-2."""
-    rules = rule_set(family, variant, None, seats)
+    rules = table.build()
     m = started(rules, "6-6 0-1 0-2 0-3 0-4 1-2 1-3", "6-1 6-4 6-2 0-0 2-3 2-4 3-4")
     return player_view(apply(m, tile_move("6-6", None)), 1)
 
 
-@pytest.mark.parametrize("family,variant,seats", [
-    ("egyptian", "draw-2", 2), ("classic", None, 2), ("sports", None, 4),
-])
-def test_greedy_outside_all_fives_plays_the_heaviest_fitting_tile(family, variant, seats):
-    view = heaviest_choice_view(family, variant, seats)
-    assert GREEDY(view, random.Random(0)) == tile_move("6-4", LEFT)
-
-
-def test_greedy_in_goat_sheds_the_heaviest_tile():
-    view = heaviest_choice_view("goat", "koza", 2)
+@pytest.mark.parametrize("table", params(smallest_tables(lambda rules: not rules.four_ends)))
+def test_greedy_outside_all_fives_plays_the_heaviest_fitting_tile(table):
+    view = heaviest_choice_view(table)
     assert GREEDY(view, random.Random(0)) == tile_move("6-4", LEFT)
 
 
