@@ -77,16 +77,20 @@ def _collides(key: bytes) -> bool:
 
 from services.rules.fairness import chance_leader, deal as deal_of_key  # noqa: E402
 from services.rules.rulesets import rule_set  # noqa: E402
+from tests.support.families import every_table, usual_tables  # noqa: E402
 
 
 def test_families_that_draw_a_leader_deal_one_with_every_round():
-    for family, seats in (("all-fives", 2), ("all-fives", 3), ("all-fives", 4), ("sports", 4)):
-        rules = rule_set(family, seats=seats)
-        assert all(0 <= fair_deal(rules, SEED, ["a"], r).chance < seats for r in range(50))
+    drawn = [rules for rules in (t.build() for t in every_table()) if rules.chance]
+    assert drawn
+    for rules in drawn:
+        assert all(0 <= fair_deal(rules, SEED, ["a"], r).chance < rules.seats for r in range(50))
 
 
 def test_families_whose_leader_the_rules_name_draw_no_leader():
-    for rules in (egyptian("block-4"), rule_set("goat", "koza"), rule_set("classic", seats=3)):
+    named = [rules for rules in (t.build() for t in usual_tables()) if not rules.chance]
+    assert named
+    for rules in named:
         assert fair_deal(rules, SEED, ["a"], 0).chance == -1
 
 
@@ -129,10 +133,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from services.rules.state import Deal  # noqa: E402
 
-EVERY_SHAPE = [egyptian("draw-2"), egyptian("block-3"), egyptian("block-4"), egyptian("block-4", False),
-               rule_set("sports")] + [rule_set(family, seats=seats) for family in ("all-fives", "classic")
-                                       for seats in (2, 3, 4)] + [rule_set("goat", "koza", seats=seats)
-                                                                  for seats in (2, 3, 4)]
+EVERY_SHAPE = [t.build() for t in every_table()]
 
 
 def _reference_order(key: bytes) -> tuple[list[int], bytes]:
