@@ -1,5 +1,5 @@
 """What taking each match's result from its replay costs the history projection
-(services/history/projection.py): `domino projections rebuild` over a SQLite store of
+(services/match/history_projection.py): `domino projections rebuild` over a SQLite store of
 finished matches, and one replay of a finished match to its end, which the projection now
 does for every MatchEnded instead of reading the stored winner and totals.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from services.history.projection import rebuild  # noqa: E402
+from services.match.history_projection import rebuild  # noqa: E402
 from services.history.view import View  # noqa: E402
 from services.match.application import MatchApplication, SeatSpec  # noqa: E402
 from tests.support.matches import Matches, random_move  # noqa: E402

@@ -18,7 +18,7 @@ def rebuild() -> None:
     (with the match service's persistence settings). Stop the relay first: it keeps them.
     Exit status 1 when a match's log is refused on replay: it is left out and named."""
     from services.common.config import Settings, persistence_env
-    from services.history.projection import rebuild as rebuild_view
+    from services.match.history_projection import rebuild as rebuild_view
     from services.history.view import View
     from services.match.application import MatchApplication
 

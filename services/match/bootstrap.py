@@ -25,7 +25,6 @@ from services.common.lifecycle import run_service, stop_on_signals
 from services.common.revocations import Revocations
 from services.common.revocation_polling import poll_revocations
 
-from services.history.projection import HistoryProjection
 from services.history.view import View
 
 from .application import MatchApplication
@@ -33,6 +32,7 @@ from .blocks import Blocks, KeptBlocks, NoBlocks
 from .grpc_adapter import MatchServicer, authentication
 from .head_keys import HeadKeys
 from .heads import BadHead, Signer, load_signer
+from .history_projection import HistoryProjection
 from .open_streams import OpenStreams
 from .rules_servicer import serve_rules
 from .social_client import GrpcRelations

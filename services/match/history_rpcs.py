@@ -4,7 +4,7 @@ GetLeaderboard and ForgetPlayer answer from the view the history projection keep
 a worker thread since it is SQL. A server without the view answers UNAVAILABLE.
 
 ListMyMatches reads its writes: what the view has not applied yet (the projection, in the
-relay's process, lags the store) is read from the store (services/history/unprojected.py),
+relay's process, lags the store) is read from the store (services/match/history_unprojected.py),
 so a match's result is listed the moment its MatchEnded is stored, on any replica.
 """
 
@@ -22,10 +22,10 @@ from services.common.auth import Identity
 from services.common.bot_ids import is_bot
 from services.common.bot_ladder import ladder, named_strength
 from services.common.bot_strengths import NAMES
-from services.history import unprojected
 from services.history.summary import rating_key
 from services.history.view import View
 
+from . import history_unprojected as unprojected
 from .application import MAX_PLAYER_ID, MatchApplication
 from .callers import seated
 from .errors import Forbidden, InvalidRequest, StoreUnavailable

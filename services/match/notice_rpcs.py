@@ -8,7 +8,7 @@ is still to act only while the match is in that same turn (round and turn number
 keeps the turn, another seat's return does not end it), and `streaming` asks the shared
 record of open streams (open_streams.py), so a player watching on another replica gets no
 push. ListPlayingNow answers from the history view (a player's matches in play), what the
-view has not applied yet read from the store (services/history/unprojected.py), and each
+view has not applied yet read from the store (services/match/history_unprojected.py), and each
 such match as it stands (a player who left it is not playing it). DescribeMatchEnd gives
 each seat the history's result (a side that left forfeits, as ListMyMatches says) and, for
 a rated match, each person's rating ordinal before and after it, from the view's record of
@@ -25,14 +25,14 @@ from domino.match.v1 import match_service_pb2 as pb
 from services.common import bus
 from services.common.auth import Identity
 from services.common.bot_ids import is_bot
-from services.history import unprojected
-from services.history.projection import ended_of
 from services.history.summary import Ended, Started, counts_for_ratings, fresh, rated_id, rerated, result_of, side_of
 from services.history.view import View
 
+from . import history_unprojected as unprojected
 from .application import MAX_PLAYER_ID, MatchApplication
 from .domainmodel import Match
 from .errors import Forbidden, InvalidRequest, MatchNotEnded, StoreUnavailable, UnknownMatch
+from .history_projection import ended_of
 from .open_streams import OpenStreams
 from .request_checks import match_id as _match_id
 from services.rules.families.registry import find

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from services.history.projection import HistoryProjection, rebuild
+from services.match.history_projection import HistoryProjection, rebuild
 from services.history.summary import fresh, rating_key, side_of
 from services.history.view import View
 from services.match.application import MatchApplication, SeatSpec

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from services.history.projection import HistoryProjection, rebuild
+from services.match.history_projection import HistoryProjection, rebuild
 from services.history.view import View
 from services.match.application import MatchApplication, SeatSpec
 from tests.support.matches import Matches, random_move

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.history.projection import HistoryProjection
+from services.match.history_projection import HistoryProjection
 from services.history.view import View
 from services.match.application import MatchApplication
 from tests.service.harness import running_service

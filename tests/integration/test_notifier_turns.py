@@ -17,7 +17,7 @@ import pytest
 from domino.match.v1 import match_service_pb2 as mpb
 from domino.social.v1 import social_service_pb2 as pb
 from services.common import bus
-from services.history.projection import HistoryProjection
+from services.match.history_projection import HistoryProjection
 from services.history.view import View
 from services.match.application import MatchApplication
 from services.match.open_streams import OpenStreams

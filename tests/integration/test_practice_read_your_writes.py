@@ -23,7 +23,7 @@ from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from domino.matchmaking.v1 import matchmaking_service_pb2_grpc as pb_grpc
 from services.common.changes import ChangeFeed
-from services.history.projection import HistoryProjection
+from services.match.history_projection import HistoryProjection
 from services.history.view import View
 from services.match.application import MatchApplication
 from services.matchmaking.application import MatchmakingApplication

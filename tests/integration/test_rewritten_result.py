@@ -20,7 +20,7 @@ from prometheus_client import CollectorRegistry, Counter
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.cli.main import cli
-from services.history.projection import HistoryProjection
+from services.match.history_projection import HistoryProjection
 from services.history.view import View
 from services.match import store
 from services.match.application import MatchApplication, SeatSpec

@@ -81,7 +81,7 @@ def running_service(app: MatchApplication, watch_safety_seconds: float = 30.0, h
 def service_with_history(tmp_path):
     """A match service on a real SQLite file with its history view, and the projection that
     keeps the view (call ``projection.catch_up()`` to apply what was played)."""
-    from services.history.projection import HistoryProjection
+    from services.match.history_projection import HistoryProjection
     from services.history.view import View
 
     env = {"PERSISTENCE_MODULE": "services.common.sqlite_store", "SQLITE_DBNAME": str(tmp_path / "events.sqlite")}

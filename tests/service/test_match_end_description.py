@@ -10,7 +10,7 @@ import grpc
 import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.history.projection import HistoryProjection
+from services.match.history_projection import HistoryProjection
 from services.history.summary import fresh
 from services.history.view import View
 from services.match.application import MatchApplication

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
-from services.history.projection import HistoryProjection
+from services.match.history_projection import HistoryProjection
 from services.history.view import View
 from services.match.application import MatchApplication
 from services.match.open_streams import OpenStreams

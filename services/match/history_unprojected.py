@@ -2,14 +2,15 @@
 ListMyMatches answers a match's result the moment its MatchEnded is stored.
 
 The projection runs in the relay's process and applies the notification log in batches
-(projection.py), so its view lags the store: by a pass idle, by seconds under load. A player
-who lists their matches right after one ended would read it "in play" with no scores, and an
-app would have to retry on a guess. So the match service reads what the view has not
-applied: the notifications after the position the view recorded, only its two kinds of fact
-(MatchStarted, MatchEnded: a read filtered by topic), and answers from them as the
+(history_projection.py), so its view lags the store: by a pass idle, by seconds under load.
+A player who lists their matches right after one ended would read it "in play" with no
+scores, and an app would have to retry on a guess. So the match service reads what the view
+has not applied: the notifications after the position the view recorded, only its two kinds
+of fact (MatchStarted, MatchEnded: a read filtered by topic), and answers from them as the
 projection will: the player's matches started since, and the results of those that ended
-since, from their replay to the end (``projection.ended_of``, ``summary.result_of``). A match
-whose replay refuses is left in play, as the projection leaves its row. Ratings are not
+since, from their replay to the end (``history_projection.ended_of``,
+``summary.result_of``). A match whose replay refuses is left in play, as the projection
+leaves its row. Ratings are not
 recomputed here: they follow the projection.
 """
 
@@ -21,12 +22,12 @@ from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
-from services.match.domainmodel import Match
-from services.match.errors import CorruptLog
+from services.history.summary import Started, result_of
+from services.history.view import PlayedMatch
 
-from .projection import ended_of, started_of
-from .summary import Started, result_of
-from .view import PlayedMatch
+from .domainmodel import Match
+from .errors import CorruptLog
+from .history_projection import ended_of, started_of
 
 log = logging.getLogger("domino.history")
 _TOPICS = (get_topic(Match.MatchStarted), get_topic(Match.MatchEnded))

@@ -1,9 +1,14 @@
 """The history projection: follows the match store's notification log and keeps the view
-(view.py) of every player's matches and ratings.
+(services/history/view.py) of every player's matches and ratings.
+
+It is the match service's adapter to the history, not a part of the history: it decodes
+Match events and replays matches, so it lives beside the aggregate, and the history
+(summary.py, view.py) keeps the read model and its rules knowing nothing of Match
+(docs/design.md, "The parts").
 
 It reads notifications after the position the view recorded, turns the ones that matter
-(a match started, a match ended) into facts (summary.py) and applies each batch with its
-position in one transaction. It runs in the relay's process (one per store, like the relay,
+(a match started, a match ended) into facts (services/history/summary.py) and applies each
+batch with its position in one transaction. It runs in the relay's process (one per store, like the relay,
 so the view has one writer), and `domino projections rebuild` runs it from nothing.
 
 A match's result is never read from its MatchEnded: the winner and the totals stored there
@@ -29,11 +34,11 @@ from typing import Any, Callable, cast
 
 from eventsourcing.utils import get_topic
 
-from services.match.domainmodel import Match
-from services.match.errors import CorruptLog
+from services.history.summary import Ended, Started, counts_for_ratings
+from services.history.view import View
 
-from .summary import Ended, Started, counts_for_ratings
-from .view import View
+from .domainmodel import Match
+from .errors import CorruptLog
 
 log = logging.getLogger("domino.history")
 _KEPT = frozenset(get_topic(kind) for kind in (Match.MatchStarted, Match.MatchEnded))  # the events the view keeps
