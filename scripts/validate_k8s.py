@@ -495,7 +495,7 @@ def console_scripts() -> set[str]:
 
 
 #: The settings classes whose fields are the services' environment variables.
-SETTINGS_CLASSES = ("services.common.config:Settings",)
+SETTINGS_CLASSES = ("services.common.config:Settings", "services.common.store_settings:StoreSettings")
 
 
 def repo_module(name: str) -> Any:
@@ -530,6 +530,7 @@ def settings_problems(values: dict[str, str]) -> list[str]:
     ranges), as the service would say it at start-up."""
     from pydantic import ValidationError
 
+    complaints = repo_module("services.common.bad_settings").complaints
     problems = []
     for cls in settings_classes():
         prefix = cls.model_config.get("env_prefix", "").upper()
@@ -538,8 +539,7 @@ def settings_problems(values: dict[str, str]) -> list[str]:
         try:
             cls(**kwargs)
         except ValidationError as exc:
-            problems += [f"{prefix}{'_'.join(map(str, e['loc'])).upper()}={e.get('input')!r}: {e['msg']}"
-                         for e in exc.errors()]
+            problems += complaints(exc, (cls,))
     return problems
 
 

@@ -35,11 +35,15 @@ def _said(model: type[BaseModel], loc: tuple[Any, ...], message: str, value: Any
     return f"{variable(model, field)}={shown}: {message}"
 
 
-def one_line(error: ValidationError, models: tuple[type[BaseModel], ...]) -> str:
-    """Each of ``error``'s complaints as `VARIABLE='value': what it should be`, joined."""
+def complaints(error: ValidationError, models: tuple[type[BaseModel], ...]) -> list[str]:
+    """Each of ``error``'s complaints as `VARIABLE='value': what it should be`."""
     model = next((m for m in models if m.__name__ == error.title), models[0])
     said = []
     for complaint in error.errors():
         message = str(complaint["msg"]).removeprefix("Value error, ").replace("Input should", "should")
         said.append(_said(model, tuple(complaint["loc"]), message, complaint.get("input")))
-    return "bad setting: " + "; ".join(said)
+    return said
+
+
+def one_line(error: ValidationError, models: tuple[type[BaseModel], ...]) -> str:
+    return "bad setting: " + "; ".join(complaints(error, models))

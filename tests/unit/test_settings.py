@@ -25,15 +25,15 @@ from services.common.store_settings import ExplicitStore
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("settings_table", REPO / "scripts" / "settings_table.py")
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)
     return module
 
 
-settings_table = _script()
+settings_table = _script("settings_table")
 
 
 # ---- the table ---------------------------------------------------------------------------------
@@ -145,6 +145,12 @@ def test_a_service_process_started_with_a_bad_value_stops_with_one_line(tmp_path
     assert done.returncode == 2
     assert done.stderr.startswith("domino: bad setting: PERSISTENCE_MODULE='postgres': should be ''")
     assert done.stderr.count("\n") == 1 and done.stdout == ""
+
+
+def test_the_manifest_checker_refuses_what_a_service_would_store_settings_included():
+    problems = _script("validate_k8s").settings_problems({"POSTGRES_PRE_PING": "maybe", "POSTGRES_PORT": "5432",
+                                                          "DOMINO_MATCH_WORKERS": "2", "PGSSLMODE": "require"})
+    assert problems == ["POSTGRES_PRE_PING='maybe': should be a valid boolean, unable to interpret input"]
 
 
 # ---- the store is handed to eventsourcing, not read by it --------------------------------------------
