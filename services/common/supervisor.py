@@ -29,8 +29,6 @@ from typing import IO
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.match import heads
-
 from .auth import ROLES, KeyRing
 from .bus import NATS_USERS, ensure_stream
 from .ports import taken
@@ -212,8 +210,10 @@ class LocalSystem:
         """Development keys, made once per installation: never a key anyone else knows."""
         if not all((self.keys_dir / f"{role}.key").exists() for role in ROLES):
             KeyRing.generate().write(self.keys_dir)
-        if not (self.keys_dir / heads.PRIVATE_FILE).exists():
-            heads.rotate(self.keys_dir)
+        made = subprocess.run([sys.executable, "-m", "services.match.development_head_key", str(self.keys_dir)],
+                              capture_output=True, text=True, umask=PRIVATE_UMASK)
+        if made.returncode:
+            raise RuntimeError(f"could not make the head signing key in {self.keys_dir}: {made.stderr.strip()}")
 
     def start(self, timeout: float = 60) -> None:
         private_directory(self.var_dir)
