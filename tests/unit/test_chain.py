@@ -18,30 +18,24 @@ from services.match.application import MatchApplication, SeatSpec
 from services.match.export import full_record
 from services.match.record import from_json, to_json
 from services.rules.tiles import NAMES
+from tests.support.families import Table, sample_tables
 from tests.support.matches import Matches, random_move
 
-FAMILIES = {
-    "block-4": ("egyptian", "block-4", 4, None),
-    "draw-2": ("egyptian", "draw-2", 2, None),
-    "block-3": ("egyptian", "block-3", 3, None),
-    "all-fives": ("all-fives", "", 3, None),
-    "goat-koza": ("goat", "koza", 4, None),
-    "goat-redeal": ("goat", "gamezz", 2, {"redeal": True}),
-    "classic": ("classic", "", 3, None),
-    "sports": ("sports", "", 4, None),
-}
+BLOCK_4, DRAW_2 = Table("egyptian", "block-4", 4, True), Table("egyptian", "draw-2", 2, False)
+GOAT_REDEAL = Table("goat", "gamezz", 2, False, {"redeal": True})
+TABLES = {t.id: t for t in (*sample_tables(), GOAT_REDEAL)}
 
 
 def play_match(name: str, seed: int, timer: int = 0, abandon_after: int | None = None):
-    """A whole match of random legal moves; (its stored events, the final Match)."""
-    rules, variant, seats, options = FAMILIES[name]
+    """A whole match of random legal moves at the table of that id; (its stored events, the final Match)."""
+    table = TABLES[name]
     rng = random.Random(seed)
     app = Matches(MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"},
                                    seed_source=lambda: rng.randbytes(32)))
     try:
-        players = [f"p{i}" for i in range(seats)]
-        match = app.create_match(f"m-{name}-{seed}", rules, variant, None, None, timer,
-                                 [SeatSpec(p, f"s{p}") for p in players], options)
+        players = [f"p{i}" for i in range(table.seats)]
+        match = app.create_match(f"m-{name}-{seed}", table.family, table.variant or "", table.teams, None, timer,
+                                 [SeatSpec(p, f"s{p}") for p in players], dict(table.options or {}) or None)
         n = 0
         while not match.finished:
             if abandon_after is not None and n == abandon_after:
@@ -61,7 +55,7 @@ def exported(name: str, seed: int) -> str:
 
 
 def test_every_stored_link_is_the_link_recomputed_from_the_export():
-    for name in FAMILIES:
+    for name in TABLES:
         events, match = play_match(name, 1)
         stored = [e.link for e in events if getattr(e, "link", "")]
         record = full_record(events)
@@ -70,7 +64,7 @@ def test_every_stored_link_is_the_link_recomputed_from_the_export():
 
 
 def test_an_abandoned_match_chains_its_end_too():
-    events, match = play_match("block-4", 2, abandon_after=5)
+    events, match = play_match(BLOCK_4.id, 2, abandon_after=5)
     record = full_record(events)
     assert record.abandoned
     assert chain.check(record, record.chain["links"]).status == "ok"
@@ -79,7 +73,7 @@ def test_an_abandoned_match_chains_its_end_too():
 
 def test_a_redeal_mark_is_an_entry_of_its_own():
     for seed in range(40):
-        events, _ = play_match("goat-redeal", seed)
+        events, _ = play_match(GOAT_REDEAL.id, seed)
         record = full_record(events)
         if any(r.redeal for r in record.rounds):
             assert any(e.content == chain.REDEAL_ENTRY for e in chain.entries(record))
@@ -89,21 +83,21 @@ def test_a_redeal_mark_is_an_entry_of_its_own():
 
 
 def test_an_exported_chain_verifies_with_the_record():
-    record = from_json(json.loads(exported("draw-2", 3)))
+    record = from_json(json.loads(exported(DRAW_2.id, 3)))
     verdict = verify(record)
     assert verdict.valid
     assert verdict.to_json()["chain"] == {"status": "ok", "entries": len(chain.entries(record))}
 
 
 def test_a_record_without_its_server_seed_cannot_have_its_chain_checked():
-    data = json.loads(exported("draw-2", 3))
+    data = json.loads(exported(DRAW_2.id, 3))
     del data["fairness"]["server_seed"]
     record = from_json(data)
     assert chain.check(record, record.chain["links"]).status == "unchecked"
 
 
 def test_a_changed_server_seed_breaks_the_chain_at_the_end_that_revealed_it():
-    data = json.loads(exported("block-4", 4))
+    data = json.loads(exported(BLOCK_4.id, 4))
     data["fairness"]["server_seed"] = "ab" * 32
     record = from_json(data)
     check = chain.check(record, record.chain["links"])
@@ -111,7 +105,7 @@ def test_a_changed_server_seed_breaks_the_chain_at_the_end_that_revealed_it():
 
 
 def test_a_chain_longer_than_the_record_is_broken_after_the_end():
-    data = json.loads(exported("block-4", 4))
+    data = json.loads(exported(BLOCK_4.id, 4))
     data["chain"]["links"].append("00" * 32)
     record = from_json(data)
     check = chain.check(record, record.chain["links"])
@@ -172,7 +166,7 @@ def _changed(value, path: tuple, rng: random.Random):
 
 
 @settings(max_examples=60, deadline=None)
-@given(name=st.sampled_from(sorted(FAMILIES)), seed=st.integers(0, 2), pick=st.integers(0, 10**6),
+@given(name=st.sampled_from(sorted(TABLES)), seed=st.integers(0, 2), pick=st.integers(0, 10**6),
        tweak=st.integers(0, 2**32))
 def test_any_single_field_change_breaks_the_chain_at_exactly_that_entry(name, seed, pick, tweak):
     original = json.loads(exported(name, seed))
