@@ -13,20 +13,21 @@ from __future__ import annotations
 import copy
 import json
 import uuid
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, ClassVar, Mapping, NamedTuple
 
-from eventsourcing.domain import Aggregate, event
+from eventsourcing.domain import Aggregate
 from eventsourcing.utils import register_topic
 
 from . import chain, move_causes, results
 from .errors import NotSeated, RequestIdReused, RoundNotDealt, SeatHasLeft, SeedNotTaken, StaleTimeout
+from .visibility import Public
 from .record import Fairness, MatchRecord, RecordedAction, RecordedRound
 from services.rules import fairness
 from services.rules.autoplay import timeout_move
 from services.rules.families.family import Family
 from services.rules.families.registry import family
-from services.rules.errors import MatchOver, NotYourTurn, RoundOver
-from services.rules.match import apply, leads_by_chance, new_match, start_round
+from services.rules.errors import MatchOver, RoundOver
+from services.rules.match import apply as apply_move, leads_by_chance, new_match, start_round
 from services.rules.moves import DRAW, PASS, Move, legal_moves, play
 from services.rules.rulesets import RuleSet, rule_set
 from services.rules.state import Deal, MatchState, Round, round_number
@@ -48,62 +49,95 @@ def request_key(player_id: str, request_id: str) -> str:
 
 
 class Match(Aggregate):
-    """One match of any rule family, from the first deal to the last round (docs/rules.md)."""
+    """One match of any rule family, from the first deal to the last round (docs/rules.md).
+
+    Each event is declared once, as a class nested here: its fields (``Public`` marks what
+    anyone may see, public_events.py), its ``apply`` (what it does to the match) and, if the
+    record shows it, its ``recorded`` (what it adds to a `domino-record/1`, and so to the hash
+    chain). Commands trigger events through ``_trigger``, which computes the event's chain
+    link before the event exists and stores it in the event, as deadlines and seeds are."""
 
     @staticmethod
     def create_id(request_id: str, **_: Any) -> uuid.UUID:
         # The same creation request always names the same match, so a retry finds it.
         return uuid.uuid5(MATCH_NAMESPACE, request_id)
 
+    class Event(Aggregate.Event):
+        """What every event of the match declares besides its fields."""
+
+        wire_name: ClassVar[str]  # its name on the wire (public_events.py): a contract that outlives renames
+
+        @staticmethod
+        def recorded(e: Mapping[str, Any], at: Place) -> chain.Shown | None:
+            """What it adds to the record (and so to the chain), from its fields ``e``
+            (its ``vars`` once stored): none, unless the event says otherwise."""
+            return None
+
     class MatchStarted(Aggregate.Created):
         request_id: str
-        rules: str
-        variant: str
-        teams: bool
-        target: int
-        turn_timer: int
-        seats: list[str]
-        client_seeds: list[str]
-        commitment: str
-        server_seed: str
-        options: dict[str, Any] | None = None
-        awaiting: list[int] | None = None
-        deadline: float | None = None
+        rules: Public[str]
+        variant: Public[str]
+        teams: Public[bool]
+        target: Public[int]
+        turn_timer: Public[int]
+        seats: Public[list[str]]
+        client_seeds: Public[list[str]]
+        commitment: Public[str]
+        server_seed: str  # secret until MatchEnded reveals it
+        options: Public[dict[str, Any] | None] = None  # Goat's, as played
+        awaiting: Public[list[int] | None] = None  # seats whose seeds the first deal waits for
+        deadline: Public[float | None] = None  # before the first deal: when it goes ahead without them
         link: str = ""  # the hash chain's first link (chain.py); "" in matches from before the chain
         spectators: bool = False  # players without a seat may watch, one turn behind
         round_pause: float = 0.0  # seconds between a round's end and the next round's clocks
         rated: bool | None = None  # moves the players' ratings (matchmaking decides); None: not said
 
-    @event(MatchStarted)
-    def __init__(self, request_id: str, rules: str, variant: str, teams: bool, target: int, turn_timer: int,
-                 seats: list[str], client_seeds: list[str], commitment: str, server_seed: str,
-                 options: dict | None = None, awaiting: list[int] | None = None,
-                 deadline: float | None = None, link: str = "", spectators: bool = False,
-                 round_pause: float = 0.0, rated: bool | None = None) -> None:
-        self.spectators = spectators
+        wire_name = "match_started"
+
+        @staticmethod
+        def recorded(e: Mapping[str, Any], at: Place) -> MatchRecord:
+            return MatchRecord(e["rules"], e["variant"] or None, e["teams"], e["target"], list(e["seats"]),
+                               fairness=Fairness(e["commitment"], None, list(e["client_seeds"])),
+                               options=e.get("options"))
+
+        def apply(self, match: Match) -> None:
+            match._start_from(self)
+
+    @classmethod
+    def start(cls, **started: Any) -> Match:
+        """A new match: its MatchStarted (``started`` is that event's fields but the link)
+        carries the chain's first link, computed from what it stores like every other link."""
+        header = chain.entry(cls.MatchStarted.recorded(started, Place(family(started["rules"]), opening=True)),
+                             True, None)
+        assert header is not None
+        link = chain.link(chain.salt(started["server_seed"]), chain.GENESIS, header)
+        return cls._create(cls.MatchStarted, **started, link=link)
+
+    def _start_from(self, started: Match.MatchStarted) -> None:
+        self.spectators = started.spectators
         # Whether the history rates it (services/history/summary.py counts_for_ratings): not in
         # the record or the chain, like ``spectators``; None in matches from before it was kept.
-        self.rated = rated
+        self.rated: bool | None = started.rated
         # The pause between rounds (docs/rules.md §1.6), fixed when the match starts so every
         # replica and every replay computes the same deadlines: 0 in matches from before it.
-        self.round_pause = round_pause
+        self.round_pause = started.round_pause
         self.round_starts_at: float | None = None  # when the dealt round's clocks start; None: at once
-        self.rules_name = rules
-        self.variant = variant
-        self.teams = teams
-        self.target = target
-        self.turn_timer = turn_timer
-        self.seats = tuple(seats)
-        self.client_seeds = tuple(client_seeds)
-        self.commitment = commitment
-        self.server_seed = server_seed  # secret until MatchEnded reveals it
-        self.options = options  # Goat's, as played
-        self.ruleset: RuleSet = rule_set(rules, variant, teams, len(seats), options)
-        self.state: MatchState = new_match(self.ruleset, target)
-        self.awaiting: frozenset[int] = frozenset(awaiting or ())  # seats whose seeds the first deal waits for
-        self.deadline: float | None = deadline  # before the first deal: when it goes ahead without them
+        self.rules_name = started.rules
+        self.variant = started.variant
+        self.teams = started.teams
+        self.target = started.target
+        self.turn_timer = started.turn_timer
+        self.seats = tuple(started.seats)
+        self.client_seeds = tuple(started.client_seeds)
+        self.commitment = started.commitment
+        self.server_seed = started.server_seed  # secret until MatchEnded reveals it
+        self.options = started.options  # Goat's, as played
+        self.ruleset: RuleSet = rule_set(started.rules, started.variant, started.teams, len(started.seats), started.options)
+        self.state: MatchState = new_match(self.ruleset, started.target)
+        self.awaiting: frozenset[int] = frozenset(started.awaiting or ())
+        self.deadline: float | None = started.deadline
         self.turn_no = 0  # plays and passes in the round: names the turn a timeout expires
-        self.timeouts_in_a_row = (0,) * len(seats)
+        self.timeouts_in_a_row = (0,) * len(started.seats)
         self.away: frozenset[int] = frozenset()
         self.left: frozenset[int] = frozenset()  # seats whose players left: the server plays them to the end
         self.round_timeouts: tuple[bool, ...] = ()
@@ -114,31 +148,24 @@ class Match(Aggregate):
         self.finished = False  # MatchEnded stored
         self.ended_at: float | None = None  # when, by the service's clock; None before it, and in older matches
         self.abandoned = False  # ended because nobody acted for a long time
-        self.chain_salt = chain.salt(server_seed) if link else b""  # no chain in matches from before it
+        self.chain_salt = chain.salt(started.server_seed) if started.link else b""  # no chain before it
         self.chain_head = ""  # the last link: what a signed head vouches for
         self.chain_entries = 0
         self.dealt_rounds = 0
-        self._linked(link)
+        self._linked(started.link)
 
-    @classmethod
-    def _create(cls, event_class, **kwargs):
-        # The header's link is computed from what the creation stores, like every other link.
-        header = chain.entry(SHOWN[event_class](kwargs, Place(family(kwargs["rules"]), opening=True)), True, None)
-        assert header is not None
-        kwargs["link"] = chain.link(chain.salt(kwargs["server_seed"]), chain.GENESIS, header)
-        return super()._create(event_class, **kwargs)
-
-    def trigger_event(self, event_class, **kwargs) -> None:
-        # Every event the record shows carries its link, computed here before it is applied.
+    def _trigger(self, event_class: type[Match.Event], **fields: Any) -> None:
+        """Trigger an event, with its link when the record shows it: the link is computed
+        from the head before it and stored in the event, which then only sets the head."""
         if self.chain_salt:
             rnd = self.state.round
             rules = family(self.rules_name)
-            shown = SHOWN[event_class](kwargs, Place(rules, opening=rnd is None or rnd.left < 0))
+            shown = event_class.recorded(fields, Place(rules, opening=rnd is None or rnd.left < 0))
             seeds = None if self.dealt_rounds else list(self.client_seeds)
             entry = chain.entry(shown, rules.record.every_boneyard, seeds)
             if entry is not None:
-                kwargs["link"] = chain.link(self.chain_salt, self.chain_head, entry)
-        super().trigger_event(event_class, **kwargs)
+                fields["link"] = chain.link(self.chain_salt, self.chain_head, entry)
+        self.trigger_event(event_class, **fields)
 
     def _linked(self, link: str) -> None:
         if link:
@@ -192,7 +219,7 @@ class Match(Aggregate):
             if self.client_seeds[seat] == seed:
                 return
             raise SeedNotTaken("your seat's seed is already in")
-        self._seed_submitted(seat=seat, seed=seed)
+        self._trigger(Match.SeedSubmitted, seat=seat, seed=seed)
         if not self.awaiting:
             self._advance(now)
 
@@ -202,7 +229,7 @@ class Match(Aggregate):
             raise MatchOver("the match is over")
         if seat in self.left:
             return
-        self._seat_left(seat=seat)
+        self._trigger(Match.SeatLeft, seat=seat)
         if self.state.round is not None:
             self._advance(now)
 
@@ -213,22 +240,21 @@ class Match(Aggregate):
             raise StaleTimeout("the match is over")
         if version != self.version:
             raise StaleTimeout("the match has moved on")
-        self._match_ended(winner=None, scores=list(self.state.scores), server_seed=self.server_seed,
-                          goats=[], abandoned=True, ended_at=now)
+        self._trigger(Match.MatchEnded, winner=None, scores=list(self.state.scores), server_seed=self.server_seed,
+                      goats=[], abandoned=True, ended_at=now)
 
     def play_tile(self, seat: int, tile: int, end: int | None, request_key: str, now: float) -> None:
-        move = play(tile, end)
-        self._check(seat, move, request_key)
+        after = self._check(seat, play(tile, end), request_key)
         self._resume_if_away(seat)
-        self._play(seat=seat, tile=tile, end=end, timeout=False, request_key=request_key,
-                   deadline=self._deadline_after(move, now))
+        self._trigger(Match.TilePlayed, seat=seat, tile=tile, end=end, timeout=False, request_key=request_key,
+                      deadline=self._turn_deadline(now, after))
         self._advance(now)
 
     def draw_tile(self, seat: int, request_key: str, now: float) -> None:
         self._check(seat, DRAW, request_key)
         self._resume_if_away(seat)
-        self._draw(seat=seat, tile=self._next_draw(), timeout=False, request_key=request_key,
-                   deadline=self.deadline)
+        self._trigger(Match.TileDrawn, seat=seat, tile=self._next_draw(), timeout=False, request_key=request_key,
+                      deadline=self.deadline)
         self._advance(now)
 
     def resume_seat(self, seat: int) -> None:
@@ -242,7 +268,7 @@ class Match(Aggregate):
         if self.awaiting and self.state.round is None and not self.finished:
             if self.deadline is None or now < self.deadline:
                 raise StaleTimeout("the seeds are not yet due")
-            self._seeds_closed()
+            self._trigger(Match.SeedsClosed)
             self._advance(now)
             return
         if self.finished or self.state.round is None or self.state.round.outcome is not None:
@@ -254,7 +280,7 @@ class Match(Aggregate):
         seat = self.state.round.turn
         self._auto_turn(seat, now)
         if self.timeouts_in_a_row[seat] >= AWAY_AFTER_TIMEOUTS and seat not in self.away:
-            self._seat_went_away(seat=seat)
+            self._trigger(Match.SeatWentAway, seat=seat)
         self._advance(now)
 
     @property
@@ -287,17 +313,18 @@ class Match(Aggregate):
             rnd = self.state.round
             if rnd is not None and rnd.outcome is not None and not self.round_announced:
                 result = self.state.results[-1]
-                self._round_ended(reason=result.reason, winner=result.winner, points=result.points,
-                                  scores=list(result.scores), **results.stored_extras(self.ruleset, result))
+                self._trigger(Match.RoundEnded, reason=result.reason, winner=result.winner, points=result.points,
+                              scores=list(result.scores), **results.stored_extras(self.ruleset, result))
                 if self.state.over:
-                    self._match_ended(winner=self.state.winner, scores=list(self.state.scores),
-                                      server_seed=self.server_seed, goats=list(self.state.goats), ended_at=now)
+                    self._trigger(Match.MatchEnded, winner=self.state.winner, scores=list(self.state.scores),
+                                  server_seed=self.server_seed, goats=list(self.state.goats), ended_at=now)
             elif rnd is None or rnd.outcome is not None:
                 self._deal_next(now)
             else:
                 moves = legal_moves(rnd)
                 if len(moves) == 1 and moves[0].kind == "pass":
-                    self._turn_passed(seat=rnd.turn, timeout=False, deadline=self._deadline_after(PASS, now))
+                    self._trigger(Match.TurnPassed, seat=rnd.turn, timeout=False,
+                                  deadline=self._deadline_after(PASS, now))
                 elif rnd.turn in self.away:
                     self._auto_turn(rnd.turn, now)
                 else:
@@ -308,16 +335,16 @@ class Match(Aggregate):
         while True:
             move = timeout_move(self._in_play)
             if move.kind == "draw":
-                self._draw(seat=seat, tile=self._next_draw(), timeout=True, request_key="",
-                           deadline=self.deadline)
+                self._trigger(Match.TileDrawn, seat=seat, tile=self._next_draw(), timeout=True, request_key="",
+                              deadline=self.deadline)
                 if self._in_play.outcome is not None:
                     return
                 continue
             if move.kind == "play":
-                self._play(seat=seat, tile=move.tile, end=move.end, timeout=True, request_key="",
-                           deadline=self._deadline_after(move, now))
+                self._trigger(Match.TilePlayed, seat=seat, tile=move.tile, end=move.end, timeout=True,
+                              request_key="", deadline=self._deadline_after(move, now))
             else:
-                self._turn_passed(seat=seat, timeout=True, deadline=self._deadline_after(PASS, now))
+                self._trigger(Match.TurnPassed, seat=seat, timeout=True, deadline=self._deadline_after(PASS, now))
             return
 
     def _deal_next(self, now: float) -> None:
@@ -330,9 +357,10 @@ class Match(Aggregate):
         assert dealt.round is not None  # a round was just dealt
         played = any(result.reason != "redeal" for result in self.state.results)
         starts_at = now + self.round_pause if played else now
-        self._round_dealt(round_index=index, hands=[tiles_in(h) for h in deal.hands], boneyard=list(deal.boneyard),
-                          set_aside=deal.set_aside, deadline=self._turn_deadline(starts_at, dealt),
-                          leader=dealt.round.leader, starts_at=starts_at)
+        self._trigger(Match.RoundDealt, round_index=index, hands=[tiles_in(h) for h in deal.hands],
+                      boneyard=list(deal.boneyard), set_aside=deal.set_aside,
+                      deadline=self._turn_deadline(starts_at, dealt.round), leader=dealt.round.leader,
+                      starts_at=starts_at)
 
     @property
     def _in_play(self) -> Round:
@@ -347,10 +375,12 @@ class Match(Aggregate):
         rnd = self._in_play
         return rnd.boneyard[rnd.drawn]
 
-    def _check(self, seat: int, move: Move, request_key: str) -> None:
-        """The rules error that refuses ``move``, if any. A legal move is found among the
-        legal moves, not made: the event that applies it makes it, once per command, and
-        the command carries no result to it (the engine's error says why one is illegal)."""
+    def _check(self, seat: int, move: Move, request_key: str) -> Round:
+        """The round after ``move`` by ``seat``, or the error that refuses it: the service's
+        own (a reused request, a match over, a seat that left, no round in play), then the
+        engine's, asked once, which names what is wrong (not your turn, a tile that does not
+        fit). The round it answers gives the next turn's deadline; the event makes the move
+        again when it is applied, as replay does."""
         if request_key and request_key in self.outcomes:
             raise RequestIdReused("this request_id was already used for a different command")
         if self.finished:
@@ -362,14 +392,11 @@ class Match(Aggregate):
             raise RoundNotDealt("the first round is not dealt yet: the match waits for its players' seeds")
         if rnd.outcome is not None:
             raise RoundOver("no round is in play")
-        if seat != rnd.turn:
-            raise NotYourTurn(f"it is seat {rnd.turn}'s turn, not seat {seat}'s")
-        if move not in legal_moves(rnd):
-            take_turn(rnd, move, seat)  # raises the error that says why
+        return take_turn(rnd, move, seat)
 
     def _resume_if_away(self, seat: int) -> None:
         if seat in self.away:
-            self._seat_returned(seat=seat)
+            self._trigger(Match.SeatReturned, seat=seat)
 
     def _clock_start(self, now: float) -> float:
         """When a turn's clock starts: now, or the end of the pause before the round's clocks
@@ -377,26 +404,26 @@ class Match(Aggregate):
         starts_at = self.round_starts_at
         return now if starts_at is None else max(now, starts_at)
 
-    def _turn_deadline(self, now: float, after: MatchState) -> float | None:
+    def _turn_deadline(self, now: float, after: Round | None) -> float | None:
         """When the turn that follows runs out: the host's timer, or the rule set's own for
-        each move (Sports), which depends on the position ``after`` the action."""
+        each move (Sports), which depends on the round ``after`` the action."""
         now = self._clock_start(now)
         move_timer = self.ruleset.move_timer
         if move_timer is None:
             return now + self.turn_timer if self.turn_timer else None
-        rnd = after.round
+        rnd = after
         if rnd is None or rnd.outcome is not None:
             return None
         seconds = move_timer(rnd)
         return now + seconds if seconds else None
 
     def _deadline_after(self, move: Move, now: float) -> float | None:
-        """When the turn after ``move`` runs out. A rule set's own timer (Sports) reads the
-        position after it, so there the move is made once more than the event makes it
-        (1.5 us, of a command's 300 us of CPU in bench/command_cost.py)."""
+        """When the turn after the server's own ``move`` runs out. A rule set's own timer
+        (Sports) reads the round after it, so there the move is made once more than the
+        event makes it (1.5 us, of a command's 300 us of CPU in bench/command_cost.py)."""
         if self.ruleset.move_timer is None:
             return self._clock_start(now) + self.turn_timer if self.turn_timer else None
-        return self._turn_deadline(now, apply(self.state, move))
+        return self._turn_deadline(now, take_turn(self._in_play, move))
 
     @property
     def turn_seconds(self) -> int:
@@ -410,159 +437,197 @@ class Match(Aggregate):
 
     # ---- events ------------------------------------------------------------------------
 
-    class RoundDealt(Aggregate.Event):
-        round_index: int
-        hands: list[list[int]]
+    class RoundDealt(Event):
+        round_index: Public[int]
+        hands: list[list[int]]  # anyone sees how many tiles each holds (public_events.py)
         boneyard: list[int]
         set_aside: int
-        deadline: float | None
-        leader: int = -1
+        deadline: Public[float | None]
+        leader: Public[int] = -1
         link: str = ""
         starts_at: float | None = None  # when its clocks start (after the pause); None in older matches
 
-    @event(RoundDealt)
-    def _round_dealt(self, round_index: int, hands: list[list[int]], boneyard: list[int], set_aside: int,
-                     deadline: float | None, leader: int = -1, link: str = "", starts_at: float | None = None) -> None:
-        self._linked(link)
-        self.round_starts_at = starts_at
-        self.dealt_rounds += 1
-        chance = leader if leads_by_chance(self.state) else -1
-        deal = Deal(tuple(mask_of(h) for h in hands), tuple(boneyard), set_aside, chance)
-        self.state = start_round(self.state, deal)
-        self.deadline = deadline
-        self.turn_no = 0
-        self.round_timeouts = ()
-        self.round_causes = ()
-        self.round_announced = False
+        wire_name = "round_dealt"
 
-    class TilePlayed(Aggregate.Event):
-        seat: int
-        tile: int
-        end: int | None
-        timeout: bool
+        @staticmethod
+        def recorded(e: Mapping[str, Any], at: Place) -> RecordedRound:
+            hands = e["hands"]
+            leader = e.get("leader", -1)  # -1 in matches from before it was stored
+            return RecordedRound(Deal(tuple(mask_of(h) for h in hands), tuple(e["boneyard"]), e["set_aside"]),
+                                 hand_order=tuple(tuple(h) for h in hands),
+                                 leader=leader if at.family.record.leaders and leader >= 0 else None)
+
+        def apply(self, match: Match) -> None:
+            match._linked(self.link)
+            match.round_starts_at = self.starts_at
+            match.dealt_rounds += 1
+            chance = self.leader if leads_by_chance(match.state) else -1
+            deal = Deal(tuple(mask_of(h) for h in self.hands), tuple(self.boneyard), self.set_aside, chance)
+            match.state = start_round(match.state, deal)
+            match.deadline = self.deadline
+            match.turn_no = 0
+            match.round_timeouts = ()
+            match.round_causes = ()
+            match.round_announced = False
+
+    class TilePlayed(Event):
+        seat: Public[int]
+        tile: Public[int]
+        end: Public[int | None]
+        timeout: Public[bool]
         request_key: str
-        deadline: float | None
+        deadline: Public[float | None]
         link: str = ""
 
-    @event(TilePlayed)
-    def _play(self, seat: int, tile: int, end: int | None, timeout: bool, request_key: str,
-              deadline: float | None, link: str = "") -> None:
-        self._linked(link)
-        move = play(tile, end)
-        self.state = apply(self.state, move, seat)
-        self._after_action(seat, timeout, request_key, deadline, turn_over=True, command=fingerprint(move))
+        wire_name = "tile_played"
 
-    class TileDrawn(Aggregate.Event):
-        seat: int
+        @staticmethod
+        def recorded(e: Mapping[str, Any], at: Place) -> RecordedAction:
+            return RecordedAction(e["seat"], play(e["tile"], None if at.opening else e["end"]), timeout=e["timeout"])
+
+        def apply(self, match: Match) -> None:
+            match._linked(self.link)
+            move = play(self.tile, self.end)
+            match.state = apply_move(match.state, move, self.seat)
+            match._after_action(self.seat, self.timeout, self.request_key, self.deadline, turn_over=True,
+                                command=fingerprint(move))
+
+    class TileDrawn(Event):
+        seat: Public[int]
         tile: int
-        timeout: bool
+        timeout: Public[bool]
         request_key: str
-        deadline: float | None
+        deadline: Public[float | None]
         link: str = ""
 
-    @event(TileDrawn)
-    def _draw(self, seat: int, tile: int, timeout: bool, request_key: str, deadline: float | None,
-              link: str = "") -> None:
-        self._linked(link)
-        self.state = apply(self.state, DRAW, seat)
-        self._after_action(seat, timeout, request_key, deadline, turn_over=False, command=fingerprint(DRAW),
-                           drawn=tile)
+        wire_name = "tile_drawn"
 
-    class TurnPassed(Aggregate.Event):
-        seat: int
-        timeout: bool
-        deadline: float | None
+        @staticmethod
+        def recorded(e: Mapping[str, Any], at: Place) -> RecordedAction:
+            return RecordedAction(e["seat"], DRAW, e["tile"], e["timeout"])
+
+        def apply(self, match: Match) -> None:
+            match._linked(self.link)
+            match.state = apply_move(match.state, DRAW, self.seat)
+            match._after_action(self.seat, self.timeout, self.request_key, self.deadline, turn_over=False,
+                                command=fingerprint(DRAW), drawn=self.tile)
+
+    class TurnPassed(Event):
+        seat: Public[int]
+        timeout: Public[bool]
+        deadline: Public[float | None]
         link: str = ""
 
-    @event(TurnPassed)
-    def _turn_passed(self, seat: int, timeout: bool, deadline: float | None, link: str = "") -> None:
-        self._linked(link)
-        self.state = apply(self.state, PASS, seat)
-        self._after_action(seat, timeout, "", deadline, turn_over=True, forced=not timeout)
+        wire_name = "turn_passed"
 
-    class RoundEnded(Aggregate.Event):
-        reason: str
-        winner: int | None
-        points: int
-        scores: list[int]
+        @staticmethod
+        def recorded(e: Mapping[str, Any], at: Place) -> RecordedAction:
+            return RecordedAction(e["seat"], PASS, timeout=e["timeout"])
+
+        def apply(self, match: Match) -> None:
+            match._linked(self.link)
+            match.state = apply_move(match.state, PASS, self.seat)
+            match._after_action(self.seat, self.timeout, "", self.deadline, turn_over=True, forced=not self.timeout)
+
+    class RoundEnded(Event):
+        reason: Public[str]
+        winner: Public[int | None]
+        points: Public[int]
+        scores: Public[list[int]]
         # The family's part of the result (RoundResult.extras), as results.stored_extras maps it
-        play_points: list[list[int]] | None = None
-        written: list[int] | None = None
-        remembered: list[int] | None = None
-        pot: int = 0
+        play_points: Public[list[list[int]] | None] = None
+        written: Public[list[int] | None] = None
+        remembered: Public[list[int] | None] = None
+        pot: Public[int] = 0
         link: str = ""  # a redeal only: the record marks it
 
-    @event(RoundEnded)
-    def _round_ended(self, reason: str, winner: int | None, points: int, scores: list[int],
-                     play_points: list | None = None, written: list | None = None, remembered: list | None = None,
-                     pot: int = 0, link: str = "") -> None:
-        # Not in the chain, so believed only when the replay gives the same (results.py).
-        extras = {"play_points": play_points, "written": written, "remembered": remembered, "pot": pot}
-        results.check_round_ended(self.state, reason, winner, points, scores, extras)
-        self._linked(link)
-        self.round_announced = True
-        self.deadline = None
+        wire_name = "round_ended"
 
-    class MatchEnded(Aggregate.Event):
-        winner: int | None
-        scores: list[int]
-        server_seed: str
-        goats: list[int] | None = None
-        abandoned: bool = False
+        @staticmethod
+        def recorded(e: Mapping[str, Any], at: Place) -> chain.Redeal | None:
+            # A round's scores are recomputed from the record, so it shows only a redeal.
+            return chain.REDEAL if e["reason"] == "redeal" else None
+
+        def apply(self, match: Match) -> None:
+            # Not in the chain, so believed only when the replay gives the same (results.py).
+            extras = {"play_points": self.play_points, "written": self.written, "remembered": self.remembered,
+                      "pot": self.pot}
+            results.check_round_ended(match.state, self.reason, self.winner, self.points, self.scores, extras)
+            match._linked(self.link)
+            match.round_announced = True
+            match.deadline = None
+
+    class MatchEnded(Event):
+        winner: Public[int | None]
+        scores: Public[list[int]]
+        server_seed: Public[str]
+        goats: Public[list[int] | None] = None
+        abandoned: Public[bool] = False
         link: str = ""
         ended_at: float | None = None  # the service's clock when it ended; None in older matches
 
-    @event(MatchEnded)
-    def _match_ended(self, winner: int | None, scores: list[int], server_seed: str, goats: list | None = None,
-                     abandoned: bool = False, link: str = "", ended_at: float | None = None) -> None:
-        # Not in the chain, so believed only when the replay gives the same (results.py).
-        results.check_match_ended(self.state, winner, scores, goats, abandoned)
-        self._linked(link)
-        self.finished = True
-        self.ended_at = ended_at
-        self.abandoned = abandoned
-        self.deadline = None
+        wire_name = "match_ended"
 
-    class SeedSubmitted(Aggregate.Event):
-        seat: int
-        seed: str
+        @staticmethod
+        def recorded(e: Mapping[str, Any], at: Place) -> chain.End:
+            return chain.End(e["server_seed"], e.get("abandoned", False))
 
-    @event(SeedSubmitted)
-    def _seed_submitted(self, seat: int, seed: str) -> None:
-        self.client_seeds = self.client_seeds[:seat] + (seed,) + self.client_seeds[seat + 1 :]
-        self.awaiting = self.awaiting - {seat}
+        def apply(self, match: Match) -> None:
+            # Not in the chain, so believed only when the replay gives the same (results.py).
+            results.check_match_ended(match.state, self.winner, self.scores, self.goats, self.abandoned)
+            match._linked(self.link)
+            match.finished = True
+            match.ended_at = self.ended_at
+            match.abandoned = self.abandoned
+            match.deadline = None
 
-    class SeedsClosed(Aggregate.Event):
-        pass
+    class SeedSubmitted(Event):
+        seat: Public[int]
+        seed: Public[str]
 
-    @event(SeedsClosed)
-    def _seeds_closed(self) -> None:
-        self.awaiting = frozenset()
-        self.deadline = None
+        wire_name = "seed_submitted"
 
-    class SeatLeft(Aggregate.Event):
-        seat: int
+        @staticmethod
+        def recorded(e: Mapping[str, Any], at: Place) -> chain.ClientSeed:
+            return chain.ClientSeed(e["seat"], e["seed"])
 
-    @event(SeatLeft)
-    def _seat_left(self, seat: int) -> None:
-        self.left = self.left | {seat}
-        self.away = self.away | {seat}
+        def apply(self, match: Match) -> None:
+            match.client_seeds = match.client_seeds[:self.seat] + (self.seed,) + match.client_seeds[self.seat + 1:]
+            match.awaiting = match.awaiting - {self.seat}
 
-    class SeatWentAway(Aggregate.Event):
+    class SeedsClosed(Event):
+        wire_name = "seeds_closed"
+
+        def apply(self, match: Match) -> None:
+            match.awaiting = frozenset()
+            match.deadline = None
+
+    class SeatLeft(Event):
+        seat: Public[int]
+
+        wire_name = "seat_left"
+
+        def apply(self, match: Match) -> None:
+            match.left = match.left | {self.seat}
+            match.away = match.away | {self.seat}
+
+    class SeatWentAway(Event):
         """Two timeouts in a row: the server plays the seat at once until it returns."""
-        seat: int
+        seat: Public[int]
 
-    @event(SeatWentAway)
-    def _seat_went_away(self, seat: int) -> None:
-        self.away = self.away | {seat}
+        wire_name = "seat_away"
 
-    class SeatReturned(Aggregate.Event):
-        seat: int
+        def apply(self, match: Match) -> None:
+            match.away = match.away | {self.seat}
 
-    @event(SeatReturned)
-    def _seat_returned(self, seat: int) -> None:
-        self.away = self.away - {seat}
-        self.timeouts_in_a_row = self.timeouts_in_a_row[:seat] + (0,) + self.timeouts_in_a_row[seat + 1 :]
+    class SeatReturned(Event):
+        seat: Public[int]
+
+        wire_name = "seat_returned"
+
+        def apply(self, match: Match) -> None:
+            match.away = match.away - {self.seat}
+            match.timeouts_in_a_row = match.timeouts_in_a_row[:self.seat] + (0,) + match.timeouts_in_a_row[self.seat + 1:]
 
     def _after_action(self, seat: int, timeout: bool, request_key: str, deadline: float | None,
                       turn_over: bool, forced: bool = False, command: str = "", drawn: int = -1) -> None:
@@ -581,47 +646,22 @@ class Match(Aggregate):
 
 
 class Place(NamedTuple):
-    """Where an event falls in the record, all that ``SHOWN`` needs beyond its fields."""
+    """Where an event falls in the record, all that an event's ``recorded`` needs beyond its
+    fields."""
     family: Family
     opening: bool  # no tile is played yet in the round: a play there names no end
 
 
-def _dealt(e: Mapping[str, Any], at: Place) -> RecordedRound:
-    hands = e["hands"]
-    leader = e.get("leader", -1)  # -1 in matches from before it was stored
-    return RecordedRound(Deal(tuple(mask_of(h) for h in hands), tuple(e["boneyard"]), e["set_aside"]),
-                         hand_order=tuple(tuple(h) for h in hands),
-                         leader=leader if at.family.record.leaders and leader >= 0 else None)
-
-
-def _started(e: Mapping[str, Any], at: Place) -> MatchRecord:
-    return MatchRecord(e["rules"], e["variant"] or None, e["teams"], e["target"], list(e["seats"]),
-                       fairness=Fairness(e["commitment"], None, list(e["client_seeds"])), options=e.get("options"))
-
-
-def _nothing(e: Mapping[str, Any], at: Place) -> None:
-    return None
-
+EVENTS: tuple[type[Match.Event], ...] = tuple(
+    value for name, value in vars(Match).items()
+    if name not in ("Event", "Created") and isinstance(value, type) and issubclass(value, Match.Event))
+"""Every event class of the match, in declaration order (not the library's bases)."""
 
 # What each stored event shows to the record (its fields, or a stored event's ``vars``, and
-# its place): the chain links it (``trigger_event``) and the export writes it (export.py),
-# so both say the same. Events the record does not show map to nothing; a round's scores are
-# recomputed from the record, so RoundEnded shows only a redeal.
+# its place), as its class declares it: the chain links it (``Match._trigger``) and the export
+# writes it (export.py), so both say the same.
 SHOWN: dict[type, Callable[[Mapping[str, Any], Place], chain.Shown | None]] = {
-    Match.MatchStarted: _started,
-    Match.SeedSubmitted: lambda e, at: chain.ClientSeed(e["seat"], e["seed"]),
-    Match.RoundDealt: _dealt,
-    Match.TilePlayed: lambda e, at: RecordedAction(e["seat"], play(e["tile"], None if at.opening else e["end"]),
-                                                   timeout=e["timeout"]),
-    Match.TileDrawn: lambda e, at: RecordedAction(e["seat"], DRAW, e["tile"], e["timeout"]),
-    Match.TurnPassed: lambda e, at: RecordedAction(e["seat"], PASS, timeout=e["timeout"]),
-    Match.RoundEnded: lambda e, at: chain.REDEAL if e["reason"] == "redeal" else None,
-    Match.MatchEnded: lambda e, at: chain.End(e["server_seed"], e.get("abandoned", False)),
-    Match.SeedsClosed: _nothing,
-    Match.SeatLeft: _nothing,
-    Match.SeatWentAway: _nothing,
-    Match.SeatReturned: _nothing,
-}
+    event_class: event_class.recorded for event_class in EVENTS}
 
 # Events stored before ``SeatAway`` was named in the past tense still read as the new class.
 register_topic("services.match.domainmodel:Match.SeatAway", Match.SeatWentAway)

@@ -1,33 +1,22 @@
 """Stored events as anyone may see them: secrets never leave the match service.
 
-What each event shows is an allow-list: hands as dealt, the boneyard, drawn tiles and the
-server seed (until MatchEnded reveals it) are never copied out.
+What each event shows is an allow-list, the fields its declaration marks ``Public``
+(visibility.py): hands as dealt, the boneyard, drawn tiles and the server seed (until
+MatchEnded reveals it) are never copied out.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .domainmodel import Match
+from .domainmodel import EVENTS, Match
+from .visibility import public_fields
 
 # Each event class: its name on the wire (NATS subjects, MatchEvent.kind) and the fields anyone
-# may see. Wire names are a public contract and outlive renames of the classes.
+# may see, both as the class declares them (``wire_name``, ``Public``). Wire names are a public
+# contract and outlive renames of the classes.
 PUBLIC: dict[type, tuple[str, tuple[str, ...]]] = {
-    Match.MatchStarted: ("match_started", ("rules", "variant", "teams", "target", "turn_timer", "seats",
-                                           "client_seeds", "commitment", "options", "awaiting", "deadline")),
-    Match.RoundDealt: ("round_dealt", ("round_index", "deadline", "leader")),
-    Match.TilePlayed: ("tile_played", ("seat", "tile", "end", "timeout", "deadline")),
-    Match.TileDrawn: ("tile_drawn", ("seat", "timeout", "deadline")),
-    Match.TurnPassed: ("turn_passed", ("seat", "timeout", "deadline")),
-    Match.RoundEnded: ("round_ended", ("reason", "winner", "points", "scores", "play_points", "written",
-                                       "remembered", "pot")),
-    Match.MatchEnded: ("match_ended", ("winner", "scores", "server_seed", "goats", "abandoned")),
-    Match.SeatWentAway: ("seat_away", ("seat",)),
-    Match.SeatReturned: ("seat_returned", ("seat",)),
-    Match.SeatLeft: ("seat_left", ("seat",)),
-    Match.SeedSubmitted: ("seed_submitted", ("seat", "seed")),
-    Match.SeedsClosed: ("seeds_closed", ()),
-}
+    event_class: (event_class.wire_name, public_fields(event_class)) for event_class in EVENTS}
 
 
 def event_name(event: Match.Event) -> str:

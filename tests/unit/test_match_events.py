@@ -11,9 +11,9 @@ from services.match.public_events import PUBLIC
 
 def test_an_event_stored_as_seat_away_before_the_rename_reads_as_seat_went_away():
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"})
-    match = Match(request_id="r", rules="egyptian", variant="draw-2", teams=False, target=51, turn_timer=0,
-                  seats=["ann", "bob"], client_seeds=["", ""], commitment="c", server_seed="00")
-    match._seat_went_away(seat=1)
+    match = Match.start(request_id="r", rules="egyptian", variant="draw-2", teams=False, target=51, turn_timer=0,
+                        seats=["ann", "bob"], client_seeds=["", ""], commitment="c", server_seed="00")
+    match._trigger(Match.SeatWentAway, seat=1)
     went_away = match.collect_events()[-1]
     stored = dataclasses.replace(app.mapper.to_stored_event(went_away),
                                  topic="services.match.domainmodel:Match.SeatAway")
