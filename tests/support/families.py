@@ -35,9 +35,13 @@ class Table(NamedTuple):
                          "teams" if self.teams else "solo",
                          *(f"{k}={v}" for k, v in (self.options or {}).items())])
 
+    @property
+    def chosen(self) -> dict[str, Any] | None:
+        """The host options as a request names them (None: the presets)."""
+        return dict(self.options) if self.options else None
+
     def build(self) -> RuleSet:
-        return registry.family(self.family).build(self.variant, self.seats, self.teams,
-                                                  dict(self.options) if self.options else None)
+        return registry.family(self.family).build(self.variant, self.seats, self.teams, self.chosen)
 
 
 @dataclass(frozen=True)
@@ -47,8 +51,11 @@ class Examples:
     ``tables``: the tables a test that samples the family plays, the family's usual table
     first; together they play every variant, every seat count and both team settings the
     family offers (the contract test checks it), where ``every_table`` plays every shape.
+    ``options``: host options other than the presets, for a family with options (Goat's fish
+    and 0-0).
     """
     tables: tuple[Table, ...]
+    options: Mapping[str, Any] | None = None
 
     @property
     def usual(self) -> Table:
@@ -61,7 +68,7 @@ EXAMPLES: dict[str, Examples] = {
     "all-fives": Examples(tables=(Table("all-fives", None, 3, False), Table("all-fives", None, 2, False),
                                   Table("all-fives", None, 4, True))),
     "goat": Examples(tables=(Table("goat", "koza", 3, False), Table("goat", "koza", 2, False),
-                             Table("goat", "gamezz", 4, True))),
+                             Table("goat", "gamezz", 4, True)), options={"fish": "one", "zero_zero": 25}),
     "classic": Examples(tables=(Table("classic", None, 3, False), Table("classic", None, 2, False),
                                 Table("classic", None, 4, False))),
     "sports": Examples(tables=(Table("sports", None, 4, True),)),
@@ -99,6 +106,11 @@ def usual_tables(where: Callable[[RuleSet], bool] | None = None) -> tuple[Table,
     return tuple(t for f in registry.families()
                  for t in [next((t for t in examples(f).tables if where is None or where(t.build())), None)]
                  if t is not None)
+
+
+def option_tables() -> tuple[Table, ...]:
+    """Every registered family with host options at its usual table, its example options chosen."""
+    return tuple(examples(f).usual._replace(options=examples(f).options) for f in registry.families() if f.options)
 
 
 def smallest_tables(where: Callable[[RuleSet], bool] | None = None) -> tuple[Table, ...]:

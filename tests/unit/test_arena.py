@@ -26,6 +26,7 @@ from services.rules.families.all_fives import AllFivesRound
 from services.rules.rulesets import egyptian
 from services.rules.state import RoundResult
 from services.rules.tiles import mask_of
+from tests.support.families import option_tables, params, sample_tables
 
 from .positions import tiles
 
@@ -112,25 +113,22 @@ def test_cli_rejects_unknown_strategy_and_teams_outside_block4():
 
 # --- every family -------------------------------------------------------------------------------
 
-FAMILY_ARENAS = [  # (rules, variant, teams, seats, options)
-    ("all-fives", None, None, 2, None), ("all-fives", None, True, 4, None), ("goat", "koza", True, 4, None),
-    ("goat", "gamezz", None, 3, None), ("goat", "koza", None, 2, {"fish": "one"}), ("classic", None, None, 3, None),
-    ("sports", None, None, None, None),
-]
+FAMILY_ARENAS = params(sample_tables() + option_tables())
 
 
-@pytest.mark.parametrize("family,variant,teams,seats,options", FAMILY_ARENAS)
-def test_the_arena_runs_in_every_family(family, variant, teams, seats, options):
-    r = arena("strong:samples=4,deadline=none", "greedy", variant, teams, deals=1, seed=4, rules=family, seats=seats,
-              options=options)
-    assert r["rules"] == family and r["rounds"] == r["plays_per_deal"] == len(seatings(arena_rules(
-        family, variant, teams, seats, options)))
+@pytest.mark.parametrize("table", FAMILY_ARENAS)
+def test_the_arena_runs_in_every_family(table):
+    r = arena("strong:samples=4,deadline=none", "greedy", table.variant, table.teams, deals=1, seed=4,
+              rules=table.family, seats=table.seats, options=table.chosen)
+    assert r["rules"] == table.family and r["rounds"] == r["plays_per_deal"] == len(seatings(arena_rules(
+        table.family, table.variant, table.teams, table.seats, table.chosen)))
     assert r["decided"] + r["ties"] == r["rounds"] and r["decision_ms"]["a"]["count"] > 0
 
 
-@pytest.mark.parametrize("family,variant,teams,seats,options", FAMILY_ARENAS)
-def test_greedy_against_itself_breaks_exactly_even_in_every_family(family, variant, teams, seats, options):
-    r = arena("greedy", "greedy", variant, teams, deals=3, seed=6, rules=family, seats=seats, options=options)
+@pytest.mark.parametrize("table", FAMILY_ARENAS)
+def test_greedy_against_itself_breaks_exactly_even_in_every_family(table):
+    r = arena("greedy", "greedy", table.variant, table.teams, deals=3, seed=6, rules=table.family, seats=table.seats,
+              options=table.chosen)
     assert r["a_wins"] == r["b_wins"]
 
 

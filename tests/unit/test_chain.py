@@ -35,7 +35,7 @@ def play_match(name: str, seed: int, timer: int = 0, abandon_after: int | None =
     try:
         players = [f"p{i}" for i in range(table.seats)]
         match = app.create_match(f"m-{name}-{seed}", table.family, table.variant or "", table.teams, None, timer,
-                                 [SeatSpec(p, f"s{p}") for p in players], dict(table.options or {}) or None)
+                                 [SeatSpec(p, f"s{p}") for p in players], table.chosen)
         n = 0
         while not match.finished:
             if abandon_after is not None and n == abandon_after:
