@@ -9,6 +9,8 @@ import pytest
 
 from services.audit.simulate import simulate
 from services.match.record import to_json
+from services.rules.families import registry
+from tests.support.families import option_tables, params, sample_tables
 
 from .test_audit_cli import assert_malformed, run, verify_json, write
 
@@ -29,12 +31,14 @@ def family_json(name: str, seed: int = 11) -> dict:
     return to_json(record)
 
 
-@pytest.mark.parametrize("name", FAMILIES)
-def test_a_simulated_record_of_every_family_verifies_with_exit_0(tmp_path, name):
-    result, report = verify_json(write(tmp_path, family_json(name)))
+@pytest.mark.parametrize("table", params(sample_tables() + option_tables()))
+def test_a_simulated_record_of_every_family_verifies_with_exit_0(tmp_path, table):
+    record, _ = simulate(table.variant, seed=11, teams=table.teams, strategies=("random", "greedy"), rules=table.family,
+                         seats=table.seats, options=table.chosen)
+    result, report = verify_json(write(tmp_path, to_json(record)))
     assert result.exit_code == 0, report
     assert report["valid"] and report["complete"] and report["rounds"]
-    extra = {"all-fives": {"play_points"}, "goat": {"written", "remembered", "pot"}}.get(FAMILIES[name]["rules"], set())
+    extra = {column.key for column in registry.family(table.family).round_columns}
     assert all(set(r) == ROUND_KEYS | extra for r in report["rounds"])
 
 
