@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from eventsourcing.utils import Environment
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
@@ -69,16 +69,23 @@ class StoreSettings(BaseSettings):
         None, ge=0, description="seconds PostgreSQL lets a session sit idle inside a transaction; unset: 5")
     postgres_schema: str = Field("", description="the PostgreSQL schema of the event tables; unset: public")
 
+    @field_validator("sqlite_lock_timeout", "postgres_port", "postgres_connect_timeout", "postgres_pre_ping",
+                     "postgres_pool_size", "postgres_max_overflow", "postgres_max_waiting", "postgres_conn_max_age",
+                     "postgres_lock_timeout", "postgres_idle_in_transaction_session_timeout", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if value == "" else value  # as eventsourcing reads an empty variable
+
     def eventsourcing_env(self) -> dict[str, str]:
-        """The variables that are set, as eventsourcing reads them (strings; the password
-        revealed here and only here)."""
+        """The variables that were set, as eventsourcing reads them (strings; the password
+        revealed here and only here). Set but empty stays set: eventsourcing wants
+        POSTGRES_PASSWORD present, though a server may want none."""
         env: dict[str, str] = {}
-        for name, value in self:
-            if value is None or value == "":
+        for name in sorted(self.model_fields_set):
+            value = getattr(self, name)
+            if value is None:
                 continue
             if isinstance(value, SecretStr):
-                if not value.get_secret_value():
-                    continue
                 value = value.get_secret_value()
             env[name.upper()] = ("y" if value else "n") if isinstance(value, bool) else str(value)
         return env

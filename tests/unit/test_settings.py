@@ -73,6 +73,8 @@ def test_the_check_fails_when_the_table_is_stale(tmp_path, monkeypatch, capsys):
 # ---- one Settings reads them all ----------------------------------------------------------------
 
 def test_the_family_modules_and_the_store_are_settings(monkeypatch, tmp_path):
+    for name in StoreSettings.model_fields:
+        monkeypatch.delenv(name.upper(), raising=False)
     monkeypatch.setenv("DOMINO_FAMILY_MODULES", "tests.support.fifty_family")
     monkeypatch.setenv("PERSISTENCE_MODULE", "services.common.postgres_store")
     monkeypatch.setenv("POSTGRES_PORT", "6543")
@@ -84,6 +86,18 @@ def test_the_family_modules_and_the_store_are_settings(monkeypatch, tmp_path):
     assert persistence_env(settings) == {"PERSISTENCE_MODULE": "services.common.postgres_store",
                                          "POSTGRES_PORT": "6543", "POSTGRES_PRE_PING": "y",
                                          "POSTGRES_PASSWORD": "hunter2"}
+
+
+def test_a_store_variable_set_empty_is_handed_on_as_eventsourcing_reads_it(monkeypatch):
+    """eventsourcing refuses a PostgreSQL store with no POSTGRES_PASSWORD at all, though the
+    server may need none; an empty number is unset, as the library reads it."""
+    for name in StoreSettings.model_fields:
+        monkeypatch.delenv(name.upper(), raising=False)
+    monkeypatch.setenv("PERSISTENCE_MODULE", "eventsourcing.postgres")
+    monkeypatch.setenv("POSTGRES_PASSWORD", "")
+    monkeypatch.setenv("POSTGRES_PORT", "")
+    assert StoreSettings().eventsourcing_env() == {"PERSISTENCE_MODULE": "eventsourcing.postgres",
+                                                   "POSTGRES_PASSWORD": ""}
 
 
 def test_with_no_store_named_the_services_use_the_local_runs_sqlite_file(monkeypatch, tmp_path):
