@@ -21,6 +21,8 @@ from services.audit.verify import round_json, verify
 from services.match.record import dumps, from_json, loads, to_json
 from services.rules.autoplay import timeout_move
 from services.rules.errors import RulesError
+from services.rules.families import registry
+from services.rules.families.family import Family
 from services.rules.match import apply, leads_by_chance, new_match, start_round
 from services.rules.moves import (
     DOWN, DRAW, END_NAMES, LEFT, OPEN, PASS, PLAY_DOWN, PLAY_LEFT, PLAY_ON, PLAY_RIGHT, PLAY_UP, RIGHT, UP, legal_moves,
@@ -29,6 +31,7 @@ from services.rules.rulesets import rule_set
 from services.rules.tiles import HIGH, LOW, NAMES, PIPS, pip_total, tiles_in
 from services.rules.turns import step, take_turn
 from services.rules.view import line_of
+from tests.support.families import tables_of
 
 # Repeatable in CI: the same examples on every run, no example database.
 PROPERTY = settings(
@@ -38,28 +41,31 @@ PROPERTY = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 
-# Rule sets as simulate() takes them: (rules, variant, teams, seats, options).
-EGYPTIAN = (("egyptian", "draw-2", None, None, None), ("egyptian", "block-3", None, None, None),
-            ("egyptian", "block-4", True, None, None), ("egyptian", "block-4", False, None, None))
-SHAPES = ((2, False), (3, False), (4, False), (4, True))  # (seats, teams) where a family lets the host choose
-ALL_FIVES = tuple(("all-fives", None, teams, seats, None) for seats, teams in SHAPES)
-CLASSIC = tuple(("classic", None, False, seats, None) for seats in (2, 3, 4))
-SPORTS = (("sports", None, True, 4, None),)
+def specs_of(name: str) -> tuple[tuple, ...]:
+    """Every variant and shape of the family, as the registry says, with its preset options:
+    rule sets as simulate() takes them, (rules, variant, teams, seats, options)."""
+    return tuple((t.family, t.variant, t.teams, t.seats, None) for t in tables_of(registry.family(name)))
+
+
+EGYPTIAN, ALL_FIVES, CLASSIC, SPORTS = (specs_of(name) for name in ("egyptian", "all-fives", "classic", "sports"))
 STRATEGIES = (("random",), ("greedy",), ("random", "greedy"), ("greedy", "random"))
 
 
+def rule_sets_of(family: Family):
+    """Every variant, seat shape and (for a family with host options) combination of options."""
+    shapes = st.sampled_from(specs_of(family.name))
+    if not family.options:
+        return shapes
+    options = st.fixed_dictionaries({o.name: st.sampled_from(o.values) for o in family.options})
+    return st.builds(lambda spec, chosen: spec[:4] + (chosen,), shapes, options)
+
+
 def goat_rule_sets():
-    """Every Goat variant, seat shape and combination of options."""
-    options = st.fixed_dictionaries({
-        "zero_zero": st.sampled_from((0, 10, 25)), "redeal": st.booleans(), "remembered": st.booleans(),
-        "fish": st.sampled_from(("all", "one")),
-    })
-    return st.builds(lambda variant, shape, chosen: ("goat", variant, shape[1], shape[0], chosen),
-                     st.sampled_from(("gamezz", "koza")), st.sampled_from(SHAPES), options)
+    return rule_sets_of(registry.family("goat"))
 
 
 def every_rule_set():
-    return st.one_of(st.sampled_from(EGYPTIAN + ALL_FIVES + CLASSIC + SPORTS), goat_rule_sets())
+    return st.one_of(*(rule_sets_of(f) for f in registry.families()))
 
 
 def match_specs(rule_sets=None, strategies=STRATEGIES):
