@@ -18,14 +18,13 @@ sent (``talk_sent``). The events are folded here, onto the match the stream last
 from __future__ import annotations
 
 import time
-from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Callable, cast
 from uuid import UUID
 
 from services.common.auth import AuthError, Identity
 from services.common.change_tail import ChangeTail
-from services.common.changes import LOCAL, PUSH, SAFETY, ChangeFeed
+from services.common.changes import LOCAL, PUSH, SAFETY, ChangeFeed, Waiter
 from services.common.limits import StreamLimits
 from services.common.revocations import Revocations
 
@@ -109,9 +108,31 @@ class Watching:
             self.open_streams.opened(str(match_id), who.subject)
         try:
             with self.revocations.ending(who, self.changes, match_id):
-                async with aclosing(self._updates(match, seat, from_version, who, spectator, hidden)) as updates:
-                    async for update in updates:
-                        yield update
+                if self.tail is not None:
+                    await self.tail.started()  # it knows where the store stands before this stream reads
+                stream = await self._begin(match, from_version, spectator, hidden)
+                if not from_version:
+                    yield Shown(stream.folded, seat)
+                local_only = False  # woken by changes made through this replica alone
+                while True:
+                    with self.changes.waiter(match_id) as waiter:
+                        self.revocations.check(who)  # its session revoked (the wake says so): AuthError
+                        phrases, events = await self._read(stream, waiter, local_only)
+                        for phrase in phrases:
+                            yield Said(phrase)
+                        for event in events:
+                            stream.folded = cast(Match, event.mutate(stream.folded))
+                            yield Happened(event, stream.folded, seat)
+                        if stream.folded.finished or self.changes.closed:
+                            return  # ended; or the server is stopping and the client will resume elsewhere
+                        if self.clock() >= who.expires_at:
+                            raise AuthError(EXPIRED, "TOKEN_EXPIRED")  # a stream lives no longer than its token
+                        await waiter.wait(max(0.0, who.expires_at - self.clock()))
+                        local_only = waiter.local_only
+                        cause = SAFETY if SAFETY in waiter.causes else PUSH if PUSH in waiter.causes else \
+                            LOCAL if LOCAL in waiter.causes else None
+                        if cause is not None:
+                            self.on_wake(cause)
         finally:
             self.streams.release(who.subject, spectating)
             if person:
@@ -139,79 +160,65 @@ class Watching:
             raise NotWatchable(f"{who.subject} has no seat at this match and cannot watch it")
         return frozenset(s for s, p in enumerate(match.seats) if p in blocked)
 
-    async def _updates(self, match: Match, seat: int, version: int, who: Identity, spectator: bool,
-                       hidden: frozenset[int]) -> AsyncGenerator[Update, None]:
-        """From ``version``: each event after it with the match after each; from 0, ``match``
-        as it stands (a spectator's one turn behind) with no event, then each event after
-        that (docs/design.md, "Where a stream starts"); no phrase from the ``hidden`` seats."""
-        match_id = match.id
-        if self.tail is not None:
-            await self.tail.started()  # it knows where the store stands before this stream reads
+    async def _begin(self, match: Match, version: int, spectator: bool, hidden: frozenset[int]) -> _Stream:
+        """Where a stream starts (docs/design.md, "Where a stream starts"): from ``version``,
+        the match at that version, to fold each later event onto; from 0, ``match`` as it
+        stands, or for a spectator as far as the delay shows it, every event read so far
+        handed to the delay, which keeps the newest turn back until the table moves on."""
         held = SpectatorDelay() if spectator else None
-        folded: Match | None
         if version:
-            folded = await self.app.read(self.app.match_at, match_id, version)
-        else:
-            folded, version = await self._current(match, held)
-            yield Shown(folded, seat)
-        talk_version = 0
-        talk_seen = -1
-        local_only = False  # woken by changes made through this replica alone
-        # How far the stream has read, not how far it has shown: a spectator's delay holds
-        # read events back, and reading them again from the version shown would apply them twice.
-        read_to = version
-        while True:
-            with self.changes.waiter(match_id) as waiter:
-                self.revocations.check(who)  # its session revoked (the wake says so): AuthError
-                after = read_to
-                # Woken by a change made here: this replica holds the events it stored (and
-                # a gap sends it to the store); a change another process stored (pushed by
-                # the change tail) is asked of the store.
-                events = self.app.recent_events(match_id, after) if local_only else None
-                if events is None:
-                    events = await self.shared.read(
-                        waiter, ("events", after),
-                        lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
-                if events:
-                    read_to = events[-1].originator_version
-                # The table talk is read again only when it may have changed: a phrase sent
-                # through this replica, or a pushed change (one sent through another).
-                talk_now = self.talk_sent(match_id)
-                phrases: list = []
-                if not local_only or talk_now != talk_seen:
-                    talk_seen = talk_now
-                    talk_after = talk_version
-                    phrases = await self.shared.read(waiter, ("talk", talk_after),
-                                                     lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
-                for phrase in phrases:
-                    talk_version = phrase.originator_version
-                    if phrase.seat not in hidden:
-                        yield Said(phrase)
-                if held is not None:
-                    events = held.visible(events)
-                for event in events:
-                    folded = cast(Match, event.mutate(folded))
-                    yield Happened(event, folded, seat)
-                if folded is not None and folded.finished or self.changes.closed:
-                    return  # ended; or the server is stopping and the client will resume elsewhere
-                if self.clock() >= who.expires_at:
-                    raise AuthError(EXPIRED, "TOKEN_EXPIRED")  # the stream lives no longer than its token
-                await waiter.wait(max(0.0, who.expires_at - self.clock()))
-                local_only = waiter.local_only
-                cause = SAFETY if SAFETY in waiter.causes else PUSH if PUSH in waiter.causes else \
-                    LOCAL if LOCAL in waiter.causes else None
-                if cause is not None:
-                    self.on_wake(cause)
-
-    async def _current(self, match: Match, held: SpectatorDelay | None) -> tuple[Match, int]:
-        """(what a stream from version 0 shows first, the version it has read to): the match as
-        stored; for a spectator, as far as the delay shows it, every event read so far handed
-        to the delay, which keeps the newest turn back until the table moves on."""
+            return _Stream(await self.app.read(self.app.match_at, match.id, version), version, held, hidden)
         if held is None:
-            return match, match.version
+            return _Stream(match, match.version, held, hidden)
         events = await self.app.read(lambda: list(self.app.events_after(match.id, 0)))
         shown: Match | None = None
         for event in held.visible(events):
             shown = cast(Match, event.mutate(shown))
         assert shown is not None  # MatchStarted is never held
-        return shown, events[-1].originator_version
+        return _Stream(shown, events[-1].originator_version, held, hidden)
+
+    async def _read(self, stream: _Stream, waiter: Waiter, local_only: bool) -> tuple[list, list]:
+        """(the phrases, the events) the stream has not read yet that it may show now."""
+        match_id = stream.folded.id
+        after = stream.read_to
+        # Woken by a change made here: this replica holds the events it stored (and a gap
+        # sends it to the store); a change another process stored (pushed by the change
+        # tail) is asked of the store.
+        events = self.app.recent_events(match_id, after) if local_only else None
+        if events is None:
+            events = await self.shared.read(waiter, ("events", after),
+                                            lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
+        if events:
+            stream.read_to = events[-1].originator_version
+        # The table talk is read again only when it may have changed: a phrase sent through
+        # this replica, or a pushed change (one sent through another).
+        talk_now = self.talk_sent(match_id)
+        phrases: list = []
+        if not local_only or talk_now != stream.talk_seen:
+            stream.talk_seen = talk_now
+            talk_after = stream.talk_version
+            phrases = await self.shared.read(waiter, ("talk", talk_after),
+                                             lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
+            if phrases:
+                stream.talk_version = phrases[-1].originator_version
+        if stream.hidden:
+            phrases = [p for p in phrases if p.seat not in stream.hidden]
+        if stream.held is not None:
+            events = stream.held.visible(events)
+        return phrases, events
+
+
+class _Stream:
+    """Where one stream stands: the match it last showed, how far it has read the match's
+    events and its table talk (how far it has read, not shown: a spectator's delay holds
+    read events back, and reading them again from the version shown would apply them twice)."""
+
+    __slots__ = ("folded", "read_to", "held", "hidden", "talk_version", "talk_seen")
+
+    def __init__(self, folded: Match, read_to: int, held: SpectatorDelay | None, hidden: frozenset[int]) -> None:
+        self.folded = folded
+        self.read_to = read_to
+        self.held = held  # a spectator's delay (spectators.py); None: everything is shown at once
+        self.hidden = hidden  # the seats whose phrases it leaves out (blocks.py)
+        self.talk_version = 0
+        self.talk_seen = -1  # phrases sent through this replica when it last read the talk
