@@ -32,19 +32,13 @@ from services.rules.moves import DOWN, LEFT, PASS, RIGHT, UP, legal_moves
 from services.rules.tiles import HIGH, LOW
 from services.rules.view import player_view
 from services.match.view_cache import ViewCache, with_view
+from tests.support.families import Table, examples, option_tables, usual_tables
 from tests.support.matches import Matches, random_move
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
-FAMILIES = {  # (rules, variant, seats, target, turn timer, options)
-    "egyptian draw-2": ("egyptian", "draw-2", 2, None, 0, None),
-    "egyptian block-4": ("egyptian", "block-4", 4, None, 45, None),
-    "all-fives": ("all-fives", "", 3, 100, 0, None),
-    "goat koza": ("goat", "koza", 3, None, 0, {"fish": "one"}),
-    "goat koza teams": ("goat", "koza", 4, None, 0, {"redeal": True}),
-    "goat gamezz": ("goat", "gamezz", 2, None, 30, {"redeal": True}),
-    "classic": ("classic", "", 3, 100, 0, None),
-    "sports": ("sports", "", 4, 100, 90, None),
-}
+BLOCK_4, DRAW_2 = Table("egyptian", "block-4", 4, True), Table("egyptian", "draw-2", 2, False)
+TABLES = {t.id: t for t in (*usual_tables(), *option_tables(), DRAW_2)}  # each family once, Goat's options, two seats
+TIMERS = (45, 0, 0, 0, 90, 30, 0)  # turn timers, by table in turn, cycled: some timed, most not
 KIND = {"play": pb.MOVE_KIND_PLAY, "draw": pb.MOVE_KIND_DRAW, "pass": pb.MOVE_KIND_PASS}
 CAUSE = {"seat": pb.MOVE_CAUSE_SEAT, "timeout": pb.MOVE_CAUSE_TIMEOUT, "away": pb.MOVE_CAUSE_AWAY,
          "left": pb.MOVE_CAUSE_LEFT, "forced_pass": pb.MOVE_CAUSE_FORCED_PASS}
@@ -55,12 +49,12 @@ SIGNER = Signer(Ed25519PrivateKey.generate())
 @cache
 def played(name: str, seed: int) -> tuple[tuple[Match, object], ...]:
     """(the match at each version, the event that made it) for up to MOVES random moves."""
-    rules, variant, seats, target, timer, options = FAMILIES[name]
+    table, timer = TABLES[name], TIMERS[list(TABLES).index(name) % len(TIMERS)]
     rng = random.Random(seed)
     app = Matches(MatchApplication(env=POPO, seed_source=lambda: rng.randbytes(32)))
     try:
-        match = app.create_match(f"{name}-{seed}", rules, variant, None, target, timer,
-                                 [SeatSpec(f"p{i}", f"s{i}") for i in range(seats)], options)
+        match = app.create_match(f"{name}-{seed}", table.family, table.variant or "", table.teams, None, timer,
+                                 [SeatSpec(f"p{i}", f"s{i}") for i in range(table.seats)], table.chosen)
         for n in range(MOVES):
             if match.finished:
                 break
@@ -181,7 +175,7 @@ def reference_view(match: Match, seat: int) -> pb.MatchView:
     return msg
 
 
-@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("name", TABLES)
 @settings(max_examples=4, deadline=None)
 @given(seed=st.integers(0, 2**16), order=st.randoms(use_true_random=False), entries=st.sampled_from([3, 50, 4096]))
 def test_every_view_served_is_the_one_built_afresh_for_its_version_and_seat(name, seed, order, entries):
@@ -199,7 +193,7 @@ def test_every_view_served_is_the_one_built_afresh_for_its_version_and_seat(name
     assert len(cached) <= entries
 
 
-@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("name", TABLES)
 def test_a_seat_is_never_served_another_seats_view(name):
     cached = views()
     for match, _ in played(name, 7):
@@ -216,7 +210,7 @@ def test_a_seat_is_never_served_another_seats_view(name):
 
 def test_a_view_is_built_once_per_version_and_seat_however_many_ask():
     cached = views()
-    match, event = played("egyptian block-4", 1)[-1]
+    match, event = played(BLOCK_4.id, 1)[-1]
     for _ in range(10):  # the reply, eight streams, a bot
         cached.serialized(match, 2)
         cached.update(event, match, 2)
@@ -226,7 +220,7 @@ def test_a_view_is_built_once_per_version_and_seat_however_many_ask():
 
 def test_what_one_caller_does_to_its_view_reaches_no_other_caller():
     cached = views()
-    match, event = played("all-fives", 3)[-1]
+    match, event = played(examples("all-fives").usual.id, 3)[-1]
     mine = cached.view(match, 0)
     mine.hand.add(low=6, high=6)
     mine.your_seat = 1
@@ -242,7 +236,7 @@ def test_what_one_caller_does_to_its_view_reaches_no_other_caller():
 
 def test_a_log_rewritten_under_the_same_version_is_not_answered_from_the_old_one():
     cached = views()
-    match, _ = played("egyptian draw-2", 5)[-1]
+    match, _ = played(DRAW_2.id, 5)[-1]
     cached.view(match, 0)
     rewritten = match.__deepcopy__({})
     rewritten.chain_head = "f" * 64  # another log's last link at the same version
@@ -253,7 +247,7 @@ def test_a_log_rewritten_under_the_same_version_is_not_answered_from_the_old_one
 
 def test_the_least_recently_used_view_goes_first_when_the_cache_is_full():
     cached = views(entries=2)
-    versions = played("egyptian draw-2", 9)
+    versions = played(DRAW_2.id, 9)
     (a, _), (b, _), (c, _) = versions[-3:]
     cached.view(a, 0)
     cached.view(b, 0)
@@ -318,7 +312,7 @@ def test_the_reply_to_a_play_and_the_same_seats_getmatch_share_one_build():
 def test_every_view_and_stream_message_leaves_with_the_servers_time_and_what_is_kept_has_none():
     now = [1_800_000_000.25]
     cached = ViewCache(lambda match: public_view(match, head(match)), seat_part, event_pb, clock=lambda: now[0])
-    match, event = played("egyptian block-4", 1)[5]
+    match, event = played(BLOCK_4.id, 1)[5]
     first = cached.view(match, 1)
     now[0] += 7.5
     again = cached.view(match, 1)
