@@ -1,40 +1,38 @@
 """Match use cases: what players, bots, matchmaking and timers ask of the match service.
 
-Each command is plain async code over the store port (services/match/store.py): check the
-request, load the match, ask the aggregate to act, append its new events. A command acts on
-this replica's cached copy first; a stale copy can store nothing (its events' versions are
-already taken, so the append conflicts), and what it refuses is asked again of the stored
-match before the refusal is believed. Request ids make commands idempotent; clocks and
+Each command checks its request, then is one unit of work (services/common/unit_of_work.py)
+over the store port (services/match/store.py): load the match, ask the aggregate to act,
+append its new events. The unit acts on this replica's cached copy first, asks a refusal
+again of the stored match, runs the act again on a lost race, lets one command at a time
+act on a match here, and answers a retried request id with the first outcome. Clocks and
 seeds are injected so tests need no sleeping.
 """
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Iterable, TypeVar, cast
+from typing import Any, Callable, Iterable, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import Application
-from eventsourcing.persistence import RecordConflictError
 
 from services.common.bot_ids import is_bot
+from services.common.store_settings import ExplicitStore
+from services.common.unit_of_work import AggregateStore, Units
 
 from .domainmodel import Match, fingerprint, request_key
 from .creation_checks import chosen
 from .errors import ConcurrencyConflict, InvalidOptions, InvalidRequest, RequestIdReused, StaleTimeout, UnknownMatch
 from services.rules import fairness
 from services.rules.errors import RulesError
-from services.rules.moves import DRAW, play
+from services.rules.moves import DRAW, Move, play
 from .store import store_of
 from .table_talk import PHRASES, TableTalk, check_open, talk_id
 
 __all__ = ["MatchApplication", "Outcome", "SeatSpec"]
 
-RACE_RETRIES = 5
 T = TypeVar("T")
 
 
@@ -81,7 +79,28 @@ class Outcome:
     drawn: int = -1  # draws: the tile drawn
 
 
-class MatchApplication(Application[UUID]):
+@dataclass(frozen=True)
+class SeatRequest:
+    """A seat's play or draw by its request id: a retry is answered with what the first one
+    did, from the match itself (the version that recorded it and the tile it drew)."""
+    key: str
+    what: str
+
+    @classmethod
+    def of(cls, player_id: str, request_id: str, move: Move) -> SeatRequest:
+        check_request_id(request_id)
+        return cls(request_key(player_id, request_id), fingerprint(move))
+
+    def done(self, match: Match) -> bool:
+        return match.outcome_of(self.key, self.what) is not None
+
+    def outcome(self, match: Match) -> Outcome:
+        done = match.outcome_of(self.key, self.what)
+        assert done is not None  # the command recorded its request key
+        return Outcome(done[0], match, done[1])
+
+
+class MatchApplication(ExplicitStore, Application[UUID]):
     env = {"AGGREGATE_CACHE_MAXSIZE": "5000", "COMPRESSOR_TOPIC": ""}
 
     def __init__(self, env: dict[str, str] | None = None, clock: Callable[[], float] = time.time,
@@ -92,7 +111,11 @@ class MatchApplication(Application[UUID]):
         self.seed_source = seed_source
         self.round_pause_seconds = round_pause_seconds  # DOMINO_ROUND_PAUSE_SECONDS: see round_pause()
         self.store = store_of(self)
-        self._locks: dict[UUID, tuple[asyncio.Lock, int]] = {}  # match -> (lock, commands using it)
+        # A stale copy's refusal is asked again of the stored match; a lost race is run again.
+        self.unit = Units[Match](self.store, lambda: ConcurrencyConflict(
+            "the match changed under this command repeatedly; try again"), (RulesError, StaleTimeout), UnknownMatch)
+        self.talks = Units[TableTalk](cast(AggregateStore[TableTalk], self.store), lambda: ConcurrencyConflict(
+            "the table's chat changed under this message repeatedly; try again"), unknown=UnknownMatch)
 
     # ---- commands ----------------------------------------------------------------------
 
@@ -109,36 +132,29 @@ class MatchApplication(Application[UUID]):
             raise InvalidRequest(f"seed_wait_seconds must be 0 to {MAX_SEED_WAIT}", "seed_wait_seconds")
         players = [s.player_id for s in seats]
         named = chosen(rules, variant, teams, target, turn_timer, len(players), options)  # defaults filled in
-        rules, variant, ruleset, target, turn_timer = named.family.name, named.variant, named.rules, named.target, \
-            named.turn_timer
-        if len(players) != ruleset.seats:
-            raise InvalidOptions(f"{ruleset.name} needs {ruleset.seats} seats, got {len(players)}", "seats")
-        played_options = named.options
-        match_id = Match.create_id(request_id)
-        try:
-            existing = await self.store.load(match_id)
-        except UnknownMatch:
-            pass
-        else:
-            asked = (rules, variant, ruleset.teams, target, turn_timer, tuple(players), played_options)
-            if asked != (existing.rules_name, existing.variant, existing.teams, existing.target, existing.turn_timer,
-                         existing.seats, existing.options):
+        if len(players) != named.rules.seats:
+            raise InvalidOptions(f"{named.rules.name} needs {named.rules.seats} seats, got {len(players)}", "seats")
+
+        def new_match() -> Match:
+            awaiting = [s for s, p in enumerate(players) if not is_bot(p)] if seed_wait_seconds else []
+            server_seed = self.seed_source()
+            match = Match.start(request_id=request_id, rules=named.family.name, variant=named.variant,
+                                teams=named.rules.teams, target=named.target, turn_timer=named.turn_timer,
+                                seats=players, client_seeds=[s.client_seed for s in seats],
+                                commitment=fairness.commitment(server_seed), server_seed=server_seed.hex(),
+                                options=named.options, awaiting=awaiting,
+                                deadline=self.clock() + seed_wait_seconds if awaiting else None,
+                                spectators=spectators, round_pause=self.round_pause(players), rated=rated)
+            match.begin(self.clock())
+            return match
+
+        def same_request(match: Match) -> None:  # a retry (or this very request's new match)
+            if (match.rules_name, match.variant, match.teams, match.target, match.turn_timer, match.seats,
+                    match.options) != (named.family.name, named.variant, named.rules.teams, named.target,
+                                       named.turn_timer, tuple(players), named.options):
                 raise RequestIdReused("this request_id already created a different match")
-            return existing
-        awaiting = [s for s, p in enumerate(players) if not is_bot(p)] if seed_wait_seconds else []
-        server_seed = self.seed_source()
-        match = Match(request_id=request_id, rules=rules, variant=variant, teams=ruleset.teams, target=target,
-                      turn_timer=turn_timer, seats=players, client_seeds=[s.client_seed for s in seats],
-                      commitment=fairness.commitment(server_seed), server_seed=server_seed.hex(),
-                      options=played_options, awaiting=awaiting,
-                      deadline=self.clock() + seed_wait_seconds if awaiting else None, spectators=spectators,
-                      round_pause=self.round_pause(players), rated=rated)
-        match.begin(self.clock())
-        try:
-            await self.store.append(match)
-        except RecordConflictError:
-            return await self.store.load(match_id)  # a concurrent retry of the same request won
-        return match
+
+        return await self.unit.run(Match.create_id(request_id), same_request, start=new_match)
 
     def round_pause(self, players: list[str]) -> float:
         """The pause between rounds a new match gets: while it lasts every client shows how the
@@ -147,16 +163,16 @@ class MatchApplication(Application[UUID]):
 
     async def play_tile(self, match_id: UUID, player_id: str, tile: int, end: int | None,
                         request_id: str) -> Outcome:
-        check_request_id(request_id)
-        key = request_key(player_id, request_id)
-        return await self._seat_command(match_id, player_id, key, fingerprint(play(tile, end)),
-                                        lambda match, seat: match.play_tile(seat, tile, end, key, self.clock()))
+        asked = SeatRequest.of(player_id, request_id, play(tile, end))
+        match = await self.unit.run(match_id, lambda match: match.play_tile(
+            match.seat_of(player_id), tile, end, asked.key, self.clock()), done=asked.done)
+        return asked.outcome(match)
 
     async def draw_tile(self, match_id: UUID, player_id: str, request_id: str) -> Outcome:
-        check_request_id(request_id)
-        key = request_key(player_id, request_id)
-        return await self._seat_command(match_id, player_id, key, fingerprint(DRAW),
-                                        lambda match, seat: match.draw_tile(seat, key, self.clock()))
+        asked = SeatRequest.of(player_id, request_id, DRAW)
+        match = await self.unit.run(match_id, lambda match: match.draw_tile(
+            match.seat_of(player_id), asked.key, self.clock()), done=asked.done)
+        return asked.outcome(match)
 
     async def send_chat(self, match_id: UUID, player_id: str, phrase: str) -> None:
         """A seated player's quick-chat phrase, stored beside the match (table_talk.py): while
@@ -168,42 +184,32 @@ class MatchApplication(Application[UUID]):
             match = await self.store.load(match_id)
         seat = match.seat_of(player_id)
         check_open(match.finished, match.ended_at, self.clock())
-        for _ in range(RACE_RETRIES):
-            try:
-                talk = cast(TableTalk, await self.store.load(talk_id(match_id)))
-            except UnknownMatch:
-                talk = TableTalk(match_id=match_id)
-            talk.send(seat=seat, player_id=player_id, phrase=phrase)
-            try:
-                await self.store.append(cast(Match, talk))
-                return
-            except RecordConflictError:
-                continue
-        raise ConcurrencyConflict("the table's chat changed under this message repeatedly; try again")
+        await self.talks.run(talk_id(match_id), lambda talk: talk.send(seat=seat, player_id=player_id, phrase=phrase),
+                             start=lambda: TableTalk(match_id=match_id))
 
     def phrases_after(self, match_id: UUID, version: int) -> list[TableTalk.PhraseSent]:
         """The phrases sent at the match after the talk's ``version``."""
         return [e for e in self.events.get(talk_id(match_id), gt=version) if isinstance(e, TableTalk.PhraseSent)]
 
     async def resume_seat(self, match_id: UUID, player_id: str) -> Match:
-        return await self._change(match_id, lambda match: match.resume_seat(match.seat_of(player_id)))
+        return await self.unit.run(match_id, lambda match: match.resume_seat(match.seat_of(player_id)))
 
     async def submit_seed(self, match_id: UUID, player_id: str, seed: str) -> Match:
         if not seed or len(seed) > MAX_CLIENT_SEED:
             raise InvalidRequest(f"a seed is 1 to {MAX_CLIENT_SEED} characters", "seed")
-        return await self._change(match_id, lambda match: match.submit_seed(match.seat_of(player_id), seed,
-                                                                             self.clock()))
+        return await self.unit.run(match_id, lambda match: match.submit_seed(match.seat_of(player_id), seed,
+                                                                              self.clock()))
 
     async def leave_match(self, match_id: UUID, player_id: str) -> Match:
-        return await self._change(match_id, lambda match: match.leave(match.seat_of(player_id), self.clock()))
+        return await self.unit.run(match_id, lambda match: match.leave(match.seat_of(player_id), self.clock()))
 
     async def abandon_match(self, match_id: UUID, version: int, idle_seconds: float) -> Match:
         """End a match nobody has acted in since ``version``; StaleTimeout if it moved on."""
-        return await self._change(match_id, lambda match: match.abandon(version, idle_seconds, self.clock()))
+        return await self.unit.run(match_id, lambda match: match.abandon(version, idle_seconds, self.clock()))
 
     async def expire_turn(self, match_id: UUID, round_number: int, turn_no: int) -> Match:
         """Play a timed-out turn; StaleTimeout when it was already played or is not due."""
-        return await self._change(match_id, lambda match: match.expire_turn(round_number, turn_no, self.clock()))
+        return await self.unit.run(match_id, lambda match: match.expire_turn(round_number, turn_no, self.clock()))
 
     # ---- queries (plain reads: callers on the event loop run them through ``read``) -----
 
@@ -243,70 +249,3 @@ class MatchApplication(Application[UUID]):
         closer = getattr(self.recorder, "aclose", None)
         if closer is not None:
             await closer()
-
-    # ---- plumbing ----------------------------------------------------------------------
-
-    async def _seat_command(self, match_id: UUID, player_id: str, key: str, what: str,
-                            command: Callable[[Match, int], int | None]) -> Outcome:
-        """A seat's play or draw; a retried request answers what the first one did, from the
-        match itself (the version that recorded it and the tile it drew), appending nothing."""
-        def act(match: Match) -> Outcome:
-            seat = match.seat_of(player_id)
-            done = match.outcome_of(key, what)
-            if done is None:
-                command(match, seat)
-                done = match.outcome_of(key, what)
-                assert done is not None  # the command recorded its request key
-            version, drawn = done
-            return Outcome(version, match, drawn)
-
-        return await self._acting(match_id, act)
-
-    async def _change(self, match_id: UUID, act: Callable[[Match], None]) -> Match:
-        def acted(match: Match) -> Match:
-            act(match)
-            return match
-
-        return await self._acting(match_id, acted)
-
-    async def _acting(self, match_id: UUID, act: Callable[[Match], T]) -> T:
-        async with self._one_at_a_time(match_id):
-            return await self._attempts(match_id, act)
-
-    @asynccontextmanager
-    async def _one_at_a_time(self, match_id: UUID) -> AsyncIterator[None]:
-        """Commands on one match in this process wait for each other (four seeds sent at once
-        would otherwise race each other to the store); other replicas still race, and lose
-        nothing but a retry."""
-        lock, users = self._locks.get(match_id, (None, 0))
-        if lock is None:
-            lock = asyncio.Lock()
-        self._locks[match_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[match_id]
-            if users == 1:
-                del self._locks[match_id]
-            else:
-                self._locks[match_id] = (lock, users - 1)
-
-    async def _attempts(self, match_id: UUID, act: Callable[[Match], T]) -> T:
-        fresh = False
-        for _ in range(RACE_RETRIES):
-            match = None if fresh else self.store.cached(match_id)
-            if match is None:
-                match = await self.store.load(match_id)
-            try:
-                result = act(match)
-                if match.pending_events:
-                    await self.store.append(match)
-                return result
-            except RecordConflictError:
-                fresh = True
-            except (RulesError, StaleTimeout):
-                if fresh:
-                    raise
-                fresh = True
-        raise ConcurrencyConflict("the match changed under this command repeatedly; try again")
