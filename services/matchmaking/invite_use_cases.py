@@ -69,7 +69,7 @@ class InviteUseCases:
             self.store.save_changes(*changed)
             return room, answered
 
-        room, answered = self.store.retrying(attempt, lock=room_id)
+        room, answered = self.store.run(attempt, lock=room_id)
         self._post(room)
         return room, answered
 
@@ -109,7 +109,7 @@ class InviteUseCases:
             self.store.save_changes(*changed, room, outbox)
             return room
 
-        room = self.store.retrying(attempt, lock=room_id)
+        room = self.store.run(attempt, lock=room_id)
         self._post(room)
         return self.start_if_starting(room), invite_id
 

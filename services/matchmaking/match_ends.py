@@ -44,7 +44,7 @@ class MatchEnds:
                 self.store.save_changes(*changed)
             return bool(changed)
 
-        return self.store.retrying(attempt)
+        return self.store.run(attempt)
 
     def releasing(self, match_id: str, known: Iterable[Aggregate] = ()) -> list[Aggregate]:
         """The match's link, room or table and players' presences, changed by its end and
@@ -120,4 +120,4 @@ class MatchEnds:
                 self.store.save_changes(*changed)
             return freed
 
-        return self.store.retrying(attempt)
+        return self.store.run(attempt)

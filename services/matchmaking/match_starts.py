@@ -111,7 +111,7 @@ class MatchStarts:
             self.store.save_changes(source, link)
             return source
 
-        source = self.store.retrying(attempt)
+        source = self.store.run(attempt)
         if source is None:
             return False
         label = source.kind if isinstance(source, Table) else "room"
@@ -134,7 +134,7 @@ class MatchStarts:
                 presence.release("table", str(source_id), source.closed_reason)
             self.store.save_changes(source, *presences)
 
-        self.store.retrying(attempt)
+        self.store.run(attempt)
 
 
 def source_of(store: Store, kind: str, source_id: UUID) -> Room | Table | None:

@@ -86,7 +86,7 @@ class NoticePosting:
             current.posted(ids)
             self.store.save_changes(current)
 
-        self.store.retrying(attempt)
+        self.store.run(attempt)
 
     def step(self) -> int:
         """Post every outbox still holding notices; how many were emptied."""

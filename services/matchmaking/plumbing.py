@@ -1,27 +1,27 @@
 """What matchmaking's use cases share: the `Store` they load and save aggregates through,
-which retries a lost race, and the `Observer` they report to.
+whose ``run`` is their unit of work, and the `Observer` they report to.
 
 Every use case object (room_use_cases.py, table_use_cases.py, presence_use_cases.py,
 match_starts.py) is given the one Store of its application, which owns the store itself
-(application.py). A use case saves every aggregate it changed in one call, which
-eventsourcing records atomically; on a lost race (RecordConflictError) it reloads and
-tries again after a short random pause. Commands on one hot aggregate (a queue, a room)
-also take an in-process lock on it, so the replicas of a deployment race each other but a
-replica's own threads do not.
+(application.py). A use case is one attempt run by ``Store.run``: load what it needs, act,
+save every aggregate it changed in one call, which eventsourcing records atomically. The
+unit of work (services/common/unit_of_work.py) runs the attempt again on a lost race
+(RecordConflictError) after a short random pause, and commands on one hot aggregate (a
+queue, a room) take turns on it in this process, so the replicas of a deployment race each
+other but a replica's own threads do not (the use cases run in worker threads: the gRPC
+adapter's, the bot-fill timer's).
 """
 
 from __future__ import annotations
 
-import random
-import threading
-import time
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Callable, Iterator, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Repository
 from eventsourcing.domain import Aggregate, DomainEventProtocol
-from eventsourcing.persistence import EventStore, RecordConflictError
+from eventsourcing.persistence import EventStore
+
+from services.common.unit_of_work import ThreadedUnits
 
 from .errors import ConcurrencyConflict
 from .presence import Presence
@@ -29,7 +29,6 @@ from .seating import humans
 from .tables import Queue, Table
 
 RACE_RETRIES = 60
-LOCK_STRIPES = 64
 
 A = TypeVar("A", bound=Aggregate)
 T = TypeVar("T")
@@ -73,10 +72,10 @@ class Store:
         self._repository = repository
         self._events = events
         self._save = save
-        self._observer = observer
         self._on_change = on_change
         self._queue_changed = queue_changed
-        self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
+        self._units = ThreadedUnits(lambda: ConcurrencyConflict(
+            "matchmaking changed under this request repeatedly; try again"), RACE_RETRIES, observer.race_lost)
 
     def load(self, cls: type[A], aggregate_id: UUID, version: int | None = None) -> A | None:
         """The aggregate (at ``version``, or its latest), or None when it was never saved
@@ -116,17 +115,7 @@ class Store:
         for aggregate_id in changed:
             self._on_change(aggregate_id)
 
-    def retrying(self, attempt: Callable[[], T], lock: UUID | None = None) -> T:
-        """Run ``attempt`` until it is not beaten to the store by another writer."""
-        for tries in range(RACE_RETRIES):
-            with self._lock(lock):
-                try:
-                    return attempt()
-                except RecordConflictError:
-                    self._observer.race_lost()
-            time.sleep(random.uniform(0, min(0.05, 0.001 * 2 ** tries)))
-        raise ConcurrencyConflict("matchmaking changed under this request repeatedly; try again")
-
-    def _lock(self, key: UUID | None) -> AbstractContextManager[object]:
-        # Striped, so the number of locks stays fixed however many rooms there are.
-        return nullcontext() if key is None else self._locks[key.int % LOCK_STRIPES]
+    def run(self, attempt: Callable[[], T], lock: UUID | None = None) -> T:
+        """Run ``attempt`` (load, act, ``save_changes``) until no other writer beats it to the
+        store; ``lock``: the aggregate this replica's threads take turns on."""
+        return self._units.run(attempt, lock)

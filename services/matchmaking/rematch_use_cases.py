@@ -96,7 +96,7 @@ class RematchUseCases:
             self.store.save_changes(*changed)
             return room
 
-        room = self.store.retrying(attempt)
+        room = self.store.run(attempt)
         if room is None:
             made = self.store.load_saved(RematchLink, RematchLink.create_id(match_id))
             return self._come_back(player_id, match_id, UUID(made.room_id))
@@ -126,7 +126,7 @@ class RematchUseCases:
                     self.store.save_changes(room)
                 return room
 
-            room = self.invites.start_if_starting(self.store.retrying(attempt, lock=room_id))
+            room = self.invites.start_if_starting(self.store.run(attempt, lock=room_id))
             self.waiting.discard(room_id)
             started += 1
         return started

@@ -69,7 +69,7 @@ class RoomUseCases:
             self.store.save_changes(*freed, presence, room)
             return room
 
-        return self.store.retrying(attempt)
+        return self.store.run(attempt)
 
     def room(self, room_id: UUID) -> Room:
         room = self.store.load(Room, room_id)
@@ -95,7 +95,7 @@ class RoomUseCases:
         return cast("list[CanMutateProtocol[Room]]", list(self.store.events_after(room_id, version)))
 
     def room_by_code(self, player_id: str, code: str) -> Room:
-        return self.store.retrying(lambda: self._room_by_code(player_id, normalized_code(code)))
+        return self.store.run(lambda: self._room_by_code(player_id, normalized_code(code)))
 
     def join_room(self, player_id: str, code: str, seat: int | None) -> Room:
         code = normalized_code(code)
@@ -111,7 +111,7 @@ class RoomUseCases:
             self.store.save_changes(*freed, presence, room)
             return room
 
-        return self.store.retrying(attempt, lock=Room.create_id(code))
+        return self.store.run(attempt, lock=Room.create_id(code))
 
     def leave_room(self, player_id: str, room_id: UUID) -> Room:
         def attempt() -> Room:
@@ -125,7 +125,7 @@ class RoomUseCases:
             self.store.save_changes(room, *presences)
             return room
 
-        return self.store.retrying(attempt, lock=room_id)
+        return self.store.run(attempt, lock=room_id)
 
     def change_seat(self, player_id: str, room_id: UUID, seat: int) -> Room:
         return self._room_command(room_id, lambda room: room.change_seat(player_id, seat))
@@ -171,7 +171,7 @@ class RoomUseCases:
             self.store.save_changes(room)
             return room
 
-        return self.store.retrying(attempt, lock=room_id)
+        return self.store.run(attempt, lock=room_id)
 
     def _room_by_code(self, player_id: str, code: str) -> Room:
         guard = self.store.load(FailedJoins, FailedJoins.create_id(player_id))

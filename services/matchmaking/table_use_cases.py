@@ -125,7 +125,7 @@ class TableUseCases:
             self.store.save_changes(*freed, queue, presence, *seated)
             return ticket_id, formation
 
-        ticket_id, formation = self.store.retrying(attempt, lock=queue_id)
+        ticket_id, formation = self.store.run(attempt, lock=queue_id)
         if formation is not None:
             self._formed(formation)
         return self.ticket(player_id, ticket_id)
@@ -175,7 +175,7 @@ class TableUseCases:
             queue.withdraw(ticket_id)
             self.store.save_changes(queue, presence)
 
-        self.store.retrying(attempt, lock=queue_id)
+        self.store.run(attempt, lock=queue_id)
         return self.ticket(player_id, ticket_id)
 
     def fill_waiting_tables(self, now: float | None = None) -> list[str]:
@@ -204,7 +204,7 @@ class TableUseCases:
 
         formed: list[str] = []
         while True:
-            formation = self.store.retrying(attempt, lock=queue_id)
+            formation = self.store.run(attempt, lock=queue_id)
             if formation is None:
                 self.waiting_queues.looked_at(queue_id, loaded[0], noted)
                 return formed
@@ -268,7 +268,7 @@ class TableUseCases:
             self.store.save_changes(*freed, presence, table)
             return table
 
-        table = self.store.retrying(attempt)
+        table = self.store.run(attempt)
         if not table.match_id and not table.closed:
             self.starts.start("table", table_id)
             table = self.store.load_saved(Table, table_id)
