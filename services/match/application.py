@@ -164,14 +164,16 @@ class MatchApplication(ExplicitStore, Application[UUID]):
     async def play_tile(self, match_id: UUID, player_id: str, tile: int, end: int | None,
                         request_id: str) -> Outcome:
         asked = SeatRequest.of(player_id, request_id, play(tile, end))
-        match = await self.unit.run(match_id, lambda match: match.play_tile(
-            match.seat_of(player_id), tile, end, asked.key, self.clock()), done=asked.done)
+        match = await self.unit.run(
+            match_id, lambda match: match.play_tile(match.seat_of(player_id), tile, end, asked.key, self.clock()),
+            done=asked.done)
         return asked.outcome(match)
 
     async def draw_tile(self, match_id: UUID, player_id: str, request_id: str) -> Outcome:
         asked = SeatRequest.of(player_id, request_id, DRAW)
-        match = await self.unit.run(match_id, lambda match: match.draw_tile(
-            match.seat_of(player_id), asked.key, self.clock()), done=asked.done)
+        match = await self.unit.run(
+            match_id, lambda match: match.draw_tile(match.seat_of(player_id), asked.key, self.clock()),
+            done=asked.done)
         return asked.outcome(match)
 
     async def send_chat(self, match_id: UUID, player_id: str, phrase: str) -> None:
