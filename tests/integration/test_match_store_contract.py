@@ -17,25 +17,19 @@ from services.match.errors import StaleTimeout
 from services.match.export import full_record
 from services.match.record import from_json, to_json
 from services.rules.errors import NotYourTurn, RulesError
+from services.rules.families import registry
 from services.rules.moves import legal_moves
+from tests.support.families import option_tables, usual_tables
 from tests.support.matches import Matches, act, create
 from tests.support.clock import Clock
 
-# The other families: (rules, variant, teams, target, seats, goat options)
-FAMILIES = {
-    "all-fives 2": ("all-fives", "", False, 100, 2, None),
-    "all-fives teams": ("all-fives", "", True, 100, 4, None),
-    "goat koza 3 fish one": ("goat", "koza", False, None, 3, {"fish": "one", "zero_zero": 25}),
-    "goat gamezz teams": ("goat", "gamezz", True, None, 4, None),
-    "classic 4": ("classic", "", False, 100, 4, None),
-    "sports": ("sports", "", True, 100, 4, None),
-}
+TABLES = {t.id: t for t in (*usual_tables(), *option_tables())}  # each family once, and its example options
 
 
 def create_family(app, name, timer=0, request_id="f1"):
-    rules, variant, teams, target, seats, options = FAMILIES[name]
-    return app.create_match(request_id, rules, variant, teams, target, timer,
-                            [SeatSpec(p, f"seed-{p}") for p in ["ann", "bob", "cat", "dan"][:seats]], options)
+    table = TABLES[name]
+    seats = [SeatSpec(p, f"seed-{p}") for p in ["ann", "bob", "cat", "dan"][:table.seats]]
+    return app.create_match(request_id, table.family, table.variant or "", table.teams, None, timer, seats, table.chosen)
 
 
 def play_out(app, match):
@@ -79,7 +73,7 @@ class MatchStoreContract:
         assert verdict.to_json()["scores"] == list(match.state.scores)
         assert verdict.to_json()["winner"] == match.state.winner
 
-    @pytest.mark.parametrize("name", FAMILIES)
+    @pytest.mark.parametrize("name", TABLES)
     def test_a_whole_match_of_every_family_is_stored_and_its_export_verifies(self, app, name):
         match = play_out(app, create_family(app, name))
         data = json.loads(json.dumps(to_json(full_record(app.events_after(match.id, 0)))))
@@ -87,9 +81,11 @@ class MatchStoreContract:
         assert verdict.valid and verdict.complete, verdict.to_json()
         report = verdict.to_json()
         assert report["scores"] == list(match.state.scores) and report["winner"] == match.state.winner
-        assert data["rules"] == FAMILIES[name][0]
-        if data["rules"] == "goat":
-            assert report["goats"] == list(match.state.goats) and data["options"] == match.options
+        family = registry.family(TABLES[name].family)
+        assert data["rules"] == family.name
+        ended = family.match_json(match.state.goats)  # Goat's goats
+        assert {key: report.get(key) for key in ended} == ended
+        assert data.get("options") == (match.options if family.options else None)
         again = app.match_at(match.id, match.version)  # a replay of the stored events
         assert again.state.scores == match.state.scores and again.state.results == match.state.results
 
