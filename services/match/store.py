@@ -11,7 +11,8 @@ Two implementations, chosen by where the events live:
 A store that fails (PostgreSQL down, a disk full) raises ``StoreUnavailable``: the caller
 gets UNAVAILABLE and may retry, nothing was half-written (an append is one transaction),
 and the failure is logged (at most once every 10 s per kind). A lost race is not a failure:
-``RecordConflictError`` goes to the use case, which retries on the new state.
+``RecordConflictError`` goes to the unit of work (services/common/unit_of_work.py), which
+runs the command again on the new state.
 
 Both keep the library's aggregate cache current after an append: the library refreshes it
 only without fast-forward, and fast-forward (which keeps several replicas honest) would
@@ -32,6 +33,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import PersistenceError, RecordConflictError
 
 from services.common.logs import Warnings
+from services.common.unit_of_work import AggregateStore
 
 from .domainmodel import Match
 from .errors import CorruptLog, StoreUnavailable, UnknownMatch
@@ -45,16 +47,8 @@ _warnings = Warnings(log)
 T = TypeVar("T")
 
 
-class MatchStore(Protocol):
-    def cached(self, match_id: UUID) -> Match | None:
-        """This replica's last copy of the match (maybe behind the store), without I/O."""
-
-    async def load(self, match_id: UUID) -> Match:
-        """The match as stored now; UnknownMatch if there is none."""
-
-    async def append(self, match: Match) -> None:
-        """Store the match's new events at once, or raise RecordConflictError (another
-        writer stored those versions first) and store nothing."""
+class MatchStore(AggregateStore[Match], Protocol):
+    """The unit of work's store (cached, load, append), and the queries' reads."""
 
     async def read(self, call: Callable[..., T], *args: Any) -> T:
         """Any other read of the store (a query), run where this store's reads belong."""
