@@ -7,7 +7,8 @@ import pytest
 
 from services.match.application import MatchApplication
 from tests.service.harness import running_service
-from tests.support.grpc_matches import FAMILIES, play_whole_match, verified
+from tests.support.families import option_tables, params, usual_tables
+from tests.support.grpc_matches import create_fields, play_whole_match, verified
 from tests.support.clock import Clock
 
 pytestmark = pytest.mark.integration
@@ -24,10 +25,10 @@ def svc(request):
         app.close()
 
 
-@pytest.mark.parametrize("name", FAMILIES)
-def test_a_whole_match_of_every_family_on_each_store_exports_a_record_that_verifies(svc, tmp_path, name):
-    created = svc.create(request_id=name, **FAMILIES[name])
+@pytest.mark.parametrize("table", params(usual_tables() + option_tables()))
+def test_a_whole_match_of_every_family_on_each_store_exports_a_record_that_verifies(svc, tmp_path, table):
+    created = svc.create(request_id=table.id, **create_fields(table))
     final = play_whole_match(svc, created.match_id)
     record, verdict = verified(svc, created.match_id, tmp_path)
     assert verdict["valid"] and verdict["complete"] and verdict["scores"] == list(final.scores)
-    assert record["rules"] == FAMILIES[name]["rules"]
+    assert record["rules"] == table.family

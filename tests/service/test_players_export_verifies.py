@@ -22,22 +22,12 @@ from domino.match.v1 import match_service_pb2 as pb
 from services.cli.main import cli
 from services.match.application import MatchApplication
 from services.match.heads import PublishedKey, PublishedKeys, key_id
-from tests.support.grpc_matches import FAMILIES as OTHER_FAMILIES
-from tests.support.grpc_matches import PLAYERS, play_whole_match
+from tests.support.families import params, variant_tables
+from tests.support.grpc_matches import create_fields, play_whole_match
 from tests.support.keys import auth
 
 from .harness import running_service
 
-FAMILIES = {  # every family and variant: CreateMatch fields
-    "egyptian draw-2": dict(variant="draw-2", players=PLAYERS[:2]),
-    "egyptian block-3": dict(variant="block-3", players=PLAYERS[:3]),
-    "egyptian block-4": dict(variant="block-4", players=PLAYERS),
-    "all-fives": OTHER_FAMILIES["all-fives teams"],
-    "goat gamezz": OTHER_FAMILIES["goat gamezz teams"],
-    "goat koza": OTHER_FAMILIES["goat koza 3"],
-    "classic": OTHER_FAMILIES["classic 3"],
-    "sports": OTHER_FAMILIES["sports"],
-}
 MID_MATCH_MOVES = 5  # a round in play, with other hands hidden from the exporting seat
 
 
@@ -69,11 +59,9 @@ def audit_verify(tmp_path, record_json: str, *args: str) -> tuple[int, dict]:
     return result.exit_code, json.loads(result.stdout)
 
 
-@pytest.mark.parametrize("name", FAMILIES)
-def test_every_seats_own_export_of_a_finished_match_verifies_as_the_auditors_does(svc, keys_file, tmp_path, name):
-    fields = FAMILIES[name]
-    match_id = svc.create(request_id=f"whole {name}", rules=fields.get("rules", "egyptian"),
-                          **{k: v for k, v in fields.items() if k != "rules"}).match_id
+@pytest.mark.parametrize("table", params(variant_tables()))  # every family and variant
+def test_every_seats_own_export_of_a_finished_match_verifies_as_the_auditors_does(svc, keys_file, tmp_path, table):
+    match_id = svc.create(request_id=f"whole {table.id}", **create_fields(table)).match_id
     mid_match: list[tuple[str, str]] = []
 
     def export_once(view: pb.MatchView) -> None:

@@ -108,6 +108,12 @@ def usual_tables(where: Callable[[RuleSet], bool] | None = None) -> tuple[Table,
                  if t is not None)
 
 
+def variant_tables() -> tuple[Table, ...]:
+    """Every registered family at the first of its example tables of each variant it offers."""
+    return tuple(next(t for t in examples(f).tables if t.variant == (variant or None))
+                 for f in registry.families() for variant in f.variants or ("",))
+
+
 def option_tables() -> tuple[Table, ...]:
     """Every registered family with host options at its usual table, its example options chosen."""
     return tuple(examples(f).usual._replace(options=examples(f).options) for f in registry.families() if f.options)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.common.bot_ids import is_bot
+from services.rules.families import registry
+from tests.support.families import Table
 from tests.support.keys import auth
 
 
@@ -19,7 +21,7 @@ def domino_command() -> str:
 
 
 PLAYERS = ("ann", "bob", "cat", "dan")
-FAMILIES = {  # name: CreateMatch fields
+FAMILIES = {  # name: CreateMatch fields, for the tests of one family's own rules
     "all-fives 2": dict(rules="all-fives", variant="", players=PLAYERS[:2], target=100),
     "all-fives teams": dict(rules="all-fives", variant="", players=PLAYERS, teams=True, target=100),
     "goat koza 3": dict(rules="goat", variant="koza", players=PLAYERS[:3], rule_options={"fish": "one"}),
@@ -27,6 +29,18 @@ FAMILIES = {  # name: CreateMatch fields
     "classic 3": dict(rules="classic", variant="", players=PLAYERS[:3], target=100),
     "sports": dict(rules="sports", variant="", players=PLAYERS, target=100, turn_timer_seconds=90),
 }
+
+
+def create_fields(table: Table) -> dict:
+    """CreateMatch fields for a table, seated by PLAYERS in turn, to the family's shortest
+    target (a short match); none where the family offers one only."""
+    family = registry.family(table.family)
+    fields = dict(rules=table.family, variant=table.variant or "", players=PLAYERS[:table.seats], teams=table.teams)
+    if not family.target_implied:
+        fields["target"] = min(family.targets)
+    if table.chosen:
+        fields["rule_options"] = table.chosen
+    return fields
 
 
 def act(svc, match_id: str, view: pb.MatchView, n: int) -> pb.MatchView:
