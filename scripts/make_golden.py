@@ -103,7 +103,7 @@ def played_by_aggregate(record: dict[str, Any]) -> tuple[dict[str, Any], str]:
     itself): its export as an auditor gets it, without the chain, and the chain's last link.
     RulesError names the round (from 1) and action the aggregate refuses."""
     fair = record["fairness"]
-    match = Match(request_id="golden", rules=record["rules"], variant=record.get("variant") or "",
+    match = Match.start(request_id="golden", rules=record["rules"], variant=record.get("variant") or "",
                   teams=record["teams"], target=record["target"], turn_timer=0, seats=record["seats"],
                   client_seeds=fair["client_seeds"], commitment=fair["commitment"], server_seed=fair["server_seed"],
                   options=record.get("options"))
