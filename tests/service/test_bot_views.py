@@ -11,26 +11,19 @@ from services.match.messages import match_view
 from services.rules.moves import legal_moves
 from services.rules.view import player_view
 from tests.support.clock import Clock
+from tests.support.families import option_tables, params, sample_tables
 from tests.support.matches import Matches
 
-FAMILIES = {  # (rules, variant, teams, seats, Goat options)
-    "egyptian draw-2": ("egyptian", "draw-2", None, 2, None),
-    "all-fives teams": ("all-fives", "", True, 4, None),
-    "all-fives 3": ("all-fives", "", False, 3, None),
-    "goat koza fish one": ("goat", "koza", False, 3, {"fish": "one"}),
-    "classic 2": ("classic", "", False, 2, None),
-    "sports": ("sports", "", True, 4, None),
-}
 FIELDS = ("hand", "line", "left_end", "right_end", "tile_counts", "boneyard_count", "scores", "target", "round_number",
           "turn", "legal_moves", "actions", "up_end", "down_end", "up_line", "down_line", "spinner_at", "ends_total",
           "play_points", "remembered", "opened", "pot")
 
 
-@pytest.mark.parametrize("name", FAMILIES)
-def test_a_bot_reads_from_the_wire_exactly_the_view_the_engine_gives_its_seat(name):
-    rules, variant, teams, seats, options = FAMILIES[name]
+@pytest.mark.parametrize("table", params(sample_tables() + option_tables()))
+def test_a_bot_reads_from_the_wire_exactly_the_view_the_engine_gives_its_seat(table):
     app = Matches(MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock()))
-    match = app.create_match("m", rules, variant, teams, None, 0, [SeatSpec(p) for p in "abcd"[:seats]], options)
+    match = app.create_match("m", table.family, table.variant or "", table.teams, None, 0,
+                             [SeatSpec(p) for p in "abcd"[:table.seats]], table.chosen)
     for n in range(150):
         if match.finished:
             break

@@ -17,30 +17,25 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
 from tests.support.clock import Clock
-from tests.support.grpc_matches import PLAYERS, act
+from tests.support.families import largest_tables, smallest_tables
+from tests.support.grpc_matches import act, create_fields
 from tests.support.keys import auth
 
 from .harness import running_service
 
 SERVICE = auth("matchmaking", "service")
-# Each family, at a table where seats run out of tiles that fit (no boneyard, or one drawn empty).
-FAMILIES = {
-    "egyptian block-4": dict(rules="egyptian", variant="block-4", players=PLAYERS),
-    "egyptian draw-2": dict(rules="egyptian", variant="draw-2", players=PLAYERS[:2]),
-    "all-fives": dict(rules="all-fives", variant="", players=PLAYERS),
-    "goat": dict(rules="goat", variant="koza", players=PLAYERS),
-    "classic": dict(rules="classic", variant="", players=PLAYERS),
-    "sports": dict(rules="sports", variant="", players=PLAYERS, turn_timer_seconds=0),
-}
+# Each family at its table of the most seats, and one table of two with a boneyard: where seats
+# run out of tiles that fit (no boneyard, or one drawn empty).
+TABLES = {t.id: t for t in (*largest_tables(), *smallest_tables(lambda rules: rules.draws)[:1])}
 
 
-@pytest.fixture(params=list(FAMILIES))
+@pytest.fixture(params=list(TABLES))
 def passed(request):
     """(the service, the match id, the version reached) once the server passed for a seat."""
     seed = hashlib.sha256(f"forced passes {request.param}".encode()).digest()
     app = MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"}, clock=Clock(), seed_source=lambda: seed)
     with running_service(app) as svc:
-        match_id = svc.create(request_id=request.param, **FAMILIES[request.param]).match_id
+        match_id = svc.create(request_id=request.param, **create_fields(TABLES[request.param])).match_id
         view = svc.stub.GetMatch(pb.GetMatchRequest(match_id=match_id), metadata=SERVICE).view
         for n in range(400):
             if any(a.cause == pb.MOVE_CAUSE_FORCED_PASS for r in (view,) for a in r.round_actions):

@@ -122,10 +122,21 @@ def option_tables() -> tuple[Table, ...]:
 def smallest_tables(where: Callable[[RuleSet], bool] | None = None) -> tuple[Table, ...]:
     """Every registered family at its example table of the fewest seats (the first of
     equals), as ``usual_tables`` picks with ``where``."""
-    return tuple(t for f in registry.families()
-                 for t in [min((t for t in examples(f).tables if where is None or where(t.build())),
-                               key=lambda t: t.seats, default=None)]
-                 if t is not None)
+    return _one_each(lambda tables: min(tables, key=lambda t: t.seats), where)
+
+
+def largest_tables(where: Callable[[RuleSet], bool] | None = None) -> tuple[Table, ...]:
+    """Every registered family at its example table of the most seats (the first of equals)."""
+    return _one_each(lambda tables: max(tables, key=lambda t: t.seats), where)
+
+
+def _one_each(pick: Callable[[list[Table]], Table], where: Callable[[RuleSet], bool] | None) -> tuple[Table, ...]:
+    found = []
+    for f in registry.families():
+        tables = [t for t in examples(f).tables if where is None or where(t.build())]
+        if tables:
+            found.append(pick(tables))
+    return tuple(found)
 
 
 def params(tables: Iterable[Table]) -> list[Any]:
