@@ -9,7 +9,7 @@ as a conditional logit over the candidate plays: ``P(play | hand) ∝ exp(w · f
 its weights fitted offline to recorded decisions (``scripts/fit_play_model.py``) and kept
 here as constants.
 
-Fitted to and used in Egyptian (``strong.FAMILY_CONFIGS``). Two-ended lines only: All Fives'
+Fitted to and used in Egyptian (its ``bot_tuning``). Two-ended lines only: All Fives'
 four ends and scoring plays would need features of their own, and Goat's and Classic's
 players aim at other scores, so the model would need fitting to their plays first.
 """

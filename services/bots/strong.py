@@ -80,18 +80,18 @@ draw game's boneyard can make a deal's tree far larger than its tile count says)
 the rollouts after the determinization that passes it, and gives up (leaving out) an
 endgame deal at the positions the time left allows at the pace so far. Only when it stops a search
 can the same seed give another move. A forced move (one legal move) is
-returned at once, without searching. Each family plays with its own tuned
-``StrongConfig`` (``FAMILY_CONFIGS``) unless one is given.
+returned at once, without searching. Each family plays with the ``StrongConfig`` its own
+``bot_tuning`` sets (``tuned``) unless one is given; a family that states none is refused.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
-from services.rules.families.registry import family
+from services.rules.families.family import BotTuning
 from services.rules.moves import Move
 from services.rules.playout import timeout_playout
 from services.rules.solve import Solver
@@ -118,37 +118,32 @@ def rollout(rnd, rand, eps: float) -> None:
 class StrongConfig:
     samples: int = 256  # determinizations per decision
     max_rollouts: int = 1000  # fewer determinizations when samples * moves would exceed this
-    max_work: int | None = None  # and when rollouts * (tiles in hands + boneyard) would exceed this
+    max_work: int | None = BotTuning.max_work  # and when rollouts * (tiles in hands + boneyard) would exceed this
     eps: float = 0.2  # rollout noise: a random fitting tile instead of the greedy one
     model_eps: float = 0.3  # weigh deals by the seen plays under noisy greedy; 0: uniform deals
     oversample: int = 4  # deals drawn per deal kept, when weighing
     points_weight: float = 0.5  # value = (1 - w) * win/loss sign + w * points / point_scale
     point_scale: float = 40.0
     remembered_weight: float = 0.5  # Goat: what a remembered point costs, against a written one
-    greedy_share: float = 0.0  # deals drawn assuming the opponents play greedily (the rest: weighed)
-    deadline: float | None = 0.09  # seconds of wall clock, a safety net for a loaded machine; None: no cap
+    greedy_share: float = BotTuning.greedy_share  # deals drawn assuming the opponents play greedily (the rest: weighed)
+    deadline: float | None = BotTuning.deadline  # seconds of wall clock, a safety net for a loaded machine; None: no cap
     greedy_prior: float | None = None  # trust the greedy model for a seat only while its odds (greedy_odds)
     # times greedy_prior / (1 - greedy_prior) stay at least 1; None: for every seat whose plays allow it
-    exact_tiles: int = 0  # two sides: solve each deal exactly once tiles in hands + boneyard are at most this; 0: never
+    exact_tiles: int = BotTuning.exact_tiles  # two sides: solve each deal exactly once tiles in hands + boneyard are at most this; 0: never
     exact_samples: int = 64  # deals per decision when solving exactly
     exact_nodes: int = 200000  # and no new deal once the solver has visited this many positions
     exact_min: int = 8  # rollouts instead when the first deal takes more than exact_nodes / exact_min
-    play_model: bool = False  # weigh deals by play_model's likelihood of the seen plays instead of noisy greedy
+    play_model: bool = BotTuning.play_model  # weigh deals by play_model's likelihood of the seen plays instead of noisy greedy
 
 
-# Each family's configuration, tuned against ``greedy`` in the arena (duplicate deals; the
-# report of the change that set them lists each family's figures). All Fives' rollouts are
-# the longest and dearest (four ends, scoring), so its early decisions are capped by work.
-# Egyptian solves its last 20 tiles exactly (docs/bots.md, "Strong against a searching peer")
-# and reads the others' plays with the model of play instead of greedy ("A model of play"):
-# weighing its deals comes before the search, so its wall-clock safety net is 10 ms shorter.
-FAMILY_CONFIGS: dict[str, StrongConfig] = {
-    "egyptian": StrongConfig(play_model=True, exact_tiles=20, deadline=0.08),
-    "all-fives": StrongConfig(greedy_share=0.5, max_work=10000),
-    "goat": StrongConfig(greedy_share=0.5, max_work=16000),
-    "classic": StrongConfig(greedy_share=0.8),
-    "sports": StrongConfig(greedy_share=0.5),
-}
+def tuned(rules) -> StrongConfig:
+    """The search a rule set's family is tuned for (``Family.bot_tuning``, tuned against
+    ``greedy`` in the arena on duplicate deals); ValueError for a family that states none,
+    rather than an untuned search nobody measured."""
+    tuning = rules.kind.bot_tuning
+    if tuning is None:
+        raise ValueError(f"the {rules.family} family states no bot_tuning: the strong bot was never tuned for it")
+    return StrongConfig(**asdict(tuning))
 
 
 def round_value(view, cfg: StrongConfig) -> Callable[[object], float]:
@@ -171,7 +166,7 @@ def round_value(view, cfg: StrongConfig) -> Callable[[object], float]:
             totals = before[:]
             for _, s, points in r.play_points[known:]:
                 totals[s] += points
-            winner, points = score_round(rules, r.outcome, r.history[1], r.hands)
+            winner, points = score_round(r.outcome, r.history[1], r.hands)
             if winner is not None:
                 totals[winner] += points
             mine = totals[side]
@@ -185,7 +180,7 @@ def round_value(view, cfg: StrongConfig) -> Callable[[object], float]:
         accounts = Accounts(tuple(view.remembered), tuple(view.opened), view.pot)
         held = accounts.remembered
         alpha = cfg.remembered_weight
-        round_scores = family(rules.family).side_round_scores
+        round_scores = rules.kind.side_round_scores
 
         def goat_value(r) -> float:
             last = r.history[1]
@@ -202,7 +197,7 @@ def round_value(view, cfg: StrongConfig) -> Callable[[object], float]:
         return goat_value
 
     def by_round_score(r) -> float:
-        winner, points = score_round(rules, r.outcome, r.history[1], r.hands)
+        winner, points = score_round(r.outcome, r.history[1], r.hands)
         if winner is None:
             return 0.0
         u = wsign + wpts * points
@@ -227,7 +222,7 @@ class StrongBot:
     """``choose(view, rng) -> Move``; stateless, so one instance may serve every seat.
 
     ``StrongBot(config)`` plays ``config`` in every family; ``StrongBot(**changes)`` plays
-    each family's ``FAMILY_CONFIGS`` entry with ``changes`` applied."""
+    each family's ``tuned`` configuration with ``changes`` applied."""
 
     name = "strong"
 
@@ -240,7 +235,7 @@ class StrongBot:
     def config_for(self, rules) -> StrongConfig:
         if self.config is not None:
             return self.config
-        base = FAMILY_CONFIGS.get(rules.family, StrongConfig())
+        base = tuned(rules)
         return replace(base, **self.changes) if self.changes else base
 
     def __call__(self, view, rng: random.Random) -> Move:

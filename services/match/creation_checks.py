@@ -42,10 +42,7 @@ def chosen(rules: str, variant: str, teams: bool | None, target: int | None, tur
         raise InvalidOptions(f"{family.name} has no variant {variant[:40]!r}; its variants: {offered}", "variant")
     shapes = family.shapes(variant)
     _check_shape(family, variant, shapes, seat_count, teams)
-    try:
-        ruleset = family.build(variant or None, family.seats_to_build(seat_count), teams)
-    except BadOptions as e:
-        raise InvalidOptions(str(e), "teams") from None
+    ruleset, refused = _built(family, variant, seat_count, teams, options)
     target = ruleset.default_target if target is None else target
     try:
         check_target(ruleset, target)
@@ -56,12 +53,28 @@ def chosen(rules: str, variant: str, teams: bool | None, target: int | None, tur
         check_turn_timer(turn_timer)
     except BadOptions as e:
         raise InvalidOptions(str(e), "turn_timer_seconds") from None
-    if options:
-        try:
-            ruleset = family.build(variant or None, family.seats_to_build(seat_count), teams, options)
-        except BadOptions as e:
-            raise InvalidOptions(str(e), "rule_options") from None
+    if refused is not None:
+        raise InvalidOptions(str(refused), "rule_options")
     return Chosen(family, variant, ruleset, target, turn_timer, family.played_options(ruleset))
+
+
+def _built(family: Family, variant: str, seat_count: int, teams: bool | None,
+           options: dict[str, Any] | None) -> tuple[RuleSet, BadOptions | None]:
+    """The rule set, built once (the aggregate's fold then finds the same object); when the
+    host options are refused, the rule set without them and the refusal, which waits for
+    the target and timer checks as its field comes after theirs. InvalidOptions on the
+    team setting, which comes before."""
+    seats = family.seats_to_build(seat_count)
+    try:
+        return family.build(variant or None, seats, teams, options or None), None
+    except BadOptions as e:
+        if not options:
+            raise InvalidOptions(str(e), "teams") from None
+        refused = e
+    try:
+        return family.build(variant or None, seats, teams), refused
+    except BadOptions as e:
+        raise InvalidOptions(str(e), "teams") from None
 
 
 def _family(rules: str) -> Family:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from .tiles import DOUBLES, HIGH, PIPS, pip_total
 
 if TYPE_CHECKING:
-    from .rulesets import RuleSet
+    from .families.family import RuleSet
 
 # Every tile, best lead first: highest pip sum, equal sums by the higher pip.
 _BY_SUM_THEN_HIGH = sorted(range(28), key=lambda t: (PIPS[t], HIGH[t]), reverse=True)

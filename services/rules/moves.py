@@ -8,13 +8,10 @@ holds them. Only All Fives has the ``up`` and ``down`` ends (the spinner's sides
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import NamedTuple, Protocol, cast
 
+from .step import Table
 from .tiles import MATCHES, NAMES, TILE_COUNT, tiles_in
-
-if TYPE_CHECKING:
-    from .spinner import SpinnerRound
-    from .state import Round
 
 LEFT = 0
 RIGHT = 1
@@ -57,14 +54,21 @@ def play(tile: int, end: int | None = None) -> Move:
     return PLAY_ON[end][tile]
 
 
-def legal_moves(rnd: Round) -> tuple[Move, ...]:
+class _FourEnds(Protocol):
+    """A round with four ends (``spinner.SpinnerRound``, which imports this module): it
+    knows its own moves."""
+
+    def legal_moves(self) -> tuple[Move, ...]: ...
+
+
+def legal_moves(rnd: Table) -> tuple[Move, ...]:
     """Every move the seat to act may make; empty once the round has ended.
 
     A seat that holds a fitting tile must play; otherwise it draws while the boneyard
     has tiles; otherwise its only move is the forced pass (docs/rules.md, "A turn").
     """
     if rnd.four_ends:
-        return cast("SpinnerRound", rnd).legal_moves()
+        return cast(_FourEnds, rnd).legal_moves()
     if rnd.outcome is not None:
         return ()
     hand = rnd.hands[rnd.turn]
@@ -82,7 +86,7 @@ def legal_moves(rnd: Round) -> tuple[Move, ...]:
     return (PASS,)
 
 
-def openings(rnd: Round, hand: int) -> tuple[Move, ...]:
+def openings(rnd: Table, hand: int) -> tuple[Move, ...]:
     """The round's first play: the tile the rules name, or any tile the seat may lead with."""
     if rnd.lead >= 0:
         return (OPEN[rnd.lead],)

@@ -27,7 +27,7 @@ from services.history.summary import rating_key
 from services.match.describe import describe_rules
 from services.match.application import MatchApplication
 from services.rules.families import registry
-from services.rules.families.family import Family, HostOption, Phrases, Shape
+from services.rules.families.family import HostOption, Phrases, Shape
 from services.rules.rulesets import DEFAULT_TURN_TIMER, TURN_TIMERS, RuleSet
 from services.match.table_talk import PHRASES
 from tests.support.keys import auth, token
@@ -129,8 +129,8 @@ def test_bad_credentials_are_unauthenticated(svc, credentials):
 # ---- the client's questions -------------------------------------------------------------------
 
 
-class Dozen(Family):
-    """A family only this test process plays: Classic's deal, to 12 or 24, with an option."""
+class Dozen(type(registry.family("classic"))):  # type: ignore[misc]
+    """A family only this test process plays: Classic's deal and rules, to 12 or 24, with an option."""
     name = "dozen"
     phrases = Phrases(title="Dozen")
     targets = (12, 24)

@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from services.rules.errors import BadOptions, shown
-from services.rules.families.family import Family, HostOption, Phrases, RecordShape, RoundColumn, Shape
+from services.rules.families.family import Family, HostOption, Phrases, RecordShape, RoundColumn, RuleSet, Shape
 from services.rules.leading import egyptian_next_leader, highest_double_or_tile
-from services.rules.rulesets import RuleSet
 from services.rules.scoring import egyptian_round_points, highest_past_target
 
 BONUSES = (0, 10, 20)
@@ -39,8 +38,8 @@ class Fifty(Family):
     def presets(self, variant: str) -> dict:
         return {"domino_bonus": 10}
 
-    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
-              options: dict | None = None) -> RuleSet:
+    def configure(self, variant: str | None, seats: int | None, teams: bool | None,
+                  options: dict | None) -> RuleSet:
         self.no_variant_nor_options(variant, None)
         if seats not in (None, 2):
             raise BadOptions(f"fifty is played by 2 players, not {seats}")
@@ -53,18 +52,24 @@ class Fifty(Family):
             if type(value) is not int or value not in BONUSES:
                 raise BadOptions(f"domino_bonus must be one of {', '.join(map(str, BONUSES))}, not {shown(value)}")
             chosen[name] = value
-        return RuleSet(family=self.name, variant="", seats=2, hand_size=7, draws=True, teams=False,
-                       default_target=50, targets=self.targets, opening_leader=lambda deal: highest_double_or_tile(deal.hands),
-                       score_round=round_points, next_leader=egyptian_next_leader, match_end=highest_past_target,
-                       options=FiftyOptions(**chosen))
+        return self.rule_set("", 2, 7, True, False, 50, options=FiftyOptions(**chosen))
 
     def played_options(self, rules: RuleSet) -> dict:
         return rules.options._asdict()
 
+    def opening_leader(self, rules: RuleSet, deal) -> tuple[int, int]:
+        return highest_double_or_tile(deal.hands)
 
-def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int | None, int]:
-    winner, points = egyptian_round_points(rules, reason, last_seat, hands)
-    return winner, points + (rules.options.domino_bonus if reason == "domino" else 0)
+    def score_round(self, rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int | None, int]:
+        winner, points = egyptian_round_points(rules, reason, last_seat, hands)
+        return winner, points + (rules.options.domino_bonus if reason == "domino" else 0)
+
+    def next_leader(self, rules: RuleSet, reason: str, winner: int | None, last_seat: int,
+                    hands: Sequence[int]) -> int | None:
+        return egyptian_next_leader(rules, reason, winner, last_seat, hands)
+
+    def match_end(self, rules: RuleSet, scores: Sequence[int], target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+        return highest_past_target(rules, scores, target)
 
 
 FAMILY = Fifty()

@@ -141,32 +141,32 @@ def test_a_target_other_than_101_is_refused(target):
 
 
 def test_a_side_reaching_exactly_101_is_the_goat_and_ends_the_match():
-    assert goat.match_end(GAMEZZ3, (101, 40, 60), 101) == (1, True, (0,))
+    assert GAMEZZ3.match_end((101, 40, 60), 101) == (1, True, (0,))
 
 
 def test_no_side_at_101_lets_the_match_go_on():
-    assert goat.match_end(GAMEZZ3, (100, 40, 60), 101) == (None, False, ())
+    assert GAMEZZ3.match_end((100, 40, 60), 101) == (None, False, ())
 
 
 def test_sides_are_ranked_by_ascending_total_so_the_lowest_wins():
-    winner, _, _ = goat.match_end(GAMEZZ4, (120, 70, 15, 40), 101)
+    winner, _, _ = GAMEZZ4.match_end((120, 70, 15, 40), 101)
     assert winner == 2
 
 
 def test_several_sides_past_101_make_the_highest_the_goat():
-    assert goat.match_end(GAMEZZ3, (105, 120, 30), 101) == (2, True, (1,))
+    assert GAMEZZ3.match_end((105, 120, 30), 101) == (2, True, (1,))
 
 
 def test_equal_highest_past_101_are_all_goats():
-    assert goat.match_end(GAMEZZ3, (110, 110, 30), 101) == (2, True, (0, 1))
+    assert GAMEZZ3.match_end((110, 110, 30), 101) == (2, True, (0, 1))
 
 
 def test_equal_lowest_totals_leave_no_single_winner():
-    assert goat.match_end(GAMEZZ3, (101, 20, 20), 101) == (None, True, (0,))
+    assert GAMEZZ3.match_end((101, 20, 20), 101) == (None, True, (0,))
 
 
 def test_teams_a_team_past_101_is_the_goat_and_the_other_team_wins():
-    assert goat.match_end(GAMEZZ_TEAMS, (64, 103), 101) == (0, True, (1,))
+    assert GAMEZZ_TEAMS.match_end((64, 103), 101) == (0, True, (1,))
 
 
 def test_the_match_ends_after_the_round_in_which_a_side_reaches_101():

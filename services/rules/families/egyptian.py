@@ -6,69 +6,83 @@ families reuse them.
 
 from __future__ import annotations
 
+from typing import NamedTuple, Sequence
+
 from ..errors import BadOptions, shown
 from ..leading import BY_SUM_THEN_HIGH, egyptian_next_leader, highest_double_or_tile
-from ..rulesets import EGYPTIAN_VARIANTS, TARGETS, RuleSet
 from ..scoring import egyptian_round_points, highest_past_target
 from ..state import Deal
 from ..tiles import DOUBLES
-from .family import Family, Phrases, RecordShape, Shape
-
-# variant -> (seats, tiles each, boneyard, default target)
-SHAPES = {"draw-2": (2, 7, True, 71), "block-3": (3, 9, False, 101), "block-4": (4, 7, False, 101)}
+from .family import BotTuning, Family, Phrases, RecordShape, RuleSet, Shape
 
 
-def rule_set(variant: str, teams: bool | None = None) -> RuleSet:
-    """``teams`` applies to block-4 only (default: teams)."""
-    if variant not in SHAPES:
-        raise BadOptions(f"unknown egyptian variant {shown(variant)}; choose one of {', '.join(EGYPTIAN_VARIANTS)}")
-    seats, hand_size, draws, default_target = SHAPES[variant]
-    if teams is None:
-        teams = variant == "block-4"
-    if teams and variant != "block-4":
-        raise BadOptions(f"{variant} is played solo; teams need four players (block-4)")
-    return RuleSet(
-        family="egyptian",
-        variant=variant,
-        seats=seats,
-        hand_size=hand_size,
-        draws=draws,
-        teams=teams,
-        default_target=default_target,
-        targets=TARGETS,
-        opening_leader=opening_leader,
-        score_round=egyptian_round_points,
-        next_leader=egyptian_next_leader,
-        match_end=highest_past_target,
-    )
+class Variant(NamedTuple):
+    seats: int
+    hand_size: int
+    draws: bool  # a boneyard to draw from
+    default_target: int
 
 
-def opening_leader(deal: Deal) -> tuple[int, int]:
-    return highest_double_or_tile(deal.hands)
+# In the order a screen lists them; the first is a host's who names none.
+VARIANTS = {"draw-2": Variant(2, 7, True, 71), "block-3": Variant(3, 9, False, 101),
+            "block-4": Variant(4, 7, False, 101)}
+TEAMS_VARIANT = "block-4"  # the one played in teams (its default), or solo
+# Round 1 (§1.4): the highest double, else the heaviest tile (6-3 before 5-4).
+ROUND_ONE_ORDER = tuple(reversed(DOUBLES)) + BY_SUM_THEN_HIGH
 
 
 class Egyptian(Family):
     name = "egyptian"
     phrases = Phrases(title="Egyptian", scoring="the side that goes out (blocked: the lowest) scores the others' pips")
-    variants = EGYPTIAN_VARIANTS
-    targets = TARGETS
+    variants = tuple(VARIANTS)
+    targets = (51, 71, 101, 151)
     record = RecordShape(variant=True, teams_required=True, every_boneyard=False, leaders=False)
+    variants_fix_seats = True
+    bots_variant = "block-4"
+    # Solves its last 20 tiles exactly (docs/bots.md, "Strong against a searching peer") and reads
+    # the others' plays with the model of play ("A model of play"): weighing its deals comes
+    # before the search, so its wall-clock safety net is 10 ms shorter.
+    bot_tuning = BotTuning(play_model=True, exact_tiles=20, deadline=0.08)
 
     def shapes(self, variant: str) -> tuple[Shape, ...]:
-        seats = SHAPES[variant][0]
-        return (Shape(4, True), Shape(4, False)) if variant == "block-4" else (Shape(seats, False),)
+        if variant == TEAMS_VARIANT:
+            return (Shape(4, True), Shape(4, False))
+        return (Shape(VARIANTS[variant].seats, False),)
 
     def default_target(self, variant: str) -> int:
-        return SHAPES[variant][3]
+        return VARIANTS[variant].default_target
 
-    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
-              options: dict | None = None) -> RuleSet:
+    def configure(self, variant: str | None, seats: int | None, teams: bool | None,
+                  options: dict | None) -> RuleSet:
+        """``teams`` applies to block-4 only (default: teams)."""
         if options:
             raise BadOptions("egyptian has no options")
-        rules = rule_set(variant or "", teams)
-        if seats is not None and seats != rules.seats:
-            raise BadOptions(f"{rules.variant} is played by {rules.seats}, not {seats}")
-        return rules
+        variant = variant or ""
+        shape = VARIANTS.get(variant)
+        if shape is None:
+            raise BadOptions(f"unknown egyptian variant {shown(variant)}; choose one of {', '.join(VARIANTS)}")
+        if teams is None:
+            teams = variant == TEAMS_VARIANT
+        if teams and variant != TEAMS_VARIANT:
+            raise BadOptions(f"{variant} is played solo; teams need four players (block-4)")
+        if seats is not None and seats != shape.seats:
+            raise BadOptions(f"{variant} is played by {shape.seats}, not {seats}")
+        return self.rule_set(variant, shape.seats, shape.hand_size, shape.draws, teams, shape.default_target)
+
+    def opening_leader(self, rules: RuleSet, deal: Deal) -> tuple[int, int]:
+        return highest_double_or_tile(deal.hands)
+
+    def score_round(self, rules: RuleSet, reason: str, last_seat: int,
+                    hands: Sequence[int]) -> tuple[int | None, int]:
+        return egyptian_round_points(rules, reason, last_seat, hands)
+
+    def next_leader(self, rules: RuleSet, reason: str, winner: int | None, last_seat: int,
+                    hands: Sequence[int]) -> int | None:
+        return egyptian_next_leader(rules, reason, winner, last_seat, hands)
+
+    def match_end(self, rules: RuleSet, scores: Sequence[int],
+                  target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+        return highest_past_target(rules, scores, target)
 
     def rule_set_name(self, rules: RuleSet) -> str:
         return rules.variant
@@ -76,10 +90,5 @@ class Egyptian(Family):
     def forced_lead_order(self, rules: RuleSet) -> tuple[int, ...]:
         return ROUND_ONE_ORDER
 
-    variants_fix_seats = True
-    bots_variant = "block-4"
 
-
-# Round 1 (§1.4): the highest double, else the heaviest tile (6-3 before 5-4).
-ROUND_ONE_ORDER = tuple(reversed(DOUBLES)) + BY_SUM_THEN_HIGH
 FAMILY = Egyptian()

@@ -1,5 +1,5 @@
-"""What a rule family is, facet by facet: the one object the rest of the house asks about a
-family (docs/design.md, "Adding a family").
+"""What a rule family is, facet by facet, and the rule set it builds: the one object the
+rest of the house asks about a family (docs/design.md, "Adding a family").
 
 Matchmaking, the match service, the record, the verifier, the bots, the client (through
 ``DescribeRules``) and ``domino demo`` name no family: they take a ``Family`` from the
@@ -7,20 +7,21 @@ registry and ask it. A facet a family does not override takes the plain answer w
 (two ends, pips count, the highest total wins), so a new family states only where it differs;
 what every family must state is abstract, and the contract test fails on a family that lacks
 it.
+
+A ``RuleSet`` is one configuration of a family (variant, seats, teams, options) as a match
+plays it: data the core reads field by field, and ``kind``, the family whose methods are its
+rules. Both live here because each names the other; the kernel (moves, match, fairness) reads
+rule sets and never imports a family module, each family module imports the kernel, and the
+registry imports the families.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import BadOptions
-
-
-if TYPE_CHECKING:
-    from ..rulesets import RuleSet
-    from ..state import RoundResult
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,8 @@ class RoundColumn:
     key: str  # also the stored RoundEnded field that holds it, if any (services/match/results.py): never renamed
     header: str
     width: int  # the report's column width; right-aligned when ``right``
-    value: Callable[["RoundResult"], Any]  # JSON-ready
-    text: Callable[["RoundResult"], str]
+    value: Callable[[Any], Any]  # of a RoundResult; JSON-ready
+    text: Callable[[Any], str]
     right: bool = False
 
 
@@ -70,6 +71,18 @@ class Phrases:
     scoring: str = ""  # one line on what a round scores
 
 
+@dataclass(frozen=True)
+class BotTuning:
+    """How the strong bot searches this family's rounds, tuned against ``greedy`` in the arena
+    (docs/bots.md): the family states it, as a bot left to the plain search in a family it
+    was never measured in would play it silently worse. The defaults are that plain search."""
+    greedy_share: float = 0.0  # deals drawn assuming the opponents play greedily (the rest: weighed)
+    max_work: int | None = None  # fewer deals once rollouts * (tiles in hands + boneyard) would pass this
+    exact_tiles: int = 0  # two sides: solve each deal exactly once this few tiles are left; 0: never
+    play_model: bool = False  # weigh deals by the model of play instead of noisy greedy
+    deadline: float | None = 0.09  # seconds of wall clock, a safety net for a loaded machine; None: no cap
+
+
 class Family(ABC):
     """A rule family. Subclasses are singletons registered once (``registry.register``)."""
 
@@ -83,6 +96,8 @@ class Family(ABC):
     lower_is_better: bool = False  # totals are bad (Goat): the lowest total wins
     per_move_timer: bool = False  # the family times each move itself; the host's timer is unused
     four_ends: bool = False  # the first double is a spinner with up and down sides
+    # Stated by every family, never inherited: the strong bot refuses a family without one.
+    bot_tuning: BotTuning | None = None
 
     # ---- the host's choices -----------------------------------------------------------------
 
@@ -107,17 +122,94 @@ class Family(ABC):
     def default_target(self, variant: str) -> int:
         return self.usual_target
 
+    def seats_chosen(self, variant: str, seats: int | None) -> int:
+        """The seat count a host chose, checked against the variant's shapes (None: the default)."""
+        counts = tuple(sorted({shape.seats for shape in self.shapes(variant)}))
+        return check_seats(self.name, seats, counts, self.default_shape(variant).seats)
+
     def presets(self, variant: str) -> Mapping[str, Any]:
         """The host options' values when the host changes none."""
         return {}
 
     # ---- the rules ----------------------------------------------------------------------------
 
-    @abstractmethod
     def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
-              options: dict | None = None) -> "RuleSet":
+              options: dict | None = None) -> RuleSet:
         """The rule set a host (or a record) names, unset choices taking the family's
-        defaults; BadOptions says what the family allows otherwise."""
+        defaults; BadOptions says what the family allows otherwise.
+
+        Built once per configuration: a rule set is an immutable value, so CreateMatch's
+        check, the aggregate's fold and every later load of the match share one object. A
+        choice is also filed under the configuration it settles on (every option as played),
+        which is what the match's record and events name."""
+        key = _key(variant, seats, teams, options)
+        if key is None:  # an option no configuration holds (a list, say): ``configure`` refuses it
+            return self.configure(variant, seats, teams, options)
+        built = self._built.get(key)
+        if built is None:
+            built = self.configure(variant, seats, teams, options)
+            settled = _key(built.variant, built.seats, built.teams, self.played_options(built))
+            if settled is not None:
+                built = self._built.setdefault(settled, built)
+            self._built[key] = built
+        return built
+
+    @abstractmethod
+    def configure(self, variant: str | None, seats: int | None, teams: bool | None,
+                  options: dict | None) -> RuleSet:
+        """``build``'s work, done once per configuration: the host's choices checked and read
+        into a RuleSet (``self.rule_set``), its options typed from here on."""
+
+    @property
+    def _built(self) -> dict[tuple, RuleSet]:
+        return self.__dict__.setdefault("_rule_sets", {})
+
+    def rule_set(self, variant: str, seats: int, hand_size: int, draws: bool, teams: bool, default_target: int,
+                 **rest: Any) -> RuleSet:
+        """A RuleSet of this family, its name, kind and targets filled in."""
+        return RuleSet(kind=self, family=self.name, variant=variant, seats=seats, hand_size=hand_size, draws=draws,
+                       teams=teams, default_target=default_target, targets=self.targets, **rest)
+
+    @abstractmethod
+    def opening_leader(self, rules: RuleSet, deal: Any) -> tuple[int, int]:
+        """(seat, tile or -1 for any): who leads when nobody earned the lead, and with what."""
+
+    @abstractmethod
+    def score_round(self, rules: RuleSet, reason: str, last_seat: int,
+                    hands: Sequence[int]) -> tuple[int | None, int]:
+        """(winning side or None for a tie, points) of a round that ended by ``reason``."""
+
+    @abstractmethod
+    def next_leader(self, rules: RuleSet, reason: str, winner: int | None, last_seat: int,
+                    hands: Sequence[int]) -> int | None:
+        """Who leads the next round; None: it is led as round 1 is."""
+
+    @abstractmethod
+    def match_end(self, rules: RuleSet, scores: Sequence[int],
+                  target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+        """(winning side or None, whether the match is over, the sides that lost it as goats)."""
+
+    # Rules only some families have. Each is given as the function (None without one), as
+    # the core asks whether a rule set has it before it plays a round.
+
+    def tally(self, rules: RuleSet) -> Callable[..., tuple[tuple[int, ...], Any]] | None:
+        """Goat: (rules, reason, last_seat, hands, accounts) -> (written, accounts); None:
+        ``score_round`` decides."""
+        return None
+
+    def round_extras(self, rules: RuleSet) -> Callable[[Any, tuple[int, ...], Any], Any] | None:
+        """(round, written, accounts) -> the family's own part of a round's result
+        (RoundResult.extras), given what ``tally`` wrote and the accounts after it ((), None
+        without one); None: no part."""
+        return None
+
+    def redeal(self, rules: RuleSet) -> Callable[[Sequence[int]], bool] | None:
+        """Goat with the redeal option: (hands) -> whether the deal must be dealt again."""
+        return None
+
+    def move_timer(self, rules: RuleSet) -> Callable[[Any], int] | None:
+        """Sports: (round) -> seconds the seat to act has for its move; None: the host's timer."""
+        return None
 
     def no_variant_nor_options(self, variant: str | None, options: dict | None) -> None:
         """For a family without variants or options: BadOptions when a host names one."""
@@ -126,27 +218,27 @@ class Family(ABC):
         if options:
             raise BadOptions(f"{self.name} has no options")
 
-    def played_options(self, rules: "RuleSet") -> dict | None:
+    def played_options(self, rules: RuleSet) -> dict | None:
         """The host options a rule set was built with, by name (None without options)."""
         return None
 
-    def rule_set_name(self, rules: "RuleSet") -> str:
+    def rule_set_name(self, rules: RuleSet) -> str:
         """How messages name a rule set: the family and its variant."""
-        return f"{self.name} {rules.variant}" if rules.variant else self.name
+        return f"{rules.family} {rules.variant}" if rules.variant else rules.family
 
     # ---- what bots may infer --------------------------------------------------------------
 
-    def forced_lead_order(self, rules: "RuleSet") -> tuple[int, ...] | None:
+    def forced_lead_order(self, rules: RuleSet) -> tuple[int, ...] | None:
         """The tiles, best first, of which the first dealt must lead a round led by the
         round-1 rule; None where that leader may lead any tile (a seat drawn by chance)."""
         return None
 
-    def led_by_round_one_rule(self, rules: "RuleSet", view: Any) -> bool:
+    def led_by_round_one_rule(self, rules: RuleSet, view: Any) -> bool:
         """Whether the round a seat sees was led by the round-1 rule with a forced tile: round
         1 itself (a round after a tie is too, but a view cannot tell a tie from a win)."""
         return self.forced_lead_order(rules) is not None and view.round_number == 1
 
-    def side_round_scores(self, rules: "RuleSet", last_seat: int, hands: Sequence[int]) -> list[int] | None:
+    def side_round_scores(self, rules: RuleSet, last_seat: int, hands: Sequence[int]) -> list[int] | None:
         """Each side's score for the round just ended where the lowest takes the round
         (Goat); None where the round's winner and points say who took it."""
         return None
@@ -163,7 +255,7 @@ class Family(ABC):
 
     # ---- results --------------------------------------------------------------------------
 
-    def round_json(self, result: "RoundResult") -> dict[str, Any]:
+    def round_json(self, result: Any) -> dict[str, Any]:
         """A round's result beyond the common fields, as `audit verify --json` shows it."""
         return {column.key: column.value(result) for column in self.round_columns}
 
@@ -231,13 +323,118 @@ class Family(ABC):
                                 words.by_zero_zero or words.by_double, words.by_other_tile)
 
 
+@dataclass(frozen=True)
+class RuleSet:
+    """One configuration of a family, as a match plays it.
+
+    The core (moves, transitions, the match loop) reads these fields, and asks ``kind``, the
+    family, for the rules that differ between families. Built by ``Family.build``, once per
+    configuration."""
+    family: str  # the family's name, as services, records and messages read it
+    variant: str  # "" for a family without variants
+    seats: int
+    hand_size: int
+    draws: bool  # undealt tiles form a boneyard to draw from
+    teams: bool
+    default_target: int
+    targets: tuple[int, ...]
+    chance: bool = False  # round 1 and the round after a tie are led by a seat drawn by chance
+    four_ends: bool = False  # the first double is a spinner with up and down sides (All Fives)
+    barred: int = 0  # tiles that may never open a round
+    options: Any = None  # the host options, typed by the family (Goat's GoatOptions)
+    kind: Family = field(repr=False, kw_only=True)  # whose methods are its rules
+
+    @property
+    def sides(self) -> int:
+        return 2 if self.teams else self.seats
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.teams else seat
+
+    def seats_of(self, side: int) -> tuple[int, ...]:
+        return tuple(s for s in range(self.seats) if self.side_of(s) == side)
+
+    @property
+    def undealt(self) -> int:
+        return 28 - self.seats * self.hand_size
+
+    @property
+    def name(self) -> str:
+        """How messages name the rule set (its family says: "block-4", "goat koza")."""
+        return self.kind.rule_set_name(self)
+
+    # The family's rules, for this rule set (``Family`` says what each returns).
+
+    def opening_leader(self, deal: Any) -> tuple[int, int]:
+        return self.kind.opening_leader(self, deal)
+
+    def score_round(self, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int | None, int]:
+        return self.kind.score_round(self, reason, last_seat, hands)
+
+    def next_leader(self, reason: str, winner: int | None, last_seat: int, hands: Sequence[int]) -> int | None:
+        return self.kind.next_leader(self, reason, winner, last_seat, hands)
+
+    def match_end(self, scores: Sequence[int], target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+        return self.kind.match_end(self, scores, target)
+
+    @property
+    def tally(self) -> Callable[..., tuple[tuple[int, ...], Any]] | None:
+        return self.kind.tally(self)
+
+    @property
+    def round_extras(self) -> Callable[[Any, tuple[int, ...], Any], Any] | None:
+        return self.kind.round_extras(self)
+
+    @property
+    def redeal(self) -> Callable[[Sequence[int]], bool] | None:
+        return self.kind.redeal(self)
+
+    @property
+    def move_timer(self) -> Callable[[Any], int] | None:
+        return self.kind.move_timer(self)
+
+
+def check_seats(family: str, seats: int | None, allowed: tuple[int, ...], default: int) -> int:
+    if seats is None:
+        return default
+    if seats not in allowed:
+        raise BadOptions(f"{family} is played by {' or '.join(map(str, allowed))} players, not {seats}")
+    return seats
+
+
+def check_teams(family: str, seats: int, teams: bool | None) -> bool:
+    """Teams (0+2 against 1+3) are a host option at four seats; solo is the default."""
+    if teams and seats != 4:
+        raise BadOptions(f"{family} is played in teams only by 4 players")
+    return bool(teams)
+
+
+def check_target(rules: RuleSet, target: int) -> None:
+    if target not in rules.targets:
+        raise BadOptions(f"target {target} is not offered; choose one of {', '.join(map(str, rules.targets))}")
+
+
 class PlainFamily(Family):
-    """A family without variants or host options, whose module builds its rule set from the
-    seats and teams alone (``make``)."""
+    """A family without variants or host options, whose rule set follows from the seats
+    and teams alone (``configure_shape``)."""
 
-    make: Callable[[int | None, bool | None], "RuleSet"]
-
-    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
-              options: dict | None = None) -> "RuleSet":
+    def configure(self, variant: str | None, seats: int | None, teams: bool | None,
+                  options: dict | None) -> RuleSet:
         self.no_variant_nor_options(variant, options)
-        return type(self).make(seats, teams)
+        return self.configure_shape(seats, teams)
+
+    @abstractmethod
+    def configure_shape(self, seats: int | None, teams: bool | None) -> RuleSet:
+        """The rule set of that many seats and team setting, unset ones the family's defaults."""
+
+
+def _key(variant: str | None, seats: int | None, teams: bool | None, options: Mapping | None) -> tuple | None:
+    """``build``'s choices as a cache key (types kept: an option's True is not its 1), or None
+    when one cannot be hashed. No variant and "" are one choice."""
+    try:
+        chosen = None if options is None else tuple((name, type(value), value) for name, value in options.items())
+        key = (variant or "", type(seats), seats, type(teams), teams, chosen)
+        hash(key)
+    except (TypeError, AttributeError):
+        return None
+    return key

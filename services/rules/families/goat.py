@@ -13,15 +13,12 @@ from typing import NamedTuple, Sequence
 
 from ..errors import BadOptions, shown
 from ..leading import BY_SUM_THEN_HIGH, first_held
-from ..rulesets import RuleSet, check_seats, check_teams
 from ..scoring import lowest_side
-from ..state import Accounts, Round, RoundResult
+from ..state import Accounts, Deal, Round, RoundResult
 from ..tiles import DOUBLES, MATCHES, pip_total
-from .family import Family, HostOption, Phrases, RecordShape, RoundColumn, Shape
+from .family import BotTuning, Family, HostOption, Phrases, RecordShape, RoundColumn, RuleSet, Shape, check_teams
 
 NAME = "goat"
-VARIANTS = ("gamezz", "koza")
-SEATS = (2, 3, 4)
 LIMIT = 101  # a side whose written total reaches this loses: the goat
 REMEMBERED_UP_TO = 12  # a round score this small is remembered, not written, while an account is closed
 ZERO_ZERO_VALUES = (0, 10, 25)
@@ -58,10 +55,10 @@ ROUND_ONE_ORDER = {
 }
 
 
-def options(variant: str, given: dict | None = None) -> GoatOptions:
+def read_options(variant: str, given: dict | None = None) -> GoatOptions:
     """The variant's preset with the host's changes, each checked."""
     if variant not in PRESETS:
-        raise BadOptions(f"unknown goat variant {shown(variant)}; choose one of {', '.join(VARIANTS)}")
+        raise BadOptions(f"unknown goat variant {shown(variant)}; choose one of {', '.join(PRESETS)}")
     chosen = PRESETS[variant]._asdict()
     if given is not None and not isinstance(given, dict):
         raise BadOptions("goat options are given by name (zero_zero, redeal, remembered, fish)")
@@ -76,37 +73,6 @@ def options(variant: str, given: dict | None = None) -> GoatOptions:
             raise BadOptions(f"fish must be one of {', '.join(FISH_RULES)}, not {shown(value)}")
         chosen[name] = value
     return GoatOptions(**chosen)
-
-
-def rule_set(variant: str, seats: int | None = None, teams: bool | None = None,
-             given_options: dict | None = None) -> RuleSet:
-    chosen = options(variant, given_options)
-    seats = check_seats(NAME, seats, SEATS, 4)
-    order = ROUND_ONE_ORDER[variant]
-    return RuleSet(
-        family=NAME,
-        variant=variant,
-        seats=seats,
-        hand_size=7,
-        draws=True,
-        teams=check_teams(NAME, seats, teams),
-        default_target=LIMIT,
-        targets=(LIMIT,),
-        opening_leader=lambda deal: first_held(deal.hands, order),  # every deal holds some tile of the order
-        score_round=round_points,
-        next_leader=out_or_fisherman_leads,
-        match_end=match_end,
-        tally=tally,
-        round_extras=goat_round,
-        redeal=calls_for_redeal if chosen.redeal else None,
-        options=chosen,
-    )
-
-
-def out_or_fisherman_leads(rules: RuleSet, reason: str, winner: int | None, last_seat: int,
-                           hands: Sequence[int]) -> int:
-    """The player who went out, or who made the block, leads the next round with any tile."""
-    return last_seat
 
 
 def calls_for_redeal(hands: Sequence[int]) -> bool:
@@ -144,11 +110,6 @@ def round_scores(rules: RuleSet, last_seat: int, hands: Sequence[int]) -> list[i
         if seat != last_seat:
             scores[rules.side_of(seat)] += hand_value(rules, hand)
     return scores
-
-
-def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int, int]:
-    """(the side that ended the round, what the other sides score against themselves)."""
-    return rules.side_of(last_seat), sum(round_scores(rules, last_seat, hands))
 
 
 def tally(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int],
@@ -198,15 +159,6 @@ def of_round(result: RoundResult) -> GoatRound:
     return extras
 
 
-def match_end(rules: RuleSet, scores: Sequence[int], target: int) -> tuple[int | None, bool, tuple[int, ...]]:
-    """Once a side has written ``target`` (101) or more, the match is over: the highest
-    total is the goat (equal highest: all of them) and the lowest wins (equal: nobody)."""
-    top = max(scores)
-    if top < target:
-        return None, False, ()
-    return lowest_side(list(scores)), True, tuple(s for s, v in enumerate(scores) if v == top)
-
-
 def _slashed(values) -> str:
     return " / ".join(map(str, values))
 
@@ -217,7 +169,7 @@ class Goat(Family):
                       lead_rule="the holder of the variant's first tile (gamezz: 0-0, else the highest double; "
                                 "koza: the lowest double, 1-1 up to 6-6, then 0-0) leads",
                       scoring="points are bad: each side writes the pips it still holds; 101 makes the goat")
-    variants = ("koza", "gamezz")
+    variants = ("koza", "gamezz")  # as a screen lists them
     targets = (LIMIT,)
     options = (
         HostOption("zero_zero", ZERO_ZERO_VALUES, "what a hand holding only 0-0 counts"),
@@ -238,6 +190,7 @@ class Goat(Family):
     usual_shape = Shape(4, False)
     usual_target = LIMIT
     round_won_by = "strictly the lowest round score (points are bad)"
+    bot_tuning = BotTuning(greedy_share=0.5, max_work=16000)
     lone_zero_zero = "zero_zero"
     option_words = {"zero_zero": "0-0 alone counts {value}"}
     lead_words = {
@@ -256,9 +209,44 @@ class Goat(Family):
     def presets(self, variant: str) -> dict:
         return PRESETS[variant]._asdict()
 
-    def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
-              options: dict | None = None) -> RuleSet:
-        return rule_set(variant or "", seats, teams, options)
+    def configure(self, variant: str | None, seats: int | None, teams: bool | None,
+                  options: dict | None) -> RuleSet:
+        variant = variant or ""
+        chosen = read_options(variant, options)
+        seats = self.seats_chosen(variant, seats)
+        return self.rule_set(variant, seats, 7, True, check_teams(NAME, seats, teams), LIMIT, options=chosen)
+
+    def opening_leader(self, rules: RuleSet, deal: Deal) -> tuple[int, int]:
+        lead = first_held(deal.hands, ROUND_ONE_ORDER[rules.variant])
+        assert lead is not None  # every deal holds some tile of the order
+        return lead
+
+    def score_round(self, rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int, int]:
+        """(the side that ended the round, what the other sides score against themselves)."""
+        return rules.side_of(last_seat), sum(round_scores(rules, last_seat, hands))
+
+    def next_leader(self, rules: RuleSet, reason: str, winner: int | None, last_seat: int,
+                    hands: Sequence[int]) -> int:
+        """The player who went out, or who made the block, leads the next round with any tile."""
+        return last_seat
+
+    def match_end(self, rules: RuleSet, scores: Sequence[int],
+                  target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+        """Once a side has written ``target`` (101) or more, the match is over: the highest
+        total is the goat (equal highest: all of them) and the lowest wins (equal: nobody)."""
+        top = max(scores)
+        if top < target:
+            return None, False, ()
+        return lowest_side(list(scores)), True, tuple(s for s, v in enumerate(scores) if v == top)
+
+    def tally(self, rules: RuleSet):
+        return tally
+
+    def round_extras(self, rules: RuleSet):
+        return goat_round
+
+    def redeal(self, rules: RuleSet):
+        return calls_for_redeal if rules.options.redeal else None
 
     def played_options(self, rules: RuleSet) -> dict:
         return rules.options._asdict()

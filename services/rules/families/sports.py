@@ -8,55 +8,14 @@ from typing import Sequence
 from ..errors import BadOptions
 from ..leading import egyptian_next_leader
 from ..moves import legal_moves
-from ..rulesets import RuleSet, check_seats
 from ..scoring import highest_past_target, lowest_side, side_totals
 from ..state import Deal, Round
 from ..turns import take_turn
-from .family import Phrases, PlainFamily, Shape
+from .family import BotTuning, Phrases, PlainFamily, RuleSet, Shape
 
-NAME = "sports"
-TARGETS = (100, 150, 200, 250)
-DEFAULT_TARGET = 200
 ONE_PLAY_SECONDS = 5
 SEVERAL_PLAYS_SECONDS = 20
 BLOCKING_PLAY_SECONDS = 60
-
-
-def rule_set(seats: int | None = None, teams: bool | None = None) -> RuleSet:
-    check_seats(NAME, seats, (4,), 4)
-    if teams is False:
-        raise BadOptions("sports is played by two pairs (teams)")
-    return RuleSet(
-        family=NAME,
-        variant="",
-        seats=4,
-        hand_size=7,
-        draws=False,
-        teams=True,
-        default_target=DEFAULT_TARGET,
-        targets=TARGETS,
-        opening_leader=drawn_leader,
-        score_round=round_points,
-        next_leader=egyptian_next_leader,
-        match_end=highest_past_target,
-        move_timer=move_seconds,
-        chance=True,
-    )
-
-
-def drawn_leader(deal: Deal) -> tuple[int, int]:
-    """Round 1 and the round after a tie: the seat drawn by chance, with any tile."""
-    return deal.chance, -1
-
-
-def round_points(rules: RuleSet, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int | None, int]:
-    """The pair that went out (blocked: the pair with strictly fewer pips) scores the pips
-    left in all four hands, its own partner's included; equal pairs tie."""
-    pairs = side_totals(rules, hands)
-    winner = rules.side_of(last_seat) if reason == "domino" else lowest_side(pairs)
-    if winner is None:
-        return None, 0
-    return winner, sum(pairs)
 
 
 def move_seconds(rnd: Round) -> int:
@@ -77,15 +36,46 @@ def _end_number(rnd: Round, end: int | None) -> int:
 
 
 class Sports(PlainFamily):
-    name = NAME
+    name = "sports"
     phrases = Phrases(title="Sports", lead_rule="a seat drawn by chance leads",
                       scoring="the pair that goes out scores the pips left in all four hands")
-    targets = TARGETS
+    targets = (100, 150, 200, 250)
     per_move_timer = True
     offered_shapes = (Shape(4, True),)
-    usual_target = DEFAULT_TARGET
+    usual_target = 200
     move_seconds = (ONE_PLAY_SECONDS, SEVERAL_PLAYS_SECONDS, BLOCKING_PLAY_SECONDS)
-    make = staticmethod(rule_set)
+    bot_tuning = BotTuning(greedy_share=0.5)
+
+    def configure_shape(self, seats: int | None, teams: bool | None) -> RuleSet:
+        seats = self.seats_chosen("", seats)
+        if teams is False:
+            raise BadOptions("sports is played by two pairs (teams)")
+        return self.rule_set("", seats, 7, False, True, self.usual_target, chance=True)
+
+    def opening_leader(self, rules: RuleSet, deal: Deal) -> tuple[int, int]:
+        """Round 1 and the round after a tie: the seat drawn by chance, with any tile."""
+        return deal.chance, -1
+
+    def score_round(self, rules: RuleSet, reason: str, last_seat: int,
+                    hands: Sequence[int]) -> tuple[int | None, int]:
+        """The pair that went out (blocked: the pair with strictly fewer pips) scores the pips
+        left in all four hands, its own partner's included; equal pairs tie."""
+        pairs = side_totals(rules, hands)
+        winner = rules.side_of(last_seat) if reason == "domino" else lowest_side(pairs)
+        if winner is None:
+            return None, 0
+        return winner, sum(pairs)
+
+    def next_leader(self, rules: RuleSet, reason: str, winner: int | None, last_seat: int,
+                    hands: Sequence[int]) -> int | None:
+        return egyptian_next_leader(rules, reason, winner, last_seat, hands)
+
+    def match_end(self, rules: RuleSet, scores: Sequence[int],
+                  target: int) -> tuple[int | None, bool, tuple[int, ...]]:
+        return highest_past_target(rules, scores, target)
+
+    def move_timer(self, rules: RuleSet):
+        return move_seconds
 
 
 FAMILY = Sports()
