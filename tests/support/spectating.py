@@ -7,20 +7,12 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from domino.match.v1 import match_service_pb2 as pb
-from tests.support.grpc_matches import PLAYERS
+from tests.support.families import variant_tables
+from tests.support.grpc_matches import create_fields
 from tests.support.keys import auth
 
 # Every family and variant (CreateMatch fields), each with spectators allowed.
-EVERY_VARIANT = {
-    "egyptian draw-2": dict(rules="egyptian", variant="draw-2", players=PLAYERS[:2]),
-    "egyptian block-3": dict(rules="egyptian", variant="block-3", players=PLAYERS[:3]),
-    "egyptian block-4": dict(rules="egyptian", variant="block-4", players=PLAYERS),
-    "all-fives": dict(rules="all-fives", variant="", players=PLAYERS[:3], target=100),
-    "goat gamezz": dict(rules="goat", variant="gamezz", players=PLAYERS[:2]),
-    "goat koza": dict(rules="goat", variant="koza", players=PLAYERS[:3], rule_options={"fish": "one"}),
-    "classic": dict(rules="classic", variant="", players=PLAYERS[:3], target=100),
-    "sports": dict(rules="sports", variant="", players=PLAYERS, target=100, turn_timer_seconds=90),
-}
+EVERY_VARIANT = {table.id: create_fields(table) for table in variant_tables()}
 
 
 class Spectator:
