@@ -1,5 +1,7 @@
 """Every registered family states every facet the house asks of it (docs/design.md,
-"Adding a family"), and a family that lacks one is caught here, not by a player."""
+"Adding a family") and has what the tests and the bots need of it beyond its facets: its test
+examples (tests/support/families.py), its golden corpus (scripts/make_golden.py) and the
+strong bot's tuning. A family that lacks one is caught here, not by a player."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from services.rules.families import registry
 from services.rules.families.family import Family, Phrases, Shape
 from services.rules.fairness import deal
 from services.rules.match import new_match, start_round
-from tests.support import fifty_family
+from tests.support import families, fifty_family
+from tests.support.golden import GOLDEN, load_generator
 
 
 def facet_problems(family: Family) -> list[str]:
@@ -57,9 +60,95 @@ def facet_problems(family: Family) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("family", registry.families(), ids=lambda f: f.name)
-def test_every_registered_family_states_every_facet(family):
-    assert facet_problems(family) == []
+def abstract_problems(family: Family) -> list[str]:
+    """The facets every family must state itself (``Family``'s abstract methods and its
+    attributes without a default) that this one leaves unstated."""
+    unstated = [name for name in sorted(Family.__abstractmethods__)
+                if getattr(getattr(type(family), name, None), "__isabstractmethod__", False)]
+    unstated += [name for name in Family.__annotations__ if not hasattr(Family, name) and not hasattr(family, name)]
+    return [f"no {name} (an abstract facet)" for name in unstated]
+
+
+def support_problems(family: Family) -> list[str]:
+    """What the tests and the bots lack of a family: its test examples, whose tables play
+    every variant, seat count and team setting it offers (and host options, where it has
+    some); every file of its golden corpus; the strong bot's tuning."""
+    problems = []
+    try:
+        examples = families.examples(family)
+    except LookupError:
+        problems.append("no test examples (tests/support/families.py EXAMPLES)")
+    else:
+        tables = examples.tables
+        if bool(examples.options) != bool(family.options):
+            problems.append("test examples: host options to play exactly when the family has some")
+        elif examples.options and tables:
+            try:
+                tables[0]._replace(options=examples.options).build()
+            except Exception as e:
+                problems.append(f"test examples: its host options are refused: {e}")
+        offered = set(families.tables_of(family))
+        played = [t._replace(options=None) for t in tables]
+        if not tables or any(t not in offered for t in played):
+            problems.append("test examples: tables it does not offer")
+        for what, of in (("variant", lambda t: t.variant), ("seat count", lambda t: t.seats),
+                         ("team setting", lambda t: t.teams)):
+            if {of(t) for t in offered} - {of(t) for t in played}:
+                problems.append(f"test examples: not every {what} is played")
+    missing = [c.name for c in load_generator().configs(family) if not (GOLDEN / f"{c.name}.jsonl.xz").exists()]
+    if missing:
+        problems.append(f"no golden corpus for {', '.join(missing)} (scripts/make_golden.py)")
+    if family.bot_tuning is None:
+        problems.append("no tuning for the strong bot (Family.bot_tuning)")
+    return problems
+
+
+def family_problems(family: Family) -> list[str]:
+    return abstract_problems(family) + facet_problems(family) + support_problems(family)
+
+
+def test_every_registered_family_states_every_facet_and_has_its_examples_corpus_and_tuning(family):
+    assert family_problems(family) == []
+
+
+def test_a_registered_family_lacking_examples_corpus_tuning_and_a_facet_is_named_with_each():
+    class Throwaway(fifty_family.Fifty):
+        name = "throwaway"
+
+    class Unstated(Family):  # no configure, no phrases; made anyway, as a careless plugin might
+        name = "unstated"
+        targets = (50,)
+
+    Unstated.__abstractmethods__ = frozenset()
+    registry.register(Throwaway())
+    registry.register(Unstated())
+    try:
+        found = {f.name: family_problems(f) for f in registry.families()}
+    finally:
+        registry.unregister("throwaway")
+        registry.unregister("unstated")
+    assert support_problems(Throwaway()) == found["throwaway"] == [
+        "no test examples (tests/support/families.py EXAMPLES)",
+        "no golden corpus for throwaway-2-solo (scripts/make_golden.py)",
+        "no tuning for the strong bot (Family.bot_tuning)"]
+    assert {"no configure (an abstract facet)", "no phrases (an abstract facet)"} <= set(found["unstated"])
+    assert all(found[f.name] == [] for f in registry.families())
+
+
+def test_test_examples_leaving_a_variant_seat_count_team_setting_or_host_options_unplayed_are_caught(monkeypatch):
+    koza_3 = families.Table("goat", "koza", 3, False)
+    monkeypatch.setitem(families.EXAMPLES, "goat", families.Examples(tables=(koza_3,)))
+    problems = support_problems(registry.family("goat"))
+    assert {"test examples: not every variant is played", "test examples: not every seat count is played",
+            "test examples: not every team setting is played",
+            "test examples: host options to play exactly when the family has some"} <= set(problems)
+
+
+def test_test_examples_whose_host_options_the_family_refuses_are_caught(monkeypatch):
+    goat = families.examples("goat")
+    monkeypatch.setitem(families.EXAMPLES, "goat", families.Examples(tables=goat.tables, options={"fish": "two"}))
+    assert any(p.startswith("test examples: its host options are refused: ")
+               for p in support_problems(registry.family("goat")))
 
 
 def test_the_test_only_family_states_every_facet_and_registers_with_one_line():
@@ -109,7 +198,7 @@ def test_a_family_missing_an_abstract_facet_cannot_be_made():
         offered_shapes = (Shape(2, False),)
         usual_target = 50
 
-    with pytest.raises(TypeError, match="build"):
+    with pytest.raises(TypeError, match="configure"):
         Unbuildable()  # type: ignore[abstract]
 
 
