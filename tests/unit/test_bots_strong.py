@@ -21,6 +21,7 @@ from services.rules.rulesets import egyptian, rule_set
 from services.rules.state import Deal
 from services.rules.tiles import ALL_TILES, DOUBLES, HIGH, LOW, MATCHES, OTHER_END, tiles_in
 from services.rules.view import player_view
+from tests.support.families import params, sample_tables, usual_tables
 
 VARIANTS = [("block-4", None), ("block-4", False), ("block-3", None), ("draw-2", None)]
 GREEDY = STRATEGIES["greedy"]
@@ -357,11 +358,7 @@ def test_weighing_by_the_play_model_favours_deals_that_make_the_seen_plays_likel
 
 # --- every family ------------------------------------------------------------------------------
 
-FAMILIES = [
-    ("all-fives", None, False, 2), ("all-fives", None, True, 4), ("all-fives", None, False, 3),
-    ("goat", "koza", False, 3), ("goat", "gamezz", True, 4), ("goat", "koza", False, 2),
-    ("classic", None, False, 3), ("classic", None, False, 4), ("sports", None, True, 4),
-]
+TABLES = params(sample_tables())
 
 
 def family_views(rules, seed: int, deals: int, noise: float = 0.3):
@@ -376,9 +373,9 @@ def family_views(rules, seed: int, deals: int, noise: float = 0.3):
             m = apply(m, moves[rng.randrange(len(moves))] if rng.random() < noise else GREEDY(view, rng))
 
 
-@pytest.mark.parametrize("family,variant,teams,seats", FAMILIES)
-def test_strong_only_ever_plays_legal_moves_in_every_family(family, variant, teams, seats):
-    rules = rule_set(family, variant, teams, seats)
+@pytest.mark.parametrize("table", TABLES)
+def test_strong_only_ever_plays_legal_moves_in_every_family(table):
+    rules = table.build()
     bot = small_bot(4)
     rng = random.Random(1)
     m = first_round(rules, 77, 0)
@@ -389,16 +386,16 @@ def test_strong_only_ever_plays_legal_moves_in_every_family(family, variant, tea
         m = apply(m, move, view.seat)
 
 
-@pytest.mark.parametrize("family,variant,teams,seats", FAMILIES)
-def test_the_real_hidden_tiles_are_always_a_possible_deal_in_every_family(family, variant, teams, seats):
-    rules = rule_set(family, variant, teams, seats)
+@pytest.mark.parametrize("table", TABLES)
+def test_the_real_hidden_tiles_are_always_a_possible_deal_in_every_family(table):
+    rules = table.build()
     for m, view in family_views(rules, 13, 8):
         assert _truth_is_possible(Knowledge.from_view(view), m.round), view.actions
 
 
-@pytest.mark.parametrize("family,variant,teams,seats", FAMILIES)
-def test_against_greedy_opponents_the_greedy_model_never_rules_out_the_real_tiles(family, variant, teams, seats):
-    rules = rule_set(family, variant, teams, seats)
+@pytest.mark.parametrize("table", TABLES)
+def test_against_greedy_opponents_the_greedy_model_never_rules_out_the_real_tiles(table):
+    rules = table.build()
     for m, view in family_views(rules, 14, 6, noise=0.0):
         side = rules.side_of(view.seat)
         opponents = tuple(s for s in range(rules.seats) if rules.side_of(s) != side)
@@ -466,9 +463,9 @@ def test_goat_value_prefers_the_round_in_which_the_side_keeps_fewer_pips():
     assert value(heavier) < value(r)
 
 
-@pytest.mark.parametrize("family,variant,teams,seats", [("all-fives", None, True, 4), ("goat", "koza", False, 3)])
-def test_a_seeded_rng_gives_the_same_move_in_every_family(family, variant, teams, seats):
-    rules = rule_set(family, variant, teams, seats)
+@pytest.mark.parametrize("table", params(usual_tables()))
+def test_a_seeded_rng_gives_the_same_move_in_every_family(table):
+    rules = table.build()
     bot = StrongBot(samples=16, deadline=None)
     views = [v for _, v in family_views(rules, 21, 2) if len(v.legal_moves) > 1][:6]
     assert views
