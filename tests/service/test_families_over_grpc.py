@@ -187,7 +187,7 @@ def test_create_match_refuses_a_familys_invalid_options_naming_the_allowed_value
 
 
 def test_create_match_refuses_unknown_rules_naming_the_families_it_plays(svc):
-    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, ["egyptian, all-fives, goat, classic, sports"], "INVALID_REQUEST",
+    refused(svc, grpc.StatusCode.INVALID_ARGUMENT, [", ".join(registry.names())], "INVALID_REQUEST",
             "rules", rules="chess", variant="", players=PLAYERS)
 
 

@@ -11,6 +11,7 @@ from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.common.rule_options import settings_of, value_pb
 from services.matchmaking.options import Options, queue_kinds
+from services.rules.families import registry
 from tests.support.errors import refusal
 from tests.support.keys import auth
 
@@ -112,7 +113,7 @@ def test_fewer_seats_need_those_seats_empty(system):
     (dict(rules="sports", seat_count=2), ["4"], "seat_count"),
     (dict(rules="sports", teams=False), ["pairs"], "teams"),
     (dict(variant="block-4", rule_options=[setting("fish", "one")]), ["no options"], "rule_options"),
-    (dict(rules="draughts"), ["egyptian, all-fives, goat, classic, sports"], "rules"),
+    (dict(rules="draughts"), [", ".join(registry.names())], "rules"),
 ], ids=["five-seats", "teams-of-three", "fives-target", "goat-variant", "goat-fish", "goat-zero-zero",
         "goat-target", "classic-teams", "sports-two", "sports-solo", "egyptian-rule-options", "unknown-rules"])
 def test_a_room_with_invalid_family_options_is_refused_naming_the_option_and_the_allowed_values(system, fields, words,

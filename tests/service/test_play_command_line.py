@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from services.cli.play import play
 from services.client import families, rules_cache
+from services.rules.families import registry
 from tests.support.keys import token
 
 from .matchmaking_harness import running_system
@@ -32,7 +33,7 @@ def play_with(system, tmp_path, *args: str, input: str = ""):
 
 
 @pytest.mark.parametrize("args, says", [
-    (("--practice", "--rules", "dominos"), "--rules dominos: this server plays egyptian, all-fives, goat, classic, sports"),
+    (("--practice", "--rules", "dominos"), f"--rules dominos: this server plays {', '.join(registry.names())}"),
     (("--practice", "--variant", "koza", "--rules", "egyptian"), "--variant koza is not a variant of egyptian"),
     (("--practice", "--rules", "classic", "--bots", "wizard"), "--bots wizard: this server's bots for Classic are"),
     (("--practice", "--turn-timer", "75"), "--turn-timer 75: this server's turn timers are 30, 45, 60, 90, 0"),

@@ -16,6 +16,7 @@ from services.client import history_screens, render
 from services.client.api import ApiError
 from services.client.store import Exports, KeptHeads
 from services.common.error_details import Details
+from services.rules.families import registry
 
 from .test_play_lobby import app_for, flat
 from tests.support.rules_description import described
@@ -166,7 +167,8 @@ def test_ratings_default_to_the_family_last_played_and_show_the_leaderboard_and_
     match = HistoryMatch([summary(1, rules="all-fives", variant="", teams=True)])
     text = menu_with(match, ["6", "", ""], tmp_path)
     assert ("rating", "all-fives", True) in match.calls and ("leaderboard", "all-fives", True, 10) in match.calls
-    assert "Family 1) egyptian 2) all-fives 3) goat 4) classic 5) sports [all-fives]:" in text
+    numbered = " ".join(f"{n}) {name}" for n, name in enumerate(registry.names(), 1))
+    assert f"Family {numbered} [all-fives]:" in text
     assert "Ratings for 1) solo 2) teams [teams]:" in text
     assert "ratings All Fives · teams 14 rated" in text
     assert "Your rating 15.5 (μ 27.5, σ 4.0) · rank 12 of 14 · 3 matches rated" in text
