@@ -14,6 +14,7 @@ from domino.match.v1 import match_service_pb2 as pb
 from . import export_check, families
 from .account_screen import AccountScreen
 from .api import MatchApi, MatchmakingApi
+from .choices import Choices
 from .families import Setup
 from .game import ClientError, GameOptions
 from .friends_screen import FriendsScreen
@@ -31,23 +32,6 @@ from .store import Exports, KeptHeads, LastMatch
 from .table_wait import TableWait
 from .terminal import Output
 from .unread import UnreadCount
-
-
-@dataclass
-class Choices:
-    """What the command line already decided (None: ask when it matters)."""
-    rules: str | None = None
-    variant: str | None = None
-    seats: int | None = None
-    teams: bool | None = None
-    target: int | None = None
-    host_options: dict | None = None
-    turn_timer: int | None = None
-    strength: str | None = None
-    seat: int | None = None
-    fill_bots: bool = False
-    start_when_full: bool = False
-    spectators: bool | None = None  # a room created here: may players without a seat watch?
 
 
 @dataclass

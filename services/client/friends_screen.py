@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -22,10 +21,8 @@ from domino.social.v1 import social_service_pb2 as so
 
 from . import menu, names, presence_words, questions
 from .api import ApiError
+from .screen_host import Host
 from .social_api import SocialApi
-
-if TYPE_CHECKING:
-    from .app import App
 
 #: A friend code as shown (XXXX-XXXX, the alphabet without look-alikes); anything else
 #: typed after ``s`` is a display name (made-up names have a hyphen too: player-7k2mq).
@@ -117,7 +114,7 @@ def choices(row: Row, room_id: str) -> list[tuple[str, str]]:
 
 @dataclass
 class FriendsScreen:
-    app: App
+    app: Host
 
     @property
     def social(self) -> SocialApi:

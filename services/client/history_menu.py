@@ -5,7 +5,6 @@ leaderboard); history_screens.py draws them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -14,15 +13,13 @@ from domino.match.v1 import match_service_pb2 as pb
 from . import export_check, families, history_screens, names, questions
 from .api import ApiError
 from .refusals import plain
+from .screen_host import Host
 from .store import Exports
-
-if TYPE_CHECKING:
-    from .app import App
 
 
 @dataclass
 class HistoryMenu:
-    app: App
+    app: Host
 
     def my_matches(self) -> bool:
         """"Your matches": pages of ListMyMatches, newest first; a number exports that match

@@ -8,7 +8,6 @@ does not answer."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import grpc
 from rich.text import Text
@@ -20,9 +19,7 @@ from . import families, lobby_screens, menu, names, notice_words, questions, vie
 from .api import ApiError
 from .game import ClientError
 from .refusals import explain
-
-if TYPE_CHECKING:
-    from .app import App
+from .screen_host import Host
 
 
 #: A remembered match the server says is no longer the player's to resume, by reason.
@@ -41,7 +38,7 @@ class WayBack:
 
 @dataclass
 class MainMenu:
-    app: App
+    app: Host
 
     def run(self) -> int:
         """The interactive menu, until the player quits."""

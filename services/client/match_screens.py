@@ -4,21 +4,18 @@ result, or how to come back to it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from domino.match.v1 import match_service_pb2 as pb
 
 from . import questions, rounds
 from .game import Game
+from .screen_host import Host
 from .spectate import Spectator
-
-if TYPE_CHECKING:
-    from .app import App
 
 
 @dataclass
 class MatchScreens:
-    app: App
+    app: Host
 
     def play(self, match_id: str) -> pb.MatchView | None:
         app = self.app

@@ -6,7 +6,6 @@ match whose turn it is. Opening a notification marks it read; ``r`` marks them a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -17,10 +16,8 @@ from domino.social.v1 import social_service_pb2 as so
 
 from . import menu, names, notice_words, presence_words, questions
 from .api import ApiError
+from .screen_host import Host
 from .social_api import SocialApi
-
-if TYPE_CHECKING:
-    from .app import App
 
 HELP = "N opens one · r marks all read · Enter goes back"
 #: What each kind lets the player do: (key, what it does).
@@ -56,7 +53,7 @@ def screen(notices: list[so.Notification], now: float, unread: int, more: bool, 
 
 @dataclass
 class NoticesScreen:
-    app: App
+    app: Host
 
     @property
     def social(self) -> SocialApi:

@@ -8,7 +8,6 @@ everyone has answered (bots take the seats of those who said no), and plays its 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -16,9 +15,7 @@ from domino.match.v1 import match_service_pb2 as pb
 
 from . import questions, view_reading
 from .api import ApiError
-
-if TYPE_CHECKING:
-    from .app import App
+from .screen_host import Host
 
 QUESTION = "p plays again with the same table · Enter for the menu:"
 YES = ("p", "play", "play again", "again")
@@ -31,7 +28,7 @@ def offered(final: pb.MatchView | None) -> bool:
 
 @dataclass
 class PlayAgain:
-    app: App
+    app: Host
 
     def offer(self, final: pb.MatchView | None) -> bool:
         """After a match the menu started: asked instead of "Press Enter for the menu". True

@@ -9,21 +9,18 @@ the moment the stream echoed the change, and guests were told nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 
 from . import lobby_screens, menu, names, presence_words, questions, room_options
 from .api import ApiError
 from .inbox import InputClosed, Pump
-
-if TYPE_CHECKING:
-    from .app import App
+from .screen_host import Host
 
 
 @dataclass
 class RoomLobby:
-    app: App
+    app: Host
     # The options the host's last change left, and the change as typed (what the line says why for)
     typed: tuple[mm.MatchOptions, room_options.Change] | None = field(default=None, repr=False)
     closed_why: str = ""  # why the room is over for this player, when the server's reason does not say it

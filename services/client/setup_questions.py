@@ -8,19 +8,16 @@ the rest is decided too)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from . import families, questions
 from .families import Setup
 from .game import ClientError
-
-if TYPE_CHECKING:
-    from .app import App
+from .screen_host import Host
 
 
 @dataclass
 class SetupQuestions:
-    app: App
+    app: Host
 
     def _ask(self, label: str, choices, default: str, note: str = "") -> str:
         return questions.ask_choice(self.app.out, self.app.inbox, label, choices, default, note)

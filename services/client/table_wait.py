@@ -4,7 +4,6 @@ seats the player or the ticket is cancelled (q) or ends."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -13,14 +12,12 @@ from domino.matchmaking.v1 import matchmaking_service_pb2 as mm
 from . import lobby_screens, names
 from .api import ApiError
 from .inbox import Pump
-
-if TYPE_CHECKING:
-    from .app import App
+from .screen_host import Host
 
 
 @dataclass
 class TableWait:
-    app: App
+    app: Host
 
     def request(self) -> str | None:
         """A ticket for a table of the family the player sets up; the match it seats them at."""
