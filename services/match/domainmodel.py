@@ -132,7 +132,8 @@ class Match(Aggregate):
         self.commitment = started.commitment
         self.server_seed = started.server_seed  # secret until MatchEnded reveals it
         self.options = started.options  # Goat's, as played
-        self.ruleset: RuleSet = rule_set(started.rules, started.variant, started.teams, len(started.seats), started.options)
+        self.ruleset: RuleSet = rule_set(started.rules, started.variant, started.teams, len(started.seats),
+                                         started.options)
         self.state: MatchState = new_match(self.ruleset, started.target)
         self.awaiting: frozenset[int] = frozenset(started.awaiting or ())
         self.deadline: float | None = started.deadline
@@ -627,7 +628,8 @@ class Match(Aggregate):
 
         def apply(self, match: Match) -> None:
             match.away = match.away - {self.seat}
-            match.timeouts_in_a_row = match.timeouts_in_a_row[:self.seat] + (0,) + match.timeouts_in_a_row[self.seat + 1:]
+            timeouts = match.timeouts_in_a_row
+            match.timeouts_in_a_row = timeouts[:self.seat] + (0,) + timeouts[self.seat + 1:]
 
     def _after_action(self, seat: int, timeout: bool, request_key: str, deadline: float | None,
                       turn_over: bool, forced: bool = False, command: str = "", drawn: int = -1) -> None:
