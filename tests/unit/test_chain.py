@@ -21,14 +21,17 @@ from services.rules.tiles import NAMES
 from tests.support.families import Table, sample_tables
 from tests.support.matches import Matches, random_move
 
-BLOCK_4, DRAW_2 = Table("egyptian", "block-4", 4, True), Table("egyptian", "draw-2", 2, False)
-GOAT_REDEAL = Table("goat", "gamezz", 2, False, {"redeal": True})
-TABLES = {t.id: t for t in (*sample_tables(), GOAT_REDEAL)}
+# The tables single tests play by a short name, here and in the tests that take their matches from here.
+NAMED = {"block-4": Table("egyptian", "block-4", 4, True), "draw-2": Table("egyptian", "draw-2", 2, False),
+         "goat-koza": Table("goat", "koza", 4, False),
+         "goat-redeal": Table("goat", "gamezz", 2, False, {"redeal": True})}
+TABLES = {t.id: t for t in (*sample_tables(), *NAMED.values())}
 
 
 def play_match(name: str, seed: int, timer: int = 0, abandon_after: int | None = None):
-    """A whole match of random legal moves at the table of that id; (its stored events, the final Match)."""
-    table = TABLES[name]
+    """A whole match of random legal moves at the table of that id or short name; (its stored
+    events, the final Match)."""
+    table = NAMED.get(name) or TABLES[name]
     rng = random.Random(seed)
     app = Matches(MatchApplication(env={"PERSISTENCE_MODULE": "eventsourcing.popo"},
                                    seed_source=lambda: rng.randbytes(32)))
@@ -64,7 +67,7 @@ def test_every_stored_link_is_the_link_recomputed_from_the_export():
 
 
 def test_an_abandoned_match_chains_its_end_too():
-    events, match = play_match(BLOCK_4.id, 2, abandon_after=5)
+    events, match = play_match("block-4", 2, abandon_after=5)
     record = full_record(events)
     assert record.abandoned
     assert chain.check(record, record.chain["links"]).status == "ok"
@@ -73,7 +76,7 @@ def test_an_abandoned_match_chains_its_end_too():
 
 def test_a_redeal_mark_is_an_entry_of_its_own():
     for seed in range(40):
-        events, _ = play_match(GOAT_REDEAL.id, seed)
+        events, _ = play_match("goat-redeal", seed)
         record = full_record(events)
         if any(r.redeal for r in record.rounds):
             assert any(e.content == chain.REDEAL_ENTRY for e in chain.entries(record))
@@ -83,21 +86,21 @@ def test_a_redeal_mark_is_an_entry_of_its_own():
 
 
 def test_an_exported_chain_verifies_with_the_record():
-    record = from_json(json.loads(exported(DRAW_2.id, 3)))
+    record = from_json(json.loads(exported("draw-2", 3)))
     verdict = verify(record)
     assert verdict.valid
     assert verdict.to_json()["chain"] == {"status": "ok", "entries": len(chain.entries(record))}
 
 
 def test_a_record_without_its_server_seed_cannot_have_its_chain_checked():
-    data = json.loads(exported(DRAW_2.id, 3))
+    data = json.loads(exported("draw-2", 3))
     del data["fairness"]["server_seed"]
     record = from_json(data)
     assert chain.check(record, record.chain["links"]).status == "unchecked"
 
 
 def test_a_changed_server_seed_breaks_the_chain_at_the_end_that_revealed_it():
-    data = json.loads(exported(BLOCK_4.id, 4))
+    data = json.loads(exported("block-4", 4))
     data["fairness"]["server_seed"] = "ab" * 32
     record = from_json(data)
     check = chain.check(record, record.chain["links"])
@@ -105,7 +108,7 @@ def test_a_changed_server_seed_breaks_the_chain_at_the_end_that_revealed_it():
 
 
 def test_a_chain_longer_than_the_record_is_broken_after_the_end():
-    data = json.loads(exported(BLOCK_4.id, 4))
+    data = json.loads(exported("block-4", 4))
     data["chain"]["links"].append("00" * 32)
     record = from_json(data)
     check = chain.check(record, record.chain["links"])
