@@ -12,6 +12,7 @@ from services.client import commands, families, lobby_screens, menu, render, rou
 from services.client.commands import ChooseEnd, Draw, Help, Invalid, Play, Quit, Refresh
 from services.client.store import LastMatch
 from services.client.view_reading import ANY, LEFT, RIGHT
+from tests.support.families import usual_tables
 from tests.support.rules_description import family as described_family
 from tests.support.rules_description import served_rules  # noqa: F401  (the fixture, by name)
 
@@ -386,7 +387,7 @@ def test_a_wrong_opening_tile_names_the_tile_that_must_open_and_why(v, typed, sa
     assert isinstance(command, Invalid) and command.message == says
 
 
-@pytest.mark.parametrize("rules", ["all-fives", "sports"])
+@pytest.mark.parametrize("rules", [t.family for t in usual_tables(lambda rules: rules.chance)])
 def test_a_leader_drawn_by_chance_opens_with_any_tile(rules):
     seats = ("ann", "b1", "b2", "b3")
     v = opening(rules, "", openers=((6, 1), (3, 3), (2, 2)), seats=seats, lead=(0, pb.LEAD_REASON_BY_CHANCE))

@@ -16,6 +16,7 @@ from services.client import commands, families, lobby_screens, menu, render, rou
 from services.client.commands import ChooseEnd, Draw, Invalid, Play, Refresh
 from services.client.families import Setup
 from services.client.view_reading import ANY, DOWN, LEFT, RIGHT, UP
+from tests.support.families import params, sample_tables
 from tests.support.rules_description import preset
 
 from .test_play_core import NOW, view
@@ -325,13 +326,12 @@ def test_round_summaries_show_the_points_scored_in_play():
     assert "Round 1: bot greedy 1 dominoed, +15 · scored in play: you 20, bot greedy 1 20" in screen(v)
 
 
-@pytest.mark.parametrize("rules,variant,seats,shown", [
-    ("all-fives", "", 2, True), ("all-fives", "", 4, False), ("goat", "koza", 3, True), ("classic", "", 4, True),
-    ("sports", "", 4, False), ("egyptian", "draw-2", 2, True), ("egyptian", "block-3", 3, False),
-])
-def test_a_boneyard_count_shows_whenever_the_family_draws(rules, variant, seats, shown):
-    v = view(seats=[f"p{i}" for i in range(seats)], variant=variant, teams=seats == 4 and rules == "sports")
-    v.rules = rules
+@pytest.mark.parametrize("table", params(sample_tables()))
+def test_a_boneyard_count_shows_whenever_the_family_draws(table):
+    rules = table.build()
+    shown = rules.draws and rules.seats * rules.hand_size < 28  # a boneyard is left to draw from
+    v = view(seats=[f"p{i}" for i in range(table.seats)], variant=table.variant or "", teams=table.teams)
+    v.rules = table.family
     assert ("boneyard 4" in render.to_text(render.line_panel(v))) == shown
 
 
