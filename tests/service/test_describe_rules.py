@@ -171,7 +171,8 @@ def test_the_client_offers_a_family_the_server_alone_plays_with_its_option(svc, 
         families.use(None)
         api.close()
     said = file.getvalue()
-    assert "Family  1) egyptian  2) all-fives  3) goat  4) classic  5) sports  6) dozen  [egyptian]:" in said
+    numbered = "  ".join(f"{n}) {name}" for n, name in enumerate([*registry.names(), "dozen"], 1))
+    assert f"Family  {numbered}  [{registry.names()[0]}]:" in said
     assert "Seats  2 or 3  [2]:" in said
     assert "Play to  12 or 24  [12]:" in said
     assert "The Dozen preset: zero_zero 12." in said
