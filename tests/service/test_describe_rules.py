@@ -135,6 +135,7 @@ class Dozen(type(registry.family("classic"))):  # type: ignore[misc]
     phrases = Phrases(title="Dozen")
     targets = (12, 24)
     options = (HostOption("zero_zero", (0, 12), "what a hand holding only 0-0 counts"),)
+    usual_shape = Shape(2, False)  # not Classic's four, which it does not offer
 
     def shapes(self, variant: str) -> tuple[Shape, ...]:
         return (Shape(2, False), Shape(3, False))
