@@ -18,10 +18,11 @@ from tests.support.families import Table, params, sample_tables, usual_tables
 
 def outcome_value(t) -> float:
     """Any function of how the round ended that tells positions apart: who ended it, how,
-    every seat's pips left and the points scored in play."""
+    every seat's pips left and the points scored in play. (A Goat deal thrown in before any
+    move has no last seat: it counts as seat 0's.)"""
     pips = [sum(PIPS[x] for x in tiles_in(h)) for h in t.hands]
     v = float(sum((s + 1) * p for s, p in enumerate(pips)) % 23) - 11.0
-    v += 3.0 * t.history[1] + (7.0 if t.outcome == "domino" else 0.0)
+    v += 3.0 * (t.history[1] if t.history else 0) + (7.0 if t.outcome == "domino" else 0.0)
     for _, side, points in t.play_points:
         v += points * (1 if side == 0 else -1) / 5
     return v
