@@ -52,6 +52,9 @@ class AllFives(PlainFamily):
         return self.rule_set("", seats, 7, True, check_teams(self.name, seats, teams), self.usual_target,
                              chance=True, four_ends=self.four_ends)
 
+    next_leader = staticmethod(egyptian_next_leader)  # the winner leads (docs/rules.md §1.4)
+    match_end = staticmethod(highest_past_target)
+
     def opening_leader(self, rules: RuleSet, deal: Deal) -> tuple[int, int]:
         """Round 1 and the round after a tie: the seat drawn by chance, with any tile."""
         return deal.chance, -1
@@ -62,14 +65,6 @@ class AllFives(PlainFamily):
         lowest side, the winner scoring every opponent's pips), rounded to the nearest five."""
         winner, points = egyptian_round_points(rules, reason, last_seat, hands)
         return winner, round_to_five(points)
-
-    def next_leader(self, rules: RuleSet, reason: str, winner: int | None, last_seat: int,
-                    hands: Sequence[int]) -> int | None:
-        return egyptian_next_leader(rules, reason, winner, last_seat, hands)
-
-    def match_end(self, rules: RuleSet, scores: Sequence[int],
-                  target: int) -> tuple[int | None, bool, tuple[int, ...]]:
-        return highest_past_target(rules, scores, target)
 
     def round_extras(self, rules: RuleSet):
         return scored_in_play

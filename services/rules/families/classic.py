@@ -44,6 +44,8 @@ class Classic(PlainFamily):
         return self.rule_set("", seats, 7 if seats == 2 else 5, True, False, self.usual_target,
                              barred=1 << ZERO_ZERO)
 
+    match_end = staticmethod(highest_past_target)
+
     def opening_leader(self, rules: RuleSet, deal: Deal) -> tuple[int, int]:
         """The highest double but 0-0 leads with it; with none, the heaviest tile (6-3 before 5-4)."""
         lead = first_held(deal.hands, OPENING_ORDER)
@@ -67,10 +69,6 @@ class Classic(PlainFamily):
                     hands: Sequence[int]) -> int | None:
         """The round's winner leads (any tile but 0-0); after a tie, as round 1."""
         return winner
-
-    def match_end(self, rules: RuleSet, scores: Sequence[int],
-                  target: int) -> tuple[int | None, bool, tuple[int, ...]]:
-        return highest_past_target(rules, scores, target)
 
     def forced_lead_order(self, rules: RuleSet) -> tuple[int, ...]:
         return OPENING_ORDER

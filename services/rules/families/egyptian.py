@@ -6,7 +6,7 @@ families reuse them.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 from ..errors import BadOptions, shown
 from ..leading import BY_SUM_THEN_HIGH, egyptian_next_leader, highest_double_or_tile
@@ -69,20 +69,13 @@ class Egyptian(Family):
             raise BadOptions(f"{variant} is played by {shape.seats}, not {seats}")
         return self.rule_set(variant, shape.seats, shape.hand_size, shape.draws, teams, shape.default_target)
 
+    # Its rules of §1.4 and §1.5, which the other families reuse, live in leading and scoring.
+    score_round = staticmethod(egyptian_round_points)
+    next_leader = staticmethod(egyptian_next_leader)
+    match_end = staticmethod(highest_past_target)
+
     def opening_leader(self, rules: RuleSet, deal: Deal) -> tuple[int, int]:
         return highest_double_or_tile(deal.hands)
-
-    def score_round(self, rules: RuleSet, reason: str, last_seat: int,
-                    hands: Sequence[int]) -> tuple[int | None, int]:
-        return egyptian_round_points(rules, reason, last_seat, hands)
-
-    def next_leader(self, rules: RuleSet, reason: str, winner: int | None, last_seat: int,
-                    hands: Sequence[int]) -> int | None:
-        return egyptian_next_leader(rules, reason, winner, last_seat, hands)
-
-    def match_end(self, rules: RuleSet, scores: Sequence[int],
-                  target: int) -> tuple[int | None, bool, tuple[int, ...]]:
-        return highest_past_target(rules, scores, target)
 
     def rule_set_name(self, rules: RuleSet) -> str:
         return rules.variant

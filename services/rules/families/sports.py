@@ -52,6 +52,9 @@ class Sports(PlainFamily):
             raise BadOptions("sports is played by two pairs (teams)")
         return self.rule_set("", seats, 7, False, True, self.usual_target, chance=True)
 
+    next_leader = staticmethod(egyptian_next_leader)  # the winner leads (docs/rules.md §1.4)
+    match_end = staticmethod(highest_past_target)
+
     def opening_leader(self, rules: RuleSet, deal: Deal) -> tuple[int, int]:
         """Round 1 and the round after a tie: the seat drawn by chance, with any tile."""
         return deal.chance, -1
@@ -65,14 +68,6 @@ class Sports(PlainFamily):
         if winner is None:
             return None, 0
         return winner, sum(pairs)
-
-    def next_leader(self, rules: RuleSet, reason: str, winner: int | None, last_seat: int,
-                    hands: Sequence[int]) -> int | None:
-        return egyptian_next_leader(rules, reason, winner, last_seat, hands)
-
-    def match_end(self, rules: RuleSet, scores: Sequence[int],
-                  target: int) -> tuple[int | None, bool, tuple[int, ...]]:
-        return highest_past_target(rules, scores, target)
 
     def move_timer(self, rules: RuleSet):
         return move_seconds
