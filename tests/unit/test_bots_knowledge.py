@@ -22,6 +22,7 @@ from services.rules.spinner import SpinnerRound
 from services.rules.state import Round
 from services.rules.tiles import ALL_TILES, MATCHES, mask_of
 from services.rules.view import player_view
+from tests.support.families import params, sample_tables
 
 from .positions import deal, tiles
 
@@ -76,9 +77,9 @@ def test_a_classic_lead_of_the_heaviest_tile_shows_no_double_but_0_0_was_dealt()
     assert not not_dealt & mask("0-0 2-5 3-4")
 
 
-@pytest.mark.parametrize("family,seats", [("all-fives", 2), ("all-fives", 4), ("sports", 4)])
-def test_a_lead_by_the_seat_drawn_by_chance_shows_nothing(family, seats):
-    rules = rule_set(family, None, None, seats)
+@pytest.mark.parametrize("table", params(t for t in sample_tables() if t.build().chance))
+def test_a_lead_by_the_seat_drawn_by_chance_shows_nothing(table):
+    rules = table.build()
     m = first_round(rules, 3, 0)
     m = apply(m, GREEDY(player_view(m, m.round.turn), random.Random(0)))
     view = player_view(m, m.round.turn)
