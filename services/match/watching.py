@@ -115,7 +115,7 @@ class Watching:
                     yield Shown(stream.folded, seat)
                 local_only = False  # woken by changes made through this replica alone
                 while True:
-                    with self.changes.waiter(match_id) as waiter:
+                    with self.changes.waiter(stream.match_id) as waiter:
                         self.revocations.check(who)  # its session revoked (the wake says so): AuthError
                         phrases, events = await self._read(stream, waiter, local_only)
                         for phrase in phrases:
@@ -167,19 +167,19 @@ class Watching:
         handed to the delay, which keeps the newest turn back until the table moves on."""
         held = SpectatorDelay() if spectator else None
         if version:
-            return _Stream(await self.app.read(self.app.match_at, match.id, version), version, held, hidden)
+            return _Stream(await self.app.read(self.app.match_at, match.id, version), version, held, hidden, match.id)
         if held is None:
-            return _Stream(match, match.version, held, hidden)
+            return _Stream(match, match.version, held, hidden, match.id)
         events = await self.app.read(lambda: list(self.app.events_after(match.id, 0)))
         shown: Match | None = None
         for event in held.visible(events):
             shown = cast(Match, event.mutate(shown))
         assert shown is not None  # MatchStarted is never held
-        return _Stream(shown, events[-1].originator_version, held, hidden)
+        return _Stream(shown, events[-1].originator_version, held, hidden, match.id)
 
     async def _read(self, stream: _Stream, waiter: Waiter, local_only: bool) -> tuple[list, list]:
         """(the phrases, the events) the stream has not read yet that it may show now."""
-        match_id = stream.folded.id
+        match_id = stream.match_id
         after = stream.read_to
         # Woken by a change made here: this replica holds the events it stored (and a gap
         # sends it to the store); a change another process stored (pushed by the change
@@ -213,9 +213,13 @@ class _Stream:
     events and its table talk (how far it has read, not shown: a spectator's delay holds
     read events back, and reading them again from the version shown would apply them twice)."""
 
-    __slots__ = ("folded", "read_to", "held", "hidden", "talk_version", "talk_seen")
+    __slots__ = ("match_id", "folded", "read_to", "held", "hidden", "talk_version", "talk_seen")
 
-    def __init__(self, folded: Match, read_to: int, held: SpectatorDelay | None, hidden: frozenset[int]) -> None:
+    def __init__(self, folded: Match, read_to: int, held: SpectatorDelay | None, hidden: frozenset[int],
+                 match_id: UUID) -> None:
+        # One id object for every key it is looked up by: equal UUIDs that are not the same
+        # object are compared in Python (uuid.UUID.__eq__), a cost paid on every message.
+        self.match_id = match_id
         self.folded = folded
         self.read_to = read_to
         self.held = held  # a spectator's delay (spectators.py); None: everything is shown at once
