@@ -103,9 +103,7 @@ def sample_tables() -> tuple[Table, ...]:
 def usual_tables(where: Callable[[RuleSet], bool] | None = None) -> tuple[Table, ...]:
     """Every registered family at its usual table, one each; with ``where``, at the first of
     its example tables whose rule set ``where`` accepts (a family with none is left out)."""
-    return tuple(t for f in registry.families()
-                 for t in [next((t for t in examples(f).tables if where is None or where(t.build())), None)]
-                 if t is not None)
+    return _one_each(lambda tables: tables[0], where)
 
 
 def variant_tables() -> tuple[Table, ...]:
