@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from services.rules.errors import BadOptions, shown
-from services.rules.families.family import Family, HostOption, Phrases, RecordShape, RoundColumn, RuleSet, Shape
+from services.rules.families.family import (BotTuning, Family, HostOption, Phrases, RecordShape, RoundColumn, RuleSet,
+                                            Shape)
 from services.rules.leading import egyptian_next_leader, highest_double_or_tile
 from services.rules.scoring import egyptian_round_points, highest_past_target
 
@@ -32,6 +33,7 @@ class Fifty(Family):
     usual_target = 50
     options = (HostOption("domino_bonus", BONUSES, "what going out scores on top of the other hand's pips"),)
     record = RecordShape(options=True, leaders=False)
+    bot_tuning = BotTuning()  # the plain search: nobody tuned the strong bot for a test's family
     round_columns = (RoundColumn("bonus", "bonus", 5, lambda r: r.points if r.reason == "domino" else 0,
                                  lambda r: str(r.points if r.reason == "domino" else 0), right=True),)
 

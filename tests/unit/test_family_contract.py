@@ -114,6 +114,7 @@ def test_every_registered_family_states_every_facet_and_has_its_examples_corpus_
 def test_a_registered_family_lacking_examples_corpus_tuning_and_a_facet_is_named_with_each():
     class Throwaway(fifty_family.Fifty):
         name = "throwaway"
+        bot_tuning = None
 
     class Unstated(Family):  # no configure, no phrases; made anyway, as a careless plugin might
         name = "unstated"
