@@ -15,6 +15,7 @@ from services.bots.knowledge import Knowledge
 from services.bots.strategies import STRATEGIES
 from services.bots.strong import StrongBot, StrongConfig
 from services.rules import fairness
+from services.rules.families import registry
 from services.rules.match import apply, new_match, start_round
 from services.rules.moves import LEFT
 from services.rules.rulesets import egyptian, rule_set
@@ -471,3 +472,18 @@ def test_a_seeded_rng_gives_the_same_move_in_every_family(table):
     assert views
     for view in views:
         assert bot(view, random.Random(5)) == bot(view, random.Random(5))
+
+
+def test_each_family_plays_strong_with_the_search_its_bot_tuning_states():
+    assert StrongBot().config_for(egyptian("block-4")) == StrongConfig(play_model=True, exact_tiles=20, deadline=0.08)
+    assert StrongBot().config_for(rule_set("goat", "koza")) == StrongConfig(greedy_share=0.5, max_work=16000)
+    assert StrongBot(samples=64).config_for(rule_set("classic")) == StrongConfig(greedy_share=0.8, samples=64)
+
+
+def test_strong_refuses_a_family_that_states_no_bot_tuning():
+    class Untuned(type(registry.family("classic"))):  # type: ignore[misc]
+        name = "untuned"
+        bot_tuning = None
+
+    with pytest.raises(ValueError, match="untuned family states no bot_tuning"):
+        StrongBot().config_for(Untuned().build(seats=2))
