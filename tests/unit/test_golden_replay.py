@@ -27,6 +27,7 @@ import pytest
 from services.audit.verify import verify
 from services.match import record as record_format
 from services.rules.errors import RulesError
+from services.rules.families import registry
 from tests.support.golden import GOLDEN, SCRIPT, load_generator
 
 FILES = sorted(GOLDEN.glob("*.jsonl.xz"))
@@ -113,7 +114,7 @@ def test_every_golden_record_replays_and_verifies_byte_for_byte(path: Path, gene
                        ".venv/bin/python scripts/make_golden.py --overwrite (docs/operations.md)")
 
 
-def test_the_corpus_holds_every_family_variant_seating_and_goat_option(generator) -> None:
+def test_the_corpus_holds_every_family_variant_seating_and_host_option(generator) -> None:
     assert {p.name for p in FILES} == {f"{c.name}.jsonl.xz" for c in generator.CONFIGS}
     seen: set[tuple] = set()
     options: set[tuple[str, Any]] = set()
@@ -128,8 +129,7 @@ def test_the_corpus_holds_every_family_variant_seating_and_goat_option(generator
             carried_pot = carried_pot or any(r.get("pot") for r in line["verify"]["rounds"])
             bots |= {seat.split(":")[1] for seat in record["seats"]}
     assert seen == {(c.rules, c.variant, c.seats, c.teams) for c in generator.CONFIGS}
-    assert options == {("zero_zero", 0), ("zero_zero", 10), ("zero_zero", 25), ("redeal", True), ("redeal", False),
-                       ("remembered", True), ("remembered", False), ("fish", "all"), ("fish", "one")}
+    assert options == {(o.name, value) for f in registry.families() for o in f.options for value in o.values}
     assert redealt and carried_pot and bots == {"random", "greedy"}
 
 
