@@ -16,17 +16,12 @@ from hypothesis import strategies as st
 
 from services.match.application import MatchApplication, SeatSpec
 from services.match.errors import StoredResultMismatch
+from tests.support.families import option_tables, sample_tables
 from tests.support.matches import Matches, random_move
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
 MAPPER = MatchApplication(env=POPO).mapper
-FAMILIES = {  # (rules, variant, seats, options): every kind of stored result
-    "draw-2": ("egyptian", "draw-2", 2, None),
-    "block-4 teams": ("egyptian", "block-4", 4, None),
-    "all-fives": ("all-fives", "", 3, None),  # play points
-    "goat koza fish one": ("goat", "koza", 3, {"fish": "one"}),  # written, remembered, pot, goats
-    "goat redeal": ("goat", "gamezz", 2, {"redeal": True}),
-}
+TABLES = {t.id: t for t in (*sample_tables(), *option_tables())}  # every kind of stored result
 RESULT_FIELDS = {
     "RoundEnded": ("reason", "winner", "points", "scores", "play_points", "written", "remembered", "pot"),
     "MatchEnded": ("winner", "scores", "goats", "abandoned"),
@@ -37,12 +32,12 @@ RESULT_FIELDS = {
 def stored_log(name: str, seed: int, abandon_after: int | None = None) -> tuple[tuple[StoredEvent, ...], tuple]:
     """A whole match of random legal moves (or one abandoned after some): its stored events,
     and (winner, scores) as played."""
-    rules, variant, seats, options = FAMILIES[name]
+    table = TABLES[name]
     rng = random.Random(seed)
     app = Matches(MatchApplication(env=POPO, seed_source=lambda: rng.randbytes(32)))
     try:
-        match = app.create_match(f"{name}-{seed}", rules, variant, None, None, 0,
-                                 [SeatSpec(f"p{i}", f"s{i}") for i in range(seats)], options)
+        match = app.create_match(f"{name}-{seed}", table.family, table.variant or "", table.teams, None, 0,
+                                 [SeatSpec(f"p{i}", f"s{i}") for i in range(table.seats)], table.chosen)
         n = 0
         while not match.finished:
             if n == abandon_after:
@@ -96,7 +91,7 @@ def other_than(value) -> st.SearchStrategy:
 
 
 @settings(max_examples=120, deadline=None)
-@given(name=st.sampled_from(sorted(FAMILIES)), seed=st.integers(0, 2), abandoned=st.booleans(), data=st.data())
+@given(name=st.sampled_from(sorted(TABLES)), seed=st.integers(0, 2), abandoned=st.booleans(), data=st.data())
 def test_any_change_of_a_stored_result_is_refused_on_replay_at_exactly_that_event(name, seed, abandoned, data):
     events, _ = stored_log(name, seed, 40 if abandoned else None)
     which = data.draw(st.sampled_from(sorted(RESULT_FIELDS)))  # the one MatchEnded as often as the rounds'
@@ -110,7 +105,7 @@ def test_any_change_of_a_stored_result_is_refused_on_replay_at_exactly_that_even
         MAPPER.to_domain_event(edited(events[i], field, value)).mutate(before)
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("name", sorted(TABLES))
 def test_an_untouched_log_replays_to_the_result_that_was_played(name):
     for abandon_after in (None, 40):
         events, (winner, scores) = stored_log(name, 0, abandon_after)
