@@ -53,7 +53,7 @@ from .open_streams import OpenStreams
 from .request_checks import match_id as _match_id, tile as _tile
 from .view_cache import ViewCache, with_view
 from .talk_rpcs import TalkRpcs
-from .watching import Happened, Said, Shown, Update, Watching
+from .watching import Happened, Said, Shown, Watching
 from .record import to_json
 from services.rules.errors import MalformedTile, RulesError
 from . import ends
@@ -217,16 +217,14 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
             if request.from_version < 0:
                 raise InvalidRequest("from_version cannot be negative", "from_version")
             async with aclosing(self.watching.watch(match_id, who, request.from_version)) as updates:
-                async for update in updates:
-                    yield self._update_pb(update)
-
-    def _update_pb(self, update: Update) -> pb.WatchMatchResponse:
-        if type(update) is Happened:
-            return self.views.update(update.event, update.match, update.seat)  # built once per version and seat
-        if type(update) is Said:
-            return self.views.stamped(pb.WatchMatchResponse(chat=chat_pb(update.phrase)))
-        shown = cast(Shown, update)
-        return self.views.current(shown.match, shown.seat)
+                async for update in updates:  # mapped here, not in a call: this runs for every message
+                    if type(update) is Happened:
+                        yield self.views.update(update.event, update.match, update.seat)  # built once per seat
+                    elif type(update) is Said:
+                        yield self.views.stamped(pb.WatchMatchResponse(chat=chat_pb(update.phrase)))
+                    else:
+                        shown = cast(Shown, update)
+                        yield self.views.current(shown.match, shown.seat)
 
     async def ExportMatch(self, request: pb.ExportMatchRequest, context: Context) -> pb.ExportMatchResponse:
         async with _statuses(context):

@@ -42,10 +42,11 @@ EXPIRED = "the token has expired; reconnect with a fresh one"
 
 # The match an update carries is the stream's own, which the next event is folded onto
 # (copying it for each update would cost more than the update): read it before asking for
-# the next update.
+# the next update. Not frozen: a frozen dataclass sets each field through
+# object.__setattr__, a cost on every message of every stream.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Shown:
     """The match as the stream begins with it, as ``seat`` sees it (-1: the public view)."""
 
@@ -53,7 +54,7 @@ class Shown:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Happened:
     """An event, and the match it left, as ``seat`` sees them."""
 
@@ -62,7 +63,7 @@ class Happened:
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Said:
     phrase: TableTalk.PhraseSent
 
