@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from ..autoplay import timeout_order
-from ..leading import egyptian_next_leader
+from ..leading import drawn_leader, egyptian_next_leader
 from ..scoring import egyptian_round_points, highest_past_target, round_to_five
-from ..state import Deal, Round, RoundResult
+from ..state import Round, RoundResult
 from .family import BotTuning, Phrases, PlainFamily, RoundColumn, RuleSet, Shape, check_teams
 
 
@@ -52,12 +52,9 @@ class AllFives(PlainFamily):
         return self.rule_set("", seats, 7, True, check_teams(self.name, seats, teams), self.usual_target,
                              chance=True, four_ends=self.four_ends)
 
+    opening_leader = staticmethod(drawn_leader)
     next_leader = staticmethod(egyptian_next_leader)  # the winner leads (docs/rules.md §1.4)
     match_end = staticmethod(highest_past_target)
-
-    def opening_leader(self, rules: RuleSet, deal: Deal) -> tuple[int, int]:
-        """Round 1 and the round after a tie: the seat drawn by chance, with any tile."""
-        return deal.chance, -1
 
     def score_round(self, rules: RuleSet, reason: str, last_seat: int,
                     hands: Sequence[int]) -> tuple[int | None, int]:

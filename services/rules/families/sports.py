@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import BadOptions
-from ..leading import egyptian_next_leader
+from ..leading import drawn_leader, egyptian_next_leader
 from ..moves import legal_moves
 from ..scoring import highest_past_target, lowest_side, side_totals
-from ..state import Deal, Round
+from ..state import Round
 from ..turns import take_turn
 from .family import BotTuning, Phrases, PlainFamily, RuleSet, Shape
 
@@ -52,12 +52,9 @@ class Sports(PlainFamily):
             raise BadOptions("sports is played by two pairs (teams)")
         return self.rule_set("", seats, 7, False, True, self.usual_target, chance=True)
 
+    opening_leader = staticmethod(drawn_leader)
     next_leader = staticmethod(egyptian_next_leader)  # the winner leads (docs/rules.md §1.4)
     match_end = staticmethod(highest_past_target)
-
-    def opening_leader(self, rules: RuleSet, deal: Deal) -> tuple[int, int]:
-        """Round 1 and the round after a tie: the seat drawn by chance, with any tile."""
-        return deal.chance, -1
 
     def score_round(self, rules: RuleSet, reason: str, last_seat: int,
                     hands: Sequence[int]) -> tuple[int | None, int]:
