@@ -24,7 +24,7 @@ from uuid import UUID
 
 from services.common.auth import AuthError, Identity
 from services.common.change_tail import ChangeTail
-from services.common.changes import LOCAL, PUSH, SAFETY, ChangeFeed, Waiter
+from services.common.changes import LOCAL, PUSH, SAFETY, ChangeFeed
 from services.common.limits import StreamLimits
 from services.common.revocations import Revocations
 
@@ -118,9 +118,32 @@ class Watching:
                 while True:
                     with self.changes.waiter(stream.match_id) as waiter:
                         self.revocations.check(who)  # its session revoked (the wake says so): AuthError
-                        phrases, events = await self._read(stream, waiter, local_only)
-                        for phrase in phrases:
-                            yield Said(phrase)
+                        # Read here, not in a coroutine of its own: this runs at every wake of every stream.
+                        after = stream.read_to
+                        # Woken by a change made here: this replica holds the events it stored
+                        # (and a gap sends it to the store); a change another process stored
+                        # (pushed by the change tail) is asked of the store.
+                        events = self.app.recent_events(stream.match_id, after) if local_only else None
+                        if events is None:
+                            events = await self.shared.read(waiter, ("events", after), lambda: self.app.read(
+                                lambda: list(self.app.events_after(stream.match_id, after))))
+                        if events:
+                            stream.read_to = events[-1].originator_version
+                        # The table talk is read again only when it may have changed: a phrase
+                        # sent through this replica, or a pushed change (one sent through another).
+                        talk_now = self.talk_sent(stream.match_id)
+                        if not local_only or talk_now != stream.talk_seen:
+                            stream.talk_seen = talk_now
+                            talk_after = stream.talk_version
+                            phrases = await self.shared.read(waiter, ("talk", talk_after), lambda: self.app.read(
+                                self.app.phrases_after, stream.match_id, talk_after))
+                            if phrases:
+                                stream.talk_version = phrases[-1].originator_version
+                            for phrase in phrases:
+                                if phrase.seat not in stream.hidden:
+                                    yield Said(phrase)
+                        if stream.held is not None:
+                            events = stream.held.visible(events)
                         for event in events:
                             stream.folded = cast(Match, event.mutate(stream.folded))
                             yield Happened(event, stream.folded, seat)
@@ -177,36 +200,6 @@ class Watching:
             shown = cast(Match, event.mutate(shown))
         assert shown is not None  # MatchStarted is never held
         return _Stream(shown, events[-1].originator_version, held, hidden, match.id)
-
-    async def _read(self, stream: _Stream, waiter: Waiter, local_only: bool) -> tuple[list, list]:
-        """(the phrases, the events) the stream has not read yet that it may show now."""
-        match_id = stream.match_id
-        after = stream.read_to
-        # Woken by a change made here: this replica holds the events it stored (and a gap
-        # sends it to the store); a change another process stored (pushed by the change
-        # tail) is asked of the store.
-        events = self.app.recent_events(match_id, after) if local_only else None
-        if events is None:
-            events = await self.shared.read(waiter, ("events", after),
-                                            lambda: self.app.read(lambda: list(self.app.events_after(match_id, after))))
-        if events:
-            stream.read_to = events[-1].originator_version
-        # The table talk is read again only when it may have changed: a phrase sent through
-        # this replica, or a pushed change (one sent through another).
-        talk_now = self.talk_sent(match_id)
-        phrases: list = []
-        if not local_only or talk_now != stream.talk_seen:
-            stream.talk_seen = talk_now
-            talk_after = stream.talk_version
-            phrases = await self.shared.read(waiter, ("talk", talk_after),
-                                             lambda: self.app.read(self.app.phrases_after, match_id, talk_after))
-            if phrases:
-                stream.talk_version = phrases[-1].originator_version
-        if stream.hidden:
-            phrases = [p for p in phrases if p.seat not in stream.hidden]
-        if stream.held is not None:
-            events = stream.held.visible(events)
-        return phrases, events
 
 
 class _Stream:
