@@ -19,7 +19,7 @@ def new_match(rules: RuleSet, target: int | None = None) -> MatchState:
     target = rules.default_target if target is None else target
     check_target(rules, target)
     sides = rules.sides
-    accounts = Accounts((0,) * sides, (False,) * sides) if rules.kind.tally(rules) is not None else None
+    accounts = Accounts((0,) * sides, (False,) * sides) if rules.tally is not None else None
     return MatchState(rules, target, (0,) * sides, (), None, None, None, False, accounts)
 
 
@@ -98,8 +98,7 @@ def start_round(match: MatchState, deal: Deal) -> MatchState:
         rnd: Round = SpinnerRound(deal, leader, lead, rules.barred, _seat_sides(rules))
     else:
         rnd = Round(deal, leader, lead, rules.barred)
-    redeal = rules.kind.redeal(rules)
-    if redeal is not None and redeal(deal.hands):
+    if rules.redeal is not None and rules.redeal(deal.hands):
         return _redealt(match, rnd)
     return MatchState(rules, match.target, match.scores, match.results, rnd, match.next_leader, None, False,
                  match.accounts)
@@ -123,8 +122,7 @@ def _redealt(match: MatchState, rnd: Round) -> MatchState:
     rnd.outcome = "redeal"
     rules = match.rules
     accounts = match.accounts
-    extras_of = rules.kind.round_extras(rules)
-    extras = None if extras_of is None else extras_of(rnd, (0,) * rules.sides, accounts)
+    extras = None if rules.round_extras is None else rules.round_extras(rnd, (0,) * rules.sides, accounts)
     result = RoundResult("redeal", None, 0, match.scores, -1, tuple(rnd.hands), extras)
     return MatchState(rules, match.target, match.scores, match.results + (result,), rnd, match.next_leader, None,
                       False, accounts)
@@ -161,17 +159,15 @@ def _end_round(match: MatchState, rnd: Round, scores: tuple[int, ...]) -> MatchS
     accounts = match.accounts
     written: tuple[int, ...] = ()
     winner: int | None
-    tally = kind.tally(rules)
-    if tally is not None:
-        written, accounts = tally(rules, reason, last_seat, rnd.hands, accounts)
+    if rules.tally is not None:
+        written, accounts = rules.tally(rules, reason, last_seat, rnd.hands, accounts)
         winner, points = rules.side_of(last_seat), sum(written)
         scores = tuple(s + w for s, w in zip(scores, written))
     else:
         winner, points = kind.score_round(rules, reason, last_seat, rnd.hands)
         if winner is not None:
             scores = scores[:winner] + (scores[winner] + points,) + scores[winner + 1 :]
-    extras_of = kind.round_extras(rules)
-    extras = None if extras_of is None else extras_of(rnd, written, accounts)
+    extras = None if rules.round_extras is None else rules.round_extras(rnd, written, accounts)
     result = RoundResult(reason, winner, points, scores, last_seat, tuple(rnd.hands), extras)
     next_leader = kind.next_leader(rules, reason, winner, last_seat, rnd.hands)
     match_winner, over, goats = kind.match_end(rules, scores, match.target)

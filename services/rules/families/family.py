@@ -363,6 +363,18 @@ class RuleSet:
         """How messages name the rule set (its family says: "block-4", "goat koza")."""
         return self.kind.rule_set_name(self)
 
+    # The rules only some families have, settled once per rule set when it is built (the
+    # core reads them every round, so an attribute, not a call): None where the family has none.
+    tally: Callable[..., tuple[tuple[int, ...], Any]] | None = field(init=False, repr=False, compare=False)
+    round_extras: Callable[[Any, tuple[int, ...], Any], Any] | None = field(init=False, repr=False, compare=False)
+    redeal: Callable[[Sequence[int]], bool] | None = field(init=False, repr=False, compare=False)
+    move_timer: Callable[[Any], int] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        kind = self.kind
+        for rule in ("tally", "round_extras", "redeal", "move_timer"):
+            object.__setattr__(self, rule, getattr(kind, rule)(self))
+
     # The family's rules, for this rule set (``Family`` says what each returns).
 
     def opening_leader(self, deal: Any) -> tuple[int, int]:
@@ -376,22 +388,6 @@ class RuleSet:
 
     def match_end(self, scores: Sequence[int], target: int) -> tuple[int | None, bool, tuple[int, ...]]:
         return self.kind.match_end(self, scores, target)
-
-    @property
-    def tally(self) -> Callable[..., tuple[tuple[int, ...], Any]] | None:
-        return self.kind.tally(self)
-
-    @property
-    def round_extras(self) -> Callable[[Any, tuple[int, ...], Any], Any] | None:
-        return self.kind.round_extras(self)
-
-    @property
-    def redeal(self) -> Callable[[Sequence[int]], bool] | None:
-        return self.kind.redeal(self)
-
-    @property
-    def move_timer(self) -> Callable[[Any], int] | None:
-        return self.kind.move_timer(self)
 
 
 def check_seats(family: str, seats: int | None, allowed: tuple[int, ...], default: int) -> int:
