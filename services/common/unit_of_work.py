@@ -73,9 +73,10 @@ class Units(Generic[A]):
         request was carried out already (nothing is acted or stored again). ``start``: the new
         aggregate to act on when none is stored."""
         async with self.one_at_a_time(aggregate_id):
-            stale_copy_ok = True
+            may_use_copy = True
             for _ in range(self.tries):
-                aggregate = self.store.cached(aggregate_id) if stale_copy_ok else None
+                aggregate = self.store.cached(aggregate_id) if may_use_copy else None
+                from_copy = aggregate is not None
                 if aggregate is None:
                     aggregate = await self._load(aggregate_id, start)
                 try:
@@ -85,11 +86,11 @@ class Units(Generic[A]):
                             await self.store.append(aggregate)
                     return aggregate
                 except RecordConflictError:
-                    stale_copy_ok = False
+                    may_use_copy = False
                 except self.refusals:
-                    if not stale_copy_ok:
-                        raise
-                    stale_copy_ok = False
+                    if not from_copy:
+                        raise  # the stored aggregate refused: reading it again would only repeat that
+                    may_use_copy = False
             raise self.conflict()
 
     async def _load(self, aggregate_id: UUID, start: Callable[[], A] | None) -> A:

@@ -63,6 +63,7 @@ class MemoryStore:
         self.stored: dict[UUID, Tally] = {}
         self.kept: dict[UUID, Tally] = {}
         self.appends = 0
+        self.loads = 0
         self.races_to_lose = 0
 
     def cached(self, aggregate_id: UUID) -> Tally | None:
@@ -70,6 +71,7 @@ class MemoryStore:
         return None if kept is None else copy.deepcopy(kept)
 
     async def load(self, aggregate_id: UUID) -> Tally:
+        self.loads += 1
         if aggregate_id not in self.stored:
             raise Missing(str(aggregate_id))
         return copy.deepcopy(self.stored[aggregate_id])
@@ -190,6 +192,16 @@ def test_a_refusal_of_the_stored_aggregate_is_believed_after_one_reading():
     with pytest.raises(Refused):
         asyncio.run(units(store).run(tally_id, add))
     assert tried == [0, 0] and store.appends == 0
+
+
+def test_a_refusal_of_a_loaded_copy_is_believed_at_once():
+    store = MemoryStore()
+    tally_id = started(store)
+    store.kept.clear()  # a replica that has no copy of its own: the first copy is read from the store
+    store.loads = 0
+    with pytest.raises(Refused):
+        asyncio.run(units(store).run(tally_id, lambda t: t.add(-1)))
+    assert store.loads == 1
 
 
 def test_commands_on_one_aggregate_in_this_process_take_turns_and_lose_no_race():
