@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .bad_settings import BadSetting, one_line
@@ -255,7 +255,8 @@ class Settings(BaseSettings):
     log_format: Literal["json", "console"] = Field("json", description="'json' for machines, 'console' for "
                                                                        "people")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field("INFO", description="the logging "
-                                                                                               "level")
+                                                                                               "level, in any "
+                                                                                               "case (`debug`)")
     shutdown_grace_seconds: float = Field(10.0, description="how long SIGTERM waits for in-flight commands")
     command_rate: float = Field(20.0, gt=0, description="requests a second one player (or bot) may make to a "
                                                          "service, on average; beyond: RESOURCE_EXHAUSTED")
@@ -321,6 +322,11 @@ class Settings(BaseSettings):
                                                "only. For a server reached directly: in Kubernetes the Gateway "
                                                "terminates TLS (and the kubelet's gRPC probes speak plaintext)")
     tls_key_file: str = Field("", description="the PEM private key of tls_cert_file")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_in_any_case(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value  # `debug` has always worked (logging's names)
 
     @model_validator(mode="after")
     def _calls_fit_streams(self) -> "Settings":

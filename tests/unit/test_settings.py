@@ -140,6 +140,23 @@ def test_a_bad_value_is_one_line_naming_the_setting_and_what_it_may_be(monkeypat
     assert str(refused.value).startswith(f"bad setting: {said}")
 
 
+@pytest.mark.parametrize("given, level", [("debug", "DEBUG"), ("Info", "INFO"), ("WARNING", "WARNING")])
+def test_the_log_level_is_read_in_any_case_as_it_was_before_one_configuration(monkeypatch, given, level):
+    monkeypatch.setenv("DOMINO_LOG_LEVEL", given)
+    assert from_environment().log_level == level
+
+
+def test_the_log_format_is_one_of_the_two_documented_and_a_level_outside_the_five_is_refused(monkeypatch):
+    for documented in ("json", "console"):
+        monkeypatch.setenv("DOMINO_LOG_FORMAT", documented)
+        assert from_environment().log_format == documented
+    monkeypatch.setenv("DOMINO_LOG_FORMAT", "json")
+    monkeypatch.setenv("DOMINO_LOG_LEVEL", "verbose")
+    with pytest.raises(BadSetting) as refused:
+        from_environment()
+    assert str(refused.value).startswith("bad setting: DOMINO_LOG_LEVEL='verbose': should be 'DEBUG', 'INFO'")
+
+
 def test_domino_stops_on_a_bad_value_with_one_line_before_any_command_runs():
     from services.cli.main import cli
 
