@@ -11,7 +11,7 @@ naming the variable and what it may be (services/common/bad_settings.py).
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -23,6 +23,8 @@ from .store_settings import EMBEDDED_SQLITE, POSTGRES_MODULE, SQLITE_MODULE, Sto
 
 __all__ = ["BadSetting", "EMBEDDED_SQLITE", "POSTGRES_MODULE", "SQLITE_MODULE", "Settings", "StoreSettings",
            "client_keys_dir", "from_environment", "persistence_env"]
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 
 class Settings(BaseSettings):
@@ -254,9 +256,7 @@ class Settings(BaseSettings):
     nats_stream_replicas: int = Field(1, description="replicas of the DOMINO stream (3 on a 3-node cluster)")
     log_format: Literal["json", "console"] = Field("json", description="'json' for machines, 'console' for "
                                                                        "people")
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field("INFO", description="the logging "
-                                                                                               "level, in any "
-                                                                                               "case (`debug`)")
+    log_level: LogLevel = Field("INFO", description="the logging level, in any case (`debug`)")
     shutdown_grace_seconds: float = Field(10.0, description="how long SIGTERM waits for in-flight commands")
     command_rate: float = Field(20.0, gt=0, description="requests a second one player (or bot) may make to a "
                                                          "service, on average; beyond: RESOURCE_EXHAUSTED")
@@ -326,7 +326,9 @@ class Settings(BaseSettings):
     @field_validator("log_level", mode="before")
     @classmethod
     def _level_in_any_case(cls, value: object) -> object:
-        return value.upper() if isinstance(value, str) else value  # `debug` has always worked (logging's names)
+        if isinstance(value, str) and value.upper() in get_args(LogLevel):
+            return value.upper()  # `debug` has always worked (logs.py upper-cases it for logging)
+        return value  # refused as the operator wrote it
 
     @model_validator(mode="after")
     def _calls_fit_streams(self) -> "Settings":
