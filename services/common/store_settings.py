@@ -10,16 +10,26 @@ stores into is only ever what these settings, or a test, said.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping
 from typing import Literal
 
 from eventsourcing.utils import Environment
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .bad_settings import BadSetting, one_line
 
 SQLITE_MODULE = "services.common.sqlite_store"  # eventsourcing's SQLite, commits not waiting on the disk
 EMBEDDED_SQLITE = (SQLITE_MODULE, "eventsourcing.sqlite")
 POSTGRES_MODULE = "services.common.postgres_store"  # eventsourcing's PostgreSQL, appends committed in groups
+
+# What looks like a variable of eventsourcing's stores, as the library reads it: bare or after
+# an application's name (MATCHMAKING_SQLITE_DBNAME) ...
+STORE_LIKE = re.compile(r"(?:[A-Z0-9]+_)?(?:PERSISTENCE|SQLITE|POSTGRES|CIPHER)_\w+")
+# ... but not what Kubernetes sets in every pod for a Service named postgres (service links).
+SERVICE_LINK = re.compile(r"\w+_(?:SERVICE_HOST|SERVICE_PORT(?:_\w+)?|PORT_\d+_(?:TCP|UDP|SCTP)(?:_(?:PROTO|PORT|ADDR))?)")
 
 PersistenceModule = Literal["", "eventsourcing.popo", "eventsourcing.sqlite", "eventsourcing.postgres",
                             "services.common.sqlite_store", "services.common.postgres_store"]
@@ -76,6 +86,14 @@ class StoreSettings(BaseSettings):
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value  # as eventsourcing reads an empty variable
 
+    @model_validator(mode="after")
+    def _no_stray_store_variable(self) -> "StoreSettings":
+        strays = stray_store_variables(os.environ)
+        if strays:
+            raise ValueError(f"{', '.join(strays)}: not a setting of the event store (docs/operations.md lists "
+                             "them; eventsourcing's others are not read, so a misspelt one would be lost)")
+        return self
+
     def eventsourcing_env(self) -> dict[str, str]:
         """The variables that were set, as eventsourcing reads them (strings; the password
         revealed here and only here). Set but empty stays set: eventsourcing wants
@@ -91,6 +109,24 @@ class StoreSettings(BaseSettings):
         return env
 
 
+def stray_store_variables(environ: Mapping[str, str]) -> list[str]:
+    """The variables that look like the store's but are none of its settings: a typo
+    (POSTGRES_PORTT), or one of eventsourcing's that we do not type (CIPHER_KEY,
+    POSTGRES_SINGLE_ROW_TRACKING, an application's MATCHMAKING_POSTGRES_DBNAME), which the
+    library used to read and now would never see."""
+    known = {name.upper() for name in StoreSettings.model_fields}
+    return sorted(name for name in map(str.upper, environ)
+                  if STORE_LIKE.fullmatch(name) and name not in known and not SERVICE_LINK.fullmatch(name))
+
+
+def store_from_environment() -> StoreSettings:
+    """The store settings of this process; a bad value raises BadSetting, one line."""
+    try:
+        return StoreSettings()
+    except ValidationError as e:
+        raise BadSetting(one_line(e, (StoreSettings,))) from None
+
+
 class ExplicitStore:
     """Put before eventsourcing's ``Application`` in a class's bases: the application is
     configured by its class's ``env`` and the ``env`` it is given, never by the process's
@@ -101,5 +137,5 @@ class ExplicitStore:
         chosen = dict(getattr(cls, "env", {}))
         if getattr(cls, "is_snapshotting_enabled", False) or getattr(cls, "snapshotting_intervals", None):
             chosen["IS_SNAPSHOTTING_ENABLED"] = "y"  # as the library's own construct_env
-        chosen.update(StoreSettings().eventsourcing_env() if env is None else env)
+        chosen.update(store_from_environment().eventsourcing_env() if env is None else env)
         return Environment(name, chosen)

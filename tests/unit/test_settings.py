@@ -157,6 +157,33 @@ def test_the_log_format_is_one_of_the_two_documented_and_a_level_outside_the_fiv
     assert str(refused.value).startswith("bad setting: DOMINO_LOG_LEVEL='verbose': should be 'DEBUG', 'INFO'")
 
 
+@pytest.mark.parametrize("stray", ["POSTGRES_PORTT", "CIPHER_KEY", "POSTGRES_SINGLE_ROW_TRACKING",
+                                   "MATCHMAKING_POSTGRES_DBNAME", "sqlite_dbnme"])
+def test_a_store_variable_that_is_no_setting_stops_the_process_not_lost_silently(monkeypatch, stray):
+    monkeypatch.setenv(stray, "5433")
+    with pytest.raises(BadSetting) as refused:
+        from_environment()
+    assert str(refused.value) == f"bad setting: {stray.upper()}: not a setting of the event store " \
+                                 "(docs/operations.md lists them; eventsourcing's others are not read, so a " \
+                                 "misspelt one would be lost)"
+
+
+def test_kubernetes_service_links_of_a_postgres_service_are_no_stray_store_variables(monkeypatch):
+    for name in ("POSTGRES_SERVICE_HOST", "POSTGRES_SERVICE_PORT", "POSTGRES_SERVICE_PORT_POSTGRES",
+                 "POSTGRES_PORT_5432_TCP", "POSTGRES_PORT_5432_TCP_PROTO", "POSTGRES_PORT_5432_TCP_PORT",
+                 "POSTGRES_PORT_5432_TCP_ADDR"):
+        monkeypatch.setenv(name, "10.0.0.7")
+    monkeypatch.setenv("POSTGRES_PORT", "5432")  # the deployment's own, over the link's tcp://...
+    assert from_environment().store.postgres_port == 5432
+
+
+def test_an_application_given_no_store_reads_the_settings_and_a_bad_one_is_one_line(monkeypatch):
+    monkeypatch.setenv("POSTGRES_POOL_SIZE", "0")
+    with pytest.raises(BadSetting) as refused:
+        Ledger()
+    assert str(refused.value) == "bad setting: POSTGRES_POOL_SIZE='0': should be greater than or equal to 1"
+
+
 def test_domino_stops_on_a_bad_value_with_one_line_before_any_command_runs():
     from services.cli.main import cli
 
