@@ -16,9 +16,10 @@ those lines lives here once, for the match service and matchmaking alike:
   did, and the ``done`` test finds it before the act runs (a reused id for another request is
   refused by that test, as the aggregate says).
 
-``Units`` is the asyncio one (the match service serves on one event loop); ``ThreadedUnits``
-takes threading locks, for matchmaking, whose use cases run in worker threads and call a
-blocking store. Both take their clock-like parts (a pause between tries) injected, so tests
+``Units`` is the asyncio one (the match service serves on one event loop). ``ThreadedUnits``
+is only the retry and the lock, for use cases that run in worker threads on a blocking store
+and load and save for themselves (matchmaking's act on several aggregates at once; social's
+are SQL transactions). Both take their clock-like parts (a pause between tries) injected, so tests
 need no sleeping.
 """
 
@@ -123,20 +124,27 @@ LOCK_STRIPES = 64
 
 
 class ThreadedUnits:
-    """Run a use case's attempt (load what it needs, act, save every changed aggregate in one
-    atomic call) until no other writer beats it to the store, for use cases that run in
-    threads. A short random pause between tries (up to ``max_pause`` seconds, doubling from a
-    millisecond) keeps replicas that race on one hot aggregate from racing again in step."""
+    """Run a use case's attempt until no other writer beats it to the store, for use cases that
+    run in threads on a blocking store. Unlike ``Units`` it neither loads nor saves: the
+    attempt does both, because matchmaking's use cases act on several aggregates at once (a
+    room, its players' presences, the seats a match frees) and save them all in one atomic
+    call, and social's are SQL transactions. What it adds is the retry (``conflicts``: what a
+    lost race raises) and the lock this replica's threads take turns on. A short random pause
+    between tries (up to ``max_pause`` seconds, doubling from ``first_pause``) keeps replicas
+    that race on one hot aggregate from racing again in step."""
 
-    def __init__(self, conflict: Callable[[], Exception], tries: int = 60, lost: Callable[[], None] = lambda: None,
+    def __init__(self, conflict: Callable[[], Exception], tries: int, lost: Callable[[], None] = lambda: None,
                  sleep: Callable[[float], None] = time.sleep, jitter: Callable[[float, float], float] = random.uniform,
-                 max_pause: float = 0.05) -> None:
-        self.conflict = conflict
+                 max_pause: float = 0.05, first_pause: float = 0.001,
+                 conflicts: tuple[type[Exception], ...] = (RecordConflictError,)) -> None:
+        self.conflict = conflict  # what the caller hears after ``tries`` lost races
         self.tries = tries
         self.lost = lost  # told of each lost race (a metric)
         self.sleep = sleep
         self.jitter = jitter
         self.max_pause = max_pause
+        self.first_pause = first_pause
+        self.conflicts = conflicts
         # Striped, so the number of locks stays fixed however many aggregates there are.
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
 
@@ -147,9 +155,9 @@ class ThreadedUnits:
             with self._lock(lock):
                 try:
                     return attempt()
-                except RecordConflictError:
+                except self.conflicts:
                     self.lost()
-            self.sleep(self.jitter(0, min(self.max_pause, 0.001 * 2 ** tries)))
+            self.sleep(self.jitter(0, min(self.max_pause, self.first_pause * 2 ** tries)))
         raise self.conflict()
 
     def _lock(self, key: UUID | None) -> AbstractContextManager[object]:

@@ -3,13 +3,16 @@ whose ``run`` is their unit of work, and the `Observer` they report to.
 
 Every use case object (room_use_cases.py, table_use_cases.py, presence_use_cases.py,
 match_starts.py) is given the one Store of its application, which owns the store itself
-(application.py). A use case is one attempt run by ``Store.run``: load what it needs, act,
-save every aggregate it changed in one call, which eventsourcing records atomically. The
-unit of work (services/common/unit_of_work.py) runs the attempt again on a lost race
-(RecordConflictError) after a short random pause, and commands on one hot aggregate (a
-queue, a room) take turns on it in this process, so the replicas of a deployment race each
-other but a replica's own threads do not (the use cases run in worker threads: the gRPC
-adapter's, the bot-fill timer's).
+(application.py). A use case is one attempt closure run by ``Store.run``: it loads what it
+needs, acts, and saves every aggregate it changed in one call, which eventsourcing records
+atomically. The attempt loads and saves for itself, unlike the match service's unit, because
+one command acts on several aggregates (a room, its players' presences, the seats a match
+frees). ``Store.run`` adds what every attempt needs around that (services/common/unit_of_work.py's
+``ThreadedUnits``): the attempt runs again on a lost race (RecordConflictError) after a short
+random pause, and commands on one hot aggregate (a queue, a room) take turns on it in this
+process, so the replicas of a deployment race each other but a replica's own threads do not
+(the use cases run in worker threads: the gRPC adapter's, the bot-fill timer's). It stays a
+method of the Store, so a use case is given one port, not a store and a retry beside it.
 """
 
 from __future__ import annotations

@@ -30,17 +30,17 @@ minute's count and two registrations never pass the installations limit together
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import time
 import zoneinfo
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from services.common.sql import Conflict, Database, Execute
+from services.common.sql import Database, Execute
 
-from .errors import Busy, Refused
+from .errors import Refused
+from .transactions import retried_on_conflict
 
 if TYPE_CHECKING:
     from services.common.revocations import Revocations
@@ -63,10 +63,8 @@ _TARGET = "installation_id, platform, token, apns_environment, locale, registere
 WINDOW_SECONDS = 60.0
 YOUR_TURN = "your_turn"  # the one kind quiet hours let through: a turn waits for no one
 DECISIONS = ("send", "opted_out", "quiet_hours", "rate_limited", "no_tokens")
-ATTEMPTS = 4
 PENDING_MAX = 10_000  # ended sessions waiting for their tokens to be forgotten
 FORGET_BATCH = 500
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -144,22 +142,6 @@ def _zone(name: str) -> Any:
         return timezone.utc
 
 
-def _retried(step: F) -> F:
-    """A transaction that lost a race runs again (it changed nothing); after a few, Busy."""
-    @functools.wraps(step)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        for attempt in range(ATTEMPTS):
-            try:
-                return step(*args, **kwargs)
-            except Conflict as lost:
-                if attempt == ATTEMPTS - 1:
-                    log.warning("a push transaction kept losing races", extra={"step": step.__name__,
-                                                                               "conflict": lost.kind})
-                time.sleep(0.005 * (attempt + 1))
-        raise Busy("too many changes at once; try again", retry_after=0.1)
-    return run  # type: ignore[return-value]
-
-
 class Pushes:
     def __init__(self, db: Database, clock: Callable[[], float] = time.time,
                  limits: PushLimits = PushLimits()) -> None:
@@ -182,7 +164,7 @@ class Pushes:
 
     # ---- phones -----------------------------------------------------------------------------
 
-    @_retried
+    @retried_on_conflict
     def register(self, player_id: str, session_id: str, registration: Registration) -> Target:
         """Keeps ``registration`` as the installation's one token (replacing its last), taking
         the token from whichever player or installation held it; a new installation past
@@ -211,7 +193,7 @@ class Pushes:
                     player_id, r.installation_id, r.platform, r.token, r.apns_environment, r.locale, session_id, now)
         return Target(r.installation_id, r.platform, r.token, r.apns_environment, r.locale, now)
 
-    @_retried
+    @retried_on_conflict
     def unregister(self, player_id: str, installation_id: str) -> bool:
         with self.db.transaction() as execute:
             return execute("DELETE FROM domino_social_push_tokens WHERE player_id = ? AND installation_id = ?",
@@ -226,7 +208,7 @@ class Pushes:
         with self.db.transaction() as execute:
             return _targets(execute, player_id)
 
-    @_retried
+    @retried_on_conflict
     def forget_token(self, platform: str, token: str) -> bool:
         """The provider said this token is dead (unregistered, invalid): whoever held it."""
         with self.db.transaction() as execute:
@@ -241,7 +223,7 @@ class Pushes:
             gone += self._forget_batch(ids[start:start + FORGET_BATCH])
         return gone
 
-    @_retried
+    @retried_on_conflict
     def _forget_batch(self, ids: list[str]) -> int:
         marks = ", ".join("?" for _ in ids)
         with self.db.transaction() as execute:
@@ -254,7 +236,7 @@ class Pushes:
         with self.db.transaction() as execute:
             return _settings(execute, player_id)
 
-    @_retried
+    @retried_on_conflict
     def update_settings(self, player_id: str, change: SettingsChange) -> PushSettings:
         with self.db.transaction() as execute:
             _lock_player(execute, player_id)
@@ -273,7 +255,7 @@ class Pushes:
 
     # ---- the decision -----------------------------------------------------------------------
 
-    @_retried
+    @retried_on_conflict
     def decide(self, player_id: str, kind: str, now: float) -> tuple[str, list[Target]]:
         with self.db.transaction() as execute:
             return self.decide_in(execute, player_id, kind, now)
@@ -304,7 +286,7 @@ class Pushes:
         with self.db.transaction() as execute:
             return PushExport(_targets(execute, player_id), _settings(execute, player_id))
 
-    @_retried
+    @retried_on_conflict
     def erase(self, player_id: str) -> int:
         with self.db.transaction() as execute:
             return self.erase_in(execute, player_id)
