@@ -34,8 +34,8 @@ from services.match import record as record_format
 from services.match.domainmodel import Match
 from services.match.export import full_record
 from services.rules.errors import RulesError
-from services.rules.families import registry
-from services.rules.families.family import Family
+from services.rules import registry
+from services.rules.family import Family
 from services.rules.moves import END_OF_NAME
 from services.rules.tiles import parse_tile
 

@@ -111,6 +111,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         names = mark.args[0]
         if "family" in ([n.strip() for n in names.split(",")] if isinstance(names, str) else names):
             return
-    from services.rules.families import registry
+    from services.rules import registry
 
     metafunc.parametrize("family", registry.families(), ids=lambda f: f.name)

@@ -16,7 +16,7 @@ from typing import Sequence
 from rich.cells import cell_len
 
 from services.match.record import MatchRecord
-from services.rules.families.registry import family as family_named
+from services.rules.registry import family as family_named
 from services.rules.state import RoundResult
 
 from .evidence import Evidence

@@ -14,7 +14,7 @@ from services.match.record import Fairness, MatchRecord, RecordedAction, Recorde
 from services.rules import fairness
 from services.rules.match import apply, current_round, new_match, start_round
 from services.rules.moves import legal_moves
-from services.rules.families.registry import family
+from services.rules.registry import family
 from services.rules.state import MatchState
 
 MAX_ROUNDS = 1000  # a run of tied rounds this long does not happen, but a loop must end

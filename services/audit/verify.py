@@ -26,7 +26,7 @@ from .seat_export import hidden_from, reveal, with_undrawn_boneyard
 from services.rules import fairness
 from services.rules.autoplay import timeout_move
 from services.rules.errors import BadDeal, NotYourTurn, RulesError, TileDoesNotFit
-from services.rules.families.registry import family
+from services.rules.registry import family
 from services.rules.match import apply, current_round, leads_by_chance, new_match, start_round
 from services.rules.moves import END_NAMES
 from services.rules.state import MatchState, RoundResult

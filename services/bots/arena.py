@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from services.rules import fairness
-from services.rules.families.registry import family
+from services.rules.registry import family
 from services.rules.match import apply, current_round, new_match, start_round
 from services.rules.rulesets import rule_set
 from services.rules.view import player_view

@@ -48,7 +48,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from services.rules.families.registry import family
+from services.rules.registry import family
 from services.rules.leading import BY_SUM_THEN_HIGH
 from services.rules.moves import DRAW, LEFT, OPEN, PASS, PLAY_ON
 from services.rules import step

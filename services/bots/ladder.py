@@ -27,7 +27,7 @@ from typing import Callable, Iterable
 from services.common.bot_ids import bot_id
 from services.common.bot_strengths import NAMES
 from services.history.summary import Ended, Rating, Started, rating_key, rerated
-from services.rules.families.registry import families
+from services.rules.registry import families
 
 from .arena import arena_rules, first_round, play_round, play_rngs, resolve, round_outcome, seatings
 

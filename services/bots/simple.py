@@ -20,7 +20,7 @@ import random
 from typing import Callable, Sequence
 
 from services.rules import autoplay
-from services.rules.families.registry import family
+from services.rules.registry import family
 from services.rules.moves import Move
 from services.rules.view import PlayerView
 

@@ -91,7 +91,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
-from services.rules.families.family import BotTuning
+from services.rules.facets import BotTuning
 from services.rules.moves import Move
 from services.rules.playout import timeout_playout
 from services.rules.solve import Solver

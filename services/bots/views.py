@@ -10,7 +10,7 @@ from __future__ import annotations
 from domino.match.v1 import match_service_pb2 as pb
 from services.common import rule_options
 from services.match.ends import FROM_PB as _END
-from services.rules.families.registry import family
+from services.rules.registry import family
 from services.rules.moves import DRAW, PASS, Move, play
 from services.rules.tiles import tile
 from services.rules.view import PlayerView, PublicAction

@@ -22,7 +22,7 @@ from services.cli.tls import credentials_of, tls_options
 from services.match import record as record_format
 from services.match.heads import BadHead, PublishedKeys, read_heads
 from services.rules.errors import BadOptions
-from services.rules.families.registry import families, family as family_named, names
+from services.rules.registry import families, family as family_named, names
 from services.match.untrusted_json import parse as parse_untrusted
 
 

@@ -8,8 +8,9 @@ import sys
 import click
 
 from services.cli.choices import Registered
-from services.rules.families import registry
-from services.rules.families.family import Family, HostOption
+from services.rules import registry
+from services.rules.facets import HostOption
+from services.rules.family import Family
 
 
 @click.group()

@@ -23,8 +23,8 @@ from services.common.config import Settings, client_keys_dir
 from services.common.error_details import details_of
 from services.match import record as record_format
 from services.rules.errors import BadOptions
-from services.rules.families import registry
-from services.rules.families.family import Family
+from services.rules import registry
+from services.rules.family import Family
 from services.rules.rulesets import rule_set
 
 

@@ -1,7 +1,7 @@
 """Families from outside the built-in five: the modules ``DOMINO_FAMILY_MODULES`` names
 (``Settings.family_modules``).
 
-Each named module defines ``FAMILY``, a ``Family`` (services/rules/families/family.py);
+Each named module defines ``FAMILY``, a ``Family`` (services/rules/family.py);
 every process that plays, checks or records matches (the services, the auditor's command
 line) registers them at start, so they all agree on what the family is (docs/design.md,
 "Adding a family"). A name that does not import, or holds no family, stops the process with
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import importlib
 
-from services.rules.families.family import Family
-from services.rules.families.registry import register
+from services.rules.family import Family
+from services.rules.registry import register
 
 from .bad_settings import variable
 from .config import Settings

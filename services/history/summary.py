@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from openskill.models import PlackettLuce
 
 from services.common.bot_ids import bot_strength, is_bot
-from services.rules.families.registry import find
+from services.rules.registry import find
 
 MODEL = PlackettLuce()
 

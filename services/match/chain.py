@@ -23,7 +23,7 @@ from typing import Any, Union
 
 from .record import MatchRecord, RecordedAction, RecordedRound, action_to_json, round_to_json, to_json
 from services.rules import fairness
-from services.rules.families.registry import family
+from services.rules.registry import family
 
 CHAIN = "domino-chain/1"
 GENESIS = "0" * 64  # the link before the first entry

@@ -17,8 +17,9 @@ from typing import Any
 
 from .errors import InvalidOptions, InvalidRequest
 from services.rules.errors import BadOptions
-from services.rules.families import registry
-from services.rules.families.family import Family, Shape
+from services.rules import registry
+from services.rules.facets import Shape
+from services.rules.family import Family
 from services.rules.rulesets import RuleSet, check_target, check_turn_timer, DEFAULT_TURN_TIMER
 
 

@@ -22,8 +22,8 @@ from services.common.rule_options import value_pb as option_value
 
 from services.history.summary import rating_key
 
-from services.rules.families import registry
-from services.rules.families.family import Family
+from services.rules import registry
+from services.rules.family import Family
 from services.rules.rulesets import DEFAULT_TURN_TIMER, TURN_TIMERS
 from .messages import PHRASE_PB
 from services.rules.tiles import HIGH, LOW, TILE_COUNT

@@ -24,8 +24,8 @@ from .visibility import Public
 from .record import Fairness, MatchRecord, RecordedAction, RecordedRound
 from services.rules import fairness
 from services.rules.autoplay import timeout_move
-from services.rules.families.family import Family
-from services.rules.families.registry import family
+from services.rules.family import Family
+from services.rules.registry import family
 from services.rules.errors import MatchOver, RoundOver
 from services.rules.match import apply as apply_move, leads_by_chance, new_match, start_round
 from services.rules.moves import DRAW, PASS, Move, legal_moves, play

@@ -14,7 +14,7 @@ from typing import Iterable
 from . import chain
 from .domainmodel import SHOWN, Match, Place
 from .record import MatchRecord, RecordedAction, RecordedRound, to_json
-from services.rules.families.registry import family
+from services.rules.registry import family
 
 
 def full_record(events: Iterable) -> MatchRecord:

@@ -30,7 +30,7 @@ from .application import MAX_PLAYER_ID, MatchApplication
 from .callers import seated
 from .errors import Forbidden, InvalidRequest, StoreUnavailable
 from .messages import rating_pb, summary_pb
-from services.rules.families import registry
+from services.rules import registry
 
 log = logging.getLogger("domino.match")
 MAX_PAGE, DEFAULT_PAGE = 50, 20

@@ -35,7 +35,7 @@ from .errors import Forbidden, InvalidRequest, MatchNotEnded, StoreUnavailable, 
 from .history_projection import ended_of
 from .open_streams import OpenStreams
 from .request_checks import match_id as _match_id
-from services.rules.families.registry import find
+from services.rules.registry import find
 
 MAX_PLAYING_NOW = 100  # player ids one ListPlayingNow may name
 

@@ -16,7 +16,7 @@ import json
 from .record_model import FORMAT, Fairness, MalformedRecord, MatchRecord, RecordedAction, RecordedRound
 from services.rules import rulesets
 from services.rules.errors import BadOptions, MalformedTile
-from services.rules.families.registry import find, names
+from services.rules.registry import find, names
 from services.rules.moves import DRAW, END_OF_NAME, PASS, play
 from services.rules.state import Deal
 from services.rules.tiles import mask_of, parse_tile

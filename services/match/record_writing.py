@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .record_model import FORMAT, MatchRecord, RecordedAction, RecordedRound
-from services.rules.families.registry import family
+from services.rules.registry import family
 from services.rules.moves import END_NAMES
 from services.rules.tiles import NAMES, tiles_in
 

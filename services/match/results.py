@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .errors import StoredResultMismatch
-from services.rules.families.registry import family
+from services.rules.registry import family
 from services.rules.rulesets import RuleSet
 from services.rules.state import MatchState, RoundResult
 

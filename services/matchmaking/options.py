@@ -17,8 +17,9 @@ from dataclasses import asdict, dataclass
 from typing import Iterator
 
 from services.rules.errors import BadOptions
-from services.rules.families.family import Family, Shape
-from services.rules.families.registry import families, family, find
+from services.rules.facets import Shape
+from services.rules.family import Family
+from services.rules.registry import families, family, find
 from services.rules.rulesets import DEFAULT_TURN_TIMER, check_target, check_turn_timer, rule_set
 
 from services.common import bot_strengths

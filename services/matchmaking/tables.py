@@ -18,7 +18,7 @@ from typing import Any
 
 from eventsourcing.domain import Aggregate, event
 
-from services.rules.families.registry import find
+from services.rules.registry import find
 
 from .errors import AlreadyElsewhere, TicketNotWaiting
 from .options import Options

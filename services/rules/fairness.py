@@ -39,7 +39,7 @@ import struct
 from typing import Final
 
 from .errors import BadDeal
-from .families.family import RuleSet
+from .family import RuleSet
 from .state import Deal
 
 DOMAIN: Final = b"domino-deal/1\x00"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from .tiles import DOUBLES, HIGH, PIPS, pip_total
 
 if TYPE_CHECKING:
-    from .families.family import RuleSet
+    from .family import RuleSet
     from .state import Deal
 
 # Every tile, best lead first: highest pip sum, equal sums by the higher pip.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .errors import BadDeal, MatchOver, RulesError
 from .moves import Move
-from .families.family import RuleSet, check_target
+from .family import RuleSet, check_target
 from .spinner import SpinnerRound
 from .state import Accounts, Deal, MatchState, Round, RoundResult
 from .tiles import ALL_TILES, NAMES

@@ -1,6 +1,6 @@
 """The rule set a host or a record names, by family name: the engine's front door.
 
-A rule set is a ``RuleSet`` (``families/family.py``), one configuration of a family; this
+A rule set is a ``RuleSet`` (``family.py``), one configuration of a family; this
 module finds the family in the registry and has it build one, and checks the choices a
 match adds to it (target, turn timer).
 """
@@ -8,8 +8,8 @@ match adds to it (target, turn timer).
 from __future__ import annotations
 
 from .errors import BadOptions
-from .families.family import RuleSet, check_target
-from .families.registry import family as named
+from .family import RuleSet, check_target
+from .registry import family as named
 
 __all__ = ["DEFAULT_TURN_TIMER", "TURN_TIMERS", "RuleSet", "check_target", "check_turn_timer", "egyptian",
            "match_options", "rule_set"]

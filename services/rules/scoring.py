@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from .tiles import pip_total
 
 if TYPE_CHECKING:
-    from .families.family import RuleSet
+    from .family import RuleSet
 
 
 def side_totals(rules: RuleSet, hands: Sequence[int], value: Callable[[int], int] = pip_total) -> list[int]:

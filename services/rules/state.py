@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple, cast
 
 from .moves import Move
-from .families.family import RuleSet
+from .family import RuleSet
 from .step import Table, copy_table
 
 

@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any, NamedTuple, cast
 
 from .moves import DOWN, LEFT, RIGHT, UP, Move, legal_moves
-from .families.family import RuleSet
+from .family import RuleSet
 from .spinner import SpinnerRound
 from .state import MatchState, round_number
 from .tiles import HIGH, LOW, count, tiles_in

@@ -13,7 +13,7 @@ from services.match.history_projection import HistoryProjection, rebuild
 from services.history.summary import fresh, rating_key, side_of
 from services.history.view import View
 from services.match.application import MatchApplication, SeatSpec
-from services.rules.families.registry import families
+from services.rules.registry import families
 from tests.support.matches import Matches, random_move
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ from services.match.errors import StaleTimeout
 from services.match.export import full_record
 from services.match.record import from_json, to_json
 from services.rules.errors import NotYourTurn, RulesError
-from services.rules.families import registry
+from services.rules import registry
 from services.rules.moves import legal_moves
 from tests.support.families import option_tables, usual_tables
 from tests.support.matches import Matches, act, create

@@ -26,8 +26,8 @@ from services.common.bot_ladder import Ladder, ladder
 from services.history.summary import rating_key
 from services.match.describe import describe_rules
 from services.match.application import MatchApplication
-from services.rules.families import registry
-from services.rules.families.family import HostOption, Phrases, Shape
+from services.rules import registry
+from services.rules.facets import HostOption, Phrases, Shape
 from services.rules.rulesets import DEFAULT_TURN_TIMER, TURN_TIMERS, RuleSet
 from services.match.table_talk import PHRASES
 from tests.support.keys import auth, token

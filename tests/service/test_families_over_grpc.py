@@ -12,7 +12,7 @@ import pytest
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.application import MatchApplication
 from services.match.describe import describe_rules
-from services.rules.families import registry
+from services.rules import registry
 from tests.support.clock import Clock
 from tests.support.errors import refusal
 from tests.support.families import option_tables, params, usual_tables

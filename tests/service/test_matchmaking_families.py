@@ -11,7 +11,7 @@ from domino.match.v1 import match_service_pb2 as match_pb
 from domino.matchmaking.v1 import matchmaking_service_pb2 as pb
 from services.common.rule_options import settings_of, value_pb
 from services.matchmaking.options import Options, queue_kinds
-from services.rules.families import registry
+from services.rules import registry
 from tests.support.errors import refusal
 from tests.support.keys import auth
 

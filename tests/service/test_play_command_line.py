@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from services.cli.play import play
 from services.client import families, rules_cache
-from services.rules.families import registry
+from services.rules import registry
 from tests.support.keys import token
 
 from .matchmaking_harness import running_system

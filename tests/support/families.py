@@ -15,8 +15,8 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 import pytest
 
-from services.rules.families import registry
-from services.rules.families.family import Family
+from services.rules import registry
+from services.rules.family import Family
 from services.rules.rulesets import RuleSet
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from services.rules.errors import BadOptions, shown
-from services.rules.families.family import (BotTuning, Family, HostOption, Phrases, RecordShape, RoundColumn, RuleSet,
-                                            Shape)
+from services.rules.facets import BotTuning, HostOption, Phrases, RecordShape, RoundColumn, Shape
+from services.rules.family import Family, RuleSet
 from services.rules.leading import egyptian_next_leader, highest_double_or_tile
 from services.rules.scoring import egyptian_round_points, highest_past_target
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from domino.match.v1 import match_service_pb2 as pb
 from services.common.bot_ids import is_bot
-from services.rules.families import registry
+from services.rules import registry
 from tests.support.families import Table
 from tests.support.keys import auth
 

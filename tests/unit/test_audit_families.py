@@ -9,7 +9,7 @@ import pytest
 
 from services.audit.simulate import simulate
 from services.match.record import to_json
-from services.rules.families import registry
+from services.rules import registry
 from tests.support.families import option_tables, params, sample_tables
 
 from .test_audit_cli import assert_malformed, run, verify_json, write

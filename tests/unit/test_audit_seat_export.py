@@ -23,7 +23,7 @@ from services.cli.main import cli
 from services.match.domainmodel import Match
 from services.match.export import full_record, seat_record_json
 from services.match.record import from_json
-from services.rules.families import registry
+from services.rules import registry
 from tests.support.families import Table
 from tests.unit.test_chain import play_match
 

@@ -12,7 +12,7 @@ from services.bots.ladder import Setting
 from services.common.bot_ladder import PATH, Ladder, LadderRating, clearly_stronger, ladder, named_strength
 from services.common.bot_strengths import NAMES, OFFERED
 from services.history.summary import Rating, fresh, rating_key
-from services.rules.families.registry import families
+from services.rules.registry import families
 from services.matchmaking.table_use_cases import nearest_bots
 
 SAMPLE = Ladder({"egyptian/solo": {"random": {"mu": 20.0, "sigma": 2.0, "rating": 14.0, "matches": 90},

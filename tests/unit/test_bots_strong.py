@@ -15,7 +15,7 @@ from services.bots.knowledge import Knowledge
 from services.bots.strategies import STRATEGIES
 from services.bots.strong import StrongBot, StrongConfig
 from services.rules import fairness
-from services.rules.families import registry
+from services.rules import registry
 from services.rules.match import apply, new_match, start_round
 from services.rules.moves import LEFT
 from services.rules.rulesets import egyptian, rule_set

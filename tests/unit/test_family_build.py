@@ -7,7 +7,7 @@ import pytest
 
 from services.match.creation_checks import chosen
 from services.rules.errors import BadOptions
-from services.rules.families import registry
+from services.rules import registry
 from services.rules.rulesets import rule_set
 
 

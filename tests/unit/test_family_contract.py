@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.rules.families import registry
-from services.rules.families.family import Family, Phrases, Shape
+from services.rules import registry
+from services.rules.facets import Phrases, Shape
+from services.rules.family import Family
 from services.rules.fairness import deal
 from services.rules.match import new_match, start_round
 from tests.support import families, fifty_family

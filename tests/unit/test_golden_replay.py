@@ -27,7 +27,7 @@ import pytest
 from services.audit.verify import verify
 from services.match import record as record_format
 from services.rules.errors import RulesError
-from services.rules.families import registry
+from services.rules import registry
 from tests.support.golden import GOLDEN, SCRIPT, load_generator
 
 FILES = sorted(GOLDEN.glob("*.jsonl.xz"))

@@ -8,7 +8,7 @@ import pytest
 
 from services.history.summary import (Ended, Started, counts_for_ratings, fresh, ranks, rated_id, rerated, result_of,
                                       side_of)
-from services.rules.families.registry import families
+from services.rules.registry import families
 
 
 def every_shape() -> list[tuple[str, str, int, bool]]:

@@ -9,7 +9,7 @@ from services.match.application import MatchApplication
 from services.match.domainmodel import SHOWN, Match, Place
 from services.match.public_events import PUBLIC
 from services.match.visibility import public_fields
-from services.rules.families.registry import family
+from services.rules.registry import family
 
 
 def test_an_event_stored_as_seat_away_before_the_rename_reads_as_seat_went_away():

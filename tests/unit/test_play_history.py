@@ -16,7 +16,7 @@ from services.client import history_screens, render
 from services.client.api import ApiError
 from services.client.store import Exports, KeptHeads
 from services.common.error_details import Details
-from services.rules.families import registry
+from services.rules import registry
 
 from .test_play_lobby import app_for, flat
 from tests.support.rules_description import described

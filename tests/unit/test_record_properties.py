@@ -21,8 +21,8 @@ from services.audit.verify import round_json, verify
 from services.match.record import dumps, from_json, loads, to_json
 from services.rules.autoplay import timeout_move
 from services.rules.errors import RulesError
-from services.rules.families import registry
-from services.rules.families.family import Family
+from services.rules import registry
+from services.rules.family import Family
 from services.rules.match import apply, leads_by_chance, new_match, start_round
 from services.rules.moves import (
     DOWN, DRAW, END_NAMES, LEFT, OPEN, PASS, PLAY_DOWN, PLAY_LEFT, PLAY_ON, PLAY_RIGHT, PLAY_UP, RIGHT, UP, legal_moves,

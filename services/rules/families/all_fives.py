@@ -10,7 +10,8 @@ from ..autoplay import timeout_order
 from ..leading import drawn_leader, egyptian_next_leader
 from ..scoring import egyptian_round_points, highest_past_target, round_to_five
 from ..state import Round, RoundResult
-from .family import BotTuning, Phrases, PlainFamily, RoundColumn, RuleSet, Shape, check_teams
+from ..facets import BotTuning, Phrases, RoundColumn, Shape
+from ..family import PlainFamily, RuleSet, check_teams
 
 
 class AllFivesRound(NamedTuple):

@@ -10,7 +10,8 @@ from ..leading import BY_SUM_THEN_HIGH, first_held
 from ..scoring import highest_past_target, lowest_side
 from ..state import Deal
 from ..tiles import DOUBLES, pip_total, tile
-from .family import BotTuning, Family, Phrases, PlainFamily, RuleSet, Shape
+from ..facets import BotTuning, LeadWords, Phrases, Shape
+from ..family import PlainFamily, RuleSet
 
 ZERO_ZERO = tile(0, 0)
 LONE_ZERO_ZERO = 25
@@ -32,7 +33,7 @@ class Classic(PlainFamily):
     usual_shape = Shape(4, False)
     usual_target = 100
     lone_zero_zero = LONE_ZERO_ZERO
-    lead_words = {"": Family.LeadWords(
+    lead_words = {"": LeadWords(
         by_double="the highest double dealt (0-0 never leads)",
         by_other_tile="the heaviest tile dealt, as no double but perhaps 0-0 was, and 0-0 never leads")}
     bot_tuning = BotTuning(greedy_share=0.8)

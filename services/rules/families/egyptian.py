@@ -13,7 +13,8 @@ from ..leading import BY_SUM_THEN_HIGH, egyptian_next_leader, highest_double_or_
 from ..scoring import egyptian_round_points, highest_past_target
 from ..state import Deal
 from ..tiles import DOUBLES
-from .family import BotTuning, Family, Phrases, RecordShape, RuleSet, Shape
+from ..facets import BotTuning, Phrases, RecordShape, Shape
+from ..family import Family, RuleSet
 
 
 class Variant(NamedTuple):

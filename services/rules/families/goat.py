@@ -16,7 +16,8 @@ from ..leading import BY_SUM_THEN_HIGH, first_held
 from ..scoring import lowest_side
 from ..state import Accounts, Deal, Round, RoundResult
 from ..tiles import DOUBLES, MATCHES, pip_total
-from .family import BotTuning, Family, HostOption, Phrases, RecordShape, RoundColumn, RuleSet, Shape, check_teams
+from ..facets import BotTuning, HostOption, LeadWords, Phrases, RecordShape, RoundColumn, Shape
+from ..family import Family, RuleSet, check_teams
 
 NAME = "goat"
 LIMIT = 101  # a side whose written total reaches this loses: the goat
@@ -194,12 +195,12 @@ class Goat(Family):
     lone_zero_zero = "zero_zero"
     option_words = {"zero_zero": "0-0 alone counts {value}"}
     lead_words = {
-        "gamezz": Family.LeadWords(
+        "gamezz": LeadWords(
             rule="the holder of 0-0, else of the highest double, leads",
             by_zero_zero="as {name}'s round 1 is led with 0-0 by whoever holds it",
             by_double="the highest double dealt ({name} leads round 1 with 0-0, else the highest double)",
             by_other_tile="the heaviest tile dealt, as no double was ({name} leads round 1 with 0-0, else a double)"),
-        "koza": Family.LeadWords(
+        "koza": LeadWords(
             rule="the holder of the lowest double (1-1 up to 6-6, then 0-0) leads",
             by_zero_zero="the only double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, then 0-0)",
             by_double="the lowest double dealt ({name} leads round 1 with the lowest double, 1-1 up to 6-6, then 0-0)",

@@ -11,7 +11,8 @@ from ..moves import legal_moves
 from ..scoring import highest_past_target, lowest_side, side_totals
 from ..state import Round
 from ..turns import take_turn
-from .family import BotTuning, Phrases, PlainFamily, RuleSet, Shape
+from ..facets import BotTuning, Phrases, Shape
+from ..family import PlainFamily, RuleSet
 
 ONE_PLAY_SECONDS = 5
 SEVERAL_PLAYS_SECONDS = 20

@@ -8,8 +8,8 @@ services load at start, docs/design.md "Adding a family").
 
 from __future__ import annotations
 
-from ..errors import BadOptions, shown
-from . import all_fives, classic, egyptian, goat, sports
+from .errors import BadOptions, shown
+from .families import all_fives, classic, egyptian, goat, sports
 from .family import Family
 
 _BUILT_IN: tuple[Family, ...] = (egyptian.FAMILY, all_fives.FAMILY, goat.FAMILY, classic.FAMILY, sports.FAMILY)
