@@ -4,8 +4,9 @@
 Each named module defines ``FAMILY``, a ``Family`` (services/rules/family.py);
 every process that plays, checks or records matches (the services, the auditor's command
 line) registers them at start, so they all agree on what the family is (docs/design.md,
-"Adding a family"). A name that does not import, or holds no family, stops the process with
-one line saying so: a service that silently lacked a family would refuse its matches.
+"Adding a family"). A name that does not import, holds no family, or a family without the
+strong bot's tuning, stops the process with one line saying so: a service that silently lacked
+a family would refuse its matches, and one whose bots refused it would fail their turns.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def load(names: str) -> list[str]:
         family = getattr(module, "FAMILY", None)
         if not isinstance(family, Family):
             raise BadFamilyModule(f"{VARIABLE}: {name!r} defines no FAMILY (a Family)")
+        if family.bot_tuning is None:  # else its strong and expert seats fail every turn, redelivered forever
+            raise BadFamilyModule(f"{VARIABLE}: {name!r}: family {family.name!r} has no bot_tuning (a BotTuning; "
+                                  "BotTuning() is the strong bot's plain search)")
         try:
             register(family)
         except ValueError as e:
