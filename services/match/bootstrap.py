@@ -38,7 +38,9 @@ from .rules_servicer import serve_rules
 from .social_client import GrpcRelations
 from .store import FROZEN, EmbeddedStore, NetworkStore
 from .stream_record import StreamRecord
+from .talk_rpcs import TalkRpcs
 from .timers import TurnTimer
+from .watching import Watching
 
 log = logging.getLogger("domino.match")
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
@@ -63,8 +65,11 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
     changes = changes or ChangeFeed()
     tail = tail or change_tail(app, changes, watch_safety_seconds)
     revocations = revocations or Revocations()
-    servicer = MatchServicer(app, changes, tail, streams=streams, signer=signer, history=history, on_wake=on_wake,
-                             revocations=revocations, open_streams=open_streams, blocks=blocks)
+    open_streams = open_streams or OpenStreams()
+    talk = TalkRpcs(app, changes)
+    watching = Watching(app, changes, tail, talk_sent=talk.sent, streams=streams, open_streams=open_streams,
+                        blocks=blocks, revocations=revocations, on_wake=on_wake)
+    servicer = MatchServicer(app, changes, watching, talk, signer=signer, history=history, open_streams=open_streams)
     serve_rules(servicer, HeadKeys(keys_dir, servicer.signer))
     server, port = new_server(address, SERVICE_NAME,
                               lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer,

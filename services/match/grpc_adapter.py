@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 from contextlib import aclosing
-from typing import AsyncIterator, Callable, cast
+from typing import AsyncIterator, cast
 
 import grpc
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -26,17 +26,15 @@ from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common import rule_options
 from services.common.auth import AuthError, Identity, KeyRing
 from services.common.auth_interceptor import AuthInterceptor, caller
-from services.common.limits import RateLimit, StreamLimits, TooMany
+from services.common.limits import RateLimit, TooMany
 from services.common.revocations import Revocations
 
-from services.common.change_tail import ChangeTail
 from services.common.changes import ChangeFeed
 from services.common.grpc_status import ErrorStatuses
 
 from services.history.view import View
 
 from .application import MatchApplication, SeatSpec, check_request_id
-from .blocks import Blocks
 from .callers import OPEN_RPCS, Admission, seated
 from .domainmodel import Match
 from .errors import (
@@ -102,25 +100,21 @@ def authentication(keys: KeyRing, rates: RateLimit | None = None,
 class MatchServicer(pb_grpc.MatchServiceServicer):
     """Served behind ``authentication``: without it every call is UNAUTHENTICATED."""
 
-    def __init__(self, app: MatchApplication, changes: ChangeFeed, tail: ChangeTail | None = None,
-                 streams: StreamLimits | None = None, signer: Signer | None = None, history: View | None = None,
-                 on_wake: Callable[[str], None] | None = None, revocations: Revocations | None = None,
-                 open_streams: OpenStreams | None = None, blocks: Blocks | None = None) -> None:
+    def __init__(self, app: MatchApplication, changes: ChangeFeed, watching: Watching | None = None,
+                 talk: TalkRpcs | None = None, signer: Signer | None = None, history: View | None = None,
+                 open_streams: OpenStreams | None = None) -> None:
         self.app = app
         # seated players' open streams, on every replica of the store: GetTurnAttention's ``streaming``
         self.open_streams = open_streams or OpenStreams()
         self.notices = NoticeRpcs(app, self.open_streams, history)
         self.history = HistoryRpcs(history, app)  # history: the view services/history keeps; None: not configured
-        self.talk = TalkRpcs(app, changes)
+        self.talk = talk or TalkRpcs(app, changes)
         # Without a configured key (unit and component tests) heads are signed with a key of the moment.
         self.signer = signer or Signer(Ed25519PrivateKey.generate())
         self.changes = changes
-        # WatchMatch's use case: who blocks whom at a table (blocks.py), the stream limits, the
-        # revoked sessions whose streams end, and the tail that tells ``changes`` what other
-        # processes store (None: this process makes every change, as in unit tests).
-        self.watching = Watching(app, changes, tail, talk_sent=self.talk.sent, streams=streams,
-                                 open_streams=self.open_streams, blocks=blocks, revocations=revocations,
-                                 on_wake=on_wake)
+        # WatchMatch's use case, built by bootstrap.create_server with what it needs; None: one
+        # for this process alone (unit tests), sharing the talk's counts and the open streams.
+        self.watching = watching or Watching(app, changes, talk_sent=self.talk.sent, open_streams=self.open_streams)
         # Each (match, version, seat) view is built once for the reply, the streams, the bots and spectators.
         # Each leaves stamped with the server's time (server_time): clients count turns down by it.
         self.views = ViewCache(lambda match: public_view(match, self._head(match)), seat_part, event_pb,

@@ -88,7 +88,7 @@ class Watching:
         self.blocks = blocks if blocks is not None else NoBlocks()
         self.revocations = revocations or Revocations()  # a revoked session's streams end
         self.on_wake = on_wake or (lambda cause: None)  # counts wakes by cause (local, push, safety)
-        self.clock = clock  # against the token's expiry
+        self.clock = clock  # against the token's expiry: wall time, as auth.py verified it, not the app's clock
         self.shared = SharedReads(changes)
 
     async def watch(self, match_id: UUID, who: Identity, from_version: int) -> AsyncGenerator[Update, None]:
