@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .errors import BadOptions
 from .facets import BotTuning, HostOption, LeadWords, Phrases, RecordShape, RoundColumn, Shape
+from .leading import drawn_leader
 
 
 class Family(ABC):
@@ -36,7 +37,6 @@ class Family(ABC):
     record: RecordShape = RecordShape()
     round_columns: tuple[RoundColumn, ...] = ()
     lower_is_better: bool = False  # totals are bad (Goat): the lowest total wins
-    per_move_timer: bool = False  # the family times each move itself; the host's timer is unused
     four_ends: bool = False  # the first double is a spinner with up and down sides
     # Stated by every family, never inherited: the strong bot refuses a family without one.
     bot_tuning: BotTuning | None = None
@@ -110,7 +110,8 @@ class Family(ABC):
                  **rest: Any) -> RuleSet:
         """A RuleSet of this family, its name, kind and targets filled in."""
         return RuleSet(kind=self, family=self.name, variant=variant, seats=seats, hand_size=hand_size, draws=draws,
-                       teams=teams, default_target=default_target, targets=self.targets, **rest)
+                       teams=teams, default_target=default_target, targets=self.targets,
+                       chance=self.opening_leader is drawn_leader, **rest)
 
     @abstractmethod
     def opening_leader(self, rules: RuleSet, deal: Any) -> tuple[int, int]:
@@ -152,6 +153,11 @@ class Family(ABC):
     def move_timer(self, rules: RuleSet) -> Callable[[Any], int] | None:
         """Sports: (round) -> seconds the seat to act has for its move; None: the host's timer."""
         return None
+
+    @property
+    def per_move_timer(self) -> bool:
+        """The family times each move itself (it states ``move_timer``): the host's timer is unused."""
+        return type(self).move_timer is not Family.move_timer
 
     def no_variant_nor_options(self, variant: str | None, options: dict | None) -> None:
         """For a family without variants or options: BadOptions when a host names one."""
@@ -272,7 +278,7 @@ class RuleSet:
     teams: bool
     default_target: int
     targets: tuple[int, ...]
-    chance: bool = False  # round 1 and the round after a tie are led by a seat drawn by chance
+    chance: bool = False  # round 1 and after a tie a seat drawn by chance leads (opening_leader is drawn_leader)
     four_ends: bool = False  # the first double is a spinner with up and down sides (All Fives)
     barred: int = 0  # tiles that may never open a round
     options: Any = None  # the host options, typed by the family (Goat's GoatOptions)

@@ -45,9 +45,10 @@ def egyptian_round_points(rules: RuleSet, reason: str, last_seat: int, hands: Se
     return winner, sum(side_pips) - side_pips[winner]
 
 
-def round_to_five(points: int) -> int:
-    """To the nearest multiple of 5: a remainder of 1-2 rounds down, 3-4 up (7 -> 5, 8 -> 10)."""
-    return (points + 2) // 5 * 5
+def round_to(points: int, step: int) -> int:
+    """To the nearest multiple of ``step``, a remainder of half or less rounding down (by 5:
+    1-2 down, 3-4 up, 7 -> 5, 8 -> 10)."""
+    return (points + (step - 1) // 2) // step * step
 
 
 def highest_past_target(rules: RuleSet, scores: Sequence[int], target: int) -> tuple[int | None, bool, tuple[int, ...]]:

@@ -12,7 +12,7 @@ from services.rules.fairness import chance_leader, fair_deal, round_key
 from services.rules.match import apply, check_deal, new_match, start_round
 from services.rules.moves import DOWN, DRAW, END_OF_NAME, LEFT, PASS, RIGHT, UP, legal_moves, play
 from services.rules.rulesets import rule_set
-from services.rules.scoring import round_to_five
+from services.rules.scoring import round_to
 from services.rules.spinner import SpinnerRound
 from services.rules.state import Deal
 from services.rules.tiles import mask_of, parse_tile as t
@@ -473,7 +473,7 @@ def test_timeout_prefers_up_over_down():
 @pytest.mark.parametrize("pips,points", [(0, 0), (1, 0), (2, 0), (3, 5), (4, 5), (5, 5), (6, 5), (7, 5),
                                          (8, 10), (9, 10), (12, 10), (13, 15)])
 def test_round_end_points_round_to_the_nearest_five(pips, points):
-    assert round_to_five(pips) == points
+    assert round_to(pips, 5) == points
 
 
 def test_solo_domino_scores_every_other_hand_rounded_to_five():

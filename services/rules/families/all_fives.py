@@ -8,7 +8,7 @@ from typing import NamedTuple, Sequence
 
 from ..autoplay import timeout_order
 from ..leading import drawn_leader, egyptian_next_leader
-from ..scoring import egyptian_round_points, highest_past_target, round_to_five
+from ..scoring import egyptian_round_points, highest_past_target, round_to
 from ..state import Round, RoundResult
 from ..facets import BotTuning, Phrases, RoundColumn, Shape
 from ..family import PlainFamily, RuleSet, check_teams
@@ -51,7 +51,7 @@ class AllFives(PlainFamily):
     def configure_shape(self, seats: int | None, teams: bool | None) -> RuleSet:
         seats = self.seats_chosen("", seats)
         return self.rule_set("", seats, 7, True, check_teams(self.name, seats, teams), self.usual_target,
-                             chance=True, four_ends=self.four_ends)
+                             four_ends=self.four_ends)
 
     opening_leader = staticmethod(drawn_leader)
     next_leader = staticmethod(egyptian_next_leader)  # the winner leads (docs/rules.md §1.4)
@@ -60,9 +60,9 @@ class AllFives(PlainFamily):
     def score_round(self, rules: RuleSet, reason: str, last_seat: int,
                     hands: Sequence[int]) -> tuple[int | None, int]:
         """As Egyptian (a domino wins for the side that went out, blocked for the strictly
-        lowest side, the winner scoring every opponent's pips), rounded to the nearest five."""
+        lowest side, the winner scoring every opponent's pips), rounded to ``points_rounded_to``."""
         winner, points = egyptian_round_points(rules, reason, last_seat, hands)
-        return winner, round_to_five(points)
+        return winner, round_to(points, self.points_rounded_to)
 
     def round_extras(self, rules: RuleSet):
         return scored_in_play

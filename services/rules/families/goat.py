@@ -56,26 +56,6 @@ ROUND_ONE_ORDER = {
 }
 
 
-def read_options(variant: str, given: dict | None = None) -> GoatOptions:
-    """The variant's preset with the host's changes, each checked."""
-    if variant not in PRESETS:
-        raise BadOptions(f"unknown goat variant {shown(variant)}; choose one of {', '.join(PRESETS)}")
-    chosen = PRESETS[variant]._asdict()
-    if given is not None and not isinstance(given, dict):
-        raise BadOptions("goat options are given by name (zero_zero, redeal, remembered, fish)")
-    for name, value in (given or {}).items():
-        if name not in chosen:
-            raise BadOptions(f"goat has no option {shown(name)}; its options are {', '.join(GoatOptions._fields)}")
-        if name == "zero_zero" and (type(value) is not int or value not in ZERO_ZERO_VALUES):
-            raise BadOptions(f"zero_zero must be one of {', '.join(map(str, ZERO_ZERO_VALUES))}, not {shown(value)}")
-        if name in ("redeal", "remembered") and not isinstance(value, bool):
-            raise BadOptions(f"{name} must be true or false, not {shown(value)}")
-        if name == "fish" and value not in FISH_RULES:
-            raise BadOptions(f"fish must be one of {', '.join(FISH_RULES)}, not {shown(value)}")
-        chosen[name] = value
-    return GoatOptions(**chosen)
-
-
 def calls_for_redeal(hands: Sequence[int]) -> bool:
     """A hand with five or more doubles, or six or more tiles showing one number (a double
     counts once)."""
@@ -160,6 +140,13 @@ def of_round(result: RoundResult) -> GoatRound:
     return extras
 
 
+def _choices(values: tuple) -> str:
+    """How an error names an option's allowed values ("true or false" for a switch)."""
+    if all(type(value) is bool for value in values):
+        return "true or false"
+    return "one of " + ", ".join(map(str, values))
+
+
 def _slashed(values) -> str:
     return " / ".join(map(str, values))
 
@@ -210,10 +197,27 @@ class Goat(Family):
     def presets(self, variant: str) -> dict:
         return PRESETS[variant]._asdict()
 
+    def read_options(self, variant: str, given: dict | None = None) -> GoatOptions:
+        """The variant's preset with the host's changes, each checked against ``options``."""
+        if variant not in PRESETS:
+            raise BadOptions(f"unknown goat variant {shown(variant)}; choose one of {', '.join(PRESETS)}")
+        chosen = PRESETS[variant]._asdict()
+        offered = {option.name: option for option in self.options}
+        if given is not None and not isinstance(given, dict):
+            raise BadOptions(f"goat options are given by name ({', '.join(offered)})")
+        for name, value in (given or {}).items():
+            option = offered.get(name)
+            if option is None:
+                raise BadOptions(f"goat has no option {shown(name)}; its options are {', '.join(offered)}")
+            if not any(type(value) is type(allowed) and value == allowed for allowed in option.values):
+                raise BadOptions(f"{name} must be {_choices(option.values)}, not {shown(value)}")
+            chosen[name] = value
+        return GoatOptions(**chosen)
+
     def configure(self, variant: str | None, seats: int | None, teams: bool | None,
                   options: dict | None) -> RuleSet:
         variant = variant or ""
-        chosen = read_options(variant, options)
+        chosen = self.read_options(variant, options)
         seats = self.seats_chosen(variant, seats)
         return self.rule_set(variant, seats, 7, True, check_teams(NAME, seats, teams), LIMIT, options=chosen)
 

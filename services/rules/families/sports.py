@@ -41,7 +41,6 @@ class Sports(PlainFamily):
     phrases = Phrases(title="Sports", lead_rule="a seat drawn by chance leads",
                       scoring="the pair that goes out scores the pips left in all four hands")
     targets = (100, 150, 200, 250)
-    per_move_timer = True
     offered_shapes = (Shape(4, True),)
     usual_target = 200
     move_seconds = (ONE_PLAY_SECONDS, SEVERAL_PLAYS_SECONDS, BLOCKING_PLAY_SECONDS)
@@ -51,7 +50,7 @@ class Sports(PlainFamily):
         seats = self.seats_chosen("", seats)
         if teams is False:
             raise BadOptions("sports is played by two pairs (teams)")
-        return self.rule_set("", seats, 7, False, True, self.usual_target, chance=True)
+        return self.rule_set("", seats, 7, False, True, self.usual_target)
 
     opening_leader = staticmethod(drawn_leader)
     next_leader = staticmethod(egyptian_next_leader)  # the winner leads (docs/rules.md §1.4)
