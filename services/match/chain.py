@@ -102,7 +102,7 @@ class ClientSeed:
 
 
 REDEAL = Redeal()
-# The header, a deal, an action, a redeal mark, the end, a seed (domainmodel.SHOWN).
+# The header, a deal, an action, a redeal mark, the end, a client seed (each event class's ``recorded``).
 Shown = Union[MatchRecord, RecordedRound, RecordedAction, Redeal, End, ClientSeed]
 
 

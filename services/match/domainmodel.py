@@ -1,8 +1,8 @@
 """The Match aggregate: every play, draw and pass as a stored fact.
 
 State is the fold of the events through the rules engine. Public command methods ask the
-engine whether an action is legal and only then trigger its event; the event-decorated
-methods only apply. The server's own actions (forced passes, dealing the next round,
+engine whether an action is legal and only then trigger its event; each event class's
+``apply`` only applies it. The server's own actions (forced passes, dealing the next round,
 timeouts, away seats' turns) are triggered here too, inside the command that caused them,
 so they are stored atomically with it. Deadlines and seeds are computed before an event
 is triggered and stored in it: applying an event never reads a clock or a random source.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import uuid
-from typing import Any, Callable, ClassVar, Mapping, NamedTuple
+from typing import Any, ClassVar, Mapping, NamedTuple
 
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import register_topic
@@ -160,7 +160,7 @@ class Match(Aggregate):
         from the head before it and stored in the event, which then only sets the head."""
         if self.chain_salt:
             rnd = self.state.round
-            rules = family(self.rules_name)
+            rules = self.ruleset.kind
             shown = event_class.recorded(fields, Place(rules, opening=rnd is None or rnd.left < 0))
             seeds = None if self.dealt_rounds else list(self.client_seeds)
             entry = chain.entry(shown, rules.record.every_boneyard, seeds)
@@ -658,12 +658,6 @@ EVENTS: tuple[type[Match.Event], ...] = tuple(
     value for name, value in vars(Match).items()
     if name not in ("Event", "Created") and isinstance(value, type) and issubclass(value, Match.Event))
 """Every event class of the match, in declaration order (not the library's bases)."""
-
-# What each stored event shows to the record (its fields, or a stored event's ``vars``, and
-# its place), as its class declares it: the chain links it (``Match._trigger``) and the export
-# writes it (export.py), so both say the same.
-SHOWN: dict[type, Callable[[Mapping[str, Any], Place], chain.Shown | None]] = {
-    event_class: event_class.recorded for event_class in EVENTS}
 
 # Events stored before ``SeatAway`` was named in the past tense still read as the new class.
 register_topic("services.match.domainmodel:Match.SeatAway", Match.SeatWentAway)

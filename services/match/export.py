@@ -12,19 +12,19 @@ from __future__ import annotations
 from typing import Iterable
 
 from . import chain
-from .domainmodel import SHOWN, Match, Place
+from .domainmodel import Match, Place
 from .record import MatchRecord, RecordedAction, RecordedRound, to_json
 from services.rules.registry import family
 
 
 def full_record(events: Iterable) -> MatchRecord:
-    """Each event written as ``SHOWN`` says it shows to the record, as its chain links it."""
+    """Each event written as its class's ``recorded`` says it shows to the record, as its chain links it."""
     stream = iter(events)
     e = next(stream, None)
     if not isinstance(e, Match.MatchStarted):  # a match's first event, the one that created it
         raise ValueError("no MatchStarted event")
     rules = family(e.rules)
-    record = SHOWN[Match.MatchStarted](vars(e), Place(rules, opening=True))
+    record = Match.MatchStarted.recorded(vars(e), Place(rules, opening=True))
     assert isinstance(record, MatchRecord) and record.fairness is not None  # a header, with the seeds
     fairness = record.fairness
     links = [e.link] if e.link else None
@@ -32,7 +32,7 @@ def full_record(events: Iterable) -> MatchRecord:
     for e in stream:
         if links is not None and getattr(e, "link", None):
             links.append(e.link)
-        match SHOWN[type(e)](vars(e), Place(rules, opening)):
+        match type(e).recorded(vars(e), Place(rules, opening)):
             case RecordedRound() as dealt:
                 record.rounds.append(dealt)
                 opening = True

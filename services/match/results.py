@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .errors import StoredResultMismatch
-from services.rules.registry import family
 from services.rules.rulesets import RuleSet
 from services.rules.state import MatchState, RoundResult
 
@@ -33,7 +32,7 @@ def stored_extras(rules: RuleSet, result: RoundResult) -> dict[str, Any]:
     (``Family.round_json``: All Fives' play_points; Goat's written, remembered and pot),
     or is empty. A column of another key (a later family's) is not stored: the replay
     computes it like the rest."""
-    shown = family(rules.family).round_json(result)
+    shown = rules.kind.round_json(result)
     return {name: shown[name] if name in shown else type(empty)() for name, empty in _STORED_EMPTY.items()}
 
 

@@ -6,7 +6,7 @@ import dataclasses
 
 from services.match import chain
 from services.match.application import MatchApplication
-from services.match.domainmodel import SHOWN, Match, Place
+from services.match.domainmodel import Match, Place
 from services.match.public_events import PUBLIC
 from services.match.visibility import public_fields
 from services.rules.registry import family
@@ -72,7 +72,7 @@ def test_a_match_is_created_with_the_first_link_of_its_chain():
                         seats=["ann", "bob"], client_seeds=["", ""], commitment="c", server_seed="00")
     started = match.collect_events()[0]
     assert isinstance(started, Match.MatchStarted)
-    header = chain.entry(SHOWN[Match.MatchStarted](vars(started), Place(family("egyptian"), opening=True)),
+    header = chain.entry(Match.MatchStarted.recorded(vars(started), Place(family("egyptian"), opening=True)),
                          True, None)
     assert header is not None
     assert started.link == chain.link(chain.salt("00"), chain.GENESIS, header) == match.chain_head
