@@ -114,6 +114,8 @@ class MatchApplication(ExplicitStore, Application[UUID]):
         # A stale copy's refusal is asked again of the stored match; a lost race is run again.
         self.unit = Units[Match](self.store, lambda: ConcurrencyConflict(
             "the match changed under this command repeatedly; try again"), (RulesError, StaleTimeout), UnknownMatch)
+        # The store reads whichever aggregate an id names (its methods say Match, the usual one):
+        # a table's talk id names a TableTalk.
         self.talks = Units[TableTalk](cast(AggregateStore[TableTalk], self.store), lambda: ConcurrencyConflict(
             "the table's chat changed under this message repeatedly; try again"), unknown=UnknownMatch)
 

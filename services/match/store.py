@@ -26,14 +26,13 @@ import copy
 import logging
 from collections import OrderedDict
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Protocol, TypeVar, cast
+from typing import Any, Callable, Iterator, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import PersistenceError, RecordConflictError
 
 from services.common.logs import Warnings
-from services.common.unit_of_work import AggregateStore
 
 from .domainmodel import Match
 from .errors import CorruptLog, StoreUnavailable, UnknownMatch
@@ -47,18 +46,10 @@ _warnings = Warnings(log)
 T = TypeVar("T")
 
 
-class MatchStore(AggregateStore[Match], Protocol):
-    """The unit of work's store (cached, load, append), and the queries' reads."""
-
-    async def read(self, call: Callable[..., T], *args: Any) -> T:
-        """Any other read of the store (a query), run where this store's reads belong."""
-
-    def recent(self, match_id: UUID, after: int) -> list[Match.Event] | None:
-        """The match's events after version ``after``, as this replica stored them, if it
-        holds every one of them; None: ask the store."""
-
-
 class EmbeddedStore:
+    """The unit of work's store (cached, load, append: unit_of_work.AggregateStore) and the
+    queries' reads (read, recent)."""
+
     def __init__(self, app: Application[UUID]) -> None:
         self._app = app
         # Told the notification ids of each append (the change tail skips what this process
