@@ -30,6 +30,7 @@ from .private_files import private_directory, write_private
 ROLES = ("player", "bot", "service", "auditor", "account")
 ALGORITHM = "EdDSA"
 HOUR = 3600
+STREAM_EXPIRED = "the token has expired; reconnect with a fresh one"  # how a stream ends at its token's expiry
 # A player's access token lives 15 minutes at most: a ban reaches every service within that,
 # and a revoked session stays on the revocation list no longer (docs/security.md).
 MAX_LIFETIME = {"player": 15 * 60, "bot": HOUR, "service": HOUR, "auditor": HOUR, "account": HOUR}

@@ -26,6 +26,8 @@ import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 
+from .auth import STREAM_EXPIRED
+
 MAX_DETAILS = 300  # characters of an error message sent back: what a caller sent is never echoed in full
 DETAILS_KEY = "grpc-status-details-bin"
 INTERNAL = "INTERNAL"
@@ -100,8 +102,7 @@ async def end_at_expiry(context, who, domain: str) -> None:
     """A stream lives no longer than the token that opened it: past its expiry the stream
     ends UNAUTHENTICATED, and the client reconnects with a fresh token."""
     if time.time() >= who.expires_at:
-        await abort(context, grpc.StatusCode.UNAUTHENTICATED, "the token has expired; reconnect with a fresh one",
-                    "TOKEN_EXPIRED", domain)
+        await abort(context, grpc.StatusCode.UNAUTHENTICATED, STREAM_EXPIRED, "TOKEN_EXPIRED", domain)
 
 
 class ErrorStatuses:

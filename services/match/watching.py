@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Callable, cast
 from uuid import UUID
 
-from services.common.auth import AuthError, Identity
+from services.common.auth import STREAM_EXPIRED, AuthError, Identity
 from services.common.change_tail import ChangeTail
 from services.common.changes import LOCAL, PUSH, SAFETY, ChangeFeed
 from services.common.limits import StreamLimits
@@ -36,8 +36,6 @@ from .open_streams import OpenStreams
 from .spectators import SpectatorDelay
 from .table_talk import TableTalk
 from .watch_reads import SharedReads
-
-EXPIRED = "the token has expired; reconnect with a fresh one"
 
 
 # The match an update carries is the stream's own, which the next event is folded onto
@@ -150,7 +148,7 @@ class Watching:
                         if stream.folded.finished or self.changes.closed:
                             return  # ended; or the server is stopping and the client will resume elsewhere
                         if self.clock() >= who.expires_at:
-                            raise AuthError(EXPIRED, "TOKEN_EXPIRED")  # a stream lives no longer than its token
+                            raise AuthError(STREAM_EXPIRED, "TOKEN_EXPIRED")  # a stream lives no longer than its token
                         await waiter.wait(max(0.0, who.expires_at - self.clock()))
                         local_only = waiter.local_only
                         cause = SAFETY if SAFETY in waiter.causes else PUSH if PUSH in waiter.causes else \
