@@ -1,5 +1,6 @@
 """The history and ratings tables: a view of the match store, kept by the history projection
-(projection.py) and read by the match service's ListMyMatches, GetRating and GetLeaderboard.
+(services/match/history_projection.py) and read by the match service's ListMyMatches,
+GetRating and GetLeaderboard.
 
 Everything in them can be rebuilt from the match events alone (`domino projections rebuild`):
 each batch of events is applied in one transaction together with the position it reached,
