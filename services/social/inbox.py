@@ -12,9 +12,6 @@ inbox or buzzes their phone without end). What was stored is announced after the
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -26,13 +23,12 @@ from services.common.sql import Execute
 from .errors import InvalidRequest, NotFound
 from .inbox_store import InboxStore, Key, Stored
 from .notices import FROM_A_PLAYER, Draft, lifetime
-from .paging import check_page_size
+from .paging import check_page_size, next_page_token, page_start
 from .store import SocialStore
 from .transactions import retried_on_conflict
 
 log = logging.getLogger("domino.social")
 MAX_MARKED = 100
-MAX_TOKEN = 512
 # How far back a stream looks for notifications stored late (a slow transaction, another
 # replica's clock): it sends each one once whatever their order.
 STREAM_MARGIN = 10.0
@@ -129,9 +125,7 @@ class Inbox:
         token = ""
         if len(rows) > size:
             last = rows[size - 1]
-            token = base64.urlsafe_b64encode(json.dumps(
-                {"k": kind, "i": last.notification_id, "a": last.created_at},
-                separators=(",", ":")).encode()).decode().rstrip("=")
+            token = next_page_token(kind, "i", last.notification_id, last.created_at)
         return InboxPage(rows[:size], token, unread)
 
     def unread(self, player_id: str) -> int:
@@ -214,15 +208,5 @@ class Inbox:
 
 
 def _after(page_token: str, kind: str) -> Key | None:
-    if not page_token:
-        return None
-    try:
-        if len(page_token) > MAX_TOKEN:
-            raise ValueError
-        found = json.loads(base64.urlsafe_b64decode(page_token.encode("ascii") + b"=="))
-        if found["k"] != kind or not isinstance(found["i"], str) or not isinstance(found["a"], (int, float)):
-            raise ValueError
-        return Key(float(found["a"]), found["i"])
-    except (ValueError, KeyError, TypeError, UnicodeError, binascii.Error):
-        raise InvalidRequest("page_token is not one this list gave out", "page_token") from None
-
+    start = page_start(page_token, kind, "i")
+    return None if start is None else Key(start[1], start[0])

@@ -13,9 +13,6 @@ blocker is answered as if the blocker did not exist (PLAYER_NOT_FOUND).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import logging
 import time
 from dataclasses import dataclass
@@ -28,7 +25,7 @@ from . import codes
 from .errors import Busy, Exhausted, InvalidRequest, NotFound, Refused, RequestIdReused
 from .inbox import Announced, Inbox
 from .notices import Draft, notice_id
-from .paging import check_page_size
+from .paging import check_page_size, next_page_token, page_start
 from .store import Row, SocialStore
 from .transactions import retried_on_conflict
 
@@ -411,25 +408,15 @@ def check_player_id(player_id: str) -> None:
 
 def _paging(page_size: int, page_token: str, kind: str) -> tuple[int, Row | None]:
     size = check_page_size(page_size)
-    if not page_token:
-        return size, None
-    try:
-        if len(page_token) > 512:
-            raise ValueError
-        found = json.loads(base64.urlsafe_b64decode(page_token.encode("ascii") + b"=="))
-        if found["k"] != kind or not isinstance(found["p"], str) or not isinstance(found["a"], (int, float)):
-            raise ValueError
-        return size, Row(found["p"], float(found["a"]))
-    except (ValueError, KeyError, TypeError, UnicodeError, binascii.Error):
-        raise InvalidRequest("page_token is not one this list gave out", "page_token") from None
+    start = page_start(page_token, kind, "p")
+    return size, None if start is None else Row(*start)
 
 
 def _page(items: list[Any], rows: list[Row], size: int, kind: str) -> Page:
     if len(rows) <= size:
         return Page(items, "")
     last = rows[size - 1]
-    token = json.dumps({"k": kind, "p": last.player_id, "a": last.at}, separators=(",", ":"))
-    return Page(items, base64.urlsafe_b64encode(token.encode()).decode().rstrip("="))
+    return Page(items, next_page_token(kind, "p", last.player_id, last.at))
 
 
 def _outcome_json(outcome: SendOutcome) -> dict[str, Any]:
