@@ -90,7 +90,7 @@ class Verdict:
                                "rounds": [round_json(m.rules.family, r) for r in m.results],
                                "scores": list(self.scores), "winner": m.winner if m.over else None}
         if m.over:
-            out.update(family(m.rules.family).match_json(m.goats))
+            out.update(m.rules.kind.match_json(m.goats))
         if self.abandoned:
             out["abandoned"] = True
         if self.unchecked:

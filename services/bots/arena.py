@@ -20,7 +20,7 @@ Seatings per deal, for any seat count:
 
 Who *won* a round, per family (``round_outcome``):
 
-- Egyptian, Classic, Sports: the side ``rules.score_round`` names (a domino, or the lowest
+- Egyptian, Classic, Sports: the side the family's ``score_round`` names (a domino, or the lowest
   blocked hand or pair); its points are what that round end scores.
 - All Fives: the side that scored strictly the most points in the round, points during play
   and the round end's together (a domino with few points left can lose the round to the
@@ -226,7 +226,7 @@ def round_outcome(rules, result) -> tuple[int | None, list[int]]:
     """(the side that won the round or None for a tie, each side's points) by the family's
     notion of winning a round (see the module's docstring)."""
     sides = rules.sides
-    scores = family(rules.family).side_round_scores(rules, result.last_seat, result.hands)
+    scores = rules.kind.side_round_scores(rules, result.last_seat, result.hands)
     if scores is not None:  # Goat: the lowest round score wins
         low = min(scores)
         return (scores.index(low) if scores.count(low) == 1 else None), scores
@@ -236,7 +236,7 @@ def round_outcome(rules, result) -> tuple[int | None, list[int]]:
     if not rules.four_ends:
         return result.winner, points
     # All Fives: the most points in the round wins, its points during play included
-    for _, side, scored in family(rules.family).round_json(result).get("play_points", ()):
+    for _, side, scored in rules.kind.round_json(result).get("play_points", ()):
         points[side] += scored
     top = max(points)
     return (points.index(top) if points.count(top) == 1 else None), points
@@ -364,8 +364,8 @@ def report(rules, a_spec, b_spec, seed, deals, tally: Tally, elapsed: float, job
         "variant": rules.variant,
         "seats": rules.seats,
         "teams": rules.teams,
-        "options": family(rules.family).played_options(rules),
-        "won_by": family(rules.family).round_won_by,
+        "options": rules.kind.played_options(rules),
+        "won_by": rules.kind.round_won_by,
         "points_are": "round scores, bad" if rules.tally is not None else "scored",
         "seed": seed,
         "deals": deals,

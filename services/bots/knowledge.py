@@ -48,7 +48,6 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from services.rules.registry import family
 from services.rules.leading import BY_SUM_THEN_HIGH
 from services.rules.moves import DRAW, LEFT, OPEN, PASS, PLAY_ON
 from services.rules import step
@@ -143,7 +142,7 @@ def preferred_over(line, fits: int, t: int) -> int:
 def round_one_order(rules) -> tuple[int, ...] | None:
     """The order of tiles whose first one dealt must lead a round led by the family's
     round-1 rule; None where that leader leads any tile (drawn by chance)."""
-    return family(rules.family).forced_lead_order(rules)
+    return rules.kind.forced_lead_order(rules)
 
 
 def led_by_rule(view) -> bool:
@@ -152,7 +151,7 @@ def led_by_rule(view) -> bool:
     redeal while no round has been played). Rounds after a tie are led by the rule too, but
     a view cannot tell a tie from a win, so they are not used."""
     rules = view.rules
-    return family(rules.family).led_by_round_one_rule(rules, view)
+    return rules.kind.led_by_round_one_rule(rules, view)
 
 
 def not_dealt_by_lead(view) -> int:

@@ -20,7 +20,6 @@ import random
 from typing import Callable, Sequence
 
 from services.rules import autoplay
-from services.rules.registry import family
 from services.rules.moves import Move
 from services.rules.view import PlayerView
 
@@ -74,5 +73,5 @@ def greedy(view, rng: random.Random) -> Move:
             line.append(Line.of(view))
         return play_points_of(line[0], move.tile, move.end)
 
-    key = family(view.rules.family).greedy_key(view, play_points)
+    key = view.rules.kind.greedy_key(view, play_points)
     return shed_heaviest(moves, rng) if key is None else max(moves, key=key)

@@ -39,7 +39,7 @@ It reads the seat's ``PlayerView`` and nothing else. For each decision with a ch
 4. **Value.** A finished rollout is scored for the bot's side (its team in teams) with the
    family's own scoring, ``w = points_weight``, ``s = point_scale``:
 
-   - Egyptian, Classic, Sports: ``rules.score_round``; ``±((1 - w) + w * points / s)`` for a
+   - Egyptian, Classic, Sports: the family's ``score_round``; ``±((1 - w) + w * points / s)`` for a
      win / loss, 0 for a tie.
    - All Fives: each side's points of the round, those scored during play (for and
      against: the rollout's play points after the decision added to the view's) plus the
@@ -88,6 +88,7 @@ from __future__ import annotations
 
 import random
 import time
+from functools import partial
 from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
@@ -153,7 +154,7 @@ def round_value(view, cfg: StrongConfig) -> Callable[[object], float]:
     side = rules.side_of(view.seat)
     wsign = 1.0 - cfg.points_weight
     wpts = cfg.points_weight / cfg.point_scale
-    score_round = rules.score_round
+    score_round = partial(rules.kind.score_round, rules)
     sides = rules.sides
     others = sides - 1
     if rules.four_ends:

@@ -108,10 +108,9 @@ class Family(ABC):
 
     def rule_set(self, variant: str, seats: int, hand_size: int, draws: bool, teams: bool, default_target: int,
                  **rest: Any) -> RuleSet:
-        """A RuleSet of this family, its name, kind and targets filled in."""
-        return RuleSet(kind=self, family=self.name, variant=variant, seats=seats, hand_size=hand_size, draws=draws,
-                       teams=teams, default_target=default_target, targets=self.targets,
-                       chance=self.opening_leader is drawn_leader, **rest)
+        """A RuleSet of this family (``kind``), whether chance draws its leader filled in."""
+        return RuleSet(kind=self, variant=variant, seats=seats, hand_size=hand_size, draws=draws,
+                       teams=teams, default_target=default_target, chance=self.opening_leader is drawn_leader, **rest)
 
     @abstractmethod
     def opening_leader(self, rules: RuleSet, deal: Any) -> tuple[int, int]:
@@ -221,7 +220,7 @@ class Family(ABC):
     # new variant's seats. Declared, not derived from ``shapes``, as those ids must not move.
     variants_fix_seats: bool = False
     # Who takes a round in the bots' arena, where one round is one play of a deal.
-    round_won_by: str = "the side the round's end scores for (rules.score_round)"
+    round_won_by: str = "the side the round's end scores for (Family.score_round)"
     # The variant bot-only play takes when none is named, where the bots' figures have
     # always been taken on one: `domino demo` and the arena. "": a demo takes the host's
     # default and the arena asks for a variant.
@@ -270,19 +269,27 @@ class RuleSet:
     The core (moves, transitions, the match loop) reads these fields, and asks ``kind``, the
     family, for the rules that differ between families. Built by ``Family.build``, once per
     configuration."""
-    family: str  # the family's name, as services, records and messages read it
     variant: str  # "" for a family without variants
     seats: int
     hand_size: int
     draws: bool  # undealt tiles form a boneyard to draw from
     teams: bool
     default_target: int
-    targets: tuple[int, ...]
     chance: bool = False  # round 1 and after a tie a seat drawn by chance leads (opening_leader is drawn_leader)
-    four_ends: bool = False  # the first double is a spinner with up and down sides (All Fives)
     barred: int = 0  # tiles that may never open a round
     options: Any = None  # the host options, typed by the family (Goat's GoatOptions)
     kind: Family = field(repr=False, kw_only=True)  # whose methods are its rules
+
+    # What the family states for all its rule sets, read from it (one place for each fact).
+
+    @property
+    def family(self) -> str:
+        """The family's name, as services, records and messages read it."""
+        return self.kind.name
+
+    @property
+    def targets(self) -> tuple[int, ...]:
+        return self.kind.targets
 
     @property
     def sides(self) -> int:
@@ -309,25 +316,14 @@ class RuleSet:
     round_extras: Callable[[Any, tuple[int, ...], Any], Any] | None = field(init=False, repr=False, compare=False)
     redeal: Callable[[Sequence[int]], bool] | None = field(init=False, repr=False, compare=False)
     move_timer: Callable[[Any], int] | None = field(init=False, repr=False, compare=False)
+    # The family's, copied as each round's start reads it.
+    four_ends: bool = field(init=False, repr=False, compare=False)  # the first double is a spinner (All Fives)
 
     def __post_init__(self) -> None:
         kind = self.kind
+        object.__setattr__(self, "four_ends", kind.four_ends)
         for rule in ("tally", "round_extras", "redeal", "move_timer"):
             object.__setattr__(self, rule, getattr(kind, rule)(self))
-
-    # The family's rules, for this rule set (``Family`` says what each returns).
-
-    def opening_leader(self, deal: Any) -> tuple[int, int]:
-        return self.kind.opening_leader(self, deal)
-
-    def score_round(self, reason: str, last_seat: int, hands: Sequence[int]) -> tuple[int | None, int]:
-        return self.kind.score_round(self, reason, last_seat, hands)
-
-    def next_leader(self, reason: str, winner: int | None, last_seat: int, hands: Sequence[int]) -> int | None:
-        return self.kind.next_leader(self, reason, winner, last_seat, hands)
-
-    def match_end(self, scores: Sequence[int], target: int) -> tuple[int | None, bool, tuple[int, ...]]:
-        return self.kind.match_end(self, scores, target)
 
 
 def check_seats(family: str, seats: int | None, allowed: tuple[int, ...], default: int) -> int:

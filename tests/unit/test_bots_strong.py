@@ -440,7 +440,7 @@ def test_all_fives_value_counts_each_point_of_the_round_once():
     totals = [0, 0]
     for _, side, points in r.play_points:  # the view's own scoring plays, then the rollout's
         totals[side] += points
-    winner, points = rules.score_round(r.outcome, r.history[1], r.hands)
+    winner, points = rules.kind.score_round(rules, r.outcome, r.history[1], r.hands)
     if winner is not None:
         totals[winner] += points
     me = view.seat

@@ -225,23 +225,23 @@ def test_classic_domino_scores_the_pips_of_all_other_hands():
 
 def test_a_hand_of_only_zero_zero_counts_twenty_five():
     hands = (0, hand("0-0"), hand("1-2"))
-    assert CLASSIC3.score_round("domino", 0, hands) == (0, 28)
+    assert CLASSIC3.kind.score_round(CLASSIC3, "domino", 0, hands) == (0, 28)
 
 
 def test_zero_zero_among_other_tiles_counts_only_its_pips():
     hands = (0, hand("0-0 1-2"), hand("1-1"))
-    assert CLASSIC3.score_round("domino", 0, hands) == (0, 5)
+    assert CLASSIC3.kind.score_round(CLASSIC3, "domino", 0, hands) == (0, 5)
 
 
 def test_a_lone_zero_zero_counts_twenty_five_when_finding_the_lowest_hand():
     # 0-0 alone is 25, so seat 1's 1-2 (3) is the lowest hand, not seat 0's 0 pips.
     hands = (hand("0-0"), hand("1-2"), hand("6-6 5-5"))
-    assert CLASSIC3.score_round("blocked", 2, hands) == (1, 25 + 22 - 3)
+    assert CLASSIC3.kind.score_round(CLASSIC3, "blocked", 2, hands) == (1, 25 + 22 - 3)
 
 
 def test_a_lone_zero_zero_counts_twenty_five_in_the_winners_own_blocked_total():
     hands = (hand("0-0"), hand("6-6 5-6 4-6"), hand("5-5 4-5 3-6"))
-    assert CLASSIC3.score_round("blocked", 2, hands) == (0, 33 + 28 - 25)
+    assert CLASSIC3.kind.score_round(CLASSIC3, "blocked", 2, hands) == (0, 33 + 28 - 25)
 
 
 def test_blocked_round_scores_the_others_total_minus_the_winners_own_once():
@@ -273,8 +273,8 @@ def test_classic_match_goes_on_while_no_total_reaches_the_target():
 
 
 def test_classic_match_with_several_totals_past_the_target_is_won_by_the_highest():
-    assert CLASSIC3.match_end((110, 130, 40), 100) == (1, True, ())
+    assert CLASSIC3.kind.match_end(CLASSIC3, (110, 130, 40), 100) == (1, True, ())
 
 
 def test_classic_match_end_with_a_tie_at_the_top_plays_on():
-    assert CLASSIC3.match_end((120, 120, 40), 100) == (None, False, ())
+    assert CLASSIC3.kind.match_end(CLASSIC3, (120, 120, 40), 100) == (None, False, ())

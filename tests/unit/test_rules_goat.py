@@ -2,11 +2,13 @@
 
 import pytest
 
+from services.match.creation_checks import chosen
+from services.match.errors import InvalidOptions
 from services.rules.errors import BadOptions, MustPlay, RoundOver, WrongLead
 from services.rules.families import goat
 from services.rules.match import apply, new_match, start_round
 from services.rules.moves import DRAW, LEFT, PASS, RIGHT, legal_moves, play
-from services.rules.rulesets import match_options, rule_set
+from services.rules.rulesets import rule_set
 from services.rules.state import Accounts
 from services.rules.tiles import parse_tile as t
 
@@ -95,7 +97,7 @@ def in_play(rules, rnd, scores=None, before=None):
 
 
 def leader(rules, dealt):
-    return rules.opening_leader(dealt)
+    return rules.kind.opening_leader(rules, dealt)
 
 
 # --- Players, the bazaar, teams ---------------------------------------------------------
@@ -136,37 +138,37 @@ def test_the_match_is_played_to_101():
 
 @pytest.mark.parametrize("target", [51, 100, 151])
 def test_a_target_other_than_101_is_refused(target):
-    with pytest.raises(BadOptions, match="101"):
-        match_options("goat", "koza", seats=3, target=target)
+    with pytest.raises(InvalidOptions, match="101"):
+        chosen("goat", "koza", None, target, None, 3, None)
 
 
 def test_a_side_reaching_exactly_101_is_the_goat_and_ends_the_match():
-    assert GAMEZZ3.match_end((101, 40, 60), 101) == (1, True, (0,))
+    assert GAMEZZ3.kind.match_end(GAMEZZ3, (101, 40, 60), 101) == (1, True, (0,))
 
 
 def test_no_side_at_101_lets_the_match_go_on():
-    assert GAMEZZ3.match_end((100, 40, 60), 101) == (None, False, ())
+    assert GAMEZZ3.kind.match_end(GAMEZZ3, (100, 40, 60), 101) == (None, False, ())
 
 
 def test_sides_are_ranked_by_ascending_total_so_the_lowest_wins():
-    winner, _, _ = GAMEZZ4.match_end((120, 70, 15, 40), 101)
+    winner, _, _ = GAMEZZ4.kind.match_end(GAMEZZ4, (120, 70, 15, 40), 101)
     assert winner == 2
 
 
 def test_several_sides_past_101_make_the_highest_the_goat():
-    assert GAMEZZ3.match_end((105, 120, 30), 101) == (2, True, (1,))
+    assert GAMEZZ3.kind.match_end(GAMEZZ3, (105, 120, 30), 101) == (2, True, (1,))
 
 
 def test_equal_highest_past_101_are_all_goats():
-    assert GAMEZZ3.match_end((110, 110, 30), 101) == (2, True, (0, 1))
+    assert GAMEZZ3.kind.match_end(GAMEZZ3, (110, 110, 30), 101) == (2, True, (0, 1))
 
 
 def test_equal_lowest_totals_leave_no_single_winner():
-    assert GAMEZZ3.match_end((101, 20, 20), 101) == (None, True, (0,))
+    assert GAMEZZ3.kind.match_end(GAMEZZ3, (101, 20, 20), 101) == (None, True, (0,))
 
 
 def test_teams_a_team_past_101_is_the_goat_and_the_other_team_wins():
-    assert GAMEZZ_TEAMS.match_end((64, 103), 101) == (0, True, (1,))
+    assert GAMEZZ_TEAMS.kind.match_end(GAMEZZ_TEAMS, (64, 103), 101) == (0, True, (1,))
 
 
 def test_the_match_ends_after_the_round_in_which_a_side_reaches_101():

@@ -201,11 +201,11 @@ def test_sports_match_goes_on_while_neither_pair_reaches_the_target():
 
 
 def test_sports_with_both_pairs_past_the_target_the_one_with_more_points_wins():
-    assert SPORTS.match_end((230, 210), 200) == (0, True, ())
+    assert SPORTS.kind.match_end(SPORTS, (230, 210), 200) == (0, True, ())
 
 
 def test_sports_has_no_tied_match_level_pairs_play_another_round():
-    assert SPORTS.match_end((210, 210), 200) == (None, False, ())
+    assert SPORTS.kind.match_end(SPORTS, (210, 210), 200) == (None, False, ())
 
 
 # ---- the per-move timer -------------------------------------------------------------------

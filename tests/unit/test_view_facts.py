@@ -102,7 +102,7 @@ def test_round_one_is_led_by_its_rule_or_by_chance(table):
     assert why == (BY_CHANCE if chance else ROUND_ONE_RULE)
     assert seat == state.round.leader == state.round.turn
     if not chance:
-        assert seat == state.rules.opening_leader(state.round.dealt)[0]
+        assert seat == state.rules.kind.opening_leader(state.rules, state.round.dealt)[0]
 
 
 @pytest.mark.parametrize("table", TABLES)

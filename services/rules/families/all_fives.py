@@ -50,8 +50,7 @@ class AllFives(PlainFamily):
 
     def configure_shape(self, seats: int | None, teams: bool | None) -> RuleSet:
         seats = self.seats_chosen("", seats)
-        return self.rule_set("", seats, 7, True, check_teams(self.name, seats, teams), self.usual_target,
-                             four_ends=self.four_ends)
+        return self.rule_set("", seats, 7, True, check_teams(self.name, seats, teams), self.usual_target)
 
     opening_leader = staticmethod(drawn_leader)
     next_leader = staticmethod(egyptian_next_leader)  # the winner leads (docs/rules.md §1.4)
