@@ -11,8 +11,7 @@ from .errors import BadOptions
 from .family import RuleSet, check_target
 from .registry import family as named
 
-__all__ = ["DEFAULT_TURN_TIMER", "TURN_TIMERS", "RuleSet", "check_target", "check_turn_timer", "egyptian",
-           "match_options", "rule_set"]
+__all__ = ["DEFAULT_TURN_TIMER", "TURN_TIMERS", "RuleSet", "check_target", "check_turn_timer", "egyptian", "rule_set"]
 
 TURN_TIMERS = (30, 45, 60, 90, 0)  # seconds; 0 is unlimited
 DEFAULT_TURN_TIMER = 45
@@ -32,16 +31,3 @@ def rule_set(family: str, variant: str | None = None, teams: bool | None = None,
 def check_turn_timer(seconds: int) -> None:
     if seconds not in TURN_TIMERS:
         raise BadOptions("turn timer must be 30, 45, 60 or 90 seconds, or 0 for unlimited")
-
-
-def match_options(family: str, variant: str | None, teams: bool | None = None, target: int | None = None,
-                  turn_timer: int | None = None, seats: int | None = None,
-                  options: dict | None = None) -> tuple[RuleSet, int, int]:
-    """The host's options, checked, with unset ones taking the rule set's defaults:
-    (rule set, target, turn timer in seconds, 0 for unlimited). BadOptions otherwise."""
-    rules = rule_set(family, variant, teams, seats, options)
-    target = rules.default_target if target is None else target
-    check_target(rules, target)
-    turn_timer = DEFAULT_TURN_TIMER if turn_timer is None else turn_timer
-    check_turn_timer(turn_timer)
-    return rules, target, turn_timer
