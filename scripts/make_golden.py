@@ -40,7 +40,7 @@ from services.rules.moves import END_OF_NAME
 from services.rules.tiles import parse_tile
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
-MATCHES = 100  # per configuration: 20 configurations, 2,000 matches
+MATCHES = 100  # per configuration
 XZ_PRESET = 9 | lzma.PRESET_EXTREME
 # Bots per seat, cycled through the matches: random and greedy seats make different games.
 BOTS = (("random",), ("greedy",), ("random", "greedy"), ("greedy", "random"))

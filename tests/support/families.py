@@ -18,6 +18,9 @@ import pytest
 from services.rules import registry
 from services.rules.family import Family
 from services.rules.rulesets import RuleSet
+from tests.support.golden import load_generator
+
+_GOLDEN = load_generator()  # the corpus's generator names the tables and lists them
 
 
 class Table(NamedTuple):
@@ -30,9 +33,8 @@ class Table(NamedTuple):
 
     @property
     def id(self) -> str:
-        """As the golden corpus names its files: ``goat-koza-4-teams``."""
-        return "-".join([self.family, *([self.variant] if self.variant else []), str(self.seats),
-                         "teams" if self.teams else "solo",
+        """As the golden corpus names its files (``goat-koza-4-teams``), then any host options."""
+        return "-".join([_GOLDEN.Config(self.family, self.variant, self.seats, self.teams, None).name,
                          *(f"{k}={v}" for k, v in (self.options or {}).items())])
 
     @property
@@ -85,9 +87,8 @@ def examples(family: Family | str) -> Examples:
 
 
 def tables_of(family: Family) -> tuple[Table, ...]:
-    """Every variant and shape the family offers, as its facets say."""
-    return tuple(Table(family.name, variant or None, shape.seats, shape.teams)
-                 for variant in family.variants or ("",) for shape in family.shapes(variant))
+    """Every variant and shape the family offers, as its facets say (the golden corpus's configurations)."""
+    return tuple(Table(c.rules, c.variant, c.seats, c.teams) for c in _GOLDEN.configs(family))
 
 
 def every_table() -> tuple[Table, ...]:
