@@ -21,9 +21,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from .chance import drawn_leader
 from .errors import BadOptions
 from .facets import BotTuning, HostOption, LeadWords, Phrases, RecordShape, RoundColumn, Shape
-from .leading import drawn_leader
 
 
 class Family(ABC):

@@ -12,7 +12,6 @@ from .tiles import DOUBLES, HIGH, PIPS, pip_total
 
 if TYPE_CHECKING:
     from .family import RuleSet
-    from .state import Deal
 
 # Every tile, best lead first: highest pip sum, equal sums by the higher pip.
 _BY_SUM_THEN_HIGH = sorted(range(28), key=lambda t: (PIPS[t], HIGH[t]), reverse=True)
@@ -50,12 +49,6 @@ def highest_double_or_tile(hands: tuple[int, ...]) -> tuple[int, int]:
             if hand >> t & 1:
                 return seat, t
     raise ValueError("no seat holds a tile")
-
-
-def drawn_leader(rules: RuleSet, deal: Deal) -> tuple[int, int]:
-    """Where chance draws round 1's leader (All Fives, Sports): that seat, with any tile, in
-    round 1 and after a tie."""
-    return deal.chance, -1
 
 
 def egyptian_next_leader(rules: RuleSet, reason: str, winner: int | None, last_seat: int,

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from ..autoplay import timeout_order
-from ..leading import drawn_leader, egyptian_next_leader
+from ..chance import drawn_leader
+from ..leading import egyptian_next_leader
 from ..scoring import egyptian_round_points, highest_past_target, round_to
 from ..state import Round, RoundResult
 from ..facets import BotTuning, Phrases, RoundColumn, Shape

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..errors import BadOptions
-from ..leading import drawn_leader, egyptian_next_leader
+from ..chance import drawn_leader
+from ..leading import egyptian_next_leader
 from ..moves import legal_moves
 from ..scoring import highest_past_target, lowest_side, side_totals
 from ..state import Round
