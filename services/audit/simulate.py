@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from services.bots.strategies import SIMPLE
+from services.bots.simple import SIMPLE
 from services.match.record import Fairness, MatchRecord, RecordedAction, RecordedRound
 from services.rules import fairness
 from services.rules.match import apply, current_round, new_match, start_round

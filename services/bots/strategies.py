@@ -4,7 +4,7 @@
 and the arena play, one per strength of services.common.bot_strengths (the list
 matchmaking, the client and bot ids read): the simple ones (simple.py: ``random``,
 ``greedy``), ``strong`` (strong.py) and ``expert`` (expert.py). ``SIMPLE`` (the choosers that
-see the legal moves only) is simple.py's, named here too for its readers.
+see the legal moves only) is simple.py's.
 """
 
 from __future__ import annotations
@@ -12,11 +12,8 @@ from __future__ import annotations
 from services.common import bot_strengths
 
 from .expert import ExpertBot
-from .simple import SIMPLE, Chooser, ViewStrategy, from_moves, greedy, random_move, shed_heaviest
+from .simple import ViewStrategy, from_moves, greedy, random_move
 from .strong import StrongBot
-
-__all__ = ["SIMPLE", "STRATEGIES", "Chooser", "ViewStrategy", "from_moves", "greedy", "random_move",
-           "shed_heaviest"]
 
 STRATEGIES: dict[str, ViewStrategy] = bot_strengths.keyed({
     "random": from_moves(random_move),

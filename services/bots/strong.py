@@ -88,7 +88,7 @@ from __future__ import annotations
 
 import random
 import time
-from functools import partial
+from functools import cache, partial
 from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
@@ -115,26 +115,23 @@ def rollout(rnd, rand, eps: float) -> None:
     timeout_playout(rnd, rand, eps, False)
 
 
-@dataclass
-class StrongConfig:
+@dataclass(frozen=True)
+class StrongConfig(BotTuning):
+    """A family's ``BotTuning`` (greedy_share, max_work, exact_tiles, play_model, deadline)
+    and the rest of the search, which no family tunes."""
     samples: int = 256  # determinizations per decision
     max_rollouts: int = 1000  # fewer determinizations when samples * moves would exceed this
-    max_work: int | None = BotTuning.max_work  # and when rollouts * (tiles in hands + boneyard) would exceed this
     eps: float = 0.2  # rollout noise: a random fitting tile instead of the greedy one
     model_eps: float = 0.3  # weigh deals by the seen plays under noisy greedy; 0: uniform deals
     oversample: int = 4  # deals drawn per deal kept, when weighing
     points_weight: float = 0.5  # value = (1 - w) * win/loss sign + w * points / point_scale
     point_scale: float = 40.0
     remembered_weight: float = 0.5  # Goat: what a remembered point costs, against a written one
-    greedy_share: float = BotTuning.greedy_share  # deals drawn assuming the opponents play greedily (the rest: weighed)
-    deadline: float | None = BotTuning.deadline  # seconds of wall clock, a safety net for a loaded machine; None: no cap
     greedy_prior: float | None = None  # trust the greedy model for a seat only while its odds (greedy_odds)
     # times greedy_prior / (1 - greedy_prior) stay at least 1; None: for every seat whose plays allow it
-    exact_tiles: int = BotTuning.exact_tiles  # two sides: solve each deal exactly once tiles in hands + boneyard are at most this; 0: never
     exact_samples: int = 64  # deals per decision when solving exactly
     exact_nodes: int = 200000  # and no new deal once the solver has visited this many positions
     exact_min: int = 8  # rollouts instead when the first deal takes more than exact_nodes / exact_min
-    play_model: bool = BotTuning.play_model  # weigh deals by play_model's likelihood of the seen plays instead of noisy greedy
 
 
 def tuned(rules) -> StrongConfig:
@@ -144,6 +141,12 @@ def tuned(rules) -> StrongConfig:
     tuning = rules.kind.bot_tuning
     if tuning is None:
         raise ValueError(f"the {rules.family} family states no bot_tuning: the strong bot was never tuned for it")
+    return _config_of(tuning)
+
+
+@cache
+def _config_of(tuning: BotTuning) -> StrongConfig:
+    """Built once per tuning, as every decision asks for it (a config is frozen, so shared)."""
     return StrongConfig(**asdict(tuning))
 
 

@@ -1,4 +1,4 @@
-"""The greedy strategy's rule in each family (services/bots/strategies.py): All Fives scores
+"""The greedy strategy's rule in each family (services/bots/simple.py): All Fives scores
 what it can now, Goat sheds the heaviest tile, the others play the heaviest tile; the
 move-list chooser ``SIMPLE["greedy"]`` stays §1.6's timeout choice."""
 
@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from services.bots.strategies import SIMPLE, STRATEGIES
+from services.bots.simple import SIMPLE
+from services.bots.strategies import STRATEGIES
 from services.rules.autoplay import timeout_move
 from services.rules.match import apply, new_match, start_round
 from services.rules.moves import LEFT, RIGHT, play
