@@ -77,8 +77,10 @@ class Family(ABC):
 
     def build(self, variant: str | None = None, seats: int | None = None, teams: bool | None = None,
               options: dict | None = None) -> RuleSet:
-        """The rule set a host (or a record) names, unset choices taking the family's
-        defaults; BadOptions says what the family allows otherwise.
+        """The rule set a host (or a record) names: unset seats, teams and options take the
+        family's defaults, but a family with variants must be told one (no variant is refused,
+        as callers fill in ``default_variant`` where they mean it); BadOptions says what the
+        family allows otherwise.
 
         Built once per configuration: a rule set is an immutable value, so CreateMatch's
         check, the aggregate's fold and every later load of the match share one object. A
