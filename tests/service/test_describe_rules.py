@@ -148,7 +148,7 @@ class Dozen(type(registry.family("classic"))):  # type: ignore[misc]
 
     def build(self, variant=None, seats=None, teams=None, options=None) -> RuleSet:
         rules = registry.family("classic").build(seats=seats or 2)
-        return replace(rules, family=self.name, targets=self.targets, default_target=12)
+        return replace(rules, kind=self, default_target=12)  # its name and targets come from kind
 
 
 def test_the_client_offers_a_family_the_server_alone_plays_with_its_option(svc, tmp_path):
