@@ -68,14 +68,21 @@ def current(world, match_id: str) -> mpb.MatchView:
 
 
 def play_one(world, match_id: str) -> None:
-    view = current(world, match_id)
-    player = view.seats[view.turn].player_id
-    move = world.svc.stub.GetMatch(mpb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view.legal_moves[0]
-    if move.kind == mpb.MOVE_KIND_DRAW:
-        world.svc.stub.DrawTile(mpb.DrawTileRequest(match_id=match_id, request_id="p1"), metadata=auth(player))
-    else:
-        world.svc.stub.PlayTile(mpb.PlayTileRequest(match_id=match_id, request_id="p1", tile=move.tile,
-                                                    end=move.end), metadata=auth(player))
+    """The seat to act finishes its turn: a seat that must draw draws until it plays or passes
+    (a draw alone leaves the turn with it, and a "your turn" for it is still due)."""
+    seat = current(world, match_id).turn
+    for n in range(30):
+        view = current(world, match_id)
+        if view.turn != seat:
+            return
+        player = view.seats[seat].player_id
+        move = world.svc.stub.GetMatch(mpb.GetMatchRequest(match_id=match_id), metadata=auth(player)).view.legal_moves[0]
+        if move.kind == mpb.MOVE_KIND_DRAW:
+            world.svc.stub.DrawTile(mpb.DrawTileRequest(match_id=match_id, request_id=f"p{n}"), metadata=auth(player))
+        else:
+            world.svc.stub.PlayTile(mpb.PlayTileRequest(match_id=match_id, request_id=f"p{n}", tile=move.tile,
+                                                        end=move.end), metadata=auth(player))
+    raise AssertionError("the seat kept the turn after 30 moves")
 
 
 async def publish_turn(world, match_id: str, player_id: str | None = None, subject_match: str | None = None) -> int:
