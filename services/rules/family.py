@@ -290,10 +290,6 @@ class RuleSet:
         return self.kind.name
 
     @property
-    def targets(self) -> tuple[int, ...]:
-        return self.kind.targets
-
-    @property
     def sides(self) -> int:
         return 2 if self.teams else self.seats
 
@@ -318,12 +314,14 @@ class RuleSet:
     round_extras: Callable[[Any, tuple[int, ...], Any], Any] | None = field(init=False, repr=False, compare=False)
     redeal: Callable[[Sequence[int]], bool] | None = field(init=False, repr=False, compare=False)
     move_timer: Callable[[Any], int] | None = field(init=False, repr=False, compare=False)
-    # The family's, copied as each round's start reads it.
+    # The family's, copied when built as every match's start and round's start read them.
     four_ends: bool = field(init=False, repr=False, compare=False)  # the first double is a spinner (All Fives)
+    targets: tuple[int, ...] = field(init=False, repr=False, compare=False)  # the targets a host may choose
 
     def __post_init__(self) -> None:
         kind = self.kind
         object.__setattr__(self, "four_ends", kind.four_ends)
+        object.__setattr__(self, "targets", kind.targets)
         for rule in ("tally", "round_extras", "redeal", "move_timer"):
             object.__setattr__(self, rule, getattr(kind, rule)(self))
 
