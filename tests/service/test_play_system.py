@@ -363,7 +363,7 @@ def type_moves_to_the_end(term: Term) -> tuple[str, int, int]:
             raise AssertionError(f"a prompt with nothing to do:\n{term.before[-2500:]}")
         moves += 1
     shown.append(term.before)
-    ended = term.expect(r"ended: [^\n]*").group(0)
+    ended = term.expect(r"ended: [^\r\n]*\r?\n").group(0)  # the whole line: a match may see half of it
     shown += [term.before, ended]
     return "".join(shown), moves, ends
 
