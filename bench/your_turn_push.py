@@ -29,9 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
-import shutil
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -42,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import grpc  # noqa: E402
 
+from bench.push_system import push_system  # noqa: E402
 from bench.procfs import cpu_seconds, git_commit, loadavg, pct  # noqa: E402
 from domino.account.v1 import account_service_pb2 as acc  # noqa: E402
 from domino.account.v1 import account_service_pb2_grpc as acc_grpc  # noqa: E402
@@ -50,8 +49,7 @@ from domino.match.v1 import match_service_pb2_grpc as mpb_grpc  # noqa: E402
 from domino.social.v1 import social_service_pb2 as pb  # noqa: E402
 from domino.social.v1 import social_service_pb2_grpc as pb_grpc  # noqa: E402
 from services.common.auth import mint_token  # noqa: E402
-from services.common.supervisor import NOTIFIER, LocalSystem, Ports  # noqa: E402
-from tests.support.fake_apns import running_apns  # noqa: E402
+from services.common.supervisor import LocalSystem  # noqa: E402
 
 TIMER = 90
 MEASURED = ("notifier", "social", "match", "relay")
@@ -166,17 +164,8 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=30, help="turns measured per match (fewer if it ends)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    var = Path(tempfile.mkdtemp(prefix="domino-bench-your-turn-"))
-    try:
-        with running_apns(var / "apns") as fake:
-            notifier_env = fake.notifier_env(DOMINO_NOTIFIER_TURN_GRACE_SECONDS="0")
-            extra = {"DOMINO_LOG_LEVEL": "WARNING", "DOMINO_PUSH_PER_MINUTE": "1000000",
-                     "DOMINO_COMMAND_RATE": "1000000", "DOMINO_COMMAND_BURST": "1000000"}
-            with LocalSystem(var / "system", Ports.free(), services=("match", "relay", "accounts", "social", NOTIFIER),
-                             extra_env=extra, notifier_env=notifier_env) as system:
-                result = measure(system, fake, args)
-    finally:
-        shutil.rmtree(var, ignore_errors=True)
+    with push_system("your-turn", ("match", "relay", "accounts", "social")) as (system, fake):
+        result = measure(system, fake, args)
     if args.json:
         print(json.dumps(result))
     else:
