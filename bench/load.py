@@ -160,6 +160,15 @@ TABLES = {2: (("egyptian", "draw-2", None, None), ("all-fives", "", 2, None), ("
 # small helpers
 
 
+def offered_strength(rules: str, variant: str, seats: int | None, teams: bool | None, n: int) -> str:
+    """The ``n``th of STRENGTHS in rotation among those practice offers with these options
+    (random bots are not offered where the ladder cannot tell them from greedy)."""
+    from services.matchmaking.options import Options, not_offered
+    options = Options.chosen(rules, variant, teams, seats=seats)
+    offered = [s for s in STRENGTHS if not_offered(s, options) is None]
+    return offered[n % len(offered)]
+
+
 def rnd(value: float | None, digits: int = 2) -> float | None:
     return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else round(value, digits)
 
@@ -710,7 +719,7 @@ class Phone:
     async def practice_once(self) -> None:
         h = self.h
         rules, variant, seats, teams, target = PRACTICE[(self.n + self.matches) % len(PRACTICE)]
-        strength = STRENGTHS[(self.n + self.matches) % len(STRENGTHS)]
+        strength = offered_strength(rules, variant, seats, teams, self.n + self.matches)
         request = mm.StartPracticeRequest(request_id=f"{self.player}:{self.matches}", rules=rules, variant=variant,
                                           bot_strength=pb.BotStrength.Value(f"BOT_STRENGTH_{strength.upper()}"))
         for name, value in (("seat_count", seats), ("teams", teams), ("target", target)):
@@ -914,6 +923,12 @@ class Phone:
 # reconciliation
 
 
+def difference(seen: list[int], stored: list[int]) -> str:
+    """Where a client's versions part from the store's, for the reconcile report."""
+    at = next((i for i, (a, b) in enumerate(zip(seen, stored)) if a != b), min(len(seen), len(stored)))
+    return f"from index {at}: client {seen[max(0, at - 2):at + 4]}, store {stored[max(0, at - 2):at + 4]}"
+
+
 async def stream_versions(system: LoadSystem) -> dict[str, list[int]]:
     """Every match event on the JetStream stream, in stream order, as versions per match
     (an ephemeral pull consumer over domino.v1.match.>)."""
@@ -988,7 +1003,7 @@ def reconcile(system: LoadSystem, stats: Stats, finished_ids: set[str], in_play:
             for seen in seens:
                 if seen.versions != versions:
                     problems.append(f"{match_id} ({seen.player}): client saw {len(seen.versions)} versions, "
-                                    f"store {len(versions)}")
+                                    f"store {len(versions)}: {difference(seen.versions, versions)}")
         for match_id, seens in unfinished.items():
             versions = [e.originator_version for e in app.events_after(uuid.UUID(match_id), 0)]
             events_total += len(versions)
@@ -1000,7 +1015,7 @@ def reconcile(system: LoadSystem, stats: Stats, finished_ids: set[str], in_play:
             for seen in seens:
                 if seen.versions != versions[:len(seen.versions)]:
                     problems.append(f"{match_id} ({seen.player}, in play): client saw {len(seen.versions)} versions, "
-                                    f"not a prefix of the store's {len(versions)}")
+                                    f"not a prefix of the store's {len(versions)}: {difference(seen.versions, versions)}")
     finally:
         app.close()
     return {"reconciled": not problems and bool(clients or unfinished), "reconciled_matches": len(clients),

@@ -125,6 +125,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
           "played (0 when none is)").set_function(timer.overdue_seconds)
     Gauge("domino_match_turns_expired", "Turns this process played because their timer ran out, since it "
           "started").set_function(lambda: timer.expired)
+    Gauge("domino_match_timer_reads", "Matches the turn timer read because a deadline it armed had passed, since "
+          "this process started (a deadline a move superseded is dropped unread)").set_function(lambda: timer.reads)
     Gauge("domino_match_timer_failed_passes", "Timer passes that failed (store away...), since this process "
           "started").set_function(lambda: timer.failed_passes)
     Gauge("domino_match_frozen_matches", "Matches whose stored log replay refuses (frozen, answering DATA_LOSS), "

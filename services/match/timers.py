@@ -32,6 +32,10 @@ class TurnTimer:
         self.on_expired = on_expired
         self.abandon_after_seconds = abandon_after_seconds
         self._heap: list[tuple[float, str]] = []
+        # match id -> the deadline its newest event carries: an entry of the heap that is not
+        # its match's newest was superseded by a move in time, and is dropped unread.
+        self._newest: dict[str, float | None] = {}
+        self.reads = 0  # matches read to expire a turn (docs/operations.md: idle reads nothing)
         self._idle: list[tuple[float, str]] = []  # (when to look again, match id): one entry per match
         self._last_seen: dict[str, tuple[int, float]] = {}  # match id -> (version, when it was seen)
         self.abandoned = 0
@@ -54,25 +58,40 @@ class TurnTimer:
                 elif isinstance(event, Match.MatchEnded):
                     self.active.discard(event.originator_id)
                     self._last_seen.pop(str(event.originator_id), None)
+                    self._newest.pop(str(event.originator_id), None)
                 if event.originator_id in self.active:
                     match_id = str(event.originator_id)
                     if match_id not in self._last_seen:
                         heapq.heappush(self._idle, (self.clock() + self.abandon_after_seconds, match_id))
                     self._last_seen[match_id] = (event.originator_version, self.clock())
-                deadline = getattr(event, "deadline", None)
-                if deadline is not None:
-                    heapq.heappush(self._heap, (deadline, str(event.originator_id)))
+                if hasattr(event, "deadline"):
+                    self._arm(str(event.originator_id), event.deadline)
             read += len(notes)
             if len(notes) < batch:
                 return read
 
+    def _arm(self, match_id: str, deadline: float | None) -> None:
+        """A match's newest deadline (None: no turn is timed); the heap gets it once, however
+        many events repeat it (a draw keeps the turn's)."""
+        if self._newest.get(match_id, -1.0) == deadline:
+            return
+        self._newest[match_id] = deadline
+        if deadline is not None:
+            heapq.heappush(self._heap, (deadline, match_id))
+
+    def _drop_superseded(self) -> None:
+        while self._heap and self._newest.get(self._heap[0][1]) != self._heap[0][0]:
+            heapq.heappop(self._heap)
+
     async def step(self) -> int:
-        """Expire every turn whose deadline has passed; returns how many were played."""
+        """Expire every turn whose deadline has passed; returns how many were played. Only a
+        match whose newest deadline has passed is read: the ones a move superseded are not."""
         now = self.clock()
         played = 0
-        while self._heap and self._heap[0][0] <= now:
-            deadline, match_id = heapq.heappop(self._heap)
+        while (deadline := self.next_deadline()) is not None and deadline <= now:
+            _, match_id = heapq.heappop(self._heap)
             try:
+                self.reads += 1
                 match = await self.app.read(self.app.get_match, UUID(match_id))
                 if match.finished or match.deadline != deadline:
                     continue  # that turn was played in time; a later deadline is armed
@@ -111,6 +130,7 @@ class TurnTimer:
         return ended
 
     def next_deadline(self) -> float | None:
+        self._drop_superseded()
         return self._heap[0][0] if self._heap else None
 
     def overdue_seconds(self) -> float:

@@ -137,6 +137,18 @@ class MatchStoreContract:
         after = app.get_match(match.id)
         assert after.state.round.actions()[0][0] == seat and after.round_timeouts[0]
 
+    def test_a_deadline_a_move_superseded_is_dropped_without_reading_the_match(self, app, clock):
+        match = create(app, timer=30)
+        timer = app.timer()
+        timer.follow_store()
+        clock.advance(10)
+        act(app, match, 0)
+        timer.follow_store()
+        clock.advance(25)  # past the first turn's deadline, not the second's
+        assert timer.step() == 0 and timer.timer.reads == 0
+        clock.advance(10)
+        assert timer.step() == 1 and timer.timer.reads == 1
+
     def test_a_passed_deadline_shows_as_overdue_until_a_timer_pass_plays_it(self, app, clock):
         create(app, timer=30)
         timer = app.timer()
