@@ -588,8 +588,8 @@ class Watcher:
                     stats.seats_away += event.kind == pb.EVENT_KIND_SEAT_AWAY
                 occurred = event.occurred_at
                 stats.lags.append((time.monotonic(), now - (occurred.seconds + occurred.nanos / 1e9)))
-            else:
-                self.seen.versions.append(update.view.version)
+            else:  # the match as it stands when the stream opened: every version up to it
+                self.seen.versions.extend(range(len(self.seen.versions) + 1, update.view.version + 1))
             if self.on_view is not None:
                 self.on_view(update.view)
             if update.view.status in ENDED:
