@@ -173,6 +173,9 @@ class ChangeTail:
         self.position: int | None = None  # every change up to this notification id is accounted for
         self.reads = 0
         self.errors = 0
+        # Raised by anything stored, this process's appends included: the turn timer follows
+        # the store when it is, not on a clock (services/match/timers.py); it lowers it.
+        self.stored = asyncio.Event()
         self._ready = asyncio.Event()
         self._task: asyncio.Task | None = None
         self._stop_with: Callable[[], Awaitable[Any]] | None = None
@@ -274,6 +277,7 @@ class PollingTail(ChangeTail):
         newest = self.recorder.max_notification_id() or 0
         if newest <= self.position:
             return 0
+        self.stored.set()
         self._read("poll")
         changed: set[UUID] = set()
         while self.position < newest:
@@ -348,6 +352,7 @@ class ListeningTail(ChangeTail):
         own = self.recorder.append_backend_pid
         changed: set[UUID] = set()
         gap = False
+        self.stored.set()
         for note in notes:
             parsed = parse_payload(note.payload)
             if parsed is None:
@@ -379,6 +384,8 @@ class ListeningTail(ChangeTail):
             for notification_id, originator_id in rows:
                 changed.add(_uuid(originator_id))
                 self.position = notification_id
+            if rows:
+                self.stored.set()
             if len(rows) < BATCH:
                 break
         return self._publish(changed, SAFETY if why == "safety" else PUSH)

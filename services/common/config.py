@@ -69,7 +69,9 @@ class Settings(BaseSettings):
                                                                 "last one it saw (a lost notification); "
                                                                 "WatchMatch streams otherwise wake only when "
                                                                 "their match changes")
-    timer_poll_seconds: float = Field(0.5, description="how often the turn timer follows the store")
+    timer_poll_seconds: float = Field(0.5, description="the turn timer follows the store at most this often while "
+                                                    "moves are stored; while none are, it sleeps until the next "
+                                                    "deadline")
     abandon_after_seconds: float = Field(1800.0, gt=0, description="a match in which nothing happens for this long "
                                                                     "is ended as abandoned (no winner)")
     seed_wait_seconds: float = Field(10.0, ge=0, le=60, description="how long the first deal of a match made by "

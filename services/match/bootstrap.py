@@ -139,7 +139,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
                                                "tls": bool(settings.tls_cert_file),
                                                "reflection": settings.grpc_reflection})
     stopping = stop_on_signals()
-    timers = asyncio.create_task(timer.run(stopping, settings.timer_poll_seconds))
+    await tail.started()  # the timer follows the store when the tail hears of an append
+    timers = asyncio.create_task(timer.run(stopping, settings.timer_poll_seconds, tail.stored))
     polls = asyncio.create_task(revocations.run(stopping, settings.revocation_poll_seconds))
     leases = asyncio.create_task(open_streams.run(stopping))
     if ready is not None:

@@ -139,8 +139,18 @@ class TurnTimer:
         nxt = self.next_deadline()
         return 0.0 if nxt is None else max(0.0, self.clock() - nxt)
 
-    async def run(self, stopping: asyncio.Event, poll_seconds: float = 0.5) -> None:
+    async def run(self, stopping: asyncio.Event, poll_seconds: float = 0.5, stored: asyncio.Event | None = None,
+                  safety_seconds: float = 5.0) -> None:
+        """Follow the store and expire what is due. With ``stored`` (the change tail's flag,
+        raised by every append) it follows the store only when something was stored, at
+        most every ``poll_seconds``, and otherwise sleeps until the next deadline, looking
+        anyway every ``safety_seconds`` (a tail that lost its connection): while nobody
+        moves it does nothing. Without, it looks every ``poll_seconds``."""
+        loop = asyncio.get_running_loop()
         while not stopping.is_set():
+            followed = loop.time()
+            if stored is not None:
+                stored.clear()
             try:
                 await asyncio.to_thread(self.follow_store)
                 await self.step()
@@ -148,8 +158,21 @@ class TurnTimer:
                 self.failed_passes += 1
                 log.exception("turn timer pass failed")
             nxt = self.next_deadline()
-            delay = poll_seconds if nxt is None else min(poll_seconds, max(0.0, nxt - self.clock()))
-            try:
-                await asyncio.wait_for(stopping.wait(), delay)
-            except asyncio.TimeoutError:
-                pass
+            longest = poll_seconds if stored is None else safety_seconds
+            delay = longest if nxt is None else min(longest, max(0.0, nxt - self.clock()))
+            woken = await _first_of(stopping, stored, delay)
+            if woken is stored:  # at most one pass every poll_seconds while moves are stored
+                await _first_of(stopping, None, followed + poll_seconds - loop.time())
+
+
+async def _first_of(stopping: asyncio.Event, other: asyncio.Event | None, seconds: float) -> asyncio.Event | None:
+    """Which of the two events was set within ``seconds`` (None: neither)."""
+    if seconds <= 0 or stopping.is_set():
+        return stopping if stopping.is_set() else None
+    waits = {asyncio.ensure_future(e.wait()): e for e in (stopping, other) if e is not None}
+    try:
+        done, _ = await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in waits:
+            task.cancel()
+    return next((waits[t] for t in done), None)

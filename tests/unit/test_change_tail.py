@@ -82,6 +82,19 @@ def test_the_polling_tail_publishes_what_another_process_stored_and_skips_its_ow
     assert (woke, mine, theirs, position, again) == (1, set(), {PUSH}, 2, 0)
 
 
+def test_anything_stored_raises_the_tails_stored_flag_its_own_process_appends_included():
+    async def scenario():
+        recorder, own = POPOApplicationRecorder(), OwnWrites()
+        tail = PollingTail(recorder, ChangeFeed(), own)
+        tail.position = 0
+        nothing_yet = tail.poll() == 0 and not tail.stored.is_set()
+        own.note(stored(recorder, MATCH, 1))
+        tail.poll()
+        return nothing_yet, tail.stored.is_set()
+
+    assert run(scenario()) == (True, True)
+
+
 def test_a_payload_names_the_groups_ids_and_aggregates():
     assert parse_payload(f"7 9 {MATCH},{OTHER}") == (7, 9, [MATCH, OTHER])
     assert parse_payload("7 9") is None  # too many aggregates to carry: read the store
