@@ -26,7 +26,7 @@ class Waiter:
     fails or is cancelled while it reads) unregisters it, so ended streams leave nothing
     behind."""
 
-    __slots__ = ("_feed", "key", "_event", "_waiting", "generation", "causes")
+    __slots__ = ("_feed", "key", "_event", "_waiting", "generation", "causes", "through_alias")
 
     def __init__(self, feed: "ChangeFeed", key: UUID, event: asyncio.Event, waiting: set,
                  generation: int = 0) -> None:
@@ -36,6 +36,7 @@ class Waiter:
         self._waiting = waiting
         self.generation = generation  # where the key's changes stood when it registered (``ChangeFeed.generation``)
         self.causes: set[str] = set()  # why it was woken: LOCAL, PUSH, SAFETY, CLOSED (empty until then)
+        self.through_alias = False  # some change was published under an alias of its key (a phrase)
 
     def __enter__(self) -> "Waiter":
         return self
@@ -63,8 +64,9 @@ class Waiter:
         except asyncio.TimeoutError:
             return False
 
-    def _wake(self, cause: str) -> None:
+    def _wake(self, cause: str, through_alias: bool = False) -> None:
         self.causes.add(cause)
+        self.through_alias = self.through_alias or through_alias
         self._event.set()
 
 
@@ -139,17 +141,17 @@ class ChangeFeed:
     def publish(self, match_id: UUID, cause: str = LOCAL) -> bool:
         """Wake the streams of ``match_id`` (or of the key it is an alias of); whether any
         was registered. Safe to call from any thread."""
-        match_id = self._alias_of.get(match_id, match_id)
+        key = self._alias_of.get(match_id, match_id)
         loop = self._loop
-        if loop is None or not self._waiting.get(match_id):
+        if loop is None or not self._waiting.get(key):
             return False  # nobody waits, so nobody is reading either (streams register first)
-        self._generations[match_id] = self._issue()
+        self._generations[key] = self._issue()
         try:
-            loop.call_soon_threadsafe(self._wake, match_id, cause)
+            loop.call_soon_threadsafe(self._wake, key, cause, key != match_id)
         except RuntimeError:
             return False  # the loop has closed: nobody is waiting
         return True
 
-    def _wake(self, match_id: UUID, cause: str) -> None:
+    def _wake(self, match_id: UUID, cause: str, through_alias: bool = False) -> None:
         for waiter in self._waiting.get(match_id, ()):
-            waiter._wake(cause)
+            waiter._wake(cause, through_alias)

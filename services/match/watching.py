@@ -11,8 +11,9 @@ A stream never re-reads on a timer: it registers with the change feed (changes.p
 and sleeps until the match changes, its token expires or its session is revoked. Streams of
 one match woken by one change share one store read (watch_reads.py); one woken by changes
 made through this replica alone takes them from what the replica kept
-(``MatchApplication.recent_events``) and reads the table talk again only when a phrase was
-sent (``talk_sent``). The events are folded here, onto the match the stream last showed.
+(``MatchApplication.recent_events``), and the table talk is read again only when a phrase
+was sent through this replica (``talk_sent``) or stored by another process (published under
+the talk's own id). The events are folded here, onto the match the stream last showed.
 """
 
 from __future__ import annotations
@@ -113,6 +114,7 @@ class Watching:
                 if not from_version:
                     yield Shown(stream.folded, seat)
                 local_only = False  # woken by changes made through this replica alone
+                talk_told = False  # woken by a phrase another process stored
                 while True:
                     with self.changes.waiter(stream.match_id) as waiter:
                         self.revocations.check(who)  # its session revoked (the wake says so): AuthError
@@ -128,9 +130,10 @@ class Watching:
                         if events:
                             stream.read_to = events[-1].originator_version
                         # The table talk is read again only when it may have changed: a phrase
-                        # sent through this replica, or a pushed change (one sent through another).
+                        # sent through this replica, or one another process stored (published
+                        # under the talk's own id, an alias of the match's).
                         talk_now = self.talk_sent(stream.match_id)
-                        if not local_only or talk_now != stream.talk_seen:
+                        if talk_told or talk_now != stream.talk_seen:
                             stream.talk_seen = talk_now
                             talk_after = stream.talk_version
                             phrases = await self.shared.read(waiter, ("talk", talk_after), lambda: self.app.read(
@@ -151,6 +154,7 @@ class Watching:
                             raise AuthError(STREAM_EXPIRED, "TOKEN_EXPIRED")  # a stream lives no longer than its token
                         await waiter.wait(max(0.0, who.expires_at - self.clock()))
                         local_only = waiter.local_only
+                        talk_told = waiter.through_alias or SAFETY in waiter.causes
                         cause = SAFETY if SAFETY in waiter.causes else PUSH if PUSH in waiter.causes else \
                             LOCAL if LOCAL in waiter.causes else None
                         if cause is not None:

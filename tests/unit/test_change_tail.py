@@ -52,6 +52,21 @@ def test_a_change_published_under_an_alias_wakes_the_streams_of_its_key_while_th
     assert run(scenario()) is False
 
 
+def test_a_waiter_knows_whether_a_change_came_under_an_alias_so_a_move_alone_skips_the_talk():
+    async def scenario():
+        feed = ChangeFeed()
+        feed.watch_aliases(lambda key: (TALK,) if key == MATCH else ())
+        with feed.waiter(MATCH) as moved:
+            feed.publish(MATCH, PUSH)
+            await moved.wait(1)
+        with feed.waiter(MATCH) as talked:
+            feed.publish(TALK, PUSH)
+            await talked.wait(1)
+        return moved.through_alias, talked.through_alias
+
+    assert run(scenario()) == (False, True)
+
+
 def test_a_waiter_waits_without_a_timeout_until_a_change():
     async def scenario():
         feed = ChangeFeed()
