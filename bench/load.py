@@ -66,6 +66,13 @@ postmaster and its backends) and this process, over the measured window (after
 counts this process too; ``cpu_ms_per_command_system`` is the system's own, every process but
 this one (``load_clients`` stands for the phones, not for the system).
 
+Where the time goes: every window also reports this process's own event-loop lag
+(``loadgen_loop_lag_*``, bench/loop_lag.py) beside its CPU (``loadgen_cpu_cores``), and
+``command_hops_ms`` (bench/hops.py): the phones' round trip, the match service's own time,
+what lies between them, and what follows a command (relay lag, delivery to the phones'
+streams, the bots' decision). A snapshot reads the CPU before and after its scrapes, and a
+window leaves both ends' scrapes out.
+
 ``--ramp`` raises the number of concurrent matches step by step (a practice client or a
 table group is one match) and reports ``max_concurrent_matches_p99_under_100ms``, the most
 held for a whole step (``--ramp-step-seconds``, default 60) with command p99 < 100 ms.
@@ -99,13 +106,11 @@ import math
 import os
 import platform
 import random
-import re
 import secrets
 import shutil
 import sys
 import tempfile
 import time
-import urllib.request
 import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -130,6 +135,9 @@ from services.client import session as client_session  # noqa: E402
 from services.common.error_details import details_of  # noqa: E402
 from services.common.supervisor import LocalSystem, Ports  # noqa: E402
 from bench.procfs import children_cpu_seconds, cpu_seconds, git_commit, loadavg, pct  # noqa: E402
+from bench.hops import command_hops, window_line  # noqa: E402
+from bench.loop_lag import LoopLag  # noqa: E402
+from bench.prom_text import histogram_quantile, metric_sum, scrape  # noqa: E402
 
 SYSTEM_SERVICES = ("match", "relay", "accounts", "matchmaking", "bots")
 
@@ -175,60 +183,6 @@ def rnd(value: float | None, digits: int = 2) -> float | None:
 
 def log(msg: str) -> None:
     print(f"[load {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
-_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
-
-
-def scrape(port: int) -> dict[tuple[str, frozenset], float]:
-    """Prometheus text from a metrics port: {(name, labels): value}; {} if unreachable."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:
-            text = r.read().decode()
-    except OSError:
-        return {}
-    out = {}
-    for line in text.splitlines():
-        if line.startswith("#"):
-            continue
-        m = _SAMPLE.match(line)
-        if m:
-            labels = frozenset(_LABEL.findall(m.group(2) or ""))
-            try:
-                out[(m.group(1), labels)] = float(m.group(3))
-            except ValueError:
-                pass
-    return out
-
-
-def metric_sum(sample: dict, name: str, **labels: str) -> float:
-    want = set(labels.items())
-    return sum(v for (n, ls), v in sample.items() if n == name and want <= set(ls))
-
-
-def histogram_quantile(before: dict, after: dict, name: str, q: float) -> float | None:
-    """Prometheus' histogram_quantile over the increase between two scrapes, all labels
-    summed (linear within the bucket)."""
-    buckets: dict[float, float] = defaultdict(float)
-    for (n, ls), v in after.items():
-        if n == name + "_bucket":
-            le = dict(ls)["le"]
-            buckets[float("inf") if le == "+Inf" else float(le)] += v - before.get((n, ls), 0.0)
-    if not buckets:
-        return None
-    bounds = sorted(buckets)
-    total = buckets[bounds[-1]]
-    if total <= 0:
-        return None
-    rank, lower, below = q * total, 0.0, 0.0
-    for b in bounds:
-        if buckets[b] >= rank:
-            if math.isinf(b):
-                return lower
-            return lower + (b - lower) * ((rank - below) / max(buckets[b] - below, 1e-12))
-        lower, below = b, buckets[b]
-    return lower
 
 
 # ---------------------------------------------------------------------------------------
@@ -1039,6 +993,7 @@ class Sampler:
         self.relay_lag: list[tuple[float, float]] = []  # (at, seconds)
         self.in_play: list[tuple[float, int]] = []
         self.task: asyncio.Task | None = None
+        self.loop_lag = LoopLag()  # this process's own event loop: run beside the phones by run_load
 
     async def loop(self, stats: Stats) -> None:
         while True:
@@ -1049,16 +1004,30 @@ class Sampler:
             await asyncio.sleep(self.period)
 
     def snapshot(self) -> dict:
+        """Every service's metrics, with the CPU read on both sides of the scrapes: a window
+        begins at ``at``/``cpu`` (after them) and ends at ``end_at``/``end_cpu`` (before them),
+        so the bench's own scrapes (a few ms of each service's CPU) fall in no window."""
         s = self.system
-        match = [scrape(p) for p in s.match_metrics_ports()]
-        return {"at": time.monotonic(), "cpu": cpu_snapshot(self.pids), "match": match,
-                "bots": scrape(s.ports.bots_metrics), "relay": scrape(s.ports.relay_metrics),
-                "matchmaking": scrape(s.ports.matchmaking_metrics), "accounts": scrape(s.ports.account_metrics)}
+        end_cpu, end_at = cpu_snapshot(self.pids), time.monotonic()
+        scraped = {"match": [scrape(p) for p in s.match_metrics_ports()],
+                   "bots": scrape(s.ports.bots_metrics), "relay": scrape(s.ports.relay_metrics),
+                   "matchmaking": scrape(s.ports.matchmaking_metrics), "accounts": scrape(s.ports.account_metrics)}
+        return {"end_at": end_at, "end_cpu": end_cpu, "cpu": cpu_snapshot(self.pids), "at": time.monotonic(),
+                **scraped}
+
+
+def window_seconds(before: dict, after: dict) -> float:
+    return after["end_at"] - before["at"]
+
+
+def window_cpu(before: dict, after: dict) -> dict[str, float]:
+    """CPU seconds of each process between two snapshots, their scrapes left out."""
+    return {name: after["end_cpu"][name] - before["cpu"].get(name, 0.0) for name in after["end_cpu"]}
 
 
 def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) -> dict:
-    t0, t1 = before["at"], after["at"]
-    seconds = t1 - t0
+    t0, t1 = before["at"], after["end_at"]
+    seconds = window_seconds(before, after)
     lat = [s * 1000 for at, s in stats.commands if t0 <= at <= t1]
     waits = [s * 1000 for at, s, _ in stats.waits if t0 <= at <= t1]
     table_waits = [s * 1000 for at, s, kind in stats.waits if t0 <= at <= t1 and kind == "table"]
@@ -1067,6 +1036,7 @@ def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) ->
     relay = [s * 1000 for at, s in sampler.relay_lag if t0 <= at <= t1]
     in_play = [n for at, n in sampler.in_play if t0 <= at <= t1]
     finished = [f for f in stats.finished if t0 <= f[0] <= t1]
+    loop_lag = sampler.loop_lag.figures(t0, t1)
 
     def delta(kind: str, name: str, **labels: str) -> float:
         if kind == "match":
@@ -1085,7 +1055,7 @@ def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) ->
                     inc = value - b.get((name, labels), 0.0)
                     if inc:
                         rpc_codes[f"{name.split('_')[1]}:{d.get('method')}:{d.get('code')}"] += int(inc)
-    cpu = {name: after["cpu"][name] - before["cpu"].get(name, 0.0) for name in after["cpu"]}
+    cpu = window_cpu(before, after)
     per_command = {name: rnd(1000 * c / server_commands, 3) if server_commands else None for name, c in cpu.items()}
     turns = {dict(ls).get("outcome", ""): v - before["bots"].get((n, ls), 0.0)
              for (n, ls), v in after["bots"].items() if n == "domino_bots_turns_total"}
@@ -1131,6 +1101,11 @@ def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) ->
         # the system's own: every process but this one (the load generator stands for the phones)
         "cpu_ms_per_command_system": rnd(1000 * sum(v for k, v in cpu.items() if k != "load_clients")
                                          / server_commands, 2) if server_commands else None,
+        "loadgen_cpu_cores": rnd(cpu["load_clients"] / seconds, 3),
+        **loop_lag,
+        "command_hops_ms": command_hops(lat, before, after, relay, lags, {
+            "p50": rnd(decision50 * 1000 if decision50 is not None else None),
+            "p99": rnd(decision * 1000 if decision is not None else None)}, loop_lag),
     }
 
 
@@ -1138,6 +1113,7 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
     harness = Harness(system, args)
     sampler = Sampler(system, pids)
     sampler_task = asyncio.create_task(sampler.loop(harness.stats))
+    ticker = asyncio.create_task(sampler.loop_lag.run())
     result: dict[str, Any] = {}
     try:
         if args.paced:
@@ -1157,9 +1133,11 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
             await asyncio.sleep(args.duration)
             after = await asyncio.to_thread(sampler.snapshot)
             result.update(window_figures(harness.stats, sampler, before, after))
+            log(window_line(result))
         await harness.stop()
     finally:
         sampler_task.cancel()
+        ticker.cancel()
     stats = harness.stats
     # Failed RPCs: what the services counted (clients' and bots' calls alike), less what the
     # harness itself causes (its own stream cancels, asking for practice before matchmaking
@@ -1211,11 +1189,12 @@ async def ramp(harness: Harness, sampler: Sampler, args) -> dict:
         step = {"matches": level, **{k: fig[k] for k in (
             "concurrent_matches_mean", "command_p50_ms", "command_p99_ms", "client_commands_per_s",
             "server_commands_per_s", "matches_per_minute", "relay_lag_p99_ms", "cpu_cores_total",
-            "server_rpc_failures")},
+            "server_rpc_failures", "loadgen_cpu_cores", "loadgen_loop_lag_p50_ms", "loadgen_loop_lag_p99_ms",
+            "loadgen_loop_lag_max_ms", "loadgen_gc_pause_max_ms", "command_hops_ms")},
             "cpu_cores": fig["cpu_cores"]}
         steps.append(step)
         log(f"ramp: {level} matches, p99 {step['command_p99_ms']} ms, {step['server_commands_per_s']} commands/s, "
-            f"{step['cpu_cores_total']} cores")
+            f"{step['cpu_cores_total']} cores, load generator loop lag p99 {step['loadgen_loop_lag_p99_ms']} ms")
         p99 = step["command_p99_ms"]
         if p99 is None or p99 >= P99_LIMIT_MS:
             break
@@ -1345,7 +1324,8 @@ def main() -> None:
                 "refreshes", "refresh_p99_ms", "errors",
                 "cpu_ms_per_command", "reconciled", "max_concurrent_matches_p99_under_100ms",
                 "max_concurrent_paced_matches_p99_under_100ms", "concurrent_matches_mean", "timeouts",
-                "idle_stream_cpu_ms_per_s", "stream_rss_kb", "loadgen_cpu_cores")
+                "idle_stream_cpu_ms_per_s", "stream_rss_kb", "loadgen_cpu_cores", "loadgen_loop_lag_p50_ms",
+                "loadgen_loop_lag_p99_ms", "loadgen_loop_lag_max_ms", "loadgen_gc_pause_max_ms", "command_hops_ms")
         for key in keys:
             if key in result:
                 print(f"{key}: {result[key]}")

@@ -43,6 +43,7 @@ from typing import Any, Callable
 
 import grpc
 
+from bench.hops import server_seconds, window_line
 from bench.procfs import rss_kb
 from domino.match.v1 import match_service_pb2 as pb
 from services.match.messages import PHRASE_PB
@@ -207,8 +208,9 @@ class HumanPace:
 # the runs
 
 
-def match_cpu(snapshot: dict) -> float:
-    return sum(v for k, v in snapshot["cpu"].items() if k.startswith("match"))
+def match_cpu(lib: Any, before: dict, after: dict) -> float:
+    """The match replicas' CPU seconds between two snapshots (their scrapes left out)."""
+    return sum(v for k, v in lib.window_cpu(before, after).items() if k.startswith("match"))
 
 
 def open_streams(lib: Any, snapshot: dict) -> float:
@@ -219,14 +221,7 @@ def server_command_ms(lib: Any, before: dict, after: dict, q: float) -> float | 
     """The match service's own time for PlayTile/DrawTile (``domino_match_rpc_seconds``, every
     command, bots' included) at quantile ``q`` over the window: beside the phones' latency it
     tells the server's work from the queueing of a shared machine."""
-    def commands(samples: list[dict]) -> dict:
-        out: dict = {}
-        for sample in samples:
-            for (name, labels), value in sample.items():
-                if name.startswith("domino_match_rpc_seconds") and dict(labels).get("method") in lib.COMMANDS:
-                    out[(name, labels)] = out.get((name, labels), 0.0) + value
-        return out
-    seconds = lib.histogram_quantile(commands(before["match"]), commands(after["match"]), "domino_match_rpc_seconds", q)
+    seconds = server_seconds(before["match"], after["match"], lib.COMMANDS, q)
     return lib.rnd(seconds * 1000) if seconds is not None else None
 
 
@@ -253,7 +248,7 @@ async def hold(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, 
     rss_before = match_rss_kb(pids)
     await asyncio.sleep(args.idle_seconds)  # the match service before any phone: its own idle
     quiet = await asyncio.to_thread(sampler.snapshot)
-    baseline = (match_cpu(quiet) - match_cpu(base)) / (quiet["at"] - base["at"])
+    baseline = match_cpu(lib, base, quiet) / lib.window_seconds(base, quiet)
     log(f"paced: {args.matches} matches over {args.ramp_up:.0f} s, {args.warmup:.0f} s warm-up, "
         f"{args.duration:.0f} s measured, then {args.idle_settle_seconds + args.idle_seconds:.0f} s idle")
     await add_gradually(harness, 0, args.matches, args.ramp_up)
@@ -262,11 +257,11 @@ async def hold(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, 
     await asyncio.sleep(args.duration)
     after = await asyncio.to_thread(sampler.snapshot)
     result = figures(harness.stats, sampler, before, after)
-    in_play = [n for at, n in sampler.in_play if before["at"] <= at <= after["at"]]
+    in_play = [n for at, n in sampler.in_play if before["at"] <= at <= after["end_at"]]
     result["concurrent_matches_min"] = min(in_play) if in_play else None
     result["server_command_p50_ms"] = server_command_ms(lib, before, after, 0.5)
     result["server_command_p99_ms"] = server_command_ms(lib, before, after, 0.99)
-    result["loadgen_cpu_cores"] = result["cpu_cores"].get("load_clients")
+    log(f"paced: {window_line(result)}")
     result.update(await idle_window(lib, harness, sampler, args, pids, rss_before, baseline))
     end = await asyncio.to_thread(sampler.snapshot)
     # errors over the whole run (ramp-up and idle window included), not the window alone
@@ -294,18 +289,20 @@ async def idle_window(lib: Any, harness: Any, sampler: Any, args: Any, pids: dic
         after = await asyncio.to_thread(sampler.snapshot)
     finally:
         harness.moving.set()
-    seconds = after["at"] - before["at"]
+    seconds = lib.window_seconds(before, after)
     streams = (open_streams(lib, before) + open_streams(lib, after)) / 2
-    cpu = match_cpu(after) - match_cpu(before)
+    cpu = match_cpu(lib, before, after)
     commands = sum(metric_sum(a, "domino_match_rpcs_total", method=m) - metric_sum(b, "domino_match_rpcs_total", method=m)
                    for b, a in zip(before["match"], after["match"]) for m in lib.COMMANDS)
-    updates = sum(1 for at, _ in harness.stats.lags if before["at"] <= at <= after["at"])
+    updates = sum(1 for at, _ in harness.stats.lags if before["at"] <= at <= after["end_at"])
     return {"idle_seconds": rnd(seconds, 1), "idle_open_streams": int(streams),
             "idle_match_cpu_cores": rnd(cpu / seconds, 3),
             "idle_stream_cpu_ms_per_s": rnd(1000 * cpu / seconds / streams, 4) if streams else None,
             "idle_stream_cpu_ms_per_s_net": rnd(1000 * (cpu / seconds - baseline) / streams, 4) if streams else None,
             "match_cpu_cores_before_phones": rnd(baseline, 4),
-            "idle_cpu_cores_total": rnd((sum(after["cpu"].values()) - sum(before["cpu"].values())) / seconds, 3),
+            "idle_cpu_cores_total": rnd(sum(lib.window_cpu(before, after).values()) / seconds, 3),
+            "idle_scrape_match_cpu_ms": rnd(1000 * sum(after["cpu"][k] - after["end_cpu"][k] for k in after["cpu"]
+                                                       if k.startswith("match")), 1),
             "idle_window_commands": int(commands), "idle_window_updates": updates,
             "match_rss_kb_before": rss_before, "match_rss_kb_with_streams": rss_with,
             "stream_rss_kb": rnd((rss_with - rss_before) / streams, 1) if streams else None}
@@ -329,7 +326,7 @@ async def ramp(lib: Any, harness: Any, sampler: Any, args: Any) -> dict:
         after = await asyncio.to_thread(sampler.snapshot)
         fig = figures(harness.stats, sampler, before, after)
         failures = {k: v for k, v in fig["server_rpc_failures"].items() if k not in harmless}
-        in_play = [n for at, n in sampler.in_play if before["at"] <= at <= after["at"]]
+        in_play = [n for at, n in sampler.in_play if before["at"] <= at <= after["end_at"]]
         step = {"matches": level, "concurrent_matches_min": min(in_play) if in_play else None,
                 **{k: fig[k] for k in ("concurrent_matches_mean", "command_p50_ms", "command_p99_ms",
                                        "client_commands_per_s", "server_commands_per_s", "matches_per_minute",
@@ -337,10 +334,12 @@ async def ramp(lib: Any, harness: Any, sampler: Any, args: Any) -> dict:
                                        "cpu_ms_per_command_total")},
                 "server_command_p99_ms": server_command_ms(lib, before, after, 0.99),
                 "loadgen_cpu_cores": fig["cpu_cores"].get("load_clients"), "cpu_cores": fig["cpu_cores"],
-                "errors": sum(failures.values())}
+                "errors": sum(failures.values()),
+                **{k: fig[k] for k in fig if k.startswith(("loadgen_loop_lag_", "loadgen_gc_"))}, "command_hops_ms": fig["command_hops_ms"]}
         steps.append(step)
         log(f"paced ramp: {level} matches ({step['concurrent_matches_mean']} in play), p99 {step['command_p99_ms']} ms, "
-            f"{step['server_commands_per_s']} commands/s, {step['cpu_cores_total']} cores, errors {step['errors']}")
+            f"{step['server_commands_per_s']} commands/s, {step['cpu_cores_total']} cores, errors {step['errors']}; "
+            f"{window_line(step)}")
         p99 = step["command_p99_ms"]
         if p99 is None or p99 >= lib.P99_LIMIT_MS or step["errors"] or not held(level, step["concurrent_matches_mean"]):
             break

@@ -1,0 +1,61 @@
+"""How late the load generator's own event loop runs, for bench/load.py.
+
+The phones' latency counts everything between sending a command and the loop resuming the
+phone with its reply: a busy generator adds its own queueing to the system's. A ticker that
+asks to wake every ``period`` seconds and records how late it woke measures that queueing
+directly; when its p99 nears the latencies being reported, the figure measures the
+generator, not the system.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+
+from bench.procfs import pct
+
+
+class LoopLag:
+    """A task that sleeps ``period`` s again and again and keeps (woke at, seconds late)."""
+
+    def __init__(self, period: float = 0.05) -> None:
+        self.period = period
+        self.samples: list[tuple[float, float]] = []
+        self.gc_pauses: list[tuple[float, float, int]] = []  # (ended at, seconds, generation)
+        self._gc_started = 0.0
+
+    async def run(self) -> None:
+        gc.callbacks.append(self._on_gc)
+        try:
+            while True:
+                due = time.monotonic() + self.period
+                await asyncio.sleep(self.period)
+                now = time.monotonic()
+                self.samples.append((now, max(0.0, now - due)))
+        finally:
+            gc.callbacks.remove(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        """The collector's pauses: a full collection over many phones' objects stalls the loop."""
+        if phase == "start":
+            self._gc_started = time.monotonic()
+        else:
+            now = time.monotonic()
+            self.gc_pauses.append((now, now - self._gc_started, info["generation"]))
+
+    def figures(self, t0: float, t1: float) -> dict[str, float | None]:
+        """p50, p99 and max of the lateness between ``t0`` and ``t1`` (monotonic), in ms, and
+        the garbage collector's pauses in the window (longest, and all of them summed)."""
+        pauses = [seconds * 1000 for at, seconds, _ in self.gc_pauses if t0 <= at <= t1]
+        return {**summary([late * 1000 for at, late in self.samples if t0 <= at <= t1]),
+                "loadgen_gc_pause_max_ms": round(max(pauses), 2) if pauses else 0.0,
+                "loadgen_gc_ms": round(sum(pauses), 1)}
+
+
+def summary(lags_ms: list[float]) -> dict[str, float | None]:
+    def r(value: float | None) -> float | None:
+        return None if value is None else round(value, 2)
+    return {"loadgen_loop_lag_p50_ms": r(pct(lags_ms, 50)), "loadgen_loop_lag_p99_ms": r(pct(lags_ms, 99)),
+            "loadgen_loop_lag_max_ms": r(max(lags_ms) if lags_ms else None),
+            "loadgen_loop_lag_samples": len(lags_ms)}
