@@ -282,7 +282,7 @@ async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) ->
     stopping = stop_on_signals()
     if ready is not None:
         ready.set()
-    history = asyncio.create_task(projection.run(stopping))
+    history = asyncio.create_task(projection.run(stopping, moved=relay.moved))
     await relay.run(stopping, listener=listener_for(app.recorder))
     await history
     await nc.drain()

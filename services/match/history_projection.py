@@ -36,6 +36,7 @@ from eventsourcing.utils import get_topic
 
 from services.history.summary import Ended, Started, counts_for_ratings
 from services.history.view import View
+from services.common.wakes import first_set
 
 from .domainmodel import Match
 from .errors import CorruptLog
@@ -115,19 +116,28 @@ class HistoryProjection:
             read += n
         return read
 
-    async def run(self, stopping: asyncio.Event, idle_seconds: float = 0.5) -> None:
+    async def run(self, stopping: asyncio.Event, idle_seconds: float = 0.5, moved: asyncio.Event | None = None,
+                  safety_seconds: float = 10.0) -> None:
+        """Apply what is stored until ``stopping``. With ``moved`` (raised by the relay when it
+        published something) it reads only after that, at most every ``idle_seconds``, and
+        otherwise every ``safety_seconds``: while nobody moves it reads nothing. Without, it
+        reads every ``idle_seconds``."""
+        loop = asyncio.get_running_loop()
         while not stopping.is_set():
+            began = loop.time()
+            if moved is not None:
+                moved.clear()
             try:
                 read = await asyncio.to_thread(self.pump)
             except Exception:  # the store or the view away: try again shortly, lose nothing
                 log.exception("history projection pass failed; retrying")
                 read = 0
-            if not read:
-                try:
-                    await asyncio.wait_for(stopping.wait(), idle_seconds)
-                except asyncio.TimeoutError:
-                    pass
-
+            if read:
+                continue
+            if moved is None:
+                await first_set(stopping, None, idle_seconds)
+            elif await first_set(stopping, moved, safety_seconds) is moved:
+                await first_set(stopping, None, began + idle_seconds - loop.time())
 
 def rebuild(app, view: View) -> dict[str, Any]:
     """Drop the view and build it again from every stored event."""

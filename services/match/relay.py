@@ -88,6 +88,7 @@ class Relay:
         self._recorded_at = -math.inf
         self.bucket: KeyValue | None = None  # opened by start()
         self.stats = RelayStats()
+        self.moved = asyncio.Event()  # raised at each publish: the history projection reads then
         self.kept: OrderedDict[UUID, Match] = OrderedDict()  # match -> as the events published so far leave it
 
     async def start(self) -> None:
@@ -319,6 +320,7 @@ class Relay:
                     await _idle(stopping, 1.0, None)
                     continue
                 if published:
+                    self.moved.set()
                     continue
                 await _idle(stopping, idle_seconds, None if listener is None or listener.listening else listener)
                 if listener is not None and listener.listening:

@@ -10,9 +10,9 @@ lost: its next ``wait`` returns at once.
 A notification can be lost only with the connection, and while the listener is not
 listening (``listening`` false: before the first LISTEN, while reconnecting) the relay
 polls as before; after every (re)connection the flag is raised, so whatever was stored
-meanwhile is read at once. The relay still reads every ``SAFETY_SECONDS`` when nothing woke
-it, as a safety net that costs one query a second. An embedded store (SQLite, memory) has
-no channel: ``listener_for`` gives None and the relay polls.
+meanwhile is read at once. The relay still reads every ``SAFETY_SECONDS`` (10) when nothing
+woke it, a safety net for a notification lost on a connection that stayed up. An embedded
+store (SQLite, memory) has no channel: ``listener_for`` gives None and the relay polls.
 
 The connection is the change tail's ``Listener`` (services/common/change_tail.py); what
 stays here is the flag. The tail's bookkeeping (payloads, a position, catch-up reads,
@@ -32,7 +32,7 @@ from services.common.logs import Warnings
 log = logging.getLogger("domino.relay")
 _warnings = Warnings(log)
 
-SAFETY_SECONDS = 1.0  # longest an idle relay goes without reading the store while it listens
+SAFETY_SECONDS = 10.0  # longest an idle relay goes without reading the store while it listens
 
 
 class StoreListener(Listener):
@@ -41,9 +41,10 @@ class StoreListener(Listener):
 
     def __init__(self, connect: Callable[[], Awaitable[Any]], channel: str,
                  on_error: Callable[[], None] = lambda: None) -> None:
-        # quiet_seconds: with nothing told, it looks once a second whether it should stop
+        # quiet_seconds: with nothing told, how often it looks whether it should stop (the
+        # relay cancels it when it stops, so seldom)
         super().__init__(connect, channel, self._notified, connected=self._notified, lost=self._lost,
-                         quiet_seconds=1.0)
+                         quiet_seconds=SAFETY_SECONDS)
         self.on_error = on_error
         self.notified = asyncio.Event()
 

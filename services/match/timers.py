@@ -16,6 +16,8 @@ import logging
 from typing import Callable
 from uuid import UUID
 
+from services.common.wakes import first_set
+
 from .application import MatchApplication
 from .domainmodel import Match
 from .errors import CorruptLog, StaleTimeout, UnknownMatch
@@ -160,19 +162,6 @@ class TurnTimer:
             nxt = self.next_deadline()
             longest = poll_seconds if stored is None else safety_seconds
             delay = longest if nxt is None else min(longest, max(0.0, nxt - self.clock()))
-            woken = await _first_of(stopping, stored, delay)
-            if woken is stored:  # at most one pass every poll_seconds while moves are stored
-                await _first_of(stopping, None, followed + poll_seconds - loop.time())
+            if await first_set(stopping, stored, delay) is stored:  # one pass every poll_seconds at most
+                await first_set(stopping, None, followed + poll_seconds - loop.time())
 
-
-async def _first_of(stopping: asyncio.Event, other: asyncio.Event | None, seconds: float) -> asyncio.Event | None:
-    """Which of the two events was set within ``seconds`` (None: neither)."""
-    if seconds <= 0 or stopping.is_set():
-        return stopping if stopping.is_set() else None
-    waits = {asyncio.ensure_future(e.wait()): e for e in (stopping, other) if e is not None}
-    try:
-        done, _ = await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in waits:
-            task.cancel()
-    return next((waits[t] for t in done), None)
