@@ -28,6 +28,7 @@ from services.match.table_talk import PHRASES
 SEATS = 4
 IN_PROGRESS = pb.MATCH_STATUS_IN_PROGRESS
 BOT_POLL_SECONDS = 0.25  # how often a table whose bot is to act asks whether it moved
+IN_FLIGHT = 32  # calls the tables make at once: phones at human pace, not a burst of every table
 
 
 @dataclass
@@ -52,10 +53,17 @@ class LifeCounts:
     waits_for_bots: int = 0
     unfinished: int = 0  # tables that did not come to rest at a person's turn in time
     errors: Counter = field(default_factory=Counter)
+    said: dict[str, str] = field(default_factory=dict)  # the first error's details, by kind
+    in_flight: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(IN_FLIGHT))
+
+    def failed(self, call: str, error: grpc.aio.AioRpcError) -> None:
+        kind = f"{call}:{error.code().name}"
+        self.errors[kind] += 1
+        self.said.setdefault(kind, str(error.details()))
 
     def as_dict(self) -> dict[str, Any]:
         return {"life_moves": self.moves, "life_chats": self.chats, "life_waits_for_bots": self.waits_for_bots,
-                "life_unfinished": self.unfinished, "life_errors": dict(self.errors)}
+                "life_unfinished": self.unfinished, "life_errors": dict(self.errors), "life_error_details": self.said}
 
 
 def bot_seats(match_index: int, bots: int) -> frozenset[int]:
@@ -94,11 +102,12 @@ async def play_until(client: Any, table: Table, moves: int, counts: LifeCounts, 
     while time.monotonic() < give_up:
         asker = seat if seat in table.people else table.people[0]
         try:
-            view = (await client.unary_for(table, asker).GetMatch(
-                pb.GetMatchRequest(match_id=table.match_id), metadata=client.md(table.players[asker]),
-                timeout=30)).view
+            async with counts.in_flight:
+                view = (await client.unary_for(table, asker).GetMatch(
+                    pb.GetMatchRequest(match_id=table.match_id), metadata=client.md(table.players[asker]),
+                    timeout=30)).view
         except grpc.aio.AioRpcError as e:
-            counts.errors[f"GetMatch:{e.code().name}"] += 1
+            counts.failed("GetMatch", e)
             await asyncio.sleep(BOT_POLL_SECONDS)
             continue
         if view.status != IN_PROGRESS:
@@ -122,14 +131,16 @@ async def play_until(client: Any, table: Table, moves: int, counts: LifeCounts, 
         stub, md = client.unary_for(table, seat), client.md(table.players[seat])
         request_id = f"{table.match_id}:{seat}:{view.version}"
         try:
-            if move.kind == pb.MOVE_KIND_DRAW:
-                reply = await stub.DrawTile(pb.DrawTileRequest(match_id=table.match_id, request_id=request_id),
-                                            metadata=md, timeout=30)
-            else:
-                reply = await stub.PlayTile(pb.PlayTileRequest(match_id=table.match_id, request_id=request_id,
-                                                               tile=move.tile, end=move.end), metadata=md, timeout=30)
+            async with counts.in_flight:
+                if move.kind == pb.MOVE_KIND_DRAW:
+                    reply = await stub.DrawTile(pb.DrawTileRequest(match_id=table.match_id, request_id=request_id),
+                                                metadata=md, timeout=30)
+                else:
+                    reply = await stub.PlayTile(pb.PlayTileRequest(match_id=table.match_id, request_id=request_id,
+                                                                   tile=move.tile, end=move.end), metadata=md,
+                                                timeout=30)
         except grpc.aio.AioRpcError as e:
-            counts.errors[f"move:{e.code().name}"] += 1
+            counts.failed("move", e)
             continue
         table.moved += 1
         counts.moves += 1
@@ -154,12 +165,13 @@ async def talk(client: Any, tables: list[Table], phrases: int, counts: LifeCount
         for _ in range(phrases):
             seat = rng.choice(table.people)
             try:
-                await client.unary_for(table, seat).SendChat(
-                    pb.SendChatRequest(match_id=table.match_id, chat_phrase=PHRASE_PB[rng.choice(PHRASES)]),
-                    metadata=client.md(table.players[seat]), timeout=30)
+                async with counts.in_flight:
+                    await client.unary_for(table, seat).SendChat(
+                        pb.SendChatRequest(match_id=table.match_id, chat_phrase=PHRASE_PB[rng.choice(PHRASES)]),
+                        metadata=client.md(table.players[seat]), timeout=30)
                 counts.chats += 1
             except grpc.aio.AioRpcError as e:
-                counts.errors[f"SendChat:{e.code().name}"] += 1
+                counts.failed("SendChat", e)
             await asyncio.sleep(rng.random())
 
     await asyncio.gather(*(table_talk(t) for t in tables))
