@@ -40,6 +40,7 @@ from .application import AccountApplication, AccountView, Tokens, VerifiedToken
 from .errors import Banned, Busy, CursorAhead, InvalidRequest, NoSuchPlayer, NotSignedIn, Refused, Taken, \
     TooManyTries, Unavailable, UnknownAccount
 from .oidc import is_compact_jws
+from .revocation_waits import LONGEST_WAIT_SECONDS, RevocationWaits
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -84,6 +85,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
         self.rates = rates or RateLimit()
         self.sign_ins = sign_ins or RateLimit(rate=0.5, burst=30)
         self.revocation_reads = revocation_reads or RateLimit(*REVOCATION_READS)
+        self.revocation_waits = RevocationWaits(lambda: self._run(self.app.newest_revocation))
         self.trusted_proxies = tuple(trusted_proxies)
         self._verifiers = ThreadPoolExecutor(verifier_threads, thread_name_prefix="id-token")
         self._verifier_slots = threading.BoundedSemaphore(verifier_threads)
@@ -233,7 +235,12 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
         async with _statuses(context):
             client = client_key(context.peer(), context.invocation_metadata(), self.trusted_proxies)
             self.revocation_reads.take(f"client:{client}")
+            if not 0 <= request.wait_seconds <= LONGEST_WAIT_SECONDS:
+                raise InvalidRequest(f"wait_seconds must be 0 to {LONGEST_WAIT_SECONDS}", "wait_seconds")
             page = await self._run(self.app.revoked_since, request.after_cursor, request.page_size)
+            if not page.sessions and page.next_cursor == request.after_cursor and \
+                    await self.revocation_waits.past(request.after_cursor, request.wait_seconds):
+                page = await self._run(self.app.revoked_since, request.after_cursor, request.page_size)
             return pb.ListRevokedSessionsResponse(
                 sessions=[pb.RevokedSession(session_id=r.session_id, expires_at=_timestamp(r.expires_at))
                           for r in page.sessions], next_cursor=page.next_cursor, more=page.more)

@@ -84,6 +84,11 @@ class Operators(UseCases):
             return self.store.revocations.since(execute, after_cursor, page_size or DEFAULT_REVOKED_PAGE,
                                                 self.clock())
 
+    def newest_revocation(self) -> int:
+        """The newest cursor of the revocation list (0: nothing listed yet)."""
+        with self.store.transaction() as execute:
+            return self.store.revocations.newest(execute)
+
     @retried_on_conflict
     def ban(self, account_id: str, until: float, reason: str) -> None:
         """Refresh, sign-ins with any of its identities or devices (into this account or a new

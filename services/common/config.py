@@ -116,11 +116,15 @@ class Settings(BaseSettings):
                                                                 "where matchmaking asks whether an account may play, "
                                                                 "and the match service and matchmaking read the "
                                                                 "revocation list)")
-    revocation_poll_seconds: float = Field(1.0, gt=0, le=4, description="how often each match service and "
-                                                                         "matchmaking process reads the sessions the "
-                                                                         "account service revoked (a signed-out "
-                                                                         "token is refused, and its streams end, "
-                                                                         "within this; at most 4, so within 5 s)")
+    revocation_poll_seconds: float = Field(1.0, gt=0, le=4, description="each match service, matchmaking "
+                                                                         "and social process holds one read of the "
+                                                                         "sessions the account service revoked, "
+                                                                         "answered when one is (within 0.5 s), and "
+                                                                         "reads at most this often (an account "
+                                                                         "service away, or one that answers at once: "
+                                                                         "a signed-out token is refused, and its "
+                                                                         "streams end, within this; at most 4, so "
+                                                                         "within 5 s)")
     revocations_max: int = Field(100_000, ge=1, description="revoked sessions one process keeps refusing at most "
                                                             "(each until its tokens expire, 15 minutes); beyond, "
                                                             "those expiring soonest are forgotten and counted "

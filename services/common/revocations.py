@@ -6,13 +6,16 @@ A player token is checked by its signature and expiry alone, so a session signed
 revoked for a reused refresh token, its device removed or its account deleted kept playing
 for up to 15 minutes. The account service lists every such session until its last token
 expires (services/accounts/revocation_list.py), and one ``Revocations`` per process reads
-that list since its cursor every DOMINO_REVOCATION_POLL_SECONDS (``step``, called by
-``run``, and by tests with an injected clock), like a certificate revocation list.
+that list since its cursor (``step``, called by ``run``, and by tests with an injected
+clock), like a certificate revocation list. Each read is held by the account service until
+something is revoked or ``WAIT_SECONDS`` pass (services/accounts/revocation_waits.py), and
+``run`` reads at most every DOMINO_REVOCATION_POLL_SECONDS.
 
-We poll rather than take a push over NATS: the match service needs no NATS today, and a
+We ask rather than take a push over NATS: the match service needs no NATS today, and a
 JetStream consumer per process would need consumer-create rights the services deliberately
-lack (docs/security.md, "Consumers are the admin's"). A poll a second per process is one
-indexed read that answers nothing most of the time.
+lack (docs/security.md, "Consumers are the admin's"). A read held until there is an answer
+costs nothing while nothing is revoked; the plain poll a second it replaced was half of an
+idle match replica's CPU.
 
 Bounded: an entry is forgotten once its tokens have all expired (a token past that is
 refused for its expiry anyway), and beyond ``cap`` entries those that expire soonest go
@@ -36,6 +39,7 @@ from typing import Any, Callable, Hashable, Iterator, Protocol
 
 from .auth import AuthError, Identity
 from .logs import Warnings
+from .wakes import first_set
 
 log = logging.getLogger("domino.revocations")
 _warnings = Warnings(log)
@@ -48,6 +52,7 @@ ENDED_REASON = "SESSION_ENDED"
 REVOKED = "revoked"  # the cause a revoked stream is woken with (services/common/changes.py)
 PAGE_SIZE = 500
 PAGES_PER_STEP = 20  # a step reads at most this many pages; the rest at the next
+WAIT_SECONDS = 20.0  # how long the account service holds a read that finds nothing new
 
 
 class CursorAhead(Exception):
@@ -66,9 +71,11 @@ class Page:
 
 
 class Source(Protocol):
-    """Where the list is read: AccountService.ListRevokedSessions (revocations_client.py)."""
+    """Where the list is read: AccountService.ListRevokedSessions (revocations_client.py).
+    With ``wait_seconds``, an empty page is answered only when something is revoked or the
+    wait ends."""
 
-    async def page(self, after_cursor: int, page_size: int) -> Page: ...
+    async def page(self, after_cursor: int, page_size: int, wait_seconds: float = 0) -> Page: ...
 
 
 class Feed(Protocol):
@@ -139,16 +146,17 @@ class Revocations:
             if not open_:
                 self._streams.pop(who.session, None)
 
-    async def step(self) -> bool:
+    async def step(self, wait_seconds: float = 0) -> bool:
         """One read of what was revoked since the cursor (a page at a time, while there are
-        more, up to ``pages_per_step``); wakes the streams of what it found. False when the
-        account service could not be asked: nothing is forgotten but what expired."""
+        more, up to ``pages_per_step``; the first held up to ``wait_seconds`` until something
+        is revoked); wakes the streams of what it found. False when the account service could
+        not be asked: nothing is forgotten but what expired."""
         if self.source is None:
             return True
         try:
-            for _ in range(self.pages_per_step):
+            for n in range(self.pages_per_step):
                 try:
-                    page = await self.source.page(self.cursor, self.page_size)
+                    page = await self.source.page(self.cursor, self.page_size, 0 if n else wait_seconds)
                 except CursorAhead:
                     log.warning("the revocation list's cursor is past the account service's newest: reading it "
                                 "again from the start", extra={"cursor": self.cursor})
@@ -174,20 +182,31 @@ class Revocations:
         self.last_success = self.clock()
         return True
 
-    async def run(self, stopping: asyncio.Event, every: float) -> None:
-        """``step`` every ``every`` seconds until ``stopping``; a fault in one step never stops
+    async def run(self, stopping: asyncio.Event, every: float, wait_seconds: float = WAIT_SECONDS) -> None:
+        """``step`` until ``stopping``, each read held by the account service until something
+        is revoked (``wait_seconds``), and at most one read every ``every`` seconds (the
+        account service away, or one that answers at once); a fault in one step never stops
         the next."""
+        loop = asyncio.get_running_loop()
         while not stopping.is_set():
+            began = loop.time()
+            step, stop = asyncio.ensure_future(self.step(wait_seconds)), asyncio.ensure_future(stopping.wait())
             try:
-                await self.step()
+                await asyncio.wait({step, stop}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+                if not step.done():
+                    step.cancel()  # stopping: a held read is not waited for
+            try:
+                await step
+            except asyncio.CancelledError:
+                if not stopping.is_set():
+                    raise
             except Exception:  # noqa: BLE001 - logged; the next step tries again
                 self.poll_errors += 1
                 self.on_error()
                 log.exception("a revocation list step failed")
-            try:
-                await asyncio.wait_for(stopping.wait(), every)
-            except asyncio.TimeoutError:
-                pass
+            await first_set(stopping, None, began + every - loop.time())
 
     def _learn(self, sessions: tuple[tuple[str, float], ...]) -> None:
         now = self.clock()

@@ -29,14 +29,15 @@ class GrpcRevocationSource:
         self._channel: grpc.aio.Channel | None = None
         self._stub: pb_grpc.AccountServiceStub | None = None
 
-    async def page(self, after_cursor: int, page_size: int) -> Page:
+    async def page(self, after_cursor: int, page_size: int, wait_seconds: float = 0) -> Page:
         if self._stub is None:
             self._channel = grpc.aio.insecure_channel(self.address, options=RECONNECT_OPTIONS)
             self._stub = pb_grpc.AccountServiceStub(self._channel)
         try:
             reply = await self._stub.ListRevokedSessions(
-                pb.ListRevokedSessionsRequest(after_cursor=after_cursor, page_size=page_size),
-                timeout=self.deadline_seconds)
+                pb.ListRevokedSessionsRequest(after_cursor=after_cursor, page_size=page_size,
+                                              wait_seconds=int(wait_seconds)),
+                timeout=self.deadline_seconds + int(wait_seconds))
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.OUT_OF_RANGE:
                 raise CursorAhead(error.details() or "") from None

@@ -5,6 +5,8 @@ reason and a RetryInfo wait)."""
 
 from __future__ import annotations
 
+import time
+
 import grpc
 import pytest
 
@@ -62,6 +64,25 @@ def test_expired_revocations_are_left_out_and_forgotten_but_the_cursor_keeps_its
     assert code_of(lambda: listed(svc, after=newest)) == grpc.StatusCode.OK
 
 
+def test_a_held_read_is_answered_as_soon_as_a_session_is_revoked(svc):
+    session = svc.sign_up("Soon Gone")
+    newest = listed(svc).next_cursor
+    held = svc.stub.ListRevokedSessions.future(pb.ListRevokedSessionsRequest(after_cursor=newest, wait_seconds=20),
+                                               timeout=25)
+    time.sleep(0.3)  # the call is held: nothing was revoked yet
+    assert not held.done()
+    svc.stub.SignOut(pb.SignOutRequest(), metadata=bearer(session))
+    began = time.monotonic()
+    reply = held.result(timeout=5)
+    assert [s.session_id for s in reply.sessions] == [session_of(session)]
+    assert time.monotonic() - began < 2
+
+
+def test_a_held_read_that_nothing_interrupts_ends_empty_after_its_wait(svc):
+    reply = svc.stub.ListRevokedSessions(pb.ListRevokedSessionsRequest(wait_seconds=1), timeout=5)
+    assert not reply.sessions and reply.next_cursor == 0
+
+
 def test_it_needs_no_token_and_ignores_one_that_is_bad(svc):
     reply = svc.stub.ListRevokedSessions(pb.ListRevokedSessionsRequest(),
                                          metadata=(("authorization", "Bearer not-a-token"),))
@@ -75,6 +96,10 @@ def test_it_needs_no_token_and_ignores_one_that_is_bad(svc):
      ("page_size",), "page_size must be 1 to 1000"),
     (pb.ListRevokedSessionsRequest(page_size=1001), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST",
      ("page_size",), "page_size must be 1 to 1000"),
+    (pb.ListRevokedSessionsRequest(wait_seconds=-1), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST",
+     ("wait_seconds",), "wait_seconds must be 0 to 30"),
+    (pb.ListRevokedSessionsRequest(wait_seconds=31), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST",
+     ("wait_seconds",), "wait_seconds must be 0 to 30"),
     (pb.ListRevokedSessionsRequest(after_cursor=7), grpc.StatusCode.OUT_OF_RANGE, "REVOCATION_CURSOR_AHEAD",
      (), "after_cursor 7 is past the newest revocation this store listed (0)"),
 ])

@@ -48,7 +48,7 @@ class Revoked:
     def __init__(self) -> None:
         self.sessions: list[tuple[str, float]] = []
 
-    async def page(self, after_cursor: int, page_size: int) -> Page:
+    async def page(self, after_cursor: int, page_size: int, wait_seconds: float = 0) -> Page:
         return Page(tuple(self.sessions[after_cursor:]), len(self.sessions), False)
 
 

@@ -29,7 +29,7 @@ class ListedSessions:
     def revoke(self, session: str, expires_at: float) -> None:
         self.rows.append((len(self.rows) + 1, session, expires_at))
 
-    async def page(self, after_cursor: int, page_size: int) -> Page:
+    async def page(self, after_cursor: int, page_size: int, wait_seconds: float = 0) -> Page:
         self.reads += 1
         if self.away:
             raise Unreachable("UNAVAILABLE: connection refused")
@@ -207,3 +207,38 @@ def test_without_an_account_service_nothing_is_revoked(clock):
     revocations = Revocations(clock=clock)
     assert step(revocations) is True
     revocations.check(player("s1"))
+
+
+class HeldSessions(ListedSessions):
+    """An account service that holds a read with nothing new until its wait ends."""
+
+    async def page(self, after_cursor: int, page_size: int, wait_seconds: float = 0) -> Page:
+        self.waits = getattr(self, "waits", []) + [wait_seconds]
+        await asyncio.sleep(wait_seconds)
+        return await super().page(after_cursor, page_size)
+
+
+def run_for(revocations: Revocations, seconds: float, every: float, wait_seconds: float) -> float:
+    """Runs ``run`` for ``seconds``, then stops it; how long the stop took."""
+    async def scenario() -> float:
+        stopping = asyncio.Event()
+        task = asyncio.create_task(revocations.run(stopping, every, wait_seconds))
+        await asyncio.sleep(seconds)
+        stopping.set()
+        began = asyncio.get_running_loop().time()
+        await task
+        return asyncio.get_running_loop().time() - began
+
+    return asyncio.run(scenario())
+
+
+def test_a_process_holds_one_read_at_a_time_that_the_account_service_answers_when_something_is_revoked(clock):
+    held = HeldSessions()
+    stopped_in = run_for(Revocations(held, clock=clock), 0.3, every=0.05, wait_seconds=20)
+    assert held.waits == [20]  # one read, held the whole time
+    assert stopped_in < 0.1  # a held read is not waited for when the process stops
+
+
+def test_an_account_service_that_answers_at_once_is_read_no_more_often_than_every_poll(listed, clock):
+    run_for(Revocations(listed, clock=clock), 0.35, every=0.1, wait_seconds=20)
+    assert 3 <= listed.reads <= 5

@@ -257,12 +257,14 @@ class FindPlayerByDisplayNameResponse(_message.Message):
     def __init__(self, player_id: _Optional[str] = ...) -> None: ...
 
 class ListRevokedSessionsRequest(_message.Message):
-    __slots__ = ("after_cursor", "page_size")
+    __slots__ = ("after_cursor", "page_size", "wait_seconds")
     AFTER_CURSOR_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    WAIT_SECONDS_FIELD_NUMBER: _ClassVar[int]
     after_cursor: int
     page_size: int
-    def __init__(self, after_cursor: _Optional[int] = ..., page_size: _Optional[int] = ...) -> None: ...
+    wait_seconds: int
+    def __init__(self, after_cursor: _Optional[int] = ..., page_size: _Optional[int] = ..., wait_seconds: _Optional[int] = ...) -> None: ...
 
 class ListRevokedSessionsResponse(_message.Message):
     __slots__ = ("sessions", "next_cursor", "more")

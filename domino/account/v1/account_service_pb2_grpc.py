@@ -318,7 +318,8 @@ class AccountServiceServicer:
         out, signed out everywhere, a reused refresh token, a removed device, a rotated
         device secret's other sessions, a deleted account's), each until its last access
         token has expired, in the order they were revoked. The match service and matchmaking
-        ask it every second and refuse a listed session's tokens (`sid`). Any caller may ask,
+        each hold one such call (wait_seconds), answered when a session is revoked, and refuse
+        a listed session's tokens (`sid`). Any caller may ask,
         without a token (a session id is random, and a revoked one is worth nothing); it is
         rate-limited per client and not routed on the public host. A cursor past the newest
         revocation this store ever listed (the store was replaced) is OUT_OF_RANGE: start
