@@ -20,7 +20,9 @@ def run_service(serve) -> None:
     ``serve(settings)`` until a signal stops it."""
     from . import logs
     from .config import from_environment
+    from .gc_pauses import observe_pauses
 
     settings = from_environment()
     logs.configure(settings.log_format, settings.log_level)
+    observe_pauses()
     asyncio.run(serve(settings))

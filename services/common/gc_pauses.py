@@ -1,0 +1,35 @@
+"""The garbage collector's pauses, as a metric of every service process.
+
+A collection stops the whole process: every call and stream of a server waits for it. In a
+match replica holding a thousand streams, each with its own copy of its match, a full
+collection walks every object and takes tens of milliseconds, which shows at the phones as
+latency the handlers' own timings never see (docs/operations.md, "Capacity"). So each
+process observes its collections' durations by generation.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from typing import Any
+
+from prometheus_client import REGISTRY, CollectorRegistry, Histogram
+
+BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+def observe_pauses(registry: CollectorRegistry = REGISTRY) -> None:
+    """Install the gc callback (once per process) that observes each collection."""
+    pauses = Histogram("domino_gc_pause_seconds", "Garbage collections of this process and how long each "
+                       "stopped it, by generation (2: a full collection)", ["generation"], buckets=BUCKETS,
+                       registry=registry)
+    by_generation = [pauses.labels(str(g)) for g in range(3)]
+    began = [0.0]
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            by_generation[info["generation"]].observe(time.perf_counter() - began[0])
+
+    gc.callbacks.append(on_gc)
