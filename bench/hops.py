@@ -7,7 +7,8 @@ interceptor's start to the reply, so gRPC's queueing before the handler is not i
 relay's lag by the relay, the bots' decision by the bots. What lies between the phone and the
 handler (the transport, both processes' event loops) has no meter of its own: it is the
 difference of the two quantiles, an estimate (quantiles do not subtract exactly), shown
-beside the generator's own loop lag, the part of it this process adds.
+beside the generator's own loop lag (the part of it this process adds) and an empty RPC's
+round trip (a health check: the same way in and out, both loops, next to no handler).
 
 Hops the services expose no metric for (the match service's loop lag, a stream's wake to
 its write, a bot's whole turn) are named in ``not_measured``.
@@ -20,7 +21,7 @@ from bench.prom_text import histogram_quantile
 
 COMMANDS = ("PlayTile", "DrawTile")
 NOT_MEASURED = (
-    "match service event-loop lag (no metric: its share of the transport/queueing hop)",
+    "match service event-loop lag (no metric; the empty RPC's round trip bounds it with the transport's)",
     "gRPC queueing in the match service before the handler (outside domino_match_rpc_seconds)",
     "stored event -> stream woken and written, per replica (no metric: inside watch_delivery)",
     "a bot's whole turn, message received -> its command answered (only the decision is timed)",
@@ -53,11 +54,13 @@ def quantiles(values_ms: list[float]) -> dict[str, float | None]:
 
 
 def command_hops(phone_ms: list[float], before: dict, after: dict, relay_ms: list[float], delivery_ms: list[float],
-                 bot_decision_ms: dict[str, float | None], loop_lag: dict[str, float | None]) -> dict:
+                 bot_decision_ms: dict[str, float | None], loop_lag: dict[str, float | None],
+                 empty_rpc_ms: dict[str, float | None] | None = None) -> dict:
     """The window's hops: ``phone_ms`` the phones' command latencies, ``before``/``after`` the
     window's snapshots (their ``match`` scrapes), ``relay_ms`` the relay-lag samples,
     ``delivery_ms`` the streams' event-to-phone delays, ``bot_decision_ms`` p50/p99,
-    ``loop_lag`` the generator's loop-lag figures."""
+    ``loop_lag`` the generator's loop-lag figures, ``empty_rpc_ms`` the health-check probe's
+    round trips (bench/rpc_probe.py)."""
     phone = quantiles(phone_ms)
     server = {q: _ms(server_seconds(before["match"], after["match"], COMMANDS, v))
               for q, v in (("p50", 0.5), ("p99", 0.99))}
@@ -69,7 +72,8 @@ def command_hops(phone_ms: list[float], before: dict, after: dict, relay_ms: lis
         "phone_round_trip": phone,
         "match_service": {**server, "by_method": by_method},
         "transport_and_loops": {**between, "loadgen_loop_lag_p50": loop_lag.get("loadgen_loop_lag_p50_ms"),
-                                "loadgen_loop_lag_p99": loop_lag.get("loadgen_loop_lag_p99_ms")},
+                                "loadgen_loop_lag_p99": loop_lag.get("loadgen_loop_lag_p99_ms"),
+                                "empty_rpc_round_trip": empty_rpc_ms},
         "store_to_relay_published": quantiles(relay_ms),
         "event_to_phone_stream": quantiles(delivery_ms),
         "bot_decision": bot_decision_ms,
@@ -81,7 +85,8 @@ def window_line(fig: dict) -> str:
     """The hops of a window's command, for the log: where the phones' p99 went."""
     hops = fig["command_hops_ms"]
     return (f"command p99 {fig['command_p99_ms']} ms at the phones, {hops['match_service']['p99']} in the match "
-            f"service, {hops['transport_and_loops']['p99']} between; load generator loop lag p50/p99/max "
+            f"service, {hops['transport_and_loops']['p99']} between (an empty RPC's round trip "
+            f"{(hops['transport_and_loops']['empty_rpc_round_trip'] or {}).get('p99')}); load generator loop lag p50/p99/max "
             f"{fig['loadgen_loop_lag_p50_ms']}/{fig['loadgen_loop_lag_p99_ms']}/{fig['loadgen_loop_lag_max_ms']} ms, "
             f"{fig['loadgen_cpu_cores']} cores, GC pause max {fig.get('loadgen_gc_pause_max_ms')} ms; relay lag p99 {hops['store_to_relay_published']['p99']}, "
             f"watch delivery p99 {hops['event_to_phone_stream']['p99']}, bot decision p99 {hops['bot_decision']['p99']}")

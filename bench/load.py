@@ -137,6 +137,7 @@ from services.common.supervisor import LocalSystem, Ports  # noqa: E402
 from bench.procfs import children_cpu_seconds, cpu_seconds, git_commit, loadavg, pct  # noqa: E402
 from bench.hops import command_hops, window_line  # noqa: E402
 from bench.loop_lag import LoopLag  # noqa: E402
+from bench.rpc_probe import EmptyRpcProbe  # noqa: E402
 from bench.prom_text import histogram_quantile, metric_sum, scrape  # noqa: E402
 
 SYSTEM_SERVICES = ("match", "relay", "accounts", "matchmaking", "bots")
@@ -994,6 +995,7 @@ class Sampler:
         self.in_play: list[tuple[float, int]] = []
         self.task: asyncio.Task | None = None
         self.loop_lag = LoopLag()  # this process's own event loop: run beside the phones by run_load
+        self.probe: EmptyRpcProbe | None = None  # an empty RPC to each match replica, also run by run_load
 
     async def loop(self, stats: Stats) -> None:
         while True:
@@ -1105,7 +1107,8 @@ def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) ->
         **loop_lag,
         "command_hops_ms": command_hops(lat, before, after, relay, lags, {
             "p50": rnd(decision50 * 1000 if decision50 is not None else None),
-            "p99": rnd(decision * 1000 if decision is not None else None)}, loop_lag),
+            "p99": rnd(decision * 1000 if decision is not None else None)}, loop_lag,
+            sampler.probe.quantiles(t0, t1) if sampler.probe is not None else None),
     }
 
 
@@ -1114,6 +1117,9 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
     sampler = Sampler(system, pids)
     sampler_task = asyncio.create_task(sampler.loop(harness.stats))
     ticker = asyncio.create_task(sampler.loop_lag.run())
+    sampler.probe = EmptyRpcProbe([system.match_address] + (
+        [system.grpc_address("match-2")] if system.match_replicas > 1 else []), harness.moving)
+    probe = asyncio.create_task(sampler.probe.run())
     result: dict[str, Any] = {}
     try:
         if args.paced:
@@ -1138,6 +1144,7 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
     finally:
         sampler_task.cancel()
         ticker.cancel()
+        probe.cancel()
     stats = harness.stats
     # Failed RPCs: what the services counted (clients' and bots' calls alike), less what the
     # harness itself causes (its own stream cancels, asking for practice before matchmaking
