@@ -88,5 +88,5 @@ def window_line(fig: dict) -> str:
             f"service, {hops['transport_and_loops']['p99']} between (an empty RPC's round trip "
             f"{(hops['transport_and_loops']['empty_rpc_round_trip'] or {}).get('p99')}); load generator loop lag p50/p99/max "
             f"{fig['loadgen_loop_lag_p50_ms']}/{fig['loadgen_loop_lag_p99_ms']}/{fig['loadgen_loop_lag_max_ms']} ms, "
-            f"{fig['loadgen_cpu_cores']} cores, GC pause max {fig.get('loadgen_gc_pause_max_ms')} ms; relay lag p99 {hops['store_to_relay_published']['p99']}, "
+            f"{fig['loadgen_cpu_cores']} cores, late ticks on CPU {fig.get('loadgen_late_ticks_on_cpu_share')}, GC pause max {fig.get('loadgen_gc_pause_max_ms')} ms; relay lag p99 {hops['store_to_relay_published']['p99']}, "
             f"watch delivery p99 {hops['event_to_phone_stream']['p99']}, bot decision p99 {hops['bot_decision']['p99']}")

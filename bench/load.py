@@ -1197,7 +1197,8 @@ async def ramp(harness: Harness, sampler: Sampler, args) -> dict:
             "concurrent_matches_mean", "command_p50_ms", "command_p99_ms", "client_commands_per_s",
             "server_commands_per_s", "matches_per_minute", "relay_lag_p99_ms", "cpu_cores_total",
             "server_rpc_failures", "loadgen_cpu_cores", "loadgen_loop_lag_p50_ms", "loadgen_loop_lag_p99_ms",
-            "loadgen_loop_lag_max_ms", "loadgen_gc_pause_max_ms", "command_hops_ms")},
+            "loadgen_loop_lag_max_ms", "loadgen_late_ticks_on_cpu_share", "loadgen_gc_pause_max_ms",
+            "command_hops_ms")},
             "cpu_cores": fig["cpu_cores"]}
         steps.append(step)
         log(f"ramp: {level} matches, p99 {step['command_p99_ms']} ms, {step['server_commands_per_s']} commands/s, "
@@ -1332,7 +1333,8 @@ def main() -> None:
                 "cpu_ms_per_command", "reconciled", "max_concurrent_matches_p99_under_100ms",
                 "max_concurrent_paced_matches_p99_under_100ms", "concurrent_matches_mean", "timeouts",
                 "idle_stream_cpu_ms_per_s", "stream_rss_kb", "loadgen_cpu_cores", "loadgen_loop_lag_p50_ms",
-                "loadgen_loop_lag_p99_ms", "loadgen_loop_lag_max_ms", "loadgen_gc_pause_max_ms", "command_hops_ms")
+                "loadgen_loop_lag_p99_ms", "loadgen_loop_lag_max_ms", "loadgen_late_ticks_on_cpu_share",
+                "loadgen_gc_pause_max_ms", "command_hops_ms")
         for key in keys:
             if key in result:
                 print(f"{key}: {result[key]}")

@@ -16,12 +16,19 @@ import time
 from bench.procfs import pct
 
 
+LATE = 0.010  # a tick this late (s) counts as late in the on-CPU share
+
+
 class LoopLag:
-    """A task that sleeps ``period`` s again and again and keeps (woke at, seconds late)."""
+    """A task that sleeps ``period`` s again and again and keeps (woke at, seconds late, the
+    loop thread's CPU seconds and the wall seconds since the last tick). A late tick whose
+    interval the loop thread spent on the CPU was late for this process's own work (phones,
+    GC); one it did not was waiting for a core, another thread holding the GIL, or a
+    blocking call: more processes would not help the first kind on two busy cores."""
 
     def __init__(self, period: float = 0.05) -> None:
         self.period = period
-        self.samples: list[tuple[float, float]] = []
+        self.samples: list[tuple[float, float, float, float]] = []
         self.gc_pauses: list[tuple[float, float, int]] = []  # (ended at, seconds, generation)
         self._gc_started = 0.0
 
@@ -29,10 +36,10 @@ class LoopLag:
         gc.callbacks.append(self._on_gc)
         try:
             while True:
-                due = time.monotonic() + self.period
+                start, cpu = time.monotonic(), time.thread_time()
                 await asyncio.sleep(self.period)
                 now = time.monotonic()
-                self.samples.append((now, max(0.0, now - due)))
+                self.samples.append((now, max(0.0, now - start - self.period), time.thread_time() - cpu, now - start))
         finally:
             gc.callbacks.remove(self._on_gc)
 
@@ -48,7 +55,11 @@ class LoopLag:
         """p50, p99 and max of the lateness between ``t0`` and ``t1`` (monotonic), in ms, and
         the garbage collector's pauses in the window (longest, and all of them summed)."""
         pauses = [seconds * 1000 for at, seconds, _ in self.gc_pauses if t0 <= at <= t1]
-        return {**summary([late * 1000 for at, late in self.samples if t0 <= at <= t1]),
+        window = [s for s in self.samples if t0 <= s[0] <= t1]
+        late = [(cpu, wall) for _, lateness, cpu, wall in window if lateness >= LATE]
+        return {**summary([lateness * 1000 for _, lateness, _, _ in window]),
+                "loadgen_late_ticks_on_cpu_share": (round(sum(c for c, _ in late) / sum(w for _, w in late), 2)
+                                                    if late else None),
                 "loadgen_gc_pause_max_ms": round(max(pauses), 2) if pauses else 0.0,
                 "loadgen_gc_ms": round(sum(pauses), 1)}
 

@@ -335,7 +335,7 @@ async def ramp(lib: Any, harness: Any, sampler: Any, args: Any) -> dict:
                 "server_command_p99_ms": server_command_ms(lib, before, after, 0.99),
                 "loadgen_cpu_cores": fig["cpu_cores"].get("load_clients"), "cpu_cores": fig["cpu_cores"],
                 "errors": sum(failures.values()),
-                **{k: fig[k] for k in fig if k.startswith(("loadgen_loop_lag_", "loadgen_gc_"))}, "command_hops_ms": fig["command_hops_ms"]}
+                **{k: fig[k] for k in fig if k.startswith(("loadgen_loop_lag_", "loadgen_gc_", "loadgen_late_"))}, "command_hops_ms": fig["command_hops_ms"]}
         steps.append(step)
         log(f"paced ramp: {level} matches ({step['concurrent_matches_mean']} in play), p99 {step['command_p99_ms']} ms, "
             f"{step['server_commands_per_s']} commands/s, {step['cpu_cores_total']} cores, errors {step['errors']}; "

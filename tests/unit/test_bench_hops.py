@@ -51,10 +51,12 @@ def test_the_hop_between_phone_and_handler_is_the_phones_time_less_the_servers()
 
 def test_loop_lag_is_summarised_over_the_window_only():
     lag = LoopLag()
-    lag.samples = [(1.0, 0.100), (2.0, 0.001), (3.0, 0.002), (4.0, 0.300)]
+    lag.samples = [(1.0, 0.100, 0.15, 0.15), (2.0, 0.001, 0.0, 0.051), (3.0, 0.020, 0.035, 0.07),
+                   (3.2, 0.030, 0.0, 0.08), (4.0, 0.300, 0.35, 0.35)]
     figures = lag.figures(1.5, 3.5)
-    assert figures["loadgen_loop_lag_max_ms"] == 2.0
-    assert figures["loadgen_loop_lag_samples"] == 2
+    assert figures["loadgen_loop_lag_max_ms"] == 30.0
+    assert figures["loadgen_loop_lag_samples"] == 3
+    assert figures["loadgen_late_ticks_on_cpu_share"] == 0.23  # 35 ms on the CPU of the late ticks' 150 ms
     assert summary([])["loadgen_loop_lag_p99_ms"] is None
 
 
@@ -68,4 +70,4 @@ def test_a_blocked_loop_is_seen_late_by_the_ticker():
         ticker.cancel()
         return lag.samples
     samples = asyncio.run(scenario())
-    assert max(late for _, late in samples) >= 0.05
+    assert max(late for _, late, _, _ in samples) >= 0.05
