@@ -192,9 +192,9 @@ class Watching:
         stands, or for a spectator as far as the delay shows it, every event read so far
         handed to the delay, which keeps the newest turn back until the table moves on."""
         held = SpectatorDelay() if spectator else None
-        if version:
+        if version and (version != match.version or held is not None):
             return _Stream(await self.app.read(self.app.match_at, match.id, version), version, held, hidden, match.id)
-        if held is None:
+        if held is None:  # from 0, or resumed where the match stands (a phone back after a lost connection)
             return _Stream(match, match.version, held, hidden, match.id)
         events = await self.app.read(lambda: list(self.app.events_after(match.id, 0)))
         shown: Match | None = None

@@ -183,6 +183,33 @@ def test_a_seat_gets_every_event_after_its_version_in_order_each_with_the_match_
         table.close()
 
 
+def test_a_stream_resumed_where_the_match_stands_replays_nothing_and_gets_the_next_move():
+    table = Table()
+
+    async def body(replays: list):
+        match_id = await table.open()
+        for _ in range(3):
+            await table.move()
+        now = table.app.get_match(match_id).version
+        stream = Reader(table.watching.watch(match_id, SEATED, now))
+        assert await stream.quiet()
+        later = await table.move()
+        got = await stream.take(later.version - now)
+        await stream.close()
+        return now, got, later
+
+    replays: list = []
+    match_at = table.app.match_at
+    table.app.match_at = lambda *args: replays.append(args) or match_at(*args)
+    try:
+        now, got, later = scenario(lambda: body(replays))
+        assert replays == []  # a phone back at the version it had costs no replay of the match
+        assert versions(got) == list(range(now + 1, later.version + 1))
+        assert got[-1].view == player_view(table.app.get_match(table.match_id).state, 0)
+    finally:
+        table.close()
+
+
 def test_a_stream_from_version_zero_begins_with_the_match_as_it_stands():
     table = Table()
 
