@@ -5,9 +5,14 @@ from __future__ import annotations
 import asyncio
 import signal
 
+from .gc_pauses import freeze_what_started
+
 
 def stop_on_signals() -> asyncio.Event:
-    """An event set by SIGTERM/SIGINT, so a service can finish in-flight work and drain."""
+    """An event set by SIGTERM/SIGINT, so a service can finish in-flight work and drain.
+    Every service calls it once, when it has started: what starting made is frozen out of
+    the garbage collector's passes then (gc_pauses.py)."""
+    freeze_what_started()
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
