@@ -136,7 +136,7 @@ from services.common.error_details import details_of  # noqa: E402
 from services.common.supervisor import LocalSystem, Ports  # noqa: E402
 from bench.procfs import children_cpu_seconds, cpu_seconds, git_commit, loadavg, pct  # noqa: E402
 from bench.hops import command_hops, window_line  # noqa: E402
-from bench.loop_lag import LoopLag  # noqa: E402
+from bench.loop_lag import LoopLag, freeze_heap  # noqa: E402
 from bench.rpc_probe import EmptyRpcProbe  # noqa: E402
 from bench.prom_text import histogram_quantile, metric_sum, scrape  # noqa: E402
 
@@ -1005,6 +1005,11 @@ class Sampler:
             self.in_play.append((time.monotonic(), stats.in_play))
             await asyncio.sleep(self.period)
 
+    async def open_window(self) -> dict:
+        """The snapshot a measured window starts from, this process's heap frozen first."""
+        freeze_heap()
+        return await asyncio.to_thread(self.snapshot)
+
     def snapshot(self) -> dict:
         """Every service's metrics, with the CPU read on both sides of the scrapes: a window
         begins at ``at``/``cpu`` (after them) and ends at ``end_at``/``end_cpu`` (before them),
@@ -1135,7 +1140,7 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
             log(f"{args.clients} clients ({harness.table_clients} at tables in groups {dict(harness.class_counts)}), "
                 f"{args.bot_matches} bot-only drivers; {args.warmup:.0f} s warm-up, {args.duration:.0f} s measured")
             await asyncio.sleep(args.warmup)
-            before = await asyncio.to_thread(sampler.snapshot)
+            before = await sampler.open_window()
             await asyncio.sleep(args.duration)
             after = await asyncio.to_thread(sampler.snapshot)
             result.update(window_figures(harness.stats, sampler, before, after))
@@ -1189,7 +1194,7 @@ async def ramp(harness: Harness, sampler: Sampler, args) -> dict:
             harness.add_match_unit(level)
             level += 1
         await asyncio.sleep(args.ramp_settle_seconds)
-        before = await asyncio.to_thread(sampler.snapshot)
+        before = await sampler.open_window()
         await asyncio.sleep(max(1.0, args.ramp_step_seconds - args.ramp_settle_seconds))
         after = await asyncio.to_thread(sampler.snapshot)
         fig = window_figures(harness.stats, sampler, before, after)

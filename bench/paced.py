@@ -253,7 +253,7 @@ async def hold(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, 
         f"{args.duration:.0f} s measured, then {args.idle_settle_seconds + args.idle_seconds:.0f} s idle")
     await add_gradually(harness, 0, args.matches, args.ramp_up)
     await asyncio.sleep(args.warmup)
-    before = await asyncio.to_thread(sampler.snapshot)
+    before = await sampler.open_window()
     await asyncio.sleep(args.duration)
     after = await asyncio.to_thread(sampler.snapshot)
     result = figures(harness.stats, sampler, before, after)
@@ -321,7 +321,7 @@ async def ramp(lib: Any, harness: Any, sampler: Any, args: Any) -> dict:
         await add_gradually(harness, level, target, args.ramp_up)
         level = target
         await asyncio.sleep(args.ramp_settle_seconds)
-        before = await asyncio.to_thread(sampler.snapshot)
+        before = await sampler.open_window()
         await asyncio.sleep(max(1.0, args.ramp_step_seconds - args.ramp_settle_seconds))
         after = await asyncio.to_thread(sampler.snapshot)
         fig = figures(harness.stats, sampler, before, after)
