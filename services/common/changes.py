@@ -14,6 +14,7 @@ streams end at once instead of holding the server's drain for its whole grace pe
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Callable, Iterable
 from uuid import UUID
 
@@ -81,6 +82,7 @@ class ChangeFeed:
         self._aliases: Callable[[UUID], Iterable[UUID]] | None = None
         self._alias_of: dict[UUID, UUID] = {}  # alias -> the watched key it stands for
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
         self.closed = False  # the server is stopping: streams end instead of waiting
 
     def watch_aliases(self, aliases: Callable[[UUID], Iterable[UUID]]) -> None:
@@ -109,6 +111,7 @@ class ChangeFeed:
     def waiter(self, match_id: UUID) -> Waiter:
         """Register before reading, so a change between the read and the wait is not missed."""
         self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         waiting = self._waiting.get(match_id)
         if waiting is None:
             waiting = self._waiting[match_id] = set()
@@ -147,7 +150,10 @@ class ChangeFeed:
             return False  # nobody waits, so nobody is reading either (streams register first)
         self._generations[key] = self._issue()
         try:
-            loop.call_soon_threadsafe(self._wake, key, cause, key != match_id)
+            if threading.get_ident() == self._loop_thread:  # a command on the loop: no wake-up write needed
+                loop.call_soon(self._wake, key, cause, key != match_id)
+            else:
+                loop.call_soon_threadsafe(self._wake, key, cause, key != match_id)
         except RuntimeError:
             return False  # the loop has closed: nobody is waiting
         return True
