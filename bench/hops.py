@@ -17,7 +17,7 @@ its write, a bot's whole turn) are named in ``not_measured``.
 from __future__ import annotations
 
 from bench.procfs import pct
-from bench.prom_text import histogram_quantile
+from bench.prom_text import histogram_quantile, metric_sum
 
 COMMANDS = ("PlayTile", "DrawTile")
 NOT_MEASURED = (
@@ -49,18 +49,42 @@ def server_seconds(before: list[dict], after: list[dict], methods: tuple[str, ..
     return histogram_quantile(pick(before), pick(after), "domino_match_rpc_seconds", q)
 
 
+def match_gc(before: list[dict], after: list[dict], seconds: float) -> dict[str, float | None]:
+    """The match replicas' garbage collections in the window (``domino_gc_pause_seconds``):
+    a pause stops every call and stream of its replica, in a handler's timing or not. ``p99``
+    of the pauses, the full (generation 2) ones counted, and the share of the window each
+    replica spent stopped on average."""
+    def inc(name: str, **labels: str) -> float:
+        return sum(metric_sum(a, name, **labels) - metric_sum(b, name, **labels) for b, a in zip(before, after))
+    if not any(name == "domino_gc_pause_seconds_count" for sample in after for name, _ in sample):
+        return {"p99": None, "collections": None, "full_collections": None, "stopped_share": None}  # not exposed
+    pause = histogram_quantile(_summed(before), _summed(after), "domino_gc_pause_seconds", 0.99)
+    stopped = inc("domino_gc_pause_seconds_sum")
+    return {"p99": _ms(pause), "collections": int(inc("domino_gc_pause_seconds_count")),
+            "full_collections": int(inc("domino_gc_pause_seconds_count", generation="2")),
+            "stopped_share": round(stopped / seconds / max(1, len(after)), 4) if seconds > 0 else None}
+
+
+def _summed(samples: list[dict]) -> dict:
+    out: dict = {}
+    for sample in samples:
+        for key, value in sample.items():
+            out[key] = out.get(key, 0.0) + value
+    return out
+
+
 def quantiles(values_ms: list[float]) -> dict[str, float | None]:
     return {"p50": _r(pct(values_ms, 50)), "p99": _r(pct(values_ms, 99))}
 
 
 def command_hops(phone_ms: list[float], before: dict, after: dict, relay_ms: list[float], delivery_ms: list[float],
                  bot_decision_ms: dict[str, float | None], loop_lag: dict[str, float | None],
-                 empty_rpc_ms: dict[str, float | None] | None = None) -> dict:
+                 empty_rpc_ms: dict[str, float | None] | None = None, seconds: float = 0.0) -> dict:
     """The window's hops: ``phone_ms`` the phones' command latencies, ``before``/``after`` the
     window's snapshots (their ``match`` scrapes), ``relay_ms`` the relay-lag samples,
     ``delivery_ms`` the streams' event-to-phone delays, ``bot_decision_ms`` p50/p99,
     ``loop_lag`` the generator's loop-lag figures, ``empty_rpc_ms`` the health-check probe's
-    round trips (bench/rpc_probe.py)."""
+    round trips (bench/rpc_probe.py), ``seconds`` the window's length."""
     phone = quantiles(phone_ms)
     server = {q: _ms(server_seconds(before["match"], after["match"], COMMANDS, v))
               for q, v in (("p50", 0.5), ("p99", 0.99))}
@@ -71,6 +95,7 @@ def command_hops(phone_ms: list[float], before: dict, after: dict, relay_ms: lis
     return {
         "phone_round_trip": phone,
         "match_service": {**server, "by_method": by_method},
+        "match_service_gc_pauses": match_gc(before["match"], after["match"], seconds),
         "transport_and_loops": {**between, "loadgen_loop_lag_p50": loop_lag.get("loadgen_loop_lag_p50_ms"),
                                 "loadgen_loop_lag_p99": loop_lag.get("loadgen_loop_lag_p99_ms"),
                                 "empty_rpc_round_trip": empty_rpc_ms},
@@ -89,4 +114,6 @@ def window_line(fig: dict) -> str:
             f"{(hops['transport_and_loops']['empty_rpc_round_trip'] or {}).get('p99')}); load generator loop lag p50/p99/max "
             f"{fig['loadgen_loop_lag_p50_ms']}/{fig['loadgen_loop_lag_p99_ms']}/{fig['loadgen_loop_lag_max_ms']} ms, "
             f"{fig['loadgen_cpu_cores']} cores, late ticks on CPU {fig.get('loadgen_late_ticks_on_cpu_share')}, GC pause max {fig.get('loadgen_gc_pause_max_ms')} ms; relay lag p99 {hops['store_to_relay_published']['p99']}, "
-            f"watch delivery p99 {hops['event_to_phone_stream']['p99']}, bot decision p99 {hops['bot_decision']['p99']}")
+            f"watch delivery p99 {hops['event_to_phone_stream']['p99']}, bot decision p99 {hops['bot_decision']['p99']}; "
+            f"match service GC pause p99 {hops['match_service_gc_pauses']['p99']} ms, "
+            f"stopped {hops['match_service_gc_pauses']['stopped_share']} of the time")

@@ -1113,7 +1113,7 @@ def window_figures(stats: Stats, sampler: Sampler, before: dict, after: dict) ->
         "command_hops_ms": command_hops(lat, before, after, relay, lags, {
             "p50": rnd(decision50 * 1000 if decision50 is not None else None),
             "p99": rnd(decision * 1000 if decision is not None else None)}, loop_lag,
-            sampler.probe.quantiles(t0, t1) if sampler.probe is not None else None),
+            sampler.probe.quantiles(t0, t1) if sampler.probe is not None else None, seconds),
     }
 
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bench.hops import command_hops, server_seconds
+from bench.hops import command_hops, match_gc, server_seconds
 from bench.loop_lag import LoopLag, summary
 
 BUCKETS = ("0.001", "0.005", "0.01", "0.05", "+Inf")
@@ -71,3 +71,24 @@ def test_a_blocked_loop_is_seen_late_by_the_ticker():
         return lag.samples
     samples = asyncio.run(scenario())
     assert max(late for _, late, _, _ in samples) >= 0.05
+
+
+def gc_scrape(generation: str, count: int, total: float, under_10ms: int) -> dict:
+    """A replica's domino_gc_pause_seconds of one generation: ``under_10ms`` of ``count`` pauses
+    took under 10 ms, the rest under 100 ms."""
+    labels = ("generation", generation)
+    return {("domino_gc_pause_seconds_bucket", frozenset({labels, ("le", "0.01")})): float(under_10ms),
+            ("domino_gc_pause_seconds_bucket", frozenset({labels, ("le", "0.1")})): float(count),
+            ("domino_gc_pause_seconds_bucket", frozenset({labels, ("le", "+Inf")})): float(count),
+            ("domino_gc_pause_seconds_count", frozenset({labels})): float(count),
+            ("domino_gc_pause_seconds_sum", frozenset({labels})): total}
+
+
+def test_the_match_replicas_gc_pauses_are_counted_over_the_window_and_averaged_per_replica():
+    before = [{**gc_scrape("0", 100, 0.1, 100), **gc_scrape("2", 1, 0.05, 0)}, gc_scrape("0", 0, 0.0, 0)]
+    after = [{**gc_scrape("0", 200, 0.2, 200), **gc_scrape("2", 3, 0.15, 0)}, gc_scrape("0", 50, 0.05, 50)]
+    gc = match_gc(before, after, seconds=10.0)
+    assert gc["collections"] == 152 and gc["full_collections"] == 2
+    assert gc["stopped_share"] == pytest.approx((0.1 + 0.1 + 0.05) / 10 / 2)
+    assert 10.0 < gc["p99"] <= 100.0  # the two full collections are the slowest 1.3%
+    assert match_gc([{}], [{}], seconds=10.0)["collections"] is None  # a replica that does not expose it
