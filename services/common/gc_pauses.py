@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import gc
 import time
-from typing import Any
+from typing import Any, Callable
 
 from prometheus_client import REGISTRY, CollectorRegistry, Histogram
 
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 
 
-def observe_pauses(registry: CollectorRegistry = REGISTRY) -> None:
-    """Install the gc callback (once per process) that observes each collection."""
+def observe_pauses(registry: CollectorRegistry = REGISTRY) -> Callable[[str, dict[str, Any]], None]:
+    """Install the gc callback (once per process) that observes each collection; returns it."""
     pauses = Histogram("domino_gc_pause_seconds", "Garbage collections of this process and how long each "
                        "stopped it, by generation (2: a full collection)", ["generation"], buckets=BUCKETS,
                        registry=registry)
@@ -33,6 +33,7 @@ def observe_pauses(registry: CollectorRegistry = REGISTRY) -> None:
             by_generation[info["generation"]].observe(time.perf_counter() - began[0])
 
     gc.callbacks.append(on_gc)
+    return on_gc
 
 
 def freeze_what_started() -> None:

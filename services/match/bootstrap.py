@@ -21,6 +21,7 @@ from services.common.limits import RateLimit, StreamLimits, limits_of
 from services.common.config import Settings, persistence_env
 from services.common.grpc_metrics import RpcMetrics
 from services.common.grpc_server import drain, mark_serving, new_server
+from services.common.gc_pauses import observe_pauses
 from services.common.lifecycle import run_service, stop_on_signals
 from services.common.revocations import Revocations
 from services.common.revocation_polling import poll_revocations
@@ -230,6 +231,7 @@ def head_signer(settings: Settings) -> Signer:
 def main() -> None:
     settings = Settings()
     logs.configure(settings.log_format, settings.log_level)
+    observe_pauses()  # before the fork: each worker observes its own collections
     workers = []
     for worker in range(1, settings.match_workers):
         # Fork before any gRPC server or event loop exists, as gRPC requires.
