@@ -263,12 +263,29 @@ async def hold(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, 
     result["server_command_p99_ms"] = server_command_ms(lib, before, after, 0.99)
     log(f"paced: {window_line(result)}")
     result.update(await idle_window(lib, harness, sampler, args, pids, rss_before, baseline))
+    result.update(waiting_alone(lib, result))
     end = await asyncio.to_thread(sampler.snapshot)
     # errors over the whole run (ramp-up and idle window included), not the window alone
     result["server_rpc_failures_window"] = result["server_rpc_failures"]
     result["server_rpc_failures"] = figures(harness.stats, sampler, base, end)["server_rpc_failures"]
     result.update(paced_counts(harness, args))
     return result
+
+
+def waiting_alone(lib: Any, result: dict) -> dict:
+    """The idle window less the commands it still held (turn timers running out, the bots'
+    answers), each at the match service's CPU per command of the measured window: what the
+    waiting itself costs, ``idle_stream_cpu_ms_per_s_waiting``. At a 45 s turn clock about a
+    tenth of the tables time out in any 10 s in which nobody moves, so the raw figure is
+    part play."""
+    streams, seconds = result.get("idle_open_streams"), result.get("idle_seconds")
+    per_command = sum(v for k, v in result.get("cpu_ms_per_command", {}).items() if k.startswith("match"))
+    if not streams or not seconds or result.get("idle_stream_cpu_ms_per_s") is None:
+        return {"idle_stream_cpu_ms_per_s_waiting": None}
+    commands_ms_per_s = result["idle_window_commands"] * per_command / seconds
+    waiting = result["idle_stream_cpu_ms_per_s"] * streams - commands_ms_per_s
+    return {"idle_commands_cpu_ms_per_s": lib.rnd(commands_ms_per_s, 2),
+            "idle_stream_cpu_ms_per_s_waiting": lib.rnd(max(0.0, waiting) / streams, 4)}
 
 
 async def idle_window(lib: Any, harness: Any, sampler: Any, args: Any, pids: dict[str, int], rss_before: int,

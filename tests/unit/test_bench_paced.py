@@ -105,3 +105,12 @@ def test_phones_share_a_channel_per_target_in_groups_of_the_given_size():
     assert made == ["match", "match", "accounts"]
     with pytest.raises(ValueError):
         paced.ChannelPool(make, per_channel=0)
+
+
+def test_the_waiting_alone_is_the_idle_window_less_its_commands_at_the_measured_cost():
+    lib = type("Lib", (), {"rnd": staticmethod(lambda v, d=2: round(v, d))})
+    window = {"idle_open_streams": 1000, "idle_seconds": 10.0, "idle_stream_cpu_ms_per_s": 0.03,
+              "idle_window_commands": 20, "cpu_ms_per_command": {"match": 2.0, "match-2": 3.0, "bots": 9.0}}
+    # 30 ms/s in all, of which 20 commands x 5 ms over 10 s = 10 ms/s were commands
+    assert paced.waiting_alone(lib, window) == {"idle_commands_cpu_ms_per_s": 10.0,
+                                                "idle_stream_cpu_ms_per_s_waiting": 0.02}
