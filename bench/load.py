@@ -169,6 +169,20 @@ TABLES = {2: (("egyptian", "draw-2", None, None), ("all-fives", "", 2, None), ("
 # small helpers
 
 
+LATE_SECONDS = 1.0  # a move sent with less of its turn left may reach the server after its timer played
+
+
+def late_move(refused: grpc.aio.AioRpcError, view: pb.MatchView, sent_at_monotonic: float) -> bool:
+    """A move refused FAILED_PRECONDITION that was sent with under LATE_SECONDS of its turn
+    left (the view's turn_deadline): a person too slow, which the server rightly refuses, not
+    an error of the system. A move refused with time to spare stays an error."""
+    if refused.code() != grpc.StatusCode.FAILED_PRECONDITION:
+        return False
+    deadline = view.turn_deadline.seconds + view.turn_deadline.nanos / 1e9
+    sent_at = time.time() - (time.monotonic() - sent_at_monotonic)
+    return deadline > 0 and deadline - sent_at < LATE_SECONDS
+
+
 def offered_strength(rules: str, variant: str, seats: int | None, teams: bool | None, n: int) -> str:
     """The ``n``th of STRENGTHS in rotation among those practice offers with these options
     (random bots are not offered where the ladder cannot tell them from greedy)."""
@@ -251,6 +265,7 @@ class Stats:
     practice_busy_retries: int = 0
     cancelled_tickets: int = 0
     timeouts: int = 0  # a person's turn the server played because its timer ran out (--paced)
+    late_moves: int = 0  # a person's move refused as out of turn, sent with under LATE_SECONDS of its turn left
     seats_away: int = 0  # a person's seat marked away (two timeouts in a row)
     stale_thoughts: int = 0  # a move thought about while the match moved on without it
     chats_sent: int = 0
@@ -863,7 +878,9 @@ class Phone:
                 reply = await self._call("PlayTile", self.stub.PlayTile,
                                          pb.PlayTileRequest(match_id=match_id, request_id=request_id, tile=move.tile,
                                                             end=move.end), paced=True)
-        except grpc.aio.AioRpcError:
+        except grpc.aio.AioRpcError as refused:
+            if late_move(refused, view, started):
+                h.stats.late_moves += 1  # the turn's timer ran out as the move went: not the system's error
             h.stats.getmatch += 1  # refused: look again (counted as an error above)
             try:
                 return (await self._call("GetMatch", self.stub.GetMatch, pb.GetMatchRequest(match_id=match_id))).view
@@ -1163,7 +1180,10 @@ async def run_load(system: LoadSystem, args, pids: dict[str, int]) -> dict:
     # (a phone's sign-in or refresh that failed, at any time of the run, is an error too)
     local_only = {k: v for k, v in stats.errors.items() if k.split(":")[1] in ("UNAVAILABLE", "DEADLINE_EXCEEDED")
                   or k.split(":")[0] in ("SignInWithDevice", "RefreshSession")}
-    result["errors"] = sum(v for k, v in server.items() if k not in harness_made) + sum(local_only.values())
+    # a person's move the timer beat is refused FAILED_PRECONDITION, rightly: counted apart
+    late = min(stats.late_moves, sum(server.get(f"match:{m}:FAILED_PRECONDITION", 0) for m in COMMANDS))
+    result["late_moves"] = stats.late_moves
+    result["errors"] = sum(v for k, v in server.items() if k not in harness_made) + sum(local_only.values()) - late
     result["error_codes"] = {**{k: v for k, v in server.items() if k not in harness_made}, **local_only}
     result["client_error_codes"] = dict(stats.errors)
     result["error_samples"] = stats.error_samples

@@ -339,10 +339,13 @@ async def ramp(lib: Any, harness: Any, sampler: Any, args: Any) -> dict:
         level = target
         await asyncio.sleep(args.ramp_settle_seconds)
         before = await sampler.open_window()
+        late_before = harness.stats.late_moves
         await asyncio.sleep(max(1.0, args.ramp_step_seconds - args.ramp_settle_seconds))
         after = await asyncio.to_thread(sampler.snapshot)
         fig = figures(harness.stats, sampler, before, after)
         failures = {k: v for k, v in fig["server_rpc_failures"].items() if k not in harmless}
+        late = min(harness.stats.late_moves - late_before,
+                   sum(failures.get(f"match:{m}:FAILED_PRECONDITION", 0) for m in lib.COMMANDS))
         in_play = [n for at, n in sampler.in_play if before["at"] <= at <= after["end_at"]]
         step = {"matches": level, "concurrent_matches_min": min(in_play) if in_play else None,
                 **{k: fig[k] for k in ("concurrent_matches_mean", "command_p50_ms", "command_p99_ms",
@@ -351,7 +354,7 @@ async def ramp(lib: Any, harness: Any, sampler: Any, args: Any) -> dict:
                                        "cpu_ms_per_command_total")},
                 "server_command_p99_ms": server_command_ms(lib, before, after, 0.99),
                 "loadgen_cpu_cores": fig["cpu_cores"].get("load_clients"), "cpu_cores": fig["cpu_cores"],
-                "errors": sum(failures.values()),
+                "errors": sum(failures.values()) - late, "late_moves": late,
                 **{k: fig[k] for k in fig if k.startswith(("loadgen_loop_lag_", "loadgen_gc_", "loadgen_late_"))}, "command_hops_ms": fig["command_hops_ms"]}
         steps.append(step)
         log(f"paced ramp: {level} matches ({step['concurrent_matches_mean']} in play), p99 {step['command_p99_ms']} ms, "
@@ -368,7 +371,8 @@ async def ramp(lib: Any, harness: Any, sampler: Any, args: Any) -> dict:
 
 def paced_counts(harness: Any, args: Any) -> dict:
     s = harness.stats
-    return {"paced": True, "timeouts": s.timeouts, "seats_away": s.seats_away, "stale_thoughts": s.stale_thoughts,
+    return {"paced": True, "timeouts": s.timeouts, "late_moves": s.late_moves, "seats_away": s.seats_away,
+            "stale_thoughts": s.stale_thoughts,
             "chats_sent": s.chats_sent, "chats_received": s.chats_received,
             "phones": len(harness.tasks), "phones_per_channel": args.phones_per_channel,
             "channels": len(harness.pool.channels) if harness.pool is not None else None,

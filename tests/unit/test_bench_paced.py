@@ -114,3 +114,28 @@ def test_the_waiting_alone_is_the_idle_window_less_its_commands_at_the_measured_
     # 30 ms/s in all, of which 20 commands x 5 ms over 10 s = 10 ms/s were commands
     assert paced.waiting_alone(lib, window) == {"idle_commands_cpu_ms_per_s": 10.0,
                                                 "idle_stream_cpu_ms_per_s_waiting": 0.02}
+
+
+def test_a_move_refused_out_of_turn_as_its_timer_ran_out_is_late_and_one_with_time_left_is_not():
+    import time
+
+    import grpc
+
+    load = load_bench("load.py")
+
+    class Refusal(grpc.aio.AioRpcError):
+        def __init__(self, code):
+            self._c = code
+
+        def code(self):
+            return self._c
+
+    def view(left: float) -> pb.MatchView:
+        v = pb.MatchView()
+        v.turn_deadline.FromNanoseconds(int((time.time() + left) * 1e9))
+        return v
+
+    now = time.monotonic()
+    assert load.late_move(Refusal(grpc.StatusCode.FAILED_PRECONDITION), view(0.3), now)
+    assert not load.late_move(Refusal(grpc.StatusCode.FAILED_PRECONDITION), view(10.0), now)
+    assert not load.late_move(Refusal(grpc.StatusCode.INVALID_ARGUMENT), view(0.3), now)
