@@ -36,12 +36,13 @@ def observe_pauses(registry: CollectorRegistry = REGISTRY) -> Callable[[str, dic
     return on_gc
 
 
-# Collect the youngest generation after 20,000 new objects, not 700: a server makes and frees
+# Collect the youngest generation after 10,000 new objects, not 700: a server makes and frees
 # objects by the thousand a second (messages, futures, frames), nearly all freed by their
-# reference counts, and collecting every 700 made 739 collections a minute in each match
-# replica at 500 human-paced tables, 4% of its wall time stopped (5 full collections of
-# ~70 ms); with these, 11 collections and 0.6% (bench/load.py --paced, command_hops_ms).
-THRESHOLDS = (20_000, 20, 10)
+# reference counts. One match replica at 500 human-paced tables (bench/load.py --paced
+# --match-replicas 1, command_hops_ms): at 700, 555 collections a minute, 4 of them full,
+# 6.2% of its time stopped, phones' p99 351 ms; at 10,000, 19 and none full, 1.4%, p99 64 ms.
+# (20,000 with 20 young collections to each middle one made middle collections long: 477 ms.)
+THRESHOLDS = (10_000, 10, 10)
 
 
 def freeze_what_started() -> None:
