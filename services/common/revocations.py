@@ -52,7 +52,9 @@ ENDED_REASON = "SESSION_ENDED"
 REVOKED = "revoked"  # the cause a revoked stream is woken with (services/common/changes.py)
 PAGE_SIZE = 500
 PAGES_PER_STEP = 20  # a step reads at most this many pages; the rest at the next
-WAIT_SECONDS = 10.0  # how long the account service holds a read that finds nothing new (the staleness alert fires past 20 s)
+# How long the account service holds a read that finds nothing new: well under the 20 s
+# past which the staleness alert (DominoRevocationListStale) fires.
+WAIT_SECONDS = 10.0
 
 
 class CursorAhead(Exception):

@@ -34,9 +34,9 @@ from typing import Any, Callable, cast
 
 from eventsourcing.utils import get_topic
 
+from services.common.wakes import first_set
 from services.history.summary import Ended, Started, counts_for_ratings
 from services.history.view import View
-from services.common.wakes import first_set
 
 from .domainmodel import Match
 from .errors import CorruptLog
@@ -138,6 +138,7 @@ class HistoryProjection:
                 await first_set(stopping, None, idle_seconds)
             elif await first_set(stopping, moved, safety_seconds) is moved:
                 await first_set(stopping, None, began + idle_seconds - loop.time())
+
 
 def rebuild(app, view: View) -> dict[str, Any]:
     """Drop the view and build it again from every stored event."""

@@ -164,4 +164,3 @@ class TurnTimer:
             delay = longest if nxt is None else min(longest, max(0.0, nxt - self.clock()))
             if await first_set(stopping, stored, delay) is stored:  # one pass every poll_seconds at most
                 await first_set(stopping, None, followed + poll_seconds - loop.time())
-
