@@ -70,7 +70,9 @@ def test_a_call_without_its_message_is_ended_deadline_exceeded_after_the_wait():
     info = error_details_pb2.ErrorInfo()
     details.details[0].Unpack(info)
     assert info.reason == "DEADLINE_EXCEEDED"
-    assert 0.2 <= took < 0.2 * 1.25 + 0.1
+    # Not before the wait; and by a sweep soon after it, not at some far later moment (the
+    # bound is loose on purpose: a loaded machine delays the sweeper's look, not its period).
+    assert 0.2 <= took < 5
     assert not wait._reading and not wait._expired
 
 
