@@ -45,7 +45,9 @@ def test_a_player_types_their_way_through_a_whole_match_against_greedy_bots(syst
     assert term.wait_exit() == 0
     final = service.view(match_id)
     assert final.status == pb.MATCH_STATUS_ENDED and moves >= 5
-    assert rounds_ended == len(final.rounds) - 1  # every round but the last stayed on screen until Enter
+    # Every round but the last stayed on screen until Enter; the last one's end may show its
+    # prompt too, in the moment before the match's end (the next update) arrives.
+    assert len(final.rounds) - 1 <= rounds_ended <= len(final.rounds)
     record = [a for a in final.round_actions if a.seat == 0]
     assert record and not any(a.cause == pb.MOVE_CAUSE_TIMEOUT for a in record)  # alice's turns were all typed in time
 
