@@ -38,6 +38,7 @@ class TurnTimer:
         # its match's newest was superseded by a move in time, and is dropped unread.
         self._newest: dict[str, float | None] = {}
         self.reads = 0  # matches read to expire a turn (docs/operations.md: idle reads nothing)
+        self._due: float | None = None  # the earliest live deadline after the last pass
         self._idle: list[tuple[float, str]] = []  # (when to look again, match id): one entry per match
         self._last_seen: dict[str, tuple[int, float]] = {}  # match id -> (version, when it was seen)
         self.abandoned = 0
@@ -70,6 +71,7 @@ class TurnTimer:
                     self._arm(str(event.originator_id), event.deadline)
             read += len(notes)
             if len(notes) < batch:
+                self._due = self.next_deadline()
                 return read
 
     def _arm(self, match_id: str, deadline: float | None) -> None:
@@ -103,6 +105,7 @@ class TurnTimer:
             played += 1
             self.expired += 1
             self.on_expired(match.id)
+        self._due = self.next_deadline()
         return played + await self._abandon_idle(now)
 
     async def _abandon_idle(self, now: float) -> int:
@@ -138,7 +141,7 @@ class TurnTimer:
     def overdue_seconds(self) -> float:
         """How long the earliest armed deadline has been due (0: none is): after a working
         pass nothing is left due, so a growing value means the timer is failing or stuck."""
-        nxt = self.next_deadline()
+        nxt = self._due  # as the last pass left it: the metrics thread must not touch the heap
         return 0.0 if nxt is None else max(0.0, self.clock() - nxt)
 
     async def run(self, stopping: asyncio.Event, poll_seconds: float = 0.5, stored: asyncio.Event | None = None,
