@@ -9,8 +9,9 @@ processes only when called; importing this module has no side effects.
 from __future__ import annotations
 
 import atexit
-import contextlib
+import fcntl
 import os
+import random
 import shutil
 import signal
 import socket
@@ -51,25 +52,63 @@ class _StoppedOnExit:
         self.stop()
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port the kernel just considered free.
+#: Ports handed to test and bench systems come from below the kernel's ephemeral range
+#: (32768 and up on Linux), so an outgoing connection can never take one between its
+#: choice and the service's bind.
+RESERVED_PORTS = range(20000, 32768)
+_reserved: dict[int, IO[str]] = {}
 
-    The port is released before returning, so another process could take it in
-    between; on a test machine that race is rare enough to accept.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port reserved for this process (see ``free_ports``)."""
+    return free_ports(1, host)[0]
 
 
 def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
-    """``count`` distinct free ports: all are held open until all are chosen, so the kernel
-    cannot hand out one port twice (as separate ``free_port`` calls may)."""
-    with contextlib.ExitStack() as stack:
-        socks = [stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) for _ in range(count)]
-        for sock in socks:
-            sock.bind((host, 0))
-        return [int(sock.getsockname()[1]) for sock in socks]
+    """``count`` distinct ports, each reserved for the life of this process.
+
+    A port is reserved by an exclusive lock on a file named for it, so every process on
+    the machine that picks ports here (xdist workers, benches, two systems starting at
+    once) gets different ones; the kernel drops the lock when the process ends. A port
+    something else is listening on is passed over.
+    """
+    directory = Path(os.environ.get("TMPDIR", "/tmp")) / "domino-ports"
+    directory.mkdir(exist_ok=True)
+    span = len(RESERVED_PORTS)
+    first = random.randrange(span)
+    chosen: list[int] = []
+    for step in range(span):
+        if len(chosen) == count:
+            return chosen
+        port = RESERVED_PORTS[(first + step) % span]
+        if port in _reserved or not _reserve(directory / str(port), port):
+            continue
+        if _bindable(host, port):
+            chosen.append(port)
+    if len(chosen) == count:
+        return chosen
+    raise RuntimeError(f"no {count} free ports left in {RESERVED_PORTS}")
+
+
+def _reserve(path: Path, port: int) -> bool:
+    handle = open(path, "a")  # noqa: SIM115 - held open for the life of the process
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return False
+    _reserved[port] = handle
+    return True
+
+
+def _bindable(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
 
 
 def sqlite_env(path: Path) -> dict[str, str]:
