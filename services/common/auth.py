@@ -2,8 +2,10 @@
 
 There are five kinds (roles): `player` (a person, for their own seat), `bot` (the bot
 service, for a bot's seat), `service` (matchmaking, to create and look up matches),
-`auditor` (to export whole records) and `account` (the account service, to erase a deleted
-account's history and social rows, and to read its social rows for its export). Each kind has its own key pair: a process holds the private key only
+`auditor` (to export whole records), `account` (the account service, to erase a deleted
+account's history and social rows, and to read its social rows for its export) and
+`operator` (the console, for a signed-in member of staff: `staff_role` and `staff_name`
+claims; the services check the role on every admin call). Each kind has its own key pair: a process holds the private key only
 of the kinds it issues (matchmaking: `service`; bots: `bot`; the account service: `player`
 and `account`; the audit desk: `auditor`) and the public keys of
 the kinds it accepts, so a compromised bot pod cannot mint an auditor's or a service's
@@ -27,13 +29,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from .private_files import private_directory, write_private
 
-ROLES = ("player", "bot", "service", "auditor", "account")
+ROLES = ("player", "bot", "service", "auditor", "account", "operator")
+# What a member of staff may be, in the console and in an operator token's `staff_role`.
+STAFF_ROLES = ("viewer", "support", "operator", "auditor")
 ALGORITHM = "EdDSA"
 HOUR = 3600
 STREAM_EXPIRED = "the token has expired; reconnect with a fresh one"  # how a stream ends at its token's expiry
 # A player's access token lives 15 minutes at most: a ban reaches every service within that,
 # and a revoked session stays on the revocation list no longer (docs/security.md).
-MAX_LIFETIME = {"player": 15 * 60, "bot": HOUR, "service": HOUR, "auditor": HOUR, "account": HOUR}
+MAX_LIFETIME = {"player": 15 * 60, "bot": HOUR, "service": HOUR, "auditor": HOUR, "account": HOUR,
+                "operator": 5 * 60}
 
 
 class AuthError(Exception):
@@ -63,6 +68,12 @@ class Identity:
     expires_at: float = float("inf")
     session: str = ""  # the account service's session id (`sid`), for SignOut
     signed_in_at: float = 0.0  # when the session's sign-in happened (`auth_time`): refreshes keep it
+    staff_role: str = ""  # an operator token's: one of STAFF_ROLES
+    staff_name: str = ""
+
+    @property
+    def is_staff(self) -> bool:
+        return self.role == "operator"
 
     @property
     def is_service(self) -> bool:
@@ -136,7 +147,8 @@ def _read(path: Path, private: bool):
 
 
 def mint_token(subject: str, keys: KeyRing, role: str = "player", ttl_seconds: int | None = None,
-               now: float | None = None, session: str = "", signed_in_at: float | None = None) -> str:
+               now: float | None = None, session: str = "", signed_in_at: float | None = None,
+               staff_role: str = "", staff_name: str = "") -> str:
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}")
     if not subject:
@@ -151,6 +163,10 @@ def mint_token(subject: str, keys: KeyRing, role: str = "player", ttl_seconds: i
         claims["sid"] = session
     if signed_in_at is not None:
         claims["auth_time"] = int(signed_in_at)
+    if role == "operator":
+        if staff_role not in STAFF_ROLES:
+            raise ValueError(f"staff_role must be one of {', '.join(STAFF_ROLES)}")
+        claims["staff_role"], claims["staff_name"] = staff_role, staff_name[:100]
     return jwt.encode(claims, keys.private[role], algorithm=ALGORITHM, headers={"kid": role})
 
 
@@ -201,7 +217,11 @@ def _verify(token: str, keys: KeyRing) -> Identity:
     session, signed_in_at = claims.get("sid", ""), claims.get("auth_time", claims["iat"])
     if not isinstance(session, str) or len(session) > 100 or not isinstance(signed_in_at, int):
         raise AuthError("the token's session claims are not valid")
-    return Identity(claims["sub"], role, float(claims["exp"]), session, float(signed_in_at))
+    staff_role, staff_name = claims.get("staff_role", ""), claims.get("staff_name", "")
+    if role == "operator" and (staff_role not in STAFF_ROLES or not isinstance(staff_name, str) or len(staff_name) > 100):
+        raise AuthError("the operator token's staff claims are not valid")
+    return Identity(claims["sub"], role, float(claims["exp"]), session, float(signed_in_at),
+                    staff_role if role == "operator" else "", staff_name if role == "operator" else "")
 
 
 def bearer_identity(metadata, keys: KeyRing) -> Identity:
