@@ -4,8 +4,8 @@ There are five kinds (roles): `player` (a person, for their own seat), `bot` (th
 service, for a bot's seat), `service` (matchmaking, to create and look up matches),
 `auditor` (to export whole records), `account` (the account service, to erase a deleted
 account's history and social rows, and to read its social rows for its export) and
-`operator` (the console, for a signed-in member of staff: `staff_role` and `staff_name`
-claims; the services check the role on every admin call). Each kind has its own key pair: a process holds the private key only
+`operator` (the console, for a signed-in member of staff: `staff_roles` and `staff_name`
+claims; the services check the roles on every admin call). Each kind has its own key pair: a process holds the private key only
 of the kinds it issues (matchmaking: `service`; bots: `bot`; the account service: `player`
 and `account`; the audit desk: `auditor`) and the public keys of
 the kinds it accepts, so a compromised bot pod cannot mint an auditor's or a service's
@@ -30,7 +30,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from .private_files import private_directory, write_private
 
 ROLES = ("player", "bot", "service", "auditor", "account", "operator")
-# What a member of staff may be, in the console and in an operator token's `staff_role`.
+# What a member of staff may be, in the console and in an operator token's `staff_roles`
+# (one person may hold several; every role may see what a viewer sees).
 STAFF_ROLES = ("viewer", "support", "operator", "auditor")
 ALGORITHM = "EdDSA"
 HOUR = 3600
@@ -68,7 +69,7 @@ class Identity:
     expires_at: float = float("inf")
     session: str = ""  # the account service's session id (`sid`), for SignOut
     signed_in_at: float = 0.0  # when the session's sign-in happened (`auth_time`): refreshes keep it
-    staff_role: str = ""  # an operator token's: one of STAFF_ROLES
+    staff_roles: tuple[str, ...] = ()  # an operator token's: some of STAFF_ROLES
     staff_name: str = ""
 
     @property
@@ -148,7 +149,7 @@ def _read(path: Path, private: bool):
 
 def mint_token(subject: str, keys: KeyRing, role: str = "player", ttl_seconds: int | None = None,
                now: float | None = None, session: str = "", signed_in_at: float | None = None,
-               staff_role: str = "", staff_name: str = "") -> str:
+               staff_roles: tuple[str, ...] = (), staff_name: str = "") -> str:
     if role not in ROLES:
         raise ValueError(f"role must be one of {', '.join(ROLES)}")
     if not subject:
@@ -164,9 +165,9 @@ def mint_token(subject: str, keys: KeyRing, role: str = "player", ttl_seconds: i
     if signed_in_at is not None:
         claims["auth_time"] = int(signed_in_at)
     if role == "operator":
-        if staff_role not in STAFF_ROLES:
-            raise ValueError(f"staff_role must be one of {', '.join(STAFF_ROLES)}")
-        claims["staff_role"], claims["staff_name"] = staff_role, staff_name[:100]
+        if not staff_roles or not set(staff_roles) <= set(STAFF_ROLES):
+            raise ValueError(f"staff_roles must be some of {', '.join(STAFF_ROLES)}")
+        claims["staff_roles"], claims["staff_name"] = sorted(set(staff_roles)), staff_name[:100]
     return jwt.encode(claims, keys.private[role], algorithm=ALGORITHM, headers={"kid": role})
 
 
@@ -217,11 +218,18 @@ def _verify(token: str, keys: KeyRing) -> Identity:
     session, signed_in_at = claims.get("sid", ""), claims.get("auth_time", claims["iat"])
     if not isinstance(session, str) or len(session) > 100 or not isinstance(signed_in_at, int):
         raise AuthError("the token's session claims are not valid")
-    staff_role, staff_name = claims.get("staff_role", ""), claims.get("staff_name", "")
-    if role == "operator" and (staff_role not in STAFF_ROLES or not isinstance(staff_name, str) or len(staff_name) > 100):
+    staff_roles, staff_name = claims.get("staff_roles", []), claims.get("staff_name", "")
+    if role == "operator" and not _staff_claims_valid(staff_roles, staff_name):
         raise AuthError("the operator token's staff claims are not valid")
+    if role != "operator":
+        staff_roles, staff_name = [], ""
     return Identity(claims["sub"], role, float(claims["exp"]), session, float(signed_in_at),
-                    staff_role if role == "operator" else "", staff_name if role == "operator" else "")
+                    tuple(staff_roles), staff_name)
+
+
+def _staff_claims_valid(roles: object, name: object) -> bool:
+    return (isinstance(roles, list) and 0 < len(roles) <= len(STAFF_ROLES) and set(roles) <= set(STAFF_ROLES)
+            and isinstance(name, str) and len(name) <= 100)
 
 
 def bearer_identity(metadata, keys: KeyRing) -> Identity:

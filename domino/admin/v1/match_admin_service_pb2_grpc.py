@@ -30,10 +30,10 @@ class MatchAdminServiceStub:
     MatchService and never routed on the players' public host. Callers: the console's
     `operator` tokens (see PlayerAdminService for their claims).
 
-    Who may call what: ListMatches: any staff role; DescribePlayerPlay: support, operator,
-    auditor. With the same `operator` tokens, MatchService.WatchMatch shows any staff role the
+    Who may call what: ListMatches: any staff; DescribePlayerPlay: support, operator or
+    auditor. With the same `operator` tokens, MatchService.WatchMatch shows any staff the
     match as a spectator sees it (one turn behind, no hands), and MatchService.ExportMatch
-    answers an `auditor` staff role the whole record of a finished match.
+    answers staff with the `auditor` role the whole record of a finished match.
 
     Errors as in MatchService: a malformed field INVALID_ARGUMENT, a staff role short of the
     call PERMISSION_DENIED (STAFF_ROLE_TOO_LOW), any other caller PERMISSION_DENIED
@@ -63,10 +63,10 @@ class MatchAdminServiceServicer:
     MatchService and never routed on the players' public host. Callers: the console's
     `operator` tokens (see PlayerAdminService for their claims).
 
-    Who may call what: ListMatches: any staff role; DescribePlayerPlay: support, operator,
-    auditor. With the same `operator` tokens, MatchService.WatchMatch shows any staff role the
+    Who may call what: ListMatches: any staff; DescribePlayerPlay: support, operator or
+    auditor. With the same `operator` tokens, MatchService.WatchMatch shows any staff the
     match as a spectator sees it (one turn behind, no hands), and MatchService.ExportMatch
-    answers an `auditor` staff role the whole record of a finished match.
+    answers staff with the `auditor` role the whole record of a finished match.
 
     Errors as in MatchService: a malformed field INVALID_ARGUMENT, a staff role short of the
     call PERMISSION_DENIED (STAFF_ROLE_TOO_LOW), any other caller PERMISSION_DENIED
@@ -113,10 +113,10 @@ class MatchAdminService:
     MatchService and never routed on the players' public host. Callers: the console's
     `operator` tokens (see PlayerAdminService for their claims).
 
-    Who may call what: ListMatches: any staff role; DescribePlayerPlay: support, operator,
-    auditor. With the same `operator` tokens, MatchService.WatchMatch shows any staff role the
+    Who may call what: ListMatches: any staff; DescribePlayerPlay: support, operator or
+    auditor. With the same `operator` tokens, MatchService.WatchMatch shows any staff the
     match as a spectator sees it (one turn behind, no hands), and MatchService.ExportMatch
-    answers an `auditor` staff role the whole record of a finished match.
+    answers staff with the `auditor` role the whole record of a finished match.
 
     Errors as in MatchService: a malformed field INVALID_ARGUMENT, a staff role short of the
     call PERMISSION_DENIED (STAFF_ROLE_TOO_LOW), any other caller PERMISSION_DENIED

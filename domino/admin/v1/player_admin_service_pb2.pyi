@@ -212,12 +212,12 @@ class ListOperatorLogResponse(_message.Message):
     def __init__(self, entries: _Optional[_Iterable[_Union[OperatorLogEntry, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class OperatorLogEntry(_message.Message):
-    __slots__ = ("sequence", "at", "staff_id", "staff_name", "staff_role", "action", "target", "why", "details", "hash")
+    __slots__ = ("sequence", "at", "staff_id", "staff_name", "staff_roles", "action", "target", "why", "details", "hash")
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     AT_FIELD_NUMBER: _ClassVar[int]
     STAFF_ID_FIELD_NUMBER: _ClassVar[int]
     STAFF_NAME_FIELD_NUMBER: _ClassVar[int]
-    STAFF_ROLE_FIELD_NUMBER: _ClassVar[int]
+    STAFF_ROLES_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     WHY_FIELD_NUMBER: _ClassVar[int]
@@ -227,10 +227,10 @@ class OperatorLogEntry(_message.Message):
     at: _timestamp_pb2.Timestamp
     staff_id: str
     staff_name: str
-    staff_role: str
+    staff_roles: _containers.RepeatedScalarFieldContainer[str]
     action: str
     target: str
     why: str
     details: str
     hash: str
-    def __init__(self, sequence: _Optional[int] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., staff_id: _Optional[str] = ..., staff_name: _Optional[str] = ..., staff_role: _Optional[str] = ..., action: _Optional[str] = ..., target: _Optional[str] = ..., why: _Optional[str] = ..., details: _Optional[str] = ..., hash: _Optional[str] = ...) -> None: ...
+    def __init__(self, sequence: _Optional[int] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., staff_id: _Optional[str] = ..., staff_name: _Optional[str] = ..., staff_roles: _Optional[_Iterable[str]] = ..., action: _Optional[str] = ..., target: _Optional[str] = ..., why: _Optional[str] = ..., details: _Optional[str] = ..., hash: _Optional[str] = ...) -> None: ...

@@ -30,14 +30,14 @@ class PlayerAdminServiceStub:
     AccountService but never routed on the players' public host. Its one client is the
     console (docs/console.md), which signs in a member of staff with OpenID Connect and calls
     with an `operator` token it mints for them (at most 5 minutes): `sub` is the member of
-    staff ("<provider>|<subject>"), `staff_role` one of viewer, support, operator, auditor, and
-    `staff_name` what the log shows.
+    staff ("<provider>|<subject>"), `staff_roles` some of viewer, support, operator, auditor
+    (every role may do what a viewer may), and `staff_name` what the log shows.
 
-    Who may call what (the service checks the token's `staff_role` on every call, whatever
+    Who may call what (the service checks the token's `staff_roles` on every call, whatever
     the console already checked): FindPlayers, DescribePlayer, EndSessions, ExportPlayerData:
-    support, operator; BanPlayer, UnbanPlayer, DeletePlayer: operator; RecordStaffAction: any
-    staff role; ListOperatorLog: support, operator, auditor. Any other caller is
-    PERMISSION_DENIED (WRONG_CALLER); a staff role short of the call's PERMISSION_DENIED
+    support or operator; BanPlayer, UnbanPlayer, DeletePlayer: operator; RecordStaffAction: any
+    staff; ListOperatorLog: support, operator or auditor. Any other caller is
+    PERMISSION_DENIED (WRONG_CALLER); staff without a role the call needs PERMISSION_DENIED
     (STAFF_ROLE_TOO_LOW).
 
     The operator log: every call that changes something (ban, unban, end sessions, export,
@@ -109,14 +109,14 @@ class PlayerAdminServiceServicer:
     AccountService but never routed on the players' public host. Its one client is the
     console (docs/console.md), which signs in a member of staff with OpenID Connect and calls
     with an `operator` token it mints for them (at most 5 minutes): `sub` is the member of
-    staff ("<provider>|<subject>"), `staff_role` one of viewer, support, operator, auditor, and
-    `staff_name` what the log shows.
+    staff ("<provider>|<subject>"), `staff_roles` some of viewer, support, operator, auditor
+    (every role may do what a viewer may), and `staff_name` what the log shows.
 
-    Who may call what (the service checks the token's `staff_role` on every call, whatever
+    Who may call what (the service checks the token's `staff_roles` on every call, whatever
     the console already checked): FindPlayers, DescribePlayer, EndSessions, ExportPlayerData:
-    support, operator; BanPlayer, UnbanPlayer, DeletePlayer: operator; RecordStaffAction: any
-    staff role; ListOperatorLog: support, operator, auditor. Any other caller is
-    PERMISSION_DENIED (WRONG_CALLER); a staff role short of the call's PERMISSION_DENIED
+    support or operator; BanPlayer, UnbanPlayer, DeletePlayer: operator; RecordStaffAction: any
+    staff; ListOperatorLog: support, operator or auditor. Any other caller is
+    PERMISSION_DENIED (WRONG_CALLER); staff without a role the call needs PERMISSION_DENIED
     (STAFF_ROLE_TOO_LOW).
 
     The operator log: every call that changes something (ban, unban, end sessions, export,
@@ -257,14 +257,14 @@ class PlayerAdminService:
     AccountService but never routed on the players' public host. Its one client is the
     console (docs/console.md), which signs in a member of staff with OpenID Connect and calls
     with an `operator` token it mints for them (at most 5 minutes): `sub` is the member of
-    staff ("<provider>|<subject>"), `staff_role` one of viewer, support, operator, auditor, and
-    `staff_name` what the log shows.
+    staff ("<provider>|<subject>"), `staff_roles` some of viewer, support, operator, auditor
+    (every role may do what a viewer may), and `staff_name` what the log shows.
 
-    Who may call what (the service checks the token's `staff_role` on every call, whatever
+    Who may call what (the service checks the token's `staff_roles` on every call, whatever
     the console already checked): FindPlayers, DescribePlayer, EndSessions, ExportPlayerData:
-    support, operator; BanPlayer, UnbanPlayer, DeletePlayer: operator; RecordStaffAction: any
-    staff role; ListOperatorLog: support, operator, auditor. Any other caller is
-    PERMISSION_DENIED (WRONG_CALLER); a staff role short of the call's PERMISSION_DENIED
+    support or operator; BanPlayer, UnbanPlayer, DeletePlayer: operator; RecordStaffAction: any
+    staff; ListOperatorLog: support, operator or auditor. Any other caller is
+    PERMISSION_DENIED (WRONG_CALLER); staff without a role the call needs PERMISSION_DENIED
     (STAFF_ROLE_TOO_LOW).
 
     The operator log: every call that changes something (ban, unban, end sessions, export,
