@@ -1,0 +1,3 @@
+from .bootstrap import main
+
+main()

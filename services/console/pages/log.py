@@ -1,0 +1,9 @@
+"""The Operator log page (being written)."""
+
+from __future__ import annotations
+
+from starlette.routing import BaseRoute
+
+from .coming import coming
+
+routes: list[BaseRoute] = coming("/log", "Operator log", ("support", "auditor"))

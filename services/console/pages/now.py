@@ -1,0 +1,9 @@
+"""The Now page (not written yet)."""
+
+from __future__ import annotations
+
+from starlette.routing import BaseRoute
+
+from .coming import coming
+
+routes: list[BaseRoute] = coming("/now", "Now")
