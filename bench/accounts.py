@@ -384,7 +384,7 @@ def app_cost(store_env: dict[str, str], issuer, kinds: tuple[str, ...], calls: i
     kind of store, split into store, access token and ID-token verification; with
     ``profile`` a cProfile of each kind too."""
     from services.accounts import application, sign_ins
-    from services.accounts.oidc import IdTokenVerifier
+    from services.common.oidc import IdTokenVerifier
     from services.accounts.store import AccountStore
     from services.common.auth import KeyRing
 

@@ -50,7 +50,16 @@ For each overlay:
    (DOMINO_WEB_ORIGINS) set, and the account service trusting its x-forwarded-for
    (DOMINO_TRUSTED_PROXIES); no server reflection in production, and no server-side TLS in the
    pods (the Gateway terminates TLS; the kubelet's gRPC probes speak plaintext).
-7. the gateway's limits on Envoy Gateway (components/public-edge-envoy-gateway; production
+7. the console (services/console/, the staff's): `python -m services.console`, one replica,
+   probed on /healthz; it alone holds operator.key (Secret domino-operator-token-key; accounts
+   and match hold operator.pub) and Secret domino-console (the OIDC client secret and the
+   session key, mounted read-only where its settings name them); it reads the witness as
+   NATS user `auditor`; its ingress is the staff ingress controller's pods alone and its
+   egress the account and match services, the services' metrics, NATS, DNS and HTTPS on the
+   internet (the identity provider); it is routed by an Ingress of the internal class
+   (components/staff-console; production must have it) to its `http` port and never by the
+   players' Gateway, and production signs staff in with an https issuer, no local link;
+8. the gateway's limits on Envoy Gateway (components/public-edge-envoy-gateway; production
    must have them): ClientTrafficPolicy and BackendTrafficPolicy field by field, aimed at
    the Gateway and its GRPCRoute, with streams per connection and the wait for a request no
    looser than the pods' own, a connection limit, and room for the match pods' calls.
@@ -95,7 +104,20 @@ GRPC_SERVICES = {"match": 50051, "matchmaking": 50052, "accounts": 50053, "socia
 HTTP_SERVICES = ("relay", "bots", "notifier")
 #: The browsers' edge (services/edge/): HTTP on this port, probed on HEALTH_PATH.
 EDGE, EDGE_PORT, EDGE_HEALTH_PATH = "edge", 8080, "/healthz"
-SERVICES = (*GRPC_SERVICES, *HTTP_SERVICES, EDGE)
+#: The staff's console (services/console/): HTTP on CONSOLE_PORT, probed on
+#: CONSOLE_HEALTH_PATH, started by CONSOLE_COMMAND (it is no `domino serve` service), ONE
+#: replica (its rate limits and the Now page's samples are in its memory). Its settings come
+#: from ConfigMap CONSOLE_CONFIGMAP (the overlay's) and Secret CONSOLE_SECRET, whose keys its
+#: *_FILE settings (CONSOLE_SECRET_FILES) must name on that Secret's mount. It is routed by an
+#: Ingress of the internal class (components/staff-console), never the players' Gateway.
+CONSOLE, CONSOLE_PORT, CONSOLE_HEALTH_PATH = "console", 8090, "/healthz"
+CONSOLE_COMMAND = ["python", "-m", "services.console"]
+CONSOLE_CONFIGMAP = "domino-console"
+CONSOLE_SECRET = "domino-console"
+CONSOLE_SECRET_FILES = {"DOMINO_CONSOLE_OIDC_CLIENT_SECRET_FILE": "oidc-client-secret",
+                        "DOMINO_CONSOLE_SESSION_SECRET_FILE": "session-secret"}
+CONSOLE_TLS_SECRET = "domino-console-tls"
+SERVICES = (*GRPC_SERVICES, *HTTP_SERVICES, EDGE, CONSOLE)
 AUTOSCALED = ("match", "matchmaking", "accounts", "social", "bots", "notifier", EDGE)
 WITH_PDB = ("match", "matchmaking", "accounts", "social", "bots", "notifier", EDGE, "nats")
 #: Where a service's Kubernetes Service and its settings (DOMINO_<NAME>_ADDRESS,
@@ -105,8 +127,8 @@ SERVICE_NAME = {"accounts": "account", EDGE: "web"}
 #: The services that call the match service (DOMINO_MATCH_ADDRESS is then a client target)
 #: and those that call the account service (DOMINO_ACCOUNT_ADDRESS), matchmaking and the
 #: social service (DOMINO_SOCIAL_ADDRESS).
-CALL_MATCH = ("matchmaking", "bots", "accounts", "social", "notifier", EDGE)
-CALL_ACCOUNTS = ("matchmaking", "match", "social", EDGE)  # match, matchmaking, social: the revocation list
+CALL_MATCH = ("matchmaking", "bots", "accounts", "social", "notifier", EDGE, CONSOLE)
+CALL_ACCOUNTS = ("matchmaking", "match", "social", EDGE, CONSOLE)  # match, matchmaking, social: the revocation list
 CALL_MATCHMAKING = (EDGE,)
 CALL_SOCIAL = (EDGE, "accounts", "matchmaking", "notifier", "match")  # match: blocks at a table
 #: The keys each service's /keys volume must hold: the token keys (services/common/auth.py)
@@ -118,16 +140,19 @@ HEAD_KEYS = {"heads.key", "heads-keys.json"}
 HEAD_SIGNING_SECRET = "domino-head-signing-key"
 HEAD_SIGNERS = ("match", "relay")
 TOKEN_KEYS = {"match": {"player.pub", "bot.pub", "service.pub", "service.key", "auditor.pub", "account.pub",
-                        *HEAD_KEYS},
+                        "operator.pub", *HEAD_KEYS},
               "matchmaking": {"player.pub", "service.key"}, "social": {"player.pub", "account.pub", "service.pub", "service.key"},
               "bots": {"bot.key"}, "relay": HEAD_KEYS, "notifier": {"service.key"},
-              "accounts": {"player.key", "account.key", "player.pub", "service.pub"}}
+              "accounts": {"player.key", "account.key", "player.pub", "service.pub", "operator.pub"},
+              # the console mints the staff's operator tokens and checks none
+              CONSOLE: {"operator.key"}}
 # The edge holds no key: it checks no token, and serves the head keys GetHeadKeys answers
 # (services/edge/head_keys.py), so it is among the services that may mount nothing at /keys.
 #: The Secrets that hold private token keys, and their keys.
 ACCOUNT_KEYS_SECRET = "domino-account-token-keys"
 TOKEN_KEY_SECRETS = {ACCOUNT_KEYS_SECRET: {"player.key", "account.key"},
-                     "domino-service-token-key": {"service.key"}, "domino-bot-token-key": {"bot.key"}}
+                     "domino-service-token-key": {"service.key"}, "domino-bot-token-key": {"bot.key"},
+                     "domino-operator-token-key": {"operator.key"}}
 KEYS_DIR = "/keys"
 MIN_GRACE_SECONDS = 30
 
@@ -147,13 +172,16 @@ PUSH_REQUIRED = ("DOMINO_APNS_KEY_FILE", "DOMINO_APNS_KEY_ID", "DOMINO_APNS_TEAM
 EXTERNAL_SECRETS = {"domino-postgres": {"password"}, **TOKEN_KEY_SECRETS, HEAD_SIGNING_SECRET: {"heads.key"},
                     # the public host's certificate (kubernetes.io/tls): ops or cert-manager make it
                     "domino-public-tls": {"tls.crt", "tls.key"},
+                    # the console's: its OIDC client secret and session key; its internal host's certificate
+                    CONSOLE_SECRET: set(CONSOLE_SECRET_FILES.values()),
+                    CONSOLE_TLS_SECRET: {"tls.crt", "tls.key"},
                     **{name: set(keys) for name, keys in PUSH_SECRETS.items()},
                     "domino-nats": {"admin-password", "relay-password", "matchmaking-password", "bots-password",
                                     "auditor-password", "social-password", "notifier-password",
                                     "cluster-password"}}
 #: ConfigMaps ops create in production (public, but per installation).
 EXTERNAL_CONFIGMAPS = {"domino-token-public-keys": {"player.pub", "bot.pub", "service.pub", "auditor.pub",
-                                                    "account.pub"},
+                                                    "account.pub", "operator.pub"},
                        "domino-head-keys": {"heads-keys.json"}}
 #: The account service's OpenID Connect issuers: a ConfigMap every overlay defines (it is
 #: configuration, not a secret), loaded with envFrom. DOMINO_OIDC_PROVIDERS is a JSON list of
@@ -172,10 +200,11 @@ UNPINNED_TAGS = ("", "latest", "dev")
 #: NATS_SECRET: `<user>-password` for each user, NATS_CLUSTER_KEY for the routes. Each
 #: Deployment connects as its own user (None: it does not use NATS); the admin is only the
 #: SETUP_JOB's, which runs `domino nats setup`. NATS_OUTSIDE_USERS are people's (`domino
-#: audit witness`): the servers check their passwords, no workload holds them.
+#: audit witness`): the servers check their passwords; the console reads the witness as the
+#: same read-only `auditor`.
 NATS_SECRET = "domino-nats"
 NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots", "accounts": None,
-                "social": "social", "notifier": "notifier", EDGE: None}
+                "social": "social", "notifier": "notifier", EDGE: None, CONSOLE: "auditor"}
 NATS_ADMIN = "admin"
 NATS_OUTSIDE_USERS = ("auditor",)
 SETUP_JOB = "nats-setup"
@@ -194,8 +223,12 @@ NATS_AUTHORIZATION_HEADER = """\
 #: is denied by default). Pods are named by their app.kubernetes.io/name; ANYONE is every
 #: source, in the cluster or outside it; SCRAPERS any pod of the namespace and the pods of
 #: the namespace labelled MONITORING_NAMESPACE. A port not listed here: nobody.
+#: STAFF_INGRESS: the pods of the internal ingress controller (namespace STAFF_INGRESS_NAMESPACE),
+#: the console's only way in.
 ANYONE, SCRAPERS = "anyone", "scrapers"
 MONITORING_NAMESPACE = {"kubernetes.io/metadata.name": "monitoring"}
+STAFF_INGRESS = "the staff ingress controller"
+STAFF_INGRESS_NAMESPACE = {"kubernetes.io/metadata.name": "staff-ingress"}
 INGRESS: dict[str, dict[str, Any]] = {
     "match": {"grpc": ANYONE, "metrics": SCRAPERS},
     "matchmaking": {"grpc": ANYONE, "metrics": SCRAPERS},
@@ -209,7 +242,10 @@ INGRESS: dict[str, dict[str, Any]] = {
     NOTIFIER: {"metrics": SCRAPERS},
     # browsers through the gateway (HTTPRoute domino-web), wherever its proxies run
     EDGE: {"http": ANYONE, "metrics": SCRAPERS},
-    "nats": {"client": {"relay", "matchmaking", "bots", "social", "notifier", SETUP_JOB}, "cluster": {"nats"},
+    # staff, through the internal Ingress (components/staff-console) alone
+    CONSOLE: {"http": {STAFF_INGRESS}, "metrics": SCRAPERS},
+    "nats": {"client": {"relay", "matchmaking", "bots", "social", "notifier", CONSOLE, SETUP_JOB},
+             "cluster": {"nats"},
              "monitor": SCRAPERS},
     "postgres": {"postgres": {"match", "relay", "matchmaking", "accounts", "social"}},
 }
@@ -227,13 +263,17 @@ EGRESS: dict[str, set[tuple[str, str]]] = {
     # the match service (ListPlayingNow: friends' presence)
     "social": {("accounts", "grpc"), ("nats", "client"), ("match", "grpc")},
     # NATS (its consumers), ClaimPush and PostNotifications, GetTurnAttention and DescribeMatchEnd
-    NOTIFIER: {("nats", "client"), ("social", "grpc"), ("match", "grpc")}}
+    NOTIFIER: {("nats", "client"), ("social", "grpc"), ("match", "grpc")},
+    # the admin APIs, WatchMatch and ExportMatch; the Now page's figures; the witness
+    CONSOLE: {("accounts", "grpc"), ("match", "grpc"), ("nats", "client"),
+              *((app, "metrics") for app in ("match", "matchmaking", "accounts", "social", "relay", "bots",
+                                             NOTIFIER, EDGE))}}
 POSTGRES_DEFAULT_PORT = 5432
 EGRESS_ANY_ADDRESS: dict[str, set[int]] = {"social": {POSTGRES_DEFAULT_PORT}}
 #: The pods that reach the internet on these ports (the push providers: HTTPS), through
 #: ipBlocks that must leave out every address of PRIVATE_ADDRESSES (the cluster's pods,
 #: nodes and Services, the cloud's metadata server): a NetworkPolicy cannot name a host.
-EGRESS_INTERNET: dict[str, set[int]] = {NOTIFIER: {443}}
+EGRESS_INTERNET: dict[str, set[int]] = {NOTIFIER: {443}, CONSOLE: {443}}  # the console's: the identity provider
 PRIVATE_ADDRESSES = ("10.0.0.1", "10.244.1.1", "172.16.0.1", "172.31.255.254", "192.168.0.1", "100.64.0.1",
                      "169.254.169.254", "127.0.0.1", "fd00::1", "fe80::1", "::1")
 PUBLIC_ADDRESSES = ("17.188.143.34", "142.250.185.74", "2620:149:a44::1")  # APNs's, FCM's, APNs's IPv6
@@ -495,7 +535,8 @@ def console_scripts() -> set[str]:
 
 
 #: The settings classes whose fields are the services' environment variables.
-SETTINGS_CLASSES = ("services.common.config:Settings", "services.common.store_settings:StoreSettings")
+SETTINGS_CLASSES = ("services.common.config:Settings", "services.common.store_settings:StoreSettings",
+                    "services.console.settings:ConsoleSettings")
 
 
 def repo_module(name: str) -> Any:
@@ -568,12 +609,12 @@ def oidc_problems(value: str) -> list[str]:
     name and the app's client ids; any issuer but OIDC_KNOWN_PROVIDERS with its issuer and
     JWKS (HTTPS); nonce sha256 or plain; no other fields than OIDC_FIELDS. Empty, or `[]`:
     device sign-in only. Then, when it imports, what the account service's own parser
-    (services/accounts/oidc.py providers_from_json) says, as it would say it at start-up."""
+    (services/common/oidc.py providers_from_json) says, as it would say it at start-up."""
     problems = _oidc_shape_problems(value)
     if problems:
         return problems
     try:
-        parse = repo_module("services.accounts.oidc").providers_from_json
+        parse = repo_module("services.common.oidc").providers_from_json
     except (ImportError, AttributeError):
         return []
     try:
@@ -1040,7 +1081,13 @@ def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[
                 ("the monitoring namespace", MONITORING_NAMESPACE, {"app.kubernetes.io/name": "prometheus"},
                  "10.244.3.1"),
                 ("another namespace", {"kubernetes.io/metadata.name": "elsewhere"}, {}, "10.244.4.1"),
-                ("outside the cluster", None, None, "203.0.113.7")]
+                ("outside the cluster", None, None, "203.0.113.7"),
+                (STAFF_INGRESS, STAFF_INGRESS_NAMESPACE, {"app.kubernetes.io/name": "ingress-controller"},
+                 "10.244.9.1")]
+    # The players' gateway's proxies, wherever they run: they reach the public ports and never
+    # the console's.
+    sources += [(name, namespace if ns == NAMESPACE else ns, labels, address)
+                for name, ns, labels, address in GATEWAY_SOURCES]
 
     def types(policy: dict[str, Any]) -> list[str]:
         spec = policy.get("spec", {})
@@ -1638,6 +1685,10 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                                      or ports.get(port, port) != EDGE_PORT):
                     err(cref, f"{probe_name} must be an httpGet of {EDGE_HEALTH_PATH} on port {EDGE_PORT} "
                               f"(found {kind} {port!r})")
+                if name == CONSOLE and (kind != "httpGet" or probe["httpGet"].get("path") != CONSOLE_HEALTH_PATH
+                                        or ports.get(port, port) != CONSOLE_PORT):
+                    err(cref, f"{probe_name} must be an httpGet of {CONSOLE_HEALTH_PATH} on port {CONSOLE_PORT} "
+                              f"(found {kind} {port!r})")
                 if name in HTTP_SERVICES and (kind != "httpGet" or probe["httpGet"].get("path") != "/metrics"
                                               or port not in ("metrics", ports.get("metrics"))):
                     err(cref, f"{probe_name} must be an httpGet of /metrics on the metrics port "
@@ -1648,9 +1699,12 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
                 err(dep, f"has no container named {name!r}")
                 continue
             command = main.get("command", [])
-            if command[:1] != ["domino"] or "domino" not in scripts:
+            if name == CONSOLE:
+                if command != CONSOLE_COMMAND:
+                    err(dep, f"command {command} must be {CONSOLE_COMMAND}")
+            elif command[:1] != ["domino"] or "domino" not in scripts:
                 err(dep, f"command {command} must run the `domino` entry point of pyproject.toml")
-            if command[1:] != ["serve", name]:
+            elif command[1:] != ["serve", name]:
                 err(dep, f"command {command} must be ['domino', 'serve', {name!r}]")
             env = {e["name"]: e for e in main.get("env", [])}
             keys_dir = env.get("DOMINO_KEYS_DIR", {}).get("value")
@@ -1751,6 +1805,9 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
             if name == NOTIFIER:
                 for problem in notifier_problems(pod, main, configmaps, values, overlay):
                     err(dep, problem)
+            if name == CONSOLE:
+                for problem in console_problems(dep, main, configmaps, values, overlay):
+                    err(dep, problem)
         if name in AUTOSCALED and "replicas" in spec:
             err(dep, "sets spec.replicas although its HorizontalPodAutoscaler owns the count")
 
@@ -1821,6 +1878,13 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
         for secret, keys in PUSH_SECRETS.items():
             if (kind, name) != ("Deployment", NOTIFIER) and secret_keys_held(wl, secret, set(keys)):
                 err(wl, f"holds push provider credentials (Secret {secret}): only Deployment/{NOTIFIER} sends pushes")
+
+    # ---- the console's OIDC client secret and session key: the console alone holds them
+    for (kind, name), wl in pod_workloads.items():
+        if (kind, name) != ("Deployment", CONSOLE) and secret_keys_held(wl, CONSOLE_SECRET,
+                                                                         EXTERNAL_SECRETS[CONSOLE_SECRET]):
+            err(wl, f"holds the console's secrets (Secret {CONSOLE_SECRET}): only Deployment/{CONSOLE} signs "
+                    "staff in")
 
     # ---- the head signing key: only the services that sign heads hold it
     for (kind, name), wl in pod_workloads.items():
@@ -1978,6 +2042,7 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
     edge_errors, gateway_backends = gateway_problems(resources, by_kind, namespace_name, overlay)
     errors += edge_errors
     errors += envoy_policy_problems(resources, by_kind, overlay)
+    errors += staff_route_problems(by_kind, overlay, domino_config)
     errors += network_policy_problems(
         [p for p in policies if p["metadata"].get("namespace", namespace_name) == namespace_name],
         list(pod_workloads.values()), namespace_labels, gateway_backends)

@@ -21,7 +21,7 @@ from .application import AccountApplication
 from .grpc_adapter import AccountServicer
 from .match_client import GrpcHistory
 from .metrics import PrometheusObserver
-from .oidc import IdTokenVerifier, providers_from_json
+from services.common.oidc import IdTokenVerifier, providers_from_json
 from .social_client import GrpcSocial
 from .store import AccountStore
 

@@ -18,7 +18,6 @@ refreshes run on. When they are all busy, the call is UNAVAILABLE at once.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -37,9 +36,10 @@ from services.common.limits import RateLimit, TooMany
 
 from . import credentials, names
 from .application import AccountApplication, AccountView, Tokens, VerifiedToken
+from .erasure import export_text
 from .errors import Banned, Busy, CursorAhead, InvalidRequest, NoSuchPlayer, NotSignedIn, Refused, Taken, \
     TooManyTries, Unavailable, UnknownAccount
-from .oidc import is_compact_jws
+from services.common.oidc import is_compact_jws
 from .revocation_waits import LONGEST_WAIT_SECONDS, RevocationWaits
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
 
-_STATUS = [
+STATUSES = [
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
     (NotSignedIn, grpc.StatusCode.UNAUTHENTICATED),
     (UnknownAccount, grpc.StatusCode.UNAUTHENTICATED),
@@ -94,7 +94,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
 
     async def SignInWithDevice(self, request: pb.SignInWithDeviceRequest,
                                context: Context) -> pb.SignInWithDeviceResponse:
-        async with _statuses(context):
+        async with statuses(context):
             _sizes(request, "device_id", "device_secret", "display_name")
             device_id = credentials.device_id_of(request.device_id)
             credentials.device_secret_of(request.device_secret)
@@ -107,7 +107,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
 
     async def SignInWithIdToken(self, request: pb.SignInWithIdTokenRequest,
                                 context: Context) -> pb.SignInWithIdTokenResponse:
-        async with _statuses(context):
+        async with statuses(context):
             _sizes(request, "provider", "id_token", "nonce", "display_name")
             wanted = names.checked(request.display_name) if request.display_name else None
             token = await self._verify(context, request.provider, request.id_token, request.nonce)
@@ -115,7 +115,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
             return pb.SignInWithIdTokenResponse(session=session_pb(tokens), created=created)
 
     async def RefreshSession(self, request: pb.RefreshSessionRequest, context: Context) -> pb.RefreshSessionResponse:
-        async with _statuses(context):
+        async with statuses(context):
             _sizes(request, "refresh_token")
             credentials.refresh_token_of(request.refresh_token)
             self._limit_sign_in(context)
@@ -123,19 +123,19 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
             return pb.RefreshSessionResponse(session=session_pb(tokens))
 
     async def SignOut(self, request: pb.SignOutRequest, context: Context) -> pb.SignOutResponse:
-        async with _statuses(context):
+        async with statuses(context):
             await self._run(self.app.sign_out, self._player(context))
             return pb.SignOutResponse()
 
     async def SignOutEverywhere(self, request: pb.SignOutEverywhereRequest,
                                 context: Context) -> pb.SignOutEverywhereResponse:
-        async with _statuses(context):
+        async with statuses(context):
             ended, removed = await self._run(self.app.sign_out_everywhere, self._player(context),
                                              request.remove_other_devices)
             return pb.SignOutEverywhereResponse(sessions_ended=ended, devices_removed=removed)
 
     async def RemoveDevice(self, request: pb.RemoveDeviceRequest, context: Context) -> pb.RemoveDeviceResponse:
-        async with _statuses(context):
+        async with statuses(context):
             _sizes(request, "device_id")
             who = self._player(context)
             credentials.device_id_of(request.device_id)
@@ -144,7 +144,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
 
     async def RotateDeviceSecret(self, request: pb.RotateDeviceSecretRequest,
                                  context: Context) -> pb.RotateDeviceSecretResponse:
-        async with _statuses(context):
+        async with statuses(context):
             _sizes(request, "device_id", "device_secret", "new_device_secret")
             who = self._player(context)
             device_id = credentials.device_id_of(request.device_id)
@@ -160,7 +160,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
     # ---- the account --------------------------------------------------------------------
 
     async def LinkIdentity(self, request: pb.LinkIdentityRequest, context: Context) -> pb.LinkIdentityResponse:
-        async with _statuses(context):
+        async with statuses(context):
             _sizes(request, "provider", "id_token", "nonce")
             who = self._player(context)
             token = await self._verify(context, request.provider, request.id_token, request.nonce, who.subject)
@@ -168,18 +168,18 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
             return pb.LinkIdentityResponse(account=account_pb(view))
 
     async def UnlinkIdentity(self, request: pb.UnlinkIdentityRequest, context: Context) -> pb.UnlinkIdentityResponse:
-        async with _statuses(context):
+        async with statuses(context):
             _sizes(request, "provider")
             view = await self._run(self.app.unlink, self._player(context), request.provider)
             return pb.UnlinkIdentityResponse(account=account_pb(view))
 
     async def GetAccount(self, request: pb.GetAccountRequest, context: Context) -> pb.GetAccountResponse:
-        async with _statuses(context):
+        async with statuses(context):
             view = await self._run(self.app.account, self._player(context))
             return pb.GetAccountResponse(account=account_pb(view))
 
     async def SetDisplayName(self, request: pb.SetDisplayNameRequest, context: Context) -> pb.SetDisplayNameResponse:
-        async with _statuses(context):
+        async with statuses(context):
             _sizes(request, "display_name")
             who = self._player(context)
             if not request.display_name:
@@ -189,23 +189,23 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
 
     async def GetDisplayNames(self, request: pb.GetDisplayNamesRequest,
                               context: Context) -> pb.GetDisplayNamesResponse:
-        async with _statuses(context):
+        async with statuses(context):
             who = self._caller(context, "player", "bot", "service")
             found = await self._run(self.app.display_names, list(request.player_ids), who)
             return pb.GetDisplayNamesResponse(display_names=found)
 
     async def DeleteAccount(self, request: pb.DeleteAccountRequest, context: Context) -> pb.DeleteAccountResponse:
-        async with _statuses(context):
+        async with statuses(context):
             deleted_at = await self._run(self.app.delete, self._player(context))
-            return pb.DeleteAccountResponse(deleted_at=_timestamp(deleted_at))
+            return pb.DeleteAccountResponse(deleted_at=timestamp_of(deleted_at))
 
     async def ExportMyData(self, request: pb.ExportMyDataRequest, context: Context) -> pb.ExportMyDataResponse:
-        async with _statuses(context):
+        async with statuses(context):
             data = await self._run(self.app.export, self._player(context))
-            return pb.ExportMyDataResponse(data_json=json.dumps(data, ensure_ascii=False, indent=2))
+            return pb.ExportMyDataResponse(data_json=export_text(data))
 
     async def GetStanding(self, request: pb.GetStandingRequest, context: Context) -> pb.GetStandingResponse:
-        async with _statuses(context):
+        async with statuses(context):
             self._caller(context, "service")
             _sizes(request, "player_id")
             if not request.player_id:
@@ -213,12 +213,12 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
             found = await self._run(self.app.standing, request.player_id)
             reply = pb.GetStandingResponse(standing=_STANDING[found.state], reason=found.reason)
             if found.until is not None:
-                reply.until.CopyFrom(_timestamp(found.until))
+                reply.until.CopyFrom(timestamp_of(found.until))
             return reply
 
     async def FindPlayerByDisplayName(self, request: pb.FindPlayerByDisplayNameRequest,
                                       context: Context) -> pb.FindPlayerByDisplayNameResponse:
-        async with _statuses(context):
+        async with statuses(context):
             who = self._caller(context, "service")
             if who.subject != SOCIAL_SUBJECT:
                 raise AuthError("this call is the social service's", "WRONG_CALLER")
@@ -232,7 +232,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
 
     async def ListRevokedSessions(self, request: pb.ListRevokedSessionsRequest,
                                   context: Context) -> pb.ListRevokedSessionsResponse:
-        async with _statuses(context):
+        async with statuses(context):
             client = client_key(context.peer(), context.invocation_metadata(), self.trusted_proxies)
             self.revocation_reads.take(f"client:{client}")
             if not 0 <= request.wait_seconds <= LONGEST_WAIT_SECONDS:
@@ -242,7 +242,7 @@ class AccountServicer(pb_grpc.AccountServiceServicer):
                     await self.revocation_waits.past(request.after_cursor, request.wait_seconds):
                 page = await self._run(self.app.revoked_since, request.after_cursor, request.page_size)
             return pb.ListRevokedSessionsResponse(
-                sessions=[pb.RevokedSession(session_id=r.session_id, expires_at=_timestamp(r.expires_at))
+                sessions=[pb.RevokedSession(session_id=r.session_id, expires_at=timestamp_of(r.expires_at))
                           for r in page.sessions], next_cursor=page.next_cursor, more=page.more)
 
     # ---- request checks -----------------------------------------------------------------
@@ -298,11 +298,11 @@ def _sizes(request: Any, *fields: str) -> None:
             raise InvalidRequest(f"{name} is longer than {MAX_FIELD[name]} characters", name)
 
 
-def _statuses(context: Context) -> ErrorStatuses:
-    return ErrorStatuses(context, _STATUS, DOMAIN, unexpected=log)
+def statuses(context: Context) -> ErrorStatuses:
+    return ErrorStatuses(context, STATUSES, DOMAIN, unexpected=log)
 
 
-def _timestamp(seconds: float) -> Timestamp:
+def timestamp_of(seconds: float) -> Timestamp:
     stamp = Timestamp()
     stamp.FromNanoseconds(int(seconds * 1e9))
     return stamp
@@ -310,14 +310,14 @@ def _timestamp(seconds: float) -> Timestamp:
 
 def session_pb(tokens: Tokens) -> pb.Session:
     return pb.Session(player_id=tokens.account_id, access_token=tokens.access_token,
-                      refresh_token=tokens.refresh_token, access_expires_at=_timestamp(tokens.access_expires_at),
-                      refresh_expires_at=_timestamp(tokens.refresh_expires_at), display_name=tokens.display_name)
+                      refresh_token=tokens.refresh_token, access_expires_at=timestamp_of(tokens.access_expires_at),
+                      refresh_expires_at=timestamp_of(tokens.refresh_expires_at), display_name=tokens.display_name)
 
 
 def account_pb(view: AccountView) -> pb.Account:
     return pb.Account(player_id=view.account_id, display_name=view.display_name,
-                      created_at=_timestamp(view.created_at), devices=view.devices, guest=view.guest,
-                      identities=[pb.LinkedIdentity(provider=p, linked_at=_timestamp(at)) for p, at in view.identities],
-                      device_list=[pb.Device(device_id=d.device_id, created_at=_timestamp(d.created_at),
-                                             last_used_at=_timestamp(d.last_used_at), this_device=d.this_device)
+                      created_at=timestamp_of(view.created_at), devices=view.devices, guest=view.guest,
+                      identities=[pb.LinkedIdentity(provider=p, linked_at=timestamp_of(at)) for p, at in view.identities],
+                      device_list=[pb.Device(device_id=d.device_id, created_at=timestamp_of(d.created_at),
+                                             last_used_at=timestamp_of(d.last_used_at), this_device=d.this_device)
                                    for d in view.device_list])

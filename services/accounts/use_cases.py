@@ -30,7 +30,7 @@ from services.common.sql import Conflict
 
 from . import notices
 from .errors import Banned, Busy, NotSignedIn, Refused, UnknownAccount
-from .oidc import IdTokenVerifier
+from services.common.oidc import IdTokenVerifier
 from .store import AccountRow, AccountStore, IdentityRow, SessionRow
 
 log = logging.getLogger("domino.accounts")

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import jwt
 import pytest
 
-from services.accounts.oidc import (
+from services.common.oidc import (
     APPLE,
     GOOGLE,
     IdTokenRefused,

@@ -17,7 +17,7 @@ from domino.account.v1 import account_service_pb2 as pb
 from domino.account.v1 import account_service_pb2_grpc as pb_grpc
 from services.accounts.application import AccountApplication
 from services.accounts.bootstrap import create_server
-from services.accounts.oidc import IdTokenVerifier
+from services.common.oidc import IdTokenVerifier
 from services.accounts.store import AccountStore
 from services.common.config import Settings
 from tests.support.background import serving_in_background

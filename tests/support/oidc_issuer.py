@@ -34,7 +34,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
-from services.accounts.oidc import Provider
+from services.common.oidc import Provider
 from tests.support.tls import make_pki
 
 PrivateKey = rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey

@@ -923,8 +923,8 @@ def test_validator_catches_for_the_account_service_in_prod(rendered, change, mes
 
 def test_the_validator_asks_the_account_service_about_its_issuers():
     """What the structural checks let through, the service's own parser still judges (when
-    services/accounts/oidc.py is there): an algorithm it does not allow."""
-    pytest.importorskip("services.accounts.oidc")
+    services/common/oidc.py is there): an algorithm it does not allow."""
+    pytest.importorskip("services.common.oidc")
     problems = vk.oidc_problems('[{"name": "google", "client_ids": ["x"], "algorithms": ["HS256"]}]')
     assert problems and problems[0].startswith("the account service refuses it:"), problems
     assert vk.oidc_problems('[{"name": "google", "client_id": ["x"]}]')[0].startswith("[0] 'google': unknown fields")
