@@ -1,6 +1,7 @@
 """The history and ratings tables: a view of the match store, kept by the history projection
 (services/match/history_projection.py) and read by the match service's ListMyMatches,
-GetRating and GetLeaderboard.
+GetRating and GetLeaderboard, and by the staff's MatchAdminService (the index of every match:
+match_index.py).
 
 Everything in them can be rebuilt from the match events alone (`domino projections rebuild`):
 each batch of events is applied in one transaction together with the position it reached,
@@ -25,10 +26,12 @@ from typing import Any
 from services.common.bot_ids import is_bot
 from services.common.sql import Database
 
+from . import match_index
+from .match_index import ListedMatch, MatchFilter
 from .summary import Ended, Rating, Started, fresh, rated_id, rating_key, rerated, result_of
 
 TABLES = ("domino_history", "domino_ratings", "domino_rated_players", "domino_rating_moves",
-          "domino_projection_tracking")
+          "domino_projection_tracking", match_index.TABLE)
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_history (player_id TEXT NOT NULL, match_id TEXT NOT NULL, "
     "seat INTEGER NOT NULL, rules TEXT NOT NULL, variant TEXT NOT NULL, teams INTEGER NOT NULL, seats TEXT NOT NULL, "
@@ -105,6 +108,8 @@ class View:
 
     def create(self) -> None:
         with self._transaction() as execute:
+            if self.postgres:
+                execute(_SERIALIZE)  # the match service and the relay may both create it at once
             for statement in _SCHEMA:
                 execute(statement)
             has = {(getattr(c, "name", None) or c[0]) for c in
@@ -112,6 +117,7 @@ class View:
             for column, kind in _ADDED_COLUMNS.items():
                 if column not in has:
                     execute(f"ALTER TABLE domino_history ADD COLUMN {column} {kind}")
+            match_index.create(execute, self.postgres)  # after the columns it copies
 
     def drop(self) -> None:
         with self._transaction() as execute:
@@ -165,6 +171,7 @@ class View:
 
     @classmethod
     def _started(cls, execute, s: Started) -> None:
+        match_index.started(execute, s)
         for seat, player in enumerate(s.seats):
             if cls._forgotten(execute, player):
                 continue
@@ -176,6 +183,7 @@ class View:
 
     @classmethod
     def _ended(cls, execute, e: Ended) -> None:
+        match_index.ended(execute, e)  # also a match whose every seat was forgotten
         row = execute("SELECT rules, variant, teams, seats, started_at, rated FROM domino_history WHERE match_id = ? "
                       "LIMIT 1", e.match_id).fetchone()
         if row is None:
@@ -265,6 +273,25 @@ class View:
                            *player_ids, limit).fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    def matches(self, which: MatchFilter, limit: int) -> list[ListedMatch]:
+        """Every match ``which`` keeps (anyone's), newest first by start: match_index.py."""
+        with self._transaction() as execute:
+            return match_index.listed(execute, which, limit)
+
+    def ratings_of(self, player_id: str) -> list[tuple[str, bool, Ranked]]:
+        """(family, teams, rating and rank among people) of every rating a person holds."""
+        with self._transaction() as execute:
+            rows = execute("SELECT rating_key, mu, sigma, matches, ordinal FROM domino_ratings WHERE player_id = ? "
+                           "ORDER BY rating_key", player_id).fetchall()
+            out = []
+            for key, mu, sigma, matches, ordinal in rows:
+                above = execute(f"SELECT COUNT(*) FROM domino_ratings WHERE rating_key = ? AND ordinal > ? AND "
+                                f"{_PEOPLE}", key, ordinal).fetchone()[0]
+                rules, _, setting = key.rpartition("/")
+                out.append((rules, setting == "teams", Ranked(player_id, Rating(float(mu), float(sigma), int(matches)),
+                                                             int(above) + 1)))
+        return out
+
     def rating_moves(self, match_id: str) -> dict[str, tuple[float, float]]:
         """player -> (ordinal before, ordinal after) of the people a rated match moved."""
         with self._transaction() as execute:
@@ -292,4 +319,5 @@ class View:
         with self._transaction() as execute:
             history = execute("SELECT * FROM domino_history ORDER BY player_id, match_id").fetchall()
             ratings = execute("SELECT * FROM domino_ratings ORDER BY rating_key, player_id").fetchall()
-        return {"history": [tuple(r) for r in history], "ratings": [tuple(r) for r in ratings]}
+            matches = match_index.dump(execute)
+        return {"history": [tuple(r) for r in history], "ratings": [tuple(r) for r in ratings], "matches": matches}

@@ -240,6 +240,15 @@ class MatchApplication(ExplicitStore, Application[UUID]):
             raise UnknownMatch(f"no match {match_id}")
         return cast(list[Match.Event], events)
 
+    def stored_versions(self, match_ids: list[UUID]) -> dict[UUID, int]:
+        """Each match's stored version (0: none stored), from its newest stored event alone:
+        a listing of many matches reads no match's events."""
+        versions = {}
+        for match_id in match_ids:
+            newest = self.recorder.select_events(match_id, desc=True, limit=1)
+            versions[match_id] = newest[0].originator_version if newest else 0
+        return versions
+
     def recent_events(self, match_id: UUID, version: int) -> list[Match.Event] | None:
         """The events after ``version`` if this replica stored every one of them (no I/O);
         None when only the store knows them all."""

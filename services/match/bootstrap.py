@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, start_http_server
 
+from domino.admin.v1 import match_admin_service_pb2_grpc
 from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
 from services.common import logs
 from services.common.change_tail import ChangeTail, OwnWrites, tail_for
@@ -30,7 +31,7 @@ from services.history.view import View
 
 from .application import MatchApplication
 from .blocks import Blocks, KeptBlocks, NoBlocks
-from .grpc_adapter import MatchServicer, authentication
+from .grpc_adapter import MatchAdminServicer, MatchServicer, admin_authentication, authentication
 from .head_keys import HeadKeys
 from .heads import BadHead, Signer, load_signer
 from .history_projection import HistoryProjection
@@ -61,7 +62,9 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
     ``keys_dir``'s published head keys (None: the signer's own key). A token of a session
     ``revocations`` lists is refused, and its streams end. Seated players' streams are
     recorded in ``open_streams`` (None: in this process's memory alone). WatchMatch asks
-    ``blocks`` who blocks whom at the table (None: nobody does)."""
+    ``blocks`` who blocks whom at the table (None: nobody does). The staff's MatchAdminService
+    (admin_rpcs.py) is served beside MatchService, behind the same interceptors and limits,
+    answering from ``history``."""
     streams, rates = limits or (None, None)
     changes = changes or ChangeFeed()
     tail = tail or change_tail(app, changes, watch_safety_seconds)
@@ -72,10 +75,15 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
                         blocks=blocks, revocations=revocations, on_wake=on_wake)
     servicer = MatchServicer(app, changes, watching, talk, signer=signer, history=history, open_streams=open_streams)
     serve_rules(servicer, HeadKeys(keys_dir, servicer.signer))
-    server, port = new_server(address, SERVICE_NAME,
-                              lambda server: match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer,
-                                                                                                        server),
-                              metrics, settings, interceptors=[authentication(keys, rates, revocations)])
+    admin = MatchAdminServicer(app, history)
+
+    def add_servicers(server) -> None:
+        match_service_pb2_grpc.add_MatchServiceServicer_to_server(servicer, server)
+        match_admin_service_pb2_grpc.add_MatchAdminServiceServicer_to_server(admin, server)
+
+    server, port = new_server(address, SERVICE_NAME, add_servicers, metrics, settings,
+                              interceptors=[authentication(keys, rates, revocations),
+                                            admin_authentication(keys, rates, revocations)])
     tail.stop_with(server.wait_for_termination)
     return server, port
 

@@ -5,8 +5,9 @@ A token must be of the kind its subject is: only bot tokens speak for bot ids
 (`bot:<strength>:<seat>`), and bot tokens speak for nothing else. An account token only
 erases a deleted account's history. The notifier's and the social service's `service`
 tokens (`sub` "notifier", "social") ask only their own calls (notice_rpcs.py): a token made
-to ask whether a player is watching cannot create or watch a match. Players (and auditors)
-are rate-limited per subject;
+to ask whether a player is watching cannot create or watch a match. Staff (the console's
+`operator` tokens) only watch a match and export one (staff.py says which roles may what);
+MatchAdminService is theirs alone. Players (and auditors, staff) are rate-limited per subject;
 services act for many players, and one bot id (`bot:greedy:1`) sits in many matches at
 once, so they are not (their tokens come only from our services).
 """
@@ -26,6 +27,8 @@ OPEN_RPCS = frozenset({"GetHeadKeys"})
 # The services that only tell players what happens, and the calls each may make (no other).
 NOTICE_RPCS = {"notifier": frozenset({"GetTurnAttention", "DescribeMatchEnd"}),
                "social": frozenset({"ListPlayingNow"})}
+# What an operator token may ask of MatchService (their handlers check the staff role).
+STAFF_RPCS = frozenset({"WatchMatch", "ExportMatch"})
 
 
 class Admission:
@@ -40,6 +43,8 @@ class Admission:
             return
         if who.role == "account":
             raise Forbidden("an account token only erases a deleted account's history (ForgetPlayer)")
+        if who.is_staff and method not in STAFF_RPCS:
+            raise Forbidden(f"an operator token asks only {', '.join(sorted(STAFF_RPCS))} of MatchService")
         if who.is_service and method not in NOTICE_RPCS.get(who.subject, (method,)):
             allowed = ", ".join(sorted(NOTICE_RPCS[who.subject]))
             raise Forbidden(f"the {who.subject} service's token asks only {allowed}")
@@ -48,6 +53,19 @@ class Admission:
         if is_bot(who.subject) != who.is_bot and who.role in ("player", "bot"):
             raise Forbidden("bot seats are played only with the bot service's tokens" if is_bot(who.subject)
                             else "a bot token speaks only for a bot's seat")
+
+
+class StaffAdmission:
+    """``admit`` for MatchAdminService: staff alone (an operator token), rate-limited per
+    member of staff; what each call asks of their roles its handler checks (staff.py)."""
+
+    def __init__(self, rates: RateLimit) -> None:
+        self.rates = rates
+
+    def __call__(self, who: Identity, method: str) -> None:
+        if not who.is_staff:
+            raise Forbidden(f"MatchAdminService answers staff alone (an operator token), not a {who.role} token")
+        self.rates.take(who.subject)
 
 
 def seated(who: Identity) -> Identity:

@@ -79,6 +79,13 @@ class Forbidden(MatchError):
     error_reason = "WRONG_CALLER"
 
 
+class StaffRoleTooLow(MatchError):
+    """A member of staff (an operator token) whose staff roles do not include one the call
+    needs (services/match/staff.py)."""
+
+    error_reason = "STAFF_ROLE_TOO_LOW"
+
+
 # ---- FAILED_PRECONDITION -------------------------------------------------------------------
 
 class StaleTimeout(MatchError):

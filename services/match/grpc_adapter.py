@@ -7,8 +7,9 @@ the request alone happens before anything is loaded, so bad input changes nothin
 Callers are verified and admitted before any handler runs (``authentication``: the
 interceptor of services/common/auth_interceptor.py, with the rules of callers.py); each
 handler checks the role it needs. History and ratings (history_rpcs.py), table talk
-(talk_rpcs.py) and the notifier's and social service's calls (notice_rpcs.py) are answered
-by modules of their own.
+(talk_rpcs.py), the notifier's and social service's calls (notice_rpcs.py) and the staff's
+MatchAdminService (admin_rpcs.py, served by the same server) are answered by modules of their
+own.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import AsyncIterator, cast
 import grpc
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from domino.admin.v1 import match_admin_service_pb2 as admin_pb
+from domino.admin.v1 import match_admin_service_pb2_grpc as admin_grpc
 from domino.match.v1 import match_service_pb2 as pb
 from domino.match.v1 import match_service_pb2_grpc as pb_grpc
 from services.common import rule_options
@@ -34,19 +37,21 @@ from services.common.grpc_status import ErrorStatuses
 
 from services.history.view import View
 
+from .admin_rpcs import AdminRpcs
 from .application import MatchApplication, SeatSpec, check_request_id
-from .callers import OPEN_RPCS, Admission, seated
+from .callers import OPEN_RPCS, Admission, StaffAdmission, seated
 from .domainmodel import Match
 from .errors import (
     ConcurrencyConflict, CorruptLog, Forbidden, InvalidOptions, InvalidRequest, MatchNotEnded, NotSeated,
-    RequestIdReused, StaleTimeout, StoreUnavailable, StoredResultMismatch, TableTalkClosed, TableTalkFull,
-    UnknownMatch,
+    RequestIdReused, StaffRoleTooLow, StaleTimeout, StoreUnavailable, StoredResultMismatch, TableTalkClosed,
+    TableTalkFull, UnknownMatch,
 )
 from .export import full_record, seat_record_json
 from .heads import Head, Signer
 from .history_rpcs import HistoryRpcs
 from .messages import chat_pb, event_pb, public_view, seat_part, tile_pb
 from .notice_rpcs import NoticeRpcs
+from .staff import AUDITOR, staff_with
 from .open_streams import OpenStreams
 from .request_checks import match_id as _match_id, tile as _tile
 from .view_cache import ViewCache, with_view
@@ -59,12 +64,14 @@ from . import ends
 Context = grpc.aio.ServicerContext
 log = logging.getLogger("domino.match")
 SERVICE = pb.DESCRIPTOR.services_by_name["MatchService"].full_name
+ADMIN_SERVICE = admin_pb.DESCRIPTOR.services_by_name["MatchAdminService"].full_name
 DOMAIN = "domino.match"  # every refusal's ErrorInfo domain (docs/api.md, "Errors")
 
 
 STATUSES = [
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
     (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
+    (StaffRoleTooLow, grpc.StatusCode.PERMISSION_DENIED),
     (UnknownMatch, grpc.StatusCode.NOT_FOUND),
     (NotSeated, grpc.StatusCode.PERMISSION_DENIED),  # NotWatchable too
     (InvalidRequest, grpc.StatusCode.INVALID_ARGUMENT),
@@ -95,6 +102,30 @@ def authentication(keys: KeyRing, rates: RateLimit | None = None,
     """The server interceptor that verifies and admits (callers.py) every MatchService caller,
     refusing the tokens of sessions ``revocations`` lists."""
     return MatchAuthentication((SERVICE,), keys, Admission(rates or RateLimit()), STATUSES, DOMAIN, revocations)
+
+
+def admin_authentication(keys: KeyRing, rates: RateLimit | None = None,
+                         revocations: Revocations | None = None) -> AuthInterceptor:
+    """The interceptor that verifies every MatchAdminService caller and admits staff alone."""
+    return AuthInterceptor((ADMIN_SERVICE,), keys, StaffAdmission(rates or RateLimit()), STATUSES, DOMAIN,
+                           revocations)
+
+
+class MatchAdminServicer(admin_grpc.MatchAdminServiceServicer):
+    """MatchAdminService, the staff's: admin_rpcs.py answers; this maps its errors."""
+
+    def __init__(self, app: MatchApplication, history: View | None) -> None:
+        self.rpcs = AdminRpcs(app, history)
+
+    async def ListMatches(self, request: admin_pb.ListMatchesRequest,
+                          context: Context) -> admin_pb.ListMatchesResponse:
+        async with _statuses(context):
+            return await self.rpcs.list_matches(request, caller())
+
+    async def DescribePlayerPlay(self, request: admin_pb.DescribePlayerPlayRequest,
+                                 context: Context) -> admin_pb.DescribePlayerPlayResponse:
+        async with _statuses(context):
+            return await self.rpcs.describe_player_play(request, caller())
 
 
 class MatchServicer(pb_grpc.MatchServiceServicer):
@@ -224,21 +255,28 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
         async with _statuses(context):
             who = caller()
             match_id = _match_id(request.match_id)
-            if request.unfinished and not who.is_auditor:
+            if who.is_staff:
+                staff_with(who, AUDITOR, "ExportMatch")
+                if request.unfinished:
+                    raise Forbidden("staff export a match once it has ended, never one still in play")
+            elif request.unfinished and not who.is_auditor:
                 raise Forbidden("only auditors may export a match that has not ended")
-            if who.is_auditor:
+            if who.is_auditor or who.is_staff:
                 # Built from the stored events without replaying them, so a log the engine
                 # refuses (a corrupt or tampered one) can still be exported and examined.
                 events = await self.app.read(self.app.stored_events, match_id)
                 ended = any(isinstance(e, Match.MatchEnded) for e in events)
                 if not ended and not request.unfinished:
-                    raise MatchNotEnded("an auditor's export is available once the match has ended "
-                                        "(set unfinished to export one still in play)")
+                    raise MatchNotEnded("an auditor's export is available once the match has ended"
+                                        + ("" if who.is_staff else " (set unfinished to export one still in play)"))
                 if not ended:
                     log.warning("an auditor exported a match still in play", extra={"auditor": who.subject,
                                                                                    "match": str(match_id)})
                 data = to_json(full_record(events))
                 self._sign_export(data, str(match_id), events[-1].originator_version)
+                if who.is_staff:
+                    log.info("a member of staff exported a match's whole record",
+                             extra={"staff": who.subject, "staff_name": who.staff_name, "match": str(match_id)})
             else:
                 match = await self.app.read(self.app.get_match, match_id)
                 seat = self._viewer_seat(match, who)
@@ -305,8 +343,8 @@ class MatchServicer(pb_grpc.MatchServiceServicer):
 
     @staticmethod
     def _viewer_seat(match: Match, who: Identity) -> int:
-        """A player sees their seat's view; services and auditors the public one."""
-        if who.is_service or who.is_auditor:
+        """A player sees their seat's view; services, auditors and staff the public one."""
+        if who.is_service or who.is_auditor or who.is_staff:
             return -1
         return match.seat_of(who.subject)
 

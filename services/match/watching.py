@@ -1,8 +1,8 @@
 """Watching a match: the use case behind WatchMatch, with no gRPC in it.
 
 ``Watching.watch(match_id, who, from_version)`` decides what the caller may see (a seated
-player their seat's view, services and auditors the public one, a spectator the public one
-a turn behind: spectators.py), and then yields domain updates as the match moves: ``Shown``
+player their seat's view, services and auditors the public one, a spectator (and staff) the
+public one a turn behind: spectators.py), and then yields domain updates as the match moves: ``Shown``
 (the match as it stands, first, for a stream from version 0), ``Happened`` (an event and the
 match it left) and ``Said`` (a table-talk phrase). The adapter (grpc_adapter.py) turns each
 into a message through its view cache; that is all it does with them.
@@ -166,9 +166,13 @@ class Watching:
 
     @staticmethod
     def watcher(match: Match, who: Identity) -> tuple[int, bool]:
-        """(the seat whose view the caller gets, whether they are a spectator)."""
+        """(the seat whose view the caller gets, whether they are a spectator). Staff watch as
+        spectators do (one turn behind, no hands), also a match that takes no spectators:
+        they watch for the operator, not as guests of the table."""
         if who.is_service or who.is_auditor:
             return -1, False
+        if who.is_staff:
+            return -1, True
         if who.subject in match.seats:
             return match.seats.index(who.subject), False
         if not match.spectators:
