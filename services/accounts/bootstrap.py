@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import grpc
 from prometheus_client import Counter, Gauge, start_http_server
 
 from domino.account.v1 import account_service_pb2, account_service_pb2_grpc
+from domino.admin.v1 import player_admin_service_pb2_grpc
 from services.common.auth import KeyRing
 from services.common.client_address import trusted_networks
 from services.common.config import Settings, persistence_env
@@ -17,6 +19,7 @@ from services.common.grpc_server import drain, mark_serving, new_server
 from services.common.lifecycle import run_service, stop_on_signals
 from services.common.limits import RateLimit
 
+from .admin_grpc_adapter import PlayerAdminServicer
 from .application import AccountApplication
 from .grpc_adapter import AccountServicer
 from .match_client import GrpcHistory
@@ -32,15 +35,19 @@ ERASE_RETRY_SECONDS = 30.0
 
 def create_server(address: str, app: AccountApplication, keys: KeyRing, metrics: RpcMetrics | None = None,
                   settings: Settings | None = None):
-    """(server, port): AccountService on the common gRPC server (health, reflection, metrics;
-    ``settings``: its connection policy, reflection, TLS and rate limits)."""
+    """(server, port): AccountService, and PlayerAdminService beside it (the staff's, never
+    routed on the players' public host), on the common gRPC server (health, reflection,
+    metrics; ``settings``: its connection policy, reflection, TLS and rate limits)."""
     settings = settings if settings is not None else Settings.model_construct()
     per_minute = settings.sign_ins_per_minute
     servicer = AccountServicer(app, keys, RateLimit(settings.command_rate, settings.command_burst),
                                RateLimit(per_minute / 60.0, per_minute), trusted_networks(settings.trusted_proxies))
-    return new_server(address, SERVICE_NAME,
-                      lambda server: account_service_pb2_grpc.add_AccountServiceServicer_to_server(servicer, server),
-                      metrics, settings)
+    admin = PlayerAdminServicer(app, keys, RateLimit(settings.command_rate, settings.command_burst))
+
+    def add_servicers(server: grpc.aio.Server) -> None:
+        account_service_pb2_grpc.add_AccountServiceServicer_to_server(servicer, server)
+        player_admin_service_pb2_grpc.add_PlayerAdminServiceServicer_to_server(admin, server)
+    return new_server(address, SERVICE_NAME, add_servicers, metrics, settings)
 
 
 def verifier_of(settings: Settings) -> IdTokenVerifier | None:
@@ -93,7 +100,7 @@ async def erase_pending(app: AccountApplication, stopping: asyncio.Event, every:
 
 
 async def serve(settings: Settings, ready: asyncio.Event | None = None) -> None:
-    keys = KeyRing.load(settings.keys_dir, issues=("player", "account"), accepts=("player", "service"))
+    keys = KeyRing.load(settings.keys_dir, issues=("player", "account"), accepts=("player", "service", "operator"))
     store = AccountStore.for_env(persistence_env(settings))
     store.create()
     history = GrpcHistory(settings.match_address, keys)

@@ -4,11 +4,13 @@ social rows, the export."""
 from __future__ import annotations
 
 import datetime
+import json
 import logging
 from typing import Any
 
 from services.common.auth import Identity
 
+from .store import AccountRow, IdentityRow
 from .use_cases import UseCases, retried_on_conflict
 
 log = logging.getLogger("domino.accounts")
@@ -18,6 +20,11 @@ def rfc3339(seconds: float) -> str:
     """An instant as the export writes every one (the matches' too, from their Timestamps):
     RFC 3339 in UTC, to the microsecond."""
     return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def export_text(data: dict[str, Any]) -> str:
+    """The export as ExportMyData and the staff's ExportPlayerData answer it."""
+    return json.dumps(data, ensure_ascii=False, indent=2)
 
 
 class Erasure(UseCases):
@@ -32,11 +39,15 @@ class Erasure(UseCases):
             account, session = self._live(execute, who, lock="update")
             self._changing_ways_in(execute, account, session, now, "deleting an account", guests_too=True)
             self.store.erase(execute, who.subject, now)
+        self._deleted(who.subject)
+        return now
+
+    def _deleted(self, account_id: str) -> None:
+        """After a deletion's commit: the file scrubbed, then the history and social rows."""
         self.store.scrub()
         self.observer.deleted()
-        log.info("account deleted", extra={"account": who.subject})
-        self.erase_pending(only=who.subject)
-        return now
+        log.info("account deleted", extra={"account": account_id})
+        self.erase_pending(only=account_id)
 
     def erase_pending(self, only: str | None = None) -> int:
         """Asks the match service to erase the history, and the social service (when one is
@@ -80,6 +91,11 @@ class Erasure(UseCases):
             account, _ = self._live(execute, who)
             identities = self.store.identities(execute, account.account_id)
             devices = self.store.devices(execute, account.account_id)
+        return self._export_of(account, identities, devices)
+
+    def _export_of(self, account: AccountRow, identities: list[IdentityRow],
+                   devices: list[tuple[str, float, float]]) -> dict[str, Any]:
+        """The export of the account read, with its history and social rows asked for now."""
         matches = self.history.matches(account.account_id) if self.history is not None else []
         social = self.social.data(account.account_id) if self.social is not None else None
         data = {

@@ -124,3 +124,16 @@ class NoSuchPlayer(AccountError):
     """No account has that display name (NOT_FOUND): the social service's lookup."""
 
     error_reason = "PLAYER_NOT_FOUND"
+
+
+class NotStaff(AccountError):
+    """A staff call made with another kind of token than the console's `operator`
+    (PERMISSION_DENIED)."""
+
+    error_reason = "WRONG_CALLER"
+
+
+class StaffRoleTooLow(AccountError):
+    """A member of staff without a role the call needs (PERMISSION_DENIED)."""
+
+    error_reason = "STAFF_ROLE_TOO_LOW"

@@ -37,8 +37,8 @@ from services.common.limits import RateLimit, TooMany
 from . import credentials, names
 from .application import AccountApplication, AccountView, Tokens, VerifiedToken
 from .erasure import export_text
-from .errors import Banned, Busy, CursorAhead, InvalidRequest, NoSuchPlayer, NotSignedIn, Refused, Taken, \
-    TooManyTries, Unavailable, UnknownAccount
+from .errors import Banned, Busy, CursorAhead, InvalidRequest, NoSuchPlayer, NotSignedIn, NotStaff, Refused, \
+    StaffRoleTooLow, Taken, TooManyTries, Unavailable, UnknownAccount
 from services.common.oidc import is_compact_jws
 from .revocation_waits import LONGEST_WAIT_SECONDS, RevocationWaits
 
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     Context: TypeAlias = grpc.aio.ServicerContext[Any, Any]
 
-STATUSES = [
+_STATUS = [
     (AuthError, grpc.StatusCode.UNAUTHENTICATED),
     (NotSignedIn, grpc.StatusCode.UNAUTHENTICATED),
     (UnknownAccount, grpc.StatusCode.UNAUTHENTICATED),
@@ -61,6 +61,8 @@ STATUSES = [
     (Busy, grpc.StatusCode.ABORTED),
     (CursorAhead, grpc.StatusCode.OUT_OF_RANGE),
     (NoSuchPlayer, grpc.StatusCode.NOT_FOUND),
+    (NotStaff, grpc.StatusCode.PERMISSION_DENIED),
+    (StaffRoleTooLow, grpc.StatusCode.PERMISSION_DENIED),
 ]
 log = logging.getLogger("domino.accounts")
 _STANDING = {"active": pb.STANDING_ACTIVE, "unknown": pb.STANDING_UNKNOWN, "banned": pb.STANDING_BANNED,
@@ -299,10 +301,12 @@ def _sizes(request: Any, *fields: str) -> None:
 
 
 def statuses(context: Context) -> ErrorStatuses:
-    return ErrorStatuses(context, STATUSES, DOMAIN, unexpected=log)
+    """The account service's errors as statuses (PlayerAdminService's too)."""
+    return ErrorStatuses(context, _STATUS, DOMAIN, unexpected=log)
 
 
 def timestamp_of(seconds: float) -> Timestamp:
+    """Seconds since the epoch as a Timestamp, to the nanosecond a float holds."""
     stamp = Timestamp()
     stamp.FromNanoseconds(int(seconds * 1e9))
     return stamp

@@ -100,30 +100,47 @@ class Operators(UseCases):
         now = self.clock()
         if until <= now:
             raise InvalidRequest("a ban's end must be in the future")
-        notice = notices.banned(account_id, until)
         with self.store.transaction() as execute:
-            bound = [credentials.identity_key(i.issuer, i.subject) for i in self.store.identities(execute, account_id)]
-            bound += [credentials.device_key(d) for d, _, _ in self.store.devices(execute, account_id)]
-            if not self.store.ban(execute, account_id, until, reason.strip(), bound):
-                raise UnknownAccount(f"no account {account_id[:64]}")
-            self.store.notices.add(execute, notice, now)
+            told = self._banning(execute, account_id, until, reason, now)
+        self._banned(account_id, until, told)
+
+    def _banning(self, execute, account_id: str, until: float, reason: str, now: float) -> list[str]:
+        """The ban's rows and its notice, in the caller's transaction; the notice's id."""
+        notice = notices.banned(account_id, until)
+        bound = [credentials.identity_key(i.issuer, i.subject) for i in self.store.identities(execute, account_id)]
+        bound += [credentials.device_key(d) for d, _, _ in self.store.devices(execute, account_id)]
+        if not self.store.ban(execute, account_id, until, reason.strip(), bound):
+            raise UnknownAccount(f"no account {account_id[:64]}")
+        self.store.notices.add(execute, notice, now)
+        return [notice.notification_id]
+
+    def _banned(self, account_id: str, until: float, told: list[str]) -> None:
+        """After the ban's commit."""
         log.info("account banned", extra={"account": account_id, "until": until})
-        self.post_notices([notice.notification_id])
+        self.post_notices(told)
 
     @retried_on_conflict
     def unban(self, account_id: str) -> None:
         """Ends a running ban, and tells the player's inbox (notice.unbanned); an account
         without one is left as it is, untold."""
-        now = self.clock()
-        told: list[str] = []
         with self.store.transaction() as execute:
-            account = self.store.account(execute, account_id, lock="update")
-            if account is None or not self.store.ban(execute, account_id, None, None):
-                raise UnknownAccount(f"no account {account_id[:64]}")
-            if account.banned_at(now):
-                assert account.banned_until is not None
-                notice = notices.unbanned(account_id, account.banned_until)
-                self.store.notices.add(execute, notice, now)
-                told.append(notice.notification_id)
+            told = self._unbanning(execute, account_id, self.clock())
+        self._unbanned(account_id, told)
+
+    def _unbanning(self, execute, account_id: str, now: float) -> list[str]:
+        """The ban's end and its notice (if a ban ran), in the caller's transaction; the
+        notices' ids."""
+        account = self.store.account(execute, account_id, lock="update")
+        if account is None or not self.store.ban(execute, account_id, None, None):
+            raise UnknownAccount(f"no account {account_id[:64]}")
+        if not account.banned_at(now):
+            return []
+        assert account.banned_until is not None
+        notice = notices.unbanned(account_id, account.banned_until)
+        self.store.notices.add(execute, notice, now)
+        return [notice.notification_id]
+
+    def _unbanned(self, account_id: str, told: list[str]) -> None:
+        """After the unban's commit."""
         log.info("account unbanned", extra={"account": account_id})
         self.post_notices(told)

@@ -91,7 +91,8 @@ class SignIns(UseCases):
                     owner = None
                 tokens, created = self._session(
                     execute, "id_token", owner, wanted, now,
-                    lambda account_id: self.store.add_identity(execute, identity, account_id))
+                    lambda account_id: self.store.add_identity(execute, identity, account_id),
+                    provider=identity.provider)
                 if not created:
                     notice = notices.device_added(tokens.account_id, token.token_hash, identity.provider)
                     self.store.notices.add(execute, notice, now)
@@ -175,15 +176,16 @@ class SignIns(UseCases):
             raise
 
     def _session(self, execute, method: str, account_id: str | None, wanted: tuple[str, str] | None, now: float,
-                 attach: Callable[[str], None], device_id: str | None = None) -> tuple[Tokens, bool]:
+                 attach: Callable[[str], None], device_id: str | None = None,
+                 provider: str | None = None) -> tuple[Tokens, bool]:
         """A new session of the account the credential leads to, or of a new account the
         credential is then ``attach``ed to; (tokens, whether the account is new)."""
         if account_id is not None:
             account = self._active(execute, account_id, now, lock="share")
-            return self._new_session(execute, account, method, now, device_id), False
+            return self._new_session(execute, account, method, now, device_id, provider), False
         account = self._new_account(execute, wanted, now)
         attach(account.account_id)
-        return self._new_session(execute, account, method, now, device_id), True
+        return self._new_session(execute, account, method, now, device_id, provider), True
 
     def _signed_in(self, method: str, tokens: Tokens, created: bool, **more: str) -> tuple[Tokens, bool]:
         self.observer.signed_in(method, "created" if created else "signed_in")
@@ -204,9 +206,9 @@ class SignIns(UseCases):
         return AccountRow(account_id, wanted[0], now, (), None, None)
 
     def _new_session(self, execute, account: AccountRow, method: str, now: float,
-                     device_id: str | None = None) -> Tokens:
+                     device_id: str | None = None, provider: str | None = None) -> Tokens:
         session_id = credentials.new_id()
-        self.store.add_session(execute, session_id, account.account_id, method, now, device_id)
+        self.store.add_session(execute, session_id, account.account_id, method, now, device_id, provider)
         return self._tokens(execute, account, session_id, now, now)
 
     def _tokens(self, execute, account: AccountRow, session_id: str, signed_in_at: float, now: float) -> Tokens:

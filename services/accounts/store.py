@@ -17,11 +17,12 @@ from typing import Any, Sequence
 from services.common.sql import Database, Execute
 
 from .notices import TABLE as NOTICES, PendingNotices
+from .operator_log import TABLE as OPERATOR_LOG, OperatorLog
 from .revocation_list import TABLE as REVOCATIONS, RevocationList
 
 TABLES = ("domino_accounts", "domino_account_devices", "domino_account_identities", "domino_account_sessions",
           "domino_account_refresh_tokens", "domino_deleted_accounts", "domino_account_bans",
-          "domino_account_used_id_tokens", "domino_account_store", REVOCATIONS, NOTICES)
+          "domino_account_used_id_tokens", "domino_account_store", REVOCATIONS, NOTICES, OPERATOR_LOG)
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS domino_accounts (account_id TEXT PRIMARY KEY, display_name TEXT NOT NULL, "
     "name_key TEXT NOT NULL UNIQUE, created_at DOUBLE PRECISION NOT NULL, name_changes TEXT NOT NULL, "
@@ -58,6 +59,7 @@ _SCHEMA = [
 _ADDED_COLUMNS = [
     ("domino_account_sessions", "device_id", "TEXT"),  # the device a session signed in with, if any
     ("domino_accounts", "name_attempts", "TEXT"),  # when a rename was refused as taken (JSON list)
+    ("domino_account_sessions", "provider", "TEXT"),  # the identity's provider a session signed in with, if any
 ]
 
 
@@ -72,6 +74,13 @@ class AccountRow:
 
     def banned_at(self, now: float) -> bool:
         return self.banned_until is not None and self.banned_until > now
+
+
+def account_row(row: Sequence[Any]) -> AccountRow:
+    """An AccountRow from the columns account_id, display_name, created_at, name_changes,
+    banned_until, ban_reason."""
+    return AccountRow(row[0], row[1], float(row[2]), tuple(json.loads(row[3])),
+                      None if row[4] is None else float(row[4]), row[5])
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,7 @@ class AccountStore:
         self.transaction = db.transaction
         self.revocations = RevocationList(db.postgres)  # what other services refuse: sessions that ended
         self.notices = PendingNotices()  # what the social service has yet to put in inboxes
+        self.operator_log = OperatorLog(db.postgres)  # what staff did, append-only
 
     @classmethod
     def for_env(cls, env: dict[str, str], sqlite_file: str = "accounts.sqlite") -> "AccountStore":
@@ -122,7 +132,8 @@ class AccountStore:
 
     def create(self) -> None:
         with self.transaction() as execute:
-            for statement in _SCHEMA + self.revocations.schema() + self.notices.schema():
+            for statement in (_SCHEMA + self.revocations.schema() + self.notices.schema()
+                              + self.operator_log.schema()):
                 execute(statement)
             for table, column, kind in _ADDED_COLUMNS:
                 if column not in self._columns(execute, table):
@@ -156,10 +167,7 @@ class AccountStore:
         for each other instead of leaving rows of a deleted account behind."""
         row = execute("SELECT account_id, display_name, created_at, name_changes, banned_until, ban_reason "
                       "FROM domino_accounts WHERE account_id = ?" + self._locked(lock), account_id).fetchone()
-        if row is None:
-            return None
-        return AccountRow(row[0], row[1], float(row[2]), tuple(json.loads(row[3])),
-                          None if row[4] is None else float(row[4]), row[5])
+        return None if row is None else account_row(row)
 
     @staticmethod
     def device(execute: Execute, device_id: str) -> tuple[str, str] | None:
@@ -334,9 +342,9 @@ class AccountStore:
 
     @staticmethod
     def add_session(execute: Execute, session_id: str, account_id: str, method: str, now: float,
-                    device_id: str | None = None) -> None:
-        execute("INSERT INTO domino_account_sessions (session_id, account_id, method, signed_in_at, device_id) "
-                "VALUES (?, ?, ?, ?, ?)", session_id, account_id, method, now, device_id)
+                    device_id: str | None = None, provider: str | None = None) -> None:
+        execute("INSERT INTO domino_account_sessions (session_id, account_id, method, signed_in_at, device_id, "
+                "provider) VALUES (?, ?, ?, ?, ?, ?)", session_id, account_id, method, now, device_id, provider)
 
     @staticmethod
     def add_refresh(execute: Execute, token_hash: str, session_id: str, account_id: str, now: float,
