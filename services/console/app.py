@@ -30,11 +30,13 @@ from services.common.limits import RateLimit, TooMany
 
 from .clients import Clients
 from .guards import CSRF_FIELD, CSRF_HEADER, ClientRateLimit, CsrfCheck, SecurityHeaders
+from .identity_provider import IdentityProvider
+from .local_link import LocalSignIn
 from .metrics import ConsoleMetrics
 from .pages import home, log, matches, now, players, tables
 from .sessions import SessionBook, current_staff, session_id
 from .settings import ConsoleSettings
-from .sign_in import routes as sign_in_routes
+from .sign_in import PendingSignIns, routes as sign_in_routes
 from .staff import RoleTooLow, SignInNeeded
 
 HERE = Path(__file__).parent
@@ -43,8 +45,12 @@ NAV = (("Now", "/now"), ("Tables", "/tables"), ("Players", "/players"), ("Matche
 
 
 def create_app(settings: ConsoleSettings, clients: Clients, *, clock: Callable[[], float] = time.monotonic,
-               metrics: ConsoleMetrics | None = None, session_secret: str | None = None) -> Starlette:
-    """``clock`` times sessions out (monotonic seconds); ``metrics``: a fresh registry's in tests."""
+               metrics: ConsoleMetrics | None = None, session_secret: str | None = None,
+               identity_provider: IdentityProvider | None = None, local_sign_in: LocalSignIn | None = None
+               ) -> Starlette:
+    """``clock`` times sessions and sign-ins out (monotonic seconds); ``metrics``: a fresh
+    registry's unless given; ``identity_provider``: the settings' unless given;
+    ``local_sign_in``: the one-time local link, if the process wrote one."""
     metrics = metrics or ConsoleMetrics(CollectorRegistry())
     sessions = SessionBook(settings.idle_timeout_seconds, settings.absolute_timeout_seconds, clock)
     per_second = settings.actions_per_minute / 60
@@ -66,7 +72,18 @@ def create_app(settings: ConsoleSettings, clients: Clients, *, clock: Callable[[
     app.state.sessions = sessions
     app.state.staff_limit = RateLimit(per_second, 2 * settings.actions_per_minute, clock=clock)
     app.state.templates = _templates()
+    app.state.identity_provider = identity_provider if identity_provider is not None else _identity_provider(settings)
+    app.state.pending_sign_ins = PendingSignIns(clock)
+    app.state.local_sign_in = local_sign_in
     return app
+
+
+def _identity_provider(settings: ConsoleSettings) -> IdentityProvider | None:
+    if not settings.oidc_issuer:
+        return None
+    secret = Path(settings.oidc_client_secret_file).read_text().strip() if settings.oidc_client_secret_file else ""
+    return IdentityProvider(settings.oidc_issuer, settings.oidc_client_id, secret, settings.redirect_uri,
+                            ca_file=settings.oidc_ca_file or None, timeout_seconds=settings.call_deadline_seconds)
 
 
 def _session_secret(settings: ConsoleSettings) -> str:

@@ -28,9 +28,9 @@ def server_config(settings: ConsoleSettings, app, port: int | None = None) -> uv
 async def serve(settings: ConsoleSettings) -> None:
     keys = KeyRing.load(settings.keys_dir, issues=("operator",))
     clients = Clients(settings.account_address, settings.match_address, keys, settings.call_deadline_seconds)
-    app = create_app(settings, clients, metrics=ConsoleMetrics())
-    if settings.local_link:
-        local = app.state.local_sign_in = LocalSignIn()
+    local = LocalSignIn() if settings.local_link else None
+    app = create_app(settings, clients, metrics=ConsoleMetrics(), local_sign_in=local)
+    if local is not None:
         local.write(settings.local_link_path, settings.public_url)
     start_http_server(settings.metrics_port)
     log.info("console listening", extra={"address": settings.address, "metrics_port": settings.metrics_port,

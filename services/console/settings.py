@@ -28,6 +28,8 @@ class ConsoleSettings(BaseSettings):
     oidc_client_secret_file: str = Field("", description="file holding the console's client secret (the k8s "
                                                          "Secret mounted as a file); empty: a public client "
                                                          "(PKCE only)")
+    oidc_ca_file: str = Field("", description="a CA bundle to trust the identity provider's certificate by, "
+                                              "besides the system's (a private CA)")
     roles_claim: str = Field("roles", description="the ID token claim (a string or list of strings) naming the "
                                                   "staff member's groups")
     role_map: dict[str, str] = Field(default_factory=dict,

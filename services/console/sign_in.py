@@ -1,18 +1,79 @@
 """Signing staff in and out: OpenID Connect (authorization code with PKCE, state and nonce),
-and the one-time local link `domino up` prints."""
+and the one-time local link `domino up` prints.
+
+A sign-in's state, nonce and PKCE verifier stay in this process (`PendingSignIns`); the
+browser's session holds only the state, so the provider's answer is taken only in the
+browser that asked, once, within ten minutes. Roles come from the ID token's roles claim
+through the operator's map (DOMINO_CONSOLE_ROLE_MAP); staff with none mapped are refused.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from .sessions import end_session, start_session
+from services.common.auth import STAFF_ROLES
+
+from .identity_provider import SignInFailed
+from .sessions import current_staff, end_session, start_session
 from .staff import Staff
+from .staff_actions import acted, record
 
 log = logging.getLogger("domino.console")
+PENDING_SECONDS = 600.0
+_MAX_PENDING = 1000
+LOCAL_OPERATOR = Staff("local|operator", "Local operator", frozenset(STAFF_ROLES))
+
+
+@dataclass(frozen=True)
+class _Pending:
+    nonce: str
+    verifier: str
+    next: str
+    started: float
+
+
+class PendingSignIns:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._pending: OrderedDict[str, _Pending] = OrderedDict()
+
+    def add(self, state: str, nonce: str, verifier: str, next_path: str) -> None:
+        self._pending[state] = _Pending(nonce, verifier, next_path, self.clock())
+        while len(self._pending) > _MAX_PENDING:
+            self._pending.popitem(last=False)
+
+    def take(self, state: str) -> _Pending | None:
+        pending = self._pending.pop(state, None)
+        if pending is None or self.clock() - pending.started > PENDING_SECONDS:
+            return None
+        return pending
+
+
+def staff_roles(claims: Mapping[str, Any], claim: str, role_map: Mapping[str, str]) -> frozenset[str]:
+    """The staff roles the token's ``claim`` (a string or a list of strings) maps to."""
+    values = claims.get(claim)
+    if isinstance(values, str):
+        values = [values]
+    if not isinstance(values, list):
+        return frozenset()
+    return frozenset(role_map[v] for v in values if isinstance(v, str) and v in role_map)
+
+
+def staff_name(claims: Mapping[str, Any]) -> str:
+    for name in ("name", "preferred_username", "email", "sub"):
+        value = claims.get(name)
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:100]
+    return "staff"
 
 
 def _safe_next(value: str | None) -> str:
@@ -22,38 +83,91 @@ def _safe_next(value: str | None) -> str:
     return value
 
 
+def _page(request: Request, message: str = "", status: int = 200, next_path: str = "/") -> Response:
+    return request.app.state.templates.TemplateResponse(
+        request, "sign_in.html", {"oidc": request.app.state.identity_provider is not None, "next": next_path,
+                                  "message": message}, status_code=status)
+
+
+def _refused(request: Request, message: str, status: int = 403) -> Response:
+    request.app.state.metrics.refusals.labels(reason="sign_in").inc()
+    log.warning("sign-in refused", extra={"why": message})
+    return _page(request, message, status)
+
+
 async def sign_in_page(request: Request) -> Response:
-    return request.app.state.templates.TemplateResponse(request, "sign_in.html", {
-        "oidc": bool(request.app.state.settings.oidc_issuer), "next": _safe_next(request.query_params.get("next")),
-        "message": ""})
+    if current_staff(request) is not None:
+        return RedirectResponse("/", 303)
+    return _page(request, next_path=_safe_next(request.query_params.get("next")))
+
+
+async def start(request: Request) -> Response:
+    provider = request.app.state.identity_provider
+    if provider is None:
+        return _page(request, "No identity provider is configured.", 404)
+    try:
+        asked = await provider.authorization_request()
+    except SignInFailed as failed:
+        return _refused(request, str(failed), 502)
+    request.app.state.pending_sign_ins.add(asked.state, asked.nonce, asked.verifier,
+                                           _safe_next(request.query_params.get("next")))
+    request.session["sign_in_state"] = asked.state
+    return RedirectResponse(asked.url, 303)
+
+
+async def callback(request: Request) -> Response:
+    provider = request.app.state.identity_provider
+    state, code = request.query_params.get("state", ""), request.query_params.get("code", "")
+    expected = request.session.pop("sign_in_state", None)
+    if provider is None or not state or state != expected:
+        return _refused(request, "This sign-in did not start in this browser, or has already been used. "
+                                 "Sign in again.")
+    pending = request.app.state.pending_sign_ins.take(state)
+    if pending is None:
+        return _refused(request, "This sign-in took too long. Sign in again.")
+    if request.query_params.get("error") or not code:
+        return _refused(request, "The identity provider did not sign you in.")
+    try:
+        verified = await provider.signed_in(code, pending.verifier, pending.nonce)
+    except SignInFailed as failed:
+        return _refused(request, f"Sign-in failed: {failed}.")
+    settings = request.app.state.settings
+    roles = staff_roles(verified.claims, settings.roles_claim, settings.role_map)
+    name = staff_name(verified.claims)
+    if not roles:
+        return _refused(request, f"{name}, your account holds no console role: ask for one of the groups the "
+                                 "console maps to a role.")
+    staff = Staff(f"oidc|{verified.subject}", name, roles)
+    start_session(request, staff)
+    acted(request, staff, "sign_in", "ok", how="oidc", roles=sorted(roles))
+    await record(request, staff, "console.sign_in", why="OpenID Connect")
+    return RedirectResponse(pending.next, 303)
 
 
 async def local_link(request: Request) -> Response:
     """The one-time local link: signs in a local operator with every role, once."""
-    local = getattr(request.app.state, "local_sign_in", None)
+    local = request.app.state.local_sign_in
     if local is None or not local.redeem(request.path_params["token"]):
-        request.app.state.metrics.refusals.labels(reason="sign_in").inc()
-        return request.app.state.templates.TemplateResponse(
-            request, "sign_in.html", {"oidc": bool(request.app.state.settings.oidc_issuer), "next": "/",
-                                      "message": "That sign-in link is not valid (each link signs in once)."},
-            status_code=403)
-    staff = Staff("local:operator", "Local operator", frozenset({"viewer", "support", "operator", "auditor"}))
-    start_session(request, staff)
-    request.app.state.metrics.actions.labels(action="sign_in", outcome="ok").inc()
-    log.info("staff signed in", extra={"staff": staff.subject, "how": "local link"})
+        return _refused(request, "That sign-in link is not valid (each link signs in once).")
+    start_session(request, LOCAL_OPERATOR)
+    acted(request, LOCAL_OPERATOR, "sign_in", "ok", how="local link")
+    await record(request, LOCAL_OPERATOR, "console.sign_in", why="local one-time link")
     return RedirectResponse("/", 303)
 
 
 async def sign_out(request: Request) -> Response:
-    staff = end_session(request)
+    staff = current_staff(request)
     if staff is not None:
-        request.app.state.metrics.actions.labels(action="sign_out", outcome="ok").inc()
-        log.info("staff signed out", extra={"staff": staff.subject})
+        await record(request, staff, "console.sign_out")
+        acted(request, staff, "sign_out", "ok")
+    end_session(request)
     return RedirectResponse("/sign-in", 303)
 
 
 routes: list[BaseRoute] = [
     Route("/sign-in", sign_in_page, methods=["GET"], name="sign_in"),
+    Route("/sign-in/start", start, methods=["GET"], name="sign_in_start"),
+    Route("/sign-in/callback", callback, methods=["GET"], name="sign_in_callback"),
     Route("/sign-in/local/{token}", local_link, methods=["GET"], name="local_sign_in"),
     Route("/sign-out", sign_out, methods=["POST"], name="sign_out"),
 ]

@@ -8,6 +8,11 @@ signing ID tokens with its RSA (RS256) and EC (ES256) keys.
 
 Services started as processes get the same issuer with ``issuer.env()``
 (DOMINO_OIDC_PROVIDERS and DOMINO_OIDC_CA_FILE).
+
+It also signs staff in to the console by the authorization code flow: ``register_client``
+the console, ``sign_in_as`` the member of staff the next /authorize signs in (it answers at
+once with a redirect carrying a code: no login form), and /token exchanges the code once,
+checking the client, the redirect URI and the PKCE verifier, for an ID token with the nonce.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jwt
 from cryptography.hazmat.primitives import serialization
@@ -72,6 +78,24 @@ class _SigningKey:
                                                       serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
+@dataclass(frozen=True)
+class _StaffUser:
+    subject: str
+    name: str
+    groups: tuple[str, ...]
+    claim: str
+    extra: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Code:
+    user: _StaffUser
+    client_id: str
+    redirect_uri: str
+    challenge: str
+    nonce: str
+
+
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
@@ -91,6 +115,9 @@ class OidcIssuer:
         self.answering = threading.Event()
         self.answering.set()
         self.asked = threading.Event()
+        self._clients: dict[str, str] = {}  # client id -> secret ("" for a public client)
+        self._user: _StaffUser | None = None
+        self._codes: dict[str, _Code] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.port = 0
@@ -103,13 +130,23 @@ class OidcIssuer:
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
                 if self.path == "/.well-known/openid-configuration":
                     issuer._send(self, {"issuer": issuer.issuer, "jwks_uri": issuer.jwks_uri,
+                                        "authorization_endpoint": f"{issuer.issuer}/authorize",
+                                        "token_endpoint": f"{issuer.issuer}/token",
                                         "id_token_signing_alg_values_supported": ["RS256", "ES256"]})
+                elif self.path.startswith("/authorize?"):
+                    issuer._authorize(self)
                 elif self.path == "/jwks.json":
                     with issuer._lock:
                         issuer._fetches += 1
                     issuer.asked.set()
                     issuer.answering.wait(30)
                     issuer._send(self, issuer.jwks())
+                else:
+                    self.send_error(404)
+
+            def do_POST(self) -> None:  # noqa: N802
+                if self.path == "/token":
+                    issuer._token(self)
                 else:
                     self.send_error(404)
 
@@ -151,9 +188,9 @@ class OidcIssuer:
         self.close()
 
     @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, document: dict[str, Any]) -> None:
+    def _send(handler: BaseHTTPRequestHandler, document: dict[str, Any], status: int = 200) -> None:
         body = json.dumps(document).encode()
-        handler.send_response(200)
+        handler.send_response(status)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(body)))
         handler.end_headers()
@@ -226,6 +263,76 @@ class OidcIssuer:
             return f"{signing_input}.{_b64(signature)}"
         private = key if key is not None else self._keys[alg].private
         return jwt.encode(claims, private, algorithm=alg, headers=header)
+
+    # ---- the console's sign-in (authorization code flow) ---------------------------------
+    def register_client(self, client_id: str, secret: str = "") -> None:
+        """A client that may sign staff in; with a secret it must authenticate (HTTP Basic)."""
+        with self._lock:
+            self._clients[client_id] = secret
+
+    def sign_in_as(self, subject: str, name: str = "", groups: Iterable[str] = (), *, claim: str = "roles",
+                   extra: dict[str, Any] | None = None) -> None:
+        """Who the next /authorize signs in: ``groups`` become the ``claim`` of the ID token,
+        ``extra`` adds (or, as None, removes) claims, as in ``sign``."""
+        with self._lock:
+            self._user = _StaffUser(subject, name, tuple(groups), claim, dict(extra or {}))
+
+    def sign_nobody_in(self) -> None:
+        """/authorize answers access_denied, as a provider whose user cancelled."""
+        with self._lock:
+            self._user = None
+
+    def _authorize(self, handler: BaseHTTPRequestHandler) -> None:
+        query = {k: v[0] for k, v in parse_qs(urlsplit(handler.path).query).items()}
+        redirect_uri = query.get("redirect_uri", "")
+        with self._lock:
+            known = query.get("client_id") in self._clients
+            user = self._user
+        if not known or not redirect_uri.startswith(("http://", "https://")):
+            self._send(handler, {"error": "invalid_request"}, 400)
+            return
+        answer: dict[str, str] = {"state": query.get("state", "")}
+        if user is None or query.get("response_type") != "code" or query.get("code_challenge_method") != "S256":
+            answer["error"] = "access_denied"
+        else:
+            code = secrets.token_urlsafe(16)
+            with self._lock:
+                self._codes[code] = _Code(user, query["client_id"], redirect_uri, query.get("code_challenge", ""),
+                                          query.get("nonce", ""))
+            answer["code"] = code
+        handler.send_response(302)
+        handler.send_header("Location", f"{redirect_uri}{'&' if '?' in redirect_uri else '?'}{urlencode(answer)}")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    def _token(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        form = {k: v[0] for k, v in parse_qs(handler.rfile.read(length).decode()).items()}
+        client_id, secret = form.get("client_id", ""), ""
+        authorization = handler.headers.get("Authorization", "")
+        if authorization.startswith("Basic "):
+            client_id, _, secret = base64.b64decode(authorization[6:]).decode().partition(":")
+        with self._lock:
+            expected_secret = self._clients.get(client_id)
+            code = self._codes.pop(form.get("code", ""), None)
+        if expected_secret is None or not hmac.compare_digest(secret, expected_secret):
+            self._send(handler, {"error": "invalid_client"}, 401)
+            return
+        verifier = form.get("code_verifier", "")
+        challenge = _b64(hashlib.sha256(verifier.encode()).digest())
+        if (code is None or form.get("grant_type") != "authorization_code" or code.client_id != client_id
+                or code.redirect_uri != form.get("redirect_uri") or not verifier
+                or not hmac.compare_digest(challenge, code.challenge)):
+            self._send(handler, {"error": "invalid_grant"}, 400)
+            return
+        user = code.user
+        claims: dict[str, Any] = {user.claim: list(user.groups)}
+        if user.name:
+            claims["name"] = user.name
+        claims.update(user.extra)
+        id_token = self.sign(user.subject, client_id, code.nonce or None, extra=claims)
+        self._send(handler, {"access_token": secrets.token_urlsafe(16), "token_type": "Bearer", "expires_in": 300,
+                             "id_token": id_token})
 
     # ---- configuration for the verifier -------------------------------------------------
     def provider(self, name: str = "test", client_ids: Iterable[str] = ("domino-app",),
