@@ -87,7 +87,7 @@ def draw_board(board: Board, label: str = "The table") -> Markup:
     placed = _cross(board) if board.spinner_index is not None else _snake(board.line)
     words = describe(board)
     if not placed:
-        width, height = 10 * HALF, 3 * HALF
+        width, height = 10.0 * HALF, 3.0 * HALF
         body = [f'<text x="{width / 2}" y="{height / 2 + 5}" text-anchor="middle" font-size="12" '
                 f'fill="#444">No tile played yet</text>']
         min_x = min_y = 0.0
