@@ -70,7 +70,8 @@ class MatchFilter:
 def exists(execute, postgres: bool) -> bool:
     if postgres:
         return execute("SELECT to_regclass('domino_matches') IS NOT NULL").fetchone()[0]
-    return execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'domino_matches'").fetchone() is not None
+    found = execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'domino_matches'").fetchone()
+    return found is not None
 
 
 def create(execute, postgres: bool) -> None:
