@@ -122,11 +122,15 @@ def kept_heads(directory: Path, match_id: str) -> list[Head] | None:
     return heads if found else None
 
 
+async def _quiet(error: Exception) -> None:
+    """nats-py prints every connection error itself; the one warning below says it once."""
+
+
 async def witnessed(settings: EvidenceSettings, match_id: str) -> list[Head] | None:
     """The witness stream's heads for the match; None when NATS cannot be read in time."""
     async def read() -> list[Head]:
         nc = await bus.connect(settings.nats(), "console-witness", max_reconnect_attempts=0,
-                               connect_timeout=settings.witness_seconds, allow_reconnect=False)
+                               connect_timeout=settings.witness_seconds, allow_reconnect=False, error_cb=_quiet)
         try:
             return await witness_heads(nc.jetstream(), match_id)
         finally:

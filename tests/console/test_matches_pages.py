@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import sqlite3
 import zipfile
 from pathlib import Path
 
@@ -19,16 +18,12 @@ from click.testing import CliRunner
 
 from domino.admin.v1 import player_admin_service_pb2 as admin
 from domino.admin.v1 import player_admin_service_pb2_grpc as admin_grpc
-from domino.match.v1 import match_service_pb2 as pb
 from services.cli.main import cli
 from services.console.match_evidence import EvidenceSettings
-from services.match.heads import Head, heads_file
 from tests.console.console_harness import console
-from tests.service.account_harness import running_accounts
-from tests.service.harness import service_with_history
+from tests.console.matches_system import matches_system
 from tests.service.staff_harness import staff
-from tests.support.grpc_matches import play_whole_match
-from tests.support.keys import KEYS, auth
+from tests.support.keys import KEYS
 from tests.support.oidc_issuer import OidcIssuer
 
 AUDITOR, VIEWER = ("dominoes-audit",), ("dominoes-view",)
@@ -36,34 +31,19 @@ AUDITOR, VIEWER = ("dominoes-audit",), ("dominoes-view",)
 
 @pytest.fixture(scope="module")
 def system(tmp_path_factory):
-    """A finished draw-2 match (``done``), another to tamper with (``edited``), one in play
-    (``live``); the heads ann's client kept of ``done`` under var/heads."""
-    root = tmp_path_factory.mktemp("matches-pages")
-    with service_with_history(root) as (svc, projection), running_accounts(root / "accounts") as accounts:
-        ids = {"done": svc.create(variant="draw-2", players=("ann", "bob"), request_id="done").match_id}
-        play_whole_match(svc, ids["done"])
-        ids["edited"] = svc.create(variant="draw-2", players=("cat", "dan"), request_id="edited").match_id
-        play_whole_match(svc, ids["edited"])
-        ids["live"] = svc.create(request_id="live").match_id
-        projection.catch_up()
-        export = json.loads(svc.stub.ExportMatch(pb.ExportMatchRequest(match_id=ids["done"]),
-                                                 metadata=auth("auditor-1", "auditor")).record_json)
-        kept = root / "var" / "heads" / "ann-0badc0de" / f"{ids['done']}.json"
-        kept.parent.mkdir(parents=True)
-        kept.write_text(json.dumps(heads_file(ids["done"], [Head.from_json(export["chain"]["head"])])))
-        yield {"svc": svc, "accounts": accounts, "ids": ids, "export": export, "root": root,
-               "db": root / "events.sqlite"}
+    with matches_system(tmp_path_factory.mktemp("matches-pages")) as running:
+        yield running
 
 
 def run(system, scenario, groups=AUDITOR):
     """``scenario(c)`` against a console signed in with ``groups``."""
     async def go():
-        with OidcIssuer(system["root"] / "issuer") as issuer:
-            async with console(issuer, account=f"127.0.0.1:{system['accounts'].port}",
-                               match=f"127.0.0.1:{system['svc'].port}") as c:
+        with OidcIssuer(system.root / "issuer") as issuer:
+            async with console(issuer, account=f"127.0.0.1:{system.accounts.port}",
+                               match=f"127.0.0.1:{system.svc.port}") as c:
                 c.app.state.clients.keys = KEYS.only(issues=("operator",))  # the services' test keys
                 c.app.state.match_evidence = EvidenceSettings(nats_url="nats://127.0.0.1:9", witness_seconds=0.5,
-                                                              var_dir=str(system["root"] / "var"))
+                                                              var_dir=str(system.var_dir))
                 signed = await c.sign_in("ada", "Ada", groups)
                 assert signed.status_code in (200, 303), signed.text
                 return await scenario(c)
@@ -72,7 +52,7 @@ def run(system, scenario, groups=AUDITOR):
 
 
 def operator_log(system, target: str) -> list[admin.OperatorLogEntry]:
-    with grpc.insecure_channel(f"127.0.0.1:{system['accounts'].port}") as channel:
+    with grpc.insecure_channel(f"127.0.0.1:{system.accounts.port}") as channel:
         return list(admin_grpc.PlayerAdminServiceStub(channel).ListOperatorLog(
             admin.ListOperatorLogRequest(target=target), metadata=staff("auditor")).entries)
 
@@ -81,7 +61,7 @@ def operator_log(system, target: str) -> list[admin.OperatorLogEntry]:
 
 @pytest.mark.parametrize("groups", [VIEWER, AUDITOR], ids=["viewer", "auditor"])
 def test_any_staff_finds_a_match_by_its_id(system, groups):
-    done = system["ids"]["done"]
+    done = system.ids["done"]
     page = run(system, lambda c: c.http.get("/matches", params={"match_id": done}), groups)
     assert page.status_code == 200 and done in page.text and "ann, bob" in page.text
     assert (f'href="/matches/{done}"' in page.text) == (groups == AUDITOR)
@@ -89,8 +69,8 @@ def test_any_staff_finds_a_match_by_its_id(system, groups):
 
 def test_a_search_by_player_and_state_lists_only_their_matches(system):
     page = run(system, lambda c: c.http.get("/matches", params={"player_id": "cat", "state": "finished"}))
-    assert system["ids"]["edited"] in page.text
-    assert system["ids"]["done"] not in page.text and system["ids"]["live"] not in page.text
+    assert system.ids["edited"] in page.text
+    assert system.ids["done"] not in page.text and system.ids["live"] not in page.text
 
 
 @pytest.mark.parametrize("field, value", [("from", "07/12/2026"), ("match_id", "not-an-id"), ("rules", "chess"),
@@ -103,7 +83,7 @@ def test_a_malformed_search_is_refused_with_its_reason(system, field, value):
 # ---- replaying -------------------------------------------------------------------------------
 
 def test_an_auditor_replays_a_finished_match_and_sees_every_check_pass(system):
-    done = system["ids"]["done"]
+    done = system.ids["done"]
     page = run(system, lambda c: c.http.get(f"/matches/{done}"))
     assert page.status_code == 200, page.text
     assert "Every check passed" in page.text and "VALID (complete)" in page.text
@@ -113,7 +93,7 @@ def test_an_auditor_replays_a_finished_match_and_sees_every_check_pass(system):
 
 
 def test_a_step_is_fetched_alone_for_htmx_and_shows_every_hand(system):
-    done = system["ids"]["done"]
+    done = system.ids["done"]
     step = run(system, lambda c: c.http.get(f"/matches/{done}/step", params={"move": "2"}))
     assert step.status_code == 200 and "<html" not in step.text
     assert "Step 2 of" in step.text and "round 1, action 0" in step.text
@@ -121,13 +101,13 @@ def test_a_step_is_fetched_alone_for_htmx_and_shows_every_hand(system):
 
 
 def test_a_move_number_past_the_end_shows_the_last_step(system):
-    done = system["ids"]["done"]
+    done = system.ids["done"]
     page = run(system, lambda c: c.http.get(f"/matches/{done}", params={"move": "99999"}))
     assert "the match&#39;s end" in page.text.split('id="step-title"')[1].split("</h2>")[0]
 
 
 def test_a_viewer_is_refused_every_replay_and_download_and_sees_no_hand(system):
-    done = system["ids"]["done"]
+    done = system.ids["done"]
 
     async def scenario(c):
         token = await c.csrf_token()
@@ -141,15 +121,8 @@ def test_a_viewer_is_refused_every_replay_and_download_and_sees_no_hand(system):
 
 
 def test_an_edit_in_the_match_store_shows_at_the_step_it_changed(system):
-    edited = system["ids"]["edited"]
-    with sqlite3.connect(system["db"]) as db:
-        key = edited.replace("-", "")
-        (state,) = db.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = 1",
-                              (key,)).fetchone()
-        started = json.loads(bytes(state))
-        started["seats"][0] = "mallory"
-        db.execute("UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = 1",
-                   (json.dumps(started).encode(), key))
+    edited = system.ids["edited"]
+    system.tamper(edited)
     page = run(system, lambda c: c.http.get(f"/matches/{edited}"))
     assert page.status_code == 200, page.text
     assert "The record fails a check" in page.text and "Where it was changed (step 0)" in page.text
@@ -159,7 +132,7 @@ def test_an_edit_in_the_match_store_shows_at_the_step_it_changed(system):
 # ---- downloads -------------------------------------------------------------------------------
 
 def download(system, what: str, why: str = "dispute 42"):
-    done = system["ids"]["done"]
+    done = system.ids["done"]
 
     async def scenario(c):
         return await c.http.post(f"/matches/{done}/{what}", data={"csrf_token": await c.csrf_token(), "why": why})
@@ -171,8 +144,8 @@ def test_the_record_download_is_the_export_and_is_in_the_operator_log(system):
     answer = download(system, "record")
     assert answer.status_code == 200, answer.text
     assert "attachment" in answer.headers["content-disposition"]
-    assert json.loads(answer.content) == system["export"]
-    entry = operator_log(system, system["ids"]["done"])[0]
+    assert json.loads(answer.content) == system.export
+    entry = operator_log(system, system.ids["done"])[0]
     assert entry.action == "match.export" and "dispute 42" in entry.why
 
 
@@ -188,14 +161,14 @@ def test_the_evidence_bundle_verifies_offline(system, tmp_path, monkeypatch):
     monkeypatch.chdir(folder)
     result = CliRunner().invoke(cli, command)
     assert result.exit_code == 0, result.output
-    assert any(e.action == "match.export" and "evidence" in e.why for e in operator_log(system, system["ids"]["done"]))
+    assert any(e.action == "match.export" and "evidence" in e.why for e in operator_log(system, system.ids["done"]))
 
 
 def test_a_download_without_a_reason_is_refused_and_not_logged(system):
-    before = len(operator_log(system, system["ids"]["done"]))
+    before = len(operator_log(system, system.ids["done"]))
     answer = download(system, "record", why=" ")
     assert answer.status_code == 400
-    assert len(operator_log(system, system["ids"]["done"])) == before
+    assert len(operator_log(system, system.ids["done"])) == before
 
 
 def test_kept_heads_are_read_only_from_heads_files(tmp_path):
