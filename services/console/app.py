@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
+from datetime import datetime, timezone
 from pathlib import Path
 
 import grpc
@@ -98,7 +99,16 @@ def _templates() -> Jinja2Templates:
     templates.env.globals["csrf_token"] = _csrf_token
     templates.env.globals["csrf_header"] = CSRF_HEADER
     templates.env.globals["nav"] = NAV
+    templates.env.filters["when"] = when
     return templates
+
+
+def when(value: object) -> str:
+    """A protobuf Timestamp or epoch seconds as UTC text; "" for an unset one."""
+    seconds = float(getattr(value, "seconds", value) or 0) if not isinstance(value, str) else 0.0
+    if not seconds:
+        return ""
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _page_context(request: Request) -> dict[str, object]:

@@ -81,8 +81,10 @@ class Console:
 
 @asynccontextmanager
 async def console(issuer: OidcIssuer | None = None, *, account: str = "127.0.0.1:9", match: str = "127.0.0.1:9",
-                  **settings: object) -> AsyncIterator[Console]:
-    keys = KeyRing.generate()
+                  keys: KeyRing | None = None, **settings: object) -> AsyncIterator[Console]:
+    """``account``, ``match``: the services' addresses (nothing listens on the default);
+    ``keys``: the ring they trust (the console mints operator tokens with it)."""
+    keys = keys or KeyRing.generate()
     values: dict[str, object] = {"public_url": BASE, "role_map": ROLE_MAP, "account_address": account,
                                  "match_address": match, "actions_per_minute": 6000.0, **settings}
     if issuer is not None:
