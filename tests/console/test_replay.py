@@ -116,3 +116,14 @@ def test_a_witness_that_disagrees_makes_the_replay_invalid():
     result = replay(p.record(), p.keys, list(p.kept), compare(p.record(), [other.kept[-1]], p.keys))
     assert result.verdict.valid and not result.valid
     assert result.steps[3].marks.witness == DISAGREES
+
+
+def test_a_record_without_a_chain_replays_with_its_chain_absent_and_the_spinner_on_the_board():
+    from services.audit.simulate import simulate
+    from services.console.step_evidence import ABSENT
+
+    record, _ = simulate(None, 3, rules="all-fives", seats=2)
+    result = replay(record)
+    assert result.valid and result.changed_at is None
+    assert {s.marks.chain for s in result.steps} == {ABSENT}
+    assert any(s.board.spinner_at is not None for s in result.steps)
