@@ -105,21 +105,23 @@ def draw_board(board: Board, label: str = "The table") -> Markup:
 
 
 def _snake(line: Sequence[Pair]) -> list[_Placed]:
-    placed: list[_Placed] = []
+    rows: list[list[tuple[float, Pair]]] = []
+    widths: list[float] = []
     for start in range(0, len(line), ROW):
-        row = start // ROW
-        y = row * (2 * HALF + 2 * GAP)
-        x = 0.0
-        tiles = list(line[start:start + ROW])
-        slots: list[tuple[float, Pair]] = []
-        for pair in tiles:
+        x, slots = 0.0, []
+        for pair in line[start:start + ROW]:
             slots.append((x, pair))
             x += (HALF if pair[0] == pair[1] else 2 * HALF) + GAP
-        row_width = x - GAP
+        rows.append(slots)
+        widths.append(x - GAP)
+    full = max(widths, default=0.0)
+    placed: list[_Placed] = []
+    for row, slots in enumerate(rows):
+        y = row * (2 * HALF + 2 * GAP)
         for slot_x, (a, b) in slots:
             double = a == b
-            if row % 2:  # right to left: mirrored, each tile turned round
-                slot_x = row_width - slot_x - (HALF if double else 2 * HALF)
+            if row % 2:  # right to left from the right edge: mirrored, each tile turned round
+                slot_x = full - slot_x - (HALF if double else 2 * HALF)
                 a, b = b, a
             placed.append(_Placed(slot_x, y if double else y + HALF / 2, a, b, upright=double))
     return placed

@@ -10,6 +10,7 @@ from typing import AsyncIterator, Iterator
 
 import httpx
 from prometheus_client import CollectorRegistry, start_http_server
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -30,12 +31,8 @@ def staff_with(*roles: str) -> Staff:
     return Staff(f"test|{'-'.join(roles) or 'none'}", "Tess Staff", frozenset(roles or STAFF_ROLES))
 
 
-@asynccontextmanager
-async def console(match_port: int, now: NowSettings | None = None, staff: Staff | None = None
-                  ) -> AsyncIterator[httpx.AsyncClient]:
-    """An httpx client of the console with ``staff`` signed in (None: nobody); ``now``: where
-    its Now page scrapes."""
-    clients = Clients("127.0.0.1:1", f"127.0.0.1:{match_port}", KEYS, deadline=5.0)
+def console_app(clients: Clients, now: NowSettings | None, staff: Staff | None) -> Starlette:
+    """The app, scraping where ``now`` says, with ``GET /test/sign-in`` opening ``staff``'s session."""
     app = create_app(ConsoleSettings(), clients, session_secret="test-session-secret")
     if now is not None:
         app.state.now = NowState(now, MetricsWatch(now))
@@ -46,6 +43,16 @@ async def console(match_port: int, now: NowSettings | None = None, staff: Staff 
 
     app.state.test_staff = staff
     app.router.routes.append(Route("/test/sign-in", sign_in, methods=["GET"]))
+    return app
+
+
+@asynccontextmanager
+async def console(match_port: int, now: NowSettings | None = None, staff: Staff | None = None
+                  ) -> AsyncIterator[httpx.AsyncClient]:
+    """An httpx client of the console with ``staff`` signed in (None: nobody); ``now``: where
+    its Now page scrapes."""
+    clients = Clients("127.0.0.1:1", f"127.0.0.1:{match_port}", KEYS, deadline=5.0)
+    app = console_app(clients, now, staff)
     transport = httpx.ASGITransport(app=app)
     try:
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8090") as client:
@@ -87,3 +94,45 @@ def closed_endpoint() -> str:
     port = sock.getsockname()[1]
     sock.close()
     return f"http://127.0.0.1:{port}/metrics"
+
+
+@contextmanager
+def serving_console(match_port: int, now: NowSettings | None, staff: Staff) -> Iterator[str]:
+    """The console served by uvicorn on a free port, on an event loop of its own (its gRPC
+    channels belong to it): its base URL. ``/test/sign-in`` signs ``staff`` in."""
+    import asyncio
+    import threading
+
+    import uvicorn
+
+    from services.common.servers import free_ports
+
+    port = free_ports(1)[0]
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    async def start() -> tuple[uvicorn.Server, Clients, asyncio.Task]:
+        clients = Clients("127.0.0.1:1", f"127.0.0.1:{match_port}", KEYS, deadline=5.0)
+        app = console_app(clients, now, staff)
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", access_log=False,
+                                               log_config=None))
+        task = asyncio.ensure_future(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.02)
+        return server, clients, task
+
+    async def stop(server: uvicorn.Server, clients: Clients, task: asyncio.Task) -> None:
+        server.should_exit = True
+        await task
+        await clients.close()
+
+    try:
+        running = asyncio.run_coroutine_threadsafe(start(), loop).result(10)
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            asyncio.run_coroutine_threadsafe(stop(*running), loop).result(15)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)

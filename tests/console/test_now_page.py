@@ -5,6 +5,7 @@ from a real match service, and only staff see it."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import pytest
@@ -131,3 +132,14 @@ def test_the_page_refreshes_its_figures_without_any_inline_script_or_style(match
     assert 'hx-get="/now/figures" hx-trigger="every 5s"' in page.text
     assert "style=" not in page.text and "<script>" not in page.text
     assert "script-src 'self'" in page.headers["content-security-policy"]
+
+
+def test_errors_are_listed_for_the_services_the_console_scrapes_alone(match_service, match_metrics):
+    async def scenario():
+        async with console(match_service.port, settings(match=match_metrics[0], bots=closed_endpoint()),
+                           VIEWER) as client:
+            return await client.get("/now/figures")
+
+    errors = asyncio.run(scenario()).text.split('id="errors-heading"')[1].split("</table>")[0]
+    assert re.findall(r'<th scope="row">(\w+)</th>', errors) == ["bots", "match"]
+    assert '<th scope="row">bots</th><td class="value">unknown<' in errors

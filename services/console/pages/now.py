@@ -105,10 +105,13 @@ def _figure(reading: Reading, attribute: str, label: str, shown: str) -> dict[st
     return {"label": label, "value": shown, "chart": sparkline(reading.ring.history(attribute), label)}
 
 
-def _view(reading: Reading, census: Census) -> dict[str, object]:
+def _view(reading: Reading, census: Census, scraped: set[str]) -> dict[str, object]:
+    """``scraped``: the services the console has a target of (the others' rows are left out)."""
     f = reading.figures
     errors = []
     for service, value in sorted(f.errors_per_second.items()):
+        if service not in scraped:
+            continue
         history = [(x.at, x.errors_per_second.get(service)) for x in reading.ring.figures]
         errors.append({"service": service, "value": number(value, 2),
                        "bad": bool(value), "chart": sparkline(history, f"{service} errors per second")})
@@ -138,7 +141,7 @@ async def _context(request: Request) -> dict[str, object]:
     state = now_state(request)
     reading = await state.watch.reading()
     census = await state.take_census(request, staff)
-    return _view(reading, census)
+    return _view(reading, census, {t.service for t in state.settings.targets})
 
 
 async def page(request: Request) -> Response:
