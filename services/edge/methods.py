@@ -5,6 +5,8 @@ account, social) is forwarded as soon as the generated code is regenerated; a me
 services may call (with a service token, as GetStanding) is forwarded too, and the service
 refuses a player's token. Client and bidirectional streams are left
 out: a browser's fetch cannot stream a request body over HTTP/1.1, and no public API has one.
+The staff's APIs (domino.admin.v1) are in none of these modules, so the edge never forwards
+them: only the console calls them, inside the cluster.
 """
 
 from __future__ import annotations
