@@ -106,6 +106,16 @@ def test_a_move_number_past_the_end_shows_the_last_step(system):
     assert "the match&#39;s end" in page.text.split('id="step-title"')[1].split("</h2>")[0]
 
 
+def test_a_match_still_in_play_is_not_replayed(system):
+    page = run(system, lambda c: c.http.get(f"/matches/{system.ids['live']}"))
+    assert page.status_code == 409 and "once it has ended" in page.text and "Every hand" not in page.text
+
+
+def test_a_malformed_match_id_is_no_match(system):
+    page = run(system, lambda c: c.http.get("/matches/not-a-match-id"))
+    assert page.status_code == 404
+
+
 def test_a_viewer_is_refused_every_replay_and_download_and_sees_no_hand(system):
     done = system.ids["done"]
 
