@@ -114,3 +114,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     from services.rules import registry
 
     metafunc.parametrize("family", registry.families(), ids=lambda f: f.name)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """`make test` hands whole files to xdist's workers (--dist loadfile), by default the files
+    with most tests first. That puts the system tier's files (a test or two each, up to two
+    minutes under the suite's load: a browser, a typed match) at the end of the queue, where
+    one of them alone holds the suite's end while the other workers stand idle. In collection
+    order they start before the hundred-odd quick files of tests/unit, which fill the workers
+    to the end."""
+    if hasattr(config.option, "loadscopereorder"):  # xdist is loaded
+        config.option.loadscopereorder = False
