@@ -108,7 +108,7 @@ def test_a_move_number_past_the_end_shows_the_last_step(system):
 
 def test_a_match_still_in_play_is_not_replayed(system):
     page = run(system, lambda c: c.http.get(f"/matches/{system.ids['live']}"))
-    assert page.status_code == 409 and "once it has ended" in page.text and "Every hand" not in page.text
+    assert page.status_code == 409 and "once the match has ended" in page.text and "Every hand" not in page.text
 
 
 def test_a_malformed_match_id_is_no_match(system):
