@@ -207,3 +207,28 @@ def test_a_sparkline_breaks_where_a_value_is_unknown():
 
 def test_a_sparkline_without_data_says_so():
     assert "no data yet" in sparkline([], "relay lag")
+
+
+def test_targets_are_named_endpoints_and_a_names_first_part_is_its_service():
+    from services.console.metrics_settings import parse_targets
+
+    assert parse_targets("match=http://a:9101/metrics, match-2=http://b:9101/metrics") == [
+        Target("match", "match", "http://a:9101/metrics"), Target("match-2", "match", "http://b:9101/metrics")]
+
+
+@pytest.mark.parametrize("value", ["match", "match=ftp://a/metrics", "=http://a/metrics",
+                                   "a=http://x/metrics,a=http://y/metrics"])
+def test_a_malformed_target_list_is_refused(value):
+    from services.console.metrics_settings import NowSettings
+
+    with pytest.raises(ValueError):
+        NowSettings(metrics_targets=value)
+
+
+def test_a_local_runs_targets_follow_its_ports():
+    from services.common.supervisor import Ports
+    from services.console.metrics_settings import local_targets, parse_targets
+
+    targets = parse_targets(local_targets(Ports(), second_match_metrics=9201))
+    assert [t.name for t in targets][:2] == ["match", "match-2"]
+    assert "edge=http://127.0.0.1:9106/metrics" in local_targets(Ports())

@@ -72,7 +72,7 @@ def _row(m: admin_pb.MatchListing) -> dict[str, Any]:
 
 
 def _seat_name(player_id: str) -> str:
-    return f"{player_id} (bot)" if is_bot(player_id) and not player_id.endswith("(bot)") else player_id
+    return f"{player_id} (bot)" if is_bot(player_id) else player_id
 
 
 async def watch_page(request: Request) -> Response:
