@@ -536,7 +536,8 @@ def console_scripts() -> set[str]:
 
 #: The settings classes whose fields are the services' environment variables.
 SETTINGS_CLASSES = ("services.common.config:Settings", "services.common.store_settings:StoreSettings",
-                    "services.console.settings:ConsoleSettings")
+                    "services.console.settings:ConsoleSettings", "services.console.metrics_settings:NowSettings",
+                    "services.console.match_evidence:EvidenceSettings")
 
 
 def repo_module(name: str) -> Any:
@@ -1084,10 +1085,7 @@ def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[
                 ("outside the cluster", None, None, "203.0.113.7"),
                 (STAFF_INGRESS, STAFF_INGRESS_NAMESPACE, {"app.kubernetes.io/name": "ingress-controller"},
                  "10.244.9.1")]
-    # The players' gateway's proxies, wherever they run: they reach the public ports and never
-    # the console's.
-    sources += [(name, namespace if ns == NAMESPACE else ns, labels, address)
-                for name, ns, labels, address in GATEWAY_SOURCES]
+
 
     def types(policy: dict[str, Any]) -> list[str]:
         spec = policy.get("spec", {})
@@ -1137,6 +1135,20 @@ def network_policy_problems(policies: list[dict[str, Any]], pod_workloads: list[
             if not reaches(source, isolating_of(wl), name, number):
                 problems.append(f"{where}: {ref(wl)} port {name or number} ({number}) is closed to {gw_name} "
                                 "(NetworkPolicy): the gateway cannot reach it")
+
+    # The players' gateway's proxies, wherever they run, never reach the console.
+    for wl in pod_workloads:
+        if app(wl) != CONSOLE:
+            continue
+        for port_name, number in container_ports(wl).items():
+            if not isinstance(port_name, str):
+                continue
+            for gw_name, gw_namespace, gw_labels, gw_address in GATEWAY_SOURCES:
+                source = (gw_name, namespace if gw_namespace == NAMESPACE else gw_namespace, gw_labels, gw_address)
+                if port_name != "metrics" and reaches(source, isolating_of(wl), port_name, number):
+                    problems.append(f"{ref(wl)}: port {port_name} ({number}) is open to {gw_name}, the players' "
+                                    "gateway (NetworkPolicy): staff reach the console through the internal route "
+                                    "alone")
 
     for wl in pod_workloads:
         isolating = isolating_of(wl)
@@ -1591,6 +1603,129 @@ def reflection_on(value: str | None) -> bool:
         return True  # settings_problems says what is wrong with it
 
 
+def _truthy(value: str | None) -> bool:
+    return str(value or "").strip().lower() in ("1", "true", "yes", "on", "y")
+
+
+def console_problems(dep: dict[str, Any], container: dict[str, Any], configmaps: dict[str, dict[str, Any]],
+                     values: dict[str, str], overlay: str) -> list[str]:
+    """The console's own rules: one replica, its listen address, its ConfigMap, its secrets'
+    files on the read-only mount of Secret CONSOLE_SECRET, and in production a real
+    identity provider (https issuer, client id, a role map) and no local one-time link."""
+    problems = []
+    if dep.get("spec", {}).get("replicas") != 1:
+        problems.append(f"replicas must be 1 (its rate limits and the Now page's samples are in its memory; "
+                        f"found {dep.get('spec', {}).get('replicas')})")
+    listen = values.get("DOMINO_CONSOLE_ADDRESS", "")
+    if listen != f"0.0.0.0:{CONSOLE_PORT}" or container_ports(dep).get("http") != CONSOLE_PORT:
+        problems.append(f"DOMINO_CONSOLE_ADDRESS must be 0.0.0.0:{CONSOLE_PORT}, its container port `http` "
+                        f"(found {listen!r}, {container_ports(dep).get('http')})")
+    if not any((src.get("configMapRef") or {}).get("name", "") in configmaps
+               and re.fullmatch(rf"{CONSOLE_CONFIGMAP}(-\w+)?", src["configMapRef"]["name"])
+               for src in container.get("envFrom", [])):
+        problems.append(f"must load ConfigMap {CONSOLE_CONFIGMAP} (envFrom: its identity provider and public URL), "
+                        "which the overlay defines")
+    mount = secret_mount_path(pod_spec(dep), container, CONSOLE_SECRET)
+    read_only = any(m.get("mountPath", "").rstrip("/") == mount and m.get("readOnly")
+                    for m in container.get("volumeMounts", []))
+    for var, key in CONSOLE_SECRET_FILES.items():
+        if mount is None or values.get(var) != f"{mount}/{key}":
+            problems.append(f"{var} must be the file of key {key} of Secret {CONSOLE_SECRET}, mounted read-only "
+                            f"(found {values.get(var, 'unset')!r}, the Secret at {mount or 'no mount'})")
+    if mount is not None and not read_only:
+        problems.append(f"Secret {CONSOLE_SECRET} must be mounted readOnly")
+    user = NATS_USER_OF[CONSOLE]
+    if values.get("DOMINO_CONSOLE_NATS_USER") != user:
+        problems.append(f"DOMINO_CONSOLE_NATS_USER must be {user!r}, the read-only witness reader (found "
+                        f"{values.get('DOMINO_CONSOLE_NATS_USER')!r})")
+    nats_mount = secret_mount_path(pod_spec(dep), container, NATS_SECRET)
+    if nats_mount is None or values.get("DOMINO_CONSOLE_NATS_PASSWORD_FILE") != \
+            f"{nats_mount}/{nats_password_key(user)}":
+        problems.append(f"DOMINO_CONSOLE_NATS_PASSWORD_FILE must be the file of key {nats_password_key(user)} of "
+                        f"Secret {NATS_SECRET} (found {values.get('DOMINO_CONSOLE_NATS_PASSWORD_FILE')!r}, the "
+                        f"Secret at {nats_mount or 'no mount'})")
+    if overlay in PRODUCTION_OVERLAYS:
+        if _truthy(values.get("DOMINO_CONSOLE_LOCAL_LINK")):
+            problems.append("DOMINO_CONSOLE_LOCAL_LINK: production signs staff in with the identity provider, "
+                            "never a one-time local link")
+        for var in ("DOMINO_CONSOLE_PUBLIC_URL", "DOMINO_CONSOLE_OIDC_ISSUER"):
+            if not re.fullmatch(r"https://[^\s/]+(/\S*)?", values.get(var, "")):
+                problems.append(f"{var} must be an https:// URL in production (found {values.get(var, 'unset')!r})")
+        if not values.get("DOMINO_CONSOLE_OIDC_CLIENT_ID", "").strip():
+            problems.append("DOMINO_CONSOLE_OIDC_CLIENT_ID is empty: the console's client id at the identity provider")
+        if values.get("DOMINO_CONSOLE_ROLE_MAP", "").strip() in ("", "{}"):
+            problems.append("DOMINO_CONSOLE_ROLE_MAP is empty: every member of staff would be refused")
+    return problems
+
+
+def staff_route_problems(by_kind: dict[str, dict[str, dict[str, Any]]], overlay: str) -> list[str]:
+    """The console's internal route (components/staff-console): every Ingress is the
+    console's, of an explicit class (a cluster's default class may be a public one), TLS for
+    each host with a certificate Secret the overlay defines or ops create, every path to
+    Service console's `http` port and nothing else; production has one, for the host of
+    DOMINO_CONSOLE_PUBLIC_URL. (The players' Gateway cannot route to the console: its routes
+    may name only the public services and the edge, gateway_problems.)"""
+    errors: list[str] = []
+    ingresses = by_kind.get("Ingress", {})
+    services = by_kind.get("Service", {})
+    secrets = by_kind.get("Secret", {})
+    console_service = services.get(CONSOLE)
+    hosts: set[str] = set()
+    for ing in ingresses.values():
+        where = ref(ing)
+        spec = ing.get("spec") or {}
+        if UNSET_MARK in yaml.safe_dump(ing):
+            errors.append(f"{where}: the host name and the IngressClass come from the overlay's `staff-console` "
+                          "values (components/staff-console/kustomization.yaml): a value is still unset")
+        if not spec.get("ingressClassName"):
+            errors.append(f"{where}: needs an ingressClassName (the internal controller's class): the cluster's "
+                          "default class may be a public one")
+        if "defaultBackend" in spec:
+            errors.append(f"{where}: has a defaultBackend: route the console's host only")
+        tls_hosts: set[str] = set()
+        for tls in spec.get("tls") or []:
+            name = tls.get("secretName", "")
+            defined = secrets.get(name)
+            keys = (set((defined.get("data") or {})) | set((defined.get("stringData") or {}))) if defined \
+                else EXTERNAL_SECRETS.get(name)
+            if not keys or not {"tls.crt", "tls.key"} <= keys:
+                errors.append(f"{where}: certificate Secret {name!r} (tls.crt, tls.key) is neither defined nor one "
+                              "ops create (EXTERNAL_SECRETS, deploy/README.md)")
+            tls_hosts |= set(tls.get("hosts") or [])
+        rules = spec.get("rules") or []
+        if not rules:
+            errors.append(f"{where}: has no rules")
+        for i, rule in enumerate(rules):
+            host = rule.get("host", "")
+            if not HOSTNAME.match(str(host)):
+                errors.append(f"{where}: rule {i} needs a host name (found {host!r}): the console's, on the "
+                              "company's network")
+            elif host not in tls_hosts:
+                errors.append(f"{where}: rule {i}: host {host!r} has no tls entry: staff sign in over HTTPS only")
+            hosts.add(str(host))
+            for path in (rule.get("http") or {}).get("paths") or []:
+                backend = (path.get("backend") or {}).get("service") or {}
+                port = backend.get("port") or {}
+                named = port.get("name") or next((sp.get("name") for sp in (console_service or {}).get(
+                    "spec", {}).get("ports", []) if sp.get("port") == port.get("number")), None)
+                if backend.get("name") != CONSOLE or console_service is None or named != "http":
+                    errors.append(f"{where}: rule {i} path {path.get('path', '/')!r} must go to Service/{CONSOLE} "
+                                  f"port http (found {backend.get('name') or path.get('backend')} "
+                                  f"{port.get('name') or port.get('number')}): this route is the console's alone")
+    if overlay in PRODUCTION_OVERLAYS:
+        if not ingresses:
+            errors.append("Ingress: missing: production routes staff to the console (components/staff-console)")
+        console_cm = next((cm for n, cm in by_kind.get("ConfigMap", {}).items()
+                           if re.fullmatch(rf"{CONSOLE_CONFIGMAP}(-\w+)?", n)), None)
+        url = ((console_cm or {}).get("data") or {}).get("DOMINO_CONSOLE_PUBLIC_URL", "")
+        url_host = re.sub(r"^https?://([^/:]+).*$", r"\1", url)
+        if ingresses and url_host not in hosts:
+            errors.append(f"ConfigMap/{CONSOLE_CONFIGMAP}: DOMINO_CONSOLE_PUBLIC_URL {url!r} is not the host of the "
+                          f"console's Ingress ({', '.join(sorted(hosts))}): the identity provider would send staff "
+                          "back elsewhere")
+    return errors
+
+
 def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]:
     """This project's rules for a rendered overlay; one message per broken rule."""
     errors: list[str] = []
@@ -1720,7 +1855,9 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
             if "value" in env.get("DOMINO_NATS_PASSWORD", {}):
                 err(dep, "DOMINO_NATS_PASSWORD must come from a Secret, never a literal value")
             nats_user = NATS_USER_OF.get(name)
-            if nats_user is None:
+            if name == CONSOLE:
+                pass  # its NATS user and password file: console_problems
+            elif nats_user is None:
                 if "DOMINO_NATS_USER" in env or "DOMINO_NATS_PASSWORD" in env:
                     err(dep, "uses no NATS: it must have neither DOMINO_NATS_USER nor DOMINO_NATS_PASSWORD")
             else:
@@ -2042,7 +2179,7 @@ def check_invariants(resources: list[dict[str, Any]], overlay: str) -> list[str]
     edge_errors, gateway_backends = gateway_problems(resources, by_kind, namespace_name, overlay)
     errors += edge_errors
     errors += envoy_policy_problems(resources, by_kind, overlay)
-    errors += staff_route_problems(by_kind, overlay, domino_config)
+    errors += staff_route_problems(by_kind, overlay)
     errors += network_policy_problems(
         [p for p in policies if p["metadata"].get("namespace", namespace_name) == namespace_name],
         list(pod_workloads.values()), namespace_labels, gateway_backends)

@@ -648,7 +648,7 @@ def test_only_the_account_service_holds_player_key_and_account_key(rendered, ove
     assert {k: v for k, v in holders.items() if v} == {("Deployment", "accounts"): {"player.key", "account.key"}}
     accounts = find(resources, "Deployment", "accounts")
     assert vk.mounted_key_files(pod(accounts), container(accounts, "accounts"), "/keys") == {
-        "player.key", "account.key", "player.pub", "service.pub"}
+        "player.key", "account.key", "player.pub", "service.pub", "operator.pub"}
     assert env(accounts, "accounts", "DOMINO_KEYS_DIR")["value"] == "/keys"
     for name in ("match", "matchmaking", "social", "bots", "relay"):
         deployment = find(resources, "Deployment", name)
@@ -674,7 +674,7 @@ def test_the_dev_player_and_account_keys_are_pairs(rendered, tmp_path):
         (tmp_path / key).write_bytes(base64.b64decode(value))
     for key, value in find(dev, "ConfigMap", "domino-token-public-keys")["data"].items():
         (tmp_path / key).write_text(value)
-    assert {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub"} == \
+    assert {"player.pub", "bot.pub", "service.pub", "auditor.pub", "account.pub", "operator.pub"} == \
         set(find(dev, "ConfigMap", "domino-token-public-keys")["data"])
     issuer = KeyRing.load(tmp_path, issues=("player", "account"), accepts=("player", "service"))
     checker = KeyRing.load(tmp_path, accepts=("player", "account"))
@@ -843,7 +843,8 @@ def _set_env(resources, deployment, name, value):
         "player.key", base64.b64decode(find(r, "Secret", "domino-account-token-keys")["data"]["player.key"]).decode()),
      "ConfigMap/domino-token-public-keys: key player.key holds a private key"),
     (lambda r: key_volume(r, "accounts")["projected"]["sources"][0]["secret"]["items"].pop(),
-     "Deployment/accounts: the keys mounted at /keys must be exactly account.key, player.key, player.pub, service.pub"),
+     "Deployment/accounts: the keys mounted at /keys must be exactly account.key, operator.pub, player.key, "
+     "player.pub, service.pub"),
     (lambda r: key_volume(r, "match", "keys")["projected"]["sources"][0]["configMap"].__setitem__(
         "items", [{"key": k, "path": k} for k in ("player.pub", "bot.pub", "service.pub", "auditor.pub")]),
      "Deployment/match: the keys mounted at /keys must be exactly account.pub"),
