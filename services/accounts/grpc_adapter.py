@@ -321,7 +321,8 @@ def session_pb(tokens: Tokens) -> pb.Session:
 def account_pb(view: AccountView) -> pb.Account:
     return pb.Account(player_id=view.account_id, display_name=view.display_name,
                       created_at=timestamp_of(view.created_at), devices=view.devices, guest=view.guest,
-                      identities=[pb.LinkedIdentity(provider=p, linked_at=timestamp_of(at)) for p, at in view.identities],
+                      identities=[pb.LinkedIdentity(provider=p, linked_at=timestamp_of(at))
+                                  for p, at in view.identities],
                       device_list=[pb.Device(device_id=d.device_id, created_at=timestamp_of(d.created_at),
                                              last_used_at=timestamp_of(d.last_used_at), this_device=d.this_device)
                                    for d in view.device_list])

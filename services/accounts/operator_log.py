@@ -109,12 +109,15 @@ class OperatorLog:
             "target TEXT NOT NULL, why TEXT NOT NULL, details TEXT NOT NULL, hash TEXT NOT NULL)",
             f"CREATE INDEX IF NOT EXISTS {TABLE}_target ON {TABLE} (target, sequence)",
         ]
-        if self.postgres:
+        if self.postgres:  # created once, so replicas starting at once do not replace them under each other
             return statements + [
-                f"CREATE OR REPLACE FUNCTION {TABLE}_refuse() RETURNS trigger LANGUAGE plpgsql AS "
-                f"$$ BEGIN RAISE EXCEPTION '{_REFUSE}'; END $$",
-                f"CREATE OR REPLACE TRIGGER {TABLE}_append_only BEFORE UPDATE OR DELETE ON {TABLE} "
-                f"FOR EACH ROW EXECUTE FUNCTION {TABLE}_refuse()",
+                f"DO $do$ BEGIN IF to_regprocedure('{TABLE}_refuse()') IS NULL THEN "
+                f"CREATE FUNCTION {TABLE}_refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                f"$f$ BEGIN RAISE EXCEPTION '{_REFUSE}'; END $f$; END IF; "
+                f"IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = '{TABLE}_append_only' "
+                f"AND tgrelid = '{TABLE}'::regclass) THEN "
+                f"CREATE TRIGGER {TABLE}_append_only BEFORE UPDATE OR DELETE ON {TABLE} "
+                f"FOR EACH ROW EXECUTE FUNCTION {TABLE}_refuse(); END IF; END $do$",
             ]
         return statements + [
             f"CREATE TRIGGER IF NOT EXISTS {TABLE}_no_{change} BEFORE {change.upper()} ON {TABLE} "

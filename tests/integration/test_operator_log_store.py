@@ -79,3 +79,13 @@ def test_an_accounts_deletion_leaves_its_entries(svc):
     stub.DeletePlayer(admin.DeletePlayerRequest(player_id=player, why="t-2"), metadata=operator())
     assert [(e.action, e.target) for e in log_rows(svc)] == [("player.ban", player), ("player.delete", player)]
     assert first_break(log_rows(svc)) is None
+
+
+def test_a_restart_creates_nothing_twice_and_the_store_still_refuses_changes(svc):
+    admin_stub(svc).RecordStaffAction(admin.RecordStaffActionRequest(action="console.sign_in"), metadata=support())
+    svc.app.store.create()
+    svc.app.store.create()
+    with pytest.raises(Exception, match="append-only"):
+        with svc.app.store.transaction() as execute:
+            execute(f"DELETE FROM {TABLE}")
+    assert len(log_rows(svc)) == 1

@@ -20,7 +20,8 @@ from .account_harness import bearer, running_accounts
 from .admin_harness import admin_stub, auditor, operator, staff, support, viewer
 
 DAY = 86400
-FORGED = (("authorization", f"Bearer {mint_token('oidc|x', KeyRing.generate(), 'operator', staff_roles=('operator',))}"),)
+FORGED = (("authorization",
+           f"Bearer {mint_token('oidc|x', KeyRing.generate(), 'operator', staff_roles=('operator',))}"),)
 
 
 @pytest.fixture(scope="module")
