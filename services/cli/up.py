@@ -11,7 +11,8 @@ import click
 from services.cli.command_path import command_path
 from services.common.config import Settings
 from services.common.private_files import restrict_umask
-from services.common.supervisor import EDGE, NOTIFIER, SERVICES, AlreadyRunning, LocalSystem, Ports, PortsInUse
+from services.common.supervisor import CONSOLE, EDGE, NOTIFIER, SERVICES, AlreadyRunning, LocalSystem, Ports, \
+    PortsInUse
 
 
 @click.command()
@@ -20,7 +21,8 @@ from services.common.supervisor import EDGE, NOTIFIER, SERVICES, AlreadyRunning,
 def up(var_dir: Path | None) -> None:
     """Start NATS (JetStream), the match service (SQLite), the relay, accounts, matchmaking, bots,
     social (friends, blocks, the inbox), the notifier (pushes to phones) and the browsers' edge
-    (gRPC-Web and Connect, with a browser check page).
+    (gRPC-Web and Connect, with a browser check page) and the staff's console, with a one-time
+    link that signs in a local operator.
 
     The notifier's push providers are off unless DOMINO_APNS_* / DOMINO_FCM_* are set in this
     environment (docs/operations.md). Starting again resumes every unfinished match where it stood.
@@ -45,7 +47,7 @@ domino is up (data and logs in {var_dir}/).
   gRPC, with reflection:  match {system.match_address}   matchmaking {system.matchmaking_address}
                           accounts {system.account_address}   social {system.social_address}
   browsers:               http://{system.web_address}/  (gRPC-Web and Connect; the page plays a practice match)
-  NATS (JetStream):       nats://127.0.0.1:{p.nats}
+{console_line(system)}  NATS (JetStream):       nats://127.0.0.1:{p.nats}
   metrics:                match http://127.0.0.1:{p.match_metrics}/metrics
                           relay http://127.0.0.1:{p.relay_metrics}/metrics
                           matchmaking http://127.0.0.1:{p.matchmaking_metrics}/metrics
@@ -53,6 +55,7 @@ domino is up (data and logs in {var_dir}/).
                           accounts http://127.0.0.1:{p.account_metrics}/metrics
                           social http://127.0.0.1:{p.social_metrics}/metrics
 {notifier_line(system)}                          edge http://127.0.0.1:{p.web_metrics}/metrics
+                          console http://127.0.0.1:{p.console_metrics}/metrics
 Play:   {domino} play        (another terminal)
 Demo:   {domino} demo --rules all-fives --seats 3 --json
 Stop:   Ctrl-C
@@ -66,6 +69,8 @@ Stop:   Ctrl-C
                 click.echo(f"{name} exited ({proc.returncode}); restarting it (see {var_dir}/logs/{name}.log)", err=True)
                 system.processes.pop(name)
                 system.start_service(name)
+                if name == CONSOLE:
+                    click.echo(console_line(system).strip(), err=True)
     click.echo("stopping: the services finish in-flight commands and close open streams...")
     system.stop()
     click.echo("stopped.")
@@ -82,8 +87,18 @@ def notifier_line(system: LocalSystem) -> str:
     return f"                          notifier http://127.0.0.1:{system.ports.notifier_metrics}/metrics  ({providers})\n"
 
 
+def console_line(system: LocalSystem) -> str:
+    """The banner's console line: its one-time sign-in link (signs in once, as a local
+    operator with every role; the next start of the console writes a new one)."""
+    if CONSOLE not in system.services:
+        return ""
+    link = (system.console_sign_in_link()
+            or f"{system.console_url}/ (no sign-in link: see {system.var_dir}/logs/console.log)")
+    return f"  staff console:          {link}  (signs in once)\n"
+
+
 def available_services() -> tuple[str, ...]:
     import importlib.util
 
     found = tuple(s for s in SERVICES if s != "matchmaking" or importlib.util.find_spec("services.matchmaking.bootstrap"))
-    return found + (EDGE,)
+    return found + (EDGE, CONSOLE)

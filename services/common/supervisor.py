@@ -1,5 +1,6 @@
 """Runs the whole system as local processes: NATS, match, relay, accounts, matchmaking, bots,
-social, the notifier and (for `domino up`, or a test that names it) the browsers' edge.
+social, the notifier and (for `domino up`, or a test that names it) the browsers' edge and
+the staff's console.
 
 Used by `domino up` (the one-command local run) and by the system tests, which also kill
 and restart single services through it. Every service is a real process started with
@@ -41,6 +42,7 @@ NOTIFIER = "notifier"  # started after the social and match services it asks
 #: The notifier's own settings: given to it alone, from the environment or ``notifier_env``.
 NOTIFIER_PREFIXES = ("DOMINO_APNS_", "DOMINO_FCM_", "DOMINO_NOTIFIER_")
 EDGE = "edge"  # started after the services it forwards to
+CONSOLE = "console"  # started last: it signs in through the account service
 # The browser check page the edge serves in the local run (`make install` builds its bundle).
 TEST_PAGE = Path(__file__).resolve().parents[2] / "sdk" / "typescript" / "test-page"
 
@@ -69,10 +71,12 @@ class Ports:
     social: int = 50054
     social_metrics: int = 9107
     notifier_metrics: int = 9108
+    console: int = 8090
+    console_metrics: int = 9110
 
     @classmethod
     def free(cls) -> "Ports":
-        return cls(*free_ports(14))
+        return cls(*free_ports(16))
 
 
 @dataclass
@@ -124,6 +128,21 @@ class LocalSystem:
     def web_address(self) -> str:
         return f"127.0.0.1:{self.ports.web}"
 
+    @property
+    def console_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports.console}"
+
+    @property
+    def console_link_file(self) -> Path:
+        """Where the console writes its one-time local sign-in link (services/console/local_link.py)."""
+        return self.var_dir / "console-sign-in"
+
+    def console_sign_in_link(self) -> str:
+        try:
+            return self.console_link_file.read_text().strip()
+        except OSError:
+            return ""
+
     def env(self, service: str | None = None) -> dict[str, str]:
         """The environment of ``service`` (its own NATS user), or of a local tool (none)."""
         env = {name: value for name, value in os.environ.items()
@@ -156,7 +175,9 @@ class LocalSystem:
         env.update(self.extra_env)
         if service == NOTIFIER:
             env.update(self.notifier_env)
-        if service in ("bots", "matchmaking", "accounts", "social", NOTIFIER, EDGE):
+        if service == CONSOLE:
+            env.update(self._console_env())
+        if service in ("bots", "matchmaking", "accounts", "social", NOTIFIER, EDGE, CONSOLE):
             env["DOMINO_MATCH_ADDRESS"] = self.match_target
         if service == EDGE and "DOMINO_WEB_STATIC_DIR" not in env and (TEST_PAGE / "bundle.js").exists():
             env["DOMINO_WEB_STATIC_DIR"] = str(TEST_PAGE)
@@ -169,6 +190,17 @@ class LocalSystem:
             env["DOMINO_MATCH_ADDRESS"] = f"127.0.0.1:{self._second_match[0]}"
             env["DOMINO_MATCH_METRICS_PORT"] = str(self._second_match[1])
         return env
+
+    def _console_env(self) -> dict[str, str]:
+        p = self.ports
+        targets = {"match": p.match_metrics, "matchmaking": p.matchmaking_metrics, "bots": p.bots_metrics,
+                   "relay": p.relay_metrics, "account": p.account_metrics, "edge": p.web_metrics,
+                   "social": p.social_metrics, "notifier": p.notifier_metrics}
+        env = {"DOMINO_CONSOLE_ADDRESS": f"127.0.0.1:{p.console}", "DOMINO_CONSOLE_METRICS_PORT": str(p.console_metrics),
+               "DOMINO_CONSOLE_PUBLIC_URL": self.console_url, "DOMINO_CONSOLE_LOCAL_LINK": "true",
+               "DOMINO_CONSOLE_METRICS_TARGETS": ",".join(f"{name}=http://127.0.0.1:{port}/metrics"
+                                                          for name, port in targets.items())}
+        return {name: value for name, value in env.items() if name not in self.extra_env}
 
     def nats_passwords(self) -> dict[str, str]:
         """Each NATS user's password, made once per installation (var/nats-users.json)."""
@@ -256,7 +288,10 @@ class LocalSystem:
         """Start ``domino serve <serve>`` (default: ``name``) as process ``name``, with
         ``env(name)``; a second replica of a service is a second name."""
         log = open_private(self.var_dir / "logs" / f"{name}.log", "ab")
-        proc = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", serve or name], env=self.env(name),
+        command = ["-m", "services.console"] if name == CONSOLE else ["-m", "services.cli", "serve", serve or name]
+        if name == CONSOLE:
+            self.console_link_file.unlink(missing_ok=True)  # the one a console before this wrote
+        proc = subprocess.Popen([sys.executable, *command], env=self.env(name),
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True, umask=PRIVATE_UMASK)
         self.processes[name] = proc
         self._wait_ready(name, proc, timeout)
@@ -277,9 +312,9 @@ class LocalSystem:
         if address is not None:
             return serving(address)
         port = {"relay": self.ports.relay_metrics, "bots": self.ports.bots_metrics,
-                NOTIFIER: self.ports.notifier_metrics, EDGE: self.ports.web}[name]
+                NOTIFIER: self.ports.notifier_metrics, EDGE: self.ports.web, CONSOLE: self.ports.console}[name]
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/{'healthz' if name == EDGE else 'metrics'}",
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/{'healthz' if name in (EDGE, CONSOLE) else 'metrics'}",
                                         timeout=1):
                 return True
         except OSError:

@@ -21,8 +21,8 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
-from starlette.routing import Mount
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
@@ -64,7 +64,8 @@ def create_app(settings: ConsoleSettings, clients: Clients, *, clock: Callable[[
                    max_age=int(settings.absolute_timeout_seconds), same_site="strict", https_only=settings.https),
         Middleware(CsrfCheck, sessions=sessions, metrics=metrics),
     ]
-    routes = [Mount("/static", StaticFiles(directory=HERE / "static"), name="static"), *sign_in_routes,
+    routes = [Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+              Route("/healthz", _healthz, methods=["GET"], name="healthz"), *sign_in_routes,
               *home.routes, *now.routes, *tables.routes, *players.routes, *matches.routes, *log.routes]
     app = Starlette(routes=routes, middleware=middleware, exception_handlers={
         SignInNeeded: _to_sign_in, RoleTooLow: _role_too_low, TooMany: _too_many,
@@ -85,6 +86,11 @@ def _identity_provider(settings: ConsoleSettings) -> IdentityProvider | None:
     secret = Path(settings.oidc_client_secret_file).read_text().strip() if settings.oidc_client_secret_file else ""
     return IdentityProvider(settings.oidc_issuer, settings.oidc_client_id, secret, settings.redirect_uri,
                             ca_file=settings.oidc_ca_file or None, timeout_seconds=settings.call_deadline_seconds)
+
+
+async def _healthz(request: Request) -> Response:
+    """For `domino up` and Kubernetes' probes: the process answers HTTP."""
+    return PlainTextResponse("ok")
 
 
 def _session_secret(settings: ConsoleSettings) -> str:

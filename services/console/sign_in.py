@@ -2,13 +2,18 @@
 and the one-time local link `domino up` prints.
 
 A sign-in's state, nonce and PKCE verifier stay in this process (`PendingSignIns`); the
-browser's session holds only the state, so the provider's answer is taken only in the
-browser that asked, once, within ten minutes. Roles come from the ID token's roles claim
+browser holds only the state, in a cookie of its own, so the provider's answer is taken only
+in the browser that asked, once, within ten minutes. That cookie is SameSite=Lax, where the
+session's is Strict: the provider's redirect back is a navigation from another site, which a
+Strict cookie does not follow. For the same reason the callback answers a page that moves on
+by itself (a navigation from the console's own page carries the Strict session cookie, a
+redirect at the end of the provider's chain would not). Roles come from the ID token's roles claim
 through the operator's map (DOMINO_CONSOLE_ROLE_MAP); staff with none mapped are refused.
 """
 
 from __future__ import annotations
 
+import hmac
 import logging
 import time
 from collections import OrderedDict
@@ -111,15 +116,22 @@ async def start(request: Request) -> Response:
         return _refused(request, str(failed), 502)
     request.app.state.pending_sign_ins.add(asked.state, asked.nonce, asked.verifier,
                                            _safe_next(request.query_params.get("next")))
-    request.session["sign_in_state"] = asked.state
-    return RedirectResponse(asked.url, 303)
+    response = RedirectResponse(asked.url, 303)
+    https = request.app.state.settings.https
+    response.set_cookie(_state_cookie(request), asked.state, max_age=int(PENDING_SECONDS), path="/", secure=https,
+                        httponly=True, samesite="lax")
+    return response
+
+
+def _state_cookie(request: Request) -> str:
+    return "__Host-console-sign-in" if request.app.state.settings.https else "console-sign-in"
 
 
 async def callback(request: Request) -> Response:
     provider = request.app.state.identity_provider
     state, code = request.query_params.get("state", ""), request.query_params.get("code", "")
-    expected = request.session.pop("sign_in_state", None)
-    if provider is None or not state or state != expected:
+    expected = request.cookies.get(_state_cookie(request), "")
+    if provider is None or not state or not hmac.compare_digest(state.encode(), expected.encode()):
         return _refused(request, "This sign-in did not start in this browser, or has already been used. "
                                  "Sign in again.")
     pending = request.app.state.pending_sign_ins.take(state)
@@ -141,7 +153,10 @@ async def callback(request: Request) -> Response:
     start_session(request, staff)
     acted(request, staff, "sign_in", "ok", how="oidc", roles=sorted(roles))
     await record(request, staff, "console.sign_in", why="OpenID Connect")
-    return RedirectResponse(pending.next, 303)
+    response = request.app.state.templates.TemplateResponse(request, "signed_in.html", {"next": pending.next})
+    response.delete_cookie(_state_cookie(request), path="/", secure=request.app.state.settings.https,
+                           httponly=True, samesite="lax")
+    return response
 
 
 async def local_link(request: Request) -> Response:
