@@ -25,7 +25,9 @@ def test_the_local_edge_forwards_to_every_match_replica_the_other_clients_use(tm
     assert env["DOMINO_ACCOUNT_ADDRESS"] == system.account_address
 
 
-def test_domino_up_starts_the_edge_with_the_services():
+def test_domino_up_starts_the_edge_and_the_console_after_the_services():
     from services.cli.up import available_services
+    from services.common.supervisor import CONSOLE
 
-    assert available_services()[-1] == EDGE and set(available_services()) >= set(SERVICES) - {"matchmaking"}
+    assert available_services()[-2:] == (EDGE, CONSOLE)
+    assert set(available_services()) >= set(SERVICES) - {"matchmaking"}
