@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from domino.match.v1 import match_service_pb2 as pb
+from services.cli.main import cli
 from services.common.bot_ids import is_bot
 from services.rules import registry
 from tests.support.families import Table
@@ -70,6 +72,6 @@ def verified(svc, match_id: str, tmp_path) -> tuple[dict, dict]:
                                     metadata=auth("auditor-1", "auditor")).record_json
     path = tmp_path / "record.json"
     path.write_text(exported)
-    done = subprocess.run([domino_command(), "audit", "verify", "--json", str(path)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = CliRunner().invoke(cli, ["audit", "verify", "--json", str(path)])  # the command, without a new interpreter
+    assert done.exit_code == 0, done.output
     return json.loads(exported), json.loads(done.stdout)
