@@ -111,7 +111,8 @@ def _templates() -> Jinja2Templates:
 
 def when(value: object) -> str:
     """A protobuf Timestamp or epoch seconds as UTC text; "" for an unset one."""
-    seconds = float(getattr(value, "seconds", value) or 0) if not isinstance(value, str) else 0.0
+    raw = getattr(value, "seconds", value)
+    seconds = float(raw) if isinstance(raw, (int, float)) else 0.0
     if not seconds:
         return ""
     return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -85,12 +85,13 @@ class IdentityProvider:
                 endpoints = [document.get(name) for name in ("authorization_endpoint", "token_endpoint", "jwks_uri")]
                 if not all(isinstance(url, str) and url.startswith("https://") for url in endpoints):
                     raise SignInFailed("the identity provider's discovery document lacks an https:// endpoint")
+                authorize, token, jwks = (str(url) for url in endpoints)
                 offered = document.get("id_token_signing_alg_values_supported") or ["RS256"]
                 algorithms = tuple(a for a in offered if a in ASYMMETRIC_ALGORITHMS) or ("RS256",)
-                provider = Provider("staff", self.issuer, endpoints[2], (self.client_id,), nonce="plain",
+                provider = Provider("staff", self.issuer, jwks, (self.client_id,), nonce="plain",
                                     algorithms=algorithms)
                 self._verifier = IdTokenVerifier([provider], ca_file=self.ca_file, fetch_timeout_seconds=self.timeout)
-                self._endpoints = (endpoints[0], endpoints[1])
+                self._endpoints = (authorize, token)
             return self._endpoints
 
     async def _get(self, url: str) -> dict:
