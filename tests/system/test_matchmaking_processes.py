@@ -18,9 +18,10 @@ from .conftest import signed_in
 pytestmark = pytest.mark.system
 
 
-@pytest.fixture
-def matchmaking(system):
-    with grpc.insecure_channel(system.matchmaking_address) as channel:
+@pytest.fixture(scope="module")
+def matchmaking(shared_system):
+    """One system for the module: its tests seat players of their own and kill nothing."""
+    with grpc.insecure_channel(shared_system.matchmaking_address) as channel:
         yield pb_grpc.MatchmakingServiceStub(channel)
 
 
@@ -47,7 +48,8 @@ def auto_play(client, match_id: str, player: str) -> match_pb.MatchView:
             time.sleep(0.05)
 
 
-def test_practice_against_bots_plays_to_the_end_and_frees_the_player(client, matchmaking):
+def test_practice_against_bots_plays_to_the_end_and_frees_the_player(shared_client, matchmaking):
+    client = shared_client
     started = matchmaking.StartPractice(pb.StartPracticeRequest(request_id="p1", variant="draw-2", target=51),
                                         metadata=signed_in(client.system, "pat"))
     final = auto_play(client, started.match_id, "pat")
@@ -58,7 +60,8 @@ def test_practice_against_bots_plays_to_the_end_and_frees_the_player(client, mat
     assert following.match_id != started.match_id
 
 
-def test_a_lone_player_at_a_public_table_gets_bots_after_the_wait(client, matchmaking):
+def test_a_lone_player_at_a_public_table_gets_bots_after_the_wait(shared_client, matchmaking):
+    client = shared_client
     ticket = matchmaking.RequestTable(pb.RequestTableRequest(request_id="t1", variant="block-4"),
                                       metadata=signed_in(client.system, "lone")).ticket
     deadline = time.monotonic() + 30
