@@ -33,13 +33,13 @@ from services.common.bot_ids import is_bot
 from services.common.client_address import Network, client_key
 from services.common.grpc_status import ErrorStatuses
 from services.common.limits import RateLimit, TooMany
+from services.common.oidc import is_compact_jws
 
 from . import credentials, names
 from .application import AccountApplication, AccountView, Tokens, VerifiedToken
 from .erasure import export_text
 from .errors import Banned, Busy, CursorAhead, InvalidRequest, NoSuchPlayer, NotSignedIn, NotStaff, Refused, \
     StaffRoleTooLow, Taken, TooManyTries, Unavailable, UnknownAccount
-from services.common.oidc import is_compact_jws
 from .revocation_waits import LONGEST_WAIT_SECONDS, RevocationWaits
 
 if TYPE_CHECKING:

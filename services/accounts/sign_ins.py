@@ -12,10 +12,10 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from services.common.auth import Identity, mint_token
+from services.common.oidc import IdTokenRefused, KeysUnavailable, UnknownProvider
 
 from . import credentials, names, notices
 from .errors import Banned, InvalidRequest, NotSignedIn, RefreshReused, Taken, Unavailable
-from .oidc import IdTokenRefused, KeysUnavailable, UnknownProvider
 from .store import AccountRow, IdentityRow
 from .use_cases import Tokens, UseCases, VerifiedToken, retried_on_conflict
 
