@@ -33,7 +33,7 @@ from .clients import Clients
 from .guards import CSRF_FIELD, CSRF_HEADER, ClientRateLimit, CsrfCheck, SecurityHeaders
 from .identity_provider import IdentityProvider
 from .local_link import LocalSignIn
-from .metrics import ConsoleMetrics
+from .metrics import ConsoleMetrics, PageTimer
 from .pages import home, log, matches, now, players, tables
 from .sessions import SessionBook, current_staff, session_id
 from .settings import ConsoleSettings
@@ -56,6 +56,7 @@ def create_app(settings: ConsoleSettings, clients: Clients, *, clock: Callable[[
     sessions = SessionBook(settings.idle_timeout_seconds, settings.absolute_timeout_seconds, clock)
     per_second = settings.actions_per_minute / 60
     middleware = [
+        Middleware(PageTimer, metrics=metrics),
         Middleware(SecurityHeaders),
         Middleware(ClientRateLimit, limit=RateLimit(per_second, 2 * settings.actions_per_minute, clock=clock),
                    trusted=trusted_networks(settings.trusted_proxies), metrics=metrics),

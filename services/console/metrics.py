@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class ConsoleMetrics:
@@ -17,3 +20,31 @@ class ConsoleMetrics:
         self.refusals = Counter("domino_console_refusals_total", "Requests refused before they did anything: "
                                 "`csrf`, `role`, `rate` (a client or a member of staff over the limit), "
                                 "`sign_in` (a failed sign-in)", ["reason"], registry=registry)
+
+
+class PageTimer:
+    """Times every answer by the endpoint that gave it (its module and function, so a
+    player's page is one series, not one per player)."""
+
+    def __init__(self, app: ASGIApp, metrics: ConsoleMetrics) -> None:
+        self.app, self.metrics = app, metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started, status = time.perf_counter(), [500]
+
+        async def send_status(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_status)
+        finally:
+            endpoint = scope.get("endpoint")
+            route = (f"{endpoint.__module__.rsplit('.', 1)[-1]}.{endpoint.__name__}" if endpoint is not None
+                     and hasattr(endpoint, "__name__") else "static" if scope["path"].startswith("/static/")
+                     else "none")
+            self.metrics.pages.labels(route=route, status=str(status[0])).observe(time.perf_counter() - started)

@@ -121,3 +121,16 @@ def test_every_role_may_what_a_viewer_may_and_an_operator_what_support_may() -> 
     assert staff("operator").may("support") and not staff("support").may("operator")
     assert not staff("auditor").may("support") and not staff("viewer").may("support")
     assert not staff("support").may("auditor") and staff("auditor").may("auditor")
+
+
+async def test_each_answer_is_timed_by_its_page_not_its_path() -> None:
+    async with console() as c:
+        await c.sign_in_locally()
+        await c.http.get("/players/one")
+        await c.http.get("/players/two")
+        await c.http.get("/now")
+        pages = c.app.state.metrics.pages
+        samples = {(s.labels["route"], s.labels["status"]): s.value for metric in pages.collect()
+                   for s in metric.samples if s.name.endswith("_count")}
+        assert samples[("players.account", "502")] == 2
+        assert any(route.startswith("now.") for route, _ in samples)
