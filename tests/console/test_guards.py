@@ -14,11 +14,6 @@ from .console_harness import console
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_pages_carry_the_strict_csp_and_are_never_cached() -> None:
     async with console() as c:
         await c.sign_in_locally()

@@ -23,17 +23,6 @@ pytestmark = pytest.mark.anyio
 NEXT_YEAR = (datetime.now(timezone.utc) + timedelta(days=365)).strftime("%Y-%m-%d")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[OidcIssuer]:
-    with OidcIssuer() as running:
-        yield running
-
-
 @pytest.fixture(scope="module")
 def accounts(tmp_path_factory) -> Iterator[AccountService]:
     with running_accounts(tmp_path_factory.mktemp("console-players")) as service:

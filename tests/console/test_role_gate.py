@@ -3,8 +3,6 @@ Players and the operator log with a page saying which role they need."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from tests.support.oidc_issuer import OidcIssuer
@@ -12,17 +10,6 @@ from tests.support.oidc_issuer import OidcIssuer
 from .console_harness import console
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[OidcIssuer]:
-    with OidcIssuer() as running:
-        yield running
 
 
 async def test_a_viewer_sees_now_but_is_refused_players_and_the_log(issuer: OidcIssuer) -> None:

@@ -3,8 +3,6 @@ link; anything that does not match what this browser started is refused and sign
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from services.console.sign_in import staff_roles
@@ -13,17 +11,6 @@ from tests.support.oidc_issuer import OidcIssuer
 from .console_harness import ROLE_MAP, console
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[OidcIssuer]:
-    with OidcIssuer() as running:
-        yield running
 
 
 async def signed_in_as(c) -> str | None:
