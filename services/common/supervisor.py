@@ -196,7 +196,8 @@ class LocalSystem:
         targets = {"match": p.match_metrics, "matchmaking": p.matchmaking_metrics, "bots": p.bots_metrics,
                    "relay": p.relay_metrics, "account": p.account_metrics, "edge": p.web_metrics,
                    "social": p.social_metrics, "notifier": p.notifier_metrics}
-        env = {"DOMINO_CONSOLE_ADDRESS": f"127.0.0.1:{p.console}", "DOMINO_CONSOLE_METRICS_PORT": str(p.console_metrics),
+        env = {"DOMINO_CONSOLE_ADDRESS": f"127.0.0.1:{p.console}",
+               "DOMINO_CONSOLE_METRICS_PORT": str(p.console_metrics),
                "DOMINO_CONSOLE_PUBLIC_URL": self.console_url, "DOMINO_CONSOLE_LOCAL_LINK": "true",
                "DOMINO_CONSOLE_METRICS_TARGETS": ",".join(f"{name}=http://127.0.0.1:{port}/metrics"
                                                           for name, port in targets.items())}
@@ -313,9 +314,9 @@ class LocalSystem:
             return serving(address)
         port = {"relay": self.ports.relay_metrics, "bots": self.ports.bots_metrics,
                 NOTIFIER: self.ports.notifier_metrics, EDGE: self.ports.web, CONSOLE: self.ports.console}[name]
+        path = "healthz" if name in (EDGE, CONSOLE) else "metrics"
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/{'healthz' if name in (EDGE, CONSOLE) else 'metrics'}",
-                                        timeout=1):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/{path}", timeout=1):
                 return True
         except OSError:
             return False

@@ -82,8 +82,10 @@ def staff_name(claims: Mapping[str, Any]) -> str:
 
 
 def _safe_next(value: str | None) -> str:
-    """Only a path of this console: never an open redirect to another site."""
-    if not value or not value.startswith("/") or value.startswith("//") or "\\" in value:
+    """Only a path of this console: never an open redirect to another site (browsers drop
+    tabs and newlines from a URL: "/<tab>/evil.example" would read as "//evil.example")."""
+    if (not value or not value.startswith("/") or value.startswith("//") or "\\" in value or len(value) > 512
+            or any(ord(c) < 0x21 or ord(c) == 0x7f for c in value)):
         return "/"
     return value
 

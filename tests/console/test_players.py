@@ -149,3 +149,28 @@ async def test_an_auditor_reads_the_log_but_may_not_export_a_player(issuer, acco
         assert (await c.http.get("/log")).status_code == 200
         refused = await post(c, f"/players/{session.player_id}/export", why="curious", confirmed="yes")
         assert refused.status_code == 403
+
+
+async def test_an_operator_unbans_a_banned_player(issuer, accounts) -> None:
+    session = accounts.sign_up("Zora")
+    async with players_console(issuer, accounts) as c:
+        await c.sign_in("olive", "Olive Ops", ("dominoes-ops",))
+        await post(c, f"/players/{session.player_id}/ban", reason="r", until=NEXT_YEAR, why="w", confirmed="yes")
+        page = (await c.http.get(f"/players/{session.player_id}")).text
+        assert f"/players/{session.player_id}/unban" in page and f"/players/{session.player_id}/ban\"" not in page
+        unbanned = await post(c, f"/players/{session.player_id}/unban", why="appeal won", confirmed="yes")
+        assert unbanned.status_code == 303
+        assert refresh_code(accounts, session) == grpc.StatusCode.OK
+
+
+async def test_an_operator_deletes_an_account_after_confirming(issuer, accounts) -> None:
+    session = accounts.sign_up("Abel")
+    async with players_console(issuer, accounts) as c:
+        await c.sign_in("olive", "Olive Ops", ("dominoes-ops",))
+        asked = await post(c, f"/players/{session.player_id}/delete", why="the player asked by mail")
+        assert "cannot be undone" in asked.text
+        assert (await post(c, f"/players/{session.player_id}/delete", why="the player asked by mail",
+                           confirmed="yes")).status_code == 303
+        assert refresh_code(accounts, session) != grpc.StatusCode.OK
+        found = await c.http.get("/players", params={"q": session.player_id})
+        assert "Abel" not in found.text

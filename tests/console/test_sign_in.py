@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.console.sign_in import staff_roles
+from services.console.sign_in import _safe_next, staff_roles
 from tests.support.oidc_issuer import OidcIssuer
 
 from .console_harness import ROLE_MAP, console
@@ -94,6 +94,13 @@ async def test_the_local_link_signs_in_once_with_every_role() -> None:
         await c.http.post("/sign-out", data={"csrf_token": await c.csrf_token()})
         assert (await c.sign_in_locally()).status_code == 403
         assert await signed_in_as(c) is None
+
+
+@pytest.mark.parametrize("asked", ["//evil.example/", "https://evil.example/", "/\t/evil.example", "/\\evil.example",
+                                   "/\n/evil.example"])
+def test_only_a_path_of_the_console_is_a_next_page(asked: str) -> None:
+    assert _safe_next(asked) == "/"
+    assert _safe_next("/players/p-1?x=1") == "/players/p-1?x=1"
 
 
 def test_roles_come_from_the_claim_through_the_map() -> None:
