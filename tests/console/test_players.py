@@ -174,3 +174,13 @@ async def test_an_operator_deletes_an_account_after_confirming(issuer, accounts)
         assert refresh_code(accounts, session) != grpc.StatusCode.OK
         found = await c.http.get("/players", params={"q": session.player_id})
         assert "Abel" not in found.text
+
+
+async def test_sign_ins_and_sign_outs_are_in_the_operator_log(issuer, accounts) -> None:
+    async with players_console(issuer, accounts) as c:
+        await c.sign_in("sid", "Sid Support", ("dominoes-support",))
+        await post(c, "/sign-out")
+        await c.sign_in("sid", "Sid Support", ("dominoes-support",))
+        entries = [json.loads(line) for line in (await c.http.get("/log/export")).text.splitlines()]
+        mine = [e["action"] for e in entries if e["staff_id"] == "oidc|sid"]
+        assert mine[:3] == ["console.sign_in", "console.sign_out", "console.sign_in"]
