@@ -106,7 +106,7 @@ HTTP_SERVICES = ("relay", "bots", "notifier")
 EDGE, EDGE_PORT, EDGE_HEALTH_PATH = "edge", 8080, "/healthz"
 #: The staff's console (services/console/): HTTP on CONSOLE_PORT, probed on
 #: CONSOLE_HEALTH_PATH, started by CONSOLE_COMMAND (it is no `domino serve` service), ONE
-#: replica (its rate limits and the Now page's samples are in its memory). Its settings come
+#: replica (the staff's sessions, its rate limits and the Now page's samples are in its memory). Its settings come
 #: from ConfigMap CONSOLE_CONFIGMAP (the overlay's) and Secret CONSOLE_SECRET, whose keys its
 #: *_FILE settings (CONSOLE_SECRET_FILES) must name on that Secret's mount. It is routed by an
 #: Ingress of the internal class (components/staff-console), never the players' Gateway.
@@ -1614,7 +1614,7 @@ def console_problems(dep: dict[str, Any], container: dict[str, Any], configmaps:
     identity provider (https issuer, client id, a role map) and no local one-time link."""
     problems = []
     if dep.get("spec", {}).get("replicas") != 1:
-        problems.append(f"replicas must be 1 (its rate limits and the Now page's samples are in its memory; "
+        problems.append(f"replicas must be 1 (the staff's sessions and its rate limits are in its memory; "
                         f"found {dep.get('spec', {}).get('replicas')})")
     listen = values.get("DOMINO_CONSOLE_ADDRESS", "")
     if listen != f"0.0.0.0:{CONSOLE_PORT}" or container_ports(dep).get("http") != CONSOLE_PORT:
