@@ -10,7 +10,7 @@ import grpc
 from prometheus_client import Counter, Gauge, start_http_server
 
 from domino.account.v1 import account_service_pb2, account_service_pb2_grpc
-from domino.admin.v1 import player_admin_service_pb2_grpc
+from domino.admin.v1 import player_admin_service_pb2, player_admin_service_pb2_grpc
 from services.common.auth import KeyRing
 from services.common.client_address import trusted_networks
 from services.common.config import Settings, persistence_env
@@ -30,6 +30,7 @@ from .store import AccountStore
 
 log = logging.getLogger("domino.accounts")
 SERVICE_NAME = account_service_pb2.DESCRIPTOR.services_by_name["AccountService"].full_name
+ADMIN_SERVICE_NAME = player_admin_service_pb2.DESCRIPTOR.services_by_name["PlayerAdminService"].full_name
 ERASE_RETRY_SECONDS = 30.0
 
 
@@ -47,7 +48,7 @@ def create_server(address: str, app: AccountApplication, keys: KeyRing, metrics:
     def add_servicers(server: grpc.aio.Server) -> None:
         account_service_pb2_grpc.add_AccountServiceServicer_to_server(servicer, server)
         player_admin_service_pb2_grpc.add_PlayerAdminServiceServicer_to_server(admin, server)
-    return new_server(address, SERVICE_NAME, add_servicers, metrics, settings)
+    return new_server(address, SERVICE_NAME, add_servicers, metrics, settings, also_serves=[ADMIN_SERVICE_NAME])
 
 
 def verifier_of(settings: Settings) -> IdTokenVerifier | None:

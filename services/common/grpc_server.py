@@ -204,12 +204,14 @@ def server_credentials(settings: Settings) -> grpc.ServerCredentials | None:
 
 def new_server(address: str, service_name: str, add_servicer: Callable[[grpc.aio.Server], None],
                metrics: RpcMetrics | None = None, settings: Settings | None = None,
-               interceptors: Sequence[grpc.aio.ServerInterceptor] = ()) -> tuple[grpc.aio.Server, int]:
+               interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+               also_serves: Sequence[str] = ()) -> tuple[grpc.aio.Server, int]:
     """(server, port) with the service, health and (unless turned off) reflection; bind
     port 0 to let the OS choose (tests). Health says NOT_SERVING until ``mark_serving``.
     ``settings``: the connection policy, reflection and TLS (default: the defaults, not the
     environment). ``interceptors``: the service's own (authentication), inside the common
-    ones, so the metrics count what they refuse."""
+    ones, so the metrics count what they refuse. ``also_serves``: the full names of other
+    services ``add_servicer`` adds (the staff's), for reflection to list them too."""
     settings = settings if settings is not None else Settings.model_construct()
     server = grpc.aio.server(interceptors=[*server_interceptors(settings, metrics), *interceptors],
                              options=server_options(settings),
@@ -218,7 +220,8 @@ def new_server(address: str, service_name: str, add_servicer: Callable[[grpc.aio
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     if settings.grpc_reflection:
-        reflection.enable_server_reflection((service_name, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+        reflection.enable_server_reflection((service_name, *also_serves, health.SERVICE_NAME, reflection.SERVICE_NAME),
+                                            server)
     credentials = server_credentials(settings)
     port = server.add_insecure_port(address) if credentials is None else server.add_secure_port(address, credentials)
     server.health = health_servicer  # type: ignore[attr-defined]

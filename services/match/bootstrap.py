@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, start_http_server
 
-from domino.admin.v1 import match_admin_service_pb2_grpc
+from domino.admin.v1 import match_admin_service_pb2, match_admin_service_pb2_grpc
 from domino.match.v1 import match_service_pb2, match_service_pb2_grpc
 from services.common import logs
 from services.common.change_tail import ChangeTail, OwnWrites, tail_for
@@ -46,6 +46,7 @@ from .watching import Watching
 
 log = logging.getLogger("domino.match")
 SERVICE_NAME = match_service_pb2.DESCRIPTOR.services_by_name["MatchService"].full_name
+ADMIN_SERVICE_NAME = match_admin_service_pb2.DESCRIPTOR.services_by_name["MatchAdminService"].full_name
 
 
 def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: ChangeFeed | None = None,
@@ -83,7 +84,8 @@ def create_server(address: str, app: MatchApplication, keys: KeyRing, changes: C
 
     server, port = new_server(address, SERVICE_NAME, add_servicers, metrics, settings,
                               interceptors=[authentication(keys, rates, revocations),
-                                            admin_authentication(keys, rates, revocations)])
+                                            admin_authentication(keys, rates, revocations)],
+                              also_serves=[ADMIN_SERVICE_NAME])
     tail.stop_with(server.wait_for_termination)
     return server, port
 

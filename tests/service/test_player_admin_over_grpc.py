@@ -264,3 +264,12 @@ def test_a_refused_call_writes_no_entry(svc, stub):
     with pytest.raises(grpc.RpcError):
         stub.DeletePlayer(admin.DeletePlayerRequest(player_id="no-such-player", why="w"), metadata=operator())
     assert whole_log(stub) == before
+
+
+def test_reflection_lists_the_staff_service_beside_the_account_service(svc):
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    replies = reflection_pb2_grpc.ServerReflectionStub(svc.channel).ServerReflectionInfo(
+        iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+    names = {s.name for reply in replies for s in reply.list_services_response.service}
+    assert {"domino.account.v1.AccountService", "domino.admin.v1.PlayerAdminService"} <= names
