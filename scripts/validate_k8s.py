@@ -117,6 +117,7 @@ CONSOLE_SECRET = "domino-console"
 CONSOLE_SECRET_FILES = {"DOMINO_CONSOLE_OIDC_CLIENT_SECRET_FILE": "oidc-client-secret",
                         "DOMINO_CONSOLE_SESSION_SECRET_FILE": "session-secret"}
 CONSOLE_TLS_SECRET = "domino-console-tls"
+CONSOLE_NATS_USER = "auditor"  # the witness, read-only
 SERVICES = (*GRPC_SERVICES, *HTTP_SERVICES, EDGE, CONSOLE)
 AUTOSCALED = ("match", "matchmaking", "accounts", "social", "bots", "notifier", EDGE)
 WITH_PDB = ("match", "matchmaking", "accounts", "social", "bots", "notifier", EDGE, "nats")
@@ -204,7 +205,7 @@ UNPINNED_TAGS = ("", "latest", "dev")
 #: same read-only `auditor`.
 NATS_SECRET = "domino-nats"
 NATS_USER_OF = {"match": None, "relay": "relay", "matchmaking": "matchmaking", "bots": "bots", "accounts": None,
-                "social": "social", "notifier": "notifier", EDGE: None, CONSOLE: "auditor"}
+                "social": "social", "notifier": "notifier", EDGE: None, CONSOLE: CONSOLE_NATS_USER}
 NATS_ADMIN = "admin"
 NATS_OUTSIDE_USERS = ("auditor",)
 SETUP_JOB = "nats-setup"
@@ -1634,7 +1635,7 @@ def console_problems(dep: dict[str, Any], container: dict[str, Any], configmaps:
                             f"(found {values.get(var, 'unset')!r}, the Secret at {mount or 'no mount'})")
     if mount is not None and not read_only:
         problems.append(f"Secret {CONSOLE_SECRET} must be mounted readOnly")
-    user = NATS_USER_OF[CONSOLE]
+    user = CONSOLE_NATS_USER
     if values.get("DOMINO_CONSOLE_NATS_USER") != user:
         problems.append(f"DOMINO_CONSOLE_NATS_USER must be {user!r}, the read-only witness reader (found "
                         f"{values.get('DOMINO_CONSOLE_NATS_USER')!r})")

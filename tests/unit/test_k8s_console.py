@@ -20,8 +20,8 @@ SCRIPT = REPO / "scripts" / "validate_k8s.py"
 
 def _load_validator():
     spec = importlib.util.spec_from_file_location("validate_k8s_console", SCRIPT)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
     spec.loader.exec_module(module)
     return module
 
