@@ -52,6 +52,8 @@ TARGET_LABELS = {"job", "instance", "namespace", "service", "pod", "container", 
 # Labels whose values nothing can enumerate.
 FREE_LABELS = TARGET_LABELS - {"service"} | {"le", "quantile"}
 METRIC_CLASSES = {"Counter", "Gauge", "Histogram", "Summary"}
+# A custom collector's families (prometheus_client.core), read as the metric they expose.
+FAMILY_CLASSES = {"GaugeMetricFamily": "Gauge", "CounterMetricFamily": "Counter"}
 RUNBOOK_PREFIX = "docs/operations.md#"
 # Grafana variables in the dashboard's queries, and what stands in for them when parsing.
 GRAFANA_VARIABLES = {"$__rate_interval": "5m", "$__interval": "1m", "$__range": "1h", "${namespace}": ".*",
@@ -142,14 +144,18 @@ def build_catalog(services: Path = SERVICES) -> Catalog:
             callee = _callee(node)
             if callee == "RpcMetrics" and node.args and isinstance(node.args[0], ast.Constant):
                 rpc_services.add(str(node.args[0].value))
-            if callee not in METRIC_CLASSES or len(node.args) < 2:
+            if callee in FAMILY_CLASSES:
+                callee = FAMILY_CLASSES[callee]
+            elif callee not in METRIC_CLASSES:
+                continue
+            if len(node.args) < 2:
                 continue
             name = _name_templates(node.args[0])
             if name is None:
                 raise ValueError(f"{where}:{node.lineno}: a {callee} whose name this checker cannot read")
             labels = _string_list(node.args[2]) if len(node.args) > 2 else None
             for keyword in node.keywords:
-                if keyword.arg == "labelnames":
+                if keyword.arg in ("labelnames", "labels"):
                     labels = _string_list(keyword.value)
             help_text = node.args[1].value if isinstance(node.args[1], ast.Constant) else ""
             definitions.append((callee, name, labels or [], str(help_text), where))

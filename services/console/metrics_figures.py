@@ -40,6 +40,8 @@ class Figures:
     relay_lag_events: float | None
     bot_decision_p99_seconds: float | None
     errors_per_second: Mapping[str, float | None] = field(default_factory=dict)  # by service
+    # (rules, variant, tables, people) from the relay's match index; None: the relay is down
+    in_play: tuple[tuple[str, str, int, int], ...] | None = None
 
 
 def figures(before: Scrapes, after: Scrapes, at: float) -> Figures:
@@ -60,7 +62,21 @@ def figures(before: Scrapes, after: Scrapes, at: float) -> Figures:
         relay_lag_events=m.gauge(after, "domino_relay_lag_events", "max"),
         bot_decision_p99_seconds=m.quantile(0.99, before, after, "domino_bots_decision_seconds"),
         errors_per_second=errors_by_service(before, after),
+        in_play=in_play_by_family(after),
     )
+
+
+def in_play_by_family(after: Scrapes) -> tuple[tuple[str, str, int, int], ...] | None:
+    """The relay's domino_tables_in_play and domino_people_in_play, by family and variant."""
+    relay = next((s for s in after.values() if s.target.service == "relay" and s.up), None)
+    if relay is None:
+        return None
+    people = relay.series("domino_people_in_play")
+    rows = []
+    for labels, tables in relay.series("domino_tables_in_play").items():
+        named = dict(labels)
+        rows.append((named.get("rules", ""), named.get("variant", ""), int(tables), int(people.get(labels, 0))))
+    return tuple(sorted(rows))
 
 
 def errors_by_service(before: Scrapes, after: Scrapes) -> dict[str, float | None]:

@@ -19,6 +19,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from services.common.bot_ids import is_bot
+
 from .summary import Ended, Started
 
 TABLE = "domino_matches"
@@ -125,6 +127,27 @@ def listed(execute, which: MatchFilter, limit: int) -> list[ListedMatch]:
                    *params, limit).fetchall()
     return [ListedMatch(r[0], r[1], r[2], bool(r[3]), json.loads(r[4]), json.loads(r[5]), float(r[6]),
                         None if r[7] is None else float(r[7]), bool(r[8])) for r in rows]
+
+
+@dataclass(frozen=True)
+class InPlay:
+    """Tables in play of one family and variant, and the people seated at them (bots left
+    out): the Now page's first figures, exported by the relay as gauges."""
+
+    rules: str
+    variant: str
+    tables: int
+    people: int
+
+
+def in_play(execute) -> list[InPlay]:
+    rows = execute("SELECT rules, variant, seats FROM domino_matches WHERE ended_at IS NULL").fetchall()
+    counted: dict[tuple[str, str], list[int]] = {}
+    for rules, variant, seats in rows:
+        tally = counted.setdefault((rules, variant), [0, 0])
+        tally[0] += 1
+        tally[1] += sum(not is_bot(seat) for seat in json.loads(seats))
+    return [InPlay(rules, variant, tables, people) for (rules, variant), (tables, people) in sorted(counted.items())]
 
 
 def dump(execute) -> list[tuple]:

@@ -278,6 +278,10 @@ class View:
         with self._transaction() as execute:
             return match_index.listed(execute, which, limit)
 
+    def tables_in_play(self) -> list[match_index.InPlay]:
+        with self._transaction() as execute:
+            return match_index.in_play(execute)
+
     def ratings_of(self, player_id: str) -> list[tuple[str, bool, Ranked]]:
         """(family, teams, rating and rank among people) of every rating a person holds."""
         with self._transaction() as execute:

@@ -35,6 +35,7 @@ from .grpc_adapter import MatchAdminServicer, MatchServicer, admin_authenticatio
 from .head_keys import HeadKeys
 from .heads import BadHead, Signer, load_signer
 from .history_projection import HistoryProjection
+from .in_play_metrics import InPlayCollector
 from .open_streams import OpenStreams
 from .rules_servicer import serve_rules
 from .social_client import GrpcRelations
@@ -288,6 +289,7 @@ async def serve_relay(settings: Settings, ready: asyncio.Event | None = None) ->
         lambda: relay.stats.lag_seconds)
     Gauge("domino_history_lag_events", "Stored events the history projection has not applied yet").set_function(
         lambda: projection.lag_events)
+    REGISTRY.register(InPlayCollector(projection.view.tables_in_play))
     start_http_server(settings.relay_metrics_port)
     log.info("relay started", extra={"position": relay.position, "history_position": projection.position,
                                      "nats": settings.nats_url})

@@ -12,6 +12,7 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from services.console.metrics_settings import NowSettings
+from services.match.in_play_metrics import InPlayCollector
 from tests.service.harness import service_with_history
 
 from .pages_harness import closed_endpoint, console, metrics_endpoint, silent_endpoint, staff_with
@@ -26,7 +27,17 @@ def match_service(tmp_path_factory):
         svc.create(request_id="t1")
         svc.create(rules="all-fives", variant="", players=("cat", "bot:easy:1"), target=100, request_id="t2")
         projection.catch_up()
+        svc.projection = projection
         yield svc
+
+
+@pytest.fixture
+def relay_metrics(match_service):
+    """The relay's gauges of the tables in play, counted from the real history's index."""
+    registry = CollectorRegistry()
+    registry.register(InPlayCollector(match_service.projection.view.tables_in_play))
+    with metrics_endpoint(registry) as url:
+        yield url
 
 
 @pytest.fixture
@@ -102,15 +113,25 @@ def test_figures_of_a_service_that_is_down_are_unknown(match_service):
     assert "Tables in play</th><td class=\"value\">unknown<" in asyncio.run(scenario()).text
 
 
-def test_tables_in_play_by_family_and_the_people_at_them(match_service, match_metrics):
+def test_tables_in_play_by_family_and_the_people_at_them_come_from_the_relays_gauges(match_service, relay_metrics):
     async def scenario():
-        async with console(match_service.port, settings(match=match_metrics[0]), VIEWER) as client:
+        async with console(match_service.port, settings(relay=relay_metrics), VIEWER) as client:
             return await client.get("/now")
 
     text = asyncio.run(scenario()).text
-    assert '<a href="/tables?rules=egyptian">egyptian</a></td><td>block-4</td><td class="value">1<' in text
+    assert ('<a href="/tables?rules=egyptian">egyptian</a></td><td>block-4</td><td class="value">1</td>'
+            '<td class="value">4<') in text
     assert '<a href="/tables?rules=all-fives">all-fives</a>' in text
-    assert "People seated at them (bots left out): <strong>4</strong>" in text  # ann bob cat dan: cat once
+    assert "People seated at them (bots left out): <strong>5</strong>" in text  # 4 at block-4, cat at all-fives
+
+
+def test_tables_by_family_are_unknown_while_the_relay_is_down(match_service, match_metrics):
+    async def scenario():
+        async with console(match_service.port, settings(match=match_metrics[0], relay=closed_endpoint()),
+                           VIEWER) as client:
+            return await client.get("/now")
+
+    assert "Unknown: the relay's metrics did not answer." in asyncio.run(scenario()).text
 
 
 def test_nobody_signed_in_is_sent_to_sign_in(match_service):

@@ -1,62 +1,31 @@
 """The Now page (viewer and up): what the system is doing this minute, from the services' own
-metrics (metrics_watch) and the match service's list of tables in play.
+metrics (metrics_watch).
 
 ``GET /now`` is the page; ``GET /now/figures`` its figures alone, which the page's htmx asks
 for every five seconds. Figures are computed from the last two rounds of scrapes; a target
 that does not answer shows as down, and its figures as unknown, never as an error page.
-The tables by family and variant, and the people seated at them, come from
-MatchAdminService.ListMatches (state IN_PLAY), read ``LISTED_AT_MOST`` at most and at most
-once per scrape interval for every viewer.
+The tables by family and variant, and the people seated at them, are the relay's gauges
+(domino_tables_in_play, domino_people_in_play), counted from the history's match index.
 """
 
 from __future__ import annotations
 
-import time
-from collections import Counter
-from dataclasses import dataclass, field
-
-import grpc
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from domino.admin.v1 import match_admin_service_pb2 as admin_pb
-from services.common.bot_ids import is_bot
-
 from ..metrics_chart import sparkline
 from ..metrics_settings import NowSettings
 from ..metrics_watch import MetricsWatch, Reading
-from ..staff import Staff, signed_in
-
-LISTED_AT_MOST = 1000
-PAGE_SIZE = 100
-
-
-@dataclass
-class Census:
-    """The tables in play as ListMatches gives them."""
-
-    by_family: list[tuple[str, str, int]] = field(default_factory=list)  # (rules, variant, tables)
-    people: int = 0
-    listed: int = 0
-    more: bool = False  # more than LISTED_AT_MOST are in play
-    failed: str = ""  # why it is unknown
+from ..staff import signed_in
 
 
 class NowState:
-    """Per app: the metrics watcher and the census, each shared by every viewer."""
+    """Per app: the metrics watcher, shared by every viewer."""
 
     def __init__(self, settings: NowSettings | None = None, watch: MetricsWatch | None = None) -> None:
         self.settings = settings or NowSettings()
         self.watch = watch or MetricsWatch(self.settings)
-        self.census: Census | None = None
-        self.census_at = float("-inf")
-
-    async def take_census(self, request: Request, staff: Staff) -> Census:
-        now = time.monotonic()
-        if self.census is None or now - self.census_at >= self.settings.scrape_every_seconds:
-            self.census, self.census_at = await _census(request, staff), now
-        return self.census
 
 
 def now_state(request: Request) -> NowState:
@@ -64,29 +33,6 @@ def now_state(request: Request) -> NowState:
     if state is None:
         state = request.app.state.now = NowState()
     return state
-
-
-async def _census(request: Request, staff: Staff) -> Census:
-    clients = request.app.state.clients
-    tables: Counter[tuple[str, str]] = Counter()
-    people: set[str] = set()
-    token, listed = "", 0
-    try:
-        while listed < LISTED_AT_MOST:
-            answer = await clients.match_admin.ListMatches(
-                admin_pb.ListMatchesRequest(state=admin_pb.MATCH_STATE_IN_PLAY, page_size=PAGE_SIZE, page_token=token),
-                **clients.call_options(staff))
-            for listing in answer.matches:
-                tables[(listing.rules, listing.variant)] += 1
-                people.update(p for p in listing.player_ids if p and not is_bot(p))
-            listed += len(answer.matches)
-            token = answer.next_page_token
-            if not token:
-                break
-    except grpc.aio.AioRpcError as error:
-        return Census(failed=f"the match service answered {error.code().name}")
-    return Census(by_family=[(rules, variant, n) for (rules, variant), n in sorted(tables.items())],
-                  people=len(people), listed=listed, more=bool(token))
 
 
 def seconds(value: float | None) -> str:
@@ -105,7 +51,7 @@ def _figure(reading: Reading, attribute: str, label: str, shown: str) -> dict[st
     return {"label": label, "value": shown, "chart": sparkline(reading.ring.history(attribute), label)}
 
 
-def _view(reading: Reading, census: Census, scraped: set[str]) -> dict[str, object]:
+def _view(reading: Reading, scraped: set[str]) -> dict[str, object]:
     """``scraped``: the services the console has a target of (the others' rows are left out)."""
     f = reading.figures
     errors = []
@@ -132,16 +78,16 @@ def _view(reading: Reading, census: Census, scraped: set[str]) -> dict[str, obje
         "targets": [{"name": name, "up": up} for name, up in f.up.items()],
         "alerts": reading.alerts,
         "alerts_from": reading.alerts_from,
-        "census": census,
+        "in_play": f.in_play,
+        "people_in_play": None if f.in_play is None else sum(row[3] for row in f.in_play),
     }
 
 
 async def _context(request: Request) -> dict[str, object]:
-    staff = await signed_in(request, "viewer")
+    await signed_in(request, "viewer")
     state = now_state(request)
     reading = await state.watch.reading()
-    census = await state.take_census(request, staff)
-    return _view(reading, census, {t.service for t in state.settings.targets})
+    return _view(reading, {t.service for t in state.settings.targets})
 
 
 async def page(request: Request) -> Response:
