@@ -61,9 +61,11 @@ def test_a_browser_plays_a_whole_practice_match_through_the_edge_and_shows_its_r
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
-            page = browser.new_page()
-            for transport in ("grpc-web", "connect"):
-                page.goto(f"http://{web_system.web_address}/?transport={transport}&target=shortest")
+            pages = {}
+            for transport in ("grpc-web", "connect"):  # two matches at once, by a device each (the page makes it)
+                pages[transport] = browser.new_context().new_page()  # a window each: a tab behind is throttled
+                pages[transport].goto(f"http://{web_system.web_address}/?transport={transport}&target=shortest")
+            for transport, page in pages.items():
                 page.wait_for_selector("body[data-done]", timeout=MATCH_TIMEOUT_MS)
                 assert page.get_attribute("body", "data-done") == "ok", page.inner_text("#status")
                 shown[transport] = {
