@@ -8,6 +8,7 @@ so unit-test runs pay nothing.
 
 from __future__ import annotations
 
+import collections
 import os
 import shutil
 import tempfile
@@ -117,11 +118,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """`make test` hands whole files to xdist's workers (--dist loadfile), by default the files
-    with most tests first. That puts the system tier's files (a test or two each, up to two
-    minutes under the suite's load: a browser, a typed match) at the end of the queue, where
-    one of them alone holds the suite's end while the other workers stand idle. In collection
-    order they start before the hundred-odd quick files of tests/unit, which fill the workers
-    to the end."""
+    """xdist hands the files out in the order pytest_collection_modifyitems below leaves them,
+    not sorted again by its own rule (most tests first)."""
     if hasattr(config.option, "loadscopereorder"):  # xdist is loaded
         config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`make test` hands whole files to xdist's workers (--dist loadfile). xdist's own order,
+    most tests first, queued the files that start the services as processes last (a test or
+    two each, up to two minutes under the suite's load: a browser, a typed match), where one
+    of them alone held the suite's end while the other workers stood idle. They go first now,
+    then the others with most tests first, so the quick files fill the workers to the end."""
+    if not hasattr(config, "workerinput"):  # not an xdist worker: the order is the run's, as collected
+        return
+    tests_in = collections.Counter(item.path for item in items)
+    processes = {item.path for item in items if item.path.parent.name == "system" or item.get_closest_marker("system")}
+    items.sort(key=lambda item: (item.path not in processes, -tests_in[item.path]))  # stable: a file stays whole
