@@ -111,6 +111,19 @@ def test_every_alert_has_a_runbook_section_and_every_section_an_alert():
     assert sections == names
 
 
+def test_every_runbook_links_the_console_page_that_shows_the_problem():
+    from services.console.pages import log, matches, now, players, tables
+
+    paths = {route.path.split("/{")[0] for module in (now, tables, players, matches, log) for route in module.routes}
+    runbooks = OPERATIONS.split("### Runbooks", 1)[1].split("\n## ", 1)[0]
+    for section in re.split(r"^#### ", runbooks, flags=re.M)[1:]:
+        name, _, body = section.partition("\n")
+        console = next((line for line in body.splitlines() if line.startswith("**Console**: ")), None)
+        assert console is not None, f"{name} names no console page"
+        named = {p.split("?")[0].split("/<")[0] for p in re.findall(r"`(/[^`]*)`", console)}
+        assert named and named <= paths, f"{name}: {named - paths} are not console pages"
+
+
 def test_every_metric_is_documented(catalog):
     metrics_section = OPERATIONS.split("\n## Metrics", 1)[1].split("\n## ", 1)[0]
     documented = set(re.findall(r"^\| `(\w+)`", metrics_section, re.M))
