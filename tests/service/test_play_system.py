@@ -14,7 +14,7 @@ import pytest
 
 from domino.match.v1 import match_service_pb2 as pb
 
-from .play_terminal import HAND, MATCH_ID, Service, Term, at_a_rounds_end, play_system
+from .play_terminal import HAND, MATCH_ID, Service, Term, at_a_rounds_end, play_system, type_moves_to_the_end
 
 pytestmark = pytest.mark.system
 
@@ -162,15 +162,16 @@ def test_two_players_asking_for_a_public_table_sit_at_the_same_match(system, ser
 def test_a_spectator_watches_a_rooms_match_with_its_table_talk_and_the_host_finds_it_in_their_matches(system,
                                                                                                       service):
     host = Term(system, "--player", "wren", "--create", "--variant", "draw-2", "--target", "51", "--spectators",
-                "--fill-bots", "--start-when-full", "--auto", "--delay", "0.5")  # slow enough to chat before the end
+                "--fill-bots", "--start-when-full")
     match_id = host.expect(MATCH_ID.pattern).group(1)
+    host.expect("> ")  # the host's turn: the match waits for wren while the spectator comes in
     watcher = Term(system, "--player", "vic", "--watch", match_id)
     watcher.expect("ONE TURN BEHIND")
     host.sendline("c 3")
     watcher.expect(r"seat \d · wren\s+Well played!")
     watcher.sendline("c 1")
     watcher.expect("Spectators cannot chat")
-    host.expect(r"Match over — ", timeout=120)
+    type_moves_to_the_end(host)
     assert host.wait_exit() == 0
     watcher.expect(r"Match over — ", timeout=30)
     assert watcher.wait_exit() == 0
