@@ -175,6 +175,24 @@ def test_server_errors_at_too_little_traffic_do_not_fire():
     assert evaluate(ring) == []
 
 
+def account_reads(count: int, held: int) -> str:
+    """``count`` calls: ``held`` of them ListRevokedSessions reads held 10 s, the rest 5 ms GetAccounts."""
+    quick = count - held
+    return (f'domino_account_rpcs_total{{method="ListRevokedSessions",code="OK"}} {held}\n'
+            f'domino_account_rpcs_total{{method="GetAccount",code="OK"}} {quick}\n'
+            + histogram("domino_account_rpc_seconds", {"0.005": 0, "10.0": held, "+Inf": held},
+                        'method="ListRevokedSessions"')
+            + histogram("domino_account_rpc_seconds", {"0.005": quick, "10.0": quick, "+Inf": quick}, 'method="GetAccount"'))
+
+
+def test_the_revocation_lists_held_reads_do_not_make_the_account_service_slow():
+    account = Target("accounts", "account", "http://accounts/metrics")
+    ring = FigureRing()
+    ring.add({"accounts": scraped(account, 0.0, account_reads(0, 0))}, 0.0)
+    ring.add({"accounts": scraped(account, 60.0, account_reads(60, 30))}, 60.0)
+    assert "DominoRpcLatencyHigh" not in [a.name for a in evaluate(ring)]
+
+
 def test_prometheus_alerts_are_read_from_its_api():
     body = {"status": "success", "data": {"alerts": [
         {"labels": {"alertname": "DominoRelayLagging", "severity": "page"}, "annotations": {"summary": "late"},
