@@ -33,6 +33,10 @@ def configure(fmt: str = "json", level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    # httpx logs every request at INFO: the console's scrapes, the notifier's pushes would
+    # drown the services' own lines (their failures are logged and counted where they happen)
+    for chatty in ("httpx", "httpcore"):
+        logging.getLogger(chatty).setLevel(max(logging.WARNING, root.level))
 
 
 class Warnings:
