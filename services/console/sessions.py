@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from starlette.requests import Request
 
 if TYPE_CHECKING:
-    from .staff import Staff
+    from .members import Staff
 
 _MAX_SESSIONS = 10_000
 
