@@ -35,14 +35,17 @@ ERASE_RETRY_SECONDS = 30.0
 
 
 def create_server(address: str, app: AccountApplication, keys: KeyRing, metrics: RpcMetrics | None = None,
-                  settings: Settings | None = None):
+                  settings: Settings | None = None, revocation_reads: RateLimit | None = None):
     """(server, port): AccountService, and PlayerAdminService beside it (the staff's, never
     routed on the players' public host), on the common gRPC server (health, reflection,
-    metrics; ``settings``: its connection policy, reflection, TLS and rate limits)."""
+    metrics; ``settings``: its connection policy, reflection, TLS and rate limits;
+    ``revocation_reads``: the per-client limit of ListRevokedSessions, for tests that read it
+    faster than any process does)."""
     settings = settings if settings is not None else Settings.model_construct()
     per_minute = settings.sign_ins_per_minute
     servicer = AccountServicer(app, keys, RateLimit(settings.command_rate, settings.command_burst),
-                               RateLimit(per_minute / 60.0, per_minute), trusted_networks(settings.trusted_proxies))
+                               RateLimit(per_minute / 60.0, per_minute), trusted_networks(settings.trusted_proxies),
+                               revocation_reads=revocation_reads)
     admin = PlayerAdminServicer(app, keys, RateLimit(settings.command_rate, settings.command_burst))
 
     def add_servicers(server: grpc.aio.Server) -> None:
