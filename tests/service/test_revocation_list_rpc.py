@@ -21,7 +21,7 @@ from .account_harness import bearer, code_of, running_accounts
 
 @pytest.fixture
 def svc(tmp_path):
-    with running_accounts(tmp_path) as service:
+    with running_accounts(tmp_path, limited_revocation_reads=True) as service:
         yield service
 
 
