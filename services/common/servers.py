@@ -24,6 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 from .config import POSTGRES_MODULE, SQLITE_MODULE
+from .ports import is_free
 from .private_files import PRIVATE_UMASK, open_private, private_directory, write_private
 
 __all__ = [
@@ -83,7 +84,7 @@ def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
         port = RESERVED_PORTS[(first + step) % span]
         if port in _reserved or not _reserve(directory / str(port), port):
             continue
-        if _bindable(host, port):
+        if is_free(port, host):
             chosen.append(port)
     if len(chosen) == count:
         return chosen
@@ -98,16 +99,6 @@ def _reserve(path: Path, port: int) -> bool:
         handle.close()
         return False
     _reserved[port] = handle
-    return True
-
-
-def _bindable(host: str, port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError:
-            return False
     return True
 
 

@@ -228,7 +228,9 @@ def _download(body: bytes | str, media_type: str, filename: str) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
-async def download_record(request: Request) -> Response:
+async def _downloading(request: Request, what: str) -> Response | tuple[Staff, str, Gathered]:
+    """The replayed match an auditor asked to download, with the entry written to the
+    operator log; or the page that refuses the request."""
     staff = await signed_in(request, "auditor")
     match_id = _match_id(request)
     if not match_id:
@@ -238,21 +240,23 @@ async def download_record(request: Request) -> Response:
     except BadForm as e:
         return _refused_download(request, e)
     gathered, _ = await _replayed(request, staff, match_id)
-    await _recorded(request, staff, match_id, "record downloaded", why)
+    await _recorded(request, staff, match_id, f"{what} downloaded", why)
+    return staff, match_id, gathered
+
+
+async def download_record(request: Request) -> Response:
+    answer = await _downloading(request, "record")
+    if isinstance(answer, Response):
+        return answer
+    _, match_id, gathered = answer
     return _download(exported_record(gathered.record_json), "application/json", f"match-{match_id}.json")
 
 
 async def download_evidence(request: Request) -> Response:
-    staff = await signed_in(request, "auditor")
-    match_id = _match_id(request)
-    if not match_id:
-        return _not_found(request, "A match id is 8-4-4-4-12 lowercase hex digits.")
-    try:
-        why = await _why(request)
-    except BadForm as e:
-        return _refused_download(request, e)
-    gathered, _ = await _replayed(request, staff, match_id)
-    await _recorded(request, staff, match_id, "evidence bundle downloaded", why)
+    answer = await _downloading(request, "evidence bundle")
+    if isinstance(answer, Response):
+        return answer
+    staff, match_id, gathered = answer
     data = bundle(match_id, gathered.record_json, gathered.keys_json, gathered.kept, gathered.witnessed,
                   f"{staff.name} ({staff.subject})", datetime.now(timezone.utc))
     return _download(data, "application/zip", f"match-{match_id}-evidence.zip")
