@@ -139,6 +139,34 @@ def test_an_edit_in_the_match_store_shows_at_the_step_it_changed(system):
     assert 'class="step suspect"' in page.text and "INVALID" in page.text
 
 
+def test_heads_a_player_kept_pasted_by_the_auditor_are_checked(system, tmp_path):
+    done = system.ids["done"]
+    kept = (system.var_dir / "heads" / "ann-0badc0de" / f"{done}.json").read_text()
+
+    async def scenario(c):
+        c.app.state.match_evidence = EvidenceSettings(nats_url="nats://127.0.0.1:9", witness_seconds=0.5,
+                                                      var_dir=str(tmp_path))  # no kept heads to read here
+        before = await c.http.get(f"/matches/{done}")
+        pasted = await c.http.post(f"/matches/{done}/heads", data={"csrf_token": await c.csrf_token(), "heads": kept})
+        return before, pasted, await c.http.get(f"/matches/{done}")
+
+    before, pasted, after = run(system, scenario)
+    assert "Players' kept heads: not checked" in before.text
+    assert pasted.status_code == 303
+    assert "player&#39;s heads: ok" in after.text and "Players' kept heads: 1 read" in after.text
+
+
+@pytest.mark.parametrize("heads", ["not json", '{"format": "domino-heads/1", "match": "x", "heads": []}'])
+def test_pasted_text_that_is_not_heads_of_the_match_is_refused(system, heads):
+    done = system.ids["done"]
+
+    async def scenario(c):
+        return await c.http.post(f"/matches/{done}/heads", data={"csrf_token": await c.csrf_token(), "heads": heads})
+
+    refused = run(system, scenario)
+    assert refused.status_code == 400 and "Not checked" in refused.text
+
+
 # ---- downloads -------------------------------------------------------------------------------
 
 def download(system, what: str, why: str = "dispute 42"):

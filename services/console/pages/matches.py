@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from domino.admin.v1 import match_admin_service_pb2 as admin_pb
 from domino.admin.v1 import player_admin_service_pb2 as player_pb
 from services.match import record as record_format
+from services.match.heads import BadHead, read_heads
+from services.match.untrusted_json import parse as parse_untrusted
 from services.rules.registry import names as family_names
 
 from ..board_svg import Board, draw_board
@@ -218,9 +221,9 @@ async def _recorded(request: Request, staff: Staff, match_id: str, what: str, wh
         **clients.call_options(staff))
 
 
-def _refused_download(request: Request, e: BadForm) -> Response:
+def _refused_download(request: Request, e: BadForm, title: str = "Not downloaded") -> Response:
     return request.app.state.templates.TemplateResponse(
-        request, "error.html", {"title": "Not downloaded", "message": str(e)}, status_code=400)
+        request, "error.html", {"title": title, "message": str(e)}, status_code=400)
 
 
 def _download(body: bytes | str, media_type: str, filename: str) -> Response:
@@ -262,10 +265,37 @@ async def download_evidence(request: Request) -> Response:
     return _download(data, "application/zip", f"match-{match_id}-evidence.zip")
 
 
+async def check_kept_heads(request: Request) -> Response:
+    """The heads a player's app kept, pasted by the auditor (what a player disputing a match
+    sends): the replay is checked against them as well as against any the console can read,
+    for the next minute's steps and downloads."""
+    staff = await signed_in(request, "auditor")
+    match_id = _match_id(request)
+    if not match_id:
+        return _not_found(request, "A match id is 8-4-4-4-12 lowercase hex digits.")
+    text = str((await request.form()).get("heads", "")).strip()
+    try:
+        pasted = [head for head in read_heads(parse_untrusted(text.encode())) if head.match == match_id]
+    except (ValueError, BadHead) as e:
+        return _refused_download(request, BadForm(f"those are not heads a player's app kept: {str(e)[:200]}"),
+                                 "Not checked")
+    if not pasted:
+        return _refused_download(request, BadForm(f"none of those heads is of match {match_id}"), "Not checked")
+    try:
+        gathered, _ = await _replayed(request, staff, match_id)
+    except record_format.MalformedRecord as e:
+        return _malformed(request, e)
+    gathered = replace(gathered, kept=[*(gathered.kept or []), *pasted])
+    result = replay(record_format.loads(gathered.record_json), gathered.keys, gathered.kept, gathered.witness)
+    _state(request)[0].put(match_id, gathered, result)
+    return RedirectResponse(f"/matches/{match_id}", status_code=303)
+
+
 routes: list[BaseRoute] = [
     Route("/matches", find, methods=["GET"], name="matches"),
     Route("/matches/{match_id}", replay_page, methods=["GET"], name="match_replay"),
     Route("/matches/{match_id}/step", step_fragment, methods=["GET"], name="match_step"),
     Route("/matches/{match_id}/record", download_record, methods=["POST"], name="match_record"),
     Route("/matches/{match_id}/evidence", download_evidence, methods=["POST"], name="match_evidence"),
+    Route("/matches/{match_id}/heads", check_kept_heads, methods=["POST"], name="match_kept_heads"),
 ]
