@@ -238,7 +238,10 @@ def main() -> int:
     pg = start_postgres(tmp / "pg")
     store_env = pg.eventsourcing_env()
     system = LocalSystem(tmp / "var", Ports.free(), services=SERVICES, extra_env={
+        # one member of staff loading pages back to back calls the services faster than the
+        # per-caller limit lets anyone (20 a second): lifted, so the figures are the pages' own
         **store_env, "DOMINO_LOG_FORMAT": "json", "DOMINO_SIGN_INS_PER_MINUTE": "1000000",
+        "DOMINO_COMMAND_RATE": "1000000", "DOMINO_COMMAND_BURST": "1000000",
         "DOMINO_CONSOLE_ACTIONS_PER_MINUTE": "1000000", "DOMINO_CONSOLE_SCRAPE_EVERY_SECONDS": str(SCRAPE_EVERY_SECONDS)})
     result: dict[str, Any] = {"bench": "console_pages"}
     try:
