@@ -160,7 +160,8 @@ async def _too_many(request: Request, exc: Exception) -> Response:
 async def _service_failed(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, grpc.aio.AioRpcError)
     status = {grpc.StatusCode.NOT_FOUND: 404, grpc.StatusCode.PERMISSION_DENIED: 403,
-              grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.FAILED_PRECONDITION: 409}.get(exc.code(), 502)
+              grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.FAILED_PRECONDITION: 409,
+              grpc.StatusCode.RESOURCE_EXHAUSTED: 429}.get(exc.code(), 502)
     return request.app.state.templates.TemplateResponse(
         request, "error.html", {"title": "The service refused" if status < 500 else "A service did not answer",
                                 "message": f"{exc.code().name}: {exc.details() or ''}"}, status_code=status)

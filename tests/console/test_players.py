@@ -184,3 +184,14 @@ async def test_sign_ins_and_sign_outs_are_in_the_operator_log(issuer, accounts) 
         entries = [json.loads(line) for line in (await c.http.get("/log/export")).text.splitlines()]
         mine = [e["action"] for e in entries if e["staff_id"] == "oidc|sid"]
         assert mine[:3] == ["console.sign_in", "console.sign_out", "console.sign_in"]
+
+
+async def test_a_service_that_says_slow_down_is_a_429_not_a_failure(issuer, tmp_path) -> None:
+    from services.common.config import Settings
+
+    slow = Settings.model_construct(command_rate=0.001, command_burst=2, sign_ins_per_minute=1e9)  # the sign-in's entry, one search
+    with running_accounts(tmp_path, settings=slow) as limited:
+        async with players_console(issuer, limited) as c:
+            await c.sign_in("sam", "Sam Support", ("dominoes-support",))
+            codes = [(await c.http.get("/players", params={"q": "anyone"})).status_code for _ in range(3)]
+    assert codes[0] == 200 and codes[-1] == 429
