@@ -120,7 +120,7 @@ def when(value: object) -> str:
 
 
 def _page_context(request: Request) -> dict[str, object]:
-    return {"signed_in_staff": current_staff(request)}
+    return {"signed_in_staff": current_staff(request, use=False)}  # the handler counted the use, or not
 
 
 @pass_context

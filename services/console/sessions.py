@@ -44,12 +44,15 @@ class SessionBook:
         self._sessions[sid] = _Session(staff, now, now, secrets.token_urlsafe(32))
         return sid
 
-    def staff(self, sid: str) -> Staff | None:
-        """The session's staff, counting this as a use; None if it never was or has ended."""
+    def staff(self, sid: str, use: bool = True) -> Staff | None:
+        """The session's staff, counting this as a use unless ``use`` is false (a page's own
+        timed refresh: an unattended browser must still go idle); None if it never was or
+        has ended."""
         session = self._live(sid)
         if session is None:
             return None
-        session.seen = self.clock()
+        if use:
+            session.seen = self.clock()
         return session.staff
 
     def csrf_token(self, sid: str) -> str:
@@ -80,8 +83,8 @@ def session_id(request: Request) -> str:
     return sid if isinstance(sid, str) else ""
 
 
-def current_staff(request: Request) -> Staff | None:
-    staff = request.app.state.sessions.staff(session_id(request)) if session_id(request) else None
+def current_staff(request: Request, use: bool = True) -> Staff | None:
+    staff = request.app.state.sessions.staff(session_id(request), use) if session_id(request) else None
     if staff is None and "sid" in request.session:
         request.session.clear()
     return staff

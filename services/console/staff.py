@@ -22,19 +22,22 @@ class RoleTooLow(Exception):
         self.staff, self.needed = staff, needed
 
 
-async def signed_in(request: Request, role: str | tuple[str, ...] = "viewer") -> Staff:
+async def signed_in(request: Request, role: str | tuple[str, ...] = "viewer", refresh: bool = False) -> Staff:
     """The signed-in member of staff, if they hold ``role`` (or one of several).
 
     Raises SignInNeeded when nobody is (the app redirects to /sign-in), RoleTooLow when the
     role is missing (a 403 page) and TooMany past the staff member's rate limit (429). The
-    session's timeouts are checked here, server side.
+    session's timeouts are checked here, server side. ``refresh``: a page's own timed
+    refresh, which is neither a use of the session (it still goes idle) nor counted against
+    the staff member's rate limit.
     """
-    staff = current_staff(request)
+    staff = current_staff(request, use=not refresh)
     if staff is None:
         raise SignInNeeded()
     needed = (role,) if isinstance(role, str) else tuple(role)
     if not staff.may_any(needed):
         request.app.state.metrics.refusals.labels(reason="role").inc()
         raise RoleTooLow(staff, needed)
-    request.app.state.staff_limit.take(staff.subject)
+    if not refresh:
+        request.app.state.staff_limit.take(staff.subject)
     return staff

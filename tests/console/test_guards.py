@@ -70,6 +70,17 @@ async def test_a_session_idle_for_thirty_minutes_has_ended() -> None:
         assert answer.status_code == 303 and answer.headers["location"].startswith("/sign-in")
 
 
+async def test_a_page_left_refreshing_itself_still_goes_idle() -> None:
+    async with console() as c:
+        await c.sign_in_locally()
+        for _ in range(31):
+            c.clock.now += 60
+            await c.http.get("/now/figures", headers={"HX-Request": "true"})
+            await c.http.get("/tables/00000000-0000-0000-0000-000000000000/view", headers={"HX-Request": "true"})
+        answer = await c.http.get("/players")
+        assert answer.status_code == 303 and answer.headers["location"].startswith("/sign-in")
+
+
 async def test_a_session_twelve_hours_old_has_ended_however_busy() -> None:
     async with console() as c:
         await c.sign_in_locally()

@@ -83,8 +83,8 @@ def _view(reading: Reading, scraped: set[str]) -> dict[str, object]:
     }
 
 
-async def _context(request: Request) -> dict[str, object]:
-    await signed_in(request, "viewer")
+async def _context(request: Request, refresh: bool = False) -> dict[str, object]:
+    await signed_in(request, "viewer", refresh=refresh)
     state = now_state(request)
     reading = await state.watch.reading()
     return _view(reading, {t.service for t in state.settings.targets})
@@ -96,7 +96,7 @@ async def page(request: Request) -> Response:
 
 
 async def figures(request: Request) -> Response:
-    context = await _context(request)
+    context = await _context(request, refresh=True)
     return request.app.state.templates.TemplateResponse(request, "now_figures.html", context)
 
 

@@ -84,7 +84,7 @@ async def watch_page(request: Request) -> Response:
 
 
 async def watch_view(request: Request) -> Response:
-    staff = await signed_in(request, "viewer")
+    staff = await signed_in(request, "viewer", refresh=True)
     context = await _table(request, staff, _match_id(request))
     return request.app.state.templates.TemplateResponse(request, "tables_view.html", context)
 
