@@ -34,6 +34,7 @@ ROLES = ("player", "bot", "service", "auditor", "account", "operator")
 # (one person may hold several; every role may see what a viewer sees).
 STAFF_ROLES = ("viewer", "support", "operator", "auditor")
 ALGORITHM = "EdDSA"
+CLOCK_SKEW_SECONDS = 60  # how far ahead of ours an issuer's clock may run
 HOUR = 3600
 STREAM_EXPIRED = "the token has expired; reconnect with a fresh one"  # how a stream ends at its token's expiry
 # A player's access token lives 15 minutes at most: a ban reaches every service within that,
@@ -200,7 +201,7 @@ def _verify(token: str, keys: KeyRing) -> Identity:
         raise AuthError(f"{role} tokens are not accepted here", "WRONG_CALLER")
     try:
         # An `iat` a moment ahead is the issuer's clock running ahead of ours, not a forgery:
-        # only `exp`, and the lifetime `exp - iat` checked below, decide.
+        # up to CLOCK_SKEW_SECONDS is taken (below), more would stretch a token's life.
         claims = jwt.decode(token, key, algorithms=[ALGORITHM], issuer=issuer(role),
                             options={"require": ["sub", "exp", "iat", "iss"], "verify_iat": False})
     except jwt.ExpiredSignatureError:
@@ -213,6 +214,8 @@ def _verify(token: str, keys: KeyRing) -> Identity:
         raise AuthError("the token's role does not match its kind")
     if not isinstance(claims["sub"], str) or not 0 < len(claims["sub"]) <= 200:
         raise AuthError("the token's subject is not valid")
+    if claims["iat"] > time.time() + CLOCK_SKEW_SECONDS:
+        raise AuthError("the token is stamped in the future (iat)")
     if claims["exp"] - claims["iat"] > MAX_LIFETIME[role]:
         longest = MAX_LIFETIME[role]
         raise AuthError(f"{role} tokens may live at most "

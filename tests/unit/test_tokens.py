@@ -16,6 +16,12 @@ def test_a_token_issued_by_a_clock_a_little_ahead_of_ours_is_accepted():
     assert verify_token(token, KEYS).subject == "p1"
 
 
+def test_a_token_stamped_far_in_the_future_is_refused_whatever_its_lifetime():
+    with pytest.raises(AuthError, match="future"):
+        verify_token(mint_token("p4", KEYS, "operator", now=time.time() + 10 * 365 * 86400,
+                                staff_roles=("operator",)), KEYS)
+
+
 def test_an_expired_token_is_refused_whoever_issued_it():
     with pytest.raises(AuthError, match="expired"):
         verify_token(mint_token("p2", KEYS, now=time.time() - 16 * 60), KEYS)
