@@ -156,6 +156,20 @@ def test_heads_a_player_kept_pasted_by_the_auditor_are_checked(system, tmp_path)
     assert "player&#39;s heads: ok" in after.text and "Players' kept heads: 1 read" in after.text
 
 
+def test_a_pasted_head_the_match_service_did_not_sign_is_refused(system):
+    done = system.ids["done"]
+    kept = json.loads((system.var_dir / "heads" / "ann-0badc0de" / f"{done}.json").read_text())
+    head = kept["heads"][0]
+    head["hash"] = "0" * 64  # a head a player made up: its signature no longer holds
+
+    async def scenario(c):
+        return await c.http.post(f"/matches/{done}/heads",
+                                 data={"csrf_token": await c.csrf_token(), "heads": json.dumps(kept)})
+
+    refused = run(system, scenario)
+    assert refused.status_code == 400 and "was not signed by the match service" in refused.text
+
+
 @pytest.mark.parametrize("heads", ["not json", '{"format": "domino-heads/1", "match": "x", "heads": []}'])
 def test_pasted_text_that_is_not_heads_of_the_match_is_refused(system, heads):
     done = system.ids["done"]

@@ -132,9 +132,14 @@ def _state(request: Request) -> tuple[_Replays, EvidenceSettings]:
     return state.match_replays, state.match_evidence
 
 
+def _pasted_key(staff: Staff, match_id: str) -> str:
+    """Where a replay with heads this member of staff pasted is kept: theirs alone."""
+    return f"{match_id}|{staff.subject}"
+
+
 async def _replayed(request: Request, staff: Staff, match_id: str) -> tuple[Gathered, Replay]:
     replays, settings = _state(request)
-    kept = replays.get(match_id)
+    kept = replays.get(_pasted_key(staff, match_id)) or replays.get(match_id)
     if kept is not None:
         return kept
     gathered = await gather(request.app.state.clients, settings, staff, match_id)
@@ -267,8 +272,8 @@ async def download_evidence(request: Request) -> Response:
 
 async def check_kept_heads(request: Request) -> Response:
     """The heads a player's app kept, pasted by the auditor (what a player disputing a match
-    sends): the replay is checked against them as well as against any the console can read,
-    for the next minute's steps and downloads."""
+    sends): once their signatures hold, the replay is checked against them as well as against
+    any the console can read, for this member of staff's next minute of steps and downloads."""
     staff = await signed_in(request, "auditor")
     match_id = _match_id(request)
     if not match_id:
@@ -285,9 +290,17 @@ async def check_kept_heads(request: Request) -> Response:
         gathered, _ = await _replayed(request, staff, match_id)
     except record_format.MalformedRecord as e:
         return _malformed(request, e)
+    if gathered.keys is None:
+        return _refused_download(request, BadForm("the match service's head keys could not be read: pasted heads "
+                                                  "cannot be told from forged ones now"), "Not checked")
+    forged = [(head, problem) for head in pasted if (problem := gathered.keys.problem(head))]
+    if forged:
+        return _refused_download(request, BadForm(f"the head of entry {forged[0][0].entries} was not signed by the "
+                                                  f"match service ({forged[0][1]}): not a head its app kept"),
+                                 "Not checked")
     gathered = replace(gathered, kept=[*(gathered.kept or []), *pasted])
     result = replay(record_format.loads(gathered.record_json), gathered.keys, gathered.kept, gathered.witness)
-    _state(request)[0].put(match_id, gathered, result)
+    _state(request)[0].put(_pasted_key(staff, match_id), gathered, result)
     return RedirectResponse(f"/matches/{match_id}", status_code=303)
 
 
