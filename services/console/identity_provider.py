@@ -88,8 +88,10 @@ class IdentityProvider:
                 authorize, token, jwks = (str(url) for url in endpoints)
                 offered = document.get("id_token_signing_alg_values_supported") or ["RS256"]
                 algorithms = tuple(a for a in offered if a in ASYMMETRIC_ALGORITHMS) or ("RS256",)
-                provider = Provider("staff", self.issuer, jwks, (self.client_id,), nonce="plain",
-                                    algorithms=algorithms)
+                # tokens carry the issuer exactly as the provider writes it ("https://x/" for some)
+                named = str(document["issuer"])
+                provider = Provider("staff", named, jwks, (self.client_id,), nonce="plain", algorithms=algorithms,
+                                    issuer_aliases=tuple({self.issuer, self.issuer + "/"} - {named}))
                 self._verifier = IdTokenVerifier([provider], ca_file=self.ca_file, fetch_timeout_seconds=self.timeout)
                 self._endpoints = (authorize, token)
             return self._endpoints
