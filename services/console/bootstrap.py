@@ -12,7 +12,10 @@ from services.common.auth import KeyRing
 from .app import create_app
 from .clients import Clients
 from .local_link import LocalSignIn
+from .match_evidence import EvidenceSettings
 from .metrics import ConsoleMetrics
+from .metrics_settings import NowSettings
+from .pages.now import NowState
 from .settings import ConsoleSettings
 
 log = logging.getLogger("domino.console")
@@ -30,6 +33,9 @@ async def serve(settings: ConsoleSettings) -> None:
     clients = Clients(settings.account_address, settings.match_address, keys, settings.call_deadline_seconds)
     local = LocalSignIn() if settings.local_link else None
     app = create_app(settings, clients, metrics=ConsoleMetrics(), local_sign_in=local)
+    # read now, so a bad value stops the console at start rather than failing its first page
+    app.state.now = NowState(NowSettings())
+    app.state.match_evidence = EvidenceSettings()
     if local is not None:
         local.write(settings.local_link_path, settings.public_url)
     start_http_server(settings.metrics_port)
