@@ -9,7 +9,9 @@ figure that needs it as unknown, never a server error.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import re
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
@@ -74,9 +76,33 @@ async def scrape(client: httpx.AsyncClient, target: Target, deadline: float,
 
 async def scrape_all(client: httpx.AsyncClient, targets: list[Target], deadline: float,
                      clock: Callable[[], float] = time.monotonic) -> dict[str, Scrape]:
-    """Every target at once, by target name."""
-    scrapes = await asyncio.gather(*(scrape(client, t, deadline, clock) for t in targets))
+    """Every target at once, by target name; a target whose host names several addresses (a
+    Kubernetes headless Service: one per pod) is scraped at each, as ``name@address``."""
+    expanded = [t for found in await asyncio.gather(*(each_address(t, deadline) for t in targets)) for t in found]
+    scrapes = await asyncio.gather(*(scrape(client, t, deadline, clock) for t in expanded))
     return {s.target.name: s for s in scrapes}
+
+
+async def each_address(target: Target, deadline: float) -> list[Target]:
+    """The target once per address its host resolves to; itself when it names one, is an
+    address, or does not resolve (then its scrape is down)."""
+    url = httpx.URL(target.url)
+    host = url.host
+    try:
+        ipaddress.ip_address(host)
+        return [target]
+    except ValueError:
+        pass
+    try:
+        async with asyncio.timeout(deadline):
+            found = await asyncio.get_running_loop().getaddrinfo(host, url.port, type=socket.SOCK_STREAM)
+    except (OSError, TimeoutError):
+        return [target]
+    addresses = sorted({str(info[4][0]) for info in found})
+    if len(addresses) < 2:
+        return [target]
+    return [Target(f"{target.name}@{address}", target.service,
+                   str(url.copy_with(host=address))) for address in addresses]
 
 
 def label_is(**wanted: str) -> LabelTest:

@@ -250,3 +250,31 @@ def test_a_local_runs_targets_follow_its_ports():
     targets = parse_targets(local_targets(Ports(), second_match_metrics=9201))
     assert [t.name for t in targets][:2] == ["match", "match-2"]
     assert "edge=http://127.0.0.1:9106/metrics" in local_targets(Ports())
+
+
+def test_a_host_naming_several_addresses_is_scraped_at_each_as_its_own_target(monkeypatch):
+    """A Kubernetes headless Service names every pod: each is scraped, so rates compare a pod
+    with itself, never with whichever pod a Service address picked last time."""
+    from prometheus_client import CollectorRegistry, Counter
+
+    from services.console.metrics_scrape import scrape_all
+    from tests.console.pages_harness import metrics_endpoint
+
+    registry = CollectorRegistry()
+    Counter("domino_match_rpcs", "", registry=registry).inc(3)
+
+    async def two_pods(self, host, port, **kwargs):
+        return [(2, 1, 6, "", ("127.0.0.1", port)), (2, 1, 6, "", ("127.0.0.2", port))]
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", two_pods)
+    with metrics_endpoint(registry) as url:
+        target = Target("match", "match", url.replace("127.0.0.1", "match-pods.example"))
+
+        async def scrapes():
+            async with httpx.AsyncClient() as client:
+                return await scrape_all(client, [target], 1.0)
+
+        got = asyncio.run(scrapes())
+    assert set(got) == {"match@127.0.0.1", "match@127.0.0.2"}
+    assert got["match@127.0.0.1"].up and not got["match@127.0.0.2"].up  # only the first "pod" listens
+    assert {s.target.service for s in got.values()} == {"match"}

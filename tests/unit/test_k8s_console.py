@@ -96,13 +96,19 @@ def test_the_console_runs_like_the_edge(rendered, overlay):
                 and h["spec"]["scaleTargetRef"]["name"] == "console"]
 
 
-def test_the_console_scrapes_every_service_through_its_service(rendered):
-    targets = dict(pair.split("=", 1) for pair in env_value(rendered["prod"], "DOMINO_CONSOLE_METRICS_TARGETS")
-                   .split(","))
-    assert targets == {"match": "http://match:9101/metrics", "matchmaking": "http://matchmaking:9102/metrics",
-                       "bots": "http://bots:9103/metrics", "relay": "http://relay:9104/metrics",
-                       "account": "http://account:9105/metrics", "edge": "http://web:9106/metrics",
-                       "social": "http://social:9107/metrics", "notifier": "http://notifier:9108/metrics"}
+def test_the_console_scrapes_every_pod_of_every_service_through_a_headless_service(rendered):
+    """A Service address picks one pod a connection: a rate over two scrapes would compare two
+    pods' counters. A headless Service names each pod, and the console scrapes each."""
+    resources = rendered["prod"]
+    targets = dict(pair.split("=", 1) for pair in env_value(resources, "DOMINO_CONSOLE_METRICS_TARGETS").split(","))
+    ports = {"match": 9101, "matchmaking": 9102, "bots": 9103, "relay": 9104, "account": 9105, "web": 9106,
+             "social": 9107, "notifier": 9108}
+    assert set(targets) == {"match", "matchmaking", "bots", "relay", "account", "edge", "social", "notifier"}
+    for name, port in ports.items():
+        service = find(resources, "Service", f"{name}-pods")
+        assert service["spec"]["clusterIP"] == "None"
+        assert service["spec"]["selector"] == find(resources, "Service", name)["spec"]["selector"]
+        assert f"http://{name}-pods:{port}/metrics" in targets.values()
 
 
 @pytest.mark.parametrize("overlay", ["dev", "prod"])
