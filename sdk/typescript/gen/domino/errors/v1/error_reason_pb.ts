@@ -599,7 +599,7 @@ export enum ErrorReason {
   TOO_MANY_INVITES = 415,
 
   /**
-   * ---- domino.admin --------------------------------------------------------------------------
+   * ---- domino.account, domino.match (the staff's calls) --------------------------------------
    * A member of staff whose role does not allow this call (PERMISSION_DENIED).
    *
    * @generated from enum value: ERROR_REASON_STAFF_ROLE_TOO_LOW = 500;
