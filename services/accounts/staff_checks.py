@@ -44,8 +44,17 @@ def player_id(value: str, field: str = "player_id") -> str:
     return value
 
 
+def _printable(value: str, field: str, newlines: bool = False) -> None:
+    """No control characters (NUL, escapes): PostgreSQL refuses NUL in text, and a reason is
+    shown to a player and in terminals."""
+    allowed = "\n\t" if newlines else ""
+    if any(ord(c) < 32 and c not in allowed or ord(c) == 127 for c in value):
+        raise InvalidRequest(f"{field} holds a control character", field)
+
+
 def why(value: str, required: bool = True) -> str:
     """What the operator log keeps as the reason a member of staff gave."""
+    _printable(value, "why", newlines=True)
     if required and not value.strip():
         raise InvalidRequest("why is required: the operator log keeps the reason for every change", "why")
     if len(value) > MAX_WHY:
@@ -54,6 +63,7 @@ def why(value: str, required: bool = True) -> str:
 
 
 def ban_reason(value: str) -> str:
+    _printable(value, "reason")
     if not value.strip():
         raise InvalidRequest("reason is required: the player is shown it", "reason")
     if len(value) > MAX_REASON:
@@ -74,12 +84,14 @@ def ban_end(until: float | None, now: float) -> float:
 def action(value: str, reserved: frozenset[str]) -> str:
     if not ACTION.fullmatch(value):
         raise InvalidRequest("action must be 1 to 64 characters of a-z, 0-9, '_', '.' and '-'", "action")
-    if value in reserved:
-        raise InvalidRequest(f"{value} is written by the account service itself, with its change", "action")
+    if value in reserved or value.startswith("player."):
+        raise InvalidRequest(f"{value}: the player.* actions are written by the account service itself, with "
+                             "their change", "action")
     return value
 
 
 def target(value: str) -> str:
+    _printable(value, "target")
     if len(value) > MAX_ID:
         raise InvalidRequest(f"target is longer than {MAX_ID} characters", "target")
     return value

@@ -115,6 +115,6 @@ def _before(token: str, target: str) -> int | None:
     except (ValueError, binascii.Error):
         raise refused from None
     if not isinstance(found, dict) or found.get("target") != target or type(found.get("before")) is not int \
-            or found["before"] < 1:
+            or not 1 <= found["before"] < 2**63:
         raise refused
     return int(found["before"])

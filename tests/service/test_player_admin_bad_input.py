@@ -164,6 +164,7 @@ def ban(stub, named: str, **changes):
 @pytest.mark.parametrize("changes,field", [
     ({"player_id": ""}, "player_id"), ({"player_id": "p" * 201}, "player_id"),
     ({"reason": ""}, "reason"), ({"reason": "  "}, "reason"), ({"reason": "r" * 201}, "reason"),
+    ({"reason": "cheat\x1b[2J"}, "reason"),
     ({"until": None}, "until"), ({"until": "past"}, "until"), ({"until": "eleven years"}, "until"),
     ({"why": ""}, "why"), ({"why": "w" * 501}, "why"),
 ])
@@ -188,8 +189,9 @@ def test_the_changes_refuse_a_bad_player_id_or_why(svc, stub, player, player_id,
 
 @pytest.mark.parametrize("action,target,why,field", [
     ("", "", "", "action"), ("Console.Sign_In", "", "", "action"), ("a" * 65, "", "", "action"),
-    ("console sign in", "", "", "action"), ("player.ban", "", "", "action"),
+    ("console sign in", "", "", "action"), ("player.ban", "", "", "action"), ("player.ban.lifted", "", "", "action"),
     ("console.sign_in", "t" * 201, "", "target"), ("console.sign_in", "", "w" * 501, "why"),
+    ("console.sign_in", "a\x00b", "", "target"), ("console.sign_in", "", "why\x00", "why"),
 ])
 def test_record_staff_action_refuses_each_bad_field(svc, stub, action, target, why, field):
     invalid(svc, lambda: stub.RecordStaffAction(admin.RecordStaffActionRequest(action=action, target=target, why=why),
