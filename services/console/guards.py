@@ -74,19 +74,18 @@ class CsrfCheck:
         expected = self.sessions.csrf_token(sid) if isinstance(sid, str) and sid else ""
         headers = Headers(scope=scope)
         sent = headers.get(CSRF_HEADER, "")
-        body = b""
+        body, complete = await _read_body(receive)  # bounded, whether the token is in it or in the header
+        if not complete:
+            await _refused(413, "The form is too large.")(scope, receive, send)
+            return
         if not sent and headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
-            body, complete = await _read_body(receive)
-            if not complete:
-                await _refused(413, "The form is too large.")(scope, receive, send)
-                return
             sent = parse_qs(body.decode("latin-1")).get(CSRF_FIELD, [""])[0]
         if not expected or not hmac.compare_digest(sent.encode(), expected.encode()):
             self.metrics.refusals.labels(reason="csrf").inc()
             await _refused(403, "This form is out of date or did not come from the console (its CSRF token is "
                                 "missing or wrong). Reload the page and try again.")(scope, receive, send)
             return
-        await self.app(scope, _replay(body, receive) if body else receive, send)
+        await self.app(scope, _replay(body, receive), send)
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, bool]:

@@ -140,3 +140,15 @@ async def test_each_answer_is_timed_by_its_page_not_its_path() -> None:
                    for s in metric.samples if s.name.endswith("_count")}
         assert samples[("players.account", "502")] == 2
         assert any(route.startswith("now.") for route, _ in samples)
+
+
+async def test_a_form_past_64_kib_is_refused_whether_its_token_is_in_a_header_or_the_form() -> None:
+    async with console() as c:
+        await c.sign_in_locally()
+        token = await c.csrf_token()
+        big = "q=" + "x" * (65 * 1024)
+        for headers, body in (({"X-CSRF-Token": token}, big), ({}, f"csrf_token={token}&{big}")):
+            answer = await c.http.post("/sign-out", content=body,
+                                       headers={**headers, "Content-Type": "application/x-www-form-urlencoded"})
+            assert answer.status_code == 413
+        assert (await c.http.get("/now")).status_code == 200  # nothing was done: still signed in
