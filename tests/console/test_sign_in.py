@@ -55,8 +55,16 @@ async def test_a_callback_is_taken_once(issuer: OidcIssuer) -> None:
         state = c.http.cookies.get("console-sign-in")
         assert state and (await c.http.get(callback)).status_code == 200
         await c.http.post("/sign-out", data={"csrf_token": await c.csrf_token()})
-        c.http.cookies.set("console-sign-in", state)  # the same browser, its state cookie kept: only the
-        assert (await c.http.get(callback)).status_code == 403  # server's once-only take refuses it
+        c.http.cookies.set("console-sign-in", state)  # the same browser, its state cookie kept
+        assert (await c.http.get(callback)).status_code == 403
+
+
+def test_a_pending_sign_in_is_taken_once_whatever_the_provider_would_say() -> None:
+    from services.console.sign_in import PendingSignIns
+
+    pending = PendingSignIns()
+    pending.add("state-1", "nonce", "verifier", "/now")
+    assert pending.take("state-1") is not None and pending.take("state-1") is None
 
 
 async def test_a_callback_in_another_browser_is_refused(issuer: OidcIssuer) -> None:
