@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 
-from services.common.auth import STAFF_ROLES, Identity
+from services.common.auth import Identity, roles_allowing
 
 from .errors import InvalidRequest, NotStaff, StaffRoleTooLow
 
-SUPPORT = ("support", "operator")
-OPERATOR = ("operator",)
-LOG_READERS = ("support", "operator", "auditor")
-ANY_STAFF = STAFF_ROLES
+SUPPORT = roles_allowing("support")
+OPERATOR = roles_allowing("operator")
+LOG_READERS = roles_allowing("support", "auditor")
+ANY_STAFF = roles_allowing("viewer")
 MAX_WHY = 500
 MAX_REASON = 200
 MAX_ID = 200

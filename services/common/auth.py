@@ -33,6 +33,16 @@ ROLES = ("player", "bot", "service", "auditor", "account", "operator")
 # What a member of staff may be, in the console and in an operator token's `staff_roles`
 # (one person may hold several; every role may see what a viewer sees).
 STAFF_ROLES = ("viewer", "support", "operator", "auditor")
+# The one place roles nest: every role may do what a viewer may, and an operator what support
+# may; an auditor is not support.
+_ROLES_ALLOWING = {"viewer": STAFF_ROLES, "support": ("support", "operator"), "operator": ("operator",),
+                   "auditor": ("auditor",)}
+
+
+def roles_allowing(*needed: str) -> tuple[str, ...]:
+    """The staff roles any of which allows what one of ``needed`` allows, in STAFF_ROLES order."""
+    allowed = {role for need in needed for role in _ROLES_ALLOWING[need]}
+    return tuple(role for role in STAFF_ROLES if role in allowed)
 ALGORITHM = "EdDSA"
 CLOCK_SKEW_SECONDS = 60  # how far ahead of ours an issuer's clock may run
 HOUR = 3600

@@ -1,7 +1,6 @@
 """A member of staff and what their roles allow.
 
-Roles nest only as the contract says: every role may do what a viewer may, and an operator what
-support may; an auditor is not support (the operator log is open to support and auditors alike).
+How roles nest is services/common/auth.py's `roles_allowing` (the services check the same).
 """
 
 from __future__ import annotations
@@ -9,10 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from services.common.auth import STAFF_ROLES
-
-_IMPLIED = {"viewer": frozenset(STAFF_ROLES), "support": frozenset({"support", "operator"}),
-            "operator": frozenset({"operator"}), "auditor": frozenset({"auditor"})}
+from services.common.auth import roles_allowing
 
 
 @dataclass(frozen=True)
@@ -23,7 +19,7 @@ class Staff:
 
     def may(self, role: str) -> bool:
         """Whether these roles include ``role`` or one that does all it does."""
-        return bool(self.roles & _IMPLIED[role])
+        return bool(self.roles & set(roles_allowing(role)))
 
     def may_any(self, roles: Iterable[str]) -> bool:
         return any(self.may(role) for role in roles)

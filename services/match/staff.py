@@ -10,13 +10,13 @@ STAFF_ROLE_TOO_LOW, any other kind of token with WRONG_CALLER.
 
 from __future__ import annotations
 
-from services.common.auth import STAFF_ROLES, Identity
+from services.common.auth import Identity, roles_allowing
 
 from .errors import Forbidden, StaffRoleTooLow
 
-ANY_STAFF = frozenset(STAFF_ROLES)
-SUPPORT = frozenset({"support", "operator", "auditor"})
-AUDITOR = frozenset({"auditor"})
+ANY_STAFF = frozenset(roles_allowing("viewer"))
+SUPPORT = frozenset(roles_allowing("support", "auditor"))
+AUDITOR = frozenset(roles_allowing("auditor"))
 
 
 def staff_with(who: Identity, roles: frozenset[str], call: str) -> Identity:
