@@ -9,8 +9,10 @@ shows none to anyone.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
@@ -22,7 +24,7 @@ from starlette.routing import BaseRoute, Route
 from domino.admin.v1 import match_admin_service_pb2 as admin_pb
 from domino.admin.v1 import player_admin_service_pb2 as player_pb
 from services.match import record as record_format
-from services.match.heads import BadHead, read_heads
+from services.match.heads import BadHead, Head, read_heads
 from services.match.untrusted_json import parse as parse_untrusted
 from services.rules.registry import names as family_names
 
@@ -137,13 +139,47 @@ def _pasted_key(staff: Staff, match_id: str) -> str:
     return f"{match_id}|{staff.subject}"
 
 
+class _Refused(Exception):
+    """A page that refuses the request, raised from a helper and answered by ``_answering``."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__()
+        self.response = response
+
+
+def _answering(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    @functools.wraps(handler)
+    async def answered(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except _Refused as refused:
+            return refused.response
+    return answered
+
+
+async def _auditors_match(request: Request) -> tuple[Staff, str]:
+    """The signed-in auditor and the match the path names (a 404 page for a malformed id)."""
+    staff = await signed_in(request, "auditor")
+    match_id = _match_id(request)
+    if not match_id:
+        raise _Refused(_not_found(request, "A match id is 8-4-4-4-12 lowercase hex digits."))
+    return staff, match_id
+
+
+def _replay_of(request: Request, gathered: Gathered) -> Replay:
+    try:
+        return replay(record_format.loads(gathered.record_json), gathered.keys, gathered.kept, gathered.witness)
+    except record_format.MalformedRecord as e:
+        raise _Refused(_malformed(request, e)) from None
+
+
 async def _replayed(request: Request, staff: Staff, match_id: str) -> tuple[Gathered, Replay]:
     replays, settings = _state(request)
     kept = replays.get(_pasted_key(staff, match_id)) or replays.get(match_id)
     if kept is not None:
         return kept
     gathered = await gather(request.app.state.clients, settings, staff, match_id)
-    result = replay(record_format.loads(gathered.record_json), gathered.keys, gathered.kept, gathered.witness)
+    result = _replay_of(request, gathered)
     replays.put(match_id, gathered, result)
     return gathered, result
 
@@ -181,30 +217,20 @@ def _step_context(match_id: str, result: Replay, number: int) -> dict:
             "changed_at": result.changed_at, "teams": result.record.teams}
 
 
+@_answering
 async def replay_page(request: Request) -> Response:
-    staff = await signed_in(request, "auditor")
-    match_id = _match_id(request)
-    if not match_id:
-        return _not_found(request, "A match id is 8-4-4-4-12 lowercase hex digits.")
-    try:
-        gathered, result = await _replayed(request, staff, match_id)
-    except record_format.MalformedRecord as e:
-        return _malformed(request, e)
+    staff, match_id = await _auditors_match(request)
+    gathered, result = await _replayed(request, staff, match_id)
     number = _step_number(request, result)
     context = {**_step_context(match_id, result, number), "title": f"Match {match_id}", "result": result,
                "gathered": gathered, "steps": result.steps}
     return request.app.state.templates.TemplateResponse(request, "match_replay.html", context)
 
 
+@_answering
 async def step_fragment(request: Request) -> Response:
-    staff = await signed_in(request, "auditor")
-    match_id = _match_id(request)
-    if not match_id:
-        return _not_found(request, "A match id is 8-4-4-4-12 lowercase hex digits.")
-    try:
-        _, result = await _replayed(request, staff, match_id)
-    except record_format.MalformedRecord as e:
-        return _malformed(request, e)
+    staff, match_id = await _auditors_match(request)
+    _, result = await _replayed(request, staff, match_id)
     context = _step_context(match_id, result, _step_number(request, result))
     return request.app.state.templates.TemplateResponse(request, "match_step.html", context)
 
@@ -214,7 +240,7 @@ async def _why(request: Request) -> str:
     form = await request.form()
     why = str(form.get("why", "")).strip()
     if not why:
-        raise BadForm("say why you download it: the operator log keeps the reason")
+        raise _Refused(_refused_form(request, "say why you download it: the operator log keeps the reason"))
     return why[:400]
 
 
@@ -226,9 +252,9 @@ async def _recorded(request: Request, staff: Staff, match_id: str, what: str, wh
         **clients.call_options(staff))
 
 
-def _refused_download(request: Request, e: BadForm, title: str = "Not downloaded") -> Response:
+def _refused_form(request: Request, message: str, title: str = "Not downloaded") -> Response:
     return request.app.state.templates.TemplateResponse(
-        request, "error.html", {"title": title, "message": str(e)}, status_code=400)
+        request, "error.html", {"title": title, "message": message}, status_code=400)
 
 
 def _download(body: bytes | str, media_type: str, filename: str) -> Response:
@@ -236,71 +262,61 @@ def _download(body: bytes | str, media_type: str, filename: str) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
-async def _downloading(request: Request, what: str) -> Response | tuple[Staff, str, Gathered]:
+async def _downloading(request: Request, what: str) -> tuple[Staff, str, Gathered]:
     """The replayed match an auditor asked to download, with the entry written to the
-    operator log; or the page that refuses the request."""
-    staff = await signed_in(request, "auditor")
-    match_id = _match_id(request)
-    if not match_id:
-        return _not_found(request, "A match id is 8-4-4-4-12 lowercase hex digits.")
-    try:
-        why = await _why(request)
-    except BadForm as e:
-        return _refused_download(request, e)
+    operator log."""
+    staff, match_id = await _auditors_match(request)
+    why = await _why(request)
     gathered, _ = await _replayed(request, staff, match_id)
     await _recorded(request, staff, match_id, f"{what} downloaded", why)
     return staff, match_id, gathered
 
 
+@_answering
 async def download_record(request: Request) -> Response:
-    answer = await _downloading(request, "record")
-    if isinstance(answer, Response):
-        return answer
-    _, match_id, gathered = answer
+    _, match_id, gathered = await _downloading(request, "record")
     return _download(exported_record(gathered.record_json), "application/json", f"match-{match_id}.json")
 
 
+@_answering
 async def download_evidence(request: Request) -> Response:
-    answer = await _downloading(request, "evidence bundle")
-    if isinstance(answer, Response):
-        return answer
-    staff, match_id, gathered = answer
+    staff, match_id, gathered = await _downloading(request, "evidence bundle")
     data = bundle(match_id, gathered.record_json, gathered.keys_json, gathered.kept, gathered.witnessed,
                   f"{staff.name} ({staff.subject})", datetime.now(timezone.utc))
     return _download(data, "application/zip", f"match-{match_id}-evidence.zip")
 
 
+def _not_checked(request: Request, why: str) -> _Refused:
+    return _Refused(_refused_form(request, why, "Not checked"))
+
+
+def _pasted_heads(text: str, match_id: str, request: Request) -> list[Head]:
+    try:
+        pasted = [head for head in read_heads(parse_untrusted(text.encode())) if head.match == match_id]
+    except (ValueError, BadHead) as e:
+        raise _not_checked(request, f"those are not heads a player's app kept: {str(e)[:200]}") from None
+    if not pasted:
+        raise _not_checked(request, f"none of those heads is of match {match_id}")
+    return pasted
+
+
+@_answering
 async def check_kept_heads(request: Request) -> Response:
     """The heads a player's app kept, pasted by the auditor (what a player disputing a match
     sends): once their signatures hold, the replay is checked against them as well as against
     any the console can read, for this member of staff's next minute of steps and downloads."""
-    staff = await signed_in(request, "auditor")
-    match_id = _match_id(request)
-    if not match_id:
-        return _not_found(request, "A match id is 8-4-4-4-12 lowercase hex digits.")
-    text = str((await request.form()).get("heads", "")).strip()
-    try:
-        pasted = [head for head in read_heads(parse_untrusted(text.encode())) if head.match == match_id]
-    except (ValueError, BadHead) as e:
-        return _refused_download(request, BadForm(f"those are not heads a player's app kept: {str(e)[:200]}"),
-                                 "Not checked")
-    if not pasted:
-        return _refused_download(request, BadForm(f"none of those heads is of match {match_id}"), "Not checked")
-    try:
-        gathered, _ = await _replayed(request, staff, match_id)
-    except record_format.MalformedRecord as e:
-        return _malformed(request, e)
+    staff, match_id = await _auditors_match(request)
+    pasted = _pasted_heads(str((await request.form()).get("heads", "")).strip(), match_id, request)
+    gathered, _ = await _replayed(request, staff, match_id)
     if gathered.keys is None:
-        return _refused_download(request, BadForm("the match service's head keys could not be read: pasted heads "
-                                                  "cannot be told from forged ones now"), "Not checked")
+        raise _not_checked(request, "the match service's head keys could not be read: pasted heads cannot be "
+                                    "told from forged ones now")
     forged = [(head, problem) for head in pasted if (problem := gathered.keys.problem(head))]
     if forged:
-        return _refused_download(request, BadForm(f"the head of entry {forged[0][0].entries} was not signed by the "
-                                                  f"match service ({forged[0][1]}): not a head its app kept"),
-                                 "Not checked")
+        raise _not_checked(request, f"the head of entry {forged[0][0].entries} was not signed by the match "
+                                    f"service ({forged[0][1]}): not a head its app kept")
     gathered = replace(gathered, kept=[*(gathered.kept or []), *pasted])
-    result = replay(record_format.loads(gathered.record_json), gathered.keys, gathered.kept, gathered.witness)
-    _state(request)[0].put(_pasted_key(staff, match_id), gathered, result)
+    _state(request)[0].put(_pasted_key(staff, match_id), gathered, _replay_of(request, gathered))
     return RedirectResponse(f"/matches/{match_id}", status_code=303)
 
 

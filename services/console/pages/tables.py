@@ -13,7 +13,6 @@ its request: a browser that goes away leaves nothing open.
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import Any
 
 import grpc
@@ -28,11 +27,11 @@ from services.common.bot_ids import is_bot
 from services.rules import registry
 
 from ..board_svg import board_from_view, draw_board
+from ..match_evidence import MATCH_ID
 from ..staff import Staff, signed_in
 
 PAGE_SIZE = 25
 REFRESH_SECONDS = 3
-MATCH_ID = re.compile(r"[0-9a-fA-F-]{1,64}")
 MOVE_WORDS = {pb.MOVE_KIND_PLAY: "played", pb.MOVE_KIND_DRAW: "drew", pb.MOVE_KIND_PASS: "passed"}
 STATUS_WORDS = {pb.MATCH_STATUS_IN_PROGRESS: "in play", pb.MATCH_STATUS_ENDED: "ended",
                 pb.MATCH_STATUS_ABANDONED: "abandoned", pb.MATCH_STATUS_WAITING_FOR_SEEDS: "waiting for seeds"}
@@ -91,7 +90,7 @@ async def watch_view(request: Request) -> Response:
 
 def _match_id(request: Request) -> str:
     match_id = request.path_params["match_id"]
-    if not MATCH_ID.fullmatch(match_id):
+    if not MATCH_ID.match(match_id):
         raise HTTPException(400, "not a match id")
     return match_id
 
