@@ -15,7 +15,7 @@ from services.match.application import MatchApplication, SeatSpec
 from services.match.export import full_record
 from services.match.heads import Head, PublishedKey, PublishedKeys, Signer, key_id
 from services.match.record import MatchRecord, from_json, to_json
-from tests.support.matches import Matches, random_move
+from tests.support.matches import Matches, played_keeping_heads
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -40,12 +40,7 @@ def played(seed: int = 7) -> Played:
     try:
         match = app.create_match(f"console-{seed}", "egyptian", "draw-2", None, None, 0,
                                  [SeatSpec("ann", "a"), SeatSpec("bob", "b")])
-        kept = []
-        n = 0
-        while not match.finished:
-            n += 1
-            match = random_move(app, match, rng, f"r{n}")
-            kept.append(signer.head(str(match.id), match.version, match.chain_entries, match.chain_head))
+        match, kept = played_keeping_heads(app, match, rng, signer)
         export = to_json(full_record(app.stored_events(match.id)))
     finally:
         app.close()

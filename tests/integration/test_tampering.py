@@ -26,7 +26,7 @@ from services.match.record import from_json, to_json
 from services.match.relay import Relay
 from services.rules.moves import legal_moves
 from tests.integration.fresh_bus import fresh_bus
-from tests.support.matches import Matches, random_move
+from tests.support.matches import Matches, played_keeping_heads
 
 pytestmark = pytest.mark.integration
 
@@ -50,12 +50,7 @@ def play_and_witness(env, nats_url, signer):
     try:
         match = app.create_match("tamper", "egyptian", "draw-2", None, None, 0,
                                  [SeatSpec("ann", "a"), SeatSpec("bob", "b")])
-        kept = []
-        n = 0
-        while not match.finished:
-            n += 1
-            match = random_move(app, match, rng, f"r{n}")
-            kept.append(signer.head(str(match.id), match.version, match.chain_entries, match.chain_head))
+        match, kept = played_keeping_heads(app, match, rng, signer)
 
         async def relay():
             nc = await nats.connect(nats_url)

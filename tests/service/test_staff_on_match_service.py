@@ -18,10 +18,10 @@ from services.match.record import from_json
 from tests.support.errors import refusal
 from tests.support.grpc_matches import act, play_whole_match
 from tests.support.keys import auth
-from tests.support.spectating import public_view
+from tests.support.spectating import Spectator, public_view
 
 from .harness import running_service
-from .staff_harness import Watcher, staff
+from .staff_harness import staff
 
 OBSERVER = auth("observer", "service")
 
@@ -75,7 +75,7 @@ def test_staff_watch_a_match_exactly_as_a_spectator_does(svc, role):
     match_id = svc.create(variant="draw-2", players=("ann", "bob"), request_id=f"watched {role}",
                           spectators=True).match_id
     now = played_some(svc, match_id, 5)
-    watching, spectating = Watcher(svc, match_id, staff(role)), Watcher(svc, match_id, auth("zed"))
+    watching, spectating = Spectator(svc, match_id, metadata=staff(role)), Spectator(svc, match_id, "zed")
     play_whole_match(svc, match_id)
     seen, spectator_saw = watching.updates(), spectating.updates()
     assert [bare(u.view) for u in seen] == [bare(u.view) for u in spectator_saw]

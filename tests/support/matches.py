@@ -84,3 +84,16 @@ def random_move(app: Matches, match: Match, rng, request_id: str) -> Match:
     if move.kind == "draw":
         return app.draw_tile(match.id, player, request_id).match
     return app.play_tile(match.id, player, move.tile, move.end, request_id).match
+
+
+def played_keeping_heads(app: Matches, match: Match, rng, signer) -> tuple[Match, list]:
+    """``match`` played to its end by ``rng``'s legal moves (request ids r1, r2, ...), and the
+    head ``signer`` signs after each, as a player's client keeps them."""
+    kept = []
+    n = 0
+    while not match.finished:
+        n += 1
+        match = random_move(app, match, rng, f"r{n}")
+        kept.append(signer.head(str(match.id), match.version, match.chain_entries, match.chain_head))
+    return match, kept
+

@@ -19,9 +19,10 @@ class Spectator:
     """``who`` watching ``match_id`` from its beginning on ``svc``, in a thread of its own
     until the stream ends (it ends by itself once the match has)."""
 
-    def __init__(self, svc, match_id: str, who: str = "zed", seconds: float = 60) -> None:
+    def __init__(self, svc, match_id: str, who: str = "zed", seconds: float = 60, metadata=None) -> None:
+        """``metadata``: another caller's (a member of staff's), instead of player ``who``'s."""
         self._pool = ThreadPoolExecutor(1)
-        self._stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), metadata=auth(who),
+        self._stream = svc.stub.WatchMatch(pb.WatchMatchRequest(match_id=match_id), metadata=metadata or auth(who),
                                            timeout=seconds)
         self._updates: Future = self._pool.submit(lambda: [u for u in self._stream])
 
